@@ -1,0 +1,13 @@
+#!/bin/sh
+# Installs the system packages the test suite needs, if they are missing.
+# Idempotent; does nothing when everything is present.
+set -eu
+missing=""
+need() { command -v "$1" >/dev/null 2>&1 || missing="$missing $2"; }
+need cc gcc
+if [ -n "$missing" ]; then
+    echo "installing system packages:$missing"
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+fi

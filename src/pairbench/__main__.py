@@ -1,0 +1,5 @@
+"""``python -m pairbench`` runs the command-line interface."""
+
+from pairbench.cli import entry_point
+
+entry_point()

@@ -1,0 +1,77 @@
+"""The exceptions pairbench raises, and the exit code each one maps to.
+
+Every message says what went wrong and, where there is one, what to do next.
+Only ``cli.py`` turns these into exit codes; everything below it raises.
+
+Exception tree::
+
+    PairbenchError                      base class; exit code 1 unless a subclass says otherwise
+    +-- UsageError                      bad options or arguments (exit 2)
+    +-- StatisticsError (ValueError)    input a statistic cannot use
+    |   +-- NotEnoughData               n too small for the requested quantity
+    |   +-- NoVariance                  every value identical: no spread to reason about
+    +-- MeasurementError                a benchmark could not be measured (exit 3)
+    |   +-- CommandNotFound             argv[0] is not on PATH or not executable
+    |   +-- CommandFailed               non-zero exit, signal or timeout of a timed command
+    |   +-- HelperCommandFailed         --prepare / --setup / --cleanup failed
+    +-- ResultFileError                 a result file or journal cannot be read or written (exit 4)
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_VERDICT = 1  # a verdict matched --fail-on
+EXIT_USAGE = 2
+EXIT_MEASUREMENT = 3
+EXIT_RESULT_FILE = 4
+EXIT_INTERRUPTED = 130
+
+
+class PairbenchError(Exception):
+    """Base class of every error pairbench raises on purpose."""
+
+    exit_code = EXIT_VERDICT
+
+
+class UsageError(PairbenchError):
+    """The options or arguments given cannot work together."""
+
+    exit_code = EXIT_USAGE
+
+
+class StatisticsError(PairbenchError, ValueError):
+    """A statistic was given input it cannot use (empty, NaN, wrong shape...)."""
+
+    exit_code = EXIT_USAGE
+
+
+class NotEnoughData(StatisticsError):
+    """Too few values for the requested quantity; the message says how many are needed."""
+
+
+class NoVariance(StatisticsError):
+    """All values are identical, so no interval or test is meaningful."""
+
+
+class MeasurementError(PairbenchError):
+    """A command could not be measured."""
+
+    exit_code = EXIT_MEASUREMENT
+
+
+class CommandNotFound(MeasurementError):
+    """The program to run does not exist or cannot be executed."""
+
+
+class CommandFailed(MeasurementError):
+    """A timed command exited non-zero, was killed by a signal, or timed out."""
+
+
+class HelperCommandFailed(MeasurementError):
+    """A --prepare, --setup or --cleanup command failed."""
+
+
+class ResultFileError(PairbenchError):
+    """A result document or journal is malformed, truncated, hostile or unwritable."""
+
+    exit_code = EXIT_RESULT_FILE

@@ -1,0 +1,1 @@
+"""Measuring commands: executors (real and fake), sampling plans and stopping rules."""

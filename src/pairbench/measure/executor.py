@@ -1,0 +1,70 @@
+"""The executor seam: run one command once and report what it cost.
+
+An :class:`Executor` runs a :class:`~pairbench.model.Command` and returns an
+:class:`Execution`. The real one (``measure.posix.PosixExecutor``) spawns the
+command in its own process group and reads its rusage from ``wait4``; the fake
+one (``measure.fake.FakeExecutor``) returns scripted durations on a virtual
+clock, so sampling plans, stopping rules and the CLI can be tested exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from pairbench.model import Command
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What one execution of a command cost, as measured by an executor.
+
+    ``start_ns`` is on the executor's own clock (see :meth:`Executor.now_ns`).
+    ``status`` follows the sample convention: exit code, -signal, or
+    ``model.STATUS_TIMEOUT``. ``leftover_processes`` counts processes of the
+    command's process group still alive after it exited (they are killed).
+    """
+
+    wall_ns: int
+    start_ns: int
+    status: int = 0
+    user_ns: int = 0
+    sys_ns: int = 0
+    max_rss_kib: int = 0
+    voluntary_cs: int = 0
+    involuntary_cs: int = 0
+    leftover_processes: int = 0
+
+
+@dataclass(frozen=True)
+class OutputPolicy:
+    """Where a command's stdout and stderr go: ``null`` (default), ``inherit`` or a file path."""
+
+    mode: str = "null"  # "null" | "inherit" | "file"
+    path: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> OutputPolicy:
+        if text in ("null", "inherit"):
+            return cls(text)
+        return cls("file", text)
+
+
+class Executor(Protocol):
+    """Runs commands one at a time and times them."""
+
+    def run(self, command: Command, *, timeout_ns: int | None = None) -> Execution:
+        """Run ``command`` once; raise ``CommandNotFound`` if it cannot be started.
+
+        A non-zero exit, a signal or a timeout is *not* an exception here: it is
+        reported in ``Execution.status`` and the caller decides what to do.
+        """
+        ...
+
+    def now_ns(self) -> int:
+        """The executor's monotonic clock, in nanoseconds."""
+        ...
+
+    def close(self) -> None:
+        """Release resources (open output files); idempotent."""
+        ...

@@ -1,0 +1,76 @@
+"""pairbench.stats: the statistics every verdict rests on.
+
+Pure functions: numpy arrays in, frozen result records out; no I/O, no printing.
+This package imports only numpy, scipy and ``pairbench.errors`` so it can be used
+as a library on its own::
+
+    from pairbench import stats
+    hl = stats.hodges_lehmann(x, y)          # HodgesLehmann(estimate, low, high, confidence)
+
+Names are resolved lazily (PEP 562) so that importing one function does not pay
+for scipy submodules another needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# public name -> submodule that defines it
+_EXPORTS = {
+    # shape and location of one sample (seed 003, 004)
+    "describe": "describe",
+    "Description": "describe",
+    "median_ci": "describe",
+    "MedianCI": "describe",
+    "mvalue": "describe",
+    "grubbs_critical": "describe",
+    # serial dependence and the error of the mean (seed 000, 001)
+    "autocovariance": "timeseries",
+    "autocorrelation": "timeseries",
+    "Correlogram": "timeseries",
+    "ljung_box": "timeseries",
+    "LjungBox": "timeseries",
+    "mean_error": "timeseries",
+    "MeanError": "timeseries",
+    # rank tests and Hodges-Lehmann (seed 000)
+    "mann_whitney": "ranks",
+    "MannWhitney": "ranks",
+    "hodges_lehmann": "ranks",
+    "HodgesLehmann": "ranks",
+    "signed_rank": "ranks",
+    "SignedRank": "ranks",
+    "kth_pairwise_difference": "_select",
+    "kth_walsh_average": "_select",
+    # paired effects (seed 002)
+    "paired_effect": "paired",
+    "PairedEffect": "paired",
+    "outlier_balance": "paired",
+    "OutlierBalance": "paired",
+    # power and sample size (seed 000)
+    "power": "power",
+    "samples_needed": "power",
+    # resampling and multiplicity
+    "bootstrap_ci": "resample",
+    "BootstrapCI": "resample",
+    "holm": "multiple",
+    "benjamini_hochberg": "multiple",
+    # anytime-valid stopping
+    "confidence_sequence": "sequential",
+    "ConfidenceSequence": "sequential",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'pairbench.stats' has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
