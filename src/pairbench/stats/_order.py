@@ -1,0 +1,50 @@
+"""Order-statistic ranks of the distribution-free (sign-test) interval for a median.
+
+Shared by ``median_ci`` (one sample) and ``paired_effect`` (median of per-pair
+log-ratios): one rule, one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scipy import stats as _sps
+
+
+@dataclass(frozen=True)
+class MedianRanks:
+    """1-based ranks ``low``, ``high`` of the interval [x_(low), x_(high)] and its exact coverage."""
+
+    low: int
+    high: int
+    achieved_confidence: float
+
+
+def smallest_n_for_median_interval(confidence: float) -> int:
+    """The smallest n for which a two-sided interval at ``confidence`` exists: 2 * 0.5**n <= alpha."""
+    alpha = 1.0 - confidence
+    n = 1
+    while 2.0 * 0.5**n > alpha:
+        n += 1
+    return n
+
+
+def median_interval_ranks(n: int, confidence: float) -> MedianRanks | None:
+    """Ranks of the sign-test interval for the median of n continuous values, or None if n is too small.
+
+    The interval is [x_(k), x_(n-k+1)] with k the largest integer such that
+    P(Binom(n, 1/2) <= k - 1) <= alpha/2; its exact coverage is
+    1 - 2 P(Binom(n, 1/2) <= k - 1) >= confidence (Conover, *Practical
+    Nonparametric Statistics*, 3rd ed., section 3.2). O(1) via the binomial quantile.
+    """
+    alpha = 1.0 - confidence
+    # binom.ppf(q) is the smallest j with cdf(j) >= q; step back until cdf(k-1) <= alpha/2.
+    k = int(_sps.binom.ppf(alpha / 2.0, n, 0.5)) + 1
+    while k > 1 and _sps.binom.cdf(k - 1, n, 0.5) > alpha / 2.0:
+        k -= 1
+    while _sps.binom.cdf(k, n, 0.5) <= alpha / 2.0:
+        k += 1
+    if k < 1 or _sps.binom.cdf(k - 1, n, 0.5) > alpha / 2.0 or k > n - k + 1:
+        return None
+    achieved = 1.0 - 2.0 * float(_sps.binom.cdf(k - 1, n, 0.5))
+    return MedianRanks(low=k, high=n - k + 1, achieved_confidence=achieved)
