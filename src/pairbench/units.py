@@ -1,0 +1,110 @@
+"""Durations, sizes and percentages: parse what users type, format what we print. Pure."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from pairbench.errors import UsageError
+
+# (suffix, nanoseconds per unit), largest first
+_TIME_UNITS = (("s", 1_000_000_000), ("ms", 1_000_000), ("µs", 1_000), ("ns", 1))
+_PARSE_UNITS = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "ms": 1_000_000,
+    "s": 1_000_000_000,
+    "m": 60_000_000_000,
+    "min": 60_000_000_000,
+    "h": 3_600_000_000_000,
+}
+_DURATION_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]*)\s*$")
+
+
+def parse_duration_ns(text: str, *, option: str = "duration") -> int:
+    """Parse "60s", "500ms", "2m", "1.5" (seconds) into nanoseconds; must be positive."""
+    match = _DURATION_RE.match(str(text))
+    if not match:
+        raise UsageError(f"{option}: cannot read {text!r} as a duration (examples: 30s, 500ms, 2m)")
+    number, suffix = match.groups()
+    scale = _PARSE_UNITS.get(suffix or "s")
+    if scale is None:
+        known = ", ".join(sorted(_PARSE_UNITS))
+        raise UsageError(f"{option}: unknown unit {suffix!r} in {text!r} (use one of {known})")
+    value = float(number) * scale
+    if not value > 0 or not math.isfinite(value):
+        raise UsageError(f"{option}: must be a positive duration, got {text!r}")
+    return int(round(value))
+
+
+def time_unit_for(ns: float, digits: int = 4) -> tuple[str, int]:
+    """The unit that shows ``ns`` with 1 to 3 digits before the decimal point (after rounding)."""
+    magnitude = max(abs(float(_significant(ns, digits))), abs(round(ns))) if ns else 0.0
+    for suffix, scale in _TIME_UNITS:
+        if magnitude >= scale:
+            return suffix, scale
+    return "ns", 1
+
+
+def format_duration(ns: float | None, *, unit: tuple[str, int] | None = None, digits: int = 4) -> str:
+    """Format nanoseconds with ``digits`` significant digits: 1.234 ms, 12.35 s, 950 ns."""
+    if ns is None or (isinstance(ns, float) and not math.isfinite(ns)):
+        return "—"
+    suffix, scale = unit or time_unit_for(ns, digits)
+    if scale == 1:
+        return f"{round(ns):d} ns"
+    return f"{_significant(ns / scale, digits)} {suffix}"
+
+
+def format_duration_pm(ns: float, err_ns: float | None, *, digits: int = 4) -> str:
+    """Format "value ± error" in one unit chosen for the value."""
+    unit = time_unit_for(ns, digits)
+    if err_ns is None or not math.isfinite(err_ns):
+        return format_duration(ns, unit=unit, digits=digits)
+    value = _significant(ns / unit[1], digits)
+    error = _significant(err_ns / unit[1], 2)
+    return f"{value} ± {error} {unit[0]}"
+
+
+def format_kib(kib: float | None) -> str:
+    """Format a size given in KiB: 812 KiB, 12.3 MiB, 1.20 GiB."""
+    if kib is None or (isinstance(kib, float) and not math.isfinite(kib)):
+        return "—"
+    value = float(kib)
+    for suffix in ("KiB", "MiB", "GiB"):
+        if abs(value) < 1024 or suffix == "GiB":
+            return f"{_significant(value, 3)} {suffix}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def format_percent(value: float | None, *, signed: bool = True, digits: int = 2) -> str:
+    """Format a percentage: +3.1%, -0.25%, 0.0%."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    if value == 0:
+        text = "0.0"
+    else:
+        magnitude = int(math.floor(math.log10(abs(value))))
+        text = f"{value:.{max(1, digits - 1 - magnitude)}f}"
+    if signed and value > 0:
+        text = "+" + text
+    return text + "%"
+
+
+def format_rate(per_second: float | None) -> str:
+    """Format an event rate: 12.3/s."""
+    if per_second is None or not math.isfinite(per_second):
+        return "—"
+    return f"{_significant(per_second, 3)}/s"
+
+
+def _significant(value: float, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant digits, without exponent notation."""
+    if value == 0:
+        return "0"
+    rounded = float(f"{value:.{digits}g}")
+    magnitude = int(math.floor(math.log10(abs(rounded))))
+    decimals = max(digits - 1 - magnitude, 0)
+    return f"{rounded:.{decimals}f}"

@@ -1,0 +1,217 @@
+"""The result document and journal: round trips, crash safety, and hostile input."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from pairbench import resultfile
+from pairbench.errors import ResultFileError
+from pairbench.model import SAMPLE_COLUMNS, Command, Run, Sample, Samples, Variant
+from pairbench.resultfile import Journal, journal_path, read_result, run_to_document, write_result
+
+
+def make_run(n=5, state="complete") -> Run:
+    rows_a = [Sample(wall_ns=1_000 + i, user_ns=10, seq=2 * i, pair=i, slot=i % 2) for i in range(n)]
+    rows_b = [Sample(wall_ns=2_000 + i, sys_ns=5, seq=2 * i + 1, pair=i, slot=1 - i % 2) for i in range(n)]
+    return Run(
+        kind="compare",
+        variants=(
+            Variant("a", Command("true", ("/bin/true",)), "baseline", Samples.from_rows(rows_a)),
+            Variant("b", Command("sleep 0", ("/bin/sleep", "0")), "candidate", Samples.from_rows(rows_b)),
+        ),
+        tool_version="0.1.0",
+        started_at="2026-11-22T10:00:00+00:00",
+        finished_at="2026-11-22T10:00:05+00:00",
+        state=state,
+        stopped_because="completed the requested 5 rounds",
+        environment={"host": "box", "cpu_model": "Test CPU"},
+        options={"seed": 7, "runs": 5},
+        warnings=("a note",),
+    )
+
+
+def test_result_round_trips_through_the_file(tmp_path):
+    run = make_run()
+    path = tmp_path / "r.json"
+    write_result(run, path)
+    back = read_result(path)
+    assert back.kind == "compare" and back.state == "complete"
+    assert back.options == {"seed": 7, "runs": 5}
+    assert [v.command.argv for v in back.variants] == [("/bin/true",), ("/bin/sleep", "0")]
+    for original, loaded in zip(run.variants, back.variants):
+        for column in SAMPLE_COLUMNS:
+            np.testing.assert_array_equal(original.samples[column], loaded.samples[column])
+
+
+def test_document_stores_samples_columnar_with_a_format_version():
+    document = run_to_document(make_run())
+    assert document["format"] == "pairbench.result/1"
+    assert document["variants"][0]["samples"]["wall_ns"] == [1000, 1001, 1002, 1003, 1004]
+
+
+def test_write_leaves_no_temporary_files_behind(tmp_path):
+    write_result(make_run(), tmp_path / "r.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_failed_write_keeps_the_previous_file(tmp_path, monkeypatch):
+    path = tmp_path / "r.json"
+    write_result(make_run(), path)
+    before = path.read_bytes()
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        write_result(make_run(n=9), path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_journal_of_a_crashed_run_can_be_read(tmp_path):
+    run = make_run(n=0, state="running")
+    journal = Journal(tmp_path / "r.json", run)
+    for i in range(3):
+        journal.append(0, Sample(wall_ns=100 + i, seq=2 * i, pair=i))
+        journal.append(1, Sample(wall_ns=200 + i, seq=2 * i + 1, pair=i))
+    # simulate a crash: no close, no final document
+    back = read_result(tmp_path / "r.json")  # falls back to r.json.partial
+    assert back.state == "interrupted"
+    assert list(back.variants[0].samples["wall_ns"]) == [100, 101, 102]
+    assert list(back.variants[1].samples["wall_ns"]) == [200, 201, 202]
+
+
+def test_journal_with_a_half_written_last_line_keeps_the_rest(tmp_path):
+    run = make_run(n=0, state="running")
+    journal = Journal(tmp_path / "r.json", run)
+    journal.append(0, Sample(wall_ns=100))
+    journal.append(1, Sample(wall_ns=200))
+    with open(journal_path(tmp_path / "r.json"), "a") as handle:
+        handle.write('{"v": 0, "s": [12')
+    back = read_result(journal_path(tmp_path / "r.json"))
+    assert [len(v.samples) for v in back.variants] == [1, 1]
+    assert any("cut short" in w for w in back.warnings)
+
+
+def test_journal_is_removed_after_a_clean_close(tmp_path):
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal.close(remove=True)
+    assert not journal_path(tmp_path / "r.json").exists()
+
+
+def test_malformed_line_inside_a_journal_is_an_error_with_its_line_number(tmp_path):
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal.append(0, Sample(wall_ns=100))
+    journal._handle.write("garbage\n")  # a corrupted line between two good ones
+    journal.append(0, Sample(wall_ns=101))
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial:3: malformed"):
+        read_result(journal.path)
+
+
+def _document_with(mutate):
+    document = run_to_document(make_run())
+    mutate(document)
+    return document
+
+
+def _write(tmp_path, document_or_text):
+    path = tmp_path / "bad.json"
+    text = document_or_text if isinstance(document_or_text, str) else json.dumps(document_or_text)
+    path.write_text(text)
+    return path
+
+
+def _set_column(name, value, variant=0):
+    def mutate(doc):
+        doc["variants"][variant]["samples"][name] = value
+    return mutate
+
+
+HOSTILE = {
+    "wrong version": (lambda d: d.update(format="pairbench.result/99"), "unsupported format"),
+    "not an object": (lambda d: None, None),
+    "NaN duration": (None, "NaN is not allowed"),
+    "negative duration": (_set_column("wall_ns", [1, -5, 3, 4, 5]), r"wall_ns\[1\] is -5"),
+    "zero duration": (_set_column("wall_ns", [1, 0, 3, 4, 5]), "durations must be positive"),
+    "float duration": (_set_column("wall_ns", [1.5, 2, 3, 4, 5]), "list of integers"),
+    "string duration": (_set_column("wall_ns", ["1", "2", "3", "4", "5"]), "list of integers"),
+    "boolean column": (_set_column("wall_ns", [True] * 5), "list of integers"),
+    "nested column": (_set_column("wall_ns", [[1], [2], [3], [4], [5]]), "list of integers"),
+    "huge integer": (_set_column("wall_ns", [10**30] * 5), "integers|64 bits"),
+    "unequal columns": (_set_column("user_ns", [1, 2]), "different lengths"),
+    "missing column": (lambda d: d["variants"][0]["samples"].pop("sys_ns"), "lacks the column 'sys_ns'"),
+    "column not a list": (_set_column("wall_ns", {"a": 1}), "must be a list"),
+    "negative rusage": (_set_column("max_rss_kib", [1, 2, -3, 4, 5]), "max_rss_kib.*negative"),
+    "argv not strings": (lambda d: d["variants"][0]["command"].update(argv=[1, 2]), "list of strings"),
+    "unknown state": (lambda d: d.update(state="exploded"), "unknown state"),
+    "warmup not a flag": (_set_column("warmup", [0, 2, 0, 0, 0]), "warmup must hold only 0 and 1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_document_fails_with_one_line_naming_file_and_problem(tmp_path, case):
+    mutate, pattern = HOSTILE[case]
+    if case == "not an object":
+        path = _write(tmp_path, "[1, 2, 3]")
+        pattern = "the document must be an object"
+    elif case == "NaN duration":
+        text = json.dumps(run_to_document(make_run())).replace('"wall_ns":[1000', '"wall_ns":[NaN', 1)
+        text = text.replace('"wall_ns": [1000', '"wall_ns": [NaN', 1)
+        path = _write(tmp_path, text)
+    else:
+        path = _write(tmp_path, _document_with(mutate))
+    with pytest.raises(ResultFileError, match=pattern) as info:
+        read_result(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and "\n" not in message
+
+
+def test_truncated_document_is_reported_as_truncated(tmp_path):
+    text = json.dumps(run_to_document(make_run()))
+    path = _write(tmp_path, text[: len(text) // 2])
+    with pytest.raises(ResultFileError, match="malformed JSON.*truncated"):
+        read_result(path)
+
+
+def test_deeply_nested_document_is_refused(tmp_path):
+    path = _write(tmp_path, "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ResultFileError, match="nested too deeply|must be an object"):
+        read_result(path)
+
+
+def test_empty_binary_missing_and_directory_inputs_each_get_a_clear_error(tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    cases = [(empty, "empty"), (binary, "not UTF-8"), (tmp_path / "missing.json", "no such file"),
+             (tmp_path, "is a directory")]
+    for path, pattern in cases:
+        with pytest.raises(ResultFileError, match=pattern):
+            read_result(path)
+
+
+def test_oversized_file_is_refused_before_parsing(tmp_path, monkeypatch):
+    monkeypatch.setattr(resultfile, "MAX_FILE_BYTES", 100)
+    path = tmp_path / "big.json"
+    write_result(make_run(), path)
+    with pytest.raises(ResultFileError, match="larger than"):
+        read_result(path)
+
+
+def test_too_many_samples_are_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(resultfile, "MAX_SAMPLES_PER_VARIANT", 3)
+    path = tmp_path / "r.json"
+    write_result(make_run(), path)
+    with pytest.raises(ResultFileError, match="more than 3"):
+        read_result(path)
+
+
+def test_writer_refuses_to_emit_nan(tmp_path):
+    run = make_run().replace(environment={"load": float("nan")})
+    with pytest.raises(ValueError):
+        write_result(run, tmp_path / "r.json")
+    assert not (tmp_path / "r.json").exists()

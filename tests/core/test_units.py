@@ -1,0 +1,57 @@
+"""Parsing and formatting of durations, sizes and percentages."""
+
+import pytest
+
+from pairbench.errors import UsageError
+from pairbench.units import (
+    format_duration,
+    format_duration_pm,
+    format_kib,
+    format_percent,
+    parse_duration_ns,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "ns"),
+    [("60s", 60_000_000_000), ("500ms", 500_000_000), ("2m", 120_000_000_000), ("1.5", 1_500_000_000),
+     ("250us", 250_000), ("250µs", 250_000), ("10ns", 10), ("1h", 3_600_000_000_000), (" 3 s ", 3_000_000_000)],
+)
+def test_parse_duration_reads_common_units(text, ns):
+    assert parse_duration_ns(text) == ns
+
+
+@pytest.mark.parametrize("text", ["", "abc", "10 parsecs", "-1s", "0", "1e400s"])
+def test_parse_duration_rejects_nonsense_naming_the_option(text):
+    with pytest.raises(UsageError, match="--max-time"):
+        parse_duration_ns(text, option="--max-time")
+
+
+@pytest.mark.parametrize(
+    ("ns", "text"),
+    [(950, "950 ns"), (1_234_567, "1.235 ms"), (12.3456e9, "12.35 s"), (999_999, "1.000 ms"),
+     (10_000_000, "10.00 ms"), (1_500, "1.500 µs")],
+)
+def test_format_duration_picks_a_unit_with_four_significant_digits(ns, text):
+    assert format_duration(ns) == text
+
+
+def test_format_duration_of_none_is_a_dash():
+    assert format_duration(None) == "—"
+
+
+def test_format_duration_pm_shares_one_unit():
+    assert format_duration_pm(1_234_567, 23_456) == "1.235 ± 0.023 ms"
+
+
+@pytest.mark.parametrize(("kib", "text"), [(812, "812 KiB"), (12_600, "12.3 MiB"), (1.3e6, "1.24 GiB")])
+def test_format_kib_uses_binary_units(kib, text):
+    assert format_kib(kib) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(3.14159, "+3.1%"), (-0.2512, "-0.25%"), (0.0, "0.0%"), (-12.345, "-12.3%"), (0.0123, "+0.012%")],
+)
+def test_format_percent_is_signed_with_sensible_decimals(value, text):
+    assert format_percent(value) == text
