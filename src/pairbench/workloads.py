@@ -1,0 +1,59 @@
+"""Small built-in workloads, so a newcomer (and the test suite) can measure something real.
+
+    python -m pairbench.workloads spin 400000      # CPU: a loop of 400000 iterations
+    python -m pairbench.workloads alloc 50         # memory: touch 50 MiB, then exit
+    python -m pairbench.workloads setup-then-spin 0.05 20000 8
+                                                   # sleep 0.05 s of "setup", then 8 x 20000 iterations
+
+Standard library only, and nothing else from pairbench is imported, so start-up stays cheap.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+USAGE = __doc__
+
+
+def spin(iterations: int) -> int:
+    """Burn CPU for ``iterations`` loop turns; returns a checksum so the loop is not optimised away."""
+    total = 0
+    for i in range(iterations):
+        total = (total + i * i) % 1_000_003
+    return total
+
+
+def allocate(mib: int) -> int:
+    """Allocate and touch ``mib`` MiB (one write per 4 KiB page) so it counts in max RSS."""
+    block = bytearray(mib * 1024 * 1024)
+    for offset in range(0, len(block), 4096):
+        block[offset] = 1
+    return len(block)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else 2
+    name, args = argv[0], argv[1:]
+    try:
+        if name == "spin":
+            spin(int(args[0]))
+        elif name == "alloc":
+            allocate(int(args[0]))
+        elif name == "setup-then-spin":
+            time.sleep(float(args[0]))
+            for _ in range(int(args[2])):
+                spin(int(args[1]))
+        else:
+            print(f"unknown workload {name!r}\n{USAGE}", file=sys.stderr)
+            return 2
+    except (IndexError, ValueError):
+        print(f"bad arguments for {name!r}\n{USAGE}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
