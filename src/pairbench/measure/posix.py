@@ -1,0 +1,420 @@
+"""The real executor: runs a command with ``posix_spawn`` and times it with ``wait4``.
+
+A :class:`PosixExecutor` starts each command in its own process group, with
+stdin from ``/dev/null`` and stdout/stderr sent where the
+:class:`~pairbench.measure.executor.OutputPolicy` says (``/dev/null`` by
+default, so output is never read, decoded or buffered by us). One sample is:
+
+* the wall time on the monotonic clock, from just before the spawn to just
+  after ``wait4`` returns for the command itself;
+* the command's *own* rusage, as ``wait4`` reports it for that one child (user
+  and system CPU, max RSS, context switches). ``getrusage(RUSAGE_CHILDREN)`` is
+  never used: its max RSS is the largest of *all* children so far, so a small
+  command measured after a big one would inherit the big one's figure.
+
+After the command exits, surviving members of its process group (a daemon it
+backgrounded, say) are counted, terminated (SIGTERM, grace, SIGKILL) so they
+cannot disturb the next sample, and reported in ``Execution.leftover_processes``.
+With a timeout the whole group is killed the same way and the sample's status is
+``model.STATUS_TIMEOUT``. On ``KeyboardInterrupt`` (the terminal's SIGINT does
+not reach the command: it is in another process group) the group is killed and
+reaped before the interrupt propagates.
+
+The path without a timeout is one ``posix_spawn`` and one blocking ``wait4``:
+no thread, no polling. Linux-specific parts (pidfd, ``/proc`` scan, max RSS in
+KiB) degrade gracefully elsewhere: a timer thread replaces the pidfd, and a
+surviving group counts as at least one leftover process.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import signal
+import threading
+import time
+
+from pairbench.errors import CommandNotFound, MeasurementError, UsageError
+from pairbench.measure.executor import Execution, OutputPolicy
+from pairbench.model import STATUS_TIMEOUT, Command
+
+# Python ignores SIGPIPE (and SIGXFSZ) for itself; a child must get the default
+# disposition back, as subprocess's ``restore_signals=True`` does, or ``yes | head``
+# style commands behave differently under pairbench than in a shell.
+_RESTORED_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ") if hasattr(signal, name)
+)
+_NULL_OUTPUT = OutputPolicy()
+_POLL_STEP_S = (0.001, 0.002, 0.005, 0.01, 0.02)  # back-off while waiting on a dying group
+
+
+def _pidfd_open(pid: int) -> int:
+    """``os.pidfd_open``; a seam so tests can force the timer-thread fallback."""
+    return os.pidfd_open(pid)
+
+
+class PosixExecutor:
+    """Runs commands on this machine, one at a time, and measures what each one cost.
+
+    ``output`` says where the commands' stdout and stderr go; a file is
+    truncated once, here, then every sample appends to it. ``kill_grace_s`` is
+    how long a process group gets between SIGTERM and SIGKILL (on timeout,
+    Ctrl-C, or for leftover processes). Use as a context manager or call
+    :meth:`close`.
+
+    >>> from pairbench.measure.commandline import parse_command
+    >>> with PosixExecutor() as ex:
+    ...     ex.run(parse_command("true")).status
+    0
+    """
+
+    def __init__(self, output: OutputPolicy = _NULL_OUTPUT, kill_grace_s: float = 0.5):
+        if not kill_grace_s >= 0:
+            raise UsageError(f"`kill_grace_s` must be >= 0 seconds, got {kill_grace_s!r}")
+        self.output = output
+        self.kill_grace_s = float(kill_grace_s)
+        self._fds: list[int] = []
+        self._closed = False
+        stdin = self._open(os.devnull, os.O_RDONLY)
+        actions = [(os.POSIX_SPAWN_DUP2, stdin, 0)]
+        out = self._open_output(output)
+        if out is not None:
+            actions += [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
+        self._clear_refs = self._open_clear_refs()
+        self._spawn_kwargs = {
+            "file_actions": actions,
+            "setpgroup": 0,
+            "setsigdef": _RESTORED_SIGNALS,
+        }
+
+    # -- protocol -----------------------------------------------------------------
+
+    def run(self, command: Command, *, timeout_ns: int | None = None) -> Execution:
+        """Run ``command`` once and return its :class:`Execution`; see the module docstring.
+
+        Raises ``CommandNotFound`` if the program cannot be started; a non-zero
+        exit, a signal or a timeout is reported in ``Execution.status``.
+        """
+        if self._closed:
+            raise MeasurementError("this executor is closed; create a new PosixExecutor")
+        if timeout_ns is not None and timeout_ns <= 0:
+            raise UsageError(f"`timeout_ns` must be > 0, got {timeout_ns!r}")
+        argv = command.argv
+        kwargs = self._spawn_kwargs
+        environ = os.environ
+        if self._clear_refs is not None:
+            self._reset_peak_rss()
+        start = time.monotonic_ns()
+        try:
+            pid = os.posix_spawn(argv[0], argv, environ, **kwargs)
+        except OSError as exc:
+            raise _not_startable(command, exc) from None
+        try:
+            if timeout_ns is None:
+                _, wstatus, usage = os.wait4(pid, 0)
+                end = time.monotonic_ns()
+                status = os.waitstatus_to_exitcode(wstatus)
+            else:
+                status, usage, end = self._wait_with_timeout(pid, start + timeout_ns)
+        except BaseException:
+            # KeyboardInterrupt (or any error) while the command runs: leave no orphan.
+            self._kill_after_interrupt(pid)
+            raise
+        leftovers = _count_live_members(pid) if _group_exists(pid) else 0
+        if leftovers:
+            _kill_group(pid, None, self.kill_grace_s)
+        return _execution(start, end, status, usage, leftovers)
+
+    def rss_floor_kib(self) -> int:
+        """Our own resident set size now, KiB: the smallest max RSS a command can be reported with.
+
+        Linux charges the spawning process's resident set to a child at its
+        ``exec`` (the child starts out sharing our memory), so a command whose
+        true peak is below this figure is reported with about this figure. 0 if
+        unknown (no ``/proc``). Before each spawn our *peak* is reset to our
+        current size, so a transient peak of ours is never charged to a command.
+        """
+        try:
+            with open("/proc/self/statm", "rb") as f:
+                resident_pages = int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            return 0
+        return resident_pages * os.sysconf("SC_PAGE_SIZE") // 1024
+
+    def now_ns(self) -> int:
+        """The monotonic clock the samples are timed with, in nanoseconds."""
+        return time.monotonic_ns()
+
+    def close(self) -> None:
+        """Close /dev/null and the output file; safe to call more than once."""
+        self._closed = True
+        fds, self._fds = self._fds, []
+        for fd in fds:
+            os.close(fd)
+
+    def __enter__(self) -> PosixExecutor:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # -- set-up -------------------------------------------------------------------
+
+    def _open(self, path: str, flags: int) -> int:
+        fd = os.open(path, flags | os.O_CLOEXEC, 0o644)
+        self._fds.append(fd)
+        return fd
+
+    def _open_clear_refs(self) -> int | None:
+        """Open ``/proc/self/clear_refs`` to reset our peak RSS before each spawn, if we may."""
+        try:
+            return self._open("/proc/self/clear_refs", os.O_WRONLY)
+        except OSError:
+            return None
+
+    def _reset_peak_rss(self) -> None:
+        """Lower our peak RSS to our current RSS ("5": reset the peak resident set size)."""
+        try:
+            os.write(self._clear_refs, b"5")
+        except OSError:
+            self._clear_refs = None
+
+    def _open_output(self, output: OutputPolicy) -> int | None:
+        if output.mode == "inherit":
+            return None
+        if output.mode == "null":
+            return self._open(os.devnull, os.O_WRONLY)
+        if output.mode != "file" or not output.path:
+            raise UsageError(
+                f"`output` must be 'null', 'inherit' or a file path, got {output.mode!r} {output.path!r}"
+            )
+        try:
+            return self._open(output.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+        except OSError as exc:
+            self.close()
+            raise UsageError(
+                f"cannot open output file {output.path!r}: {exc.strerror}; "
+                "choose a writable path or use --output null"
+            ) from None
+
+    # -- waiting and killing ------------------------------------------------------
+
+    def _wait_with_timeout(self, pid: int, deadline_ns: int):
+        """Wait for ``pid`` until ``deadline_ns``; kill its group if it is still running then.
+
+        Returns ``(status, rusage, end_ns)``. A timed-out sample's ``end_ns`` is
+        the moment the deadline was acted on (wall time = how long it was let run).
+        """
+        try:
+            pidfd = _pidfd_open(pid)
+        except (AttributeError, OSError):
+            return self._wait_with_timer(pid, deadline_ns)
+        try:
+            poller = select.poll()
+            poller.register(pidfd, select.POLLIN)
+            while True:
+                left_ns = deadline_ns - time.monotonic_ns()
+                if left_ns <= 0 or poller.poll(-(-left_ns // 1_000_000)):
+                    break
+        finally:
+            os.close(pidfd)
+        reaped_pid, wstatus, usage = os.wait4(pid, os.WNOHANG)
+        end = time.monotonic_ns()
+        if reaped_pid == pid:
+            return os.waitstatus_to_exitcode(wstatus), usage, end
+        _, usage = _kill_group(pid, pid, self.kill_grace_s)
+        return STATUS_TIMEOUT, usage, end
+
+    def _wait_with_timer(self, pid: int, deadline_ns: int):
+        """The timeout path without pidfd: a timer thread kills the group at the deadline."""
+        lock = threading.Lock()
+        state = {"done": False, "fired_ns": 0}
+
+        def expire():
+            with lock:
+                if state["done"]:
+                    return
+                state["fired_ns"] = time.monotonic_ns()
+                _signal_group(pid, signal.SIGTERM)
+            if not _wait_for_exit(pid, self.kill_grace_s, reap=False):
+                with lock:
+                    if not state["done"]:
+                        _signal_group(pid, signal.SIGKILL)
+
+        timer = threading.Timer(max(0, deadline_ns - time.monotonic_ns()) / 1e9, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            _, wstatus, usage = os.wait4(pid, 0)
+            end = time.monotonic_ns()
+        finally:
+            with lock:
+                state["done"] = True
+            timer.cancel()
+        if state["fired_ns"]:
+            return STATUS_TIMEOUT, usage, state["fired_ns"]
+        return os.waitstatus_to_exitcode(wstatus), usage, end
+
+    def _kill_after_interrupt(self, pid: int) -> None:
+        """Kill and reap the command's group with SIGINT held off, so a second Ctrl-C cannot orphan it."""
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            _kill_group(pid, pid, self.kill_grace_s)
+            if _group_exists(pid):
+                _kill_group(pid, None, self.kill_grace_s)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+# -- process-group helpers (module level: no state of their own) ------------------
+
+
+def _execution(start: int, end: int, status: int, usage, leftovers: int) -> Execution:
+    """Build the sample record; rusage times are whole microseconds, kept exact."""
+    return Execution(
+        wall_ns=end - start,
+        start_ns=start,
+        status=status,
+        user_ns=round(usage.ru_utime * 1_000_000) * 1000 if usage else 0,
+        sys_ns=round(usage.ru_stime * 1_000_000) * 1000 if usage else 0,
+        max_rss_kib=usage.ru_maxrss if usage else 0,
+        voluntary_cs=usage.ru_nvcsw if usage else 0,
+        involuntary_cs=usage.ru_nivcsw if usage else 0,
+        leftover_processes=leftovers,
+    )
+
+
+def _not_startable(command: Command, exc: OSError) -> CommandNotFound:
+    """Say why the program could not be started, and what to do about it."""
+    program = command.argv[0]
+    if exc.errno == errno.ENOENT:
+        why = "no such file (was it deleted?)"
+    elif exc.errno == errno.EACCES:
+        why = "permission denied: not executable (chmod +x it?)"
+    elif exc.errno == errno.ENOEXEC:
+        why = "not a binary and no #! line; add one or use --shell"
+    else:
+        why = exc.strerror or str(exc)
+    return CommandNotFound(f"cannot run {program!r} for command {command.text!r}: {why}")
+
+
+def _signal_group(pgid: int, signum: int) -> bool:
+    """Send ``signum`` to the process group; False if the group no longer exists."""
+    try:
+        os.killpg(pgid, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # a member changed its credentials (setuid); it exists but is not ours
+    return True
+
+
+def _group_exists(pgid: int) -> bool:
+    return _signal_group(pgid, 0)
+
+
+def _wait_for_exit(pid: int, timeout_s: float, *, reap: bool):
+    """Poll until child ``pid`` exits, at most ``timeout_s``.
+
+    With ``reap`` the child is reaped and ``(status, rusage)`` returned, else
+    ``True``; ``None``/``False`` if it is still running at the end.
+    """
+    deadline = time.monotonic() + timeout_s
+    for step in _backoff():
+        if reap:
+            try:
+                reaped, wstatus, usage = os.wait4(pid, os.WNOHANG)
+            except ChildProcessError:  # already reaped elsewhere
+                return 0, None
+            if reaped == pid:
+                return os.waitstatus_to_exitcode(wstatus), usage
+        elif _exited(pid):
+            return True
+        if time.monotonic() >= deadline:
+            return None if reap else False
+        time.sleep(step)
+    return None  # not reached: _backoff is endless
+
+
+def _exited(pid: int) -> bool:
+    """True if our child ``pid`` has exited (zombie or reaped), without reaping it."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _backoff():
+    yield from _POLL_STEP_S
+    while True:
+        yield _POLL_STEP_S[-1]
+
+
+def _kill_group(pgid: int, leader: int | None, grace_s: float):
+    """Terminate process group ``pgid``: SIGTERM, up to ``grace_s``, then SIGKILL.
+
+    If ``leader`` (our child) is given it is reaped and ``(status, rusage)`` is
+    returned; otherwise the group's remaining members (orphans, not our
+    children) are waited for until none is alive, and ``None`` is returned.
+    """
+    _signal_group(pgid, signal.SIGTERM)
+    if leader is not None:
+        result = _wait_for_exit(leader, grace_s, reap=True)
+        if result is None:
+            _signal_group(pgid, signal.SIGKILL)
+            result = _wait_for_exit(leader, float("inf"), reap=True)
+        return result
+    if not _wait_for_group(pgid, grace_s):
+        _signal_group(pgid, signal.SIGKILL)
+        _wait_for_group(pgid, max(grace_s, 1.0))
+    return None
+
+
+def _wait_for_group(pgid: int, timeout_s: float) -> bool:
+    """Wait until no live member of ``pgid`` is left; reap any that are our own children."""
+    deadline = time.monotonic() + timeout_s
+    for step in _backoff():
+        _reap_group_children(pgid)
+        if not _group_exists(pgid) or _count_live_members(pgid) == 0:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(step)
+    return False  # not reached
+
+
+def _reap_group_children(pgid: int) -> None:
+    """Reap exited children of ours in group ``pgid`` (orphans re-parented to us, if we are a subreaper)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-pgid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _count_live_members(pgid: int) -> int:
+    """Processes of group ``pgid`` that are alive (not zombies), from ``/proc``.
+
+    Without ``/proc`` the group is known to exist, so it counts as one.
+    """
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 1
+    count = 0
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # exited meanwhile
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            count += 1
+    return count

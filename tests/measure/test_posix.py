@@ -1,0 +1,311 @@
+"""The real executor, end to end: real commands, real clocks, real process groups."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+
+import pytest
+
+from pairbench.errors import CommandNotFound, MeasurementError, UsageError
+from pairbench.measure import posix
+from pairbench.measure.commandline import parse_command
+from pairbench.measure.executor import OutputPolicy
+from pairbench.measure.posix import PosixExecutor
+from pairbench.model import STATUS_TIMEOUT, Command
+
+pytestmark = pytest.mark.e2e
+
+MB = 1_000_000
+KIB_PER_MB = MB / 1024
+
+
+@pytest.fixture
+def ex():
+    executor = PosixExecutor(kill_grace_s=0.2)
+    yield executor
+    executor.close()
+
+
+@pytest.fixture
+def no_pidfd(monkeypatch):
+    """Force the timer-thread fallback, as on kernels without pidfd_open."""
+
+    def unavailable(pid):
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(posix, "_pidfd_open", unavailable)
+
+
+def sh(text: str) -> Command:
+    return parse_command(text, shell=True)
+
+
+def py(code: str) -> Command:
+    return Command(f"python -c {code!r}", (sys.executable, "-c", code))
+
+
+def is_gone(pid: int) -> bool:
+    """True if ``pid`` no longer runs: no such process, or a zombie awaiting its reaper."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
+
+
+def read_pid(path) -> int:
+    return int(path.read_text().strip())
+
+
+# -- timing and rusage --------------------------------------------------------------
+
+
+def test_true_exits_zero_fast_with_sane_rusage(ex):
+    before = ex.now_ns()
+    run = ex.run(parse_command("true"))
+    after = ex.now_ns()
+    assert run.status == 0
+    assert 0 < run.wall_ns < 0.5e9
+    assert before <= run.start_ns and run.start_ns + run.wall_ns <= after
+    assert 0 <= run.user_ns + run.sys_ns <= run.wall_ns
+    assert run.max_rss_kib > 0
+    assert run.voluntary_cs >= 0 and run.involuntary_cs >= 0
+    assert run.leftover_processes == 0
+
+
+def test_sleep_wall_time_matches_its_duration(ex):
+    run = ex.run(parse_command("sleep 0.2"))
+    assert run.status == 0
+    assert 0.2e9 <= run.wall_ns <= 0.35e9
+    assert run.user_ns + run.sys_ns < 0.05e9  # sleeping costs no CPU
+    assert run.voluntary_cs >= 1
+
+
+def test_max_rss_of_big_command_is_reported_and_not_carried_to_the_next_command(ex):
+    big = ex.run(py("b = b'x' * 200_000_000"))
+    small = ex.run(parse_command("true"))
+    assert big.status == small.status == 0
+    assert 200 * KIB_PER_MB <= big.max_rss_kib <= 260 * KIB_PER_MB
+    # Linux charges our own resident set to a spawned child (see rss_floor_kib),
+    # so "small" means: nothing beyond our footprint, and nothing of the big one.
+    assert small.max_rss_kib <= ex.rss_floor_kib() + 4096
+    assert small.max_rss_kib < big.max_rss_kib - 100 * KIB_PER_MB
+
+
+def test_our_own_memory_peak_is_not_charged_to_the_next_command(ex):
+    ballast = b"x" * 300_000_000
+    del ballast
+    small = ex.run(parse_command("true"))
+    assert small.max_rss_kib <= ex.rss_floor_kib() + 4096
+    assert small.max_rss_kib < 250 * KIB_PER_MB
+
+
+# -- statuses -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [(parse_command("false"), 1), (sh("exit 3"), 3), (sh("exit 255"), 255)],
+)
+def test_failing_command_status_is_returned_not_raised(ex, command, status):
+    assert ex.run(command).status == status
+
+
+def test_command_killed_by_a_signal_reports_minus_the_signal(ex):
+    assert ex.run(sh("kill -9 $$")).status == -signal.SIGKILL
+    assert ex.run(sh("kill -TERM $$")).status == -signal.SIGTERM
+
+
+def test_missing_program_raises_command_not_found(ex, tmp_path):
+    with pytest.raises(CommandNotFound, match="no such file"):
+        ex.run(Command("vanished", (str(tmp_path / "vanished"),)))
+
+
+def test_unexecutable_file_raises_command_not_found(ex, tmp_path):
+    script = tmp_path / "script.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o644)
+    with pytest.raises(CommandNotFound, match="not executable"):
+        ex.run(Command(str(script), (str(script),)))
+
+
+# -- timeouts -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fallback", [False, True], ids=["pidfd", "timer-thread"])
+def test_timeout_kills_hanging_command_within_a_second(request, tmp_path, fallback):
+    if fallback:
+        request.getfixturevalue("no_pidfd")
+    pidfile = tmp_path / "pid"
+    with PosixExecutor(kill_grace_s=0.5) as ex:
+        t0 = time.monotonic()
+        run = ex.run(sh(f"echo $$ > {pidfile}; exec sleep 30"), timeout_ns=300_000_000)
+        elapsed = time.monotonic() - t0
+    assert run.status == STATUS_TIMEOUT
+    assert 0.3e9 <= run.wall_ns < 0.5e9
+    assert elapsed < 1.0
+    assert is_gone(read_pid(pidfile))
+
+
+@pytest.mark.parametrize("fallback", [False, True], ids=["pidfd", "timer-thread"])
+def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(request, tmp_path, fallback):
+    if fallback:
+        request.getfixturevalue("no_pidfd")
+    pidfile = tmp_path / "pid"
+    with PosixExecutor(kill_grace_s=0.2) as ex:
+        t0 = time.monotonic()
+        run = ex.run(sh(f"trap '' TERM; echo $$ > {pidfile}; exec sleep 30"), timeout_ns=200_000_000)
+        elapsed = time.monotonic() - t0
+    assert run.status == STATUS_TIMEOUT
+    assert 0.4 <= elapsed < 1.5  # timeout + grace, then SIGKILL
+    assert is_gone(read_pid(pidfile))
+
+
+@pytest.mark.parametrize("fallback", [False, True], ids=["pidfd", "timer-thread"])
+def test_command_finishing_before_its_timeout_reports_its_own_status(request, fallback):
+    if fallback:
+        request.getfixturevalue("no_pidfd")
+    with PosixExecutor() as ex:
+        ok = ex.run(parse_command("sleep 0.05"), timeout_ns=5_000_000_000)
+        failed = ex.run(sh("exit 4"), timeout_ns=5_000_000_000)
+    assert ok.status == 0 and 0.05e9 <= ok.wall_ns < 0.3e9
+    assert failed.status == 4
+
+
+# -- process groups -----------------------------------------------------------------
+
+
+def test_background_child_outliving_the_command_is_counted_and_killed(ex, tmp_path):
+    pidfile = tmp_path / "pid"
+    t0 = time.monotonic()
+    run = ex.run(sh(f"sleep 30 & echo $! > {pidfile}; exit 0"))
+    elapsed = time.monotonic() - t0
+    assert run.status == 0
+    assert run.leftover_processes == 1
+    assert run.wall_ns < 0.2e9  # the timed window ends when the command exits
+    assert elapsed < 1.0  # SIGTERM ended the sleeper; no grace period needed
+    assert is_gone(read_pid(pidfile))
+    assert ex.run(parse_command("true")).leftover_processes == 0
+
+
+def test_leftover_ignoring_sigterm_is_killed_after_the_grace_period(ex, tmp_path):
+    pidfile = tmp_path / "pid"
+    run = ex.run(sh(f"(trap '' TERM; exec sleep 30) & echo $! > {pidfile}; exit 0"))
+    assert run.leftover_processes == 1
+    assert is_gone(read_pid(pidfile))
+
+
+def test_command_runs_in_its_own_process_group_with_stdin_from_devnull(tmp_path):
+    out = tmp_path / "out"
+    code = "import os; print(os.getpgrp() == os.getpid(), os.getpgrp(), os.readlink('/proc/self/fd/0'))"
+    with PosixExecutor(OutputPolicy.parse(str(out))) as ex:
+        assert ex.run(py(code)).status == 0
+    same, pgrp, stdin = out.read_text().split()
+    assert same == "True" and int(pgrp) != os.getpgrp()
+    assert stdin == "/dev/null"
+
+
+def test_command_gets_the_default_sigpipe_disposition_back(tmp_path):
+    out = tmp_path / "out"
+    with PosixExecutor(OutputPolicy.parse(str(out))) as ex:
+        ex.run(Command("grep", ("/bin/grep", "SigIgn", "/proc/self/status")))
+    ignored = int(out.read_text().split()[1], 16)
+    assert not ignored & (1 << (signal.SIGPIPE - 1))
+
+
+@pytest.mark.parametrize(
+    "timeout_ns", [None, 10_000_000_000, "timer"], ids=["blocking", "pidfd", "timer-thread"]
+)
+def test_ctrl_c_during_a_run_kills_the_command_group_and_propagates(request, tmp_path, timeout_ns):
+    if timeout_ns == "timer":
+        request.getfixturevalue("no_pidfd")
+        timeout_ns = 10_000_000_000
+    pidfile = tmp_path / "pid"
+    main = threading.main_thread().ident
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupt = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+    try:
+        with PosixExecutor(kill_grace_s=0.5) as ex:
+            t0 = time.monotonic()
+            interrupt.start()
+            with pytest.raises(KeyboardInterrupt):
+                ex.run(sh(f"echo $$ > {pidfile}; exec sleep 30"), timeout_ns=timeout_ns)
+            elapsed = time.monotonic() - t0
+    finally:
+        interrupt.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert elapsed < 1.5
+    assert is_gone(read_pid(pidfile))
+
+
+# -- output -------------------------------------------------------------------------
+
+
+def test_huge_output_to_null_is_discarded_without_cost(ex):
+    run = ex.run(Command("head", ("/usr/bin/head", "-c", "50000000", "/dev/zero")))
+    assert run.status == 0
+    assert run.wall_ns < 1e9
+
+
+def test_huge_output_to_a_file_lands_in_the_file(tmp_path):
+    out = tmp_path / "out"
+    with PosixExecutor(OutputPolicy.parse(str(out))) as ex:
+        run = ex.run(Command("head", ("/usr/bin/head", "-c", "50000000", "/dev/zero")))
+    assert run.status == 0
+    assert out.stat().st_size == 50_000_000
+
+
+def test_non_utf8_output_is_kept_byte_exact(tmp_path):
+    out = tmp_path / "out"
+    with PosixExecutor(OutputPolicy.parse(str(out))) as ex:
+        run = ex.run(sh(r"printf '\377\376ok\200\n'; printf '\351rr' >&2; exit 2"))
+    assert run.status == 2
+    assert out.read_bytes() == b"\xff\xfeok\x80\n\xe9rr"
+
+
+def test_output_file_is_truncated_once_then_appended_per_sample(tmp_path):
+    out = tmp_path / "out"
+    out.write_text("old contents\n")
+    with PosixExecutor(OutputPolicy.parse(str(out))) as ex:
+        ex.run(sh("echo one"))
+        ex.run(sh("echo two >&2"))
+    assert out.read_text() == "one\ntwo\n"
+
+
+def test_inherited_output_reaches_our_stdout_and_stderr(capfd):
+    with PosixExecutor(OutputPolicy("inherit")) as ex:
+        ex.run(sh("echo to-out; echo to-err >&2"))
+    captured = capfd.readouterr()
+    assert captured.out == "to-out\n" and captured.err == "to-err\n"
+
+
+def test_unwritable_output_file_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="cannot open output file"):
+        PosixExecutor(OutputPolicy.parse(str(tmp_path / "no-such-dir" / "out")))
+
+
+# -- lifecycle and validation -------------------------------------------------------
+
+
+def test_close_is_idempotent_and_a_closed_executor_refuses_to_run():
+    ex = PosixExecutor()
+    ex.close()
+    ex.close()
+    with pytest.raises(MeasurementError, match="closed"):
+        ex.run(parse_command("true"))
+
+
+@pytest.mark.parametrize("timeout_ns", [0, -5])
+def test_non_positive_timeout_is_refused(ex, timeout_ns):
+    with pytest.raises(UsageError, match="timeout_ns"):
+        ex.run(parse_command("true"), timeout_ns=timeout_ns)
+
+
+def test_negative_grace_is_refused():
+    with pytest.raises(UsageError, match="kill_grace_s"):
+        PosixExecutor(kill_grace_s=-1)
