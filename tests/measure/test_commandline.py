@@ -1,0 +1,153 @@
+"""Turning command strings into Commands, and measuring the shell's start-up."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from pairbench.errors import CommandNotFound, MeasurementError, UsageError
+from pairbench.measure.commandline import (
+    ShellStartup,
+    measure_shell_startup,
+    parse_command,
+    resolve_program,
+    shell_syntax_warning,
+)
+from pairbench.measure.fake import FakeExecutor
+from pairbench.measure.posix import PosixExecutor
+from pairbench.model import Command
+
+
+def test_words_are_split_like_a_shell_and_program_resolved_on_path():
+    cmd = parse_command("""grep -c 'two words' "a \\"b\\"" c\\ d""")
+    assert cmd.argv == (shutil.which("grep"), "-c", "two words", 'a "b"', "c d")
+    assert os.path.isabs(cmd.argv[0])
+    assert cmd.text == """grep -c 'two words' "a \\"b\\"" c\\ d"""
+    assert cmd.shell is False
+
+
+def test_shell_variables_and_operators_are_not_interpreted_without_shell():
+    cmd = parse_command("echo $HOME | wc")
+    assert cmd.argv[1:] == ("$HOME", "|", "wc")
+
+
+def test_shell_mode_passes_the_text_to_sh_unchanged():
+    text = "echo $HOME | wc -c > /dev/null; exit 0"
+    assert parse_command(text, shell=True) == Command(text, ("/bin/sh", "-c", text), shell=True)
+
+
+def test_unbalanced_quotes_are_a_usage_error_naming_the_command():
+    with pytest.raises(UsageError, match=r"cannot split command \"echo 'oops\".*--shell"):
+        parse_command("echo 'oops")
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\t\n"])
+@pytest.mark.parametrize("shell", [False, True])
+def test_empty_command_is_a_usage_error(text, shell):
+    with pytest.raises(UsageError, match="empty command"):
+        parse_command(text, shell=shell)
+
+
+def test_quoted_empty_program_name_is_a_usage_error():
+    with pytest.raises(UsageError, match="empty program name"):
+        parse_command("'' arg")
+
+
+@pytest.mark.parametrize("shell", [False, True])
+def test_nul_byte_is_refused(shell):
+    with pytest.raises(UsageError, match="NUL"):
+        parse_command("echo a\0b", shell=shell)
+
+
+def test_non_string_command_is_refused():
+    with pytest.raises(UsageError, match="must be a string"):
+        parse_command(["echo", "hi"])
+
+
+def test_program_not_on_path_is_command_not_found_with_a_hint():
+    with pytest.raises(CommandNotFound) as info:
+        parse_command("pairbench-no-such-program --flag")
+    assert str(info.value) == (
+        "command not found: 'pairbench-no-such-program' (not on PATH); "
+        "use --shell if it is a shell builtin or pipeline"
+    )
+
+
+def test_shell_builtin_is_not_found_without_shell():
+    with pytest.raises(CommandNotFound, match="not on PATH"):
+        parse_command("cd /tmp")
+
+
+def test_missing_path_with_a_slash_is_command_not_found(tmp_path):
+    with pytest.raises(CommandNotFound, match="no such file"):
+        parse_command(f"{tmp_path}/nothing-here")
+
+
+def test_file_without_execute_bit_is_reported_as_not_executable(tmp_path):
+    script = tmp_path / "tool"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o644)
+    with pytest.raises(CommandNotFound, match="not executable"):
+        parse_command(str(script))
+
+
+def test_unexecutable_file_on_path_is_named_in_the_error(tmp_path, monkeypatch):
+    (tmp_path / "pbtool").write_text("#!/bin/sh\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(CommandNotFound, match=r"found '.*pbtool' on PATH but it is not executable"):
+        resolve_program("pbtool")
+
+
+def test_directory_is_not_executable(tmp_path):
+    with pytest.raises(CommandNotFound, match="directory"):
+        parse_command(str(tmp_path))
+
+
+def test_relative_path_is_made_absolute(tmp_path, monkeypatch):
+    script = tmp_path / "tool"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert parse_command("./tool x").argv == (str(script), "x")
+
+
+def test_shell_operators_given_without_shell_are_warned_about():
+    warning = shell_syntax_warning(parse_command("echo a | wc -l && true"))
+    assert "'|', '&&'" in warning and "--shell" in warning
+    assert shell_syntax_warning(parse_command("echo a", shell=False)) == ""
+    assert shell_syntax_warning(parse_command("echo a | wc", shell=True)) == ""
+
+
+def test_shell_startup_is_timed_with_sh_and_an_empty_command():
+    fake = FakeExecutor({"": [0.001] * 3 + [0.003, 0.001, 0.002, 0.004]})
+    startup = measure_shell_startup(fake, runs=4, warmup=3)
+    assert startup == ShellStartup(
+        shell="/bin/sh",
+        n=4,
+        median_ns=2_500_000.0,
+        min_ns=1_000_000,
+        values_ns=(3_000_000, 1_000_000, 2_000_000, 4_000_000),
+    )
+    assert fake.calls[0].command.argv == ("/bin/sh", "-c", "")
+    assert startup.to_dict()["values_ns"] == [3_000_000, 1_000_000, 2_000_000, 4_000_000]
+
+
+def test_failing_shell_startup_is_a_measurement_error():
+    with pytest.raises(MeasurementError, match="shell /bin/sh failed"):
+        measure_shell_startup(FakeExecutor({"": {"duration": 0.001, "status": 127}}), runs=3)
+
+
+@pytest.mark.parametrize("runs", [0, -1, 1.5, True])
+def test_shell_startup_needs_a_positive_run_count(runs):
+    with pytest.raises(UsageError, match="runs"):
+        measure_shell_startup(FakeExecutor(), runs=runs)
+
+
+@pytest.mark.e2e
+def test_real_shell_startup_takes_a_plausible_time():
+    with PosixExecutor() as ex:
+        startup = measure_shell_startup(ex, runs=10)
+    assert startup.n == len(startup.values_ns) == 10
+    assert 0 < startup.min_ns <= startup.median_ns < 50_000_000
