@@ -159,7 +159,9 @@ def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(request, tmp_path,
     pidfile = tmp_path / "pid"
     with PosixExecutor(kill_grace_s=0.2) as ex:
         t0 = time.monotonic()
-        run = ex.run(sh(f"trap '' TERM; echo $$ > {pidfile}; exec sleep 30"), timeout_ns=200_000_000)
+        run = ex.run(
+            sh(f"trap '' TERM; echo $$ > {pidfile}; exec sleep 30"), timeout_ns=200_000_000
+        )
         elapsed = time.monotonic() - t0
     assert run.status == STATUS_TIMEOUT
     assert 0.4 <= elapsed < 1.5  # timeout + grace, then SIGKILL
