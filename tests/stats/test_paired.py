@@ -105,13 +105,33 @@ def test_paired_effect_keeps_precision_for_tiny_changes_in_large_nanosecond_coun
 @pytest.mark.parametrize(
     ("baseline", "candidate", "kwargs", "message"),
     [
-        ([1.0] * 6, [1.0] * 5 + [0.0], {}, "candidate must hold positive durations, got 0.0 at index 5"),
-        ([1.0, -2.0] * 3, [1.0] * 6, {}, "baseline must hold positive durations, got -2.0 at index 1"),
-        ([1.0] * 6, [1.0] * 7, {}, "paired data need equal lengths, got baseline: 6 and candidate: 7"),
+        (
+            [1.0] * 6,
+            [1.0] * 5 + [0.0],
+            {},
+            "candidate must hold positive durations, got 0.0 at index 5",
+        ),
+        (
+            [1.0, -2.0] * 3,
+            [1.0] * 6,
+            {},
+            "baseline must hold positive durations, got -2.0 at index 1",
+        ),
+        (
+            [1.0] * 6,
+            [1.0] * 7,
+            {},
+            "paired data need equal lengths, got baseline: 6 and candidate: 7",
+        ),
         ([1.0] * 5 + [float("nan")], [1.0] * 6, {}, "baseline holds 1 NaN or infinite value(s)"),
         ([1.0] * 6, [1.0] * 5 + [float("inf")], {}, "candidate holds 1 NaN or infinite value(s)"),
-        ([], [], {}, "need at least 6 pairs for a 95% interval of the paired effect"
-                     " (2 * 0.5**n must be <= 0.05), got 0"),
+        (
+            [],
+            [],
+            {},
+            "need at least 6 pairs for a 95% interval of the paired effect"
+            " (2 * 0.5**n must be <= 0.05), got 0",
+        ),
         ([1.0] * 6, [2.0] * 6, {"confidence": 1.0}, "`confidence` must be in (0, 1), got 1.0"),
         ([1.0] * 6, [2.0] * 6, {"confidence": 0}, "`confidence` must be in (0, 1), got 0"),
     ],

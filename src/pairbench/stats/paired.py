@@ -26,7 +26,6 @@ from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
 from pairbench.stats._validation import as_pairs, as_sample, check_confidence
 
-
 # compare calls paired_effect after every round with the same few (n, confidence):
 # the ranks are pure functions of them, so remember them.
 _interval_ranks = lru_cache(maxsize=1024)(median_interval_ranks)
