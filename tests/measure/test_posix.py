@@ -245,6 +245,15 @@ def test_ctrl_c_during_a_run_kills_the_command_group_and_propagates(request, tmp
     assert is_gone(read_pid(pidfile))
 
 
+def test_command_sees_the_environment_captured_when_the_executor_was_made(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    monkeypatch.setenv("PAIRBENCH_PROBE", "before")
+    with PosixExecutor(OutputPolicy.parse(str(out))) as ex:
+        monkeypatch.setenv("PAIRBENCH_PROBE", "after")
+        ex.run(sh('printf %s "$PAIRBENCH_PROBE"'))
+    assert out.read_text() == "before"
+
+
 # -- output -------------------------------------------------------------------------
 
 

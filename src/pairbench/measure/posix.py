@@ -60,7 +60,8 @@ class PosixExecutor:
     ``output`` says where the commands' stdout and stderr go; a file is
     truncated once, here, then every sample appends to it. ``kill_grace_s`` is
     how long a process group gets between SIGTERM and SIGKILL (on timeout,
-    Ctrl-C, or for leftover processes). Use as a context manager or call
+    Ctrl-C, or for leftover processes). The environment is captured here:
+    every sample sees the same one. Use as a context manager or call
     :meth:`close`.
 
     >>> from pairbench.measure.commandline import parse_command
@@ -82,6 +83,8 @@ class PosixExecutor:
         if out is not None:
             actions += [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
         self._clear_refs = self._open_clear_refs()
+        # Captured once, as bytes: converting os.environ on every spawn costs ~45 us.
+        self._environ = dict(os.environb) if os.supports_bytes_environ else dict(os.environ)
         self._spawn_kwargs = {
             "file_actions": actions,
             "setpgroup": 0,
@@ -102,7 +105,7 @@ class PosixExecutor:
             raise UsageError(f"`timeout_ns` must be > 0, got {timeout_ns!r}")
         argv = command.argv
         kwargs = self._spawn_kwargs
-        environ = os.environ
+        environ = self._environ
         if self._clear_refs is not None:
             self._reset_peak_rss()
         start = time.monotonic_ns()
