@@ -254,6 +254,39 @@ def test_command_sees_the_environment_captured_when_the_executor_was_made(tmp_pa
     assert out.read_text() == "before"
 
 
+def live_processes_with_argv(argv: tuple[str, ...]) -> list[int]:
+    wanted = "\0".join(argv).encode() + b"\0"
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if f.read() == wanted and not is_gone(int(name)):
+                    found.append(int(name))
+        except OSError:
+            continue
+    return found
+
+
+def test_ctrl_c_arriving_while_the_command_is_being_spawned_still_kills_it(monkeypatch):
+    argv = ("/bin/sleep", f"29.{os.getpid()}")  # unique, so we can find it in /proc
+    real_spawn = os.posix_spawn
+
+    def spawn_then_ctrl_c(*args, **kwargs):
+        pid = real_spawn(*args, **kwargs)
+        signal.raise_signal(signal.SIGINT)  # lands before run() has stored the pid
+        return pid
+
+    monkeypatch.setattr(os, "posix_spawn", spawn_then_ctrl_c)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with PosixExecutor(kill_grace_s=0.5) as ex, pytest.raises(KeyboardInterrupt):
+            ex.run(Command("sleep", argv))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    time.sleep(0.3)  # a just-spawned process may not show its argv in /proc yet
+    assert live_processes_with_argv(argv) == []
+
+
 # -- output -------------------------------------------------------------------------
 
 

@@ -77,9 +77,13 @@ class PosixExecutor:
         self.kill_grace_s = float(kill_grace_s)
         self._fds: list[int] = []
         self._closed = False
-        stdin = self._open(os.devnull, os.O_RDONLY)
+        try:
+            stdin = self._open(os.devnull, os.O_RDONLY)
+            out = self._open_output(output)
+        except BaseException:
+            self.close()
+            raise
         actions = [(os.POSIX_SPAWN_DUP2, stdin, 0)]
-        out = self._open_output(output)
         if out is not None:
             actions += [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
         self._clear_refs = self._open_clear_refs()
@@ -89,6 +93,7 @@ class PosixExecutor:
             "file_actions": actions,
             "setpgroup": 0,
             "setsigdef": _RESTORED_SIGNALS,
+            "setsigmask": (),  # the child starts with no signal blocked
         }
 
     # -- protocol -----------------------------------------------------------------
@@ -113,6 +118,11 @@ class PosixExecutor:
             pid = os.posix_spawn(argv[0], argv, environ, **kwargs)
         except OSError as exc:
             raise _not_startable(command, exc) from None
+        except BaseException:
+            # Ctrl-C raised as posix_spawn returned, before its pid was stored. (Holding
+            # SIGINT off around the spawn instead costs ~10 us inside the timed window.)
+            self._kill_unrecorded_children()
+            raise
         try:
             if timeout_ns is None:
                 _, wstatus, usage = os.wait4(pid, 0)
@@ -195,7 +205,6 @@ class PosixExecutor:
         try:
             return self._open(output.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
         except OSError as exc:
-            self.close()
             raise UsageError(
                 f"cannot open output file {output.path!r}: {exc.strerror}; "
                 "choose a writable path or use --output null"
@@ -258,6 +267,11 @@ class PosixExecutor:
         if state["fired_ns"]:
             return STATUS_TIMEOUT, usage, state["fired_ns"]
         return os.waitstatus_to_exitcode(wstatus), usage, end
+
+    def _kill_unrecorded_children(self) -> None:
+        """Kill and reap each child of ours that leads its own process group (see ``run``)."""
+        for pid in _own_group_leading_children():
+            self._kill_after_interrupt(pid)
 
     def _kill_after_interrupt(self, pid: int) -> None:
         """Kill and reap the command's group with SIGINT held off, so a second Ctrl-C cannot orphan it."""
@@ -398,16 +412,27 @@ def _reap_group_children(pgid: int) -> None:
             return
 
 
-def _count_live_members(pgid: int) -> int:
-    """Processes of group ``pgid`` that are alive (not zombies), from ``/proc``.
+def _own_group_leading_children() -> list[int]:
+    """Our children that lead their own process group, from ``/proc`` (empty without it).
 
-    Without ``/proc`` the group is known to exist, so it counts as one.
+    Every command this executor starts is such a child until it is reaped, so
+    these are the commands started but not yet waited for.
     """
+    me = os.getpid()
+    found = []
+    for pid, stat in _proc_stats():
+        ppid, pgrp = int(stat[1]), int(stat[2])
+        if ppid == me and pgrp == pid:
+            found.append(pid)
+    return found
+
+
+def _proc_stats():
+    """Yield ``(pid, fields)`` for every process, fields of /proc/PID/stat after the comm."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return 1
-    count = 0
+        return
     for name in entries:
         if not name.isdigit():
             continue
@@ -417,7 +442,16 @@ def _count_live_members(pgid: int) -> int:
         except OSError:
             continue  # exited meanwhile
         # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            count += 1
-    return count
+        yield int(name), stat[stat.rfind(b")") + 2 :].split()
+
+
+def _count_live_members(pgid: int) -> int:
+    """Processes of group ``pgid`` that are alive (not zombies), from ``/proc``.
+
+    Without ``/proc`` the group is known to exist, so it counts as one.
+    """
+    if not os.path.isdir("/proc/self"):
+        return 1
+    return sum(
+        1 for _, fields in _proc_stats() if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X")
+    )
