@@ -11,6 +11,9 @@ default, so output is never read, decoded or buffered by us). One sample is:
   and system CPU, max RSS, context switches). ``getrusage(RUSAGE_CHILDREN)`` is
   never used: its max RSS is the largest of *all* children so far, so a small
   command measured after a big one would inherit the big one's figure.
+  One floor remains: Linux charges *our* resident set to a child when it
+  calls ``exec``, so a command smaller than pairbench is reported at about
+  pairbench's size (:meth:`PosixExecutor.rss_floor_kib` says how much).
 
 After the command exits, surviving members of its process group (a daemon it
 backgrounded, say) are counted, terminated (SIGTERM, grace, SIGKILL) so they
