@@ -13,6 +13,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pairbench.command import STATUS_TIMEOUT, Command, describe_status
+
+__all__ = [
+    "SAMPLE_COLUMNS", "STATUS_TIMEOUT", "Command", "Run", "Sample", "Samples", "Variant",
+    "describe_status",
+]
+
 # Column name -> meaning. All columns are int64; order is the document's order.
 SAMPLE_COLUMNS: dict[str, str] = {
     "wall_ns": "wall-clock duration, monotonic clock, nanoseconds",
@@ -29,25 +36,6 @@ SAMPLE_COLUMNS: dict[str, str] = {
     "iterations": "work units in the sample (1 for a command)",
     "warmup": "1 for a warmup sample (stored, never analysed), else 0",
 }
-
-STATUS_TIMEOUT = -1000
-"""``status`` of a sample that pairbench killed after ``--timeout``."""
-
-
-def describe_status(status: int) -> str:
-    """Say in words what a sample's ``status`` means ("exit code 2", "signal 9 (SIGKILL)")."""
-    import signal
-
-    if status == STATUS_TIMEOUT:
-        return "timed out"
-    if status < 0:
-        try:
-            name = signal.Signals(-status).name
-        except ValueError:
-            name = "unknown"
-        return f"killed by signal {-status} ({name})"
-    return f"exit code {status}"
-
 
 @dataclass(frozen=True)
 class Sample:
@@ -125,18 +113,6 @@ class Samples:
 
     def wall_seconds(self) -> np.ndarray:
         return self["wall_ns"].astype(np.float64) / 1e9
-
-
-@dataclass(frozen=True)
-class Command:
-    """What to execute: argv without a shell, or a string for ``sh -c`` when ``shell``."""
-
-    text: str
-    argv: tuple[str, ...]
-    shell: bool = False
-
-    def to_dict(self) -> dict:
-        return {"text": self.text, "argv": list(self.argv), "shell": self.shell}
 
 
 @dataclass(frozen=True)

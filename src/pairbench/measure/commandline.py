@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass
 
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
-from pairbench.model import Command
+from pairbench.command import Command
 
 SHELL = "/bin/sh"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from pairbench.model import Command
+from pairbench.command import Command
 
 
 @dataclass(frozen=True)

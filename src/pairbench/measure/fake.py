@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from pairbench.errors import CommandNotFound, MeasurementError
 from pairbench.measure.executor import Execution
-from pairbench.model import STATUS_TIMEOUT, Command
+from pairbench.command import STATUS_TIMEOUT, Command
 
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _EXECUTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Execution)) - {"start_ns"}
@@ -75,7 +75,7 @@ class FakeExecutor:
     time plus ``gap_ns`` (harness overhead between samples); :meth:`advance`
     moves it by hand. Every completed run is logged in :attr:`calls`.
 
-    >>> from pairbench.model import Command
+    >>> from pairbench.command import Command
     >>> a, b = Command("a", ("a",)), Command("b", ("b",))
     >>> ex = FakeExecutor({"a": [0.1, 0.2], "b": {"duration": 0.3, "status": 2}}, gap_ns=5)
     >>> [ex.run(c).wall_ns for c in (a, b, a)]

@@ -40,7 +40,7 @@ import time
 
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.measure.executor import Execution, OutputPolicy
-from pairbench.model import STATUS_TIMEOUT, Command
+from pairbench.command import STATUS_TIMEOUT, Command
 
 # Python ignores SIGPIPE (and SIGXFSZ) for itself; a child must get the default
 # disposition back, as subprocess's ``restore_signals=True`` does, or ``yes | head``
