@@ -1,0 +1,350 @@
+"""Paired comparisons: each candidate against the baseline, round by round, with a verdict.
+
+A round ran every variant once in random order, so the samples of baseline and
+candidate that share a ``pair`` id were measured under the same machine state.
+The effect is the median per-pair log-ratio ln(candidate / baseline) as a percent
+change, with one of two intervals:
+
+* fixed rounds (``--runs``): the exact sign-test interval (``stats.paired_effect``);
+* adaptive stopping: the anytime-valid confidence sequence
+  (``stats.confidence_sequence``), valid although we looked after every round.
+
+With several candidates the family-wise error is held at alpha: intervals are
+built at level alpha/m (Bonferroni) and p-values are Holm-adjusted. The
+verdict itself comes from ``verdict.decide``. Everything here is pure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from pairbench import stats
+from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
+from pairbench.model import Run, Samples
+from pairbench.stats.paired import log_ratios as _log_ratios
+from pairbench.stats.sample_size import SIGN_TEST_ARE_NORMAL
+from pairbench.stats.sequential import anytime_pvalue as _anytime_pvalue
+from pairbench.stats.sequential import first_bounded_n
+from pairbench.verdict import Verdict, decide, refuse
+
+T_OPT = 200  # rounds at which the confidence sequence is tightest (see stats.sequential)
+POWER = 0.95  # power of the "rounds still needed" estimate
+SELF_CHECK_LABEL = "self-check"
+
+
+@dataclass(frozen=True)
+class DecisionSettings:
+    """How strict a comparison is: error rate, smallest change that matters, interval kind."""
+
+    alpha: float = 0.01
+    threshold: float = 1.0  # percent
+    anytime: bool = True  # adaptive stopping: use the confidence sequence
+    family: int = 1  # number of candidates compared with the baseline (self-check excluded)
+
+    @property
+    def level_alpha(self) -> float:
+        """The per-comparison alpha after the Bonferroni split over the family."""
+        return self.alpha / max(self.family, 1)
+
+
+@dataclass(frozen=True)
+class Effect:
+    """The paired effect in percent with the interval the verdict rests on."""
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    method: str
+    pvalue: float
+    pvalue_method: str
+    n: int
+
+    def to_dict(self) -> dict:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high,
+                "confidence": self.confidence, "method": self.method}
+
+
+# --------------------------------------------------------------------------- pairing
+
+
+def paired_walls(baseline: Samples, candidate: Samples) -> tuple[np.ndarray, np.ndarray]:
+    """Wall times (ns, float) of the rounds where both variants succeeded, in round order."""
+    b, c = baseline.measured(), candidate.measured()
+    common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
+    common_ok = common >= 0
+    return (b["wall_ns"][b_index[common_ok]].astype(np.float64),
+            c["wall_ns"][c_index[common_ok]].astype(np.float64))
+
+
+def log_ratios_in_round_order(baseline: Samples, candidate: Samples) -> np.ndarray:
+    base, cand = paired_walls(baseline, candidate)
+    return _log_ratios(base, cand) if base.size else np.zeros(0)
+
+
+# --------------------------------------------------------------------------- effect and verdict
+
+
+def effect_of(log_ratios: np.ndarray, settings: DecisionSettings) -> Effect:
+    """The effect interval at the settings' level; raises StatisticsError when none can be given."""
+    level = settings.level_alpha
+    if settings.anytime:
+        needed = first_bounded_n(level, T_OPT)
+        if log_ratios.size < needed:
+            raise stats_not_enough(needed, log_ratios.size, level, anytime=True)
+        _require_spread(log_ratios)
+        cs = stats.confidence_sequence(log_ratios, alpha=level, t_opt=T_OPT)
+        return Effect(cs.estimate_pct, cs.low_pct, cs.high_pct, 1.0 - level,
+                      "anytime-valid confidence sequence for the median",
+                      _anytime_pvalue(log_ratios, alpha=level, t_opt=T_OPT),
+                      "anytime-valid (confidence sequence)",
+                      int(log_ratios.size))
+    effect = stats.paired_effect(np.ones_like(log_ratios), np.exp(log_ratios), 1.0 - level)
+    return Effect(effect.estimate_pct, effect.low_pct, effect.high_pct, effect.achieved_confidence,
+                  "sign-test interval for the median", effect.p_value, "sign test", effect.n)
+
+
+def stats_not_enough(needed: int, got: int, level: float, *, anytime: bool) -> StatisticsError:
+    kind = "an anytime-valid interval" if anytime else "an interval"
+    return NotEnoughData(
+        f"too few rounds for {kind} at alpha {level:.3g}: need at least {needed}, got {got}"
+    )
+
+
+def _require_spread(log_ratios: np.ndarray) -> None:
+    if log_ratios.size and np.all(log_ratios == log_ratios[0]):
+        raise NoVariance("no variance: every pair is identical; is the timer resolution too coarse?")
+
+
+def verdict_for(log_ratios: np.ndarray, settings: DecisionSettings) -> tuple[Verdict, Effect | None]:
+    """The verdict and the effect it rests on; a refused verdict when no interval can be given."""
+    try:
+        effect = effect_of(log_ratios, settings)
+    except StatisticsError as exc:
+        return refuse(str(exc)), None
+    return decide(effect.low, effect.high, settings.threshold), effect
+
+
+def rounds_needed(log_ratios: np.ndarray, settings: DecisionSettings) -> int | None:
+    """Further rounds a power analysis says a fixed-rounds run needs to decide, or None.
+
+    Power ``POWER`` to detect a change of ``threshold`` percent at the family
+    level, paired, from the SD of the log-ratios so far; divided by the sign
+    test's efficiency 2/pi under normality (the verdict's interval is a
+    sign-test interval), as ``stats.samples_needed`` documents.
+    """
+    if log_ratios.size < 3 or float(np.std(log_ratios, ddof=1)) == 0.0:
+        return None
+    effect = math.log1p(settings.threshold / 100.0)
+    n = stats.samples_needed(effect, float(np.std(log_ratios, ddof=1)), alpha=settings.level_alpha,
+                             power=POWER, paired=True, nonparametric=False)
+    total = math.ceil(n / SIGN_TEST_ARE_NORMAL)
+    return max(total - int(log_ratios.size), 0)
+
+
+# --------------------------------------------------------------------------- whole comparisons
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """One candidate against the baseline: verdict, effect, p-value and the secondary numbers."""
+
+    baseline: str
+    candidate: str
+    self_check: bool
+    verdict: Verdict
+    effect: Effect | None
+    pvalue: float | None
+    pvalue_unadjusted: float | None
+    rounds: int
+    rounds_needed: int | None
+    secondary: dict
+    warnings: tuple[str, ...]
+
+    def to_dict(self, settings: DecisionSettings, stopped_because: str) -> dict:
+        adjusted = settings.family > 1 and not self.self_check
+        return {
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "self_check": self.self_check,
+            "verdict": self.verdict.verdict,
+            "negligible": self.verdict.negligible,
+            "verdict_reason": self.verdict.reason,
+            "refused": self.verdict.refused,
+            "effect": self.effect.to_dict() if self.effect else None,
+            "pvalue": self.pvalue,
+            "pvalue_unadjusted": self.pvalue_unadjusted,
+            "pvalue_method": self.effect.pvalue_method if self.effect else None,
+            "adjustment": "holm p-values, bonferroni intervals" if adjusted else "none",
+            "alpha": settings.alpha,
+            "threshold": settings.threshold,
+            "rounds": self.rounds,
+            "rounds_needed": self.rounds_needed,
+            "stopped_because": stopped_because,
+            "secondary": self.secondary,
+            "warnings": list(self.warnings),
+        }
+
+
+def baseline_and_candidates(run: Run) -> tuple[int, list[int]]:
+    """Index of the baseline (label "baseline", else the first variant) and of the others."""
+    labels = [v.label for v in run.variants]
+    base = labels.index("baseline") if "baseline" in labels else 0
+    return base, [i for i in range(len(run.variants)) if i != base]
+
+
+def compare_run(run: Run, settings: DecisionSettings) -> tuple[ComparisonResult, ...]:
+    """Every candidate of ``run`` against its baseline, p-values Holm-adjusted over the family."""
+    base_index, others = baseline_and_candidates(run)
+    baseline = run.variants[base_index]
+    results = [
+        _compare_pair(baseline.name, baseline.samples, run.variants[i].name, run.variants[i].samples,
+                      settings, self_check=run.variants[i].label == SELF_CHECK_LABEL)
+        for i in others
+    ]
+    return tuple(_holm_adjusted(results))
+
+
+def _compare_pair(base_name: str, base: Samples, cand_name: str, cand: Samples,
+                  settings: DecisionSettings, *, self_check: bool) -> ComparisonResult:
+    base_ns, cand_ns = paired_walls(base, cand)
+    warnings: list[str] = []
+    r = _log_ratios(base_ns, cand_ns) if base_ns.size else np.zeros(0)
+    verdict, effect = verdict_for(r, settings)
+    needed = rounds_needed(r, settings) if verdict.verdict == "inconclusive" else None
+    secondary = secondary_statistics(base_ns, cand_ns, r, settings, warnings)
+    lost = len(cand.select(cand["warmup"] == 0)) - r.size
+    if lost > 0:
+        warnings.append(f"{lost} round(s) left out because a sample in them failed")
+    return ComparisonResult(
+        baseline=base_name, candidate=cand_name, self_check=self_check, verdict=verdict,
+        effect=effect, pvalue=effect.pvalue if effect else None,
+        pvalue_unadjusted=effect.pvalue if effect else None, rounds=int(r.size),
+        rounds_needed=needed, secondary=secondary, warnings=tuple(warnings),
+    )
+
+
+def _holm_adjusted(results: list[ComparisonResult]) -> list[ComparisonResult]:
+    family = [i for i, r in enumerate(results) if not r.self_check and r.pvalue is not None]
+    if len(family) < 2:
+        return results
+    adjusted = stats.holm([results[i].pvalue for i in family])
+    out = list(results)
+    for i, p in zip(family, adjusted):
+        out[i] = _replace(out[i], pvalue=float(p))
+    return out
+
+
+def _replace(result: ComparisonResult, **changes) -> ComparisonResult:
+    import dataclasses
+
+    return dataclasses.replace(result, **changes)
+
+
+def secondary_statistics(base_ns: np.ndarray, cand_ns: np.ndarray, r: np.ndarray,
+                         settings: DecisionSettings, warnings: list[str]) -> dict:
+    """The numbers shown beside the verdict: seed 002's table, seed 000's tests, diagnostics."""
+    if base_ns.size == 0:
+        return {}
+    out = {
+        "min": {"baseline": float(base_ns.min()), "candidate": float(cand_ns.min()),
+                "delta_pct": float(100.0 * (cand_ns.min() / base_ns.min() - 1.0))},
+        "mean": {"baseline": float(base_ns.mean()), "candidate": float(cand_ns.mean()),
+                 "paired_difference": float(np.mean(cand_ns - base_ns)),
+                 "paired_difference_pct": float(100.0 * np.mean(cand_ns - base_ns) / base_ns.mean())},
+        "pairs": {"candidate_faster": int(np.count_nonzero(r < 0)),
+                  "candidate_slower": int(np.count_nonzero(r > 0)),
+                  "tied": int(np.count_nonzero(r == 0))},
+    }
+    confidence = 1.0 - settings.level_alpha
+    out["hodges_lehmann"] = _guarded(warnings, lambda: _hodges_lehmann(cand_ns, base_ns, confidence))
+    out["mann_whitney_pvalue"] = _guarded(warnings, lambda: stats.mann_whitney(cand_ns, base_ns).pvalue)
+    out["signed_rank_pvalue"] = _guarded(warnings, lambda: stats.signed_rank(cand_ns, base_ns).pvalue)
+    out["autocorrelation"] = _guarded(warnings, lambda: _lag1(r, warnings))
+    out["outlier_balance"] = _guarded(warnings, lambda: _outliers(r))
+    return out
+
+
+def _guarded(warnings: list[str], compute):
+    try:
+        return compute()
+    except StatisticsError as exc:
+        if str(exc) not in warnings:
+            warnings.append(str(exc))
+        return None
+
+
+def _hodges_lehmann(cand_ns: np.ndarray, base_ns: np.ndarray, confidence: float) -> dict:
+    hl = stats.hodges_lehmann(cand_ns, base_ns, confidence)
+    return {"estimate": hl.estimate, "low": hl.low, "high": hl.high, "confidence": hl.confidence}
+
+
+def _lag1(r: np.ndarray, warnings: list[str]) -> dict:
+    correlogram = stats.autocorrelation(r, max_lag=1)
+    lag1 = correlogram.lag1
+    band = float(correlogram.white_noise_band)
+    significant = abs(lag1) > band
+    if significant:
+        warnings.append(
+            f"the pair differences are autocorrelated (lag-1 r = {lag1:.2f}, outside ±{band:.2f}): "
+            "consecutive rounds are not independent; run `pairbench doctor` to see why"
+        )
+    return {"lag1": lag1, "band": band, "significant": bool(significant)}
+
+
+def _outliers(r: np.ndarray) -> dict:
+    balance = stats.outlier_balance(r)
+    return {"slow": balance.n_above, "fast": balance.n_below, "pvalue": balance.p_value,
+            "enabled": balance.enabled}
+
+
+# --------------------------------------------------------------------------- adaptive stopping
+
+
+class StoppingRule:
+    """Decides, after each round, whether every real comparison has reached a verdict.
+
+    Keeps the per-pair log-ratios incrementally (one per candidate per round), so
+    consulting it costs O(n) for the interval, not a re-scan of all samples.
+    The sampler consults it only from ``--min-runs`` on; it catches up then.
+    """
+
+    def __init__(self, settings: DecisionSettings, baseline: int, candidates: list[int]):
+        self.settings = settings
+        self.baseline = baseline
+        self.candidates = candidates
+        self.ratios: dict[int, list[float]] = {i: [] for i in candidates}
+        self.latest: dict[int, tuple[Verdict, Effect | None]] = {}
+        self._rounds_seen = 0
+
+    def __call__(self, sampler) -> str | None:
+        self._catch_up(sampler)
+        verdicts = []
+        for i in self.candidates:
+            verdict, effect = verdict_for(np.asarray(self.ratios[i]), self.settings)
+            self.latest[i] = (verdict, effect)
+            verdicts.append(verdict)
+        if all(v.decided for v in verdicts):
+            if len(verdicts) == 1:
+                return f"the verdict was decided ({verdicts[0].verdict})"
+            return "every comparison reached a verdict"
+        return None
+
+    def _catch_up(self, sampler) -> None:
+        """Add the log-ratios of the rounds completed since the last call.
+
+        Every round appends exactly one sample per variant, warmup rounds first,
+        so measured round k of variant v is ``rows[v][warmup_rounds + k]``.
+        """
+        offset = sampler.plan.warmup_rounds
+        base_rows = sampler.rows[self.baseline]
+        for k in range(self._rounds_seen, sampler.rounds):
+            b = base_rows[offset + k]
+            for i in self.candidates:
+                c = sampler.rows[i][offset + k]
+                if b.status == 0 and c.status == 0:
+                    self.ratios[i].append(math.log1p((c.wall_ns - b.wall_ns) / b.wall_ns))
+        self._rounds_seen = sampler.rounds

@@ -1,0 +1,166 @@
+"""A measurement session: setup, sampling, journaling, cleanup, and the run record at the end.
+
+This is where "lose nothing" is kept: every sample is journaled as it arrives;
+a failed command, a failed helper command or Ctrl-C ends sampling but the samples
+taken so far become a :class:`~pairbench.model.Run` (state ``failed`` or
+``interrupted``) that is written like any other. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import signal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from pairbench import __version__
+from pairbench.errors import HelperCommandFailed, PairbenchError
+from pairbench.measure.executor import Executor
+from pairbench.measure.plan import DecisionRule, Progress, Sampler, SamplingPlan
+from pairbench.model import Command, Run, Samples, Variant, describe_status
+from pairbench.resultfile import Journal, write_result
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """What to measure and how, plus the metadata to store with it."""
+
+    kind: str  # "run" or "compare"
+    plan: SamplingPlan
+    labels: tuple[str, ...] = ()
+    setup: Command | None = None
+    cleanup: Command | None = None
+    environment: Mapping = field(default_factory=dict)
+    options: Mapping = field(default_factory=dict)
+    shell_overhead: Mapping | None = None
+    json_path: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a session ended: the run (always), and the error or interruption that ended it early."""
+
+    run: Run
+    error: PairbenchError | None = None
+    interrupted: bool = False
+
+
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def measure(
+    spec: SessionSpec,
+    executor: Executor,
+    *,
+    on_progress: Callable[[Progress, Sampler], None] | None = None,
+    decide: DecisionRule | None = None,
+    finalize: Callable[[Run], Run] | None = None,
+) -> Outcome:
+    """Run ``spec`` to completion, failure or Ctrl-C, journaling samples when a JSON path is set.
+
+    ``finalize`` adds derived data (summaries, comparisons) to the run before it
+    is written; if it raises, the raw run is written first and the error passes on.
+    """
+    started = utc_now()
+    skeleton = _build_run(spec, started, state="running", rows=None)
+    journal = Journal(spec.json_path, skeleton) if spec.json_path else None
+    sampler = Sampler(
+        executor,
+        spec.plan,
+        on_sample=(lambda variant, sample: journal.append(variant, sample)) if journal else None,
+        on_progress=(lambda progress: on_progress(progress, sampler)) if on_progress else None,
+        decide=decide,
+    )
+    error: PairbenchError | None = None
+    interrupted = False
+    try:
+        _run_helper(executor, spec.setup, "--setup")
+        sampler.run()
+    except PairbenchError as exc:
+        error = exc
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        with _ignoring_interrupts():
+            cleanup_error = _cleanup(executor, spec.cleanup)
+            error = error or cleanup_error
+            executor.close()
+    state = "interrupted" if interrupted else ("failed" if error else "complete")
+    stopped = sampler.stopped_because or _early_stop_reason(interrupted, error)
+    run = _build_run(spec, started, state=state, rows=sampler.rows, stopped=stopped,
+                     notes=tuple(sampler.notes))
+    try:
+        run = finalize(run) if finalize else run
+    finally:
+        if spec.json_path:
+            with _ignoring_interrupts():
+                write_result(run, spec.json_path)
+                journal.close(remove=True)
+    return Outcome(run=run, error=error, interrupted=interrupted)
+
+
+def _early_stop_reason(interrupted: bool, error: PairbenchError | None) -> str:
+    if interrupted:
+        return "interrupted (Ctrl-C)"
+    if error is not None:
+        return f"stopped by an error: {error}"
+    return ""
+
+
+def _run_helper(executor: Executor, command: Command | None, option: str) -> None:
+    if command is None:
+        return
+    result = executor.run(command)
+    if result.status != 0:
+        raise HelperCommandFailed(f"{option} command {command.text!r} failed: {describe_status(result.status)}")
+
+
+def _cleanup(executor: Executor, command: Command | None) -> PairbenchError | None:
+    try:
+        _run_helper(executor, command, "--cleanup")
+    except PairbenchError as exc:
+        return exc
+    return None
+
+
+def _build_run(spec: SessionSpec, started: str, *, state: str, rows, stopped: str = "",
+               notes: tuple[str, ...] = ()) -> Run:
+    plan = spec.plan
+    variants = tuple(
+        Variant(
+            name=plan.name(i),
+            command=command,
+            label=spec.labels[i] if spec.labels else "",
+            samples=Samples.from_rows(rows[i]) if rows is not None else Samples.empty(),
+        )
+        for i, command in enumerate(plan.commands)
+    )
+    return Run(
+        kind=spec.kind,
+        variants=variants,
+        tool_version=__version__,
+        started_at=started,
+        finished_at="" if state == "running" else utc_now(),
+        state=state,
+        stopped_because=stopped,
+        environment=dict(spec.environment),
+        options=dict(spec.options),
+        shell_overhead=dict(spec.shell_overhead) if spec.shell_overhead else None,
+        warnings=notes,
+    )
+
+
+@contextlib.contextmanager
+def _ignoring_interrupts():
+    """Let a second Ctrl-C not cut the saving of results short (main thread only)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to guard
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
