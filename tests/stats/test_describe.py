@@ -13,6 +13,7 @@ Expected values come from outside pairbench:
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import time
@@ -54,6 +55,12 @@ def test_describe_matches_r_on_reference_samples(name):
     assert list(d.below_fence) == case["below_fence"]
     assert list(d.above_fence) == case["above_fence"]
     assert d.quantile_method == "linear (R type 7)"
+
+
+def test_stats_describe_stays_callable_whatever_was_imported_first():
+    module = importlib.import_module("pairbench.stats.describe")  # binds the module name
+    assert isinstance(module([1.0, 2.0, 4.0]), stats.Description)
+    assert isinstance(stats.describe([1.0, 2.0, 4.0]), stats.Description)
 
 
 def test_tukey_fences_report_outliers_without_removing_them():
