@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from pairbench import cli
+from pairbench.cli import app
 from pairbench.measure.fake import FakeExecutor
 
 
@@ -30,7 +31,7 @@ def use_executor(monkeypatch):
 
     def install(executor=None, **kwargs):
         executor = executor if executor is not None else FakeExecutor(**kwargs)
-        monkeypatch.setattr(cli, "EXECUTOR_FACTORY", lambda output: executor)
+        monkeypatch.setattr(app, "EXECUTOR_FACTORY", lambda output: executor)
         return executor
 
     return install

@@ -1,0 +1,220 @@
+"""``pairbench run`` and ``pairbench compare``: measure, analyse, print, store."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+
+import click
+
+from pairbench import analysis
+from pairbench.cli.app import EXIT_CODES_HELP, Io, cli, make_executor
+from pairbench.cli.options import percent_option, sampling_options
+from pairbench.cli.progress import close_progress, progress_printer
+from pairbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VERDICT, UsageError
+from pairbench.measure.executor import OutputPolicy
+from pairbench.measure.plan import SamplingPlan, StopRule
+from pairbench.measure.session import Outcome, SessionSpec, measure
+from pairbench.report import text as text_report
+from pairbench.verdict import FAIL_ON_CHOICES
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("commands", nargs=-1, required=True)
+@sampling_options(default_warmup=0, default_max_time="3s")
+@click.pass_obj
+def run(io: Io, commands: tuple[str, ...], **options):
+    """Measure each COMMAND and print an honest summary.
+
+    With several commands, samples are interleaved in randomized order: every
+    round runs each command once, so drift affects all of them alike.
+
+    \b
+    Examples:
+      pairbench run 'sleep 0.01'
+      pairbench run --runs 50 --warmup 3 'gzip -k -f data.bin'
+      pairbench run --json out.json 'python -c pass' 'python -S -c pass'
+    """
+    spec = build_session_spec("run", commands, options, io=io)
+    progress = progress_printer(io, options["quiet"], spec.plan)
+    outcome = measure(spec, make_executor(OutputPolicy.parse(options["output"])),
+                      on_progress=progress, finalize=with_summaries)
+    close_progress(progress)
+    return finish_measurement(io, outcome, options)
+
+
+def with_summaries(run):
+    """``run`` with its per-variant summaries attached (stored in the result document)."""
+    return run.replace(summaries=tuple(s.to_dict() for s in analysis.summarize_run(run)))
+
+
+def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io: Io,
+                       labels: tuple[str, ...] = ()) -> SessionSpec:
+    """Turn parsed options into a validated :class:`SessionSpec` (usage errors raised here)."""
+    from pairbench.environment import collect_environment
+    from pairbench.measure.commandline import parse_command
+
+    shell = options["shell"]
+    parsed = tuple(parse_command(c, shell=shell) for c in commands)
+    names = tuple(options["names"])
+    if names and len(names) != len(commands):
+        raise UsageError(f"--name was given {len(names)} time(s) for {len(commands)} command(s)")
+    if options["seed"] is None:
+        options["seed"] = secrets.randbits(32)
+    stop = StopRule(runs=options["runs"], min_runs=options["min_runs"], max_runs=options["max_runs"],
+                    max_time_ns=options["max_time"])
+    plan = SamplingPlan(
+        commands=parsed,
+        stop=stop,
+        warmup_rounds=options["warmup"],
+        prepare=parse_command(options["prepare"], shell=shell) if options["prepare"] else None,
+        timeout_ns=options["timeout"],
+        ignore_failure=options["ignore_failure"],
+        seed=options["seed"],
+        names=names or tuple(commands),
+    )
+    return SessionSpec(
+        kind=kind,
+        plan=plan,
+        labels=labels,
+        setup=parse_command(options["setup"], shell=shell) if options["setup"] else None,
+        cleanup=parse_command(options["cleanup"], shell=shell) if options["cleanup"] else None,
+        environment=collect_environment(),
+        options=_stored_options(options),
+        shell_overhead=_shell_overhead(options) if shell else None,
+        json_path=options["json_path"] if options["json_path"] != "-" else None,
+    )
+
+
+def _shell_overhead(options: dict) -> dict:
+    from pairbench.measure.commandline import measure_shell_startup
+
+    executor = make_executor(OutputPolicy())
+    try:
+        startup = measure_shell_startup(executor)
+    finally:
+        executor.close()
+    return {"median_ns": startup.median_ns, "min_ns": startup.min_ns, "n": startup.n}
+
+
+def _stored_options(options: dict) -> dict:
+    """The options as stored in the result document (JSON-ready)."""
+    return {key: (list(value) if isinstance(value, tuple) else value) for key, value in options.items()}
+
+
+def finish_measurement(io: Io, outcome: Outcome, options: dict) -> int:
+    """Print the summary of a finished (or cut short) run and return the exit code."""
+    run = outcome.run
+    summaries = analysis.summaries_from_dicts(run.summaries) if run.summaries else analysis.summarize_run(run)
+    _emit(io, run, options, text_report.render_run(run, summaries, color=io.color))
+    if outcome.error is not None:
+        io.err(f"error: {outcome.error}")
+        return outcome.error.exit_code
+    if outcome.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("baseline")
+@click.argument("candidates", nargs=-1, required=True)
+@sampling_options(default_warmup=1, default_max_time="60s")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01,
+              show_default=True, help="Family-wise error rate of the verdicts.")
+@click.option("--threshold", default="1", show_default=True, callback=percent_option, metavar="PERCENT",
+              help="Smallest change that matters, in percent.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default="never", show_default=True,
+              help="Exit 1 when a verdict (not negligible) matches: slower, faster, change (either).")
+@click.option("--self-check", is_flag=True,
+              help="Also run a copy of the baseline: an A/A comparison that must not find a change.")
+@click.pass_obj
+def compare(io: Io, baseline: str, candidates: tuple[str, ...], **options):
+    """Is CANDIDATE faster or slower than BASELINE, by how much, how sure?
+
+    Every round runs each command once in a fresh random order; the effect is the
+    median per-round ratio candidate/baseline with an interval whose error rate is
+    alpha even though sampling stops as soon as the verdict is decided (an
+    anytime-valid confidence sequence). With --runs the number of rounds is fixed
+    and the exact sign-test interval is used.
+
+    \b
+    Verdicts: slower / faster (the interval excludes 0; "negligible" if it lies
+    within ±threshold), equivalent (it includes 0 and lies within ±threshold),
+    inconclusive (otherwise; the rounds still needed are estimated).
+
+    \b
+    Examples:
+      pairbench compare ./build-main/app ./build-pr/app
+      pairbench compare --fail-on slower --json result.json 'python old.py' 'python new.py'
+      pairbench compare --runs 100 --self-check 'gzip -1 -c f' 'gzip -6 -c f' 'gzip -9 -c f'
+    """
+    from pairbench.comparison import SELF_CHECK_LABEL, StoppingRule
+
+    commands = (baseline, *candidates) + ((baseline,) if options["self_check"] else ())
+    names = tuple(options["names"])
+    if names and options["self_check"] and len(names) == len(commands) - 1:
+        names = names + (f"{names[0]} (copy)",)
+    elif not names and options["self_check"]:
+        names = (baseline, *candidates, f"{baseline} (copy)")
+    options["names"] = names
+    labels = ("baseline",) + ("candidate",) * len(candidates) + (
+        (SELF_CHECK_LABEL,) if options["self_check"] else ())
+    spec = build_session_spec("compare", commands, options, io=io, labels=labels)
+    settings = decision_settings(options, family=len(candidates))
+    rule = StoppingRule(settings, 0, list(range(1, len(candidates) + 1))) if settings.anytime else None
+    progress = progress_printer(io, options["quiet"], spec.plan)
+    outcome = measure(spec, make_executor(OutputPolicy.parse(options["output"])),
+                      on_progress=progress, decide=rule,
+                      finalize=lambda run: with_comparisons(with_summaries(run), settings))
+    close_progress(progress)
+    return finish_comparison(io, outcome, options, settings)
+
+
+def with_comparisons(run, settings):
+    """``run`` with its comparisons (verdicts, effects, secondary statistics) attached."""
+    from pairbench.comparison import compare_run
+
+    results = compare_run(run, settings)
+    return run.replace(comparisons=tuple(r.to_dict(settings, run.stopped_because) for r in results))
+
+
+def decision_settings(options: dict, *, family: int):
+    from pairbench.comparison import DecisionSettings
+
+    return DecisionSettings(alpha=options["alpha"], threshold=options["threshold"],
+                            anytime=options["runs"] is None, family=family)
+
+
+def finish_comparison(io: Io, outcome: Outcome, options: dict, settings) -> int:
+    """Analyse, print and store a comparison; the exit code honours --fail-on."""
+    from pairbench.verdict import Verdict, matches_fail_on
+
+    run = outcome.run
+    summaries = analysis.summaries_from_dicts(run.summaries)
+    _emit(io, run, options, text_report.render_compare(run, summaries, run.comparisons, color=io.color))
+    if outcome.error is not None:
+        io.err(f"error: {outcome.error}")
+        return outcome.error.exit_code
+    if outcome.interrupted:
+        return EXIT_INTERRUPTED
+    failing = [c for c in run.comparisons if not c["self_check"] and matches_fail_on(
+        Verdict(c["verdict"], negligible=c["negligible"]), options["fail_on"])]
+    if failing:
+        io.err(f"--fail-on {options['fail_on']}: {len(failing)} comparison(s) matched")
+        return EXIT_VERDICT
+    return EXIT_OK
+
+
+def _emit(io: Io, run, options: dict, human: str) -> None:
+    """Print the report (or the document for --json -) and write --json FILE with derived data."""
+
+    from pairbench.resultfile import run_to_document
+
+    path = options.get("json_path")
+    if path == "-":
+        io.out(json.dumps(run_to_document(run), allow_nan=False))
+        return
+    io.out(human)
+    if path:
+        io.err(f"Result written to {path}")

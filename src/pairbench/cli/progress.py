@@ -1,0 +1,81 @@
+"""Live progress while sampling: a redrawn line on a terminal, a plain line now and then otherwise."""
+
+from __future__ import annotations
+
+import time
+
+from pairbench.cli.app import Io
+from pairbench.measure.plan import Progress, Sampler, SamplingPlan
+from pairbench.units import format_duration
+
+
+class PlainProgress:
+    """Progress as a plain line every few seconds (not a TTY)."""
+
+    def __init__(self, io: Io, plan: SamplingPlan, interval_s: float = 5.0):
+        self.io, self.plan, self.interval_s = io, plan, interval_s
+        self._last = time.monotonic()
+
+    def __call__(self, progress: Progress, sampler: Sampler) -> None:
+        now = time.monotonic()
+        if now - self._last < self.interval_s:
+            return
+        self._last = now
+        self.io.err(status_line(progress, sampler))
+
+
+class TtyProgress:
+    """A live progress line on a terminal: rounds, elapsed time, current medians."""
+
+    def __init__(self, io: Io, plan: SamplingPlan):
+        from rich.console import Console
+
+        self.io, self.plan = io, plan
+        self._console = Console(file=io.stderr, highlight=False)
+        self._last = 0.0
+        self._budget = plan.stop.max_time_ns
+
+    def __call__(self, progress: Progress, sampler: Sampler) -> None:
+        now = time.monotonic()
+        if now - self._last < 0.2:
+            return
+        self._last = now
+        line = status_line(progress, sampler)
+        if self._budget and self.plan.stop.adaptive:
+            share = min(progress.elapsed_ns / self._budget, 1.0)
+            filled = int(share * 20)
+            line = f"[{'█' * filled}{'·' * (20 - filled)}] " + line
+        self._console.file.write("\r\x1b[2K" + line[: max(self._console.width - 1, 20)])
+        self._console.file.flush()
+
+    def close(self) -> None:
+        self._console.file.write("\r\x1b[2K")
+        self._console.file.flush()
+
+
+def status_line(progress: Progress, sampler: Sampler) -> str:
+    """One line: rounds, samples, elapsed time and each variant's current median."""
+    import numpy as np
+
+    phase = "warming up" if progress.warming_up else f"{progress.rounds} rounds"
+    medians = []
+    for i in range(len(sampler.plan.commands)):
+        wall = sampler.measured_wall_ns(i)
+        if wall.size:
+            medians.append(format_duration(float(np.median(wall))))
+    median_text = ("median " + " | ".join(medians)) if medians else ""
+    elapsed = format_duration(progress.elapsed_ns, digits=3)
+    return f"{phase}, {progress.samples} samples, {elapsed} elapsed  {median_text}".rstrip()
+
+
+def progress_printer(io: Io, quiet: bool, plan: SamplingPlan):
+    if quiet:
+        return None
+    if hasattr(io.stderr, "isatty") and io.stderr.isatty():
+        return TtyProgress(io, plan)
+    return PlainProgress(io, plan)
+
+
+def close_progress(progress) -> None:
+    if hasattr(progress, "close"):
+        progress.close()
