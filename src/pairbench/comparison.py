@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
-from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
+from pairbench.errors import NotEnoughData, NoVariance, StatisticsError, UsageError
 from pairbench.model import Run, Samples
 from pairbench.stats.paired import log_ratios as _log_ratios
 from pairbench.stats.sample_size import SIGN_TEST_ARE_NORMAL
@@ -187,6 +187,18 @@ class ComparisonResult:
             "secondary": self.secondary,
             "warnings": list(self.warnings),
         }
+
+
+def settings_for_run(run: Run) -> DecisionSettings:
+    """The decision settings a stored comparison was made with (defaults where absent)."""
+    options = run.options
+    candidates = sum(1 for v in run.variants if v.label == "candidate") or len(run.variants) - 1
+    try:
+        return DecisionSettings(alpha=float(options.get("alpha", 0.01)),
+                                threshold=float(options.get("threshold", 1.0)),
+                                anytime=options.get("runs") is None, family=max(candidates, 1))
+    except (TypeError, ValueError):
+        raise UsageError(f"the result's options do not describe a comparison: {dict(options)!r}") from None
 
 
 def baseline_and_candidates(run: Run) -> tuple[int, list[int]]:

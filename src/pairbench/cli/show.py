@@ -6,7 +6,7 @@ import click
 
 from pairbench import analysis
 from pairbench.cli.app import EXIT_CODES_HELP, Io, cli
-from pairbench.errors import EXIT_OK, UsageError
+from pairbench.errors import EXIT_OK
 from pairbench.report import text as text_report
 
 
@@ -26,25 +26,11 @@ def show(io: Io, path: str):
     run = read_result(path)
     summaries = analysis.summarize_run(run)
     if run.kind == "compare":
-        from pairbench.comparison import compare_run
+        from pairbench.comparison import compare_run, settings_for_run
 
-        settings = decision_settings_from_run(run)
+        settings = settings_for_run(run)
         comparisons = tuple(r.to_dict(settings, run.stopped_because) for r in compare_run(run, settings))
         io.out(text_report.render_compare(run, summaries, comparisons, color=io.color))
     else:
         io.out(text_report.render_run(run, summaries, color=io.color))
     return EXIT_OK
-
-
-def decision_settings_from_run(run):
-    """The decision settings a stored comparison was made with (defaults where absent)."""
-    from pairbench.comparison import DecisionSettings
-
-    options = run.options
-    candidates = sum(1 for v in run.variants if v.label == "candidate") or len(run.variants) - 1
-    try:
-        return DecisionSettings(alpha=float(options.get("alpha", 0.01)),
-                                threshold=float(options.get("threshold", 1.0)),
-                                anytime=options.get("runs") is None, family=max(candidates, 1))
-    except (TypeError, ValueError):
-        raise UsageError(f"the result's options do not describe a comparison: {options!r}") from None
