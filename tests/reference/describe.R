@@ -22,9 +22,10 @@
 #                  k - 1 is the largest j with pbinom(j, n, 1/2) <= alpha / 2, and
 #                  the exact coverage is 1 - 2 pbinom(k - 1, n, 1/2). This is the
 #                  order-statistic interval of Conover (Practical Nonparametric
-#                  Statistics, 3rd ed., 3.2), the rule benchstat uses for its median
-#                  interval; it needs no wilcox.test (which would give the
-#                  Hodges-Lehmann pseudo-median instead). Too small n: null.
+#                  Statistics, 3rd ed., 3.2); benchstat's median interval is of the
+#                  same binomial kind ("need >= 6 samples" at 0.95). It needs no
+#                  wilcox.test (which would give the Hodges-Lehmann pseudo-median
+#                  instead). When n is too small: "ok": false.
 options(digits = 17)
 
 num <- function(x) {

@@ -265,7 +265,7 @@ def _truncated_lag(d: np.ndarray) -> _Variance:
     lag = min(math.isqrt(n), n - 1)
     g = _autocovariance(d, lag)
     k = np.arange(1, lag + 1)
-    var_mean = (g[0] + 2.0 * float(np.sum((1.0 - k / n) * g[1:]))) / n
+    var_mean = (float(g[0]) + 2.0 * float(np.sum((1.0 - k / n) * g[1:]))) / n
     if var_mean > 0:
         return _Variance(var_mean, None, float(lag), "truncated-lag")
     fallback = _batch_means(d)
@@ -280,7 +280,7 @@ def _newey_west(d: np.ndarray) -> _Variance:
     """Bartlett-kernel long-run variance with the Newey-West (1994) automatic bandwidth."""
     n = d.size
     g = _autocovariance(d, n - 1)
-    bandwidth = _newey_west_bandwidth(g)
+    bandwidth = float(_newey_west_bandwidth(g))
     return _Variance(_bartlett_long_run(g, bandwidth) / n, None, bandwidth, "newey-west")
 
 
@@ -309,7 +309,7 @@ def _newey_west_bandwidth(g: np.ndarray) -> float:
     n = g.size
     pilot = min(math.ceil(4.0 * (n / 100.0) ** (2.0 / 9.0)), n - 1)
     j = np.arange(1, pilot + 1)
-    s0 = g[0] + 2.0 * float(np.sum(g[1 : pilot + 1]))
+    s0 = float(g[0]) + 2.0 * float(np.sum(g[1 : pilot + 1]))
     s1 = 2.0 * float(np.sum(j * g[1 : pilot + 1]))
     if s0 <= 0.0:
         return 0.0
