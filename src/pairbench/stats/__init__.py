@@ -18,12 +18,12 @@ import importlib
 # public name -> submodule that defines it
 _EXPORTS = {
     # shape and location of one sample (seed 003, 004)
-    "describe": "describe",
-    "Description": "describe",
-    "median_ci": "describe",
-    "MedianCI": "describe",
-    "mvalue": "describe",
-    "grubbs_critical": "describe",
+    "describe": "descriptive",
+    "Description": "descriptive",
+    "median_ci": "descriptive",
+    "MedianCI": "descriptive",
+    "mvalue": "descriptive",
+    "grubbs_critical": "descriptive",
     # serial dependence and the error of the mean (seed 000, 001)
     "autocovariance": "timeseries",
     "autocorrelation": "timeseries",

@@ -59,5 +59,5 @@ def require_variance(arr: np.ndarray, name: str = "x") -> None:
     if arr.size and np.all(arr == arr[0]):
         raise NoVariance(
             f"no variance: all {arr.size} values of {name} are identical "
-            f"({arr[0]!r}); is the timer resolution too coarse?"
+            f"({float(arr[0])!r}); is the timer resolution too coarse?"
         )

@@ -25,8 +25,6 @@ Conventions: quantiles are numpy's default "linear" method, which is R's
 from __future__ import annotations
 
 import math
-import sys
-import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -528,22 +526,3 @@ def _nice_floor(value: float, res: float) -> float:
 
 def _nice_ceiling(value: float, res: float) -> float:
     return math.ceil(value / res) * res
-
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as ``describe(...)``.
-
-    ``pairbench.stats`` exports a function ``describe`` from a submodule also
-    named ``describe``; once the submodule is imported (say by ``median_ci``, or
-    ``from pairbench.stats.describe import ...``), the import system binds the
-    *module* to ``pairbench.stats.describe``. Making the module callable keeps
-    ``stats.describe(x)`` working whatever was imported first (the same
-    workaround as ``stats/power.py``; a fix in ``stats/__init__.py`` would make
-    it unnecessary).
-    """
-
-    def __call__(self, x) -> Description:
-        return describe(x)
-
-
-sys.modules[__name__].__class__ = _CallableModule
