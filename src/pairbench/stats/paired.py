@@ -140,7 +140,7 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
     0. A verdict should rest on the interval, which is why a warning says so.
 
     Needs ``smallest_n_for_median_interval(confidence)`` pairs (6 at 95%, 8 at
-    99%). O(n log n) for the median (np.median partitions; O(n)) and O(1) ranks.
+    99%). O(n): np.median and np.partition are linear; the ranks are O(1) and cached.
 
     Raises ``NotEnoughData`` with too few pairs and ``NoVariance`` when every
     pair has the same log-ratio (every pair identical: timer too coarse).
