@@ -17,6 +17,7 @@ import numpy as np
 from pairbench import stats
 from pairbench.errors import StatisticsError
 from pairbench.model import Run, Variant
+from pairbench.units import format_duration
 
 CONFIDENCE = 0.95
 
@@ -110,7 +111,7 @@ def summarize_variant(variant: Variant, confidence: float = CONFIDENCE) -> Varia
 
 def _location_and_shape(wall: np.ndarray, warnings: list[str]) -> dict:
     d = stats.describe(wall)
-    warnings.extend(d.warnings)
+    warnings.extend(_shape_notes(d))
     return {
         "min": d.min,
         "q1": d.q1,
@@ -128,6 +129,26 @@ def _location_and_shape(wall: np.ndarray, warnings: list[str]) -> dict:
         "skewness": d.skewness,
         "mvalue": d.mvalue,
     }
+
+
+def _shape_notes(d) -> list[str]:
+    """Unit-aware notes on a variant's shape, from ``describe``'s structured fields.
+
+    The Tukey-fence counts and the mean-min gap are shown in the summary itself,
+    so they need no note; ``describe``'s own messages do not know the unit.
+    """
+    notes = []
+    if d.n > 1 and d.sd == 0.0:
+        notes.append(f"no variance: all {d.n} samples took exactly {format_duration(d.min)}; "
+                     "is the timer resolution too coarse?")
+    if d.max_beyond_grubbs:
+        notes.append(
+            f"the slowest sample lies {d.max_sigma:.1f} SD above the mean, beyond Grubbs' 5% critical "
+            f"value {d.grubbs_critical:.2f} for n = {d.n}: a heavy tail, so prefer the median to the mean"
+        )
+    if d.modality in ("bimodal", "multimodal"):
+        notes.append(f"the samples look {d.modality}: `pairbench report` shows their histogram")
+    return notes
 
 
 def _median_interval(wall: np.ndarray, confidence: float, warnings: list[str]) -> dict:

@@ -70,7 +70,7 @@ def variant_block(s: VariantSummary, notes: list[str]) -> list[str]:
     lines = [title, f"  median    {fmt(s.median)}  {_interval(s.median_low, s.median_high, fmt, s.confidence)}   {counts}"]
     if s.mean_se is not None:
         method = {"batch-means": "batch means"}.get(s.mean_method, s.mean_method)
-        n_eff = f", effective n {s.n_eff:.0f}" if s.n_eff is not None else ""
+        n_eff = f", effective n {min(s.n_eff, s.n):.0f}" if s.n_eff is not None else ""
         lines.append(
             f"  mean      {fmt(s.mean)} ± {format_duration(s.mean_se, unit=unit, digits=2)}"
             f"  (standard error, {method}{n_eff})"
@@ -79,7 +79,9 @@ def variant_block(s: VariantSummary, notes: list[str]) -> list[str]:
         lines.append(f"  mean      {fmt(s.mean)}")
     lines.append(f"  min…max   {fmt(s.min)} … {fmt(s.max)}    Q1 {fmt(s.q1)}   Q3 {fmt(s.q3)}")
     spread = f"  SD {fmt(s.sd)}   CV {format_percent(100 * s.cv, signed=False) if s.cv is not None else '—'}"
-    spread += f"   {s.beyond_upper_fence} beyond the Tukey fence (kept)"
+    if s.mean_min_gap is not None:
+        spread += f"   mean {format_percent(100 * s.mean_min_gap, signed=False)} above min"
+    spread += f"   Tukey fence: {s.beyond_upper_fence} above, {s.beyond_lower_fence} below (kept)"
     lines.append(spread)
     lines.append(
         f"  CPU user {format_duration(s.user_ns)}, sys {format_duration(s.sys_ns)}   "
