@@ -18,7 +18,13 @@ from scipy import integrate, optimize, special, stats
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.stats import ConfidenceSequence, confidence_sequence
 from pairbench.stats._order import median_interval_ranks
-from pairbench.stats.sequential import _best_a, _best_rho, first_bounded_n, upper_ranks
+from pairbench.stats.sequential import (
+    _best_a,
+    _best_rho,
+    anytime_pvalue,
+    first_bounded_n,
+    upper_ranks,
+)
 
 METHODS = ["beta-binomial", "normal-mixture"]
 
@@ -192,6 +198,60 @@ def test_constant_values_give_a_point_sequence_with_a_no_variance_warning():
 def test_confidence_sequence_rejects_bad_input_naming_it(values, kwargs, error, message):
     with pytest.raises(error) as info:
         confidence_sequence(values, **kwargs)
+    assert message in str(info.value)
+
+
+# --- the anytime p-value ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_anytime_pvalue_is_below_alpha_once_the_sequence_has_excluded_zero(method, alpha):
+    rng = np.random.default_rng(31)
+    for shift in (0.0, 0.3, -0.5):
+        # integer data: ties at 0 exercise the conservative choice of s
+        d = np.round(rng.normal(shift, 1.0, 400) * 2) / 2
+        t = np.arange(1, d.size + 1)
+        c = upper_ranks(t, alpha, 200, method)
+        excluded = (np.cumsum(d < 0) >= c) | (np.cumsum(d <= 0) <= t - c)
+        ever = np.logical_or.accumulate(excluded)
+        for n in (1, 5, 17, 30, 60, 100, 150, 200, 300, 400):
+            p = anytime_pvalue(d[:n], alpha=alpha, method=method)
+            assert 0.0 < p <= 1.0
+            assert (p <= alpha) == ever[n - 1], (shift, n, p)
+
+
+def test_anytime_pvalue_never_increases_as_pairs_arrive():
+    d = np.random.default_rng(5).normal(0.2, 1.0, 300)
+    p = [anytime_pvalue(d[:n]) for n in range(1, 301)]
+    assert all(b <= a for a, b in zip(p, p[1:], strict=False))
+
+
+def test_anytime_pvalue_matches_the_mixture_by_quadrature():
+    # all 30 values above 0: M_t is largest at t = 30, s = 0 (or 30 by symmetry)
+    a = _best_a(0.05, 200)
+    expected = 1 / _mixture_by_quadrature(0, 30, a)
+    assert anytime_pvalue(np.ones(30), alpha=0.05) == pytest.approx(expected, rel=1e-7)
+
+
+def test_anytime_pvalue_is_one_while_the_evidence_is_balanced():
+    assert anytime_pvalue([0.0] * 20) == 1.0
+    assert anytime_pvalue([1.0, -1.0] * 20) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("values", "kwargs", "message"),
+    [
+        ([], {}, "values must hold at least 1 values for an anytime p-value, got 0"),
+        ([0.1, float("nan")], {}, "values holds 1 NaN or infinite value(s)"),
+        ([0.1], {"alpha": 1.0}, "`alpha` must be in (0, 1), got 1.0"),
+        ([0.1], {"t_opt": -1}, "`t_opt` must be a positive integer (rounds), got -1"),
+        ([0.1], {"method": "t-test"}, "`method` must be one of"),
+    ],
+)
+def test_anytime_pvalue_rejects_bad_input_naming_it(values, kwargs, message):
+    with pytest.raises(StatisticsError) as info:
+        anytime_pvalue(values, **kwargs)
     assert message in str(info.value)
 
 

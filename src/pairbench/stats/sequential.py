@@ -39,6 +39,10 @@ Bernoulli 28(3):1704, the fixed-quantile confidence sequence):
 5. What is left is the closed interval of order statistics
    [x_(t - c_t + 1), x_(c_t)] (-inf / +inf when the rank is out of range).
 
+``anytime_pvalue`` is the matching always-valid p-value for "median = 0":
+1 / (running maximum of M_t), below alpha exactly once the sequence at level
+alpha has excluded 0.
+
 The proof needs no i.i.d. assumption, only that each D_i has median m given the
 past (theta may then change with i). Under H0, pairs run in randomized order
 give exactly that whenever the two runs of a pair are exchangeable given the
@@ -140,6 +144,38 @@ def confidence_sequence(
         high_pct=_percent(high),
         warnings=_warnings(x, low_rank, alpha, t_opt, method),
     )
+
+
+def anytime_pvalue(
+    values, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial"
+) -> float:
+    """The anytime-valid p-value of "median = 0" after each of ``values`` (in time order) was seen.
+
+    p_n = min(1, 1 / max_{t <= n} M_t), with M_t the same mixture supermartingale
+    the confidence sequence uses, evaluated at the most favourable point for H0:
+    the s in [#{D_i < 0}, #{D_i <= 0}] (first t values) closest to t/2, so tied
+    zeros count against rejecting. By Ville's inequality P(exists n: p_n <= x) <= x
+    for every x under H0, so p may be watched after every pair. For x = ``alpha``
+    (the level the mixture is tuned for) p_n <= alpha exactly when the
+    confidence sequence at level alpha has excluded 0 at some n' <= n. ``values``
+    must be in the order they were measured (the running maximum needs it). O(n).
+    """
+    alpha = check_confidence(alpha, "alpha")
+    t_opt = _check_t_opt(t_opt)
+    if method not in METHODS:
+        raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
+    x = as_sample(values, "values", min_n=1, what="for an anytime p-value")
+    t = np.arange(1, x.size + 1, dtype=np.float64)
+    below = np.cumsum(x < 0.0)
+    at_or_below = np.cumsum(x <= 0.0)
+    s = np.clip(t / 2.0, below, at_or_below)  # the point of [below, at_or_below] nearest t/2
+    if method == "beta-binomial":
+        log_m = _log_beta_binomial(s, t, _best_a(alpha, t_opt))
+    else:
+        rho = _best_rho(alpha, t_opt)
+        v = t / 4.0 + rho
+        log_m = 0.5 * np.log(rho / v) + (s - t / 2.0) ** 2 / (2.0 * v)
+    return float(min(1.0, math.exp(-(float(np.max(log_m)) - _LOG_SLACK))))
 
 
 def _check_t_opt(t_opt) -> int:
