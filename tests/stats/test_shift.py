@@ -27,7 +27,7 @@ def test_quantile_ranks_match_r_qbinom_and_cover_at_least_the_requested_confiden
         where = f"n={row['n']} p={row['p']} conf={row['conf']}"
         assert (ranks.low, ranks.high) == (row["low"], row["high"]), where
         assert math.isclose(ranks.achieved_confidence, row["achieved"], rel_tol=1e-10, abs_tol=1e-14), where
-        if 1 <= ranks.low and ranks.high <= row["n"]:
+        if ranks.low >= 1 and ranks.high <= row["n"]:
             assert ranks.achieved_confidence >= row["conf"] - 1e-12, where
 
 
@@ -43,7 +43,7 @@ def test_shift_function_matches_r(name):
     assert [b.high for b in sf.baseline] == case["baseline_high"]
     assert [c.low for c in sf.candidate] == case["candidate_low"]
     assert [c.high for c in sf.candidate] == case["candidate_high"]
-    for got, want in zip(sf.low + sf.high, case["low"] + case["high"]):
+    for got, want in zip(sf.low + sf.high, case["low"] + case["high"], strict=True):
         assert (got is None and want is None) or math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-9)
     assert sf.pure_shift_excluded == case["pure_shift_excluded"]
     assert math.isclose(sf.interval_confidence, 1 - (1 - case["conf"]) / 18)
@@ -85,7 +85,7 @@ def test_shift_function_handles_a_million_samples_quickly():
     start = time.perf_counter()
     sf = shift_function(a, b)
     assert time.perf_counter() - start < 2.0
-    assert all(lo < d < hi for d, lo, hi in zip(sf.difference, sf.low, sf.high))
+    assert all(lo < d < hi for d, lo, hi in zip(sf.difference, sf.low, sf.high, strict=True))
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -140,9 +140,9 @@ def shift_function(baseline, candidate, confidence: float = 0.95,
     per_interval = 1.0 - (1.0 - conf) / (2 * len(qs))
     b_int = _intervals(b, qs, per_interval)
     c_int = _intervals(c, qs, per_interval)
-    diff = tuple(ci.estimate - bi.estimate for bi, ci in zip(b_int, c_int))
-    low = tuple(_minus(ci.low, bi.high) for bi, ci in zip(b_int, c_int))
-    high = tuple(_minus(ci.high, bi.low) for bi, ci in zip(b_int, c_int))
+    diff = tuple(ci.estimate - bi.estimate for bi, ci in zip(b_int, c_int, strict=True))
+    low = tuple(_minus(ci.low, bi.high) for bi, ci in zip(b_int, c_int, strict=True))
+    high = tuple(_minus(ci.high, bi.low) for bi, ci in zip(b_int, c_int, strict=True))
     lows = [v for v in low if v is not None]
     highs = [v for v in high if v is not None]
     excluded = bool(lows and highs and max(lows) > min(highs))
