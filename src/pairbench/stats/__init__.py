@@ -47,8 +47,8 @@ _EXPORTS = {
     "outlier_balance": "paired",
     "OutlierBalance": "paired",
     # power and sample size (seed 000)
-    "power": "power",
-    "samples_needed": "power",
+    "power": "sample_size",
+    "samples_needed": "sample_size",
     # resampling and multiplicity
     "bootstrap_ci": "resample",
     "BootstrapCI": "resample",

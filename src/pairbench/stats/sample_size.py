@@ -18,8 +18,6 @@ is within about 1.2e-4 of the true root; ``brentq`` here solves to 1e-10.
 from __future__ import annotations
 
 import math
-import sys
-import types
 
 from scipy import optimize as _opt
 from scipy import stats as _sps
@@ -138,21 +136,3 @@ def _bracket(shortfall) -> tuple[float, float]:
                 "the effect is too small relative to `sd`: more than 1e15 samples would be needed"
             )
     return low, high
-
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as ``power(...)``.
-
-    ``pairbench.stats`` exports a function ``power`` from a submodule also named
-    ``power``; once the submodule is imported (say by ``samples_needed``), the
-    import system binds the *module* to ``pairbench.stats.power``. Making the
-    module callable keeps ``from pairbench.stats import power; power(...)``
-    working whatever was imported first. (A fix in ``stats/__init__.py`` would
-    make this unnecessary.)
-    """
-
-    def __call__(self, *args, **kwargs) -> float:
-        return power(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

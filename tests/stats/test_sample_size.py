@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pairbench.errors import StatisticsError
-from pairbench.stats.power import RANK_TEST_ARE, power, samples_needed
+from pairbench.stats.sample_size import RANK_TEST_ARE, power, samples_needed
 
 REFERENCE = json.loads(
     (Path(__file__).parents[1] / "reference" / "power_multiple_reference.json").read_text()
@@ -117,8 +117,8 @@ def test_samples_needed_refuses_an_effect_too_small_to_ever_detect():
         samples_needed(1e-9, 1, nonparametric=False)
 
 
-def test_power_is_callable_from_the_package_whatever_was_imported_first():
+def test_power_stays_the_function_whatever_was_imported_first():
     import pairbench.stats as stats
 
-    stats.samples_needed(1, 1)  # imports the submodule named like the function
+    stats.samples_needed(1, 1)  # imports the submodule that defines power
     assert stats.power(20, 1, 1, alpha=0.05) == pytest.approx(0.8689528, abs=5e-8)
