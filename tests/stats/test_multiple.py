@@ -48,7 +48,7 @@ def test_holm_keeps_input_order_and_never_decreases_along_sorted_p():
 @pytest.mark.parametrize(
     ("pvalues", "error", "message"),
     [
-        ([], NotEnoughData, "pvalues must hold at least 1 values to adjust, got 0"),
+        ([], NotEnoughData, "pvalues must hold at least 1 value to adjust, got 0"),
         ([0.1, float("nan")], StatisticsError, "pvalues holds 1 NaN"),
         ([0.1, 1.2], StatisticsError, "pvalues must lie in [0, 1], got 1.2 at index 1"),
         ([-0.01], StatisticsError, "pvalues must lie in [0, 1], got -0.01 at index 0"),

@@ -274,7 +274,7 @@ def test_outlier_balance_warns_that_few_outliers_cannot_show_imbalance():
 @pytest.mark.parametrize(
     ("differences", "k", "message"),
     [
-        ([], 3.0, "differences must hold at least 1 values for an outlier check, got 0"),
+        ([], 3.0, "differences must hold at least 1 value for an outlier check, got 0"),
         ([1.0, float("nan")], 3.0, "differences holds 1 NaN or infinite value(s)"),
         ([1.0, 2.0], 0.0, "`k` must be a positive finite number, got 0.0"),
         ([1.0, 2.0], float("inf"), "`k` must be a positive finite number, got inf"),

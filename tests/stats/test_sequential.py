@@ -178,7 +178,7 @@ def test_constant_values_give_a_point_sequence_with_a_no_variance_warning():
 @pytest.mark.parametrize(
     ("values", "kwargs", "error", "message"),
     [
-        ([], {}, NotEnoughData, "values must hold at least 1 values for a confidence sequence"),
+        ([], {}, NotEnoughData, "values must hold at least 1 value for a confidence sequence"),
         ([0.1, float("nan")], {}, StatisticsError, "values holds 1 NaN or infinite value(s)"),
         ([0.1, float("-inf")], {}, StatisticsError, "values holds 1 NaN or infinite value(s)"),
         ([0.1], {"alpha": 0.0}, StatisticsError, "`alpha` must be in (0, 1), got 0.0"),
@@ -242,7 +242,7 @@ def test_anytime_pvalue_is_one_while_the_evidence_is_balanced():
 @pytest.mark.parametrize(
     ("values", "kwargs", "message"),
     [
-        ([], {}, "values must hold at least 1 values for an anytime p-value, got 0"),
+        ([], {}, "values must hold at least 1 value for an anytime p-value, got 0"),
         ([0.1, float("nan")], {}, "values holds 1 NaN or infinite value(s)"),
         ([0.1], {"alpha": 1.0}, "`alpha` must be in (0, 1), got 1.0"),
         ([0.1], {"t_opt": -1}, "`t_opt` must be a positive integer (rounds), got -1"),

@@ -28,7 +28,8 @@ def as_sample(x, name: str = "x", *, min_n: int = 1, what: str = "") -> np.ndarr
         raise StatisticsError(f"{name} holds {bad} NaN or infinite value(s); remove them first")
     if arr.size < min_n:
         suffix = f" {what}" if what else ""
-        raise NotEnoughData(f"{name} must hold at least {min_n} values{suffix}, got {arr.size}")
+        noun = "value" if min_n == 1 else "values"
+        raise NotEnoughData(f"{name} must hold at least {min_n} {noun}{suffix}, got {arr.size}")
     return arr
 
 
