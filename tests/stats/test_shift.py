@@ -99,7 +99,7 @@ def test_quantile_ranks_reject_bad_arguments_naming_them(args, message):
 
 
 def test_shift_function_rejects_empty_and_bad_quantiles():
-    with pytest.raises(NotEnoughData, match="candidate must hold at least 1 values"):
+    with pytest.raises(NotEnoughData, match="candidate must hold at least 1 value"):
         shift_function([1.0, 2.0], [])
     with pytest.raises(StatisticsError, match="`quantiles` must be numbers in"):
         shift_function([1.0, 2.0], [1.0, 2.0], quantiles=(0.5, 1.0))
