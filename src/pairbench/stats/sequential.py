@@ -303,8 +303,9 @@ def _best_a(alpha: float, t_opt: int) -> float:
     return math.exp(result.x)
 
 
+@lru_cache(maxsize=256)
 def first_bounded_n(alpha: float, t_opt: int = 200, method: str = "beta-binomial") -> int:
-    """The smallest n at which the sequence is a finite interval (c_n <= n)."""
+    """The smallest n at which the sequence is a finite interval (c_n <= n); cached."""
     t = np.arange(1, 4097)
     bounded = np.flatnonzero(upper_ranks(t, alpha, t_opt, method) <= t)
     if bounded.size == 0:  # pragma: no cover - only for absurdly small alpha

@@ -1,0 +1,79 @@
+"""The adaptive stopping rule: stops early on a clear effect, not on noise, at a measured error rate.
+
+Simulated with the scripted executor on a virtual clock: machine drift, phases and
+autocorrelated noise that hit both arms of a round alike (common mode), plus
+independent per-run noise. Seeds are fixed, so every figure here reproduces.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from pairbench.command import Command
+from pairbench.comparison import DecisionSettings, StoppingRule
+from pairbench.measure.fake import FakeExecutor
+from pairbench.measure.plan import Sampler, SamplingPlan, StopRule
+
+A = Command("a", ("a",))
+B = Command("b", ("b",))
+
+
+def drifting_machine(ratio: float, seed: int, *, phi: float = 0.9, phase_s: float = 3.0):
+    """Durations of A and B on a machine with slow drift, load phases and AR(1) noise."""
+    rng = np.random.default_rng(seed)
+    state = {"ar": 0.0, "phase_end": 0.0, "load": 1.0}
+
+    def duration(command, index, clock_ns):
+        t = clock_ns / 1e9
+        if t >= state["phase_end"]:  # background load changes at random every few seconds
+            state["phase_end"] = t + rng.exponential(phase_s)
+            state["load"] = rng.choice([1.0, 1.3, 1.8])
+        state["ar"] = phi * state["ar"] + rng.normal(0.0, 0.02)  # autocorrelated machine state
+        drift = 1.0 + 0.1 * np.sin(t / 20.0)
+        own = float(np.exp(rng.normal(0.0, 0.02)))  # independent noise of this run
+        factor = ratio if command is B or command.text == "b" else 1.0
+        return 0.01 * drift * state["load"] * float(np.exp(state["ar"])) * own * factor
+
+    return duration
+
+
+def run_trial(ratio: float, seed: int, *, alpha: float, max_runs: int = 400):
+    executor = FakeExecutor(drifting_machine(ratio, seed))
+    settings = DecisionSettings(alpha=alpha, threshold=1.0, anytime=True, family=1)
+    rule = StoppingRule(settings, 0, [1])
+    plan = SamplingPlan(commands=(A, B), stop=StopRule(min_runs=10, max_runs=max_runs), seed=seed)
+    sampler = Sampler(executor, plan, decide=rule)
+    reason = sampler.run()
+    verdict, _ = rule.latest[1]
+    return verdict, reason, sampler.rounds
+
+
+def test_identical_commands_on_a_drifting_machine_give_few_false_verdicts():
+    alpha, trials = 0.05, 150
+    false_changes = sum(
+        run_trial(1.0, seed, alpha=alpha)[0].verdict in ("slower", "faster") for seed in range(trials)
+    )
+    # the rate must not exceed alpha beyond binomial noise: one-sided test at 1%
+    assert sps.binomtest(false_changes, trials, alpha, alternative="greater").pvalue > 0.01, false_changes
+
+
+def test_a_clear_slowdown_stops_early_on_the_right_side():
+    results = [run_trial(1.05, seed, alpha=0.01) for seed in range(20)]
+    assert all(v.verdict == "slower" for v, _, _ in results)
+    assert all(reason == "the verdict was decided (slower)" for _, reason, _ in results)
+    assert np.median([rounds for _, _, rounds in results]) < 60
+
+
+def test_noise_alone_runs_to_the_cap_or_to_equivalence_never_to_a_change():
+    verdict, reason, rounds = run_trial(1.0, seed=3, alpha=0.01, max_runs=150)
+    assert verdict.verdict in ("equivalent", "inconclusive")
+    if verdict.verdict == "inconclusive":
+        assert reason == "reached --max-runs 150" and rounds == 150
+
+
+@pytest.mark.parametrize("ratio", [0.97, 1.03])
+def test_wrong_direction_verdicts_do_not_happen(ratio):
+    wrong = "faster" if ratio > 1 else "slower"
+    assert all(run_trial(ratio, seed, alpha=0.01)[0].verdict != wrong for seed in range(20))
