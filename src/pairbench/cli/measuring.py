@@ -163,7 +163,8 @@ def compare(io: Io, baseline: str, candidates: tuple[str, ...], **options):
     spec = build_session_spec("compare", commands, options, io=io, labels=labels)
     settings = decision_settings(options, family=len(candidates))
     rule = StoppingRule(settings, 0, list(range(1, len(candidates) + 1))) if settings.anytime else None
-    progress = progress_printer(io, options["quiet"], spec.plan)
+    progress = progress_printer(io, options["quiet"], spec.plan,
+                                detail=(lambda: current_effect_text(rule)) if rule else None)
     outcome = measure(spec, make_executor(OutputPolicy.parse(options["output"])),
                       on_progress=progress, decide=rule,
                       finalize=lambda run: with_comparisons(with_summaries(run), settings))
@@ -177,6 +178,20 @@ def with_comparisons(run, settings):
 
     results = compare_run(run, settings)
     return run.replace(comparisons=tuple(r.to_dict(settings, run.stopped_because) for r in results))
+
+
+def current_effect_text(rule) -> str:
+    """The latest effect of each comparison for the progress line: "+3.1% [+1.2%, +5.0%]"."""
+    from pairbench.units import format_percent
+
+    parts = []
+    for verdict, effect in rule.latest.values():
+        if effect is None:
+            parts.append("effect: collecting rounds")
+        else:
+            parts.append(f"effect {format_percent(effect.estimate)} "
+                         f"[{format_percent(effect.low)}, {format_percent(effect.high)}]")
+    return " | ".join(parts)
 
 
 def decision_settings(options: dict, *, family: int):
