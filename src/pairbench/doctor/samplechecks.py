@@ -1,0 +1,267 @@
+"""Checks on a benchmark's samples: duration, stability, shape, serial dependence, interruptions.
+
+Each check takes the timed executions of one command (or plain arrays) and
+returns a :class:`~pairbench.doctor.findings.Finding`. The thresholds, and
+where they come from:
+
+* duration: process start-up (``true``) over 10% of a sample warns, over 50%
+  fails; a median under 1000 timer steps warns (0.1% quantization). pyperf
+  warns below 1 ms for the same reason (``pyperf/_cli.py``);
+* CV over 10% warns: pyperf's "the benchmark result may be unstable" (SD >= 10%
+  of the mean, ``pyperf/_cli.py`` ``format_checks``);
+* ``bimodal`` / ``multimodal`` by the mvalue (BenchmarkDotNet's thresholds, in
+  ``stats.describe``);
+* Ljung-Box p < 0.01 (seed 000's correlogram check; ``stats.ljung_box``);
+* more than 5% of the samples above Q3 + 1.5 IQR (seed 004's Tukey fence): for
+  normal data 0.35% lie beyond it (P(Z > 2.698)), so 5% is a tail about 15
+  times heavier than normal;
+* involuntary context switches beyond the quietest sample's, at >= 10 per
+  second of sampling and in at least 2 (and 10%) of the samples: each one gave
+  the CPU to another task for about a scheduler slice (0.75-3 ms), so 10/s
+  costs up to 1-3% of the time, unevenly;
+* mean more than 5% above the minimum (seed 003: on a quiet machine the gap
+  is "often under 1%");
+* benchmark names over 40 characters (seed 004: they obscure report tables).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from pairbench import stats
+from pairbench.doctor.findings import Finding
+from pairbench.errors import StatisticsError
+from pairbench.measure.executor import Execution
+from pairbench.units import format_duration, format_rate
+
+STARTUP_SHARE_WARN, STARTUP_SHARE_FAIL = 0.10, 0.50
+TIMER_STEPS_WARN = 1000
+CV_WARN = 0.10
+LJUNG_BOX_ALPHA = 0.01
+FENCE_SHARE_WARN = 0.05
+SWITCH_RATE_WARN = 10.0
+SWITCH_SAMPLES_MIN, SWITCH_SHARE_MIN = 2, 0.10
+MEAN_MIN_GAP_WARN = 0.05
+NAME_MAX = 40
+SETUP_SHARE_WARN = 0.05
+RSS_ALPHA = 0.01
+RSS_GROWTH_KIB = 1024
+FLOOR_MARGIN = 1.05  # max RSS within 5% above the executor's floor is "at the floor"
+
+
+def median(values: Sequence[float]) -> float | None:
+    return float(np.median(values)) if len(values) else None
+
+
+def line_fit(x, y, alternative: str = "two-sided") -> dict | None:
+    """Ordinary least squares y = intercept + slope x with standard errors and 95% half-widths.
+
+    ``scipy.stats.linregress``; the half-widths are t_{n-2, 0.975} x standard
+    error. ``pvalue`` tests slope = 0 against ``alternative``. None when x or
+    y is constant or n < 3 (no line, or no error for it).
+    """
+    from scipy import stats as sps
+
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return None
+    fit = sps.linregress(x, y, alternative=alternative)
+    t = float(sps.t.ppf(0.975, x.size - 2))
+    return {
+        "n": int(x.size),
+        "slope": float(fit.slope),
+        "intercept": float(fit.intercept),
+        "slope_se": float(fit.stderr),
+        "intercept_se": float(fit.intercept_stderr),
+        "slope_ci": t * float(fit.stderr),
+        "intercept_ci": t * float(fit.intercept_stderr),
+        "r_squared": float(fit.rvalue) ** 2,
+        "pvalue": float(fit.pvalue),
+        "alternative": alternative,
+    }
+
+
+def iterations_for_share(setup: float, per_iteration: float, share: float) -> int | None:
+    """Smallest n with setup / (setup + n per_iteration) <= share; None if per_iteration <= 0."""
+    if per_iteration <= 0:
+        return None
+    return max(1, math.ceil(setup * (1 - share) / (share * per_iteration)))
+
+
+# ------------------------------------------------------------------ duration
+
+
+def check_duration(executions: Sequence[Execution], startup_ns: float | None,
+                   resolution_ns: int, iterated: bool) -> Finding:
+    """Is a sample long enough compared with process start-up and the timer's step?"""
+    title, check = "duration", "duration"
+    wall = median([e.wall_ns for e in executions])
+    why = ("when most of a sample is process start-up, or a few timer steps, the command's own "
+           "work is a small part of what is measured and its changes drown in start-up noise")
+    more = ("use a larger {iterations} count" if iterated
+            else "batch more work per run (a loop inside the command, or an iteration count argument)")
+    parts = [f"median {format_duration(wall)}"]
+    data = {"median_ns": wall, "startup_ns": startup_ns, "timer_resolution_ns": resolution_ns}
+    share = startup_ns / wall if startup_ns and wall else None
+    if share is not None:
+        parts.append(f"process start-up (true) {format_duration(startup_ns)} is {100 * share:.1f}% of it")
+        data["startup_share"] = share
+    if resolution_ns:
+        parts.append(f"{wall / resolution_ns:,.0f} timer steps")
+    reading = "; ".join(parts)
+    target = max(10 * (startup_ns or 0), TIMER_STEPS_WARN * resolution_ns)
+    fix = f"{more} until a run takes at least {format_duration(target)}"
+    if share is not None and share > STARTUP_SHARE_FAIL:
+        return Finding(check, title, "fail", reading, why, fix, data)
+    too_coarse = resolution_ns and wall < TIMER_STEPS_WARN * resolution_ns
+    if (share is not None and share > STARTUP_SHARE_WARN) or too_coarse:
+        return Finding(check, title, "warn", reading, why, fix, data)
+    if share is None and not resolution_ns:
+        return Finding(check, title, "unknown", reading + "; start-up and timer unknown", why, data=data)
+    return Finding(check, title, "ok", reading, why, data=data)
+
+
+# ------------------------------------------------------------------ the samples' shape
+
+
+def sample_findings(executions: Sequence[Execution]) -> list[Finding]:
+    """Stability, modes, serial dependence, outliers, context switches and the mean-min gap."""
+    wall = np.array([e.wall_ns for e in executions], dtype=np.float64)
+    description = stats.describe(wall)
+    return [
+        check_stability(description),
+        check_modality(description),
+        check_autocorrelation(wall),
+        check_outliers(description),
+        check_context_switches([e.involuntary_cs for e in executions], wall),
+        check_mean_min_gap(description),
+    ]
+
+
+def check_stability(d) -> Finding:
+    title, check = "stability", "stability"
+    why = ("a large spread needs many more samples for the same precision, and usually means "
+           "something outside the command is changing its time")
+    if d.cv is None:
+        return Finding(check, title, "unknown", f"CV undefined for n = {d.n} (no spread to measure)", why)
+    robust = d.iqr / d.median if d.median else None
+    reading = f"CV {100 * d.cv:.1f}% (SD {format_duration(d.sd)} on a mean of {format_duration(d.mean)})"
+    if robust is not None:
+        reading += f"; IQR/median {100 * robust:.1f}%"
+    data = {"cv": d.cv, "iqr_over_median": robust, "n": d.n}
+    if d.cv > CV_WARN:
+        return Finding(check, title, "warn", reading, why,
+                       "quiet the machine (see `pairbench doctor`) and look for a cause inside the "
+                       "command (I/O, caches, garbage collection)", data)
+    return Finding(check, title, "ok", reading, why, data=data)
+
+
+def check_modality(d) -> Finding:
+    title, check = "modes", "modality"
+    why = ("two or more modes mean the command takes different paths or the machine switches "
+           "states; a single summary then describes none of them")
+    if d.modality is None:
+        return Finding(check, title, "unknown", f"need at least 12 samples to judge modes, got {d.n}", why)
+    reading = f"{d.modality} (mvalue {d.mvalue:.2f})"
+    data = {"mvalue": d.mvalue, "modality": d.modality}
+    if d.modality in ("bimodal", "multimodal"):
+        return Finding(check, title, "warn", reading, why,
+                       "plot the samples in time order (pairbench report) to find what switches",
+                       data)
+    return Finding(check, title, "ok", reading, why, data=data)
+
+
+def check_autocorrelation(wall: np.ndarray) -> Finding:
+    title, check = "serial dependence", "autocorrelation"
+    why = ("neighbouring samples that resemble each other (drift, warming, periodic load) carry "
+           "less information than their number says, and the textbook error of the mean is "
+           "then too small (seed 001)")
+    try:
+        r1 = stats.autocorrelation(wall, max_lag=1).lag1
+        lb = stats.ljung_box(wall)
+    except StatisticsError as exc:
+        return Finding(check, title, "unknown", f"cannot test: {exc}", why)
+    reading = f"lag-1 autocorrelation {r1:+.2f}; Ljung-Box p = {lb.pvalue:.2g} ({lb.lags} lags)"
+    data = {"lag1": r1, "ljung_box_pvalue": lb.pvalue, "lags": lb.lags}
+    if lb.pvalue < LJUNG_BOX_ALPHA:
+        return Finding(check, title, "warn", reading, why,
+                       "compare variants with pairbench compare (interleaved pairs cancel shared "
+                       "drift) and add warmup runs (--warmup)", data)
+    return Finding(check, title, "ok", reading, why, data=data)
+
+
+def check_outliers(d) -> Finding:
+    title, check = "outliers", "outliers"
+    why = ("samples beyond the Tukey fence are usually interruptions (other tasks, interrupts, "
+           "page faults); pairbench reports them and never removes them")
+    above = len(d.above_fence)
+    reading = f"{above} of {d.n} samples above Q3 + 1.5 IQR ({format_duration(d.upper_fence)})"
+    data = {"above_fence": above, "n": d.n, "upper_fence_ns": d.upper_fence}
+    if above > FENCE_SHARE_WARN * d.n:
+        return Finding(check, title, "warn", reading, why,
+                       "quiet the machine (pairbench doctor) or use more samples", data)
+    return Finding(check, title, "ok", reading, why, data=data)
+
+
+def involuntary_excess(switches: Sequence[int], wall_ns: Sequence[float]) -> tuple[float, int]:
+    """Involuntary switches per second beyond the quietest sample's, and how many samples had more.
+
+    The quietest sample's count is the command's own (a process gets one at
+    exit on many kernels; a multi-threaded one preempts itself); the rest were
+    taken by other tasks.
+    """
+    counts = np.asarray(switches, dtype=np.float64)
+    seconds = float(np.sum(wall_ns)) / 1e9
+    if counts.size == 0 or seconds <= 0:
+        return 0.0, 0
+    excess = counts - counts.min()
+    return float(excess.sum() / seconds), int(np.count_nonzero(excess))
+
+
+def switches_disturbing(rate: float, affected: int, n: int) -> bool:
+    return rate >= SWITCH_RATE_WARN and affected >= max(SWITCH_SAMPLES_MIN, SWITCH_SHARE_MIN * n)
+
+
+def check_context_switches(switches: Sequence[int], wall: np.ndarray) -> Finding:
+    title, check = "context switches", "context-switches"
+    why = ("an involuntary context switch means another task took the CPU mid-sample; the "
+           "sample then includes that task's time slice")
+    rate, affected = involuntary_excess(switches, wall)
+    reading = (f"{format_rate(rate)} involuntary switches beyond the quietest sample's "
+               f"({min(switches, default=0)}), in {affected} of {len(switches)} samples")
+    data = {"excess_per_s": rate, "affected_samples": affected, "n": len(switches)}
+    if switches_disturbing(rate, affected, len(switches)):
+        return Finding(check, title, "warn", reading, why,
+                       "stop other CPU-heavy work while measuring (pairbench doctor lists the "
+                       "busiest processes)", data)
+    return Finding(check, title, "ok", reading, why, data=data)
+
+
+def check_mean_min_gap(d) -> Finding:
+    title, check = "mean-min gap", "mean-min-gap"
+    why = ("the minimum is the time without interference; a mean far above it says a long tail "
+           "of disturbed samples (seed 003)")
+    if d.mean_min_gap is None:
+        return Finding(check, title, "unknown", "undefined (minimum <= 0)", why)
+    reading = f"(mean - min) / mean = {100 * d.mean_min_gap:.1f}%"
+    data = {"mean_min_gap": d.mean_min_gap}
+    if d.mean_min_gap > MEAN_MIN_GAP_WARN:
+        return Finding(check, title, "warn", reading, why,
+                       "quiet the machine (pairbench doctor); compare medians or paired ratios, "
+                       "which a tail moves less than a mean", data)
+    return Finding(check, title, "ok", reading, why, data=data)
+
+
+def check_name(name: str) -> Finding:
+    """Seed 004: names of at most 40 characters, so report tables stay readable."""
+    length = len(name)
+    reading = f"{length} characters" + (f" (over {NAME_MAX})" if length > NAME_MAX else "")
+    why = "long names are cut or wrap in report tables, hiding which benchmark a row is"
+    data = {"length": length, "max": NAME_MAX}
+    if length > NAME_MAX:
+        return Finding("name", "name", "warn", reading, why,
+                       f"give it a shorter name with --name (at most {NAME_MAX} characters)", data)
+    return Finding("name", "name", "ok", reading, why, data=data)

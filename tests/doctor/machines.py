@@ -1,0 +1,44 @@
+"""Fixture machines for the doctor: fake /proc and /sys trees under ``fixtures/``.
+
+Each machine has ``root/`` (the tree as first read) and may have ``after/``
+(files that changed during the activity window: /proc/stat, /proc/vmstat,
+/proc/[pid]/stat). :func:`machine_environment` copies ``root`` to a temporary
+directory and passes ``collect_environment`` a ``sleep`` that lays ``after``
+over it, so the "right now" readings are exact. See ``fixtures/README.md``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pairbench.environment import collect_environment
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MACHINES = ("tuned-server", "noisy-laptop", "container", "vm")
+FIXED_TIMER = {"clock": "CLOCK_MONOTONIC", "advertised_resolution_ns": 1, "measured_resolution_ns": 30}
+
+
+def machine_tree(name: str, tmp_path: Path) -> tuple[Path, callable]:
+    """A copy of fixture ``name``'s tree, and the ``sleep`` that applies its ``after/`` overlay."""
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / name / "root", root)
+    after = FIXTURES / name / "after"
+
+    def sleep(seconds: float) -> None:
+        if after.is_dir():
+            shutil.copytree(after, root, dirs_exist_ok=True)
+
+    return root, sleep
+
+
+def machine_environment(name: str, tmp_path: Path) -> dict:
+    """``collect_environment`` of fixture ``name``, with the measured timer fixed at 30 ns.
+
+    The timer's step is measured on the machine running the tests, not read
+    from the tree, so it is replaced to keep the clock check exact.
+    """
+    root, sleep = machine_tree(name, tmp_path)
+    environment = collect_environment(root, sleep=sleep)
+    environment["timer"] = dict(FIXED_TIMER)
+    return environment

@@ -1,0 +1,160 @@
+"""Environment checks judge each fixture machine as a benchmarker would, and unreadable means unknown."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from pairbench.doctor import diagnose_machine, evaluate
+from pairbench.doctor.checks import (
+    check_clock,
+    check_load,
+    check_power,
+    check_smt,
+    check_virtualization,
+    cpu_list_text,
+)
+
+EXPECTED = {
+    "tuned-server": dict(load="ok", governor="ok", turbo="ok", smt="ok", aslr="ok", isolation="ok",
+                         clock="ok", perf="ok", virtualization="ok", memory="ok", power="ok",
+                         thermal="ok"),
+    "noisy-laptop": dict(load="fail", governor="warn", turbo="warn", smt="warn", aslr="ok",
+                         isolation="warn", clock="ok", perf="warn", virtualization="ok",
+                         memory="fail", power="warn", thermal="warn"),
+    "container": dict(load="warn", governor="unknown", turbo="unknown", smt="unknown",
+                      aslr="unknown", isolation="unknown", clock="ok", perf="unknown",
+                      virtualization="fail", memory="unknown", power="unknown", thermal="unknown"),
+    "vm": dict(load="ok", governor="unknown", turbo="unknown", smt="ok", aslr="ok",
+               isolation="warn", clock="ok", perf="ok", virtualization="fail", memory="ok",
+               power="unknown", thermal="unknown"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_fixture_machine_gets_the_expected_status_per_check(machine, name):
+    findings = {f.check: f.status for f in evaluate(machine(name))}
+    assert findings == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_finding_that_is_not_ok_says_why_and_every_warning_says_how_to_fix(machine, name):
+    for finding in evaluate(machine(name)):
+        assert finding.reading and finding.why
+        if finding.status in ("warn", "fail"):
+            assert finding.fix, finding.check
+
+
+def test_overall_status_is_the_worst_finding(machine):
+    assert diagnose_machine(machine("tuned-server")).status == "ok"
+    assert diagnose_machine(machine("noisy-laptop")).status == "fail"
+    report = diagnose_machine(machine("container"))
+    assert report.status == "fail"
+    assert report.counts() == {"ok": 1, "unknown": 9, "warn": 1, "fail": 1}
+
+
+def test_noisy_laptop_names_the_busy_processes_and_how_to_pause_them(machine):
+    load = {f.check: f for f in evaluate(machine("noisy-laptop"))}["load"]
+    assert "load average 3.41 (1 min), 2.87 (5 min) on 4 CPUs" in load.reading
+    assert "3.60 CPUs busy in the last 100 ms" in load.reading
+    assert "firefox -contentproc -childID 7 (pid 2001, 90%)" in load.reading
+    assert load.fix == "pause them while you measure: kill -STOP 2001 2002 2003 (then kill -CONT 2001 2002 2003)"
+
+
+def test_fixes_are_the_exact_commands(machine):
+    laptop = {f.check: f for f in evaluate(machine("noisy-laptop"))}
+    assert laptop["governor"].fix == (
+        "echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor")
+    assert laptop["turbo"].fix == "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo"
+    assert laptop["smt"].fix == "echo off | sudo tee /sys/devices/system/cpu/smt/control"
+    assert laptop["perf"].fix == "sudo sysctl -w kernel.perf_event_paranoid=2"
+    assert laptop["isolation"].fix.startswith("add isolcpus=3 nohz_full=3 rcu_nocbs=3 to GRUB_CMDLINE_LINUX")
+    assert laptop["power"].fix == "plug in the charger"
+    assert laptop["memory"].status == "fail" and "32 pages swapped" in laptop["memory"].reading
+
+
+def test_a_cgroup_quota_under_one_cpu_fails_and_says_how_much_to_give(machine):
+    virt = {f.check: f for f in evaluate(machine("container"))}["virtualization"]
+    assert virt.reading == "docker container; cgroup CPU quota 0.5 CPUs; throttled 312 times"
+    assert virt.fix.startswith("give the container at least 1 whole CPUs")
+
+
+def test_vm_steal_over_ten_percent_fails(machine):
+    virt = {f.check: f for f in evaluate(machine("vm"))}["virtualization"]
+    assert virt.status == "fail"
+    assert virt.reading == "virtual machine (QEMU Standard PC (Q35 + ICH9, 2009)); steal 12.5% now"
+
+
+def test_a_vm_without_steal_only_warns(machine):
+    env = machine("vm")
+    env["activity"]["cpu"]["steal_percent"] = 0.0
+    assert check_virtualization(env).status == "warn"
+
+
+def test_an_old_document_without_the_new_metadata_is_judged_unknown_not_failed():
+    old = {"load_average": [0.1, 0.1, 0.1], "governors": {}, "turbo_boost": None,
+           "logical_cpus": 4, "timer": {"measured_resolution_ns": 40}}
+    statuses = {f.check: f.status for f in evaluate(old)}
+    assert statuses["load"] == "ok" and statuses["clock"] == "ok"
+    assert all(s in ("ok", "unknown") for s in statuses.values())
+
+
+@pytest.mark.parametrize(("load", "cpus", "status"), [
+    (0.3, 2, "ok"), (0.5, 2, "warn"), (1.5, 2, "warn"), (1.51, 2, "fail"), (1.9, 2, "fail"),
+    (0.4, 1, "ok"), (0.6, 1, "fail"), (7.5, 8, "warn"), (7.6, 8, "fail"),
+])
+def test_load_fails_when_less_than_half_a_cpu_is_left_for_the_benchmark(load, cpus, status):
+    env = {"load_average": [load, load, load], "online_cpus": list(range(cpus))}
+    assert check_load(env).status == status
+
+
+def test_busy_cpus_now_count_even_when_the_load_average_is_still_low():
+    env = {"load_average": [0.1, 0.1, 0.1], "online_cpus": [0, 1],
+           "activity": {"window_s": 0.1, "cpu": {"busy_cpus": 1.8}, "busiest_processes": []}}
+    assert check_load(env).status == "fail"
+
+
+@pytest.mark.parametrize(("source", "step", "status"), [
+    ("tsc", 25, "ok"), ("hpet", 25, "warn"), ("tsc", 2_000, "warn"), ("tsc", 1_000_000, "fail"),
+    (None, None, "unknown"),
+])
+def test_clock_judges_the_source_and_the_measured_step(source, step, status):
+    env = {"clocksource": {"current": source, "available": ["tsc", "hpet"] if source else None},
+           "timer": {"measured_resolution_ns": step}}
+    assert check_clock(env).status == status
+
+
+def test_slow_clocksource_fix_switches_to_tsc_when_available():
+    env = {"clocksource": {"current": "hpet", "available": ["hpet", "tsc"]},
+           "timer": {"measured_resolution_ns": 700}}
+    assert check_clock(env).fix == (
+        "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource")
+
+
+def test_low_power_profile_warns_even_on_mains():
+    env = {"power": {"on_battery": False, "mains_online": True, "batteries": [],
+                     "platform_profile": "low-power"}}
+    finding = check_power(env)
+    assert finding.status == "warn"
+    assert finding.fix == "echo performance | sudo tee /sys/firmware/acpi/platform_profile"
+
+
+def test_smt_siblings_without_a_control_file_still_warn():
+    env = {"smt": {"control": None, "active": None, "sibling_groups": [[0, 4], [1, 5]]}}
+    finding = check_smt(env)
+    assert finding.status == "warn"
+    assert finding.fix == "disable SMT (Hyper-Threading) in the firmware setup"
+    assert "CPUs 0,4 share a core" in finding.reading
+
+
+def test_isolated_cpus_unused_by_pairbench_warn_with_the_taskset_command(machine):
+    env = copy.deepcopy(machine("tuned-server"))
+    env["isolation"]["allowed_cpus"] = list(range(8))
+    finding = {f.check: f for f in evaluate(env)}["isolation"]
+    assert finding.status == "warn" and finding.fix == "taskset -c 6-7 pairbench ..."
+
+
+def test_cpu_list_text_compresses_ranges():
+    assert cpu_list_text([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8"
+    assert cpu_list_text([3]) == "3"
