@@ -5,6 +5,9 @@ set -eu
 missing=""
 need() { command -v "$1" >/dev/null 2>&1 || missing="$missing $2"; }
 need cc gcc
+# headless browser for the HTML report test (tests/report/test_browser.py)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+    || command -v google-chrome >/dev/null 2>&1 || missing="$missing chromium"
 if [ -n "$missing" ]; then
     echo "installing system packages:$missing"
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

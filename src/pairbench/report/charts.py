@@ -1,0 +1,432 @@
+"""The HTML report's charts as plotly figure specifications (plain JSON-ready dicts).
+
+Each function turns a run's samples into one figure: the data (numpy, exact
+statistics from ``pairbench.stats``) and the layout (titles, axis labels with
+units). Figures are plain dicts, not ``plotly.graph_objects``, so a million
+samples cost numpy time, not plotly validation; plotly.js draws them in the
+page (SVG traces only, so a headless browser can check every chart).
+
+Large runs stay usable: scatter plots show at most ``MAX_POINTS`` points per
+trace, chosen deterministically (the fastest and the slowest sample of each
+block of consecutive samples, so drift, phases and outliers stay visible), and
+say so on the chart; histograms, correlograms, ECDF steps and every number
+are computed from all samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pairbench import stats
+from pairbench.errors import StatisticsError
+from pairbench.model import Samples, Variant
+from pairbench.stats.descriptive import TUKEY_K
+from pairbench.stats.shift import ShiftFunction, shift_function
+from pairbench.units import format_percent, time_unit_for
+
+MAX_POINTS = 4000  # per scatter trace
+MAX_ECDF_POINTS = 2000  # steps per ECDF curve
+MAX_BINS = 80
+MAX_OUTLIER_POINTS = 400  # beyond-fence points drawn beside a box plot
+TITLE_CHARS = 95  # chart titles are cut here (the modebar sits at the right)
+NAME_CHARS = 60  # legend entries are cut here
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+GREY = "#7f7f7f"
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One figure of the report: where it goes, its title, the plotly spec and a note below it."""
+
+    key: str
+    title: str
+    figure: dict
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TimeAxis:
+    """The unit a report shows times in: ("ms", 1e6) -> "wall time (ms)"."""
+
+    suffix: str
+    scale: int
+
+    def __call__(self, ns) -> np.ndarray:
+        return np.asarray(ns, dtype=np.float64) / self.scale
+
+    def label(self, what: str = "wall time") -> str:
+        return f"{what} ({self.suffix})"
+
+
+@dataclass(frozen=True)
+class Series:
+    """A variant's measured samples in execution order (the arrays every chart reads)."""
+
+    name: str
+    color: str
+    samples: Samples = field(repr=False)
+
+    @property
+    def wall(self) -> np.ndarray:
+        return self.samples["wall_ns"].astype(np.float64)
+
+    @property
+    def seq(self) -> np.ndarray:
+        return self.samples["seq"]
+
+
+def plotly_text(text: str, limit: int = 0) -> str:
+    """``text`` for plotly's pseudo-HTML labels: entities for &, < and >, so nothing is markup.
+
+    With ``limit``, text longer than that is cut with an ellipsis (chart titles
+    do not wrap; the page's headings show names in full).
+    """
+    text = " ".join(str(text).split())
+    if limit and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def time_axis(variants: tuple[Variant, ...]) -> TimeAxis:
+    """The unit that suits the fastest variant's median."""
+    medians = [float(np.median(v.samples.measured()["wall_ns"])) for v in variants
+               if len(v.samples.measured())]
+    suffix, scale = time_unit_for(min(medians)) if medians else ("ms", 1_000_000)
+    return TimeAxis(suffix, scale)
+
+
+def series_of(variants: tuple[Variant, ...]) -> list[Series]:
+    out = []
+    for i, v in enumerate(variants):
+        measured = v.samples.measured()
+        order = np.argsort(measured["seq"], kind="stable")
+        out.append(Series(v.name, COLORS[i % len(COLORS)], measured.select(order)))
+    return out
+
+
+# --------------------------------------------------------------------------- thinning
+
+
+def thin(values: np.ndarray, max_points: int = MAX_POINTS) -> np.ndarray:
+    """Indices (ascending) of at most ``max_points`` values: min and max of consecutive blocks.
+
+    Deterministic; keeps the overall minimum and maximum and every block's
+    extremes, so drift, phases and outliers look as they do in the full data.
+    """
+    n = values.size
+    if n <= max_points:
+        return np.arange(n)
+    blocks = max(max_points // 2, 1)
+    block = (np.arange(n) * blocks) // n
+    order = np.lexsort((values, block))
+    starts = np.searchsorted(block[order], np.arange(blocks), side="left")
+    ends = np.append(starts[1:], n) - 1
+    return np.unique(np.concatenate((order[starts], order[ends])))
+
+
+def _thinned_note(shown: int, total: int) -> str:
+    if shown >= total:
+        return ""
+    return (f"Showing {shown:,} of {total:,} samples: the fastest and slowest of each block of "
+            "consecutive samples. Statistics and histograms use every sample.")
+
+
+def _histogram(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact counts over Freedman-Diaconis bins (at most ``MAX_BINS``): (counts, edges)."""
+    lo, hi = float(values.min()), float(values.max())
+    if lo == hi:
+        return np.array([values.size]), np.array([lo - 0.5, hi + 0.5]) if lo == 0 else np.array(
+            [lo * 0.999, hi * 1.001])
+    edges = np.histogram_bin_edges(values, bins="fd")
+    if edges.size - 1 > MAX_BINS or edges.size < 6:
+        edges = np.linspace(lo, hi, min(MAX_BINS, max(5, int(np.sqrt(values.size)))) + 1)
+    counts, edges = np.histogram(values, bins=edges)
+    return counts, edges
+
+
+def _layout(title: str, x_title: str, y_title: str, **extra) -> dict:
+    layout = {
+        "title": {"text": plotly_text(title, TITLE_CHARS), "x": 0.01, "xanchor": "left", "font": {"size": 15}},
+        "xaxis": {"title": {"text": x_title}, "zeroline": False},
+        "yaxis": {"title": {"text": y_title}, "zeroline": False},
+        "margin": {"l": 70, "r": 20, "t": 50, "b": 60},
+        "height": 380,
+        "legend": {"orientation": "h", "y": -0.22},
+        "hovermode": "closest",
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#fafafa",
+    }
+    layout.update(extra)
+    return layout
+
+
+def _note_annotation(text: str) -> list[dict]:
+    if not text:
+        return []
+    return [{"text": text, "xref": "paper", "yref": "paper", "x": 0, "y": 1.0, "xanchor": "left",
+             "yanchor": "bottom", "showarrow": False, "font": {"size": 10, "color": GREY}}]
+
+
+def _hline(y: float, *, xref: str = "paper", yref: str = "y", dash: str = "solid",
+           color: str = GREY, x0: float = 0.0, x1: float = 1.0) -> dict:
+    return {"type": "line", "xref": xref, "yref": yref, "x0": x0, "x1": x1, "y0": y, "y1": y,
+            "line": {"color": color, "width": 1, "dash": dash}}
+
+
+def _vline(x: float, *, dash: str = "solid", color: str = GREY, width: float = 1) -> dict:
+    return {"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+            "line": {"color": color, "width": width, "dash": dash}}
+
+
+# --------------------------------------------------------------------------- the run as a whole
+
+
+def run_sequence_chart(series: list[Series], axis: TimeAxis) -> Chart:
+    """Every sample's time against its execution order, coloured by variant (seed 000)."""
+    traces, shown, total = [], 0, 0
+    for s in series:
+        keep = thin(s.wall)
+        shown, total = shown + keep.size, total + s.wall.size
+        traces.append({"type": "scatter", "mode": "markers", "name": plotly_text(s.name, NAME_CHARS),
+                       "x": s.seq[keep].tolist(), "y": axis(s.wall[keep]).tolist(),
+                       "marker": {"size": 4, "color": s.color, "opacity": 0.75},
+                       "hovertemplate": f"seq %{{x}}<br>%{{y:.4g}} {axis.suffix}<extra>%{{fullData.name}}</extra>"})
+    note = _thinned_note(shown, total)
+    layout = _layout("Run sequence: wall time of every sample in execution order",
+                     "execution order (seq, all variants)", axis.label(),
+                     annotations=_note_annotation(note))
+    return Chart("run-sequence", "Run sequence", {"data": traces, "layout": layout},
+                 note or "Drift, phases and warm-up show as trends; interleaving makes them hit every variant alike.")
+
+
+def resources_chart(series: list[Series]) -> Chart:
+    """Max RSS and context switches of every sample against execution order (seed 004)."""
+    rows = (("max_rss_kib", "max RSS (MiB)", 1 / 1024, "y"),
+            ("voluntary_cs", "voluntary context switches", 1, "y2"),
+            ("involuntary_cs", "involuntary context switches", 1, "y3"))
+    traces, shown, total = [], 0, 0
+    for s in series:
+        for i, (column, label, factor, yaxis) in enumerate(rows):
+            values = s.samples[column].astype(np.float64) * factor
+            keep = thin(values)
+            if i == 0:
+                shown, total = shown + keep.size, total + values.size
+            traces.append({"type": "scatter", "mode": "markers", "name": plotly_text(s.name, NAME_CHARS),
+                           "legendgroup": plotly_text(s.name), "showlegend": i == 0,
+                           "x": s.seq[keep].tolist(), "y": values[keep].tolist(), "yaxis": yaxis,
+                           "marker": {"size": 4, "color": s.color, "opacity": 0.75},
+                           "hovertemplate": f"seq %{{x}}<br>{label} %{{y:.4g}}<extra>%{{fullData.name}}</extra>"})
+    note = _thinned_note(shown, total)
+    layout = _layout("Resource usage per sample: max RSS and context switches", "execution order (seq)",
+                     rows[0][1], height=560, annotations=_note_annotation(note))
+    layout["xaxis"]["anchor"] = "y3"
+    layout["yaxis"].update(domain=[0.70, 1.0])
+    layout["yaxis2"] = {"title": {"text": "voluntary<br>switches"}, "domain": [0.36, 0.64], "anchor": "x"}
+    layout["yaxis3"] = {"title": {"text": "involuntary<br>switches"}, "domain": [0.0, 0.30], "anchor": "x"}
+    layout["legend"]["y"] = -0.14
+    return Chart("resources", "Max RSS and context switches", {"data": traces, "layout": layout},
+                 note or "Involuntary context switches are a proxy for interference: samples with many are suspects.")
+
+
+# --------------------------------------------------------------------------- one variant
+
+
+def distribution_chart(key: str, s: Series, axis: TimeAxis) -> Chart:
+    """Seed 004's layout: box plot (Tukey fences, mean) | samples in order | histogram."""
+    wall = s.wall
+    q1, median, q3 = np.quantile(wall, [0.25, 0.5, 0.75])
+    low_fence, high_fence = q1 - TUKEY_K * (q3 - q1), q3 + TUKEY_K * (q3 - q1)
+    inside = wall[(wall >= low_fence) & (wall <= high_fence)]
+    mean = float(wall.mean())
+    outliers = np.sort(wall[(wall < low_fence) | (wall > high_fence)])
+    traces = [_box_trace(s, axis, (q1, median, q3, mean), inside), *_outlier_traces(s, axis, outliers)]
+    keep = thin(wall)
+    traces.append({"type": "scatter", "mode": "markers", "name": "samples", "showlegend": False,
+                   "x": s.seq[keep].tolist(), "y": axis(wall[keep]).tolist(), "xaxis": "x2",
+                   "marker": {"size": 4, "color": s.color, "opacity": 0.7},
+                   "hovertemplate": f"seq %{{x}}<br>%{{y:.4g}} {axis.suffix}<extra></extra>"})
+    counts, edges = _histogram(wall)
+    traces.append({"type": "bar", "orientation": "h", "name": "histogram", "showlegend": False,
+                   "y": axis((edges[:-1] + edges[1:]) / 2).tolist(), "x": counts.tolist(),
+                   "width": axis(np.diff(edges)).tolist(), "xaxis": "x3",
+                   "marker": {"color": s.color, "opacity": 0.6},
+                   "hovertemplate": f"%{{x}} samples near %{{y:.4g}} {axis.suffix}<extra></extra>"})
+    lines = ((median, "solid", "median"), (q1, "dot", "Q1"), (q3, "dot", "Q3"),
+             (mean, "dash", "mean"), (high_fence, "dashdot", "Q3 + 1.5 IQR"))
+    shapes = [_hline(float(axis(v)), xref="x2 domain", dash=d) for v, d, _ in lines]
+    notes = [{"text": name, "xref": "x2 domain", "yref": "y", "x": 1.0, "y": float(axis(v)),
+              "xanchor": "right", "yanchor": "bottom", "showarrow": False,
+              "font": {"size": 9, "color": GREY}} for v, _, name in lines]
+    note = _thinned_note(keep.size, wall.size)
+    layout = _layout(f"Distribution of {s.name}", "", axis.label(), height=420, showlegend=False,
+                     shapes=shapes, annotations=notes + _note_annotation(note))
+    layout["xaxis"] = {"domain": [0.0, 0.12], "showticklabels": False, "title": {"text": "box plot"}}
+    layout["xaxis2"] = {"domain": [0.15, 0.78], "anchor": "y", "title": {"text": "execution order (seq)"}}
+    layout["xaxis3"] = {"domain": [0.81, 1.0], "anchor": "y", "title": {"text": "samples"}}
+    text = (f"{outliers.size} of {wall.size} samples lie beyond the Tukey fences (kept in every statistic). "
+            "Box: quartiles; whiskers: the furthest samples within the fences; dashed line in the box: mean.")
+    return Chart(key, f"Distribution of {s.name}",
+                 {"data": traces, "layout": layout}, note + (" " if note else "") + text)
+
+
+def _box_trace(s: Series, axis: TimeAxis, quartiles, inside: np.ndarray) -> dict:
+    q1, median, q3, mean = quartiles
+    lower = float(inside.min()) if inside.size else float(q1)
+    upper = float(inside.max()) if inside.size else float(q3)
+    return {"type": "box", "name": plotly_text(s.name, NAME_CHARS), "x": [0], "q1": [float(axis(q1))],
+            "median": [float(axis(median))], "q3": [float(axis(q3))],
+            "lowerfence": [float(axis(lower))], "upperfence": [float(axis(upper))],
+            "mean": [float(axis(mean))], "boxmean": True, "boxpoints": False,
+            "marker": {"color": s.color}, "line": {"color": s.color}, "hoverinfo": "y"}
+
+
+def _outlier_traces(s: Series, axis: TimeAxis, outliers: np.ndarray) -> list[dict]:
+    if not outliers.size:
+        return []
+    pick = np.unique(np.linspace(0, outliers.size - 1, min(outliers.size, MAX_OUTLIER_POINTS)).astype(int))
+    return [{"type": "scatter", "mode": "markers", "name": "beyond the fences",
+             "x": [0] * pick.size, "y": axis(outliers[pick]).tolist(),
+             "marker": {"size": 5, "symbol": "circle-open", "color": s.color},
+             "hovertemplate": f"%{{y:.4g}} {axis.suffix} (beyond a fence)<extra></extra>"}]
+
+
+def correlogram_chart(key: str, title: str, values: np.ndarray, what: str) -> Chart | None:
+    """Autocorrelations r_1..r_L with the white-noise and Bartlett bands (seed 000); None if n < 3."""
+    try:
+        c = stats.autocorrelation(values)
+    except StatisticsError:
+        return None
+    lags = c.lags.tolist()
+    outside = int(np.count_nonzero(np.abs(c.acf) > c.white_noise_band))
+    traces = [
+        {"type": "bar", "name": "autocorrelation", "x": lags, "y": c.acf.tolist(),
+         "marker": {"color": "#1f77b4"}, "hovertemplate": "lag %{x}: r = %{y:.3f}<extra></extra>"},
+        {"type": "scatter", "mode": "lines", "name": f"Bartlett {c.confidence:.0%} band", "x": lags,
+         "y": c.bartlett_band.tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
+        {"type": "scatter", "mode": "lines", "name": "Bartlett (lower)", "showlegend": False, "x": lags,
+         "y": (-c.bartlett_band).tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
+    ]
+    band = c.white_noise_band
+    layout = _layout(title, "lag (rounds apart)" if "differences" in what else "lag (samples apart, in execution order)",
+                     "autocorrelation r", shapes=[_hline(band, dash="dash"), _hline(-band, dash="dash"),
+                                                  _hline(0.0)])
+    note = (f"n = {c.n}; lag-1 r = {c.lag1:+.3f}; {outside} of {len(lags)} lags outside the white-noise band "
+            f"±{band:.3f} (dashed, {c.confidence:.0%}; about {len(lags) * (1 - c.confidence):.1f} expected by chance). "
+            f"Autocorrelation of {what} means neighbouring samples are alike: drift, frequency scaling or phases.")
+    return Chart(key, title, {"data": traces, "layout": layout}, note)
+
+
+# --------------------------------------------------------------------------- one comparison
+
+
+def paired_differences_chart(key: str, c: Mapping, log_ratios: np.ndarray) -> Chart | None:
+    """Histogram of the per-round changes candidate/baseline in percent, with the verdict's interval."""
+    if log_ratios.size == 0:
+        return None
+    change = 100.0 * np.expm1(log_ratios)
+    counts, edges = _histogram(change)
+    traces = [{"type": "bar", "name": "rounds", "x": ((edges[:-1] + edges[1:]) / 2).tolist(),
+               "y": counts.tolist(), "width": np.diff(edges).tolist(), "marker": {"color": "#9467bd", "opacity": 0.7},
+               "hovertemplate": "%{y} rounds near %{x:.3g}%<extra></extra>"}]
+    shapes = [_vline(0.0, color="#000000")]
+    threshold = float(c.get("threshold") or 0)
+    if threshold:
+        shapes += [_vline(-threshold, dash="dot"), _vline(threshold, dash="dot")]
+    effect = c.get("effect")
+    if effect:
+        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": effect["low"], "x1": effect["high"],
+                       "y0": 0, "y1": 1, "fillcolor": "#d62728", "opacity": 0.15, "line": {"width": 0}})
+        shapes.append(_vline(effect["estimate"], color="#d62728", width=2))
+    title = f"Paired differences: {c['candidate']} vs {c['baseline']}"
+    layout = _layout(title, "per-round change of the candidate against the baseline (%)", "rounds",
+                     shapes=shapes, bargap=0.02)
+    note = f"{log_ratios.size} rounds. Red: the median change"
+    if effect:
+        note += (f" {format_percent(effect['estimate'])} and its interval [{format_percent(effect['low'])}, "
+                 f"{format_percent(effect['high'])}] ({effect['confidence']:.2%})")
+    note += "; black: no change"
+    note += f"; dotted: ±{threshold:g}%, the smallest change that matters." if threshold else "."
+    return Chart(key, title, {"data": traces, "layout": layout}, note)
+
+
+def ecdf_chart(key: str, c: Mapping, base: np.ndarray, cand: np.ndarray, axis: TimeAxis) -> Chart:
+    """Empirical CDFs of baseline and candidate together (seed 000's appendix)."""
+    traces = []
+    for name, values, color in ((c["baseline"], base, COLORS[0]), (c["candidate"], cand, COLORS[1])):
+        ordered = np.sort(values)
+        n = ordered.size
+        idx = np.arange(n) if n <= MAX_ECDF_POINTS else np.unique(
+            np.linspace(0, n - 1, MAX_ECDF_POINTS).round().astype(int))
+        traces.append({"type": "scatter", "mode": "lines", "name": plotly_text(name, NAME_CHARS),
+                       "x": axis(ordered[idx]).tolist(), "y": ((idx + 1) / n).tolist(),
+                       "line": {"color": color, "shape": "hv"},
+                       "hovertemplate": f"%{{x:.4g}} {axis.suffix}: %{{y:.1%}} of samples<extra>%{{fullData.name}}</extra>"})
+    title = f"Empirical CDFs: {c['candidate']} and {c['baseline']}"
+    layout = _layout(title, axis.label(), "fraction of samples at or below", yaxis={
+        "title": {"text": "fraction of samples at or below"}, "range": [0, 1.02], "tickformat": ".0%"})
+    note = ("Curves that are parallel horizontally differ by a shift; curves that cross or part only in the tail "
+            "differ in shape, and one number cannot describe the change.")
+    return Chart(key, title, {"data": traces, "layout": layout}, note)
+
+
+def shift_chart(key: str, c: Mapping, sf: ShiftFunction, axis: TimeAxis) -> Chart:
+    """Differences of the deciles with simultaneous intervals (Doksum's shift function)."""
+    diff = np.array(sf.difference)
+    plus = [float(h - d) if h is not None else 0.0 for h, d in zip(sf.high, diff, strict=True)]
+    minus = [float(d - lo) if lo is not None else 0.0 for lo, d in zip(sf.low, diff, strict=True)]
+    labels = [round(100 * q, 6) for q in sf.quantiles]
+    baseline_deciles = [b.estimate for b in sf.baseline]
+    trace = {"type": "scatter", "mode": "lines+markers", "name": "candidate − baseline", "x": labels,
+             "y": axis(diff).tolist(), "marker": {"size": 7, "color": "#d62728"},
+             "line": {"color": "#d62728", "width": 1},
+             "error_y": {"type": "data", "symmetric": False, "array": axis(plus).tolist(),
+                         "arrayminus": axis(minus).tolist(), "color": "#d62728"},
+             "customdata": axis(baseline_deciles).tolist(),
+             "hovertemplate": f"decile %{{x}}% (baseline %{{customdata:.4g}} {axis.suffix}): "
+                              f"%{{y:+.4g}} {axis.suffix}<extra></extra>"}
+    title = f"Shift function: {c['candidate']} − {c['baseline']} by decile"
+    layout = _layout(title, "decile of the baseline's and the candidate's times",
+                     axis.label("difference of deciles"), shapes=[_hline(0.0, color="#000000")])
+    layout["xaxis"].update(ticksuffix="%", tickvals=labels)
+    if sf.pure_shift_excluded:
+        verdict = ("No single shift lies inside all nine intervals: the distributions differ by more than "
+                   "a shift, so look at which deciles moved.")
+    else:
+        verdict = "A single shift is consistent with all nine decile intervals."
+    note = (f"Simultaneous {sf.confidence:.0%} intervals (order statistics, Bonferroni over 9 deciles and both "
+            f"samples; each at {sf.interval_confidence:.4%}). {verdict}")
+    unbounded = sum(v is None for v in sf.low + sf.high)
+    if unbounded:
+        note += f" {unbounded} interval ends are unbounded (too few samples) and not drawn."
+    return Chart(key, title, {"data": [trace], "layout": layout}, note)
+
+
+def comparison_charts(index: int, c: Mapping, base: Variant, cand: Variant, axis: TimeAxis) -> list[Chart]:
+    """The charts of one comparison: differences, their correlogram, ECDFs, shift function."""
+    from pairbench.comparison import log_ratios_in_round_order, paired_walls
+
+    key = f"comparison-{index}"
+    ratios = log_ratios_in_round_order(base.samples, cand.samples)
+    charts = [
+        paired_differences_chart(f"{key}-differences", c, ratios),
+        correlogram_chart(f"{key}-correlogram", f"Correlogram of the pair differences: {c['candidate']} vs {c['baseline']}",
+                          ratios, "the pair differences (log-ratios, in round order)"),
+    ]
+    b, k = paired_walls(base.samples, cand.samples)
+    if b.size:
+        charts.append(ecdf_chart(f"{key}-ecdf", c, b, k, axis))
+        confidence = 1.0 - float(c.get("alpha") or 0.05)
+        charts.append(shift_chart(f"{key}-shift", c, shift_function(b, k, confidence=confidence), axis))
+    return [chart for chart in charts if chart is not None]
+
+
+def variant_charts(index: int, s: Series, axis: TimeAxis) -> list[Chart]:
+    if s.wall.size == 0:
+        return []
+    charts = [distribution_chart(f"variant-{index}-distribution", s, axis)]
+    correlogram = correlogram_chart(f"variant-{index}-correlogram", f"Correlogram of {s.name}", s.wall,
+                                    "one variant's samples")
+    return charts + ([correlogram] if correlogram else [])

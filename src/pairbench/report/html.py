@@ -1,0 +1,191 @@
+"""The self-contained HTML report: one file, charts drawn by an embedded plotly.js, works offline.
+
+Safety (faults-and-verification.md item 22): the page is rendered by Jinja2
+with autoescaping on, so a benchmark called ``<script>`` is shown as text;
+chart data is embedded as JSON in a non-executed ``<script
+type="application/json">`` block with ``<``, ``>`` and ``&`` written as
+``\\u003c``-style escapes, and every label handed to plotly has its ``<``,
+``>`` and ``&`` turned into entities (plotly reads a subset of HTML in
+labels). A Content-Security-Policy meta tag forbids every network request
+(``default-src 'none'``) and lets only the two inline scripts run, named by
+their SHA-256 hashes: plotly.js (taken once from the installed plotly
+package) and the few lines that draw the charts.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pairbench.model import Run
+from pairbench.report import charts as ch
+from pairbench.report import tables
+from pairbench.report.analysed import Analysed
+
+DRAW_CHARTS_JS = """\
+(function () {
+  "use strict";
+  var figures = JSON.parse(document.getElementById("pairbench-charts").textContent);
+  var config = {displaylogo: false, responsive: true};
+  var drawn = [];
+  document.querySelectorAll("[data-chart]").forEach(function (element) {
+    var figure = figures[element.getAttribute("data-chart")];
+    drawn.push(Plotly.newPlot(element, figure.data, figure.layout, config));
+  });
+  Promise.all(drawn).then(function () {
+    document.documentElement.setAttribute("data-charts", "drawn");
+  }, function (error) {
+    document.documentElement.setAttribute("data-charts", "failed");
+    console.error("pairbench: a chart could not be drawn", error);
+  });
+})();
+"""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A part of the page: a heading, an optional command line, text lines and charts."""
+
+    key: str
+    title: str
+    subtitle: str = ""
+    lines: tuple[str, ...] = ()
+    charts: tuple[ch.Chart, ...] = ()
+    verdict: str = ""
+
+
+@dataclass(frozen=True)
+class Page:
+    """Everything the template shows, as plain (unescaped) text and chart specs."""
+
+    title: str
+    facts: tuple[tuple[str, str], ...]
+    verdicts: tuple[tuple[str, str], ...]  # (verdict, sentence)
+    verdict_table: tables.Table | None
+    variant_table: tables.Table
+    overview: tuple[ch.Chart, ...]
+    comparisons: tuple[Section, ...]
+    variants: tuple[Section, ...]
+    environment: tables.Table
+    options: tables.Table
+    notes: tuple[str, ...]
+    state_banner: str = ""
+    charts: Mapping[str, dict] = field(default_factory=dict)
+
+
+def build_page(analysed: Analysed) -> Page:
+    """The page's content: tables, verdicts, and the charts of the run, comparisons and variants."""
+    run = analysed.run
+    axis = ch.time_axis(run.variants)
+    series = ch.series_of(run.variants)
+    overview = (ch.run_sequence_chart(series, axis), ch.resources_chart(series)) if any(
+        s.wall.size for s in series) else ()
+    comparisons = tuple(_comparison_section(i, c, run, axis) for i, c in enumerate(analysed.comparisons))
+    variants = tuple(
+        Section(key=f"variant-{i}", title=s.name, subtitle=run.variants[i].command.text,
+                charts=tuple(ch.variant_charts(i, s, axis)))
+        for i, s in enumerate(series))
+    everything = list(overview) + [c for part in comparisons + variants for c in part.charts]
+    return Page(
+        title=tables.run_title(analysed),
+        facts=_facts(run),
+        verdicts=tuple((c["verdict"], tables.verdict_sentence(c)) for c in analysed.comparisons),
+        verdict_table=tables.verdict_table(analysed) if analysed.comparisons else None,
+        variant_table=tables.variant_table(analysed.summaries),
+        overview=overview,
+        comparisons=comparisons,
+        variants=variants,
+        environment=tables.environment_table(run.environment),
+        options=tables.options_table(run.options),
+        notes=analysed.notes,
+        state_banner=_state_banner(run),
+        charts={chart.key: chart.figure for chart in everything},
+    )
+
+
+def render_html(analysed: Analysed, *, plotly_js: str | None = None) -> str:
+    """The whole report as one HTML document (``plotly_js`` defaults to the installed plotly's)."""
+    page = build_page(analysed)
+    plotly = plotly_js if plotly_js is not None else _installed_plotly_js()
+    for name, script in (("plotly.js", plotly), ("the chart script", DRAW_CHARTS_JS)):
+        if "</script" in script.lower() or "<!--" in script:
+            raise ValueError(f"{name} cannot be inlined: it contains '</script' or '<!--'")
+    csp = "; ".join((
+        "default-src 'none'",
+        f"script-src {_hash(plotly)} {_hash(DRAW_CHARTS_JS)}",
+        "style-src 'unsafe-inline'",
+        "img-src data: blob:",
+        "font-src data:",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ))
+    return _template().render(page=page, csp=csp, plotly_js=plotly, draw_js=DRAW_CHARTS_JS,
+                              charts_json=script_json(page.charts))
+
+
+def script_json(value) -> str:
+    """JSON safe inside an HTML ``<script>`` block: ``<``, ``>``, ``&`` (and U+2028/9) as escapes."""
+    text = json.dumps(value, allow_nan=False, separators=(",", ":"))
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
+def _comparison_section(index: int, c: Mapping, run: Run, axis: ch.TimeAxis) -> Section:
+    names = [v.name for v in run.variants]
+    charts: tuple[ch.Chart, ...] = ()
+    if c["baseline"] in names and c["candidate"] in names:
+        base, cand = run.variant(c["baseline"]), run.variant(c["candidate"])
+        charts = tuple(ch.comparison_charts(index, c, base, cand, axis))
+    return Section(key=f"comparison-{index}", title=tables.comparison_name(c),
+                   lines=tuple(tables.detail_lines(c)[1:]), charts=charts,
+                   verdict=c["verdict"])
+
+
+def _facts(run: Run) -> tuple[tuple[str, str], ...]:
+    rounds = max((len(v.samples.measured()) for v in run.variants), default=0)
+    env = run.environment
+    machine = " · ".join(str(env[k]) for k in ("host", "cpu_model", "os") if env.get(k))
+    facts = [("Started", run.started_at), ("Finished", run.finished_at or "—"),
+             ("Rounds", str(rounds)), ("Seed", tables.value_text(run.options.get("seed"))),
+             ("Stopped", run.stopped_because or "—"), ("Machine", machine or "—"),
+             ("pairbench", run.tool_version)]
+    return tuple(facts)
+
+
+def _state_banner(run: Run) -> str:
+    if run.state == "complete":
+        return ""
+    return f"The run is {run.state}: this report shows the samples it finished."
+
+
+def _hash(script: str) -> str:
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+@functools.lru_cache(maxsize=1)
+def _template():
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("pairbench.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env.get_template("report.html.j2")

@@ -1,0 +1,85 @@
+"""The HTML report in a real browser: headless Chromium, network off, every chart drawn, no errors.
+
+Chromium (Debian's ``chromium``) is installed by ``scripts/install-test-deps.sh``
+(``make test`` runs it). A full-page screenshot is kept as a test artifact in
+``tests/artifacts/report.png`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from chromium import Browser, find_chromium
+from report_helpers import ARTIFACTS, DATA, HOSTILE, invoke
+
+pytestmark = pytest.mark.browser
+
+CHARTS_SETTLED = "document.documentElement.getAttribute('data-charts') !== null"
+CHART_STATE = """Array.from(document.querySelectorAll('[data-chart]')).map(e => ({
+  key: e.getAttribute('data-chart'),
+  svgs: e.querySelectorAll('svg.main-svg').length,
+  traces: e.querySelectorAll('svg.main-svg .trace').length,
+  marks: e.querySelectorAll('svg.main-svg .trace path, svg.main-svg .trace rect').length,
+  title: (e.querySelector('.gtitle') || {}).textContent || ''
+}))"""
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    path = find_chromium()
+    if path is None:
+        pytest.fail("chromium is not installed: run scripts/install-test-deps.sh (make test does)")
+    with Browser(path) as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """An HTML report written by `pairbench report`, and the figures embedded in it."""
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    result = invoke("report", str(DATA / "compare.json"), "-o", str(path))
+    assert result.code == 0, result.err
+    html = path.read_text(encoding="utf-8")
+    data = re.search(r'id="pairbench-charts">(.*?)</script>', html, re.S).group(1)
+    return path, json.loads(data)
+
+
+def test_report_draws_every_chart_offline_without_console_errors(chromium, report):
+    path, figures = report
+    log = chromium.open(path, width=1280, wait_for=CHARTS_SETTLED)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    chromium.screenshot(ARTIFACTS / "report.png")
+    assert log.errors == []
+    assert log.requests == [path.resolve().as_uri()]  # nothing else was even attempted
+    assert chromium.evaluate("document.documentElement.getAttribute('data-charts')") == "drawn"
+    charts = chromium.evaluate(CHART_STATE)
+    assert [c["key"] for c in charts] == list(figures) and len(charts) == 10
+    for chart in charts:
+        assert chart["svgs"] >= 1 and chart["marks"] > 0, chart
+        assert chart["traces"] == len(figures[chart["key"]]["data"]), chart
+        assert chart["title"], chart
+
+
+def test_report_shows_the_verdict_and_the_hostile_name_as_text(chromium, report):
+    path, _ = report
+    chromium.open(path, wait_for=CHARTS_SETTLED)
+    verdict = chromium.evaluate("document.querySelector('.verdict').innerText")
+    assert verdict.endswith("is 3.6% slower than old build [+2.5%, +5.3%], p < 0.001")
+    first_line = HOSTILE.split("\n")[0]
+    assert verdict.startswith(first_line)  # shown literally, tags and all
+    assert chromium.evaluate("window.__pwned === undefined")
+    assert chromium.evaluate("document.querySelectorAll('script').length") == 3
+    assert chromium.evaluate("document.querySelectorAll('img').length") == 0
+    title = chromium.evaluate("document.querySelector('#variant-1-distribution .gtitle').textContent")
+    assert title.startswith("Distribution of " + first_line)  # plotly drew the name as text too
+
+
+def test_the_content_security_policy_blocks_injected_scripts(chromium, report):
+    path, _ = report
+    chromium.open(path, wait_for=CHARTS_SETTLED)
+    ran = chromium.evaluate("""(function () {
+        var s = document.createElement('script'); s.textContent = 'window.__injected = 1';
+        document.body.appendChild(s); return window.__injected === 1; })()""")
+    assert ran is False

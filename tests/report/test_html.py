@@ -1,0 +1,132 @@
+"""The HTML report without a browser: self-contained, escaped, with every chart labelled."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+
+import numpy as np
+
+from pairbench.model import SAMPLE_COLUMNS, Command, Run, Samples, Variant
+from pairbench.report import charts
+from pairbench.report.analysed import analyse
+from pairbench.report.html import build_page, render_html, script_json
+
+FAKE_PLOTLY = "window.Plotly = {};"
+
+
+def charts_plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+def chart_data(html: str) -> dict:
+    block = re.search(r'<script type="application/json" id="pairbench-charts">(.*?)</script>', html, re.S)
+    return json.loads(block.group(1))
+
+
+def test_report_is_one_file_that_forbids_network_requests(compare_run):
+    html = render_html(analyse(compare_run))
+    csp = unescape(re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html).group(1))
+    assert "default-src 'none'" in csp and "unsafe-eval" not in csp
+    assert csp.count("'sha256-") == 2 and "'unsafe-inline'" not in csp.split("script-src")[1].split(";")[0]
+    assert html.count("plotly.js v") == 1  # embedded once
+    ours = html.replace(charts_plotly_js(), "")
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", ours)  # nothing loaded from elsewhere
+    assert "<link" not in ours and "@import" not in ours
+    assert len(re.findall(r"<script\b", html)) == 3  # data, plotly.js, the chart script
+
+
+def test_hostile_names_are_escaped_in_the_page_and_the_chart_data(compare_run):
+    html = render_html(analyse(compare_run), plotly_js=FAKE_PLOTLY)
+    assert "<script>window.__pwned" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
+    data_block = re.search(r'id="pairbench-charts">(.*?)</script>', html, re.S).group(1)
+    assert "<" not in data_block and ">" not in data_block and "&" not in data_block.replace("\\u0026", "")
+    names = [t.get("name", "") for fig in chart_data(html).values() for t in fig["data"]]
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt; | *new* `build` line 2 &amp; …" in names
+
+
+def test_script_json_escapes_what_could_close_a_script_block():
+    text = script_json({"a": "</script><!-- & \u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"a": "</script><!-- & \u2028"}
+
+
+def test_every_chart_has_a_title_axis_labels_and_a_caption(compare_run):
+    page = build_page(analyse(compare_run))
+    keys = list(page.charts)
+    assert keys == ["run-sequence", "resources", "comparison-0-differences", "comparison-0-correlogram",
+                    "comparison-0-ecdf", "comparison-0-shift", "variant-0-distribution",
+                    "variant-0-correlogram", "variant-1-distribution", "variant-1-correlogram"]
+    for key, figure in page.charts.items():
+        layout = figure["layout"]
+        assert layout["title"]["text"], key
+        axes = [v for k, v in layout.items() if re.fullmatch(r"[xy]axis\d*", k)]
+        assert all(a.get("title", {}).get("text") for a in axes if a.get("showticklabels", True)), key
+        assert figure["data"], key
+    y_titles = {k: f["layout"]["yaxis"]["title"]["text"] for k, f in page.charts.items()}
+    assert y_titles["run-sequence"] == "wall time (ms)"
+    assert y_titles["comparison-0-shift"] == "difference of deciles (ms)"
+    captions = [c.note for c in page.overview] + [c.note for s in page.comparisons for c in s.charts]
+    assert all(captions)
+
+
+def test_the_page_holds_the_verdict_tables_environment_and_notes(compare_run):
+    html = render_html(analyse(compare_run), plotly_js=FAKE_PLOTLY)
+    assert "is 3.6% slower than old build [+2.5%, +5.3%], p &lt; 0.001" in html
+    assert 'class="verdict verdict-slower"' in html
+    for text in ("Statistics per variant", "Environment", "bench-01", "Example CPU @ 3.0GHz", "Notes",
+                 "beyond Grubbs", "Options"):
+        assert text in html, text
+
+
+def test_a_single_command_run_gets_its_charts_and_no_verdict(single_run):
+    page = build_page(analyse(single_run))
+    assert page.verdicts == () and page.comparisons == ()
+    assert list(page.charts) == ["run-sequence", "resources", "variant-0-distribution",
+                                 "variant-0-correlogram"]
+
+
+def test_thinning_is_deterministic_and_keeps_every_blocks_extremes():
+    rng = np.random.default_rng(3)
+    values = rng.lognormal(0, 0.3, 100_003)
+    keep = charts.thin(values, 1000)
+    assert keep.size <= 1000 and np.array_equal(keep, charts.thin(values, 1000))
+    assert np.all(np.diff(keep) > 0)
+    assert values.argmax() in keep and values.argmin() in keep
+    assert np.array_equal(charts.thin(values[:500], 1000), np.arange(500))
+
+
+def big_run(n: int) -> Run:
+    rng = np.random.default_rng(1)
+    variants = []
+    for i, name in enumerate(("baseline", "candidate")):
+        columns = {c: np.zeros(n, dtype=np.int64) for c in SAMPLE_COLUMNS}
+        drift = 1 + 0.05 * np.sin(np.arange(n) / 5e4)
+        columns["wall_ns"] = (1e6 * (1 + 0.01 * i) * drift * rng.lognormal(0, 0.05, n)).astype(np.int64)
+        columns["seq"] = 2 * np.arange(n) + i
+        columns["pair"] = np.arange(n)
+        columns["max_rss_kib"] = 10_000 + rng.integers(0, 100, n)
+        columns["involuntary_cs"] = rng.poisson(1, n)
+        variants.append(Variant(name, Command(name, (name,)), label=name, samples=Samples(columns)))
+    return Run(kind="compare", variants=tuple(variants), tool_version="0", started_at="",
+               options={"runs": n, "alpha": 0.01, "threshold": 1.0})
+
+
+def test_a_large_run_is_thinned_with_a_note_and_stays_small(compare_run):
+    n = 100_000  # benchmarks/report_size.py checks 1e6: seconds and < 20 MB
+    run = big_run(n)
+    comparison = dict(compare_run.comparisons[0], baseline="baseline", candidate="candidate", rounds=n)
+    summaries = tuple(s.to_dict() for s in analyse(run.replace(kind="run")).summaries)
+    html = render_html(analyse(run.replace(comparisons=(comparison,), summaries=summaries)),
+                       plotly_js=FAKE_PLOTLY)
+    assert len(html) < 2_000_000
+    figures = chart_data(html)
+    sequence = figures["run-sequence"]
+    assert sum(len(t["x"]) for t in sequence["data"]) <= 2 * charts.MAX_POINTS
+    assert "Showing 8,000 of 200,000 samples" in sequence["layout"]["annotations"][0]["text"]
+    histogram = figures["variant-0-distribution"]["data"][-1]
+    assert sum(histogram["x"]) == n  # the histogram counts every sample
