@@ -90,10 +90,9 @@ def plotly_text(text: str, limit: int = 0) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def time_axis(variants: tuple[Variant, ...]) -> TimeAxis:
+def time_axis(series: list[Series]) -> TimeAxis:
     """The unit that suits the fastest variant's median."""
-    medians = [float(np.median(v.samples.measured()["wall_ns"])) for v in variants
-               if len(v.samples.measured())]
+    medians = [float(np.median(s.wall)) for s in series if s.wall.size]
     suffix, scale = time_unit_for(min(medians)) if medians else ("ms", 1_000_000)
     return TimeAxis(suffix, scale)
 
@@ -114,17 +113,21 @@ def thin(values: np.ndarray, max_points: int = MAX_POINTS) -> np.ndarray:
     """Indices (ascending) of at most ``max_points`` values: min and max of consecutive blocks.
 
     Deterministic; keeps the overall minimum and maximum and every block's
-    extremes, so drift, phases and outliers look as they do in the full data.
+    extremes (the first occurrence on ties), so drift, phases and outliers look
+    as they do in the full data. O(n).
     """
     n = values.size
     if n <= max_points:
         return np.arange(n)
     blocks = max(max_points // 2, 1)
-    block = (np.arange(n) * blocks) // n
-    order = np.lexsort((values, block))
-    starts = np.searchsorted(block[order], np.arange(blocks), side="left")
-    ends = np.append(starts[1:], n) - 1
-    return np.unique(np.concatenate((order[starts], order[ends])))
+    starts = (np.arange(blocks) * n) // blocks
+    counts = np.diff(np.append(starts, n))
+    block = np.repeat(np.arange(blocks), counts)
+    picked = []
+    for extreme in (np.minimum, np.maximum):
+        hits = np.flatnonzero(values == np.repeat(extreme.reduceat(values, starts), counts))
+        picked.append(hits[np.unique(block[hits], return_index=True)[1]])
+    return np.unique(np.concatenate(picked))
 
 
 def _thinned_note(shown: int, total: int) -> str:

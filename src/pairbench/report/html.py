@@ -80,8 +80,8 @@ class Page:
 def build_page(analysed: Analysed) -> Page:
     """The page's content: tables, verdicts, and the charts of the run, comparisons and variants."""
     run = analysed.run
-    axis = ch.time_axis(run.variants)
     series = ch.series_of(run.variants)
+    axis = ch.time_axis(series)
     overview = (ch.run_sequence_chart(series, axis), ch.resources_chart(series)) if any(
         s.wall.size for s in series) else ()
     comparisons = tuple(_comparison_section(i, c, run, axis) for i, c in enumerate(analysed.comparisons))
@@ -92,7 +92,7 @@ def build_page(analysed: Analysed) -> Page:
     everything = list(overview) + [c for part in comparisons + variants for c in part.charts]
     return Page(
         title=tables.run_title(analysed),
-        facts=_facts(run),
+        facts=_facts(run, series),
         verdicts=tuple((c["verdict"], tables.verdict_sentence(c)) for c in analysed.comparisons),
         verdict_table=tables.verdict_table(analysed) if analysed.comparisons else None,
         variant_table=tables.variant_table(analysed.summaries),
@@ -147,8 +147,8 @@ def _comparison_section(index: int, c: Mapping, run: Run, axis: ch.TimeAxis) -> 
                    verdict=c["verdict"])
 
 
-def _facts(run: Run) -> tuple[tuple[str, str], ...]:
-    rounds = max((len(v.samples.measured()) for v in run.variants), default=0)
+def _facts(run: Run, series: list[ch.Series]) -> tuple[tuple[str, str], ...]:
+    rounds = max((s.wall.size for s in series), default=0)
     env = run.environment
     machine = " · ".join(str(env[k]) for k in ("host", "cpu_model", "os") if env.get(k))
     facts = [("Started", run.started_at), ("Finished", run.finished_at or "—"),
