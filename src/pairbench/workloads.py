@@ -2,6 +2,7 @@
 
     python -m pairbench.workloads spin 400000      # CPU: a loop of 400000 iterations
     python -m pairbench.workloads alloc 50         # memory: touch 50 MiB, then exit
+    python -m pairbench.workloads alloc-each 10 8  # memory that grows: keep 8 blocks of 10 MiB
     python -m pairbench.workloads setup-then-spin 0.05 20000 8
                                                    # sleep 0.05 s of "setup", then 8 x 20000 iterations
 
@@ -32,6 +33,20 @@ def allocate(mib: int) -> int:
     return len(block)
 
 
+def allocate_each(mib: int, times: int) -> int:
+    """Allocate and touch ``mib`` MiB ``times`` times, keeping every block: peak RSS grows with ``times``.
+
+    A benchmark written wrongly on purpose (seed 004: memory that depends on the
+    iteration count), for ``pairbench doctor``'s memory-growth check.
+    """
+    blocks = []
+    for _ in range(times):
+        blocks.append(bytearray(mib * 1024 * 1024))
+        for offset in range(0, len(blocks[-1]), 4096):
+            blocks[-1][offset] = 1
+    return sum(len(b) for b in blocks)
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
@@ -42,6 +57,8 @@ def main(argv: list[str]) -> int:
             spin(int(args[0]))
         elif name == "alloc":
             allocate(int(args[0]))
+        elif name == "alloc-each":
+            allocate_each(int(args[0]), int(args[1]))
         elif name == "setup-then-spin":
             time.sleep(float(args[0]))
             for _ in range(int(args[2])):

@@ -10,6 +10,7 @@ over it, so the "right now" readings are exact. See ``fixtures/README.md``.
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 from pairbench.environment import collect_environment
@@ -21,8 +22,8 @@ FIXED_TIMER = {"clock": "CLOCK_MONOTONIC", "advertised_resolution_ns": 1, "measu
 
 def machine_tree(name: str, tmp_path: Path) -> tuple[Path, callable]:
     """A copy of fixture ``name``'s tree, and the ``sleep`` that applies its ``after/`` overlay."""
-    root = tmp_path / name
-    shutil.copytree(FIXTURES / name / "root", root)
+    root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=tmp_path))
+    shutil.copytree(FIXTURES / name / "root", root, dirs_exist_ok=True)
     after = FIXTURES / name / "after"
 
     def sleep(seconds: float) -> None:

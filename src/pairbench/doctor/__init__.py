@@ -37,6 +37,6 @@ def diagnose_machine(environment: dict | None = None, *, root: str = "/",
     return Report("environment", evaluate(environment), {"environment": environment})
 
 
-def diagnose_benchmark(plan: ValidationPlan, executor) -> Report:
+def diagnose_benchmark(plan: ValidationPlan, executor, *, timer_resolution_ns: int | None = None) -> Report:
     """Measure ``plan``'s command with ``executor`` and judge it (see ``validation``)."""
-    return validate(plan, measure_benchmark(plan, executor))
+    return validate(plan, measure_benchmark(plan, executor, timer_resolution_ns=timer_resolution_ns))

@@ -110,16 +110,19 @@ class Measurements:
     order: tuple[int, ...] = field(default=())
 
 
-def measure_benchmark(plan: ValidationPlan, executor: Executor) -> Measurements:
+def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
+                      timer_resolution_ns: int | None = None) -> Measurements:
     """Run ``plan``'s command with ``executor``: start-up probe, warmup rounds, timed rounds.
 
     Every round runs each iteration count once, in an order shuffled with
     ``plan.seed``. A failed execution (non-zero status) ends measuring and is
-    returned in ``failure``. Raises ``CommandNotFound`` / ``UsageError`` from
-    ``parse_command`` before anything runs.
+    returned in ``failure``. ``timer_resolution_ns`` is the clock's step (from
+    the machine metadata); None measures it here. Raises ``CommandNotFound`` /
+    ``UsageError`` from ``parse_command`` before anything runs.
     """
     from pairbench.environment import measured_timer_resolution_ns
 
+    resolution = timer_resolution_ns if timer_resolution_ns is not None else measured_timer_resolution_ns()
     counts = plan.counts if plan.iterated else (1,)
     commands = {count: plan.command_for(count) for count in counts}
     startup = _measure_startup(executor, plan.startup_runs)
@@ -135,13 +138,12 @@ def measure_benchmark(plan: ValidationPlan, executor: Executor) -> Measurements:
         for count in shuffled:
             execution = executor.run(commands[count], timeout_ns=plan.timeout_ns)
             if execution.status != 0:
-                return Measurements(_frozen(samples), startup, floor,
-                                    measured_timer_resolution_ns(), (count, execution), tuple(order))
+                return Measurements(_frozen(samples), startup, floor, resolution,
+                                    (count, execution), tuple(order))
             if round_index >= plan.warmup:
                 samples[count].append(execution)
                 order.append(count)
-    return Measurements(_frozen(samples), startup, floor, measured_timer_resolution_ns(),
-                        None, tuple(order))
+    return Measurements(_frozen(samples), startup, floor, resolution, None, tuple(order))
 
 
 def _measure_startup(executor: Executor, runs: int) -> tuple[Execution, ...]:
