@@ -12,8 +12,11 @@ default, so output is never read, decoded or buffered by us). One sample is:
   never used: its max RSS is the largest of *all* children so far, so a small
   command measured after a big one would inherit the big one's figure.
   One floor remains: Linux charges *our* resident set to a child when it
-  calls ``exec``, so a command smaller than pairbench is reported at about
-  pairbench's size (:meth:`PosixExecutor.rss_floor_kib` says how much).
+  calls ``exec``, so a command smaller than this process is reported at about
+  its size (:meth:`PosixExecutor.rss_floor_kib` says how much). pairbench
+  therefore runs this executor in a small spawner process
+  (``measure.spawner``), which is why this module and what it imports must
+  stay free of numpy and the CLI's libraries.
 
 After the command exits, surviving members of its process group (a daemon it
 backgrounded, say) are counted, terminated (SIGTERM, grace, SIGKILL) so they
@@ -21,7 +24,8 @@ cannot disturb the next sample, and reported in ``Execution.leftover_processes``
 With a timeout the whole group is killed the same way and the sample's status is
 ``model.STATUS_TIMEOUT``. On ``KeyboardInterrupt`` (the terminal's SIGINT does
 not reach the command: it is in another process group) the group is killed and
-reaped before the interrupt propagates.
+reaped before the interrupt propagates; SIGINT and SIGTERM are held off while a
+group is being killed, so a second one cannot cut the clean-up short.
 
 The path without a timeout is one ``posix_spawn`` and one blocking ``wait4``:
 no thread, no polling. Linux-specific parts (pidfd, ``/proc`` scan, max RSS in
@@ -38,17 +42,18 @@ import signal
 import threading
 import time
 
+from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.measure.executor import Execution, OutputPolicy
-from pairbench.command import STATUS_TIMEOUT, Command
 
 # Python ignores SIGPIPE (and SIGXFSZ) for itself; a child must get the default
 # disposition back, as subprocess's ``restore_signals=True`` does, or ``yes | head``
 # style commands behave differently under pairbench than in a shell.
 _RESTORED_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ") if hasattr(signal, name)
+    getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name)
 )
 _NULL_OUTPUT = OutputPolicy()
+_HELD_OFF = {signal.SIGINT, signal.SIGTERM}  # while a group is being killed
 _POLL_STEP_S = (0.001, 0.002, 0.005, 0.01, 0.02)  # back-off while waiting on a dying group
 
 
@@ -137,9 +142,13 @@ class PosixExecutor:
             # KeyboardInterrupt (or any error) while the command runs: leave no orphan.
             self._kill_after_interrupt(pid)
             raise
-        leftovers = _count_live_members(pid) if _group_exists(pid) else 0
+        try:
+            leftovers = _count_live_members(pid) if _group_exists(pid) else 0
+        except BaseException:
+            _held_off(_kill_group, pid, None, self.kill_grace_s)
+            raise
         if leftovers:
-            _kill_group(pid, None, self.kill_grace_s)
+            _held_off(_kill_group, pid, None, self.kill_grace_s)
         return _execution(start, end, status, usage, leftovers)
 
     def rss_floor_kib(self) -> int:
@@ -278,16 +287,21 @@ class PosixExecutor:
 
     def _kill_after_interrupt(self, pid: int) -> None:
         """Kill and reap the command's group with SIGINT held off, so a second Ctrl-C cannot orphan it."""
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            _kill_group(pid, pid, self.kill_grace_s)
-            if _group_exists(pid):
-                _kill_group(pid, None, self.kill_grace_s)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        _held_off(_kill_group, pid, pid, self.kill_grace_s)
+        if _group_exists(pid):
+            _held_off(_kill_group, pid, None, self.kill_grace_s)
 
 
 # -- process-group helpers (module level: no state of their own) ------------------
+
+
+def _held_off(function, *args):
+    """Call ``function(*args)`` with SIGINT and SIGTERM blocked; one arriving meanwhile acts after."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_OFF)
+    try:
+        return function(*args)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _execution(start: int, end: int, status: int, usage, leftovers: int) -> Execution:
