@@ -1,0 +1,310 @@
+"""The spawner executor: what running commands from a small helper process changes, and keeps.
+
+The behaviours both executors share (timeouts, leftovers, signals, output
+policies, Ctrl-C) are checked for both in ``test_posix.py``; here are the
+spawner's own: the max RSS floor, the pipe between the processes, and what
+happens when either process dies or is interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pairbench.errors import CommandNotFound, MeasurementError, UsageError
+from pairbench.measure import spawner
+from pairbench.measure.commandline import parse_command
+from pairbench.measure.executor import OutputPolicy
+from pairbench.measure.posix import PosixExecutor
+from pairbench.measure.spawner import SpawnerExecutor
+from pairbench.model import Command
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+KIB_PER_MB = 1_000_000 / 1024
+TRUE = Command("/bin/true", ("/bin/true",))
+
+
+def sh(text: str) -> Command:
+    return parse_command(text, shell=True)
+
+
+def is_gone(pid: int) -> bool:
+    """True if ``pid`` no longer runs: no such process, or a zombie awaiting its reaper."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
+
+
+def wait_until(predicate, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def read_pid_when_written(path: Path, timeout_s: float = 5.0) -> int:
+    assert wait_until(lambda: path.exists() and path.read_text().endswith("\n"), timeout_s)
+    return int(path.read_text())
+
+
+# -- the max RSS floor -----------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_true_through_the_spawner_reports_a_small_max_rss_unlike_from_a_process_with_scipy():
+    import numpy  # noqa: F401  (what pairbench's CLI process holds)
+    import scipy.stats  # noqa: F401
+
+    with SpawnerExecutor() as ex:
+        small = ex.run(TRUE).max_rss_kib
+        floor = ex.rss_floor_kib()
+    with PosixExecutor() as ex:
+        big = ex.run(TRUE).max_rss_kib
+    print(
+        f"/bin/true max RSS: spawner {small} KiB (floor {floor}), in-process with scipy {big} KiB"
+    )
+    assert 0 < small < 30 * KIB_PER_MB
+    assert small <= floor + 4096
+    assert big > 2 * small and big > 50 * KIB_PER_MB
+
+
+@pytest.mark.e2e
+def test_command_allocating_100_mb_through_the_spawner_is_reported_at_about_100_mb():
+    with SpawnerExecutor() as ex:
+        run = ex.run(Command("alloc", (sys.executable, "-c", "b = b'x' * 100_000_000")))
+    assert run.status == 0
+    assert 100 * KIB_PER_MB <= run.max_rss_kib <= 130 * KIB_PER_MB
+
+
+def test_executor_modules_load_none_of_the_big_libraries_in_a_bare_interpreter():
+    code = (
+        f"import sys; sys.path.insert(0, {str(SRC)!r}); "
+        "import pairbench.measure.spawner, pairbench.measure.posix; "
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    done = subprocess.run([sys.executable, "-S", "-I", "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "pairbench" in loaded
+    assert not loaded & {"numpy", "scipy", "rich", "click", "jinja2", "subprocess", "ctypes"}
+
+
+@pytest.mark.e2e
+def test_spawner_process_maps_no_numpy_library():
+    with SpawnerExecutor() as ex, open(f"/proc/{ex.spawner_pid}/maps") as f:
+        maps = f.read()
+    assert "libpython" in maps or "python" in maps
+    assert "numpy" not in maps and "scipy" not in maps
+
+
+# -- errors and data cross the pipe faithfully -----------------------------------------
+
+
+@pytest.mark.e2e
+def test_command_not_found_crosses_the_pipe_with_the_in_process_message(tmp_path):
+    missing = Command("vanished", (str(tmp_path / "vanished"),))
+    messages = []
+    for cls in (PosixExecutor, SpawnerExecutor):
+        with cls() as ex, pytest.raises(CommandNotFound) as raised:
+            ex.run(missing)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1] and "no such file" in messages[0]
+
+
+@pytest.mark.e2e
+def test_usage_errors_raised_in_the_spawner_keep_their_class_and_message(tmp_path):
+    with SpawnerExecutor() as ex:
+        with pytest.raises(UsageError, match=r"^`timeout_ns` must be > 0, got 0$"):
+            ex.run(TRUE, timeout_ns=0)
+        assert ex.run(TRUE).status == 0  # and the spawner carries on
+    unwritable = OutputPolicy.parse(str(tmp_path / "no-such-dir" / "out"))
+    with pytest.raises(UsageError) as in_process:
+        PosixExecutor(unwritable)
+    with pytest.raises(UsageError) as through_spawner:
+        SpawnerExecutor(unwritable)
+    assert str(through_spawner.value) == str(in_process.value)
+
+
+@pytest.mark.parametrize(
+    ("raised", "expected"),
+    [
+        (MeasurementError("the disk is on fire"), MeasurementError("the disk is on fire")),
+        (CommandNotFound("no such file"), CommandNotFound("no such file")),
+        (UsageError("`x` must be > 0"), UsageError("`x` must be > 0")),
+        (
+            KeyError("argv"),
+            MeasurementError("pairbench's spawner process failed: KeyError: 'argv'"),
+        ),
+    ],
+    ids=["measurement-error", "command-not-found", "usage-error", "unexpected"],
+)
+def test_error_reply_is_raised_again_as_the_same_class_and_message(raised, expected):
+    import json
+
+    again = spawner._reply_error(json.loads(spawner._error_reply(raised)))
+    assert type(again) is type(expected) and str(again) == str(expected)
+
+
+@pytest.mark.e2e
+def test_non_utf8_arguments_and_environment_reach_the_command_byte_exact(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    monkeypatch.setitem(os.environb, b"PAIRBENCH_PROBE", b"\xff\xfe")
+    argument = os.fsdecode(b"caf\xe9")
+    command = Command(
+        "printf", ("/bin/sh", "-c", 'printf "%s|%s" "$1" "$PAIRBENCH_PROBE"', "sh", argument)
+    )
+    with SpawnerExecutor(OutputPolicy.parse(str(out))) as ex:
+        assert ex.run(command).status == 0
+    assert out.read_bytes() == b"caf\xe9|\xff\xfe"
+
+
+@pytest.mark.e2e
+def test_command_sees_our_environment_not_the_locale_coercion_of_the_spawners_python(
+    tmp_path, monkeypatch
+):
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    out = tmp_path / "out"
+    with SpawnerExecutor(OutputPolicy.parse(str(out))) as ex:
+        ex.run(sh('printf %s "${LC_CTYPE-unset}"'))
+    assert out.read_text() == "unset"
+
+
+# -- processes dying and Ctrl-C ---------------------------------------------------------
+
+_RUN_SLEEP = """
+import sys
+from pairbench.measure.commandline import parse_command
+from pairbench.measure.spawner import SpawnerExecutor
+ex = SpawnerExecutor(_lifeline=sys.argv[3] == "lifeline")
+with open(sys.argv[1], "w") as f:
+    f.write(f"{ex.spawner_pid}\\n")
+ex.run(parse_command(f"echo $$ > {sys.argv[2]}; exec sleep 30", shell=True))
+"""
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("watch", ["pdeathsig", "lifeline"])
+def test_pairbench_killed_mid_command_leaves_no_orphan(tmp_path, watch):
+    spawner_file, command_file = tmp_path / "spawner.pid", tmp_path / "command.pid"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _RUN_SLEEP, str(spawner_file), str(command_file), watch]
+    )
+    try:
+        command_pid = read_pid_when_written(command_file)
+        spawner_pid = read_pid_when_written(spawner_file)
+    finally:
+        parent.kill()
+        parent.wait()
+    assert wait_until(lambda: is_gone(command_pid) and is_gone(spawner_pid), 2.0)
+
+
+_CTRL_C = """
+import sys
+from pairbench.measure.commandline import parse_command
+from pairbench.measure.spawner import SpawnerExecutor
+with SpawnerExecutor() as ex:
+    try:
+        ex.run(parse_command(f"echo $$ > {sys.argv[1]}; exec sleep 30", shell=True))
+    except KeyboardInterrupt:
+        print("interrupted")
+    print(ex.run(parse_command("true")).status)
+"""
+
+
+@pytest.mark.e2e
+def test_ctrl_c_from_the_terminal_kills_the_command_and_leaves_the_spawner_usable(tmp_path):
+    command_file = tmp_path / "command.pid"
+    # pairbench as a shell job: its own process group, which the terminal signals on Ctrl-C
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _CTRL_C, str(command_file)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        command_pid = read_pid_when_written(command_file)
+        t0 = time.monotonic()
+        os.killpg(parent.pid, signal.SIGINT)
+        out, _ = parent.communicate(timeout=5)
+        elapsed = time.monotonic() - t0
+    finally:
+        parent.kill()
+    assert out.split() == ["interrupted", "0"] and parent.returncode == 0
+    assert elapsed < 1.5
+    assert is_gone(command_pid)
+
+
+@pytest.mark.e2e
+def test_spawner_killed_while_idle_makes_the_next_run_a_measurement_error():
+    ex = SpawnerExecutor()
+    os.kill(ex.spawner_pid, signal.SIGKILL)
+    with pytest.raises(MeasurementError, match="spawner process .* exited unexpectedly"):
+        ex.run(TRUE)
+    with pytest.raises(MeasurementError, match="closed"):
+        ex.run(TRUE)
+    ex.close()
+
+
+@pytest.mark.e2e
+def test_sigint_sent_to_the_spawner_by_someone_else_interrupts_one_run_only():
+    with SpawnerExecutor() as ex:
+        os.kill(ex.spawner_pid, signal.SIGINT)
+        assert wait_until(lambda: _signal_caught(ex.spawner_pid), 1.0)
+        with pytest.raises(KeyboardInterrupt):
+            ex.run(TRUE)
+        assert ex.run(TRUE).status == 0
+
+
+def _signal_caught(pid: int) -> bool:
+    """True once no signal is pending for ``pid`` (its handler has run)."""
+    with open(f"/proc/{pid}/status") as f:
+        fields = dict(line.split(":", 1) for line in f)
+    return int(fields["ShdPnd"], 16) == 0 and int(fields["SigPnd"], 16) == 0
+
+
+@pytest.mark.e2e
+def test_close_stops_the_spawner_and_is_idempotent():
+    ex = SpawnerExecutor()
+    pid = ex.spawner_pid
+    ex.close()
+    ex.close()
+    assert is_gone(pid)
+    assert ex.rss_floor_kib() > 0  # the last known figure
+
+
+# -- falling back to the in-process executor --------------------------------------------
+
+
+@pytest.mark.e2e
+def test_without_a_python_to_start_it_falls_back_to_in_process_and_says_so(monkeypatch):
+    monkeypatch.setattr(sys, "executable", "")
+    with SpawnerExecutor() as ex:
+        assert ex.spawner_pid is None
+        assert ex.run(TRUE).status == 0
+        assert ex.rss_floor_kib() > 0
+    assert len(ex.notes) == 1 and "sys.executable is ''" in ex.notes[0]
+    assert "could not be started" in ex.notes[0]
+
+
+@pytest.mark.e2e
+def test_spawner_that_cannot_import_pairbench_falls_back_with_the_reason(
+    monkeypatch, tmp_path, capfd
+):
+    monkeypatch.setattr(spawner, "_package_root", lambda: str(tmp_path))
+    with SpawnerExecutor() as ex:
+        assert ex.spawner_pid is None
+        assert ex.run(TRUE).status == 0
+    assert "No module named 'pairbench'" in ex.notes[0]
+    assert capfd.readouterr().err == ""  # the failure went to the parent, not to the terminal
