@@ -8,8 +8,9 @@ background service off and a fresh profile; :meth:`Browser.open` turns the
 network off (``Network.emulateNetworkConditions``) before loading a page and
 records every request, console message and exception the page produces.
 
-Also a script: ``python tests/report/chromium.py report.html shot.png [WIDTH]``
-writes a full-page screenshot (used for docs/report.png).
+Also a script: ``python tests/report/chromium.py report.html shot.png [WIDTH [HEIGHT]]``
+writes a screenshot of the whole page, or of its top HEIGHT pixels (used for
+docs/report.png).
 """
 
 from __future__ import annotations
@@ -200,11 +201,12 @@ class Browser:
             raise ProtocolError(f"{expression}: {result['exceptionDetails'].get('text')}")
         return result["result"].get("value")
 
-    def screenshot(self, path: Path, *, full_page: bool = True) -> None:
-        params = {"format": "png", "captureBeyondViewport": full_page}
-        if full_page:
-            size = self.page("Page.getLayoutMetrics")["cssContentSize"]
-            params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+    def screenshot(self, path: Path, *, height: int | None = None) -> None:
+        """A PNG of the page's top ``height`` CSS pixels, or of the whole page."""
+        size = self.page("Page.getLayoutMetrics")["cssContentSize"]
+        params = {"format": "png", "captureBeyondViewport": True, "clip": {
+            "x": 0, "y": 0, "width": size["width"], "scale": 1,
+            "height": min(height, size["height"]) if height else size["height"]}}
         data = self.page("Page.captureScreenshot", params)["data"]
         Path(path).write_bytes(base64.b64decode(data))
 
@@ -233,6 +235,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     width = int(argv[2]) if len(argv) > 2 else 1280
+    height = int(argv[3]) if len(argv) > 3 else None
     executable = find_chromium()
     if executable is None:
         print("chromium not found; run scripts/install-test-deps.sh", file=sys.stderr)
@@ -240,7 +243,7 @@ def main(argv: list[str]) -> int:
     with Browser(executable) as browser:
         log = browser.open(Path(argv[0]), width=width,
                            wait_for="document.documentElement.getAttribute('data-charts') !== null")
-        browser.screenshot(Path(argv[1]))
+        browser.screenshot(Path(argv[1]), height=height)
     for error in log.errors:
         print(f"page error: {error}", file=sys.stderr)
     return 1 if log.errors else 0

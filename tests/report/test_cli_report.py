@@ -20,7 +20,8 @@ COMPARE = str(DATA / "compare.json")
 def test_report_without_options_prints_markdown():
     result = invoke("report", COMPARE)
     assert result.code == 0, result.err
-    assert result.out.startswith("### pairbench compare: 2 commands\n\n| Comparison |")
+    assert result.out.startswith("### pairbench compare: &lt;script&gt;window.")
+    assert "vs old build\n\n| Comparison |" in result.out
 
 
 def test_report_format_follows_the_output_suffix(tmp_path):

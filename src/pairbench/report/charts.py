@@ -259,6 +259,8 @@ def distribution_chart(key: str, s: Series, axis: TimeAxis) -> Chart:
                    "hovertemplate": f"%{{x}} samples near %{{y:.4g}} {axis.suffix}<extra></extra>"})
     lines = ((median, "solid", "median"), (q1, "dot", "Q1"), (q3, "dot", "Q3"),
              (mean, "dash", "mean"), (high_fence, "dashdot", "Q3 + 1.5 IQR"))
+    if low_fence > wall.min():  # drawn only when some sample lies below it
+        lines += ((low_fence, "dashdot", "Q1 − 1.5 IQR"),)
     shapes = [_hline(float(axis(v)), xref="x2 domain", dash=d) for v, d, _ in lines]
     notes = [{"text": name, "xref": "x2 domain", "yref": "y", "x": 1.0, "y": float(axis(v)),
               "xanchor": "right", "yanchor": "bottom", "showarrow": False,
@@ -270,7 +272,8 @@ def distribution_chart(key: str, s: Series, axis: TimeAxis) -> Chart:
     layout["xaxis2"] = {"domain": [0.15, 0.78], "anchor": "y", "title": {"text": "execution order (seq)"}}
     layout["xaxis3"] = {"domain": [0.81, 1.0], "anchor": "y", "title": {"text": "samples"}}
     text = (f"{outliers.size} of {wall.size} samples lie beyond the Tukey fences (kept in every statistic). "
-            "Box: quartiles; whiskers: the furthest samples within the fences; dashed line in the box: mean.")
+            "Box: quartiles; whiskers: the furthest samples within the fences; dashed line in the box: mean; "
+            "dash-dot lines: the fences Q3 + 1.5 IQR and, when a sample lies below it, Q1 − 1.5 IQR.")
     return Chart(key, f"Distribution of {s.name}",
                  {"data": traces, "layout": layout}, note + (" " if note else "") + text)
 
@@ -393,7 +396,7 @@ def shift_chart(key: str, c: Mapping, sf: ShiftFunction, axis: TimeAxis) -> Char
     title = f"Shift function: {c['candidate']} − {c['baseline']} by decile"
     layout = _layout(title, "decile of the baseline's and the candidate's times",
                      axis.label("difference of deciles"), shapes=[_hline(0.0, color="#000000")])
-    layout["xaxis"].update(ticksuffix="%", tickvals=labels)
+    layout["xaxis"].update(tickmode="array", tickvals=labels, ticktext=[f"{v:g}%" for v in labels])
     if sf.pure_shift_excluded:
         verdict = ("No single shift lies inside all nine intervals: the distributions differ by more than "
                    "a shift, so look at which deciles moved.")

@@ -179,9 +179,16 @@ def value_text(value) -> str:
 
 
 def run_title(analysed: Analysed) -> str:
+    """ "pairbench compare: new vs old", "pairbench run: 3 commands"."""
     run = analysed.run
-    n = len(run.variants)
-    return f"pairbench {run.kind}: {n} command{'s' if n != 1 else ''}"
+    real = [c for c in analysed.comparisons if not c.get("self_check")]
+    if len(real) == 1:
+        return f"pairbench {run.kind}: {real[0]['candidate']} vs {real[0]['baseline']}"
+    if real:
+        return f"pairbench {run.kind}: {len(real)} candidates vs {real[0]['baseline']}"
+    if len(run.variants) == 1:
+        return f"pairbench {run.kind}: {run.variants[0].name}"
+    return f"pairbench {run.kind}: {len(run.variants)} commands"
 
 
 def _level(confidence: float) -> str:

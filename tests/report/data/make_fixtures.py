@@ -85,26 +85,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(HERE.parents[2] / "src"))
-    try:
-        import pairbench.stats.sample_size  # noqa: F401
-    except ImportError:  # comparison.py awaits this module: stand in with its one constant
-        import math
-        import types
-
-        shim = types.ModuleType("pairbench.stats.sample_size")
-        shim.SIGN_TEST_ARE_NORMAL = 2 / math.pi
-        sys.modules["pairbench.stats.sample_size"] = shim
-    try:
-        import pairbench.stats.ranks  # noqa: F401
-    except ImportError:  # PROVISIONAL until stats.ranks lands: secondary rank statistics absent
-        import types
-
-        from pairbench.errors import NotEnoughData
-
-        def unavailable(*args, **kwargs):
-            raise NotEnoughData("rank statistics are not available yet")
-
-        shim = types.ModuleType("pairbench.stats.ranks")
-        shim.hodges_lehmann = shim.mann_whitney = shim.signed_rank = unavailable
-        sys.modules["pairbench.stats.ranks"] = shim
     main()
