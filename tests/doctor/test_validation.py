@@ -62,7 +62,7 @@ class FloorExecutor(FakeExecutor):
 
 
 def test_setup_overhead_is_fitted_exactly_and_warns_over_five_percent():
-    plan = ValidationPlan("echo {iterations}", runs=3, seed=1, startup_runs=3)
+    plan = ValidationPlan("echo {iterations}", runs=3, seed=1)
     report = diagnose_benchmark(plan, FakeExecutor(linear(0.050, 0.002)))
     fit = report.details["time_fit"]
     assert fit["intercept"] == pytest.approx(50.5e6, rel=1e-9)
@@ -77,7 +77,7 @@ def test_setup_overhead_is_fitted_exactly_and_warns_over_five_percent():
 
 
 def test_no_setup_beyond_process_start_up_is_ok():
-    plan = ValidationPlan("echo {iterations}", runs=3, seed=1, startup_runs=3)
+    plan = ValidationPlan("echo {iterations}", runs=3, seed=1)
     report = diagnose_benchmark(plan, FakeExecutor(linear(0.0, 0.010)))
     assert report.details["time_fit"]["setup_ns"] == pytest.approx(0.0, abs=1e-3)
     assert by_check(report)["setup-overhead"].status == "ok"
@@ -92,14 +92,14 @@ def test_a_noisy_setup_whose_interval_straddles_five_percent_is_unknown():
         k = int(command.text.split()[1])
         return STARTUP_S + 0.004 + k * 0.010 + rng.normal(0, 0.004)
 
-    plan = ValidationPlan("echo {iterations}", runs=4, seed=3, startup_runs=2)
+    plan = ValidationPlan("echo {iterations}", runs=4, seed=3)
     finding = by_check(diagnose_benchmark(plan, FakeExecutor(script)))["setup-overhead"]
     assert finding.status == "unknown"
     assert "straddles 5%" in finding.reading
 
 
 def test_memory_growing_ten_mib_per_iteration_is_flagged():
-    plan = ValidationPlan("echo {iterations}", runs=3, seed=2, startup_runs=2)
+    plan = ValidationPlan("echo {iterations}", runs=3, seed=2)
     report = diagnose_benchmark(plan, FakeExecutor(linear(0.0, 0.01, rss=lambda k: 9000 + 10240 * k)))
     finding = by_check(report)["memory-growth"]
     assert finding.status == "warn"
@@ -109,14 +109,14 @@ def test_memory_growing_ten_mib_per_iteration_is_flagged():
 
 
 def test_constant_memory_is_ok():
-    plan = ValidationPlan("echo {iterations}", runs=3, seed=2, startup_runs=2)
+    plan = ValidationPlan("echo {iterations}", runs=3, seed=2)
     finding = by_check(diagnose_benchmark(plan, FakeExecutor(linear(0.0, 0.01))))["memory-growth"]
     assert finding.status == "ok" and finding.reading == "constant at 8.79 MiB for 1-8 iterations"
 
 
 def test_small_memory_jitter_without_a_trend_is_ok():
     rng = np.random.default_rng(11)
-    plan = ValidationPlan("echo {iterations}", runs=5, seed=2, startup_runs=2)
+    plan = ValidationPlan("echo {iterations}", runs=5, seed=2)
     rss = lambda k: 9000 + int(rng.integers(0, 13)) * 4  # noqa: E731 - seed 004: a 13-page range
     finding = by_check(diagnose_benchmark(plan, FakeExecutor(linear(0.0, 0.01, rss))))["memory-growth"]
     assert finding.status == "ok"
@@ -124,12 +124,12 @@ def test_small_memory_jitter_without_a_trend_is_ok():
 
 def test_memory_at_the_executors_floor_is_censored_and_can_make_growth_unknown():
     script = linear(0.0, 0.01, rss=lambda k: max(40000, 10240 * k))
-    plan = ValidationPlan("echo {iterations}", runs=3, seed=2, startup_runs=2)
+    plan = ValidationPlan("echo {iterations}", runs=3, seed=2)
     finding = by_check(diagnose_benchmark(plan, FloorExecutor(script, 40000)))["memory-growth"]
     assert finding.status == "unknown"  # only 8 iterations (80 MiB) rise above 40000 KiB * 1.05
     assert finding.data["censored_counts"] == [1, 2, 4]
 
-    plan = ValidationPlan("echo {iterations}", runs=3, seed=2, startup_runs=2, counts=(1, 2, 4, 8, 16))
+    plan = ValidationPlan("echo {iterations}", runs=3, seed=2, counts=(1, 2, 4, 8, 16))
     finding = by_check(diagnose_benchmark(plan, FloorExecutor(script, 40000)))["memory-growth"]
     assert finding.status == "warn" and finding.data["slope"] == pytest.approx(10240)
     assert "(counts 1, 2, 4 at the floor, left out)" in finding.reading
@@ -138,16 +138,16 @@ def test_memory_at_the_executors_floor_is_censored_and_can_make_growth_unknown()
 # ------------------------------------------------------------------ how it runs
 
 
-def test_rounds_run_every_count_once_in_a_seeded_random_order_after_warmup():
+def test_rounds_run_every_count_and_the_start_up_probe_once_in_a_seeded_random_order():
     executor = FakeExecutor(linear(0.0, 0.001))
-    plan = ValidationPlan("echo {iterations}", runs=4, warmup=1, seed=5, startup_runs=2)
+    plan = ValidationPlan("echo {iterations}", runs=4, warmup=1, seed=5)
     measured = measure_benchmark(plan, executor)
-    texts = [t for t in executor.texts if t != "true"]
-    assert executor.texts[:3] == ["true"] * 3  # one untimed, two timed
-    rounds = [texts[i:i + 4] for i in range(0, len(texts), 4)]
-    assert len(rounds) == 5 and all(sorted(r) == ["echo 1", "echo 2", "echo 4", "echo 8"] for r in rounds)
+    rounds = [executor.texts[i:i + 5] for i in range(0, len(executor.texts), 5)]
+    assert len(rounds) == 5  # one warmup round, four timed
+    assert all(sorted(r) == ["echo 1", "echo 2", "echo 4", "echo 8", "true"] for r in rounds)
     assert len({tuple(r) for r in rounds}) > 1  # shuffled, not a fixed order
     assert {k: len(v) for k, v in measured.samples.items()} == {1: 4, 2: 4, 4: 4, 8: 4}
+    assert len(measured.startup) == 4
     again = FakeExecutor(linear(0.0, 0.001))
     measure_benchmark(plan, again)
     assert again.texts == executor.texts
@@ -156,7 +156,7 @@ def test_rounds_run_every_count_once_in_a_seeded_random_order_after_warmup():
 def test_a_failing_run_stops_measuring_and_fails_the_report():
     outcomes = iter([0.01, 0.01, {"duration": 0.01, "status": 2}])
     executor = FakeExecutor({"echo x": outcomes, "true": STARTUP_S})
-    report = diagnose_benchmark(ValidationPlan("echo x", runs=5, startup_runs=1), executor)
+    report = diagnose_benchmark(ValidationPlan("echo x", runs=5), executor)
     assert report.status == "fail"
     runs = by_check(report)["runs"]
     assert runs.status == "fail" and runs.reading == "'echo x' ended with exit code 2"

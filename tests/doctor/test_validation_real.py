@@ -27,7 +27,7 @@ def by_check(report):
 
 def test_a_real_setup_of_fifty_milliseconds_is_found_as_setup_overhead():
     plan = ValidationPlan(f"{WORKLOADS} setup-then-spin 0.05 20000 {{iterations}}", runs=3,
-                          warmup=0, startup_runs=3, seed=1)
+                          warmup=0, seed=1)
     with PosixExecutor() as executor:
         report = diagnose_benchmark(plan, executor)
     fit = report.details["time_fit"]

@@ -31,6 +31,7 @@ SLOW_CLOCKSOURCES = ("hpet", "acpi_pm", "jiffies", "refined-jiffies", "pit")
 TIMER_WARN_NS = 1_000  # a step above 1 us quantizes sub-millisecond samples by > 0.1%
 TIMER_FAIL_NS = 1_000_000  # a 1 ms step: the clock of Windows-era asv (asv #780)
 BUSY_PROCESS_PERCENT = 5.0  # processes using less than this share of a CPU are not named
+SHOWN_PROCESSES = 3
 LOAD_WARN = 0.5  # another task using half a CPU on average already shares caches and power
 
 
@@ -163,7 +164,7 @@ def check_load(env: Mapping) -> Finding:
         status = "warn"
     else:
         return Finding("load", title, "ok", reading, why, data=data)
-    pids = " ".join(str(p["pid"]) for p in busiest)
+    pids = " ".join(str(p["pid"]) for p in busiest[:SHOWN_PROCESSES])
     fix = (f"pause them while you measure: kill -STOP {pids} (then kill -CONT {pids})" if busiest
            else "stop background jobs and wait until `uptime` shows a load well below 0.5")
     return Finding("load", title, status, reading, why, fix, data)
@@ -182,7 +183,7 @@ def _load_reading(load, busy_now, cpus, busiest, env: Mapping) -> str:
     if busiest:
         parts.append("busiest: " + ", ".join(
             f"{p.get('command') or p['name']} (pid {p['pid']}, {p['cpu_percent']:.0f}%)"
-            for p in busiest[:3]))
+            for p in busiest[:SHOWN_PROCESSES]))
     return "; ".join(parts)
 
 

@@ -49,8 +49,9 @@ class ValidationPlan:
     """How to validate one benchmark command.
 
     ``runs`` samples are taken at every iteration count (once without a
-    ``{iterations}`` placeholder), after ``warmup`` untimed rounds;
-    ``startup_runs`` runs of ``true`` measure process start-up. ``name``
+    ``{iterations}`` placeholder), after ``warmup`` untimed rounds; with
+    ``probe_startup`` every round also runs ``true``, whose time is process
+    start-up, measured under the same conditions as the command. ``name``
     defaults to the command text.
     """
 
@@ -60,15 +61,14 @@ class ValidationPlan:
     runs: int = 20
     counts: tuple[int, ...] = DEFAULT_COUNTS
     warmup: int = 1
-    startup_runs: int = 10
+    probe_startup: bool = True
     seed: int = 0
     timeout_ns: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.command, str) or not self.command.strip():
             raise UsageError(f"`command` must be a non-empty string, got {self.command!r}")
-        for option, value, low in (("runs", self.runs, 2), ("warmup", self.warmup, 0),
-                                   ("startup_runs", self.startup_runs, 0)):
+        for option, value, low in (("runs", self.runs, 2), ("warmup", self.warmup, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise UsageError(f"`{option}` must be an integer >= {low}, got {value!r}")
         counts = self.counts
@@ -112,12 +112,14 @@ class Measurements:
 
 def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
                       timer_resolution_ns: int | None = None) -> Measurements:
-    """Run ``plan``'s command with ``executor``: start-up probe, warmup rounds, timed rounds.
+    """Run ``plan``'s command with ``executor``: warmup rounds, then timed rounds.
 
-    Every round runs each iteration count once, in an order shuffled with
-    ``plan.seed``. A failed execution (non-zero status) ends measuring and is
-    returned in ``failure``. ``timer_resolution_ns`` is the clock's step (from
-    the machine metadata); None measures it here. Raises ``CommandNotFound`` /
+    Every round runs each iteration count once, and ``true`` once (the
+    start-up probe), in an order shuffled with ``plan.seed``, so drift affects
+    all of them alike. A failed execution of the command (non-zero status)
+    ends measuring and is returned in ``failure``; a probe that cannot run is
+    dropped. ``timer_resolution_ns`` is the clock's step (from the machine
+    metadata); None measures it here. Raises ``CommandNotFound`` /
     ``UsageError`` from ``parse_command`` before anything runs.
     """
     from pairbench.environment import measured_timer_resolution_ns
@@ -125,37 +127,51 @@ def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
     resolution = timer_resolution_ns if timer_resolution_ns is not None else measured_timer_resolution_ns()
     counts = plan.counts if plan.iterated else (1,)
     commands = {count: plan.command_for(count) for count in counts}
-    startup = _measure_startup(executor, plan.startup_runs)
+    probe = _startup_command() if plan.probe_startup else None
     rng = random.Random(plan.seed)
     samples: dict[int, list[Execution]] = {count: [] for count in counts}
+    startup: list[Execution] = []
     order: list[int] = []
     floor = 0
     for round_index in range(plan.warmup + plan.runs):
-        shuffled = list(counts)
-        rng.shuffle(shuffled)
+        timed = round_index >= plan.warmup
         if round_index == plan.warmup:
             floor = _rss_floor(executor)
+        shuffled = list(counts) + ([_PROBE] if probe is not None else [])
+        rng.shuffle(shuffled)
         for count in shuffled:
+            if count == _PROBE:
+                probe = _run_probe(executor, probe, startup if timed else [])
+                continue
             execution = executor.run(commands[count], timeout_ns=plan.timeout_ns)
             if execution.status != 0:
-                return Measurements(_frozen(samples), startup, floor, resolution,
+                return Measurements(_frozen(samples), tuple(startup), floor, resolution,
                                     (count, execution), tuple(order))
-            if round_index >= plan.warmup:
+            if timed:
                 samples[count].append(execution)
                 order.append(count)
-    return Measurements(_frozen(samples), startup, floor, resolution, None, tuple(order))
+    return Measurements(_frozen(samples), tuple(startup), floor, resolution, None, tuple(order))
 
 
-def _measure_startup(executor: Executor, runs: int) -> tuple[Execution, ...]:
-    """``runs`` timed executions of ``true`` after one untimed one; () if it cannot run."""
-    if runs == 0:
-        return ()
+_PROBE = 0  # the start-up probe's key in a round (iteration counts are >= 1)
+
+
+def _startup_command() -> Command | None:
     try:
-        command = parse_command(STARTUP_COMMAND)
-        executions = [executor.run(command) for _ in range(runs + 1)][1:]
+        return parse_command(STARTUP_COMMAND)
     except CommandNotFound:
-        return ()
-    return tuple(e for e in executions if e.status == 0)
+        return None
+
+
+def _run_probe(executor: Executor, probe: Command, into: list[Execution]) -> Command | None:
+    """Run ``true`` once, keep a successful time in ``into``; None if it cannot run (no more probes)."""
+    try:
+        execution = executor.run(probe)
+    except CommandNotFound:
+        return None
+    if execution.status == 0:
+        into.append(execution)
+    return probe
 
 
 def _rss_floor(executor: Executor) -> int:
@@ -222,8 +238,13 @@ def check_setup_overhead(measurements: Measurements, startup_ns: float | None) -
     The fitted intercept is the fixed cost of every sample; the process
     start-up measured with ``true`` is unavoidable for any command and judged
     by the duration check, so the *setup* is the intercept minus it. Its share
-    is taken at the largest iteration count tried, the most favourable: warn
-    over 5%, and say how many iterations would bring it under.
+    is taken at the largest iteration count tried, the most favourable. With
+    the intercept's 95% interval (t quantile, n - 2 degrees of freedom): ok
+    when even its upper end is at most 5%, warn when its lower end is above 5%
+    (and say how many iterations would bring it under), unknown when the
+    interval straddles 5% (``benchmarks/doctor_thresholds.py`` measures how
+    often each happens near the line). The start-up median's own error is
+    not propagated: it is small next to the intercept's.
     """
     fit = samplechecks.line_fit(*_columns(measurements, "wall_ns"))
     title, check = "setup overhead", "setup-overhead"
