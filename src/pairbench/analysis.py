@@ -16,7 +16,7 @@ import numpy as np
 
 from pairbench import stats
 from pairbench.errors import StatisticsError
-from pairbench.model import Run, Variant
+from pairbench.model import Run, Variant, json_safe
 from pairbench.units import format_duration
 
 CONFIDENCE = 0.95
@@ -67,7 +67,7 @@ class VariantSummary:
     def to_dict(self) -> dict:
         record = dataclasses.asdict(self)
         record["warnings"] = list(self.warnings)
-        return record
+        return json_safe(record)
 
 
 def summaries_from_dicts(records) -> tuple[VariantSummary, ...]:

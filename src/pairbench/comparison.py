@@ -23,7 +23,7 @@ import numpy as np
 
 from pairbench import stats
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError, UsageError
-from pairbench.model import Run, Samples
+from pairbench.model import Run, Samples, json_safe
 from pairbench.stats.paired import log_ratios as _log_ratios
 from pairbench.stats.sample_size import SIGN_TEST_ARE_NORMAL
 from pairbench.stats.sequential import anytime_pvalue as _anytime_pvalue
@@ -166,7 +166,7 @@ class ComparisonResult:
 
     def to_dict(self, settings: DecisionSettings, stopped_because: str) -> dict:
         adjusted = settings.family > 1 and not self.self_check
-        return {
+        return json_safe({
             "baseline": self.baseline,
             "candidate": self.candidate,
             "self_check": self.self_check,
@@ -186,7 +186,7 @@ class ComparisonResult:
             "stopped_because": stopped_because,
             "secondary": self.secondary,
             "warnings": list(self.warnings),
-        }
+        })
 
 
 def settings_for_run(run: Run) -> DecisionSettings:
@@ -245,7 +245,7 @@ def _holm_adjusted(results: list[ComparisonResult]) -> list[ComparisonResult]:
         return results
     adjusted = stats.holm([results[i].pvalue for i in family])
     out = list(results)
-    for i, p in zip(family, adjusted):
+    for i, p in zip(family, adjusted, strict=True):
         out[i] = _replace(out[i], pvalue=float(p))
     return out
 

@@ -17,7 +17,7 @@ from pairbench.command import STATUS_TIMEOUT, Command, describe_status
 
 __all__ = [
     "SAMPLE_COLUMNS", "STATUS_TIMEOUT", "Command", "Run", "Sample", "Samples", "Variant",
-    "describe_status",
+    "describe_status", "json_safe",
 ]
 
 # Column name -> meaning. All columns are int64; order is the document's order.
@@ -126,6 +126,27 @@ class Variant:
 
     def with_samples(self, samples: Samples) -> Variant:
         return dataclasses.replace(self, samples=samples)
+
+
+def json_safe(value):
+    """``value`` with every non-finite float (NaN, ±inf) replaced by None, recursively.
+
+    Derived records (summaries, comparisons) pass through this before they are
+    stored, because the result file never holds NaN or infinity.
+    """
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, np.floating):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return value
 
 
 RUN_STATES = ("complete", "interrupted", "failed", "running")

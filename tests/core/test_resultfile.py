@@ -40,7 +40,7 @@ def test_result_round_trips_through_the_file(tmp_path):
     assert back.kind == "compare" and back.state == "complete"
     assert back.options == {"seed": 7, "runs": 5}
     assert [v.command.argv for v in back.variants] == [("/bin/true",), ("/bin/sleep", "0")]
-    for original, loaded in zip(run.variants, back.variants):
+    for original, loaded in zip(run.variants, back.variants, strict=True):
         for column in SAMPLE_COLUMNS:
             np.testing.assert_array_equal(original.samples[column], loaded.samples[column])
 

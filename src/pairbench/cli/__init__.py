@@ -10,9 +10,7 @@ Modules: ``app`` (the group, I/O, main), ``options`` (shared option sets),
 module per further command. Importing this package registers every command.
 """
 
-from pairbench.cli import measuring, show  # noqa: F401 - importing registers the commands
-from pairbench.cli import doctor  # noqa: F401 - registers `pairbench doctor`
-from pairbench.cli import report  # noqa: F401 - registers `pairbench report`
+from pairbench.cli import doctor, measuring, report, show  # noqa: F401 - importing registers them
 from pairbench.cli.app import cli, entry_point, main
 
 __all__ = ["cli", "entry_point", "main"]

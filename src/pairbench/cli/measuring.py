@@ -185,7 +185,7 @@ def current_effect_text(rule) -> str:
     from pairbench.units import format_percent
 
     parts = []
-    for verdict, effect in rule.latest.values():
+    for _verdict, effect in rule.latest.values():
         if effect is None:
             parts.append("effect: collecting rounds")
         else:

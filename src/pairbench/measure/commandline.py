@@ -16,8 +16,8 @@ import shutil
 import statistics
 from dataclasses import dataclass
 
-from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.command import Command
+from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 
 SHELL = "/bin/sh"
 

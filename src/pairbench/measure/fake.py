@@ -16,9 +16,9 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError
 from pairbench.measure.executor import Execution
-from pairbench.command import STATUS_TIMEOUT, Command
 
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _EXECUTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Execution)) - {"start_ns"}

@@ -143,6 +143,8 @@ def format_pvalue(p: float | None) -> str:
 def verdict_sentence(c: dict) -> str:
     """The verdict in words: "new is 3.1% slower than old [+2.4%, +3.8%], p < 0.001"."""
     cand, base = c["candidate"], c["baseline"]
+    if c.get("self_check"):
+        cand = f"A/A self-check: {cand}"
     effect = c.get("effect")
     if effect is None:
         return f"{cand} vs {base}: no verdict — {c['verdict_reason']}"
@@ -176,7 +178,7 @@ def comparison_table(comparisons: Sequence[dict], notes: list[str], *, color: bo
     for column in ("comparison", "B min", "C min", "min Δ", "B mean", "C mean", "mean Δ",
                    "change [interval]", "verdict"):
         table.add_column(column, justify="left" if column in ("comparison", "verdict") else "right",
-                         overflow="fold")
+                         overflow="fold", no_wrap=column != "comparison")
     for c in comparisons:
         table.add_row(*_comparison_cells(c, notes))
     buffer = io.StringIO()

@@ -1,0 +1,216 @@
+"""`pairbench compare`: interleaving, stopping, verdicts, JSON and exit codes (scripted executor)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from conftest import invoke
+
+from pairbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, EXIT_VERDICT
+from pairbench.measure.fake import FakeExecutor
+from pairbench.resultfile import read_result
+
+BASE, CAND = "sleep 0.1", "sleep 0.2"  # real programs, so the commands parse; durations are scripted
+
+
+def noisy(ratio: float, *, sd: float = 0.01, seed: int = 0, drift: float = 0.0):
+    """A script: CAND takes `ratio` times BASE, both with common-mode drift and independent noise."""
+    rng = np.random.default_rng(seed)
+
+    def duration(command, index, clock_ns):
+        machine = 1.0 + drift * np.sin(clock_ns / 7e9)  # slow phases, shared by both commands
+        factor = ratio if command.text == CAND else 1.0
+        return 0.05 * machine * factor * float(np.exp(rng.normal(0.0, sd)))
+
+    return duration
+
+
+def test_clear_slowdown_stops_early_with_a_slower_verdict_in_words(use_executor):
+    use_executor(FakeExecutor(noisy(1.05)))
+    result = invoke("compare", "--seed", "1", BASE, CAND)
+    assert result.code == 0, result.err
+    match = re.search(rf"{CAND} is (\d+\.\d)% slower than {BASE} \[\+\d", result.out)
+    assert match and 3.0 < float(match.group(1)) < 7.0, result.out
+    assert "the verdict was decided (slower)" in result.out
+    assert "anytime-valid" in result.out
+
+
+def test_identical_commands_do_not_stop_on_noise(use_executor, tmp_path):
+    use_executor(FakeExecutor(noisy(1.0, sd=0.05)))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--seed", "2", "--max-time", "30s", "--json", str(out), BASE, CAND)
+    comparison = read_result(out).comparisons[0]
+    assert comparison["verdict"] in ("equivalent", "inconclusive"), result.out
+
+
+def test_tiny_noise_and_no_change_is_equivalent(use_executor):
+    use_executor(FakeExecutor(noisy(1.0, sd=0.001)))
+    result = invoke("compare", "--seed", "3", BASE, CAND)
+    assert "is equivalent to" in result.out and "within ±1%" in result.out
+
+
+def test_small_real_change_below_threshold_is_flagged_negligible(use_executor, tmp_path):
+    use_executor(FakeExecutor(noisy(1.003, sd=0.0005)))
+    out = tmp_path / "r.json"
+    invoke("compare", "--seed", "4", "--json", str(out), BASE, CAND)
+    comparison = read_result(out).comparisons[0]
+    assert comparison["verdict"] == "slower" and comparison["negligible"] is True
+
+
+def test_faster_candidate_is_reported_faster_with_a_positive_size(use_executor):
+    use_executor(FakeExecutor(noisy(0.9)))
+    result = invoke("compare", "--seed", "5", BASE, CAND)
+    match = re.search(rf"{CAND} is (\d+\.\d)% faster than {BASE} \[-\d", result.out)
+    assert match and 8.0 < float(match.group(1)) < 12.0, result.out
+
+
+@pytest.mark.parametrize(
+    ("ratio", "fail_on", "code"),
+    [(1.05, "slower", EXIT_VERDICT), (1.05, "faster", 0), (1.05, "change", EXIT_VERDICT),
+     (0.95, "faster", EXIT_VERDICT), (1.05, "never", 0), (1.0, "change", 0)],
+)
+def test_fail_on_sets_the_exit_code(use_executor, ratio, fail_on, code):
+    use_executor(FakeExecutor(noisy(ratio, sd=0.002)))
+    result = invoke("compare", "--seed", "6", "--fail-on", fail_on, BASE, CAND)
+    assert result.code == code, result.out + result.err
+
+
+def test_every_round_runs_each_variant_once_in_a_recorded_random_order(use_executor, tmp_path):
+    fake = use_executor(FakeExecutor(noisy(1.0)))
+    out = tmp_path / "r.json"
+    invoke("compare", "--seed", "7", "--runs", "40", "--warmup", "2", "--json", str(out), BASE, CAND, "sleep 0.3")
+    rounds = [fake.texts[i:i + 3] for i in range(0, len(fake.texts), 3)]
+    assert len(rounds) == 42
+    assert all(sorted(r) == sorted([BASE, CAND, "sleep 0.3"]) for r in rounds)
+    assert len({tuple(r) for r in rounds}) > 3  # orders vary
+    run = read_result(out)
+    for variant in run.variants:
+        samples = variant.samples
+        assert list(samples["warmup"]).count(1) == 2
+        assert sorted(samples["pair"][samples["warmup"] == 0]) == list(range(40))
+    seqs = np.concatenate([v.samples["seq"] for v in run.variants])
+    assert sorted(seqs) == list(range(126))
+
+
+def test_fixed_runs_use_the_exact_sign_test_interval(use_executor, tmp_path):
+    use_executor(FakeExecutor(noisy(1.05)))
+    out = tmp_path / "r.json"
+    invoke("compare", "--seed", "8", "--runs", "30", "--json", str(out), BASE, CAND)
+    comparison = read_result(out).comparisons[0]
+    assert comparison["effect"]["method"] == "sign-test interval for the median"
+    assert comparison["stopped_because"] == "completed the requested 30 rounds"
+    assert comparison["rounds"] == 30
+
+
+def test_too_few_rounds_refuses_a_verdict_and_says_what_is_needed(use_executor, tmp_path):
+    use_executor(FakeExecutor(noisy(1.5)))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--seed", "9", "--runs", "5", "--json", str(out), BASE, CAND)
+    comparison = read_result(out).comparisons[0]
+    assert comparison["verdict"] == "inconclusive" and comparison["refused"]
+    assert "need at least 8" in comparison["verdict_reason"]
+    assert "no verdict" in result.out
+
+
+def test_identical_timings_refuse_with_no_variance(use_executor, tmp_path):
+    use_executor(FakeExecutor({BASE: 0.1, CAND: 0.1}))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--runs", "20", "--json", str(out), BASE, CAND)
+    comparison = read_result(out).comparisons[0]
+    assert comparison["verdict"] == "inconclusive"
+    assert "no variance: every pair is identical; is the timer resolution too coarse?" in result.out
+
+
+def test_inconclusive_verdict_estimates_the_rounds_still_needed(use_executor, tmp_path):
+    use_executor(FakeExecutor(noisy(1.0, sd=0.2)))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--seed", "10", "--runs", "30", "--json", str(out), BASE, CAND)
+    comparison = read_result(out).comparisons[0]
+    assert comparison["verdict"] == "inconclusive" and comparison["rounds_needed"] > 100
+    assert "more rounds needed to decide (try --runs" in result.out
+
+
+def test_json_comparisons_hold_the_documented_fields(use_executor, tmp_path):
+    use_executor(FakeExecutor(noisy(1.05)))
+    out = tmp_path / "r.json"
+    invoke("compare", "--seed", "11", "--json", str(out), BASE, CAND)
+    document = json.loads(out.read_text())
+    (comparison,) = document["comparisons"]
+    assert comparison["baseline"] == BASE and comparison["candidate"] == CAND
+    assert comparison["verdict"] == "slower" and comparison["negligible"] is False
+    assert set(comparison["effect"]) >= {"estimate", "low", "high"}
+    assert comparison["effect"]["low"] > 0 and 4 < comparison["effect"]["estimate"] < 6
+    assert 0 <= comparison["pvalue"] <= 0.01
+    assert comparison["rounds"] >= 10 and comparison["stopped_because"]
+    secondary = comparison["secondary"]
+    assert set(secondary) >= {"min", "mean", "hodges_lehmann", "mann_whitney_pvalue",
+                              "signed_rank_pvalue", "autocorrelation", "outlier_balance", "pairs"}
+    assert [v["label"] for v in document["variants"]] == ["baseline", "candidate"]
+
+
+def test_several_candidates_are_adjusted_for_multiplicity_and_say_so(use_executor, tmp_path):
+    def script(command, index, clock):
+        return {BASE: 0.1, CAND: 0.105, "sleep 0.3": 0.1}[command.text] * (1 + 0.001 * (index % 7))
+
+    use_executor(FakeExecutor(script))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--seed", "12", "--json", str(out), BASE, CAND, "sleep 0.3")
+    comparisons = read_result(out).comparisons
+    assert [c["candidate"] for c in comparisons] == [CAND, "sleep 0.3"]
+    assert all(c["adjustment"] == "holm p-values, bonferroni intervals" for c in comparisons)
+    assert comparisons[0]["effect"]["confidence"] == pytest.approx(1 - 0.01 / 2)
+    assert "holm p-values, bonferroni intervals" in result.out
+
+
+def test_self_check_adds_an_a_a_comparison_that_is_not_a_change(use_executor, tmp_path):
+    use_executor(FakeExecutor(noisy(1.05, sd=0.01)))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--seed", "13", "--self-check", "--json", str(out), BASE, CAND)
+    run = read_result(out)
+    assert [v.label for v in run.variants] == ["baseline", "candidate", "self-check"]
+    self_check = [c for c in run.comparisons if c["self_check"]][0]
+    assert self_check["verdict"] in ("equivalent", "inconclusive")
+    assert "A/A self-check" in result.out
+
+
+def test_self_check_that_finds_a_difference_warns_about_the_machine():
+    """A scripted executor cannot tell the copy from the baseline (same command), so the
+    warning is checked on the renderer: a stored self-check verdict of "slower" must warn."""
+    from pairbench.model import Command, Run, Samples, Variant
+    from pairbench.report.text import render_compare
+
+    comparison = {
+        "baseline": "a", "candidate": "a (copy)", "self_check": True, "verdict": "slower",
+        "negligible": False, "verdict_reason": "", "refused": False,
+        "effect": {"estimate": 2.0, "low": 1.0, "high": 3.0, "confidence": 0.99, "method": "m"},
+        "pvalue": 0.001, "rounds": 50, "rounds_needed": None, "alpha": 0.01, "threshold": 1.0,
+        "adjustment": "none", "secondary": {}, "warnings": [], "stopped_because": "",
+    }
+    run = Run(kind="compare", variants=(Variant("a", Command("a", ("a",)), "baseline", Samples.empty()),),
+              tool_version="0", started_at="")
+    text = render_compare(run, (), [comparison])
+    assert "this machine's noise is not what the method assumes" in text
+
+
+def test_ctrl_c_during_compare_saves_and_exits_130(use_executor, tmp_path):
+    items = iter([0.1] * 30 + [KeyboardInterrupt])
+    use_executor(FakeExecutor(lambda c, i, clock: next(items)))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--seed", "14", "--json", str(out), BASE, CAND)
+    assert result.code == EXIT_INTERRUPTED
+    run = read_result(out)
+    assert run.state == "interrupted" and sum(len(v.samples) for v in run.variants) == 30
+
+
+def test_threshold_and_alpha_are_validated():
+    assert invoke("compare", "--threshold", "0", BASE, CAND).code == EXIT_USAGE
+    assert invoke("compare", "--threshold", "abc", BASE, CAND).code == EXIT_USAGE
+    assert invoke("compare", "--alpha", "1.5", BASE, CAND).code == EXIT_USAGE
+
+
+def test_compare_needs_a_candidate():
+    result = invoke("compare", BASE)
+    assert result.code == EXIT_USAGE and "Missing argument" in result.err
