@@ -24,3 +24,12 @@ def test_json_recomputes_what_a_document_did_not_store(single_run):
     assert doc["recomputed"] == ["summaries"]
     assert doc["summaries"][0]["median"] == single_run.summaries[0]["median"]
     assert doc["comparisons"] == []
+
+
+def test_a_compare_result_without_stored_comparisons_gets_them_recomputed(compare_run):
+    doc = json.loads(render_json(analyse(compare_run.replace(comparisons=()))))
+    assert doc["recomputed"] == ["comparisons"]
+    (again,) = doc["comparisons"]
+    stored = compare_run.comparisons[0]
+    assert again["verdict"] == stored["verdict"] == "slower"
+    assert again["effect"] == stored["effect"]
