@@ -15,9 +15,9 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: setup
-	$(BIN)/pairbench compare --seed 1 --max-time 20s \
+	$(BIN)/pairbench compare --seed 1 --max-time 30s --name "spin 400k" --name "spin 480k" \
 		"$(BIN)/python -m pairbench.workloads spin 400000" \
-		"$(BIN)/python -m pairbench.workloads spin 440000"
+		"$(BIN)/python -m pairbench.workloads spin 480000"
 
 test: setup
 	scripts/install-test-deps.sh

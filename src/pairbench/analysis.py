@@ -51,6 +51,7 @@ class VariantSummary:
     user_ns: float | None = None
     sys_ns: float | None = None
     max_rss_kib: float | None = None
+    max_rss_at_floor: bool = False  # at the executor's floor: the command's own peak is at most this
     cs_per_s: float | None = None
     involuntary_cs_per_s: float | None = None
     beyond_upper_fence: int = 0
@@ -76,11 +77,18 @@ def summaries_from_dicts(records) -> tuple[VariantSummary, ...]:
 
 
 def summarize_run(run: Run, confidence: float = CONFIDENCE) -> tuple[VariantSummary, ...]:
-    return tuple(summarize_variant(v, confidence) for v in run.variants)
+    floor = (run.environment.get("executor") or {}).get("rss_floor_kib")
+    return tuple(summarize_variant(v, confidence, rss_floor_kib=floor) for v in run.variants)
 
 
-def summarize_variant(variant: Variant, confidence: float = CONFIDENCE) -> VariantSummary:
-    """Summarise the successful, non-warmup samples of ``variant``."""
+def summarize_variant(variant: Variant, confidence: float = CONFIDENCE, *,
+                      rss_floor_kib: int | None = None) -> VariantSummary:
+    """Summarise the successful, non-warmup samples of ``variant``.
+
+    ``rss_floor_kib`` is the smallest max RSS the executor can report (the size
+    of the process commands are spawned from); a median at or below it (+2%) is
+    flagged, since the command's own peak may be smaller.
+    """
     samples = variant.samples
     measured = samples.measured()
     n_warmup = int(np.count_nonzero(samples["warmup"]))
@@ -106,6 +114,8 @@ def summarize_variant(variant: Variant, confidence: float = CONFIDENCE) -> Varia
     fields.update(_mean_interval(wall, confidence, warnings))
     fields.update(_serial_dependence(wall, warnings))
     fields.update(_resource_usage(measured))
+    if rss_floor_kib and fields["max_rss_kib"] <= 1.02 * rss_floor_kib:
+        fields["max_rss_at_floor"] = True
     return dataclasses.replace(base, confidence=confidence, warnings=tuple(warnings), **fields)
 
 

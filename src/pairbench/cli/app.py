@@ -51,9 +51,10 @@ def _want_color(stream) -> bool:
 
 # The executor factory is a seam: tests install a FakeExecutor here.
 def _default_executor(output: OutputPolicy) -> Executor:
-    from pairbench.measure.posix import PosixExecutor
+    """Commands run from a small spawner process, so their max RSS is their own (measure.spawner)."""
+    from pairbench.measure.spawner import SpawnerExecutor
 
-    return PosixExecutor(output=output)
+    return SpawnerExecutor(output=output)
 
 
 EXECUTOR_FACTORY = _default_executor

@@ -90,7 +90,8 @@ def measure(
     state = "interrupted" if interrupted else ("failed" if error else "complete")
     stopped = sampler.stopped_because or _early_stop_reason(interrupted, error)
     run = _build_run(spec, started, state=state, rows=sampler.rows, stopped=stopped,
-                     notes=tuple(sampler.notes))
+                     notes=tuple(getattr(executor, "notes", ())) + tuple(sampler.notes))
+    run = run.replace(environment={**run.environment, "executor": executor_metadata(executor)})
     try:
         run = finalize(run) if finalize else run
     finally:
@@ -99,6 +100,16 @@ def measure(
                 write_result(run, spec.json_path)
                 journal.close(remove=True)
     return Outcome(run=run, error=error, interrupted=interrupted)
+
+
+def executor_metadata(executor: Executor) -> dict:
+    """What the result should record about how samples were taken (kind, max RSS floor)."""
+    floor = getattr(executor, "rss_floor_kib", None)
+    try:
+        floor_kib = int(floor()) if callable(floor) else None
+    except Exception:  # noqa: BLE001 - a floor we cannot read is simply not recorded
+        floor_kib = None
+    return {"kind": type(executor).__name__, "rss_floor_kib": floor_kib}
 
 
 def _early_stop_reason(interrupted: bool, error: PairbenchError | None) -> str:

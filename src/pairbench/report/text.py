@@ -85,7 +85,8 @@ def variant_block(s: VariantSummary, notes: list[str]) -> list[str]:
     lines.append(spread)
     lines.append(
         f"  CPU user {format_duration(s.user_ns)}, sys {format_duration(s.sys_ns)}   "
-        f"max RSS {format_kib(s.max_rss_kib)}   context switches {format_rate(s.cs_per_s)}"
+        f"max RSS {'≤ ' if s.max_rss_at_floor else ''}{format_kib(s.max_rss_kib)}"
+        f"{' (the spawner floor)' if s.max_rss_at_floor else ''}   context switches {format_rate(s.cs_per_s)}"
     )
     return lines
 
@@ -198,7 +199,7 @@ def _comparison_cells(c: dict, notes: list[str]) -> list[str]:
     verdict = c["verdict"] + (" (negligible)" if c["negligible"] else "")
     style = _VERDICT_STYLE.get(c["verdict"], "")
     marks = _footnote_marks(c.get("warnings", []), notes)
-    name = f"{escape(c['candidate'])} vs {escape(c['baseline'])}"
+    name = f"{escape(_short(c['candidate']))} vs {escape(_short(c['baseline']))}"
     if c.get("self_check"):
         name += " (A/A self-check)"
     return [
@@ -212,6 +213,14 @@ def _comparison_cells(c: dict, notes: list[str]) -> list[str]:
         change,
         f"[{style}]{verdict}[/{style}]" if style else verdict,
     ]
+
+
+def _short(name: str, limit: int = 28) -> str:
+    """A long command name shortened in the middle for table cells; sentences keep it whole."""
+    if len(name) <= limit:
+        return name
+    keep = limit - 1
+    return name[: keep // 2] + "…" + name[-(keep - keep // 2):]
 
 
 def comparison_details(c: dict) -> list[str]:
