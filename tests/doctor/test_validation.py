@@ -153,6 +153,14 @@ def test_rounds_run_every_count_and_the_start_up_probe_once_in_a_seeded_random_o
     assert again.texts == executor.texts
 
 
+def test_with_shell_the_start_up_probe_pays_the_shell_too():
+    executor = FakeExecutor(linear(0.0, 0.001))
+    measure_benchmark(ValidationPlan("echo {iterations}", shell=True, runs=2, warmup=0), executor)
+    probes = [c.command for c in executor.calls if c.text == "true"]
+    assert probes and all(p.argv == ("/bin/sh", "-c", "true") for p in probes)
+    assert all(c.command.shell for c in executor.calls)
+
+
 def test_a_failing_run_stops_measuring_and_fails_the_report():
     outcomes = iter([0.01, 0.01, {"duration": 0.01, "status": 2}])
     executor = FakeExecutor({"echo x": outcomes, "true": STARTUP_S})

@@ -50,8 +50,9 @@ class ValidationPlan:
 
     ``runs`` samples are taken at every iteration count (once without a
     ``{iterations}`` placeholder), after ``warmup`` untimed rounds; with
-    ``probe_startup`` every round also runs ``true``, whose time is process
-    start-up, measured under the same conditions as the command. ``name``
+    ``probe_startup`` every round also runs ``true`` (through ``sh -c`` with
+    ``shell``), whose time is process start-up, measured under the same
+    conditions as the command. ``name``
     defaults to the command text.
     """
 
@@ -127,7 +128,7 @@ def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
     resolution = timer_resolution_ns if timer_resolution_ns is not None else measured_timer_resolution_ns()
     counts = plan.counts if plan.iterated else (1,)
     commands = {count: plan.command_for(count) for count in counts}
-    probe = _startup_command() if plan.probe_startup else None
+    probe = _startup_command(plan.shell) if plan.probe_startup else None
     rng = random.Random(plan.seed)
     samples: dict[int, list[Execution]] = {count: [] for count in counts}
     startup: list[Execution] = []
@@ -156,9 +157,10 @@ def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
 _PROBE = 0  # the start-up probe's key in a round (iteration counts are >= 1)
 
 
-def _startup_command() -> Command | None:
+def _startup_command(shell: bool) -> Command | None:
+    """``true``, through ``sh -c`` when the command is: the start-up every sample pays."""
     try:
-        return parse_command(STARTUP_COMMAND)
+        return parse_command(STARTUP_COMMAND, shell=shell)
     except CommandNotFound:
         return None
 
