@@ -73,6 +73,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     directory = path.resolve().parent
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -83,6 +84,12 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.unlink(tmp)
         raise
     _fsync_directory(directory)
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _fsync_directory(directory: Path) -> None:

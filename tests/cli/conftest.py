@@ -1,28 +1,11 @@
-"""CLI test helpers: run ``pairbench`` in-process with a scripted executor."""
+"""CLI test fixtures: a scripted executor instead of real processes."""
 
 from __future__ import annotations
 
-import io
-from dataclasses import dataclass
-
 import pytest
 
-from pairbench import cli
 from pairbench.cli import app
 from pairbench.measure.fake import FakeExecutor
-
-
-@dataclass
-class CliResult:
-    code: int
-    out: str
-    err: str
-
-
-def invoke(*args: str) -> CliResult:
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(args), stdout=out, stderr=err, color=False)
-    return CliResult(code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture
@@ -35,3 +18,15 @@ def use_executor(monkeypatch):
         return executor
 
     return install
+
+
+@pytest.fixture(autouse=True)
+def instant_activity_snapshot(monkeypatch):
+    """Skip the 0.1 s window between the two /proc snapshots of "what runs right now".
+
+    A zero window is supported (the busiest-process reading is then empty); the
+    doctor's own tests of that reading keep the default window.
+    """
+    import pairbench.environment
+
+    monkeypatch.setattr(pairbench.environment, "ACTIVITY_WINDOW_S", 0.0)

@@ -215,3 +215,12 @@ def test_writer_refuses_to_emit_nan(tmp_path):
     with pytest.raises(ValueError):
         write_result(run, tmp_path / "r.json")
     assert not (tmp_path / "r.json").exists()
+
+
+def test_written_result_has_the_usual_file_mode_not_private(tmp_path):
+    mask = os.umask(0o022)
+    try:
+        write_result(make_run(), tmp_path / "r.json")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644

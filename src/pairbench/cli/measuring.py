@@ -12,6 +12,7 @@ from pairbench import analysis
 from pairbench.cli.app import EXIT_CODES_HELP, Io, cli, make_executor
 from pairbench.cli.options import percent_option, sampling_options
 from pairbench.cli.progress import close_progress, progress_printer
+from pairbench.cli.report import export_options, write_exports
 from pairbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VERDICT, UsageError
 from pairbench.measure.executor import OutputPolicy
 from pairbench.measure.plan import SamplingPlan, StopRule
@@ -23,6 +24,7 @@ from pairbench.verdict import FAIL_ON_CHOICES
 @cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("commands", nargs=-1, required=True)
 @sampling_options(default_warmup=0, default_max_time="3s")
+@export_options
 @click.pass_obj
 def run(io: Io, commands: tuple[str, ...], **options):
     """Measure each COMMAND and print an honest summary.
@@ -45,8 +47,13 @@ def run(io: Io, commands: tuple[str, ...], **options):
 
 
 def with_summaries(run):
-    """``run`` with its per-variant summaries attached (stored in the result document)."""
-    return run.replace(summaries=tuple(s.to_dict() for s in analysis.summarize_run(run)))
+    """``run`` with its per-variant summaries and the doctor's footnotes attached (stored)."""
+    from pairbench.doctor.footnotes import environment_footnotes, sample_footnotes
+
+    notes = (*environment_footnotes(run.environment, run.kind, len(run.variants)),
+             *sample_footnotes(run))
+    return run.replace(summaries=tuple(s.to_dict() for s in analysis.summarize_run(run)),
+                       warnings=tuple(dict.fromkeys((*run.warnings, *notes))))
 
 
 def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io: Io,
@@ -108,6 +115,7 @@ def finish_measurement(io: Io, outcome: Outcome, options: dict) -> int:
     run = outcome.run
     summaries = analysis.summaries_from_dicts(run.summaries) if run.summaries else analysis.summarize_run(run)
     _emit(io, run, options, text_report.render_run(run, summaries, color=io.color))
+    write_exports(io, run, options)
     if outcome.error is not None:
         io.err(f"error: {outcome.error}")
         return outcome.error.exit_code
@@ -126,6 +134,7 @@ def finish_measurement(io: Io, outcome: Outcome, options: dict) -> int:
               help="Smallest change that matters, in percent.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default="never", show_default=True,
               help="Exit 1 when a verdict (not negligible) matches: slower, faster, change (either).")
+@export_options
 @click.option("--self-check", is_flag=True,
               help="Also run a copy of the baseline: an A/A comparison that must not find a change.")
 @click.pass_obj
@@ -208,6 +217,7 @@ def finish_comparison(io: Io, outcome: Outcome, options: dict, settings) -> int:
     run = outcome.run
     summaries = analysis.summaries_from_dicts(run.summaries)
     _emit(io, run, options, text_report.render_compare(run, summaries, run.comparisons, color=io.color))
+    write_exports(io, run, options)
     if outcome.error is not None:
         io.err(f"error: {outcome.error}")
         return outcome.error.exit_code

@@ -88,11 +88,13 @@ def _moment_line(f: Finding) -> str:
 def sample_footnotes(run: Run, rss_floor_kib: int | None = None) -> list[str]:
     """Per-variant findings from the samples: involuntary context switches, max RSS at the floor.
 
-    The floor is ``rss_floor_kib``, else ``run.environment["rss_floor_kib"]``
+    The floor is ``rss_floor_kib``, else ``run.environment["executor"]["rss_floor_kib"]``
     (the executor's ``rss_floor_kib()`` stored at measuring time); without
     one the RSS note is skipped.
     """
-    floor = rss_floor_kib or (run.environment or {}).get("rss_floor_kib") or 0
+    environment = run.environment or {}
+    floor = (rss_floor_kib or (environment.get("executor") or {}).get("rss_floor_kib")
+             or environment.get("rss_floor_kib") or 0)
     notes = []
     for variant in run.variants:
         measured = variant.samples.measured()

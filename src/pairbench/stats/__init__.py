@@ -54,6 +54,12 @@ _EXPORTS = {
     "BootstrapCI": "resample",
     "holm": "multiple",
     "benjamini_hochberg": "multiple",
+    # quantiles and the shift function (seed 000's appendix)
+    "quantile_ranks": "shift",
+    "quantile_ci": "shift",
+    "QuantileInterval": "shift",
+    "shift_function": "shift",
+    "ShiftFunction": "shift",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",
