@@ -70,9 +70,9 @@ def test_sample_footnotes_name_the_preempted_variant_and_the_rss_floor():
     assert sample_footnotes(run) == [
         "busy: 285/s involuntary context switches beyond its quietest sample's, in 19 of 20 samples: "
         "other tasks took its CPU mid-sample, and those samples include their time slices",
-        "busy: max RSS 39.2 MiB is the smallest the executor can report (39.1 MiB, the size of the "
-        "process that spawns commands, which Linux charges to a child at exec): the command's own "
-        "peak is at most this",
+        "max RSS of busy is at the smallest value the executor can report (39.1 MiB, the size of "
+        "the process that spawns commands, which Linux charges to a child at exec): the commands' "
+        "own peak is at most this",
     ]
 
 

@@ -96,6 +96,7 @@ def sample_footnotes(run: Run, rss_floor_kib: int | None = None) -> list[str]:
     floor = (rss_floor_kib or (environment.get("executor") or {}).get("rss_floor_kib")
              or environment.get("rss_floor_kib") or 0)
     notes = []
+    at_floor = []
     for variant in run.variants:
         measured = variant.samples.measured()
         if len(measured) < 2:
@@ -108,8 +109,10 @@ def sample_footnotes(run: Run, rss_floor_kib: int | None = None) -> list[str]:
                 "its CPU mid-sample, and those samples include their time slices")
         rss = float(np.median(measured["max_rss_kib"]))
         if floor and 0 < rss <= floor * samplechecks.FLOOR_MARGIN:
-            notes.append(
-                f"{variant.name}: max RSS {format_kib(rss)} is the smallest the executor can "
-                f"report ({format_kib(floor)}, the size of the process that spawns commands, which "
-                "Linux charges to a child at exec): the command's own peak is at most this")
+            at_floor.append(variant.name)
+    if at_floor:
+        notes.append(
+            f"max RSS of {', '.join(at_floor)} is at the smallest value the executor can report "
+            f"({format_kib(floor)}, the size of the process that spawns commands, which Linux "
+            "charges to a child at exec): the commands' own peak is at most this")
     return notes

@@ -176,19 +176,21 @@ def comparison_table(comparisons: Sequence[dict], notes: list[str], *, color: bo
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for column in ("comparison", "B min", "C min", "min Δ", "B mean", "C mean", "mean Δ",
+    baselines = {c["baseline"] for c in comparisons}
+    first = f"vs {_short(next(iter(baselines)))}" if len(baselines) == 1 else "comparison"
+    for column in (first, "B min", "C min", "min Δ", "B mean", "C mean", "mean Δ",
                    "change [interval]", "verdict"):
-        table.add_column(column, justify="left" if column in ("comparison", "verdict") else "right",
-                         overflow="fold", no_wrap=column != "comparison")
+        table.add_column(column, justify="left" if column in (first, "verdict") else "right",
+                         overflow="fold", no_wrap=column != first)
     for c in comparisons:
-        table.add_row(*_comparison_cells(c, notes))
+        table.add_row(*_comparison_cells(c, notes, with_baseline=len(baselines) > 1))
     buffer = io.StringIO()
     Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
             width=width, highlight=False).print(table)
     return buffer.getvalue()
 
 
-def _comparison_cells(c: dict, notes: list[str]) -> list[str]:
+def _comparison_cells(c: dict, notes: list[str], *, with_baseline: bool) -> list[str]:
     sec = c.get("secondary") or {}
     mins, means = sec.get("min") or {}, sec.get("mean") or {}
     effect = c.get("effect")
@@ -199,9 +201,11 @@ def _comparison_cells(c: dict, notes: list[str]) -> list[str]:
     verdict = c["verdict"] + (" (negligible)" if c["negligible"] else "")
     style = _VERDICT_STYLE.get(c["verdict"], "")
     marks = _footnote_marks(c.get("warnings", []), notes)
-    name = f"{escape(_short(c['candidate']))} vs {escape(_short(c['baseline']))}"
+    name = escape(_short(c["candidate"]))
+    if with_baseline:
+        name += f" vs {escape(_short(c['baseline']))}"
     if c.get("self_check"):
-        name += " (A/A self-check)"
+        name += " (A/A)"
     return [
         name + marks,
         format_duration(mins.get("baseline")),
