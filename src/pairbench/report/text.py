@@ -86,7 +86,7 @@ def variant_block(s: VariantSummary, notes: list[str]) -> list[str]:
     lines.append(
         f"  CPU user {format_duration(s.user_ns)}, sys {format_duration(s.sys_ns)}   "
         f"max RSS {'≤ ' if s.max_rss_at_floor else ''}{format_kib(s.max_rss_kib)}"
-        f"{' (the spawner floor)' if s.max_rss_at_floor else ''}   context switches {format_rate(s.cs_per_s)}"
+        f"   context switches {format_rate(s.cs_per_s)}"
     )
     return lines
 
