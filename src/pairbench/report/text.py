@@ -78,7 +78,7 @@ def variant_block(s: VariantSummary, notes: list[str]) -> list[str]:
     else:
         lines.append(f"  mean      {fmt(s.mean)}")
     lines.append(f"  min…max   {fmt(s.min)} … {fmt(s.max)}    Q1 {fmt(s.q1)}   Q3 {fmt(s.q3)}")
-    spread = f"  SD {fmt(s.sd)}   CV {format_percent(100 * s.cv, signed=False) if s.cv is not None else '—'}"
+    spread = f"  SD {format_duration(s.sd)}   CV {format_percent(100 * s.cv, signed=False) if s.cv is not None else '—'}"
     if s.mean_min_gap is not None:
         spread += f"   mean {format_percent(100 * s.mean_min_gap, signed=False)} above min"
     spread += f"   Tukey fence: {s.beyond_upper_fence} above, {s.beyond_lower_fence} below (kept)"
