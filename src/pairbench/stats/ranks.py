@@ -1,0 +1,690 @@
+"""Rank tests and Hodges-Lehmann intervals, computed as R 4.2.2's ``wilcox.test`` does.
+
+* ``mann_whitney(x, y)``: Wilcoxon rank-sum / Mann-Whitney U test (Mann & Whitney,
+  Ann. Math. Statist. 18:50, 1947), p-value from ``scipy.stats.mannwhitneyu``.
+* ``hodges_lehmann(x, y)``: the shift estimate median{x_i - y_j} (Hodges & Lehmann,
+  Ann. Math. Statist. 34:598, 1963) with R's ``wilcox.test(x, y, conf.int=TRUE)``
+  interval.
+* ``signed_rank(x, y=None)``: Wilcoxon signed-rank test with the pseudomedian
+  (median of Walsh averages) and R's interval; p-value from ``scipy.stats.wilcoxon``.
+
+R's rules, from ``stats:::wilcox.test.default`` (R 4.2.2, the version installed here):
+
+* Exact route when both samples have fewer than 50 values (signed rank: fewer than
+  50 non-zero differences) and there are no ties (and no zero differences). The
+  interval is [D_(qu), D_(N-qu+1)] of the sorted differences (Walsh averages),
+  qu = qwilcox(alpha/2, n, m) (qsignrank(alpha/2, n)), qu = 0 -> 1.
+* Otherwise the normal approximation with tie and continuity correction. The
+  interval solves Z(d) = +-z_{1-alpha/2} with ``uniroot(tol = 1e-4)``, where Z(d) is
+  the tie-corrected, continuity-corrected statistic of the pooled sample (x - d, y)
+  (of x - d for one sample). Without ties inside the samples Z(d) is a step
+  function of d with steps at the order statistics, so the root is the order
+  statistic D_(k), k = ceil(N/2 - 1/2 - z sigma) (statistics.md section 1-2), up to
+  uniroot's tolerance; we return D_(k) exactly. With ties inside a sample (coarse
+  timers), sigma depends on d and R's root can sit one step away from that
+  formula, so we re-run R's root finder (a port of R_zeroin2) on an exact,
+  O((n + m) log(n + m)) evaluation of R's Z(d): same answer to tol.root = 1e-4.
+
+Where we differ from R, on purpose:
+
+* ``estimate`` is always the exact Hodges-Lehmann median (pseudomedian). On the
+  normal route R reports instead ``uniroot(Z(d) = 0)``, which is off by up to
+  tol.root and, with ties, any point of a flat region (DescTools #97: R says
+  0.5828427 for ``c(0.7, 0.5, 0.5)`` where the pseudomedian is 0.55).
+* Where R fails or returns NaN (every value identical), we return p = 1 and a NaN
+  interval with a "no variance" warning.
+* Signed rank drops zero differences for the test and the interval, like R; the
+  estimate is then the pseudomedian of the non-zero differences, so that it lies
+  inside its interval. ``zeros`` reports how many were dropped.
+
+Warnings are returned as data (``warnings``), never emitted.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+import warnings as _pywarnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _sps
+
+from pairbench.errors import StatisticsError
+from pairbench.stats._select import pairwise_differences, walsh_sums
+from pairbench.stats._validation import as_pairs, as_sample, check_confidence
+
+_TOL_ROOT = 1e-4  # R's wilcox.test(tol.root = 1e-4)
+_EXACT_LIMIT = 50  # R: exact when n < 50 (and m < 50)
+_DBL_EPS = sys.float_info.epsilon
+
+
+@dataclass(frozen=True)
+class MannWhitney:
+    """A Wilcoxon rank-sum (Mann-Whitney) test of x against y, two-sided.
+
+    ``W`` is R's statistic: U of the first sample, #{x_i > y_j} + #{x_i = y_j}/2.
+    ``method`` is "exact" (R's exact null distribution) or "normal".
+    """
+
+    W: float
+    pvalue: float
+    method: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HodgesLehmann:
+    """The Hodges-Lehmann shift of x relative to y, median{x_i - y_j}, with R's interval.
+
+    ``confidence`` is the level requested; ``achieved_confidence`` is the exact
+    coverage of the exact route, the (possibly lowered) nominal level otherwise.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    achieved_confidence: float
+    method: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SignedRank:
+    """A Wilcoxon signed-rank test of d = x - y (or x) about 0, with the pseudomedian.
+
+    ``V`` is R's statistic, the sum of the ranks of |d| over d > 0; ``estimate``
+    the median of the Walsh averages of the non-zero d; ``zeros`` how many zero
+    differences were dropped (R drops them too).
+    """
+
+    V: float
+    pvalue: float
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    achieved_confidence: float
+    method: str
+    zeros: int
+    warnings: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------------------
+def mann_whitney(x, y) -> MannWhitney:
+    """Two-sided Wilcoxon rank-sum test of x against y, equal to R's ``wilcox.test(x, y)``.
+
+    Exact p-value (scipy ``method='exact'``) when n, m < 50 and no ties, else the
+    normal approximation with tie and continuity correction (``'asymptotic'``).
+    """
+    x, y = as_sample(x, "x"), as_sample(y, "y")
+    n, m = x.size, y.size
+    if _all_identical(x, y):
+        return MannWhitney(n * m / 2.0, 1.0, "normal", (_NO_VARIANCE_TWO.format(n=n, m=m),))
+    tied = _has_ties(np.concatenate([x, y]))
+    exact = n < _EXACT_LIMIT and m < _EXACT_LIMIT and not tied
+    res = _sps.mannwhitneyu(
+        x,
+        y,
+        use_continuity=True,
+        alternative="two-sided",
+        method="exact" if exact else "asymptotic",
+    )
+    notes = (_TIES_NOTE,) if tied and n < _EXACT_LIMIT and m < _EXACT_LIMIT else ()
+    return MannWhitney(
+        float(res.statistic), float(res.pvalue), "exact" if exact else "normal", notes
+    )
+
+
+def hodges_lehmann(x, y, confidence: float = 0.95) -> HodgesLehmann:
+    """Hodges-Lehmann shift of x relative to y with R's ``wilcox.test(conf.int=TRUE)`` interval.
+
+    ``estimate`` = median of all x_i - y_j (R's sign and argument order), exact.
+    ``low``, ``high`` = R's interval at ``confidence`` (see the module docstring).
+    O((n + m) log(n + m)) expected time and O(n + m) memory: the n*m differences
+    are never built (``_select``).
+    """
+    x, y = as_sample(x, "x"), as_sample(y, "y")
+    level = check_confidence(confidence)
+    xs, ys = np.sort(x), np.sort(y)
+    n, m = xs.size, ys.size
+    diffs = pairwise_differences(xs, ys)
+    mid = _middle_ranks(n * m)
+    small = n < _EXACT_LIMIT and m < _EXACT_LIMIT
+    if small and not _has_ties(np.concatenate([xs, ys])):
+        return _hl_exact(diffs, mid, n, m, level)
+    notes = [_TIES_NOTE] if small else []
+    if xs[0] == xs[-1] and ys[0] == ys[-1]:
+        notes.append(_NO_VARIANCE_TWO.format(n=n, m=m))
+        est = float(xs[0] - ys[0])
+        return HodgesLehmann(est, math.nan, math.nan, level, math.nan, "normal", tuple(notes))
+    if _has_ties(xs, is_sorted=True) or _has_ties(ys, is_sorted=True):
+        est = _median_of(diffs.select(mid))
+        low, high = _rank_sum_root_interval(xs, ys, 1.0 - level)
+    else:
+        ks = _rank_sum_step_ranks(n, m, 1.0 - level)
+        low, *middle, high = diffs.select([ks[0], *mid, ks[1]])
+        est = _median_of(middle)
+    notes += _edge_notes(low, high, xs[0] - ys[-1], xs[-1] - ys[0], "difference")
+    return HodgesLehmann(est, float(low), float(high), level, level, "normal", tuple(notes))
+
+
+def signed_rank(x, y=None, confidence: float = 0.95) -> SignedRank:
+    """Wilcoxon signed-rank test of x - y (paired) or of x (one sample) about 0, with CI.
+
+    Equal to R's ``wilcox.test(x, y, paired=TRUE, conf.int=TRUE)`` (or
+    ``wilcox.test(x, conf.int=TRUE)``) except that ``estimate`` is the exact
+    pseudomedian. Zero differences are dropped like R.
+    """
+    if y is None:
+        d = as_sample(x, "x")
+    else:
+        xa, ya = as_pairs(x, y)
+        d = xa - ya
+    level = check_confidence(confidence)
+    nonzero = np.sort(d[d != 0])
+    zeros = d.size - nonzero.size
+    n = nonzero.size
+    if n == 0:
+        note = (
+            f"no variance: all {d.size} differences are zero; is the timer resolution too coarse?"
+        )
+        return SignedRank(
+            0.0, 1.0, 0.0, math.nan, math.nan, level, math.nan, "normal", zeros, (note,)
+        )
+    v_stat = float(_sps.rankdata(np.abs(nonzero))[nonzero > 0].sum())
+    tied = _has_ties(np.abs(nonzero))
+    exact = n < _EXACT_LIMIT and not tied and zeros == 0
+    with _pywarnings.catch_warnings():  # scipy warns about small n; R does not
+        _pywarnings.simplefilter("ignore")
+        pvalue = _sps.wilcoxon(
+            nonzero,
+            zero_method="wilcox",
+            correction=True,
+            method="exact" if exact else "asymptotic",
+        ).pvalue
+    walsh = walsh_sums(nonzero)
+    if exact:
+        est, low, high, achieved, notes = _signed_rank_exact_interval(walsh, n, level)
+    else:
+        est, low, high, achieved, notes = _signed_rank_normal_interval(walsh, nonzero, level)
+        notes = _signed_rank_route_notes(n, tied, zeros) + notes
+    method = "exact" if exact else "normal"
+    return SignedRank(v_stat, float(pvalue), est, low, high, level, achieved, method, zeros, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------------------
+_TIES_NOTE = "ties: exact p-value and interval not available, used the normal approximation"
+_NO_VARIANCE_TWO = (
+    "no variance: all {n} values of x are identical and all {m} values of y are identical; "
+    "is the timer resolution too coarse?"
+)
+
+
+def _has_ties(values: np.ndarray, *, is_sorted: bool = False) -> bool:
+    s = values if is_sorted else np.sort(values)
+    return bool(np.any(s[1:] == s[:-1]))
+
+
+def _all_identical(x: np.ndarray, y: np.ndarray) -> bool:
+    return bool(np.all(x == x[0]) and np.all(y == x[0]))
+
+
+def _middle_ranks(total: int) -> list[int]:
+    """1-based ranks whose mean is the median of ``total`` values."""
+    return sorted({(total + 1) // 2, total // 2 + 1})
+
+
+def _median_of(middle) -> float:
+    """Mean of the one or two middle values, as ``np.median`` and R's ``median`` compute it."""
+    return float(middle[0]) if len(middle) == 1 else float((middle[0] + middle[1]) / 2.0)
+
+
+def _edge_notes(low, high, smallest, largest, what: str) -> list[str]:
+    """R returns the range of the data when the requested interval reaches past it."""
+    if low == smallest or high == largest:
+        return [
+            f"the interval reaches the {'smallest' if low == smallest else 'largest'} {what}: "
+            "too few values for the requested confidence"
+        ]
+    return []
+
+
+def _sign(v: float) -> float:
+    return (v > 0) - (v < 0)
+
+
+# ---------------------------------------------------------------------------------------
+# Exact routes: R's pwilcox/qwilcox (nmath/wilcox.c) and psignrank/qsignrank (signrank.c)
+# ---------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def _wilcox_counts(m: int, n: int) -> tuple[int, ...]:
+    """How many of the C(m+n, n) rankings give U = u, u = 0..mn (exact integers).
+
+    Coefficients of the Gaussian binomial prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i)
+    (Andrews, *The Theory of Partitions*, 1976, ch. 3), the generating function of
+    the Mann-Whitney null distribution.
+    """
+    poly = np.zeros(m * n + m + n + 1, dtype=object)
+    poly[:] = 0
+    poly[0] = 1
+    deg = 0
+    for i in range(1, m + 1):
+        s = n + i
+        poly[s : deg + s + 1] = poly[s : deg + s + 1] - poly[: deg + 1].copy()  # * (1 - q^s)
+        deg += s
+        for r in range(i):  # / (1 - q^i): running sums along stride i
+            poly[r : deg + 1 : i] = np.cumsum(poly[r : deg + 1 : i])
+        deg -= i
+    return tuple(int(v) for v in poly[: m * n + 1])
+
+
+@functools.lru_cache(maxsize=64)
+def _signrank_counts(n: int) -> tuple[int, ...]:
+    """How many of the 2^n sign vectors give V = v, v = 0..n(n+1)/2: prod (1 + q^i)."""
+    poly = np.zeros(n * (n + 1) // 2 + 1, dtype=np.int64)
+    poly[0] = 1
+    for i in range(1, n + 1):
+        poly[i:] = poly[i:] + poly[:-i]
+    return tuple(int(v) for v in poly)
+
+
+def _cdf_sum(counts, scale: float, q: float, top: int, *, divide: bool) -> float:
+    """R's p-function loop: P(stat <= q), summing the shorter tail in R's order."""
+    q = math.floor(q + 1e-7)
+    if q < 0:
+        return 0.0
+    if q >= top:
+        return 1.0
+
+    def term(i):
+        return counts[i] / scale if divide else counts[i] * scale
+
+    if q <= top / 2:
+        p = 0.0
+        for i in range(int(q) + 1):
+            p += term(i)
+        return p
+    p = 0.0
+    for i in range(int(top - q)):
+        p += term(i)
+    return 0.5 - p + 0.5
+
+
+def _quantile_sum(counts, scale: float, x: float, top: int, *, divide: bool) -> int:
+    """R's q-function loop: the smallest q with P(stat <= q) >= x (with R's 10 eps fuzz)."""
+    if x == 0.0:
+        return 0
+    if x == 1.0:
+        return top
+    p, q = 0.0, 0
+    if x <= 0.5:
+        x = x - 10 * _DBL_EPS
+        while True:
+            p += counts[q] / scale if divide else counts[q] * scale
+            if p >= x:
+                return q
+            q += 1
+    x = 1 - x + 10 * _DBL_EPS
+    while True:
+        p += counts[q] / scale if divide else counts[q] * scale
+        if p > x:
+            return top - q
+        q += 1
+
+
+def _pwilcox(q: float, m: int, n: int) -> float:
+    return _cdf_sum(_wilcox_counts(m, n), float(math.comb(m + n, n)), q, m * n, divide=True)
+
+
+def _qwilcox(p: float, m: int, n: int) -> int:
+    return _quantile_sum(_wilcox_counts(m, n), float(math.comb(m + n, n)), p, m * n, divide=True)
+
+
+def _psignrank(q: float, n: int) -> float:
+    f = math.exp(-n * math.log(2.0))  # R: exp(-n * M_LN2)
+    return _cdf_sum(_signrank_counts(n), f, q, n * (n + 1) // 2, divide=False)
+
+
+def _qsignrank(p: float, n: int) -> int:
+    f = math.exp(-n * math.log(2.0))
+    return _quantile_sum(_signrank_counts(n), f, p, n * (n + 1) // 2, divide=False)
+
+
+def _hl_exact(diffs, mid, n: int, m: int, level: float) -> HodgesLehmann:
+    """R's exact route: order statistics qu and nm - qu + 1 of the sorted differences."""
+    alpha = 1.0 - level
+    qu = max(_qwilcox(alpha / 2, n, m), 1)
+    achieved_alpha = 2 * _pwilcox(qu - 1, n, m)
+    low, *middle, high = diffs.select([qu, *mid, n * m - qu + 1])
+    notes = _not_achievable(level, achieved_alpha, f"n = {n}, m = {m}")
+    return HodgesLehmann(
+        _median_of(middle), float(low), float(high), level, 1.0 - achieved_alpha, "exact", notes
+    )
+
+
+def _not_achievable(level: float, achieved_alpha: float, sizes: str) -> tuple[str, ...]:
+    alpha = 1.0 - level
+    if achieved_alpha - alpha > alpha / 2:  # R's rule
+        return (
+            f"requested confidence {level:g} not achievable with {sizes}; "
+            f"the interval's exact confidence is {1.0 - achieved_alpha:.4g}",
+        )
+    return ()
+
+
+def _signed_rank_exact_interval(walsh, n: int, level: float):
+    """R's exact signed-rank interval: Walsh averages qu and N - qu + 1, qu = qsignrank."""
+    total = n * (n + 1) // 2
+    alpha = 1.0 - level
+    qu = max(_qsignrank(alpha / 2, n), 1)
+    achieved_alpha = 2 * _psignrank(qu - 1, n)
+    low, *middle, high = walsh.select([qu, *_middle_ranks(total), total - qu + 1]) / 2.0
+    notes = _not_achievable(level, achieved_alpha, f"n = {n}")
+    return _median_of(middle), float(low), float(high), 1.0 - achieved_alpha, notes
+
+
+def _signed_rank_route_notes(n: int, tied: bool, zeros: int) -> tuple[str, ...]:
+    notes = []
+    if n < _EXACT_LIMIT and tied:
+        notes.append(_TIES_NOTE)
+    if zeros:
+        notes.append(
+            f"{zeros} zero difference(s) dropped (R's rule); exact p-value and interval not available"
+        )
+    return tuple(notes)
+
+
+# ---------------------------------------------------------------------------------------
+# Normal route: R's qnorm, R's Z(d), R's uniroot
+# ---------------------------------------------------------------------------------------
+def _qnorm(p: float, lower_tail: bool = True) -> float:
+    """R 4.2.2's ``qnorm(p, lower.tail=)``: Wichura's AS 241 (Appl. Statist. 37:477, 1988).
+
+    A port, operation for operation, so that R's root finder sees the same target
+    bit for bit (scipy's ndtri differs in the last place).
+    """
+    p_ = p if lower_tail else 0.5 - p + 0.5
+    q = p_ - 0.5
+    if abs(q) <= 0.425:
+        r = 0.180625 - q * q
+        num = (((((((r * 2509.0809287301226727 + 33430.575583588128105) * r + 67265.770927008700853) * r + 45921.953931549871457) * r + 13731.693765509461125) * r + 1971.5909503065514427) * r + 133.14166789178437745) * r + 3.387132872796366608)  # fmt: skip
+        den = (((((((r * 5226.495278852854561 + 28729.085735721942674) * r + 39307.89580009271061) * r + 21213.794301586595867) * r + 5394.1960214247511077) * r + 687.1870074920579083) * r + 42.313330701600911252) * r + 1.0)  # fmt: skip
+        return q * num / den
+    r = math.sqrt(-math.log((0.5 - p + 0.5 if lower_tail else p) if q > 0 else p_))
+    if r <= 5.0:
+        r += -1.6
+        num = (((((((r * 7.7454501427834140764e-4 + 0.0227238449892691845833) * r + 0.24178072517745061177) * r + 1.27045825245236838258) * r + 3.64784832476320460504) * r + 5.7694972214606914055) * r + 4.6303378461565452959) * r + 1.42343711074968357734)  # fmt: skip
+        den = (((((((r * 1.05075007164441684324e-9 + 5.475938084995344946e-4) * r + 0.0151986665636164571966) * r + 0.14810397642748007459) * r + 0.68976733498510000455) * r + 1.6763848301838038494) * r + 2.05319162663775882187) * r + 1.0)  # fmt: skip
+    else:
+        r += -5.0
+        num = (((((((r * 2.01033439929228813265e-7 + 2.71155556874348757815e-5) * r + 0.0012426609473880784386) * r + 0.026532189526576123093) * r + 0.29656057182850489123) * r + 1.7848265399172913358) * r + 5.4637849111641143699) * r + 6.6579046435011037772)  # fmt: skip
+        den = (((((((r * 2.04426310338993978564e-15 + 1.4215117583164458887e-7) * r + 1.8463183175100546818e-5) * r + 7.868691311456132591e-4) * r + 0.0148753612908506148525) * r + 0.13692988092273580531) * r + 0.59983220655588793769) * r + 1.0)  # fmt: skip
+    val = num / den
+    return -val if q < 0.0 else val
+
+
+def _zeroin(f, ax: float, bx: float, fa: float, fb: float, tol: float, maxit: int = 1000):
+    """Brent's root finder as R's ``R_zeroin2`` (stats/src/zeroin.c) runs it, step for step.
+
+    (Forsythe, Malcolm & Moler, *Computer Methods for Mathematical Computations*,
+    1977.) Ported rather than replaced by ``scipy.optimize.brentq`` because on a step
+    function the point returned depends on the exact sequence of trial points.
+    """
+    a, b, c, fc = ax, bx, ax, fa
+    if fa == 0.0:
+        return a
+    if fb == 0.0:
+        return b
+    for _ in range(maxit + 1):
+        prev_step = b - a
+        if abs(fc) < abs(fb):
+            a, b, c = b, c, b
+            fa, fb, fc = fb, fc, fb
+        tol_act = 2 * _DBL_EPS * abs(b) + tol / 2
+        new_step = (c - b) / 2
+        if abs(new_step) <= tol_act or fb == 0.0:
+            return b
+        if abs(prev_step) >= tol_act and abs(fa) > abs(fb):
+            cb = c - b
+            if a == c:  # linear interpolation
+                t1 = fb / fa
+                p, q = cb * t1, 1.0 - t1
+            else:  # inverse quadratic interpolation
+                q, t1, t2 = fa / fc, fb / fc, fb / fa
+                p = t2 * (cb * q * (q - t1) - (b - a) * (t1 - 1.0))
+                q = (q - 1.0) * (t1 - 1.0) * (t2 - 1.0)
+            if p > 0:
+                q = -q
+            else:
+                p = -p
+            if p < (0.75 * cb * q - abs(tol_act * q) / 2) and p < abs(prev_step * q / 2):
+                new_step = p / q
+        if abs(new_step) < tol_act:
+            new_step = tol_act if new_step > 0 else -tol_act
+        a, fa = b, fb
+        b += new_step
+        fb = f(b)
+        if (fb > 0 and fc > 0) or (fb < 0 and fc < 0):
+            c, fc = a, fa
+    return b
+
+
+def _finite_for_zeroin(value: float) -> float:
+    """R's fcn2 (optimize.c): +-Inf become +-DBL_MAX; NaN is an error."""
+    if math.isnan(value):
+        raise StatisticsError("the rank statistic is undefined (all values tied)")
+    return max(min(value, sys.float_info.max), -sys.float_info.max)
+
+
+def _z_ratio(dz: float, sigma: float) -> float:
+    """(dz - CORRECTION) / SIGMA with R's continuity correction and IEEE division."""
+    num = dz - 0.5 * _sign(dz)
+    if sigma == 0.0:
+        return math.nan if num == 0 else math.copysign(math.inf, num)
+    return num / sigma
+
+
+def _tally(sorted_values: np.ndarray):
+    """Distinct values of an ascending array and their multiplicities."""
+    first = np.flatnonzero(np.concatenate(([True], sorted_values[1:] != sorted_values[:-1])))
+    return sorted_values[first], np.diff(np.append(first, sorted_values.size))
+
+
+def _tie_sum(groups: np.ndarray) -> float:
+    """sum(t^3 - t) over tie-group sizes t, correctly rounded like R's long-double ``sum``."""
+    t = groups[groups > 1].astype(np.float64)
+    return math.fsum(t**3 - t)
+
+
+def _match(keys: np.ndarray, values: np.ndarray):
+    """Index of each key in ``values`` (ascending) and whether it is there."""
+    pos = np.searchsorted(values, keys, side="left")
+    if values.size == 0:
+        return pos, np.zeros(keys.size, dtype=bool), pos
+    at = np.minimum(pos, values.size - 1)
+    return pos, (pos < values.size) & (values[at] == keys), at
+
+
+class _RankSumZ:
+    """R's ``W(d)`` of the two-sample interval: Z of the rank-sum test of (x - d, y).
+
+    Ties and continuity corrected (wilcox.test.default, ``correct = TRUE``,
+    two-sided). One evaluation is O((u + v) log v) for u, v distinct values.
+    """
+
+    def __init__(self, xs: np.ndarray, ys: np.ndarray):
+        self.xv, self.xc = _tally(xs)
+        self.yv, self.yc = _tally(ys)
+        self.ycum = np.concatenate(([0], np.cumsum(self.yc)))
+        self.nx, self.ny = float(xs.size), float(ys.size)
+
+    def __call__(self, d: float) -> float:
+        xv, xc = _tally_counts(self.xv - d, self.xc)
+        pos, hit, at = _match(xv, self.yv)
+        cy = np.where(hit, self.yc[at], 0)
+        twice_u = int(np.dot(xc, 2 * self.ycum[pos] + cy))
+        dz = twice_u / 2 - self.nx * self.ny / 2
+        lone_y = np.ones(self.yv.size, dtype=bool)
+        lone_y[at[hit]] = False
+        ties = _tie_sum(np.concatenate((xc + cy, self.yc[lone_y])))
+        nx, ny = self.nx, self.ny
+        sigma = math.sqrt((nx * ny / 12) * ((nx + ny + 1) - ties / ((nx + ny) * (nx + ny - 1))))
+        return _z_ratio(dz, sigma)
+
+
+class _SignedRankZ:
+    """R's ``W(d)`` of the one-sample interval: Z of the signed-rank test of x - d.
+
+    Zeros of x - d dropped, ties and continuity corrected, as in wilcox.test.default.
+    """
+
+    def __init__(self, xs: np.ndarray):
+        self.xv, self.xc = _tally(xs)
+
+    def __call__(self, d: float) -> float:
+        xv, xc = _tally_counts(self.xv - d, self.xc)
+        keep = xv != 0
+        xv, xc = xv[keep], xc[keep]
+        neg = xv < 0
+        nv, nc = -xv[neg][::-1], xc[neg][::-1]  # |negative values|, ascending
+        pv, pc = xv[~neg], xc[~neg]
+        pos, hit, at = _match(pv, nv)
+        cn = np.where(hit, nc[at], 0) if nv.size else np.zeros(pv.size, dtype=np.int64)
+        below = (np.cumsum(pc) - pc) + np.concatenate(([0], np.cumsum(nc)))[pos]
+        nx = float(xc.sum())
+        twice_v = int(np.dot(pc, 2 * below + pc + cn + 1))  # twice the sum of midranks
+        zd = twice_v / 2 - nx * (nx + 1) / 4
+        lone_n = np.ones(nv.size, dtype=bool)
+        lone_n[at[hit]] = False
+        ties = _tie_sum(np.concatenate((pc + cn, nc[lone_n])))
+        sigma = math.sqrt(max(nx * (nx + 1) * (2 * nx + 1) / 24 - ties / 48, 0.0))
+        return _z_ratio(zd, sigma)
+
+
+def _tally_counts(values: np.ndarray, counts: np.ndarray):
+    """Merge neighbours of an ascending array that became equal (after x - d rounding)."""
+    if values.size < 2 or not np.any(values[1:] == values[:-1]):
+        return values, counts
+    first = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[first], np.add.reduceat(counts, first)
+
+
+def _uniroot(z_of, zq: float, lower: float, upper: float, f_lower: float, f_upper: float):
+    """R's ``uniroot(W(d) - zq, lower, upper, f.lower, f.upper, tol = tol.root)``."""
+
+    def f(d):
+        return _finite_for_zeroin(z_of(d) - zq)
+
+    return _zeroin(
+        f, lower, upper, _finite_for_zeroin(f_lower), _finite_for_zeroin(f_upper), _TOL_ROOT
+    )
+
+
+def _rank_sum_root_interval(xs: np.ndarray, ys: np.ndarray, alpha: float):
+    """R's asymptotic two-sample interval, by R's own root finder on R's own Z(d).
+
+    Used when a sample has ties: Z(d) then has a d-dependent tie correction and the
+    closed-form order statistic can be one step away from R. Bracket endpoints
+    are returned when the root lies outside, as R does.
+    """
+    z_of = _RankSumZ(xs, ys)
+    mumin, mumax = float(xs[0] - ys[-1]), float(xs[-1] - ys[0])
+    w_min, w_max = z_of(mumin), z_of(mumax)
+
+    def root(zq):
+        if w_min - zq <= 0:
+            return mumin
+        if w_max - zq >= 0:
+            return mumax
+        return _uniroot(z_of, zq, mumin, mumax, w_min - zq, w_max - zq)
+
+    return root(_qnorm(alpha / 2, lower_tail=False)), root(_qnorm(alpha / 2))
+
+
+def _step_rank(z_of_rank, zq: float, guess: float, total: int) -> int:
+    """The smallest rank r in [1, total] at which R's step function Z drops to <= zq.
+
+    ``z_of_rank(r)`` is Z(d) for d strictly between the r-th and (r+1)-th order
+    statistics; the root sits at the r-th. ``guess`` is the closed form; the exact
+    predicate settles rounding at the boundary.
+    """
+    k = min(max(math.ceil(guess), 0), total)
+    while k > 0 and z_of_rank(k - 1) - zq <= 0:
+        k -= 1
+    while k < total and z_of_rank(k) - zq > 0:
+        k += 1
+    return max(k, 1)
+
+
+def _rank_sum_step_ranks(n: int, m: int, alpha: float) -> tuple[int, int]:
+    """Ranks of R's asymptotic interval ends when neither sample has ties.
+
+    Between the r-th and (r+1)-th difference U = nm - r, so Z = (nm/2 - r - CC)/sigma
+    and the roots are D_(k) with k = ceil(nm/2 - 1/2 -+ z sigma) (statistics.md s.1).
+    """
+    nx, ny, total = float(n), float(m), n * m
+    sigma = math.sqrt((nx * ny / 12) * (nx + ny + 1))  # R's SIGMA.CI with no ties
+
+    def z_of_rank(r):
+        return _z_ratio((total - r) - nx * ny / 2, sigma)
+
+    z = _qnorm(alpha / 2, lower_tail=False)
+    low = _step_rank(z_of_rank, z, total / 2 - 0.5 - z * sigma, total)
+    high = _step_rank(z_of_rank, _qnorm(alpha / 2), total / 2 + 0.5 + z * sigma, total)
+    return low, high
+
+
+def _signed_rank_normal_interval(walsh, xs: np.ndarray, level: float):
+    """R's asymptotic one-sample interval (with its alpha-doubling rule) and the pseudomedian."""
+    n, total = xs.size, walsh.size
+    middle = walsh.select(_middle_ranks(total)) / 2.0
+    est = _median_of(middle)
+    z_of = _SignedRankZ(xs)
+    mumin, mumax = float(xs[0]), float(xs[-1])
+    w_min = z_of(mumin)
+    w_max = z_of(mumax) if math.isfinite(w_min) else math.nan
+    if not math.isfinite(w_max):
+        note = "cannot compute a confidence interval when all non-zero differences are tied"
+        return est, math.nan, math.nan, math.nan, (note,)
+    alpha = 1.0 - level
+    while w_min - _qnorm(alpha / 2, False) < 0 or w_max - _qnorm(alpha / 2) > 0:
+        alpha *= 2
+    notes = []
+    achieved = level
+    if alpha >= 1 or 1 - level < alpha * 0.75:
+        achieved = 1 - min(1.0, alpha)
+        notes.append(
+            f"requested confidence {level:g} not achievable with n = {n}; R lowers it to {achieved:.4g}"
+        )
+    if alpha >= 1:
+        low = high = float(np.median(xs))
+    elif _has_ties(xs, is_sorted=True):
+        zl, zu = _qnorm(alpha / 2, False), _qnorm(alpha / 2)
+        low = _uniroot(z_of, zl, mumin, mumax, w_min - zl, w_max - zl)
+        high = _uniroot(z_of, zu, mumin, mumax, w_min - zu, w_max - zu)
+    else:
+        low, high = _signed_rank_step_interval(walsh, n, alpha)
+    notes += _edge_notes(low, high, mumin, mumax, "difference")
+    return est, float(low), float(high), achieved, tuple(notes)
+
+
+def _signed_rank_step_interval(walsh, n: int, alpha: float):
+    """Walsh-average order statistics of R's asymptotic interval when x has no ties."""
+    nx, total = float(n), walsh.size
+    sigma = math.sqrt(nx * (nx + 1) * (2 * nx + 1) / 24)  # R's SIGMA.CI with no ties
+
+    def z_of_rank(r):
+        return _z_ratio((total - r) - nx * (nx + 1) / 4, sigma)
+
+    z = _qnorm(alpha / 2, lower_tail=False)
+    low = _step_rank(z_of_rank, z, total / 2 - 0.5 - z * sigma, total)
+    high = _step_rank(z_of_rank, _qnorm(alpha / 2), total / 2 + 0.5 + z * sigma, total)
+    lo_v, hi_v = walsh.select([low, high]) / 2.0
+    return lo_v, hi_v
