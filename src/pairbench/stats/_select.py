@@ -72,7 +72,7 @@ class _Band:
 
     def __post_init__(self):
         if self.size < 0:
-            self.size = int((self.hi - self.lo).sum())
+            self.size = int((self.hi - self.lo).sum(dtype=np.int64))
 
 
 class PairSums:
@@ -83,13 +83,23 @@ class PairSums:
 
     def __init__(self, a: np.ndarray, b: np.ndarray, *, walsh: bool):
         self.a = np.ascontiguousarray(a, dtype=np.float64)
-        self.b = np.ascontiguousarray(b, dtype=np.float64)
-        self._b_before = np.concatenate(([-np.inf], self.b))
-        self._b_at = np.concatenate((self.b, [np.inf]))
-        n, m = self.a.size, self.b.size
-        self.start = np.arange(n, dtype=np.int64) if walsh else np.zeros(n, dtype=np.int64)
-        self.length = m - self.start
-        self.size = int(self.length.sum())
+        n, m = self.a.size, np.size(b)
+        # b between -inf/+inf sentinels: _ext[p] = b[p - 1] and _ext[p + 1] = b[p] for any p
+        self._ext = np.concatenate(([-np.inf], np.asarray(b, dtype=np.float64), [np.inf]))
+        self.b = self._ext[1:-1]
+        # counts fit int32 below 2^31 columns: halves the memory of bands at n = 1e6
+        self.index = np.int32 if max(n, m) < 2**31 - 1 else np.int64
+        self.start = np.arange(n, dtype=self.index) if walsh else None  # None: every row from 0
+        self.size = n * (n + 1) // 2 if walsh else n * m
+
+    def _start(self, rows):
+        """First column of each of ``rows`` (0 for every row of a two-sample matrix)."""
+        if self.start is None:
+            return 0
+        return self.start if rows is None else self.start[rows]
+
+    def _row_lengths(self, rows):
+        return self.b.size - self._start(rows) + np.zeros(rows.size, dtype=self.index)
 
     # -- counting ---------------------------------------------------------------------
     def count(self, t: float, rows: np.ndarray | None = None, *, strict: bool = False):
@@ -97,13 +107,15 @@ class PairSums:
 
         O(r log m) for r rows: one ``searchsorted`` plus a fix-up of rounding.
         """
-        a = self.a if rows is None else self.a[rows]
-        start = self.start if rows is None else self.start[rows]
-        # keys t - a_i descend with i; searching them ascending is faster.
-        keys = (t - a)[::-1]
-        p = np.searchsorted(self.b, keys, side="left" if strict else "right")[::-1]
-        p = _fix_counts(a, self._b_before, self._b_at, p, t, strict)
-        return np.maximum(p - start, 0)
+        if rows is not None and rows.size == self.a.size:
+            rows = None  # every row: no gather
+        a = (self.a if rows is None else self.a[rows])[::-1]  # rows reversed: t - a_i ascends,
+        keys = np.subtract(t, a)  # and ascending keys search faster
+        p = np.searchsorted(self.b, keys, side="left" if strict else "right")
+        del keys
+        p = _fix_counts(a, self._ext[:-1], self._ext[1:], p, t, strict)[::-1]
+        p -= self._start(rows)
+        return np.maximum(p, 0, out=p).astype(self.index)
 
     # -- selection --------------------------------------------------------------------
     def select(self, ks, *, seed: int = 0, cap: int | None = None, sample: int | None = None):
@@ -121,8 +133,9 @@ class PairSums:
             sample if sample is not None else int(np.clip(60 * math.sqrt(scale), *_SAMPLE_BOUNDS))
         )
         rng = np.random.default_rng(seed)
-        rows = np.flatnonzero(self.length > 0)
-        band = _Band(rows, np.zeros(rows.size, np.int64), self.length[rows].copy(), 0, None)
+        rows = np.arange(self.a.size, dtype=self.index)
+        lengths = self._row_lengths(rows)
+        band = _compress(rows, np.zeros(rows.size, self.index), lengths, 0, None)
         found: dict[int, float] = {}
         pending = [(band, sorted(set(ks)))]
         while pending:
@@ -136,11 +149,11 @@ class PairSums:
     def _sample(self, band: _Band, rng: np.random.Generator, size: int) -> np.ndarray:
         """``size`` cells drawn uniformly (with replacement) from the band, sorted."""
         width = band.hi - band.lo
-        ends = np.cumsum(width)
+        ends = np.cumsum(width, dtype=np.int64)
         u = np.sort(rng.integers(0, int(ends[-1]), size=size))  # sorted keys search faster
         r = np.searchsorted(ends, u, side="right")
         rows = band.rows[r]
-        cols = self.start[rows] + band.lo[r] + (u - (ends[r] - width[r]))
+        cols = self._start(rows) + band.lo[r] + (u - (ends[r] - width[r]))
         return np.sort(self.a[rows] + self.b[cols])
 
     def _pivots(self, band: _Band, targets: list[int], sample: np.ndarray) -> list[float]:
@@ -206,7 +219,8 @@ class PairSums:
         total = int(width.sum())
         r = np.repeat(np.arange(band.rows.size), width)
         cols = np.arange(total, dtype=np.int64)
-        cols -= np.repeat(np.cumsum(width) - width - band.lo - self.start[band.rows], width)
+        first = np.cumsum(width, dtype=np.int64) - width - band.lo - self._start(band.rows)
+        cols -= np.repeat(first, width)
         vals = self.a[band.rows[r]]
         vals += self.b[cols]
         kth = [k - band.below - 1 for k in targets]
@@ -231,9 +245,15 @@ def _fix_counts(a, b_before, b_at, p, t, strict):
     b_before[p] = b[p - 1] and b_at[p] = b[p].
     """
     inside = np.less if strict else np.less_equal
-    down = ~inside(a + b_before[p], t)
-    up = inside(a + b_at[p], t)
-    rows = np.flatnonzero(down | up)
+    cell = np.take(b_before, p, mode="clip")  # one scratch array: this runs on every row
+    cell += a
+    wrong = ~inside(cell, t)
+    np.take(b_at, p, out=cell, mode="clip")  # (mode="raise" would buffer ``out``)
+    cell += a
+    up = inside(cell, t)
+    del cell
+    wrong |= up
+    rows = np.flatnonzero(wrong)
     if rows.size == 0:
         return p
     ar, pr, upr = a[rows], p[rows], up[rows]
@@ -250,7 +270,7 @@ def _fix_counts(a, b_before, b_at, p, t, strict):
 
 def pairwise_differences(x_sorted: np.ndarray, y_sorted: np.ndarray) -> PairSums:
     """The implicit set {x_i - y_j} from ascending-sorted x and y (no validation)."""
-    return PairSums(x_sorted, -y_sorted[::-1], walsh=False)
+    return PairSums(x_sorted, np.negative(y_sorted[::-1]), walsh=False)
 
 
 def walsh_sums(x_sorted: np.ndarray) -> PairSums:
