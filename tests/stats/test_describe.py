@@ -6,7 +6,8 @@ Expected values come from outside pairbench:
   (quantile type 7, sd, mad, skewness by formula, Tukey fences, Grubbs by the
   t formula, the sign-test median interval from pbinom);
 * perfolizer's ``MultimodalTests.cs`` (mvalue) and statistics.md section 7
-  (the Grubbs table at alpha = 0.05);
+  (the Grubbs table at alpha = 0.05); the lowland detector behind
+  ``modality`` is checked against perfolizer in ``test_modality.py``;
 * scipy's ``quantile_test(...).confidence_interval()`` for the median interval
   at n = 1e6.
 """
@@ -189,13 +190,35 @@ def test_mvalue_tells_one_two_and_three_modes_apart():
     assert stats.mvalue(three) == pytest.approx(6.0, abs=0.3)
 
 
-def test_modality_follows_benchmarkdotnet_thresholds_from_twelve_values_on():
-    assert stats.describe(CASES["bimodal_80"]["x"]).modality == "bimodal"
-    assert stats.describe(CASES["spikes_200"]["x"]).modality == "unimodal"
-    eleven = [1.0] * 6 + [2.0] * 5
-    d = stats.describe(eleven)
-    assert d.mvalue > 3.2 and d.modality is None  # BenchmarkDotNet: not enough data to tell
-    assert stats.describe([1.0] * 6 + [2.0] * 6).modality == "bimodal"
+def test_modality_comes_from_the_lowland_detector():
+    d = stats.describe(CASES["bimodal_80"]["x"])  # R: N(1e6, 1e4) and N(1.3e6, 1e4), 40 each
+    assert (d.modality, d.modes) == ("bimodal", 2)
+    assert d.mode_locations == pytest.approx((1e6, 1.3e6), abs=2e4)
+    assert any(w.startswith("the distribution looks bimodal: the lowland detector finds 2 modes")
+               for w in d.warnings)  # fmt: skip
+    spikes = stats.describe(CASES["spikes_200"]["x"])  # one mode and three far outliers
+    assert (spikes.modality, spikes.modes) == ("unimodal", 1)
+
+
+def test_a_skewed_unimodal_sample_is_not_called_bimodal_whatever_its_mvalue():
+    # R: rlnorm(30, log(2e6), 0.25). The old mvalue label called it "bimodal".
+    d = stats.describe(CASES["lognormal_30"]["x"])
+    assert d.mvalue > 3.2
+    assert (d.modality, d.modes) == ("unimodal", 1)
+    assert not any("modes" in w for w in d.warnings)
+    poisson = stats.describe(np.random.default_rng(9).poisson(20, 1000).astype(float))
+    assert poisson.mvalue > 8 and poisson.modality == "unimodal"
+
+
+def test_modality_needs_twelve_values_and_thirty_to_say_unimodal():
+    rng = np.random.default_rng(12)
+    eleven = stats.describe(np.concatenate([rng.normal(0, 1, 6), rng.normal(100, 1, 5)]))
+    assert (eleven.modality, eleven.modes, eleven.mode_locations) == (None, None, ())
+    few = stats.describe(rng.normal(0, 1, 29))  # one mode found, too few values to say so
+    assert (few.modality, few.modes) == (None, 1)
+    assert stats.describe(rng.normal(0, 1, 30)).modality == "unimodal"
+    split = np.concatenate([rng.normal(0, 1, 14), rng.normal(100, 1, 14)])
+    assert stats.describe(split).modality == "bimodal"  # a found split is reported below 30
 
 
 def test_describe_of_one_value_has_no_spread_and_says_so():
@@ -246,6 +269,8 @@ def test_describe_is_exact_on_large_offsets_with_tiny_jitter():
             assert getattr(big, field) == pytest.approx(getattr(small, field), rel=1e-12)
     assert big.mean - 1e9 == pytest.approx(small.mean, abs=1e-6)  # ulp(1e9) = 1.2e-7
     assert big.above_fence == small.above_fence
+    assert (big.modality, big.modes) == (small.modality, small.modes) == ("unimodal", 1)
+    assert big.mode_locations[0] - 1e9 == pytest.approx(small.mode_locations[0], abs=1e-6)
     # mvalue is not shift invariant by design: perfolizer's bins are never narrower
     # than 2% of the values, so 1e9 + a few ns is one mode however the ns scatter.
 

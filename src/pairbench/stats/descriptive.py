@@ -11,7 +11,13 @@ classical one (mean, SD) and adds the shape diagnostics of
 * the sample skewness;
 * Tukey's fences Q1 - 1.5 IQR and Q3 + 1.5 IQR and the values beyond them
   (seed 004), reported and never removed;
-* the multimodality score ``mvalue`` (Brendan Gregg; perfolizer's MValueCalculator).
+* the number of modes and where they lie, by perfolizer's lowland detector
+  (``pairbench.stats.modality``), which gives ``modality``: "unimodal",
+  "bimodal" or "multimodal" (from n = 12; "unimodal" only from n = 30);
+* the multimodality score ``mvalue`` (Brendan Gregg; perfolizer's
+  MValueCalculator), a score only: on skewed unimodal timings it often
+  exceeds BenchmarkDotNet's "bimodal" threshold, so no label derives from it
+  (``benchmarks/RESULTS.modality.md``).
 
 ``median_ci`` is the distribution-free (sign-test) interval for the median.
 
@@ -33,11 +39,17 @@ from scipy import stats as _sps
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
 from pairbench.stats._validation import as_sample, check_confidence
+from pairbench.stats.modality import _lowland_modes_sorted
 
 TUKEY_K = 1.5
-MVALUE_MIN_N = 12  # BenchmarkDotNet's MultimodalDistributionAnalyzer: "not enough data to tell"
-# BenchmarkDotNet thresholds, highest first: mvalue > threshold -> label.
-MODALITY_THRESHOLDS = ((4.2, "multimodal"), (3.2, "bimodal"), (2.8, "can have several modes"))
+# Calibration (benchmarks/RESULTS.modality.md): the lowland detector said
+# "several modes" for at most 0.4% of unimodal samples at n = 12..25 and 1.7%
+# at any n, so it runs from BenchmarkDotNet's n = 12 on. It finds two tight
+# 50/50 clusters in only 0.4% of samples at n = 12, 40% at 20 and 83% at 30,
+# so a single mode is called "unimodal" only from n = 30; below, None.
+MODALITY_MIN_N = 12
+UNIMODAL_MIN_N = 30
+MODALITY_LABELS = {1: "unimodal", 2: "bimodal"}  # 3 or more: "multimodal"
 
 
 @dataclass(frozen=True)
@@ -47,8 +59,14 @@ class Description:
     Fields that are undefined for this sample are None: ``sd``, ``cv``,
     ``skewness`` and the sigma distances need n >= 2 and some variance;
     ``grubbs_critical`` needs n >= 3; ``mean_min_gap`` needs min > 0;
-    ``modality`` needs n >= 12. ``above_fence`` / ``below_fence`` are the
-    0-based indices (in input order) of the values beyond the Tukey fences.
+    ``modes`` and ``mode_locations`` need n >= 12, and so does ``modality``,
+    which in addition stays None when n < 30 and one mode is found: so few
+    values cannot show that a sample is unimodal.
+    ``above_fence`` / ``below_fence`` are the 0-based indices (in input order)
+    of the values beyond the Tukey fences. ``modes`` counts the modes the
+    lowland detector finds and ``mode_locations`` gives their centres,
+    ascending; ``modality`` names the count ("unimodal", "bimodal",
+    "multimodal"). ``mvalue`` is Gregg's score, reported but not interpreted.
     """
 
     n: int
@@ -76,6 +94,8 @@ class Description:
     above_fence: tuple[int, ...]
     mvalue: float
     modality: str | None
+    modes: int | None
+    mode_locations: tuple[float, ...]
     warnings: tuple[str, ...] = ()
     quantile_method: str = "linear (R type 7)"
 
@@ -105,8 +125,9 @@ class MedianCI:
 def describe(x) -> Description:
     """Describe one sample; see the module docstring for every field's definition.
 
-    O(n) except ``mvalue`` (O(n log n)). Raises ``StatisticsError`` on empty,
-    NaN or infinite input; n = 1 and identical values work, with warnings.
+    O(n log n): one sort serves ``mvalue`` and the modes; 0.6 s at n = 1e6,
+    mostly ``mvalue``. Raises ``StatisticsError`` on empty, NaN or infinite
+    input; n = 1 and identical values work, with warnings.
     """
     arr = as_sample(x, "x", min_n=1, what="to describe")
     n = arr.size
@@ -118,8 +139,9 @@ def describe(x) -> Description:
     spread = _spread(arr, q1, q3, mean, sd, warnings)
     shape = _shape(arr, (rough, correction), sd, lo, hi, warnings)
     fences = _fences(arr, q1, q3, warnings)
-    mval = mvalue(arr)
-    modality = _modality(mval, n, warnings)
+    ordered = np.sort(arr)
+    mval = _mvalue_sorted(ordered)
+    modes = _modes(ordered, mval, warnings)
     return Description(
         n=n,
         min=lo,
@@ -133,7 +155,7 @@ def describe(x) -> Description:
         **shape,
         **fences,
         mvalue=mval,
-        modality=modality,
+        **modes,
         warnings=tuple(warnings),
     )
 
@@ -216,14 +238,21 @@ def mvalue(x) -> float:
     > 2.8 "can have several modes", > 3.2 bimodal and > 4.2 multimodal, for
     n >= 12 only. O(n log n) per bin width; 0.5 s at n = 1e6.
 
-    It is a heuristic; know its limits. The bins are never narrower than 2% of
-    the values, so it is not shift invariant (1e9 ns + jitter is one mode). On
-    widely spread skewed data the bins alternate between full and partial
-    widths and the score rises: unimodal lognormal(sigma = 0.3) samples scored
-    > 3.2 in 21% of 100 draws at n = 30 and 81% at n = 1000 (normal data with
-    3% CV: never). Treat the label as a prompt to look at the histogram.
+    It is a heuristic; know its limits, which is why ``describe`` takes its
+    ``modality`` from the lowland detector instead. The bins are never
+    narrower than 2% of the values, so it is not shift invariant (1e9 ns +
+    jitter is one mode). On widely spread skewed data the bins alternate
+    between full and partial widths and the score rises: unimodal
+    lognormal(sigma = 0.3) samples scored > 3.2 in 23% of draws at n = 30,
+    42% at n = 100 and 81% at n = 1000, and Poisson(20) integers in all draws
+    at n = 1000 (scores near 11), while an 80/20 mixture of normals 6 SD
+    apart never did (``benchmarks/RESULTS.modality.md``).
     """
-    arr = np.sort(as_sample(x, "x", min_n=1, what="for an mvalue"))
+    return _mvalue_sorted(np.sort(as_sample(x, "x", min_n=1, what="for an mvalue")))
+
+
+def _mvalue_sorted(arr: np.ndarray) -> float:
+    """``mvalue`` of an already validated, sorted array."""
     q1, q3 = np.quantile(arr, [0.25, 0.75])
     iqr = q3 - q1
     kept = arr[(arr >= q1 - TUKEY_K * iqr) & (arr <= q3 + TUKEY_K * iqr)]
@@ -346,19 +375,25 @@ def _fences(arr, q1, q3, warnings) -> dict:
     return {"lower_fence": lower, "upper_fence": upper, "below_fence": below, "above_fence": above}
 
 
-def _modality(mval: float, n: int, warnings: list[str]) -> str | None:
-    """BenchmarkDotNet's label for an mvalue, or None when n < 12 (not enough data)."""
-    if n < MVALUE_MIN_N:
-        return None
-    for threshold, label in MODALITY_THRESHOLDS:
-        if mval > threshold:
-            warnings.append(f"mvalue {mval:.2f} > {threshold}: the distribution {_says(label)}")
-            return label
-    return "unimodal"
+def _modes(ordered: np.ndarray, mval: float, warnings: list[str]) -> dict:
+    """``modality``, ``modes`` and ``mode_locations`` from the lowland detector.
 
-
-def _says(label: str) -> str:
-    return label if label.startswith("can") else f"looks {label}"
+    None and () below ``MODALITY_MIN_N`` values; no label for one mode below
+    ``UNIMODAL_MIN_N``; a warning only when the detector finds several modes.
+    """
+    if ordered.size < MODALITY_MIN_N:
+        return {"modality": None, "modes": None, "mode_locations": ()}
+    found = _lowland_modes_sorted(ordered)
+    label = MODALITY_LABELS.get(found.count, "multimodal")
+    if found.count == 1 and ordered.size < UNIMODAL_MIN_N:
+        label = None
+    elif found.count > 1:
+        near = ", ".join(f"{v:.6g}" for v in found.locations)
+        warnings.append(
+            f"the distribution looks {label}: the lowland detector finds {found.count} modes, "
+            f"near {near} (mvalue {mval:.2f})"
+        )
+    return {"modality": label, "modes": found.count, "mode_locations": found.locations}
 
 
 def _pct(confidence: float) -> str:
