@@ -154,6 +154,13 @@ tick_case_large <- function(seed) {
   two_sample_case(sprintf("tick seed=%d n=%d m=%d", seed, n, m), x, y, conf)
 }
 for (seed in c(7, 48, 335)) two <- c(two, tick_case_large(seed))
+# A binary timer (two ticks): both of R's roots sit on the step at 0 and come out in
+# the wrong order (low > high by a few 1e-6)
+set.seed(1)
+invisible(sample(-1:1, 3000, replace = TRUE, prob = c(0.1, 0.8, 0.1)))
+two <- c(two, two_sample_case("binary timer: R's roots reversed",
+  as.double(sample(100:101, 1500, replace = TRUE, prob = c(0.5, 0.5))),
+  as.double(sample(100:101, 1500, replace = TRUE, prob = c(0.5, 0.5))), 0.95))
 set.seed(77)
 for (k in 1:6) {  # heavily tied integers at several sizes and levels (coarse timers)
   n <- c(8, 15, 40, 60, 120, 300)[k]

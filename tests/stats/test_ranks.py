@@ -113,6 +113,20 @@ def test_hodges_lehmann_matches_r_on_tied_data(case):
     _assert_limit(res.high, case["high"], TOL_ROOT)
 
 
+def test_tied_interval_ends_are_the_differences_r_converges_to_in_order():
+    # R's two roots of one step can come out reversed; we report the step itself
+    case = next(c for c in _reference()["two_sample"] if "roots reversed" in c["name"])
+    assert case["low"] > case["high"]
+    res = hodges_lehmann(case["x"], case["y"], case["conf"])
+    assert (res.low, res.high) == (0.0, 0.0)
+    _assert_limit(res.low, case["low"], TOL_ROOT)
+    _assert_limit(res.high, case["high"], TOL_ROOT)
+    for case in filter(_two_tied, _reference()["two_sample"]):
+        res = hodges_lehmann(case["x"], case["y"], case["conf"])
+        diffs = set(np.subtract.outer(case["x"], case["y"]).ravel().tolist())
+        assert res.low in diffs and res.high in diffs and res.low <= res.high
+
+
 def test_tied_reference_cases_include_ones_where_the_closed_form_is_a_step_away_from_r():
     """The tied cases prove more than the closed form k = ceil(N/2 - 1/2 - z sigma) can."""
     off = []

@@ -168,3 +168,18 @@ def test_kth_functions_reject_empty_and_non_finite_input_naming_the_parameter():
         kth_walsh_average([1.0, np.nan], 1)
     with pytest.raises(StatisticsError, match="y holds 1 NaN or infinite"):
         kth_pairwise_difference([1.0], [np.inf], 1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_nearest_cell_matches_brute_force(kind):
+    x, y = _data(kind, 40, 21), _data(kind, 30, 22)
+    diffs, sums = _all_differences(x, y), 2 * _all_walsh_averages(x)
+    pairs, walsh = pairwise_differences(np.sort(x), np.sort(y)), walsh_sums(np.sort(x))
+    rng = np.random.default_rng(4)
+    probes = np.r_[diffs[[0, 7, 600, -1]], rng.uniform(diffs[0] - 1, diffs[-1] + 1, 20)]
+    for t in probes:
+        gaps = np.abs(diffs - t)
+        assert pairs.nearest(t) == diffs[np.flatnonzero(gaps == gaps.min())[0]]
+    for t in np.r_[sums[[0, 5, -1]], rng.uniform(sums[0], sums[-1], 20)]:
+        gaps = np.abs(sums - t)
+        assert walsh.nearest(t) == sums[np.flatnonzero(gaps == gaps.min())[0]]

@@ -117,6 +117,15 @@ class PairSums:
         p -= self._start(rows)
         return np.maximum(p, 0, out=p).astype(self.index)
 
+    def nearest(self, t: float) -> float:
+        """The cell closest to t (the lower one when both are as close). O(n log m)."""
+        start = self._start(None)
+        c = self.count(t).astype(np.int64)
+        col = start + c  # column of row i's first cell > t; _ext[col] is the cell before it
+        below = np.where(c > 0, self.a + self._ext[col], -np.inf).max()
+        above = np.where(col < self.b.size, self.a + self._ext[col + 1], np.inf).min()
+        return float(below if t - below <= above - t else above)
+
     # -- selection --------------------------------------------------------------------
     def select(self, ks, *, seed: int = 0, cap: int | None = None, sample: int | None = None):
         """The k-th smallest cells for each 1-based k in ``ks``, as a float64 array.
@@ -174,26 +183,32 @@ class PairSums:
         return sorted({float(sample[i]) for i in picks})
 
     def _narrow(self, band, targets, rng, sample_size, found):
-        """One round: split the band at sampled pivots; return the slices holding targets."""
+        """One round: split the band at sampled pivots; return the slices holding targets.
+
+        Pivots are counted in ascending order and each slice is cut as soon as its
+        upper pivot is known, so only two boundaries are alive at a time, and
+        pivots above the last target are never counted.
+        """
         pivots = self._pivots(band, targets, self._sample(band, rng, sample_size))
-        bounds = [(band.lo, band.below, None)]
-        for t in pivots:
-            c = self.count(t, band.rows)
-            bounds.append((c, band.below + int((c - band.lo).sum()), t))
-        bounds.append((band.hi, band.below + band.size, band.top))
-        totals = [b[1] for b in bounds]
-        groups: dict[int, list[int]] = {}
-        for k in targets:  # slice j holds ranks in (totals[j], totals[j + 1]]
-            j = int(np.searchsorted(totals, k, side="left")) - 1
-            groups.setdefault(j, []).append(k)
-        out = []
-        for j, ks in groups.items():
-            (lo, below, _), (hi, _, top) = bounds[j], bounds[j + 1]
-            piece = _compress(band.rows, lo, hi, below, top)
-            if 2 * piece.size > band.size and top is not None:
-                piece, ks = self._split_tie(piece, ks, found)
+        lo, below = band.lo, band.below
+        pending, out = list(targets), []
+        for t in [*pivots, None]:
+            if t is None:  # the band's own upper end
+                hi, total, top = band.hi, band.below + band.size, band.top
+            else:
+                hi, top = self.count(t, band.rows), t
+                total = band.below + int((hi - band.lo).sum())
+            ks = [k for k in pending if k <= total]  # this slice holds ranks (below, total]
             if ks:
-                out.append((piece, ks))
+                pending = pending[len(ks) :]
+                piece = _compress(band.rows, lo, hi, below, top)
+                if 2 * piece.size > band.size and top is not None:
+                    piece, ks = self._split_tie(piece, ks, found)
+                if ks:
+                    out.append((piece, ks))
+            if not pending:
+                break
+            lo, below = hi, total
         return out
 
     def _split_tie(self, band: _Band, targets: list[int], found: dict) -> tuple[_Band, list]:
