@@ -163,9 +163,13 @@ def check_modality(d) -> Finding:
     why = ("two or more modes mean the command takes different paths or the machine switches "
            "states; a single summary then describes none of them")
     if d.modality is None:
-        return Finding(check, title, "unknown", f"need at least 12 samples to judge modes, got {d.n}", why)
-    reading = f"{d.modality} (mvalue {d.mvalue:.2f})"
-    data = {"mvalue": d.mvalue, "modality": d.modality}
+        reading = (f"need at least 12 samples to judge modes, got {d.n}" if d.modes is None else
+                   f"one mode found, but at least 30 samples are needed to call them unimodal, got {d.n}")
+        return Finding(check, title, "unknown", reading, why)
+    places = ", ".join(format_duration(x) for x in d.mode_locations)
+    reading = f"{d.modality}: the lowland detector finds {d.modes} mode(s) near {places} (mvalue {d.mvalue:.2f})"
+    data = {"modes": d.modes, "mode_locations": list(d.mode_locations), "mvalue": d.mvalue,
+            "modality": d.modality}
     if d.modality in ("bimodal", "multimodal"):
         return Finding(check, title, "warn", reading, why,
                        "plot the samples in time order (pairbench report) to find what switches",

@@ -24,6 +24,8 @@ _EXPORTS = {
     "MedianCI": "descriptive",
     "mvalue": "descriptive",
     "grubbs_critical": "descriptive",
+    "lowland_modes": "modality",
+    "LowlandModes": "modality",
     # serial dependence and the error of the mean (seed 000, 001)
     "autocovariance": "timeseries",
     "autocorrelation": "timeseries",
