@@ -56,7 +56,6 @@ import warnings as _pywarnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as _sps
 
 from pairbench.errors import StatisticsError
 from pairbench.stats._select import pairwise_differences, walsh_sums
@@ -134,6 +133,8 @@ def mann_whitney(x, y) -> MannWhitney:
         return MannWhitney(n * m / 2.0, 1.0, "normal", (_NO_VARIANCE_TWO.format(n=n, m=m),))
     tied = _has_ties(np.concatenate([x, y]))
     exact = n < _EXACT_LIMIT and m < _EXACT_LIMIT and not tied
+    from scipy import stats as _sps  # here, not at import: hodges_lehmann never needs it
+
     res = _sps.mannwhitneyu(
         x,
         y,
@@ -206,6 +207,8 @@ def signed_rank(x, y=None, confidence: float = 0.95) -> SignedRank:
         return SignedRank(
             0.0, 1.0, 0.0, math.nan, math.nan, level, math.nan, "normal", zeros, (note,)
         )
+    from scipy import stats as _sps  # here, not at import: hodges_lehmann never needs it
+
     v_stat = float(_sps.rankdata(np.abs(nonzero))[nonzero > 0].sum())
     tied = _has_ties(np.abs(nonzero))
     exact = n < _EXACT_LIMIT and not tied and zeros == 0
