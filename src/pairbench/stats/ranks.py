@@ -207,19 +207,10 @@ def signed_rank(x, y=None, confidence: float = 0.95) -> SignedRank:
         return SignedRank(
             0.0, 1.0, 0.0, math.nan, math.nan, level, math.nan, "normal", zeros, (note,)
         )
-    from scipy import stats as _sps  # here, not at import: hodges_lehmann never needs it
-
-    v_stat = float(_sps.rankdata(np.abs(nonzero))[nonzero > 0].sum())
+    v_stat = float(_rank_abs(nonzero)[nonzero > 0].sum())
     tied = _has_ties(np.abs(nonzero))
     exact = n < _EXACT_LIMIT and not tied and zeros == 0
-    with _pywarnings.catch_warnings():  # scipy warns about small n; R does not
-        _pywarnings.simplefilter("ignore")
-        pvalue = _sps.wilcoxon(
-            nonzero,
-            zero_method="wilcox",
-            correction=True,
-            method="exact" if exact else "asymptotic",
-        ).pvalue
+    pvalue = _signed_rank_pvalue(nonzero, exact)
     walsh = walsh_sums(nonzero)
     if exact:
         est, low, high, achieved, notes = _signed_rank_exact_interval(walsh, n, level)
@@ -228,6 +219,28 @@ def signed_rank(x, y=None, confidence: float = 0.95) -> SignedRank:
         notes = _signed_rank_route_notes(n, tied, zeros) + notes
     method = "exact" if exact else "normal"
     return SignedRank(v_stat, float(pvalue), est, low, high, level, achieved, method, zeros, notes)
+
+
+def _rank_abs(d: np.ndarray) -> np.ndarray:
+    """Midranks of |d| (R's ``rank(abs(x))``)."""
+    from scipy import stats as _sps  # here, not at import: hodges_lehmann never needs scipy
+
+    return _sps.rankdata(np.abs(d))
+
+
+def _signed_rank_pvalue(nonzero: np.ndarray, exact: bool) -> float:
+    """Two-sided p-value by scipy with R's choices: zeros dropped, continuity correction."""
+    from scipy import stats as _sps
+
+    with _pywarnings.catch_warnings():  # scipy warns about small n; R does not
+        _pywarnings.simplefilter("ignore")
+        res = _sps.wilcoxon(
+            nonzero,
+            zero_method="wilcox",
+            correction=True,
+            method="exact" if exact else "asymptotic",
+        )
+    return float(res.pvalue)
 
 
 # ---------------------------------------------------------------------------------------
