@@ -231,8 +231,11 @@ def busy_share(schedule: list[tuple[float, int]], start: float, end: float) -> f
     """Time-weighted mean number of busy cores over [start, end]."""
     if end <= start:
         return float(phase_at(schedule, start))
-    edges = [start] + [s for s, _ in schedule if start < s < end] + [end]
-    return sum((b - a) * phase_at(schedule, a) for a, b in itertools.pairwise(edges)) / (end - start)
+    times = np.array([s for s, _ in schedule])
+    phases = np.array([b for _, b in schedule])
+    edges = np.concatenate([[start], times[(times > start) & (times < end)], [end]])
+    index = np.maximum(np.searchsorted(times, edges[:-1], side="right") - 1, 0)
+    return float(np.sum(np.diff(edges) * phases[index]) / (end - start))
 
 
 def _die_with_parent(parent: int) -> None:
@@ -563,6 +566,49 @@ def phase_noise(records: list[dict]) -> list[dict]:
     return out
 
 
+def kind_details(records: list[dict]) -> list[dict]:
+    """Per design label x condition x kind: verdict counts, rounds, time and final interval width."""
+    out = []
+    for label, condition, kind in itertools.product([x for v in DERIVED.values() for x in v], CONDITIONS, KINDS):
+        cell = [r for r in records if label in DERIVED[r["design"]] and r["condition"] == condition
+                and r["kind"] == kind and decisions(r)[label][0] is not None]
+        if not cell:
+            continue
+        counts: dict[str, int] = {}
+        for v, neg in (decisions(r)[label] for r in cell):
+            key = f"{v} (n)" if neg and label == "pairbench" else v
+            counts[key] = counts.get(key, 0) + 1
+        walls = [r["wall_s"] for r in cell]
+        widths = [r["high"] - r["low"] for r in cell if r.get("high") is not None and r.get("low") is not None]
+        out.append({"design": label, "condition": condition, "kind": kind,
+                    "verdicts": ", ".join(f"{k} {n}" for k, n in sorted(counts.items())),
+                    "median_rounds": float(np.median([r.get("rounds") or r.get("runs") or 0 for r in cell])),
+                    "median_s": float(np.median(walls)), "p90_s": float(np.percentile(walls, 90)),
+                    "median_width": float(np.median(widths)) if widths else math.nan})
+    return out
+
+
+def arm_load_gap(records: list[dict]) -> list[dict]:
+    """Sequential A/A trials under phased load, by Welch verdict: how unequal the two arms' load was.
+
+    gap = mean busy cores while B ran - while A ran (from the load log). A
+    "slower" verdict agrees with the gap when B had more load, "faster" when A had.
+    """
+    rows: dict[str, list[float]] = {}
+    for r in records:
+        if r["design"] == "sequential" and r["condition"] == "phased" and r["kind"] == "aa" and r.get("schedule"):
+            (a0, a1), (b0, b1) = r["spans"]
+            gap = busy_share(r["schedule"], b0, b1) - busy_share(r["schedule"], a0, a1)
+            rows.setdefault(r["verdict"], []).append(gap)
+    out = []
+    for verdict, gaps in sorted(rows.items()):
+        g = np.asarray(gaps)
+        agree = {"slower": int(np.sum(g > 0)), "faster": int(np.sum(g < 0))}.get(verdict)
+        out.append({"verdict": verdict, "trials": int(g.size), "mean_abs_gap": float(np.mean(np.abs(g))),
+                    "agrees": "-" if agree is None else f"{agree}/{g.size}"})
+    return out
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -570,15 +616,14 @@ def _pct(x) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def render_report(rows: list[dict], noise: list[dict], records: list[dict], meta: dict) -> str:
+def render_report(records: list[dict], meta: dict) -> str:
     """The Markdown tables of the study."""
     lines = [f"Machine: `{meta.get('uname', '?')}`, CPU `{meta.get('cpu', '?')}`, {meta.get('cores', '?')} cores;"
              f" study {meta.get('started', '?')} .. {meta.get('finished', '?')}.", "",
              "| design | condition | A/A trials | false positives | non-negligible FP | FP upper 95% "
              "| binom p vs alpha | consistent | +1% detected | +1% lower 95% | +3% detected | wrong direction "
-             "| median s | p90 s | median rounds |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
+             "| median s | p90 s | median rounds |", "|---" * 15 + "|"]
+    for r in summarize(records):
         lines.append(
             f"| {r['design']} | {r['condition']} | {r['aa_trials']} | {r['fp']} ({_pct(r.get('fp_rate'))})"
             f" | {r['fp_nonnegligible']} | {_pct(r.get('fp_upper95'))} | {r.get('fp_binom_p', float('nan')):.3g}"
@@ -586,23 +631,27 @@ def render_report(rows: list[dict], noise: list[dict], records: list[dict], meta
             f" | {r['ab1_detected']}/{r['ab1_trials']} ({_pct(r['ab1_rate'])}) | {_pct(r['ab1_lower95'])}"
             f" | {r['ab3_detected']}/{r['ab3_trials']} ({_pct(r['ab3_rate'])}) | {r['wrong_direction']}"
             f" | {r['median_s']:.1f} | {r['p90_s']:.1f} | {r['median_rounds'] or '-'} |")
-    lines += ["", "Verdict counts (pairbench: verdict / negligible; sequential: significant direction):", "",
-              "| design | condition | kind | verdicts |", "|---|---|---|---|"]
-    for label, condition, kind in itertools.product([x for v in DERIVED.values() for x in v], CONDITIONS, KINDS):
-        got = [decisions(r)[label] for r in records if label in DERIVED[r["design"]]
-               and r["condition"] == condition and r["kind"] == kind]
-        if got:
-            counts: dict[str, int] = {}
-            for v, neg in got:
-                key = f"{v} (negligible)" if neg and label == "pairbench" else str(v)
-                counts[key] = counts.get(key, 0) + 1
-            lines.append(f"| {label} | {condition} | {kind} | "
-                         + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())) + " |")
+    lines += ["", "Per kind (pairbench: `(n)` = negligible; width = interval high - low at the end, in %):", "",
+              "| design | condition | kind | verdicts | median rounds | median s | p90 s | median width |",
+              "|---" * 8 + "|"]
+    lines += [f"| {d['design']} | {d['condition']} | {d['kind']} | {d['verdicts']} | {d['median_rounds']:g}"
+              f" | {d['median_s']:.1f} | {d['p90_s']:.1f} | {d['median_width']:.2f} |" for d in kind_details(records)]
+    noise = phase_noise(records)
     if noise:
         lines += ["", "Per-round ln(B/A) spread by load phase (pairbench, phased load; centred per trial):", "",
                   "| phase | rounds | MAD (normal) | 5% | 95% |", "|---|---|---|---|---|"]
         lines += [f"| {n['phase']} | {n['rounds']} | {n['mad_pct']:.2f}% | {n['p05_pct']:+.2f}% "
                   f"| {n['p95_pct']:+.2f}% |" for n in noise]
+    gap = arm_load_gap(records)
+    if gap:
+        lines += ["", "Sequential A/A under phased load: busy cores during B minus during A (time-weighted):", "",
+                  "| Welch verdict | trials | mean abs gap | direction agrees with the gap's sign |",
+                  "|---|---|---|---|"]
+        lines += [f"| {g['verdict']} | {g['trials']} | {g['mean_abs_gap']:.2f} | {g['agrees']} |" for g in gap]
+    missing = sum(r["condition"] == "phased" and not r.get("schedule") for r in records)
+    failed = sum(decisions(r)[lbl][0] is None for r in records for lbl in DERIVED[r["design"]])
+    lines += ["", f"Trials: {len(records)}; without a verdict (failed): {failed}; "
+              f"phased trials without a load log: {missing}."]
     return "\n".join(lines)
 
 
@@ -713,7 +762,7 @@ def main(argv=None) -> int:
         run_study(args)
     records = load_records(args.out / "trials.jsonl")
     meta = json.loads((args.out / "meta.json").read_text()) if (args.out / "meta.json").exists() else machine()
-    print(render_report(summarize(records), phase_noise(records), records, meta))
+    print(render_report(records, meta))
     return 0
 
 

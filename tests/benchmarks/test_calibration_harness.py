@@ -315,11 +315,35 @@ def test_phase_noise_attributes_rounds_to_the_phase_they_ran_in():
     assert got["both busy"]["mad_pct"] == pytest.approx(100 * 0.01 * 1.482602218505602, rel=1e-6)
 
 
-def test_report_renders_one_line_per_design_and_condition():
-    recs = [_record("pairbench", "quiet", "aa", "equivalent"), _record("pairbench", "quiet", "ab1", "slower")]
-    text = cal.render_report(cal.summarize(recs), [], recs, {"uname": "Linux x", "cpu": "C", "cores": 2})
+def test_report_renders_one_line_per_design_and_condition_and_per_kind():
+    recs = [_record("pairbench", "quiet", "aa", "equivalent", low=-0.5, high=0.5),
+            _record("pairbench", "quiet", "ab1", "slower", negligible=True, low=0.2, high=0.9)]
+    text = cal.render_report(recs, {"uname": "Linux x", "cpu": "C", "cores": 2})
     assert "| pairbench | quiet | 1 | 0 (0.0%) |" in text
-    assert "| pairbench | quiet | ab1 | slower 1 |" in text
+    assert "| pairbench | quiet | ab1 | slower (n) 1 | 100 | 10.0 | 10.0 | 0.70 |" in text
+    assert "Trials: 2; without a verdict (failed): 0; phased trials without a load log: 0." in text
+
+
+def test_kind_details_count_verdicts_and_take_median_rounds_time_and_width():
+    recs = [_record("pairbench", "phased", "ab1", "slower", wall=w, rounds=n, low=0.1, high=h)
+            for w, n, h in ((10.0, 100, 1.1), (20.0, 300, 2.1), (60.0, 500, 3.1))]
+    recs.append(_record("pairbench", "phased", "ab1", "inconclusive", wall=61.0, rounds=600, low=-1.0, high=4.0))
+    (d,) = cal.kind_details(recs)
+    assert d["verdicts"] == "inconclusive 1, slower 3"
+    assert d["median_rounds"] == 400 and d["median_s"] == 40.0
+    assert d["median_width"] == pytest.approx(2.5)
+
+
+def test_arm_load_gap_relates_sequential_false_positives_to_unequal_load():
+    schedule = [(0.0, 0), (10.0, 2)]  # idle, then both cores busy from t = 10 s
+    recs = [_record("sequential", "phased", "aa", "slower", spans=[(0.0, 10.0), (10.0, 20.0)], schedule=schedule),
+            _record("sequential", "phased", "aa", "faster", spans=[(5.0, 15.0), (15.0, 25.0)], schedule=schedule),
+            _record("sequential", "phased", "aa", "no difference", spans=[(11.0, 12.0), (12.0, 13.0)],
+                    schedule=schedule)]
+    got = {g["verdict"]: g for g in cal.arm_load_gap(recs)}
+    assert got["slower"]["mean_abs_gap"] == pytest.approx(2.0) and got["slower"]["agrees"] == "1/1"
+    assert got["faster"]["mean_abs_gap"] == pytest.approx(1.0) and got["faster"]["agrees"] == "0/1"
+    assert got["no difference"]["mean_abs_gap"] == 0.0 and got["no difference"]["agrees"] == "-"
 
 
 def test_records_loader_skips_a_torn_last_line(tmp_path):
