@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -117,6 +118,7 @@ def main(argv=None) -> int:
     plan = [(n, "lognormal") for n in sizes] + [(n, "ticks") for n in sizes if n >= 10**5]
     if shutil.which("Rscript") is None:
         print("note: Rscript not found; R comparison skipped")
+    print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     print(
         f"{'data':<10} {'n=m':>8} {'pairbench s':>12} {'traced MB':>10} {'max RSS MB':>11} "
         f"{'R s':>8} {'R/ours':>8} {'max |diff| vs R':>16}  interval"
@@ -138,6 +140,7 @@ def main(argv=None) -> int:
             f"{kind:<10} {n:>8.0e} {res['best_s']:12.3f} {res['traced_peak_mb']:10.1f} "
             f"{res['max_rss_mb']:11.1f} {r_cols}  [{res['low']:.6f}, {res['high']:.6f}] ({res['method']})"
         )
+    print("load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0 if ok else 1
 
 
