@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from cli_helpers import invoke
+from cli_runner import invoke
 
 from pairbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, EXIT_VERDICT
 from pairbench.measure.fake import FakeExecutor

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import invoke
+from cli_runner import invoke
 
 from pairbench.errors import EXIT_INTERRUPTED, EXIT_MEASUREMENT, EXIT_RESULT_FILE, EXIT_USAGE
 from pairbench.measure.fake import FakeExecutor

@@ -7,26 +7,19 @@ Regenerate after an intended change with ``PAIRBENCH_UPDATE_GOLDEN=1``.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from pathlib import Path
 
 import pytest
+from cli_runner import invoke
 from machines import MACHINES, machine_environment
 from test_validation import STARTUP_S, linear
 
-from pairbench import cli
 from pairbench.cli import app
 from pairbench.measure.fake import FakeExecutor
 
 GOLDEN = Path(__file__).parent / "golden"
-
-
-def invoke(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(args), stdout=out, stderr=err, color=False)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

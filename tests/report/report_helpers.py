@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,16 +27,4 @@ def assert_golden(name: str, actual: str) -> None:
                 + ("" if expected is not None else " (no golden file yet)"))
 
 
-@dataclass
-class CliResult:
-    code: int
-    out: str
-    err: str
-
-
-def invoke(*args: str) -> CliResult:
-    from pairbench import cli
-
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(args), stdout=out, stderr=err, color=False)
-    return CliResult(code, out.getvalue(), err.getvalue())
+from cli_runner import CliResult, invoke  # noqa: E402,F401 - shared with the CLI tests

@@ -116,12 +116,17 @@ def finish_measurement(io: Io, outcome: Outcome, options: dict) -> int:
     summaries = analysis.summaries_from_dicts(run.summaries) if run.summaries else analysis.summarize_run(run)
     _emit(io, run, options, text_report.render_run(run, summaries, color=io.color))
     write_exports(io, run, options)
+    return _cut_short_exit_code(io, outcome) or EXIT_OK
+
+
+def _cut_short_exit_code(io: Io, outcome: Outcome) -> int | None:
+    """The exit code of a session that ended early (error or Ctrl-C), after saying why; else None."""
     if outcome.error is not None:
         io.err(f"error: {outcome.error}")
         return outcome.error.exit_code
     if outcome.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_OK
+    return None
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -218,11 +223,9 @@ def finish_comparison(io: Io, outcome: Outcome, options: dict, settings) -> int:
     summaries = analysis.summaries_from_dicts(run.summaries)
     _emit(io, run, options, text_report.render_compare(run, summaries, run.comparisons, color=io.color))
     write_exports(io, run, options)
-    if outcome.error is not None:
-        io.err(f"error: {outcome.error}")
-        return outcome.error.exit_code
-    if outcome.interrupted:
-        return EXIT_INTERRUPTED
+    cut_short = _cut_short_exit_code(io, outcome)
+    if cut_short is not None:
+        return cut_short
     failing = [c for c in run.comparisons if not c["self_check"] and matches_fail_on(
         Verdict(c["verdict"], negligible=c["negligible"]), options["fail_on"])]
     if failing:

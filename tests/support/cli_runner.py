@@ -1,15 +1,16 @@
-"""Run ``pairbench`` in-process and capture what it prints (shared by the CLI tests)."""
+"""Run ``pairbench`` in-process and capture what it prints (shared by the CLI, report and doctor tests)."""
 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pairbench import cli
 
 
-@dataclass
-class CliResult:
+class CliResult(NamedTuple):
+    """Exit code and captured output; unpacks as ``code, out, err``."""
+
     code: int
     out: str
     err: str
