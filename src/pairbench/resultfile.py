@@ -54,7 +54,7 @@ def journal_path(path: str | os.PathLike) -> Path:
 
 def run_to_document(run: Run) -> dict:
     """The JSON-ready document of ``run``, samples columnar."""
-    header = _run_header(run)
+    header = run_header(run)
     header["variants"] = [
         {**_variant_header(v), "samples": {c: v.samples[c].tolist() for c in SAMPLE_COLUMNS}}
         for v in run.variants
@@ -114,7 +114,7 @@ class Journal:
             self._handle = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
         except OSError as exc:
             raise ResultFileError(f"{self.path}: cannot write the journal ({exc.strerror})") from None
-        header = {"journal": JOURNAL_FORMAT, "run": _run_header(run)}
+        header = {"journal": JOURNAL_FORMAT, "run": run_header(run)}
         header["run"]["variants"] = [_variant_header(v) for v in run.variants]
         self._write_line(header)
         self._sync()
@@ -146,7 +146,8 @@ class Journal:
         self._last_sync = time.monotonic()
 
 
-def _run_header(run: Run) -> dict:
+def run_header(run: Run) -> dict:
+    """The document's fields other than the variants: format, metadata, derived records."""
     return {
         "format": RESULT_FORMAT,
         "kind": run.kind,

@@ -27,6 +27,7 @@ ALLOWED = {
     "analysis": {"errors", "model", "stats", "verdict", "units"},
     "comparison": {"errors", "model", "stats", "verdict", "units"},
     "report": {"errors", "model", "stats", "verdict", "units", "analysis", "comparison", "report",
+               "resultfile",
                "__init__"},
     "doctor": {"errors", "model", "stats", "units", "environment", "measure", "analysis", "doctor",
                "__init__"},

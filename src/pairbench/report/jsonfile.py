@@ -19,6 +19,7 @@ import json
 import numpy as np
 
 from pairbench.report.analysed import Analysed
+from pairbench.resultfile import run_header
 
 REPORT_FORMAT = "pairbench.report/1"
 
@@ -27,17 +28,8 @@ def analysed_document(analysed: Analysed) -> dict:
     """The JSON-ready analysed result."""
     run = analysed.run
     return {
+        **run_header(run),
         "format": REPORT_FORMAT,
-        "kind": run.kind,
-        "tool": {"name": "pairbench", "version": run.tool_version},
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
-        "state": run.state,
-        "stopped_because": run.stopped_because,
-        "environment": dict(run.environment),
-        "options": dict(run.options),
-        "shell_overhead": dict(run.shell_overhead) if run.shell_overhead else None,
-        "warnings": list(run.warnings),
         "variants": [_variant(v) for v in run.variants],
         "summaries": [s.to_dict() for s in analysed.summaries],
         "comparisons": [dict(c) for c in analysed.comparisons],
