@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pairbench.analysis import VariantSummary
 from pairbench.report.analysed import Analysed
-from pairbench.report.text import format_pvalue, verdict_sentence
+from pairbench.report.sentences import format_pvalue, secondary_lines, verdict_sentence
 from pairbench.units import format_duration, format_kib, format_percent, format_rate, time_unit_for
 
 
@@ -107,41 +107,11 @@ def detail_lines(c: Mapping) -> list[str]:
         lines.append(f"Interval: {effect['method']}, {effect['confidence']:.2%} "
                      f"(alpha {c.get('alpha', 0):g}{adjustment}); smallest change that matters "
                      f"±{c.get('threshold', 0):g}%.")
-    lines += _secondary_lines(sec, c)
+    lines += secondary_lines(sec, c)
     if c.get("rounds_needed"):
         lines.append(f"About {c['rounds_needed']} more rounds needed to decide.")
     if c.get("stopped_because"):
         lines.append(f"Stopped: {c['stopped_because']}.")
-    return lines
-
-
-def _secondary_lines(sec: Mapping, c: Mapping) -> list[str]:
-    lines = []
-    mins, means = sec.get("min"), sec.get("mean")
-    if mins and means:
-        lines.append(
-            f"Minimum {format_duration(mins['baseline'])} → {format_duration(mins['candidate'])} "
-            f"({format_percent(mins['delta_pct'])}); mean {format_duration(means['baseline'])} → "
-            f"{format_duration(means['candidate'])} (paired difference "
-            f"{format_percent(means['paired_difference_pct'])}).")
-    pairs = sec.get("pairs")
-    if pairs:
-        lines.append(f"{c.get('rounds', '?')} pairs: candidate faster in {pairs['candidate_faster']}, "
-                     f"slower in {pairs['candidate_slower']}, tied in {pairs['tied']}.")
-    hl = sec.get("hodges_lehmann")
-    if hl:
-        lines.append(f"Hodges-Lehmann shift {format_duration(hl['estimate'])} "
-                     f"[{format_duration(hl['low'])}, {format_duration(hl['high'])}] "
-                     f"({hl['confidence']:.1%}); Mann-Whitney {format_pvalue(sec.get('mann_whitney_pvalue'))}; "
-                     f"Wilcoxon signed-rank {format_pvalue(sec.get('signed_rank_pvalue'))}.")
-    auto = sec.get("autocorrelation")
-    if auto:
-        lines.append(f"Lag-1 autocorrelation of the pair differences {auto['lag1']:+.2f} "
-                     f"(white-noise band ±{auto['band']:.2f}).")
-    outliers = sec.get("outlier_balance")
-    if outliers and outliers.get("enabled"):
-        lines.append(f"Outliers: {outliers['slow']} slow, {outliers['fast']} fast "
-                     f"(binomial {format_pvalue(outliers['pvalue'])}); all kept.")
     return lines
 
 

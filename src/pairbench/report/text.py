@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from pairbench.analysis import VariantSummary
 from pairbench.model import Run
+from pairbench.report.sentences import secondary_lines, verdict_sentence
 from pairbench.units import (
     format_duration,
     format_kib,
@@ -135,39 +136,6 @@ def _footnote_marks(warnings: Sequence[str], notes: list[str]) -> str:
 # --------------------------------------------------------------------------- compare
 
 
-def format_pvalue(p: float | None) -> str:
-    if p is None:
-        return "p n/a"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def verdict_sentence(c: dict) -> str:
-    """The verdict in words: "new is 3.1% slower than old [+2.4%, +3.8%], p < 0.001"."""
-    cand, base = c["candidate"], c["baseline"]
-    if c.get("self_check"):
-        cand = f"A/A self-check: {cand}"
-    effect = c.get("effect")
-    if effect is None:
-        return f"{cand} vs {base}: no verdict — {c['verdict_reason']}"
-    interval = f"[{format_percent(effect['low'])}, {format_percent(effect['high'])}]"
-    p = format_pvalue(c.get("pvalue"))
-    verdict = c["verdict"]
-    if verdict in ("slower", "faster"):
-        size = format_percent(abs(effect["estimate"]), signed=False)
-        text = f"{cand} is {size} {verdict} than {base} {interval}, {p}"
-        if c["negligible"]:
-            text += f" (negligible: within ±{c['threshold']:g}%)"
-        return text
-    if verdict == "equivalent":
-        return (f"{cand} is equivalent to {base}: change {format_percent(effect['estimate'])} "
-                f"{interval} lies within ±{c['threshold']:g}%, {p}")
-    text = f"{cand} vs {base}: inconclusive, change {format_percent(effect['estimate'])} {interval}, {p}"
-    if c.get("rounds_needed"):
-        total = c["rounds"] + c["rounds_needed"]
-        text += f"; about {c['rounds_needed']} more rounds needed to decide (try --runs {total})"
-    return text
-
-
 _VERDICT_STYLE = {"slower": "red", "faster": "green", "equivalent": "cyan", "inconclusive": "yellow"}
 
 
@@ -228,36 +196,13 @@ def _short(name: str, limit: int = 28) -> str:
 
 
 def comparison_details(c: dict) -> list[str]:
-    """Seed 000's numbers and the diagnostics, indented under the verdict sentence."""
-    sec = c.get("secondary") or {}
-    lines = []
-    hl = sec.get("hodges_lehmann")
-    if hl:
-        lines.append(
-            f"  Hodges-Lehmann shift {format_duration(hl['estimate'])} "
-            f"[{format_duration(hl['low'])}, {format_duration(hl['high'])}] ({hl['confidence']:.1%}), "
-            f"Mann-Whitney {format_pvalue(sec.get('mann_whitney_pvalue'))}, "
-            f"Wilcoxon signed-rank {format_pvalue(sec.get('signed_rank_pvalue'))}"
-        )
-    pairs = sec.get("pairs")
-    if pairs:
-        lines.append(
-            f"  {c['rounds']} pairs: candidate faster in {pairs['candidate_faster']}, slower in "
-            f"{pairs['candidate_slower']}, tied in {pairs['tied']}"
-        )
-    auto, outliers = sec.get("autocorrelation"), sec.get("outlier_balance")
-    diag = []
-    if auto:
-        diag.append(f"lag-1 autocorrelation of pair differences {auto['lag1']:+.2f} (band ±{auto['band']:.2f})")
-    if outliers and outliers.get("enabled"):
-        diag.append(f"outliers {outliers['slow']} slow / {outliers['fast']} fast "
-                    f"(binomial {format_pvalue(outliers['pvalue'])}; kept)")
-    if diag:
-        lines.append("  " + "; ".join(diag))
+    """Seed 000's numbers and the diagnostics (the same lines as the other reports), indented."""
+    lines = secondary_lines(c.get("secondary") or {}, c)
     if c.get("effect"):
-        lines.append(f"  interval: {c['effect']['method']}, {c['effect']['confidence']:.2%} "
-                     f"(alpha {c['alpha']:g}{', ' + c['adjustment'] if c['adjustment'] != 'none' else ''})")
-    return [escape(line) for line in lines]
+        adjustment = f", {c['adjustment']}" if c.get("adjustment", "none") != "none" else ""
+        lines.append(f"Interval: {c['effect']['method']}, {c['effect']['confidence']:.2%} "
+                     f"(alpha {c['alpha']:g}{adjustment}).")
+    return ["  " + escape(line) for line in lines]
 
 
 def render_compare(run: Run, summaries: Sequence[VariantSummary], comparisons: Sequence[dict],
