@@ -16,6 +16,7 @@ verdict itself comes from ``verdict.decide``. Everything here is pure.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -246,14 +247,8 @@ def _holm_adjusted(results: list[ComparisonResult]) -> list[ComparisonResult]:
     adjusted = stats.holm([results[i].pvalue for i in family])
     out = list(results)
     for i, p in zip(family, adjusted, strict=True):
-        out[i] = _replace(out[i], pvalue=float(p))
+        out[i] = dataclasses.replace(out[i], pvalue=float(p))
     return out
-
-
-def _replace(result: ComparisonResult, **changes) -> ComparisonResult:
-    import dataclasses
-
-    return dataclasses.replace(result, **changes)
 
 
 def secondary_statistics(base_ns: np.ndarray, cand_ns: np.ndarray, r: np.ndarray,

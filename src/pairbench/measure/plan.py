@@ -127,9 +127,8 @@ class Sampler:
         cases ``rows`` holds everything measured so far.
         """
         self._t0 = self.executor.now_ns()
-        for warm_round in range(self.plan.warmup_rounds):
+        for _ in range(self.plan.warmup_rounds):
             self._run_round(round_id=-1, warmup=True)
-            del warm_round
         while True:
             self._run_round(round_id=self.rounds, warmup=False)
             self.rounds += 1
@@ -192,7 +191,7 @@ class Sampler:
         return sample
 
     def _failure_message(self, variant: int, sample: Sample) -> str:
-        number = sum(1 for s in self.rows[variant])
+        number = len(self.rows[variant])
         what = describe_status(sample.status)
         if sample.status == STATUS_TIMEOUT and self.plan.timeout_ns:
             what = f"timed out after {format_duration(self.plan.timeout_ns, digits=3)}"
