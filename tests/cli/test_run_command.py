@@ -228,3 +228,23 @@ def test_help_shows_examples_and_exit_codes():
     result = invoke("run", "--help")
     assert result.code == 0
     assert "Examples:" in result.out and "Exit codes:" in result.out and "130" in result.out
+
+
+def test_shell_mode_measures_and_reports_the_shell_start_up(monkeypatch, tmp_path):
+    from pairbench.cli import app
+
+    # one executor for the start-up probe (`sh -c ''`), a fresh one for the run
+    monkeypatch.setattr(app, "EXECUTOR_FACTORY", lambda output: FakeExecutor({"": 0.0008}, default=0.01))
+    out = tmp_path / "r.json"
+    result = invoke("run", "--shell", "--runs", "3", "--json", str(out), "echo hi | cat")
+    assert result.code == 0, result.err
+    assert "Commands ran through sh -c; the shell's own start-up costs 800.0 µs (median)" in result.out
+    run = read_result(out)
+    assert run.variants[0].command.argv == ("/bin/sh", "-c", "echo hi | cat")
+    assert run.shell_overhead["median_ns"] == 800_000
+
+
+def test_shell_operators_without_shell_mode_are_warned_about(use_executor):
+    use_executor(FakeExecutor(default=0.01))
+    result = invoke("run", "--runs", "3", "echo a | cat")
+    assert "is run without a shell, so '|' reach the program as plain arguments; use --shell" in result.out

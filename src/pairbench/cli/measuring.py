@@ -60,7 +60,7 @@ def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io:
                        labels: tuple[str, ...] = ()) -> SessionSpec:
     """Turn parsed options into a validated :class:`SessionSpec` (usage errors raised here)."""
     from pairbench.environment import collect_environment
-    from pairbench.measure.commandline import parse_command
+    from pairbench.measure.commandline import parse_command, shell_syntax_warning
 
     shell = options["shell"]
     parsed = tuple(parse_command(c, shell=shell) for c in commands)
@@ -91,6 +91,7 @@ def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io:
         options=_stored_options(options),
         shell_overhead=_shell_overhead(options) if shell else None,
         json_path=options["json_path"] if options["json_path"] != "-" else None,
+        notes=tuple(filter(None, (shell_syntax_warning(c) for c in parsed))),
     )
 
 

@@ -35,6 +35,7 @@ class SessionSpec:
     options: Mapping = field(default_factory=dict)
     shell_overhead: Mapping | None = None
     json_path: str | None = None
+    notes: tuple[str, ...] = ()  # caveats known before measuring (e.g. shell operators without --shell)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def measure(
     state = "interrupted" if interrupted else ("failed" if error else "complete")
     stopped = sampler.stopped_because or _early_stop_reason(interrupted, error)
     run = _build_run(spec, started, state=state, rows=sampler.rows, stopped=stopped,
-                     notes=tuple(getattr(executor, "notes", ())) + tuple(sampler.notes))
+                     notes=spec.notes + tuple(getattr(executor, "notes", ())) + tuple(sampler.notes))
     run = run.replace(environment={**run.environment, "executor": executor_metadata(executor)})
     try:
         run = finalize(run) if finalize else run
