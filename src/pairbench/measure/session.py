@@ -116,8 +116,8 @@ def executor_metadata(executor: Executor) -> dict:
 def _early_stop_reason(interrupted: bool, error: PairbenchError | None) -> str:
     if interrupted:
         return "interrupted (Ctrl-C)"
-    if error is not None:
-        return f"stopped by an error: {error}"
+    if error is not None:  # the first sentence; the advice that follows is printed with the error
+        return f"stopped by an error: {str(error).split('. ')[0].rstrip('.')}"
     return ""
 
 
