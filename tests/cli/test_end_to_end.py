@@ -1,0 +1,79 @@
+"""The real CLI on real commands: a subprocess runs `python -m pairbench` (each test a few seconds)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def pairbench(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pairbench", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_run_measures_true_and_sleep_and_stores_every_sample(tmp_path):
+    out = tmp_path / "r.json"
+    result = pairbench("run", "--runs", "8", "--seed", "1", "--json", str(out), "true", "sleep 0.02")
+    assert result.returncode == 0, result.stderr
+    assert "true" in result.stdout and "sleep 0.02" in result.stdout and "95% CI" in result.stdout
+    document = json.loads(out.read_text())
+    walls = [v["samples"]["wall_ns"] for v in document["variants"]]
+    assert [len(w) for w in walls] == [8, 8]
+    assert min(walls[1]) >= 20_000_000 > max(walls[0])  # sleep 0.02 takes at least 20 ms; true less
+    assert document["environment"]["executor"]["kind"] == "SpawnerExecutor"
+
+
+def test_compare_finds_a_real_slowdown(tmp_path):
+    out = tmp_path / "r.json"
+    result = pairbench("compare", "--runs", "15", "--seed", "2", "--json", str(out), "sleep 0.01", "sleep 0.03")
+    assert result.returncode == 0, result.stderr
+    comparison = json.loads(out.read_text())["comparisons"][0]
+    assert comparison["verdict"] == "slower" and comparison["effect"]["low"] > 50
+
+
+def test_failing_command_exits_3_and_keeps_the_result(tmp_path):
+    out = tmp_path / "r.json"
+    result = pairbench("run", "--runs", "3", "--json", str(out), "sh -c 'exit 4'")
+    assert result.returncode == 3
+    assert "failed on sample 1: exit code 4" in result.stderr
+    assert json.loads(out.read_text())["state"] == "failed"
+
+
+def test_timeout_kills_a_hanging_command_and_says_so(tmp_path):
+    started = time.monotonic()
+    result = pairbench("run", "--runs", "2", "--timeout", "0.3s", "sleep 30")
+    assert result.returncode == 3 and "timed out after 300 ms" in result.stderr
+    assert time.monotonic() - started < 20
+
+
+def test_ctrl_c_saves_the_finished_samples_and_exits_130(tmp_path):
+    out = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pairbench", "run", "-q", "--runs", "50", "--json", str(out),
+         "sleep 0.05", "sleep 0.5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "r.json.partial").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.5)  # a few samples into the run
+    process.send_signal(signal.SIGINT)
+    stdout, _ = process.communicate(timeout=30)
+    assert process.returncode == 130
+    document = json.loads(out.read_text())
+    assert document["state"] == "interrupted"
+    assert sum(len(v["samples"]["wall_ns"]) for v in document["variants"]) >= 1
+    assert "interrupted" in stdout
+    assert not (tmp_path / "r.json.partial").exists()
+
+
+def test_show_reads_back_what_run_wrote(tmp_path):
+    out = tmp_path / "r.json"
+    assert pairbench("run", "--runs", "6", "--json", str(out), "true").returncode == 0
+    shown = pairbench("show", str(out))
+    assert shown.returncode == 0 and "n 6" in shown.stdout
