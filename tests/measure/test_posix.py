@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 import time
 
 import pytest
+from processes import is_gone, py, sh
 
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.measure import posix
@@ -76,22 +76,10 @@ def ex(make):
     return make(kill_grace_s=0.2)
 
 
-def sh(text: str) -> Command:
-    return parse_command(text, shell=True)
 
 
-def py(code: str) -> Command:
-    return Command(f"python -c {code!r}", (sys.executable, "-c", code))
 
 
-def is_gone(pid: int) -> bool:
-    """True if ``pid`` no longer runs: no such process, or a zombie awaiting its reaper."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state in ("Z", "X")
 
 
 def read_pid(path) -> int:

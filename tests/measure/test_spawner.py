@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import is_gone, read_pid_when_written, sh, wait_until
 
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.measure import spawner
-from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import OutputPolicy
 from pairbench.measure.posix import PosixExecutor
 from pairbench.measure.spawner import SpawnerExecutor
@@ -30,32 +30,12 @@ KIB_PER_MB = 1_000_000 / 1024
 TRUE = Command("/bin/true", ("/bin/true",))
 
 
-def sh(text: str) -> Command:
-    return parse_command(text, shell=True)
 
 
-def is_gone(pid: int) -> bool:
-    """True if ``pid`` no longer runs: no such process, or a zombie awaiting its reaper."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state in ("Z", "X")
 
 
-def wait_until(predicate, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
-def read_pid_when_written(path: Path, timeout_s: float = 5.0) -> int:
-    assert wait_until(lambda: path.exists() and path.read_text().endswith("\n"), timeout_s)
-    return int(path.read_text())
 
 
 # -- the max RSS floor -----------------------------------------------------------------

@@ -1,0 +1,46 @@
+"""Helpers for tests that run real processes: build commands, watch pids."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from pairbench.command import Command
+from pairbench.measure.commandline import parse_command
+
+
+def sh(text: str) -> Command:
+    """``text`` run through ``sh -c``."""
+    return parse_command(text, shell=True)
+
+
+def py(code: str) -> Command:
+    """A Python one-liner run by this interpreter."""
+    return Command(f"python -c {code!r}", (sys.executable, "-c", code))
+
+
+def is_gone(pid: int) -> bool:
+    """True if ``pid`` no longer runs: no such process, or a zombie awaiting its reaper."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
+
+
+def wait_until(predicate, timeout_s: float) -> bool:
+    """Poll ``predicate`` every 10 ms until it holds (True) or ``timeout_s`` passes (False)."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def read_pid_when_written(path: Path, timeout_s: float = 5.0) -> int:
+    """The pid a child writes (with a trailing newline) to ``path``, once it is there."""
+    assert wait_until(lambda: path.exists() and path.read_text().endswith("\n"), timeout_s)
+    return int(path.read_text())
