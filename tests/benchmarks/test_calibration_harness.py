@@ -334,15 +334,15 @@ def test_kind_details_count_verdicts_and_take_median_rounds_time_and_width():
     assert d["median_width"] == pytest.approx(2.5)
 
 
-def test_arm_load_gap_relates_sequential_false_positives_to_unequal_load():
-    schedule = [(0.0, 0), (10.0, 2)]  # idle, then both cores busy from t = 10 s
-    recs = [_record("sequential", "phased", "aa", "slower", spans=[(0.0, 10.0), (10.0, 20.0)], schedule=schedule),
-            _record("sequential", "phased", "aa", "faster", spans=[(5.0, 15.0), (15.0, 25.0)], schedule=schedule),
-            _record("sequential", "phased", "aa", "no difference", spans=[(11.0, 12.0), (12.0, 13.0)],
-                    schedule=schedule)]
+def test_arm_load_gap_relates_sequential_false_positives_to_saturated_load():
+    schedule = [(0.0, 0), (10.0, 2), (20.0, 1)]  # idle; both cores busy from 10 s; one from 20 s
+    spans = {"slower": [(0.0, 10.0), (10.0, 20.0)], "faster": [(5.0, 15.0), (15.0, 25.0)],
+             "no difference": [(20.0, 21.0), (21.0, 22.0)]}
+    recs = [_record("sequential", "phased", "aa", v, spans=s, schedule=schedule) for v, s in spans.items()]
     got = {g["verdict"]: g for g in cal.arm_load_gap(recs)}
-    assert got["slower"]["mean_abs_gap"] == pytest.approx(2.0) and got["slower"]["agrees"] == "1/1"
-    assert got["faster"]["mean_abs_gap"] == pytest.approx(1.0) and got["faster"]["agrees"] == "0/1"
+    assert got["slower"]["mean_abs_gap"] == pytest.approx(1.0) and got["slower"]["agrees"] == "1/1"
+    assert got["faster"]["mean_abs_gap"] == pytest.approx(0.0) and got["faster"]["agrees"] == "0/1"
+    assert got["faster"]["no_gap"] == 1
     assert got["no difference"]["mean_abs_gap"] == 0.0 and got["no difference"]["agrees"] == "-"
 
 
