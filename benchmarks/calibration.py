@@ -656,6 +656,10 @@ def render_report(records: list[dict], meta: dict) -> str:
     failed = sum(decisions(r)[lbl][0] is None for r in records for lbl in DERIVED[r["design"]])
     lines += ["", f"Trials: {len(records)}; without a verdict (failed): {failed}; "
               f"phased trials without a load log: {missing}."]
+    loads = [r["loadavg_before"] for r in records if "loadavg_before" in r]
+    if loads:
+        lines[-1] += (f" 1-minute load average before a trial (this study's own processes and other users' included): median "
+                      f"{np.median(loads):.2f}, 90th percentile {np.percentile(loads, 90):.2f}, max {max(loads):.2f}.")
     return "\n".join(lines)
 
 
