@@ -90,7 +90,8 @@ def _variant_row(s: VariantSummary) -> tuple[str, ...]:
         s.name, n, median, mean, fmt(s.min), fmt(s.q1), fmt(s.q3), fmt(s.max),
         format_percent(100 * s.cv, signed=False) if s.cv is not None else "—",
         f"{s.beyond_upper_fence} above, {s.beyond_lower_fence} below",
-        format_duration(s.user_ns), format_duration(s.sys_ns), format_kib(s.max_rss_kib),
+        format_duration(s.user_ns), format_duration(s.sys_ns),
+        ("≤ " if s.max_rss_at_floor else "") + format_kib(s.max_rss_kib),
         format_rate(s.cs_per_s),
     )
 
