@@ -73,6 +73,12 @@ MEAN_PHASE_S = 3.0
 # which made 5-12 ms runs much noisier when the machine was oversubscribed.
 RUN_MS = 25.0
 FIT_ARGS_MS = (10.0, 25.0, 50.0, 75.0, 100.0)
+# Measuring starts this long after the load generator's first phase began, so
+# trials do not start at a switch. Just after a switch the workload is slowed
+# more than later in the phase (sequential A/A trials run wholly in a both-busy
+# phase, started at its switch, had A's mean 5% above B's, A running first);
+# after 2 mean phase lengths 86% of trials have passed a switch already.
+LEAD_IN_S = 2 * MEAN_PHASE_S
 # The fit uses each argument's 10th-percentile time: on a shared machine the
 # median mixes in time spent waiting for a core (it was 1.7x the minimum under
 # the other engineers' load), the low quantile is the undisturbed run time.
@@ -273,8 +279,12 @@ def load_generator(spin: Path, seed: int, log_path: Path, parent: int, cores: in
 
 
 @contextlib.contextmanager
-def background_load(spin: Path, seed: int | None, log_path: Path):
-    """Run the load generator for the duration of the block (nothing when ``seed`` is None)."""
+def background_load(spin: Path, seed: int | None, log_path: Path, lead_in_s: float = 0.0):
+    """Run the load generator for the duration of the block (nothing when ``seed`` is None).
+
+    The block starts ``lead_in_s`` after the first phase began, so that a trial
+    does not always start at a phase switch (see ``LEAD_IN_S``).
+    """
     if seed is None:
         yield
         return
@@ -285,6 +295,7 @@ def background_load(spin: Path, seed: int | None, log_path: Path):
         deadline = time.monotonic() + 10
         while not (log_path.exists() and log_path.stat().st_size) and time.monotonic() < deadline:
             time.sleep(0.01)
+        time.sleep(lead_in_s)
         yield
     finally:
         proc.terminate()
@@ -446,18 +457,19 @@ def run_sequential_trial(spin: Path, args: dict, trial: Trial, work: Path, runs:
             "times_ms": [[round(t * 1e3, 4) for t in arm] for arm in times]}
 
 
-def run_trial(spin: Path, calibration: dict, trial: Trial, work: Path, seq_runs: int | None) -> dict:
+def run_trial(spin: Path, calibration: dict, trial: Trial, work: Path, seq_runs: int | None,
+              lead_in_s: float = LEAD_IN_S) -> dict:
     """Run one trial under its condition; the JSON-ready record."""
     log = work / "load.log"
     seed = trial.seed if trial.condition == "phased" else None
     load_before = os.getloadavg()[0]
-    with background_load(spin, seed, log):
+    with background_load(spin, seed, log, lead_in_s):
         if trial.design == "pairbench":
             result = run_pairbench_trial(spin, calibration["args"], trial, work)
         else:
             result = run_sequential_trial(spin, calibration["args"], trial, work, seq_runs)
     schedule = read_schedule(log) if seed is not None else []
-    return {**asdict(trial), **result, "schedule": schedule, "loadavg_before": load_before,
+    return {**asdict(trial), **result, "schedule": schedule, "lead_in_s": lead_in_s if seed is not None else 0, "loadavg_before": load_before,
             "loadavg_after": os.getloadavg()[0], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
 
 
@@ -699,6 +711,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--run-ms", type=float, default=RUN_MS, help="per-run time of A in ms")
     p.add_argument("--calibration-rounds", type=int, default=100)
     p.add_argument("--seq-runs", type=int, help="R for the sequential design (default: pairbench's median)")
+    p.add_argument("--lead-in", type=float, default=LEAD_IN_S, help="seconds of phased load before measuring")
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--pilot", type=float, metavar="SECONDS",
                    help="only the per-run-time pilot, SECONDS per cell; needs a calibration in --out")
@@ -742,7 +755,7 @@ def run_study(args: argparse.Namespace) -> None:
             if (trial.index, trial.seed) in done:
                 continue
             seq_runs = args.seq_runs or sequential_runs(records, trial.condition) or 100
-            record = run_trial(spin, meta["calibration"], trial, Path(tmp), seq_runs)
+            record = run_trial(spin, meta["calibration"], trial, Path(tmp), seq_runs, args.lead_in)
             records.append(record)
             sink.write(json.dumps(record) + "\n")
             sink.flush()
