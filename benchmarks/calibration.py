@@ -67,7 +67,7 @@ CONDITIONS = ("quiet", "phased")
 DESIGNS = ("pairbench", "sequential")
 PHASE_NAMES = {0: "idle", 1: "one busy core", 2: "both busy"}
 MEAN_PHASE_S = 3.0
-# Per-run time of A, chosen with --pilot (RESULTS.calibration.md): under phased
+# Per-run time of A, chosen with --pilot (benchmarks/RESULTS.md): under phased
 # load the 1% effect needed ~40-55 rounds at 10-50 ms, and 25 ms holds ~730
 # rounds in 60 s (14x that) while staying far longer than a scheduler slice,
 # which made 5-12 ms runs much noisier when the machine was oversubscribed.

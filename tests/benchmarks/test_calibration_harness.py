@@ -1,6 +1,6 @@
 """The pure parts of benchmarks/calibration.py: load schedule, parsing, rates, the sequential decision.
 
-No timing happens here; the study itself is run by hand (benchmarks/RESULTS.calibration.md).
+No timing happens here; the study itself is run by hand (benchmarks/RESULTS.md, "Error rates").
 Statistical expected values come from R 4.2.2 (code in comments) or closed forms.
 """
 

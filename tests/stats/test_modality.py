@@ -17,7 +17,7 @@ Expected values come from outside pairbench:
     generator, so the samples differ but the expected counts are the same.
 
 The false-alarm and detection rates are checked at full size by
-``benchmarks/modality_calibration.py`` (``benchmarks/RESULTS.modality.md``).
+``benchmarks/modality_calibration.py`` (``benchmarks/RESULTS.md, "Modality label"``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ classical one (mean, SD) and adds the shape diagnostics of
 * the multimodality score ``mvalue`` (Brendan Gregg; perfolizer's
   MValueCalculator), a score only: on skewed unimodal timings it often
   exceeds BenchmarkDotNet's "bimodal" threshold, so no label derives from it
-  (``benchmarks/RESULTS.modality.md``).
+  (``benchmarks/RESULTS.md, "Modality label"``).
 
 ``median_ci`` is the distribution-free (sign-test) interval for the median.
 
@@ -42,7 +42,7 @@ from pairbench.stats._validation import as_sample, check_confidence
 from pairbench.stats.modality import _lowland_modes_sorted
 
 TUKEY_K = 1.5
-# Calibration (benchmarks/RESULTS.modality.md): the lowland detector said
+# Calibration (benchmarks/RESULTS.md, "Modality label"): the lowland detector said
 # "several modes" for at most 0.4% of unimodal samples at n = 12..25 and 1.7%
 # at any n, so it runs from BenchmarkDotNet's n = 12 on. It finds two tight
 # 50/50 clusters in only 0.4% of samples at n = 12, 40% at 20 and 83% at 30,
@@ -246,7 +246,7 @@ def mvalue(x) -> float:
     lognormal(sigma = 0.3) samples scored > 3.2 in 23% of draws at n = 30,
     42% at n = 100 and 81% at n = 1000, and Poisson(20) integers in all draws
     at n = 1000 (scores near 11), while an 80/20 mixture of normals 6 SD
-    apart never did (``benchmarks/RESULTS.modality.md``).
+    apart never did (``benchmarks/RESULTS.md, "Modality label"``).
     """
     return _mvalue_sorted(np.sort(as_sample(x, "x", min_n=1, what="for an mvalue")))
 

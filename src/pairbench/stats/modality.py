@@ -48,7 +48,7 @@ Where this port departs from perfolizer, and why:
   (1e-15, 1 - 1e-15), which moves no quantile by more than about 2e-15 of
   the range (checked against R's full sum). Together: 3-20 ms up to
   n = 10^4 and 40 ms at n = 10^6, sort included
-  (``benchmarks/RESULTS.modality.md``).
+  (``benchmarks/RESULTS.md, "Modality label"``).
 """
 
 from __future__ import annotations
