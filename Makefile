@@ -23,6 +23,12 @@ test: setup
 	scripts/install-test-deps.sh
 	$(BIN)/python -m pytest -n 2 -q
 
+# The calibration study (~25 min): pairbench's A/A and A/B error rates against a
+# sequential hyperfine design; figures go to benchmarks/RESULTS.md by hand.
+calibrate: setup
+	scripts/install-test-deps.sh --bench
+	$(BIN)/python benchmarks/calibration.py --out benchmarks/out/calibration
+
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
 

@@ -1,10 +1,13 @@
 #!/bin/sh
-# Installs the system packages the test suite needs, if they are missing.
+# Installs the system packages the test suite needs, if they are missing;
+# with --bench also those the benchmark studies need (hyperfine, the reference
+# of benchmarks/overhead.py and calibration.py).
 # Idempotent; does nothing when everything is present.
 set -eu
 missing=""
 need() { command -v "$1" >/dev/null 2>&1 || missing="$missing $2"; }
 need cc gcc
+if [ "${1:-}" = --bench ]; then need hyperfine hyperfine; fi
 # headless browser for the HTML report test (tests/report/test_browser.py)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
     || command -v google-chrome >/dev/null 2>&1 || missing="$missing chromium"
