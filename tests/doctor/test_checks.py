@@ -77,7 +77,8 @@ def test_fixes_are_the_exact_commands(machine):
 def test_a_cgroup_quota_under_one_cpu_fails_and_says_how_much_to_give(machine):
     virt = {f.check: f for f in evaluate(machine("container"))}["virtualization"]
     assert virt.reading == "docker container; cgroup CPU quota 0.5 CPUs; throttled 312 times"
-    assert virt.fix.startswith("give the container at least 1 whole CPUs")
+    # the check warns while the quota is below the CPUs pairbench may run on, so the fix names those
+    assert virt.fix.startswith("give the container all 4 CPUs it may run on (docker run --cpus=4)")
 
 
 def test_vm_steal_over_ten_percent_fails(machine):
@@ -158,3 +159,25 @@ def test_isolated_cpus_unused_by_pairbench_warn_with_the_taskset_command(machine
 def test_cpu_list_text_compresses_ranges():
     assert cpu_list_text([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8"
     assert cpu_list_text([3]) == "3"
+
+
+def test_isolation_advice_names_a_cpu_pairbench_may_run_on():
+    env = {"online_cpus": list(range(8)), "logical_cpus": 8,
+           "isolation": {"allowed_cpus": [2, 3], "isolated": [], "nohz_full": []}}
+    iso = {f.check: f for f in evaluate(env)}["isolation"]
+    assert iso.status == "warn"
+    assert "isolcpus=3 nohz_full=3 rcu_nocbs=3" in iso.fix and "taskset -c 3 pairbench" in iso.fix
+
+
+def test_pinned_to_one_cpu_of_many_is_not_called_nothing_to_isolate_from():
+    env = {"online_cpus": list(range(8)), "logical_cpus": 8,
+           "isolation": {"allowed_cpus": [5], "isolated": [], "nohz_full": []}}
+    iso = {f.check: f for f in evaluate(env)}["isolation"]
+    assert iso.status == "warn" and "taskset -c 5 pairbench" in iso.fix
+
+
+def test_memory_without_meminfo_does_not_claim_no_swap():
+    env = {"pressure": {"memory": {"some_avg10": 0.0, "full_avg10": 0.0}}}
+    mem = {f.check: f for f in evaluate(env)}["memory"]
+    assert mem.status == "unknown"
+    assert "swap unknown (cannot read /proc/meminfo)" in mem.reading

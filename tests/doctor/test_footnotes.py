@@ -16,7 +16,7 @@ def test_noisy_laptop_footnotes_for_a_single_command_run(machine):
     absorbs = ("a single command's summary absorbs all of it (compare's interleaving would cancel "
                "what variants share)")
     assert notes == [
-        f"load average 3.4 on 4 CPUs (busiest: firefox 90%): timings will be noisy; {absorbs}",
+        f"3.6 CPUs busy just now (load average 3.4) on 4 CPUs (busiest: firefox 90%): timings will be noisy; {absorbs}",
         "memory is short (1.14 GiB of 15.5 GiB available; swap in use 1020 MiB; 32 pages swapped in "
         "the last 100 ms; memory pressure 4.2% some, 1.1% full (last 10 s)): samples that wait for "
         f"memory are slow and erratic; {absorbs}",
@@ -80,3 +80,37 @@ def test_without_a_known_floor_there_is_no_rss_footnote_and_an_argument_supplies
     rows = [dict(wall_ns=10_000_000, involuntary_cs=1, max_rss_kib=12_000)] * 5
     assert sample_footnotes(_run(None, small=rows)) == []
     assert len(sample_footnotes(_run(None, small=rows), rss_floor_kib=12_000)) == 1
+
+
+def _bare_metal(**extra) -> dict:
+    env = {"load_average": [0.1, 0.1, 0.1], "logical_cpus": 8, "online_cpus": list(range(8)),
+           "isolation": {"allowed_cpus": list(range(8)), "isolated": []},
+           "virtualization": {"hypervisor_flag": False, "container": None}}
+    env.update(extra)
+    return env
+
+
+def test_a_cgroup_quota_on_bare_metal_is_a_condition_of_the_moment_not_a_virtual_machine():
+    env = _bare_metal(virtualization={"hypervisor_flag": False, "container": "docker",
+                                      "cgroup_cpu": {"quota_cpus": 2.0, "nr_throttled": 0}})
+    notes = environment_footnotes(env, "compare", 2)
+    assert len(notes) == 1
+    assert notes[0].startswith("bare metal, in a docker container; cgroup CPU quota 2 CPUs: the "
+                               "hypervisor or the cgroup quota can pause the benchmark")
+    assert "virtual machine" not in notes[0]
+
+
+def test_moderate_steal_in_a_vm_gets_its_own_line_beside_the_untuned_machine_line():
+    env = _bare_metal(virtualization={"hypervisor_flag": True},
+                      activity={"cpu": {"steal_percent": 5.0, "busy_cpus": 0.1}, "window_s": 0.1})
+    notes = environment_footnotes(env, "run", 2)
+    assert [n.split(":")[0] for n in notes] == [
+        "virtual machine (hypervisor flag in /proc/cpuinfo); steal 5.0% now",
+        "this machine is not set up for benchmarking (a virtual machine)"]
+
+
+def test_the_load_footnote_names_the_figure_that_raised_it():
+    env = _bare_metal(load_average=[0.2, 0.2, 0.2], logical_cpus=2, online_cpus=[0, 1],
+                      activity={"cpu": {"busy_cpus": 1.9}, "window_s": 0.1})
+    assert environment_footnotes(env, "run", 1)[0].startswith(
+        "1.9 CPUs busy just now (load average 0.2) on 2 CPUs: timings will be noisy")

@@ -135,6 +135,24 @@ def test_memory_at_the_executors_floor_is_censored_and_can_make_growth_unknown()
     assert "(counts 1, 2, 4 at the floor, left out)" in finding.reading
 
 
+def test_a_count_with_any_reading_at_the_floor_is_left_out_whole():
+    # At 4 iterations one reading in three rises above the floor (a 60 MiB outlier): keeping it
+    # alone would drag the line up at 4 and hide the growth; the whole count goes instead.
+    seen = {}
+
+    def rss(k):
+        seen[k] = seen.get(k, 0) + 1
+        if k == 4:
+            return 60000 if seen[k] == 1 else 40000
+        return max(40000, 10240 * k)
+
+    plan = ValidationPlan("echo {iterations}", runs=3, seed=2, counts=(1, 2, 4, 8, 16))
+    finding = by_check(diagnose_benchmark(plan, FloorExecutor(linear(0.0, 0.01, rss), 40000)))["memory-growth"]
+    assert finding.data["censored_counts"] == [1, 2, 4]
+    assert finding.data["slope"] == pytest.approx(10240)
+    assert "(counts 1, 2, 4 at the floor, left out)" in finding.reading
+
+
 # ------------------------------------------------------------------ how it runs
 
 

@@ -130,3 +130,6 @@ def test_a_large_run_is_thinned_with_a_note_and_stays_small(compare_run):
     assert "Showing 8,000 of 200,000 samples" in sequence["layout"]["annotations"][0]["text"]
     histogram = figures["variant-0-distribution"]["data"][-1]
     assert sum(histogram["x"]) == n  # the histogram counts every sample
+    ecdf = next(f for key, f in figures.items() if key.endswith("ecdf"))
+    assert all(len(t["x"]) <= charts.MAX_ECDF_POINTS for t in ecdf["data"])
+    assert "drawn through 2,000 evenly spaced order statistics of up to 100,000 samples" in html

@@ -21,6 +21,7 @@ instead of biasing every sample of a command the same way (Mytkowicz et al.,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 from pairbench.doctor.findings import Finding
@@ -189,7 +190,7 @@ def _load_reading(load, busy_now, cpus, busiest, env: Mapping) -> str:
 
 def check_isolation(env: Mapping) -> Finding:
     """Isolated CPUs (isolcpus / nohz_full): running on isolated CPUs is ok."""
-    title, iso, cpus = "isolated CPUs", env.get("isolation") or {}, _cpus(env)
+    title, iso = "isolated CPUs", env.get("isolation") or {}
     why = ("without isolation the scheduler may put any task, timer tick or RCU callback on the "
            "benchmark's CPU; isolcpus and nohz_full keep them off")
     isolated, allowed, nohz = iso.get("isolated"), iso.get("allowed_cpus"), iso.get("nohz_full")
@@ -206,10 +207,11 @@ def check_isolation(env: Mapping) -> Finding:
         where = f"; pairbench may run on {cpu_list_text(allowed)}" if allowed else ""
         return Finding("isolation", title, "warn", reading + where, why,
                        f"taskset -c {cpu_list_text(isolated)} pairbench ...", data)
-    if not cpus or cpus < 2:
+    online = _online(env)
+    if not online or online < 2:
         return Finding("isolation", title, "ok", "none (a single CPU: nothing to isolate from)",
                        why, data=data)
-    last = cpus - 1
+    last = max(allowed) if allowed else online - 1
     return Finding("isolation", title, "warn", f"none{tickless}", why,
                    f"add isolcpus={last} nohz_full={last} rcu_nocbs={last} to GRUB_CMDLINE_LINUX in "
                    f"/etc/default/grub, run sudo update-grub, reboot, then measure with "
@@ -300,12 +302,12 @@ def check_virtualization(env: Mapping) -> Finding:
     if throttled:
         parts.append(f"throttled {throttled} times")
     data = {"virtual_machine": vm if known else None, "container": virt.get("container"),
-            "steal_percent": steal, "quota_cpus": quota, "nr_throttled": throttled}
+            "steal_percent": steal, "quota_cpus": quota, "nr_throttled": throttled, "cpus": cpus}
     reading = "; ".join(parts)
     if (quota is not None and quota < 1) or (steal is not None and steal >= 10):
-        return Finding("virtualization", title, "fail", reading, why, _virt_fix(quota, vm), data)
+        return Finding("virtualization", title, "fail", reading, why, _virt_fix(quota, cpus, vm), data)
     if vm or (quota is not None and cpus and quota < cpus) or throttled or (steal or 0) >= 1:
-        return Finding("virtualization", title, "warn", reading, why, _virt_fix(quota, vm), data)
+        return Finding("virtualization", title, "warn", reading, why, _virt_fix(quota, cpus, vm), data)
     if not known and virt.get("container") is None:
         return Finding("virtualization", title, "unknown", reading, why, data=data)
     return Finding("virtualization", title, "ok", reading, why, data=data)
@@ -322,10 +324,11 @@ def _where(virt: Mapping, vm: bool, known: bool) -> str:
     return inside or "cannot tell (no cpuinfo flags, /sys/hypervisor or DMI data)"
 
 
-def _virt_fix(quota, vm: bool) -> str:
+def _virt_fix(quota, cpus, vm: bool) -> str:
     if quota is not None:
-        return (f"give the container at least {max(1, int(quota) + 1)} whole CPUs "
-                "(docker run --cpus=N) or remove the quota while measuring")
+        whole = max(1, cpus or math.ceil(quota))
+        return (f"give the container all {whole} CPUs it may run on (docker run --cpus={whole}) "
+                "or remove the quota while measuring")
     if vm:
         return ("measure on bare metal or on an instance with dedicated cores, and compare only "
                 "results from the same instance type")
@@ -347,7 +350,10 @@ def check_memory(env: Mapping) -> Finding:
     parts = []
     if total and available is not None:
         parts.append(f"{format_kib(available)} of {format_kib(total)} available")
-    parts.append(f"swap in use {format_kib(swap_used)}" if swap_used else "no swap in use")
+    if mem.get("swap_total_kib") is None:
+        parts.append("swap unknown (cannot read /proc/meminfo)")
+    else:
+        parts.append(f"swap in use {format_kib(swap_used)}" if swap_used else "no swap in use")
     if swapping:
         parts.append(f"{swapping} pages swapped in the last {activity.get('window_s', 0) * 1000:.0f} ms")
     if psi:
@@ -363,6 +369,8 @@ def check_memory(env: Mapping) -> Finding:
     if psi.get("some_avg10", 0) >= 1 or tight or (swap_used and total and available is not None
                                                   and available < 0.2 * total):
         return Finding("memory", title, "warn", reading, why, fix, data)
+    if not mem:  # no pressure now, but swap and free memory were not read
+        return Finding("memory", title, "unknown", reading, why, data=data)
     return Finding("memory", title, "ok", reading, why, data=data)
 
 

@@ -34,6 +34,7 @@ _TUNING_WORDS = {
     "aslr": lambda f: "ASLR not fully randomized",
     "virtualization": lambda f: "a virtual machine",
 }
+_TUNED_UNLESS = {"virtualization": lambda f: not f.data.get("virtual_machine")}
 
 
 def consequence(kind: str, n_variants: int) -> str:
@@ -59,7 +60,8 @@ def environment_footnotes(environment: Mapping, kind: str, n_variants: int) -> l
         line = _moment_line(finding)
         if line:
             notes.append(f"{line}; {consequence(kind, n_variants)}")
-    untuned = [_TUNING_WORDS[c](findings[c]) for c in TUNING_CHECKS if findings[c].status == "warn"]
+    untuned = [_TUNING_WORDS[c](findings[c]) for c in TUNING_CHECKS
+               if findings[c].status == "warn" and not _TUNED_UNLESS.get(c, lambda f: False)(findings[c])]
     if untuned:
         notes.append(f"this machine is not set up for benchmarking ({', '.join(untuned)}): "
                      "`pairbench doctor` says what each costs and how to fix it")
@@ -70,19 +72,35 @@ def _moment_line(f: Finding) -> str:
     """One line for a condition of the moment that is not ok, else ''."""
     data = f.data
     if f.check == "load" and f.status in ("warn", "fail"):
-        load = data.get("load_average") or [data.get("busy_cpus_now") or 0.0]
         busiest = data.get("busiest_processes") or []
         who = f" (busiest: {busiest[0]['name']} {busiest[0]['cpu_percent']:.0f}%)" if busiest else ""
-        return f"load average {load[0]:.1f} on {data.get('cpus')} CPUs{who}: timings will be noisy"
+        return f"{_load_level(data)} on {data.get('cpus')} CPUs{who}: timings will be noisy"
     if f.check == "memory" and f.status in ("warn", "fail"):
         return f"memory is short ({f.reading}): samples that wait for memory are slow and erratic"
     if f.check == "power" and f.status == "warn":
         return f"{f.reading}: clock speeds follow the power limits, so timings drift"
-    if f.check == "virtualization" and f.status == "fail":
-        return f"{f.reading}: the hypervisor or the cgroup quota paused the benchmark"
+    if f.check == "virtualization" and (f.status == "fail" or _paused(data)):
+        how = "paused" if f.status == "fail" or data.get("nr_throttled") else "can pause"
+        return f"{f.reading}: the hypervisor or the cgroup quota {how} the benchmark"
     if f.check == "clock" and f.status == "fail":
         return f"{f.reading}: short samples are quantized"
     return ""
+
+
+def _load_level(data: Mapping) -> str:
+    """The figure that raised the load finding: the 1-minute load average or the CPUs busy just now."""
+    load = (data.get("load_average") or [None])[0]
+    busy = data.get("busy_cpus_now")
+    if busy is not None and (load is None or busy > load):
+        return f"{busy:.1f} CPUs busy just now" + (f" (load average {load:.1f})" if load is not None else "")
+    return f"load average {load:.1f}"
+
+
+def _paused(data: Mapping) -> bool:
+    """Steal time, cgroup throttling or a quota below the CPUs pairbench may use: the benchmark was paused."""
+    quota, cpus = data.get("quota_cpus"), data.get("cpus")
+    return bool((data.get("steal_percent") or 0) >= 1 or data.get("nr_throttled")
+                or (quota is not None and cpus and quota < cpus))
 
 
 def sample_footnotes(run: Run, rss_floor_kib: int | None = None) -> list[str]:

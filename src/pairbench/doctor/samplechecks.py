@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pairbench import stats
+from pairbench.analysis import RSS_FLOOR_MARGIN
 from pairbench.doctor.findings import Finding
 from pairbench.errors import StatisticsError
 from pairbench.measure.executor import Execution
@@ -48,7 +49,7 @@ NAME_MAX = 40
 SETUP_SHARE_WARN = 0.05
 RSS_ALPHA = 0.01
 RSS_GROWTH_KIB = 1024
-FLOOR_MARGIN = 1.05  # max RSS within 5% above the executor's floor is "at the floor"
+FLOOR_MARGIN = RSS_FLOOR_MARGIN  # the summaries' rule, so a table's "≤" and a footnote agree
 
 
 def median(values: Sequence[float]) -> float | None:

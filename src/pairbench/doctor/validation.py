@@ -294,8 +294,9 @@ def _pct(share: float | None) -> str:
 def check_memory_growth(measurements: Measurements) -> tuple[dict, Finding]:
     """Regress max RSS on the iteration count: a benchmark's memory must not grow with it (seed 004).
 
-    Readings within 5% above the executor's RSS floor are censored (the true
-    peak may be anywhere below); with fewer than two counts left the answer
+    An iteration count with any reading within 5% above the executor's RSS
+    floor is censored whole (its true peak may be anywhere below, and keeping
+    only its high readings would bias it upward); with fewer than two counts left the answer
     is ``unknown``. Growth is flagged when the one-sided slope test gives
     p < 0.01 and the growth over the counts tried is at least 1 MiB (RSS moves
     by tens of KiB between identical runs, seed 004).
@@ -306,9 +307,9 @@ def check_memory_growth(measurements: Measurements) -> tuple[dict, Finding]:
            "not a constant; seed 004 calls such benchmarks written wrongly")
     floor = measurements.rss_floor_kib
     counts, rss = _columns(measurements, "max_rss_kib")
-    above = [not floor or r > floor * samplechecks.FLOOR_MARGIN for r in rss]
-    kept = [(c, r) for c, r, ok in zip(counts, rss, above, strict=True) if ok]
-    censored = sorted({c for c, ok in zip(counts, above, strict=True) if not ok})
+    censored = sorted({c for c, r in zip(counts, rss, strict=True)
+                       if floor and r <= floor * samplechecks.FLOOR_MARGIN})
+    kept = [(c, r) for c, r in zip(counts, rss, strict=True) if c not in censored]
     data: dict = {"rss_floor_kib": floor, "censored_counts": censored}
     if len({c for c, _ in kept}) < 2:
         reading = (f"max RSS is at the executor's floor ({format_kib(floor)}, the size of the process "

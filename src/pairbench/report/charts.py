@@ -9,8 +9,10 @@ page (SVG traces only, so a headless browser can check every chart).
 Large runs stay usable: scatter plots show at most ``MAX_POINTS`` points per
 trace, chosen deterministically (the fastest and the slowest sample of each
 block of consecutive samples, so drift, phases and outliers stay visible), and
-say so on the chart; histograms, correlograms, ECDF steps and every number
-are computed from all samples.
+say so on the chart; an ECDF curve is drawn through at most
+``MAX_ECDF_POINTS`` evenly spaced order statistics (each at its exact height),
+also said on the chart; histograms, correlograms and every number are computed
+from all samples.
 """
 
 from __future__ import annotations
@@ -375,6 +377,10 @@ def ecdf_chart(key: str, c: Mapping, base: np.ndarray, cand: np.ndarray, axis: T
         "title": {"text": "fraction of samples at or below"}, "range": [0, 1.02], "tickformat": ".0%"})
     note = ("Curves that are parallel horizontally differ by a shift; curves that cross or part only in the tail "
             "differ in shape, and one number cannot describe the change.")
+    largest = max(base.size, cand.size)
+    if largest > MAX_ECDF_POINTS:
+        note += (f" Each curve is drawn through {MAX_ECDF_POINTS:,} evenly spaced order statistics of up to "
+                 f"{largest:,} samples, each at its exact height.")
     return Chart(key, title, {"data": traces, "layout": layout}, note)
 
 
