@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
-from pairbench.errors import NotEnoughData, NoVariance, StatisticsError, UsageError
+from pairbench.errors import NotEnoughData, NoVariance, ResultFileError, StatisticsError
 from pairbench.model import Run, Samples, json_safe
 from pairbench.stats.paired import log_ratios as _log_ratios
 from pairbench.stats.sample_size import SIGN_TEST_ARE_NORMAL
@@ -79,6 +79,16 @@ def paired_walls(baseline: Samples, candidate: Samples) -> tuple[np.ndarray, np.
     common_ok = common >= 0
     return (b["wall_ns"][b_index[common_ok]].astype(np.float64),
             c["wall_ns"][c_index[common_ok]].astype(np.float64))
+
+
+def failed_rounds(baseline: Samples, candidate: Samples) -> int:
+    """Measured rounds left out of the pairs because the baseline's or the candidate's sample failed.
+
+    A round cut short by Ctrl-C (one variant ran, the other never did) is not a failure.
+    """
+    pairs = [s.select((s["warmup"] == 0) & (s["pair"] >= 0)) for s in (baseline, candidate)]
+    failed = [set(s["pair"][s["status"] != 0].tolist()) for s in pairs]
+    return len(failed[0] | failed[1])
 
 
 def log_ratios_in_round_order(baseline: Samples, candidate: Samples) -> np.ndarray:
@@ -195,11 +205,15 @@ def settings_for_run(run: Run) -> DecisionSettings:
     options = run.options
     candidates = sum(1 for v in run.variants if v.label == "candidate") or len(run.variants) - 1
     try:
-        return DecisionSettings(alpha=float(options.get("alpha", 0.01)),
-                                threshold=float(options.get("threshold", 1.0)),
-                                anytime=options.get("runs") is None, family=max(candidates, 1))
+        alpha, threshold = float(options.get("alpha", 0.01)), float(options.get("threshold", 1.0))
     except (TypeError, ValueError):
-        raise UsageError(f"the result's options do not describe a comparison: {dict(options)!r}") from None
+        alpha = threshold = math.nan
+    if not (0 < alpha < 1 and 0 < threshold < 100):
+        raise ResultFileError(f"the result's options do not describe a comparison (alpha must lie in (0, 1) "
+                              f"and threshold in (0, 100) percent): alpha {options.get('alpha')!r}, "
+                              f"threshold {options.get('threshold')!r}")
+    return DecisionSettings(alpha=alpha, threshold=threshold,
+                            anytime=options.get("runs") is None, family=max(candidates, 1))
 
 
 def baseline_and_candidates(run: Run) -> tuple[int, list[int]]:
@@ -229,7 +243,7 @@ def _compare_pair(base_name: str, base: Samples, cand_name: str, cand: Samples,
     verdict, effect = verdict_for(r, settings)
     needed = rounds_needed(r, settings) if verdict.verdict == "inconclusive" else None
     secondary = secondary_statistics(base_ns, cand_ns, r, settings, warnings)
-    lost = len(cand.select(cand["warmup"] == 0)) - r.size
+    lost = failed_rounds(base, cand)
     if lost > 0:
         warnings.append(f"{lost} round(s) left out because a sample in them failed")
     return ComparisonResult(
@@ -241,13 +255,20 @@ def _compare_pair(base_name: str, base: Samples, cand_name: str, cand: Samples,
 
 
 def _holm_adjusted(results: list[ComparisonResult]) -> list[ComparisonResult]:
-    family = [i for i, r in enumerate(results) if not r.self_check and r.pvalue is not None]
+    """Holm over every candidate (not the self-check); a refused comparison counts with p = 1.
+
+    A refused comparison still belongs to the family the intervals were widened
+    for (Bonferroni over all candidates), so dropping it would adjust the
+    others too little; p = 1 is the conservative stand-in.
+    """
+    family = [i for i, r in enumerate(results) if not r.self_check]
     if len(family) < 2:
         return results
-    adjusted = stats.holm([results[i].pvalue for i in family])
+    adjusted = stats.holm([1.0 if results[i].pvalue is None else results[i].pvalue for i in family])
     out = list(results)
     for i, p in zip(family, adjusted, strict=True):
-        out[i] = dataclasses.replace(out[i], pvalue=float(p))
+        if out[i].pvalue is not None:
+            out[i] = dataclasses.replace(out[i], pvalue=float(p))
     return out
 
 

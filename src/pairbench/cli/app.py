@@ -92,6 +92,9 @@ def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: 
                               standalone_mode=False, obj=io)
     except click.exceptions.Exit as exc:
         return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:  # bare `pairbench`: the help, not an error
+        io.err(exc.format_message())
+        return EXIT_USAGE
     except click.ClickException as exc:
         io.err(f"error: {exc.format_message()}")
         return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
