@@ -93,6 +93,15 @@ def test_failing_command_stops_the_run_naming_command_sample_and_status(use_exec
     assert list(run.variants[0].samples["status"]) == [0, 0, 2]
 
 
+def test_failure_numbers_measured_samples_apart_from_warmups(use_executor):
+    use_executor(FakeExecutor({"sleep 0.1": [0.1, {"duration": 0.1, "status": 2}]}))
+    result = invoke("run", "--runs", "5", "--warmup", "1", "sleep 0.1")
+    assert "'sleep 0.1' failed on sample 1: exit code 2" in result.err
+    use_executor(FakeExecutor({"sleep 0.1": [0.1, {"duration": 0.1, "status": 2}]}))
+    result = invoke("run", "--runs", "5", "--warmup", "3", "sleep 0.1")
+    assert "'sleep 0.1' failed on warmup sample 2: exit code 2" in result.err
+
+
 def test_signal_and_timeout_are_named_in_the_failure(use_executor):
     use_executor(FakeExecutor({"sleep 0.1": [{"duration": 0.1, "status": -9}]}))
     assert "killed by signal 9 (SIGKILL)" in invoke("run", "--runs", "3", "sleep 0.1").err

@@ -191,7 +191,8 @@ class Sampler:
         return sample
 
     def _failure_message(self, variant: int, sample: Sample) -> str:
-        number = len(self.rows[variant])
+        # warmups and measured samples are numbered apart: "warmup sample 1", "sample 1"
+        number = sum(1 for s in self.rows[variant] if s.warmup == sample.warmup)
         what = describe_status(sample.status)
         if sample.status == STATUS_TIMEOUT and self.plan.timeout_ns:
             what = f"timed out after {format_duration(self.plan.timeout_ns, digits=3)}"
