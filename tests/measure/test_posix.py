@@ -154,6 +154,17 @@ def test_missing_program_raises_command_not_found(ex, tmp_path):
         ex.run(Command("vanished", (str(tmp_path / "vanished"),)))
 
 
+def test_script_with_a_missing_interpreter_names_its_first_line_not_a_deleted_file(ex, tmp_path):
+    script = tmp_path / "script.sh"
+    script.write_text("#!/nonexistent/interpreter\nexit 0\n")
+    script.chmod(0o755)
+    with pytest.raises(CommandNotFound) as raised:
+        ex.run(Command(str(script), (str(script),)))
+    message = str(raised.value)
+    assert "its #! interpreter (first line) or dynamic loader was not found" in message
+    assert "'/nonexistent/interpreter'" in message and "deleted" not in message
+
+
 def test_unexecutable_file_raises_command_not_found(ex, tmp_path):
     script = tmp_path / "script.sh"
     script.write_text("#!/bin/sh\nexit 0\n")

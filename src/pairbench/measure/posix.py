@@ -322,7 +322,11 @@ def _execution(start: int, end: int, status: int, usage, leftovers: int) -> Exec
 def _not_startable(command: Command, exc: OSError) -> CommandNotFound:
     """Say why the program could not be started, and what to do about it."""
     program = command.argv[0]
-    if exc.errno == errno.ENOENT:
+    if exc.errno == errno.ENOENT and os.path.exists(program):
+        # parse_command found the program, and it is still there: what is missing is
+        # what the kernel needs to start it.
+        why = "its #! interpreter (first line) or dynamic loader was not found" + _shebang_hint(program)
+    elif exc.errno == errno.ENOENT:
         why = "no such file (was it deleted?)"
     elif exc.errno == errno.EACCES:
         why = "permission denied: not executable (chmod +x it?)"
@@ -331,6 +335,21 @@ def _not_startable(command: Command, exc: OSError) -> CommandNotFound:
     else:
         why = exc.strerror or str(exc)
     return CommandNotFound(f"cannot run {program!r} for command {command.text!r}: {why}")
+
+
+def _shebang_hint(program: str) -> str:
+    """``"; the first line names '/bin/interp'"`` for a ``#!`` script, else ``""`` (a binary, unreadable)."""
+    try:
+        with open(program, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return ""
+    if not first.startswith(b"#!"):
+        return ""
+    words = first[2:].split()
+    if not words:
+        return ""
+    return f"; the first line names {os.fsdecode(words[0])!r}"
 
 
 def _signal_group(pgid: int, signum: int) -> bool:
