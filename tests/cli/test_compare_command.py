@@ -214,3 +214,20 @@ def test_threshold_and_alpha_are_validated():
 def test_compare_needs_a_candidate():
     result = invoke("compare", BASE)
     assert result.code == EXIT_USAGE and "Missing argument" in result.err
+
+
+def test_the_same_command_given_twice_gets_a_distinct_name_and_a_note(use_executor, tmp_path):
+    use_executor(FakeExecutor(noisy(1.0)))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--seed", "15", "--runs", "20", "--self-check", "--json", str(out), BASE, BASE)
+    run = read_result(out)
+    assert [v.name for v in run.variants] == [BASE, f"{BASE} (2)", f"{BASE} (copy)"]
+    assert [c["candidate"] for c in run.comparisons] == [f"{BASE} (2)", f"{BASE} (copy)"]
+    assert f"the command '{BASE}' is given twice; the second is named '{BASE} (2)'" in result.out
+
+
+def test_two_commands_with_the_same_name_are_a_usage_error(use_executor):
+    use_executor(FakeExecutor(noisy(1.0)))
+    result = invoke("compare", "-n", "x", "-n", "x", BASE, CAND)
+    assert result.code == EXIT_USAGE
+    assert "two commands are both named 'x'; give distinct --name values" in result.err

@@ -57,8 +57,12 @@ def with_summaries(run):
 
 
 def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io: Io,
-                       labels: tuple[str, ...] = ()) -> SessionSpec:
-    """Turn parsed options into a validated :class:`SessionSpec` (usage errors raised here)."""
+                       labels: tuple[str, ...] = (), default_names: tuple[str, ...] = ()) -> SessionSpec:
+    """Turn parsed options into a validated :class:`SessionSpec` (usage errors raised here).
+
+    Without ``--name`` the variants are named ``default_names`` (else the command
+    texts), a repeated one getting a " (2)" suffix; repeated ``--name`` values are refused.
+    """
     from pairbench.environment import collect_environment
     from pairbench.measure.commandline import parse_command, shell_syntax_warning
 
@@ -67,6 +71,8 @@ def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io:
     names = tuple(options["names"])
     if names and len(names) != len(commands):
         raise UsageError(f"--name was given {len(names)} time(s) for {len(commands)} command(s)")
+    _refuse_repeated_names(names)
+    names, renamed = distinct_names(names or default_names or tuple(commands))
     if options["seed"] is None:
         options["seed"] = secrets.randbits(32)
     stop = StopRule(runs=options["runs"], min_runs=options["min_runs"], max_runs=options["max_runs"],
@@ -79,7 +85,7 @@ def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io:
         timeout_ns=options["timeout"],
         ignore_failure=options["ignore_failure"],
         seed=options["seed"],
-        names=names or tuple(commands),
+        names=names,
     )
     return SessionSpec(
         kind=kind,
@@ -91,8 +97,43 @@ def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io:
         options=_stored_options(options),
         shell_overhead=_shell_overhead(options) if shell else None,
         json_path=options["json_path"] if options["json_path"] != "-" else None,
-        notes=tuple(filter(None, (shell_syntax_warning(c) for c in parsed))),
+        notes=(*renamed, *filter(None, (shell_syntax_warning(c) for c in parsed))),
     )
+
+
+def _refuse_repeated_names(names: Sequence[str]) -> None:
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise UsageError(f"two commands are both named {name!r}; give distinct --name values")
+
+
+def distinct_names(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``names`` with each repeat renamed "NAME (2)", "NAME (3)"..., and a note saying so for each name.
+
+    Comparisons and reports match variants by name, so no two may share one (the
+    ``--self-check`` copy of the baseline is likewise "NAME (copy)").
+    """
+    taken, seen = set(names), set()
+    result: list[str] = []
+    renamed: dict[str, list[str]] = {}
+    for name in names:
+        if name not in seen:
+            seen.add(name)
+            result.append(name)
+            continue
+        k = 2
+        while f"{name} ({k})" in taken:
+            k += 1
+        taken.add(f"{name} ({k})")
+        result.append(f"{name} ({k})")
+        renamed.setdefault(name, []).append(f"{name} ({k})")
+    notes = tuple(
+        f"the command {name!r} is given "
+        + (f"twice; the second is named {copies[0]!r}" if len(copies) == 1 else
+           f"{len(copies) + 1} times; the others are named {', '.join(map(repr, copies))}")
+        + ", so that comparisons and reports can tell them apart"
+        for name, copies in renamed.items())
+    return tuple(result), notes
 
 
 def _shell_overhead(options: dict) -> dict:
@@ -170,12 +211,12 @@ def compare(io: Io, baseline: str, candidates: tuple[str, ...], **options):
     names = tuple(options["names"])
     if names and options["self_check"] and len(names) == len(commands) - 1:
         names = names + (f"{names[0]} (copy)",)
-    elif not names and options["self_check"]:
-        names = (baseline, *candidates, f"{baseline} (copy)")
     options["names"] = names
     labels = ("baseline",) + ("candidate",) * len(candidates) + (
         (SELF_CHECK_LABEL,) if options["self_check"] else ())
-    spec = build_session_spec("compare", commands, options, io=io, labels=labels)
+    default_names = (baseline, *candidates, f"{baseline} (copy)") if options["self_check"] else ()
+    spec = build_session_spec("compare", commands, options, io=io, labels=labels,
+                              default_names=default_names)
     settings = decision_settings(options, family=len(candidates))
     rule = StoppingRule(settings, 0, list(range(1, len(candidates) + 1))) if settings.anytime else None
     progress = progress_printer(io, options["quiet"], spec.plan,
