@@ -10,6 +10,7 @@ warning, the way benchstat footnotes "need >= 6 samples".
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,8 +82,19 @@ def summaries_from_dicts(records) -> tuple[VariantSummary, ...]:
 
 
 def summarize_run(run: Run, confidence: float = CONFIDENCE) -> tuple[VariantSummary, ...]:
-    floor = (run.environment.get("executor") or {}).get("rss_floor_kib")
+    floor = executor_rss_floor_kib(run.environment)
     return tuple(summarize_variant(v, confidence, rss_floor_kib=floor) for v in run.variants)
+
+
+def executor_rss_floor_kib(environment: Mapping) -> int | None:
+    """The executor's max RSS floor recorded in ``environment``; None unless a positive integer.
+
+    ``environment["executor"]`` is written by the session; anything else there
+    (a number, a list, a string floor) is treated as absent, not an error.
+    """
+    executor = environment.get("executor")
+    floor = executor.get("rss_floor_kib") if isinstance(executor, Mapping) else None
+    return floor if isinstance(floor, int) and not isinstance(floor, bool) and floor > 0 else None
 
 
 def summarize_variant(variant: Variant, confidence: float = CONFIDENCE, *,
@@ -90,8 +102,8 @@ def summarize_variant(variant: Variant, confidence: float = CONFIDENCE, *,
     """Summarise the successful, non-warmup samples of ``variant``.
 
     ``rss_floor_kib`` is the smallest max RSS the executor can report (the size
-    of the process commands are spawned from); a median at or below it (+2%) is
-    flagged, since the command's own peak may be smaller.
+    of the process commands are spawned from); a median at or below it (within
+    ``RSS_FLOOR_MARGIN``) is flagged, since the command's own peak may be smaller.
     """
     samples = variant.samples
     measured = samples.measured()

@@ -12,8 +12,12 @@ over the target, and the journal is removed. A crash leaves the journal, which
 :func:`read_result` reads like a document (state ``interrupted``).
 
 Reading never uses pickle or eval; it rejects NaN and infinity, wrong types,
-non-positive durations, unequal column lengths and oversized input, each with one
-line naming the file and the problem.
+non-positive durations, integers beyond 64 bits, unequal column lengths, an empty
+variant list, a malformed ``environment.executor`` and oversized input, each with
+one line naming the file and the problem.
+
+Starting a journal never overwrites one: an existing ``RESULT.partial`` holds the
+samples of a run that did not finish, and is refused rather than truncated.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ JOURNAL_SUFFIX = ".partial"
 MAX_FILE_BYTES = 2 * 1024**3  # refuse to parse anything larger
 MAX_SAMPLES_PER_VARIANT = 50_000_000
 MAX_VARIANTS = 1000
+INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 FSYNC_INTERVAL_S = 1.0
 
 _NON_NEGATIVE = ("user_ns", "sys_ns", "max_rss_kib", "voluntary_cs", "involuntary_cs", "start_ns",
@@ -111,7 +116,13 @@ class Journal:
     def __init__(self, path: str | os.PathLike, run: Run):
         self.path = journal_path(path)
         try:
-            self._handle = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            # "x": never truncate the journal of an earlier run that did not finish
+            self._handle = open(self.path, "x", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        except FileExistsError:
+            raise ResultFileError(
+                f"{self.path}: holds the samples of a run that did not finish; read it with "
+                f"`pairbench show {self.path}`, then remove it or choose another --json path"
+            ) from None
         except OSError as exc:
             raise ResultFileError(f"{self.path}: cannot write the journal ({exc.strerror})") from None
         header = {"journal": JOURNAL_FORMAT, "run": run_header(run)}
@@ -197,9 +208,7 @@ def run_from_document(document: object, *, source: str = "<document>") -> Run:
         raise ResultFileError(
             f"{source}: unsupported format {fmt!r}; this pairbench reads {RESULT_FORMAT!r}"
         )
-    variants_raw = _expect(doc.get("variants"), list, source, "variants")
-    if len(variants_raw) > MAX_VARIANTS:
-        raise ResultFileError(f"{source}: {len(variants_raw)} variants is more than {MAX_VARIANTS}")
+    variants_raw = _expect_variant_list(doc.get("variants"), source)
     variants = tuple(
         _variant_from_dict(v, source, i, samples=_samples_from_columns(
             _expect(_expect(v, dict, source, f"variants[{i}]").get("samples"), dict, source,
@@ -207,6 +216,16 @@ def run_from_document(document: object, *, source: str = "<document>") -> Run:
         for i, v in enumerate(variants_raw)
     )
     return _run_from_header(doc, variants, source)
+
+
+def _expect_variant_list(value, source: str) -> list:
+    """The raw variant list: at least one (pairbench never measures zero commands), at most MAX_VARIANTS."""
+    variants_raw = _expect(value, list, source, "variants")
+    if not variants_raw:
+        raise ResultFileError(f"{source}: variants is empty; a result holds at least one command")
+    if len(variants_raw) > MAX_VARIANTS:
+        raise ResultFileError(f"{source}: {len(variants_raw)} variants is more than {MAX_VARIANTS}")
+    return variants_raw
 
 
 def _run_from_header(doc: dict, variants: tuple[Variant, ...], source: str) -> Run:
@@ -226,7 +245,7 @@ def _run_from_header(doc: dict, variants: tuple[Variant, ...], source: str) -> R
             finished_at=_expect(doc.get("finished_at", ""), str, source, "finished_at"),
             state=state,
             stopped_because=_expect(doc.get("stopped_because", ""), str, source, "stopped_because"),
-            environment=_expect(doc.get("environment", {}), dict, source, "environment"),
+            environment=_environment(doc.get("environment", {}), source),
             options=_expect(doc.get("options", {}), dict, source, "options"),
             shell_overhead=_expect(doc.get("shell_overhead") or {}, dict, source, "shell_overhead") or None,
             warnings=tuple(_expect_str_list(doc.get("warnings", []), source, "warnings")),
@@ -235,6 +254,22 @@ def _run_from_header(doc: dict, variants: tuple[Variant, ...], source: str) -> R
         )
     except ValueError as exc:
         raise ResultFileError(f"{source}: {exc}") from None
+
+
+def _environment(value, source: str) -> dict:
+    """The ``environment`` object; its ``executor``, when present, must be an object with a
+    non-negative integer (or null: unknown) ``rss_floor_kib``, since analysis compares RSS to it."""
+    environment = _expect(value, dict, source, "environment")
+    if "executor" in environment:
+        executor = _expect(environment["executor"], dict, source, "environment.executor")
+        floor = executor.get("rss_floor_kib")
+        if floor is not None:
+            got = _expect(floor, int, source, "environment.executor.rss_floor_kib")
+            if got < 0:
+                raise ResultFileError(
+                    f"{source}: environment.executor.rss_floor_kib must be non-negative, got {got}"
+                )
+    return environment
 
 
 def _variant_from_dict(raw: object, source: str, index: int, *, samples: Samples) -> Variant:
@@ -279,7 +314,7 @@ def _integer_column(raw: list, source: str, where: str) -> np.ndarray:
         arr = np.array([], dtype=object)
     if arr.dtype.kind not in "iu" or arr.ndim != 1:
         raise ResultFileError(f"{source}: {where} must be a list of integers")
-    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+    if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
         raise ResultFileError(f"{source}: {where} holds a value too large for 64 bits")
     return arr.astype(np.int64)
 
@@ -308,9 +343,9 @@ def _run_from_journal(path: Path, text: str) -> Run:
                       "journal header run")
     if header.get("journal") != JOURNAL_FORMAT:
         raise ResultFileError(f"{path}: unsupported journal format {header.get('journal')!r}")
-    variants_raw = _expect(run_raw.get("variants"), list, str(path), "variants")
+    variants_raw = _expect_variant_list(run_raw.get("variants"), str(path))
     rows: list[list[Sample]] = [[] for _ in variants_raw]
-    warnings = list(run_raw.get("warnings") or [])
+    warnings = list(_expect_str_list(run_raw.get("warnings", []), str(path), "warnings"))
     body = lines[1:]
     while body and not body[-1].strip():
         body.pop()
@@ -347,6 +382,9 @@ def _journal_sample(record: object, n_variants: int, path: Path, number: int) ->
         isinstance(x, int) and not isinstance(x, bool) for x in values
     ):
         raise ResultFileError(f"{path}:{number}: a sample must be {len(SAMPLE_COLUMNS)} integers")
+    for name, value in zip(SAMPLE_COLUMNS, values, strict=True):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ResultFileError(f"{path}:{number}: {name} holds a value outside the 64-bit integer range")
     return index, Sample(*values)
 
 
@@ -389,7 +427,8 @@ def _reject_constant(name: str):
 
 def _expect(value, kind, source: str, where: str):
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        expected = {dict: "an object", list: "a list", str: "a string", bool: "true or false"}.get(
+        expected = {dict: "an object", list: "a list", str: "a string", bool: "true or false",
+                    int: "an integer"}.get(
             kind, kind.__name__
         )
         raise ResultFileError(f"{source}: {where} must be {expected}, got {type(value).__name__}")

@@ -111,6 +111,109 @@ def test_malformed_line_inside_a_journal_is_an_error_with_its_line_number(tmp_pa
         read_result(journal.path)
 
 
+def _journal_with_header(tmp_path, **run_changes):
+    """A journal whose header run has ``run_changes`` applied (as a hand-edited file would)."""
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal.close(remove=False)
+    header, *rest = journal.path.read_text().splitlines(keepends=True)
+    record = json.loads(header)
+    record["run"].update(run_changes)
+    journal.path.write_text(json.dumps(record) + "\n" + "".join(rest))
+    return journal.path
+
+
+@pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 10**30])
+def test_journal_sample_beyond_64_bits_is_refused_naming_the_line(tmp_path, value):
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal.append(0, Sample(wall_ns=100))
+    journal._handle.write(json.dumps({"v": 0, "s": [100, value] + [0] * 11}) + "\n")
+    journal.append(0, Sample(wall_ns=101))
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial:3: user_ns holds a value outside the 64-bit"):
+        read_result(journal.path)
+
+
+def test_journal_sample_at_the_64_bit_limits_is_read(tmp_path):
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal.append(0, Sample(wall_ns=2**63 - 1, pair=-(2**63)))
+    back = read_result(journal.path)
+    assert int(back.variants[0].samples["wall_ns"][0]) == 2**63 - 1
+    assert int(back.variants[0].samples["pair"][0]) == -(2**63)
+
+
+@pytest.mark.parametrize(("warnings", "problem"), [
+    (5, "must be a list, got int"),
+    ("a note", "must be a list, got str"),
+    (["a note", 7], "must be a list of strings"),
+])
+def test_journal_header_warnings_must_be_a_list_of_strings(tmp_path, warnings, problem):
+    path = _journal_with_header(tmp_path, warnings=warnings)
+    with pytest.raises(ResultFileError, match=f"r\\.json\\.partial: warnings {problem}"):
+        read_result(path)
+
+
+def test_journal_header_warnings_are_kept_with_the_recovery_note(tmp_path):
+    path = _journal_with_header(tmp_path, warnings=["a note"])
+    assert read_result(path).warnings == ("a note",)
+
+
+def test_journal_without_variants_is_refused(tmp_path):
+    path = _journal_with_header(tmp_path, variants=[])
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial: variants is empty"):
+        read_result(path)
+
+
+@pytest.mark.parametrize("kind", ["run", "compare"])
+def test_document_without_variants_is_refused_whatever_its_kind(tmp_path, kind):
+    # pairbench never writes one: SamplingPlan refuses zero commands, and a run
+    # interrupted before its first sample still lists its variants (with no samples)
+    path = _write(tmp_path, _document_with(lambda d: d.update(kind=kind, variants=[], comparisons=[])))
+    with pytest.raises(ResultFileError, match="variants is empty; a result holds at least one command"):
+        read_result(path)
+
+
+def test_run_interrupted_before_any_sample_is_still_read(tmp_path):
+    write_result(make_run(n=0, state="interrupted"), tmp_path / "r.json")
+    back = read_result(tmp_path / "r.json")
+    assert [len(v.samples) for v in back.variants] == [0, 0]
+
+
+@pytest.mark.parametrize("executor", [{"kind": "FakeExecutor", "rss_floor_kib": None},
+                                      {"kind": "SpawnerExecutor", "rss_floor_kib": 0},
+                                      {"kind": "SpawnerExecutor", "rss_floor_kib": 1800},
+                                      {"kind": "SpawnerExecutor"}])
+def test_executor_metadata_as_pairbench_writes_it_is_read(tmp_path, executor):
+    write_result(make_run().replace(environment={"executor": executor}), tmp_path / "r.json")
+    assert read_result(tmp_path / "r.json").environment["executor"] == executor
+
+
+def test_journal_with_malformed_executor_metadata_is_refused(tmp_path):
+    path = _journal_with_header(tmp_path, environment={"executor": 5})
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial: environment\.executor must be an object"):
+        read_result(path)
+
+
+def test_starting_a_journal_refuses_to_overwrite_one_left_by_a_crashed_run(tmp_path):
+    crashed = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    crashed.append(0, Sample(wall_ns=100))
+    crashed.append(1, Sample(wall_ns=200))  # no close: the run crashed
+    before = crashed.path.read_bytes()
+    with pytest.raises(ResultFileError) as info:
+        Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    message = str(info.value)
+    assert message.startswith(f"{crashed.path}: holds the samples of a run that did not finish")
+    assert f"`pairbench show {crashed.path}`" in message and "choose another --json path" in message
+    assert "\n" not in message
+    assert crashed.path.read_bytes() == before
+    assert [len(v.samples) for v in read_result(crashed.path).variants] == [1, 1]
+
+
+def test_a_new_journal_can_start_once_the_previous_one_was_removed(tmp_path):
+    Journal(tmp_path / "r.json", make_run(n=0, state="running")).close(remove=True)
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal.append(0, Sample(wall_ns=100))
+    assert [len(v.samples) for v in read_result(journal.path).variants] == [1, 0]
+
+
 def _document_with(mutate):
     document = run_to_document(make_run())
     mutate(document)
@@ -148,6 +251,18 @@ HOSTILE = {
     "argv not strings": (lambda d: d["variants"][0]["command"].update(argv=[1, 2]), "list of strings"),
     "unknown state": (lambda d: d.update(state="exploded"), "unknown state"),
     "warmup not a flag": (_set_column("warmup", [0, 2, 0, 0, 0]), "warmup must hold only 0 and 1"),
+    "warnings a number": (lambda d: d.update(warnings=5), "warnings must be a list, got int"),
+    "warnings a string": (lambda d: d.update(warnings="a note"), "warnings must be a list, got str"),
+    "warnings not strings": (lambda d: d.update(warnings=["a", 1]), "warnings must be a list of strings"),
+    "no variants": (lambda d: d.update(variants=[]), "variants is empty"),
+    "executor a number": (lambda d: d["environment"].update(executor=5),
+                          "environment.executor must be an object, got int"),
+    "executor floor negative": (lambda d: d["environment"].update(executor={"rss_floor_kib": -1}),
+                                "rss_floor_kib must be non-negative, got -1"),
+    "executor floor a string": (lambda d: d["environment"].update(executor={"rss_floor_kib": "9"}),
+                                "rss_floor_kib must be an integer, got str"),
+    "executor floor a flag": (lambda d: d["environment"].update(executor={"rss_floor_kib": True}),
+                              "rss_floor_kib must be an integer, got bool"),
 }
 
 
@@ -224,3 +339,23 @@ def test_written_result_has_the_usual_file_mode_not_private(tmp_path):
     finally:
         os.umask(mask)
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_run_with_a_crashed_runs_journal_at_its_json_path_exits_4_and_keeps_the_journal(tmp_path, monkeypatch):
+    from cli_runner import invoke
+
+    from pairbench.cli import app
+    from pairbench.errors import EXIT_RESULT_FILE
+    from pairbench.measure.fake import FakeExecutor
+
+    monkeypatch.setattr(app, "EXECUTOR_FACTORY", lambda output: FakeExecutor({"sleep 0.1": 0.1}))
+    out = tmp_path / "r.json"
+    first = invoke("run", "--runs", "3", "--seed", "1", "--json", str(out), "sleep 0.1")
+    assert first.code == 0, first.err
+    assert not journal_path(out).exists()  # a finished run removes its journal
+    crashed = Journal(out, make_run(n=0, state="running"))
+    crashed.append(0, Sample(wall_ns=100))
+    result = invoke("run", "--runs", "3", "--seed", "1", "--json", str(out), "sleep 0.1")
+    assert result.code == EXIT_RESULT_FILE
+    assert result.err.count("\n") == 1 and "holds the samples of a run that did not finish" in result.err
+    assert [len(v.samples) for v in read_result(journal_path(out)).variants] == [1, 0]

@@ -1,0 +1,32 @@
+"""How the analysis reads the run's environment: the executor's RSS floor, tolerating odd metadata."""
+
+import pytest
+
+from pairbench.analysis import executor_rss_floor_kib, summarize_run
+from pairbench.model import Command, Run, Sample, Samples, Variant
+
+
+def run_with_environment(environment) -> Run:
+    rows = [Sample(wall_ns=1_000_000 + 1_000 * i, max_rss_kib=1_000, seq=i) for i in range(12)]
+    variant = Variant("x", Command("x", ("x",)), samples=Samples.from_rows(rows))
+    return Run(kind="run", variants=(variant,), tool_version="0.1.0",
+               started_at="2026-11-22T10:00:00+00:00", state="complete", environment=environment)
+
+
+def test_max_rss_within_the_margin_of_the_executor_floor_is_flagged_at_the_floor():
+    (summary,) = summarize_run(run_with_environment({"executor": {"rss_floor_kib": 990}}))
+    assert summary.max_rss_at_floor
+
+
+@pytest.mark.parametrize("executor", [5, "SpawnerExecutor", [990], None,
+                                      {"rss_floor_kib": "990"}, {"rss_floor_kib": True},
+                                      {"rss_floor_kib": -990}, {"rss_floor_kib": None}, {}])
+def test_summarize_run_treats_malformed_executor_metadata_as_absent(executor):
+    assert executor_rss_floor_kib({"executor": executor}) is None
+    (summary,) = summarize_run(run_with_environment({"executor": executor}))
+    assert summary.n == 12 and not summary.max_rss_at_floor
+
+
+def test_summarize_run_without_executor_metadata_sets_no_floor():
+    (summary,) = summarize_run(run_with_environment({}))
+    assert summary.max_rss_at_floor is False and summary.max_rss_kib == 1_000
