@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 
@@ -9,9 +10,9 @@ import numpy as np
 import pytest
 from cli_runner import invoke
 
-from pairbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, EXIT_VERDICT
+from pairbench.errors import EXIT_INTERRUPTED, EXIT_RESULT_FILE, EXIT_USAGE, EXIT_VERDICT
 from pairbench.measure.fake import FakeExecutor
-from pairbench.resultfile import read_result
+from pairbench.resultfile import journal_path, read_result
 
 BASE, CAND = "sleep 0.1", "sleep 0.2"  # real programs, so the commands parse; durations are scripted
 
@@ -231,3 +232,54 @@ def test_two_commands_with_the_same_name_are_a_usage_error(use_executor):
     result = invoke("compare", "-n", "x", "-n", "x", BASE, CAND)
     assert result.code == EXIT_USAGE
     assert "two commands are both named 'x'; give distinct --name values" in result.err
+
+
+@pytest.mark.parametrize("where", ["directory", "missing directory"])
+def test_json_path_that_cannot_be_written_is_refused_before_measuring(use_executor, tmp_path, where):
+    fake = use_executor(FakeExecutor(noisy(1.0)))
+    path = tmp_path if where == "directory" else tmp_path / "nowhere" / "r.json"
+    result = invoke("compare", "--runs", "20", "--json", str(path), BASE, CAND)
+    assert result.code == EXIT_USAGE
+    assert "--json" in result.err and ("is a directory" in result.err or "does not exist" in result.err)
+    assert fake.calls == []
+
+
+def test_result_that_cannot_be_written_still_prints_the_summary_and_exits_4(use_executor, tmp_path):
+    out = tmp_path / "r.json"
+    script = noisy(1.05)
+
+    def occupy_the_result_path(command, index, clock_ns):
+        if index == 10:
+            out.mkdir()  # after the up-front check: as if another program took the name
+        return script(command, index, clock_ns)
+
+    use_executor(FakeExecutor(occupy_the_result_path))
+    result = invoke("compare", "--seed", "16", "--runs", "20", "--json", str(out), BASE, CAND)
+    assert result.code == EXIT_RESULT_FILE, result.err
+    assert "slower than" in result.out  # the summary
+    journal = journal_path(out)
+    assert f"{out}: cannot write the result (Is a directory)" in result.err
+    assert f"all 42 samples are in the journal {journal}" in result.err
+    assert "Result written" not in result.err
+    assert sum(len(v.samples) for v in read_result(journal).variants) == 42  # 1 warmup round + 20
+
+
+def test_journal_that_cannot_be_appended_to_stops_sampling_and_keeps_the_samples(
+        use_executor, tmp_path, monkeypatch):
+    from pairbench.resultfile import Journal
+
+    append = Journal.append
+
+    def disk_fills_up(self, variant, sample):
+        if sample.seq == 7:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        append(self, variant, sample)
+
+    monkeypatch.setattr(Journal, "append", disk_fills_up)
+    use_executor(FakeExecutor(noisy(1.05)))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--seed", "17", "--runs", "20", "--json", str(out), BASE, CAND)
+    assert result.code == EXIT_RESULT_FILE
+    assert "cannot append to the journal (No space left on device)" in result.err
+    run = read_result(out)
+    assert run.state == "failed" and sum(len(v.samples) for v in run.variants) == 8

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from collections.abc import Sequence
+from pathlib import Path
 
 import click
 
@@ -66,6 +68,7 @@ def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io:
     from pairbench.environment import collect_environment
     from pairbench.measure.commandline import parse_command, shell_syntax_warning
 
+    check_result_path(options["json_path"])
     shell = options["shell"]
     parsed = tuple(parse_command(c, shell=shell) for c in commands)
     names = tuple(options["names"])
@@ -99,6 +102,21 @@ def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io:
         json_path=options["json_path"] if options["json_path"] != "-" else None,
         notes=(*renamed, *filter(None, (shell_syntax_warning(c) for c in parsed))),
     )
+
+
+def check_result_path(path: str | None) -> None:
+    """Refuse, before measuring, a ``--json`` path that is a directory or lies in a missing or
+    read-only directory (``-``, standard output, is fine), as ``--export-*`` paths are refused."""
+    if path is None or path == "-":
+        return
+    if Path(path).is_dir():
+        raise UsageError(f"--json {path!r} is a directory; give a file path, e.g. "
+                         f"{str(Path(path) / 'result.json')!r}")
+    directory = Path(path).resolve().parent
+    if not directory.is_dir():
+        raise UsageError(f"--json {path!r}: the directory {str(directory)!r} does not exist")
+    if not os.access(directory, os.W_OK):
+        raise UsageError(f"--json {path!r}: the directory {str(directory)!r} is not writable")
 
 
 def _refuse_repeated_names(names: Sequence[str]) -> None:
@@ -156,15 +174,20 @@ def finish_measurement(io: Io, outcome: Outcome, options: dict) -> int:
     """Print the summary of a finished (or cut short) run and return the exit code."""
     run = outcome.run
     summaries = analysis.summaries_from_dicts(run.summaries) if run.summaries else analysis.summarize_run(run)
-    _emit(io, run, options, text_report.render_run(run, summaries, color=io.color))
+    _emit(io, outcome, options, text_report.render_run(run, summaries, color=io.color))
     write_exports(io, run, options)
     return _cut_short_exit_code(io, outcome) or EXIT_OK
 
 
 def _cut_short_exit_code(io: Io, outcome: Outcome) -> int | None:
-    """The exit code of a session that ended early (error or Ctrl-C), after saying why; else None."""
+    """The exit code of a session that ended early (error or Ctrl-C) or whose result file could
+    not be written, after saying why; else None. An unwritten result file decides the code (4)."""
     if outcome.error is not None:
         io.err(f"error: {outcome.error}")
+    if outcome.result_error is not None:
+        io.err(f"error: {outcome.result_error}")
+        return outcome.result_error.exit_code
+    if outcome.error is not None:
         return outcome.error.exit_code
     if outcome.interrupted:
         return EXIT_INTERRUPTED
@@ -263,7 +286,7 @@ def finish_comparison(io: Io, outcome: Outcome, options: dict, settings) -> int:
 
     run = outcome.run
     summaries = analysis.summaries_from_dicts(run.summaries)
-    _emit(io, run, options, text_report.render_compare(run, summaries, run.comparisons, color=io.color))
+    _emit(io, outcome, options, text_report.render_compare(run, summaries, run.comparisons, color=io.color))
     write_exports(io, run, options)
     cut_short = _cut_short_exit_code(io, outcome)
     if cut_short is not None:
@@ -276,15 +299,15 @@ def finish_comparison(io: Io, outcome: Outcome, options: dict, settings) -> int:
     return EXIT_OK
 
 
-def _emit(io: Io, run, options: dict, human: str) -> None:
-    """Print the report (or the document for --json -) and write --json FILE with derived data."""
+def _emit(io: Io, outcome: Outcome, options: dict, human: str) -> None:
+    """Print the report (or the document for --json -), and say where --json FILE was written."""
 
     from pairbench.resultfile import run_to_document
 
     path = options.get("json_path")
     if path == "-":
-        io.out(json.dumps(run_to_document(run), allow_nan=False))
+        io.out(json.dumps(run_to_document(outcome.run), allow_nan=False))
         return
     io.out(human)
-    if path:
+    if path and outcome.result_error is None:
         io.err(f"Result written to {path}")

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from pairbench import __version__
-from pairbench.errors import HelperCommandFailed, PairbenchError
+from pairbench.errors import HelperCommandFailed, PairbenchError, ResultFileError
 from pairbench.measure.executor import Executor
 from pairbench.measure.plan import DecisionRule, Progress, Sampler, SamplingPlan
-from pairbench.model import Command, Run, Samples, Variant, describe_status
-from pairbench.resultfile import Journal, write_result
+from pairbench.model import Command, Run, Sample, Samples, Variant, describe_status
+from pairbench.resultfile import Journal, journal_path, write_result
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,13 @@ class SessionSpec:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a session ended: the run (always), and the error or interruption that ended it early."""
+    """How a session ended: the run (always), the error or interruption that ended it early,
+    and the error that kept the result file from being written (the journal then holds the samples)."""
 
     run: Run
     error: PairbenchError | None = None
     interrupted: bool = False
+    result_error: ResultFileError | None = None
 
 
 def utc_now() -> str:
@@ -66,11 +68,11 @@ def measure(
     """
     started = utc_now()
     skeleton = _build_run(spec, started, state="running", rows=None)
-    journal = Journal(spec.json_path, skeleton) if spec.json_path else None
+    journal = _RunJournal(spec.json_path, skeleton) if spec.json_path else None
     sampler = Sampler(
         executor,
         spec.plan,
-        on_sample=(lambda variant, sample: journal.append(variant, sample)) if journal else None,
+        on_sample=journal.append if journal else None,
         on_progress=(lambda progress: on_progress(progress, sampler)) if on_progress else None,
         decide=decide,
     )
@@ -93,14 +95,68 @@ def measure(
     run = _build_run(spec, started, state=state, rows=sampler.rows, stopped=stopped,
                      notes=spec.notes + tuple(getattr(executor, "notes", ())) + tuple(sampler.notes))
     run = run.replace(environment={**run.environment, "executor": executor_metadata(executor)})
+    result_error = None
     try:
         run = finalize(run) if finalize else run
     finally:
-        if spec.json_path:
-            with _ignoring_interrupts():
-                write_result(run, spec.json_path)
-                journal.close(remove=True)
-    return Outcome(run=run, error=error, interrupted=interrupted)
+        if journal:
+            result_error = journal.save(run)
+    return Outcome(run=run, error=error, interrupted=interrupted, result_error=result_error)
+
+
+class _RunJournal:
+    """The run's journal and, at the end, its result file; OS errors become ``ResultFileError``."""
+
+    def __init__(self, path: str, skeleton: Run):
+        self.path = path
+        self.journal_path = journal_path(path)
+        self.samples = 0  # appended so far
+        self.broken = False  # an append failed: the journal lacks the later samples
+        try:
+            self._journal = Journal(path, skeleton)
+        except OSError as exc:  # the header could not be written (opening is checked by Journal)
+            raise ResultFileError(f"{self.journal_path}: cannot write the journal ({_why(exc)})") from None
+
+    def append(self, variant: int, sample: Sample) -> None:
+        """Journal one sample; on an OS error raise ``ResultFileError``, which ends sampling."""
+        try:
+            self._journal.append(variant, sample)
+        except OSError as exc:
+            self.broken = True
+            raise ResultFileError(
+                f"{self.journal_path}: cannot append to the journal ({_why(exc)}); sampling stopped "
+                "rather than go on with samples a crash would lose"
+            ) from None
+        self.samples += 1
+
+    def save(self, run: Run) -> ResultFileError | None:
+        """Write ``run`` atomically and remove the journal; on an OS error keep the journal and say so."""
+        try:
+            with _ignoring_interrupts():  # a second Ctrl-C must not leave half a result
+                write_result(run, self.path)
+        except OSError as exc:
+            self._close(remove=False)
+            return ResultFileError(f"{self.path}: cannot write the result ({_why(exc)}); {self._where(run)}")
+        self._close(remove=True)
+        return None
+
+    def _where(self, run: Run) -> str:
+        total = sum(len(v.samples) for v in run.variants)
+        if self.broken or self.samples < total:
+            return f"the journal {self.journal_path} holds the first {self.samples} of the {total} samples"
+        return (f"all {total} samples are in the journal {self.journal_path} "
+                f"(`pairbench show {self.journal_path}` reads it)")
+
+    def _close(self, *, remove: bool) -> None:
+        try:
+            self._journal.close(remove=remove)
+        except OSError:  # its last sync failed: what it holds was flushed line by line
+            if remove:
+                self.journal_path.unlink(missing_ok=True)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 def executor_metadata(executor: Executor) -> dict:
