@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 
 import numpy as np
 import pytest
@@ -148,6 +149,39 @@ def test_cleanup_runs_even_when_a_sample_fails(use_executor):
     fake = use_executor(FakeExecutor({"sleep 0.1": {"duration": 0.1, "status": 1}, "echo clean": 0.0}))
     invoke("run", "--runs", "3", "--cleanup", "echo clean", "sleep 0.1")
     assert fake.texts[-1] == "echo clean"
+
+
+def test_ctrl_c_during_cleanup_is_noted_and_the_result_still_written(use_executor, tmp_path):
+    use_executor(FakeExecutor({"echo clean": KeyboardInterrupt}, default=0.01))
+    out = tmp_path / "r.json"
+    result = invoke("run", "--runs", "3", "--cleanup", "echo clean", "--json", str(out), "sleep 0.01")
+    assert result.code == EXIT_INTERRUPTED
+    run = read_result(out)
+    assert len(run.variants[0].samples) == 3
+    assert "cleanup interrupted (Ctrl-C): the --cleanup command 'echo clean' may not have finished" in (
+        run.warnings)
+    assert "cleanup interrupted" in result.out
+
+
+def test_setup_and_cleanup_run_with_ctrl_c_enabled(use_executor):
+    handlers = []
+
+    def helper(command, index, clock_ns):
+        handlers.append(signal.getsignal(signal.SIGINT))
+        return 0.0
+
+    use_executor(FakeExecutor({"echo setup": helper, "echo clean": helper}, default=0.01))
+    invoke("run", "--runs", "3", "--setup", "echo setup", "--cleanup", "echo clean", "sleep 0.01")
+    assert len(handlers) == 2 and signal.SIG_IGN not in handlers
+
+
+def test_timeout_applies_to_setup_and_cleanup(use_executor):
+    fake = use_executor(FakeExecutor({"echo setup": 0.0, "echo clean": 5.0}, default=0.01))
+    result = invoke("run", "--runs", "3", "--timeout", "1s", "--setup", "echo setup",
+                    "--cleanup", "echo clean", "sleep 0.01")
+    assert [c.timeout_ns for c in fake.calls if c.text.startswith("echo")] == [10**9, 10**9]
+    assert result.code == EXIT_MEASUREMENT
+    assert "--cleanup command 'echo clean' failed: timed out after 1.00 s" in result.err
 
 
 def test_failing_prepare_command_is_reported(use_executor):

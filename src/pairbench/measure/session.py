@@ -3,7 +3,9 @@
 This is where "lose nothing" is kept: every sample is journaled as it arrives;
 a failed command, a failed helper command or Ctrl-C ends sampling but the samples
 taken so far become a :class:`~pairbench.model.Run` (state ``failed`` or
-``interrupted``) that is written like any other. Nothing here prints.
+``interrupted``) that is written like any other. Ctrl-C during --cleanup is a
+warning of the run, not a loss. A result file that cannot be written is reported
+in the :class:`Outcome`, with the journal (kept) holding the samples. Nothing here prints.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from pairbench import __version__
 from pairbench.errors import HelperCommandFailed, PairbenchError, ResultFileError
 from pairbench.measure.executor import Executor
 from pairbench.measure.plan import DecisionRule, Progress, Sampler, SamplingPlan
-from pairbench.model import Command, Run, Sample, Samples, Variant, describe_status
+from pairbench.model import STATUS_TIMEOUT, Command, Run, Sample, Samples, Variant, describe_status
 from pairbench.resultfile import Journal, journal_path, write_result
+from pairbench.units import format_duration
 
 
 @dataclass(frozen=True)
@@ -76,25 +79,17 @@ def measure(
         on_progress=(lambda progress: on_progress(progress, sampler)) if on_progress else None,
         decide=decide,
     )
-    error: PairbenchError | None = None
-    interrupted = False
     try:
-        _run_helper(executor, spec.setup, "--setup")
-        sampler.run()
-    except PairbenchError as exc:
-        error = exc
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        with _ignoring_interrupts():
-            cleanup_error = _cleanup(executor, spec.cleanup)
-            error = error or cleanup_error
-            executor.close()
+        error, interrupted = _sample(executor, spec, sampler)
+    finally:  # also when something unexpected escapes: --cleanup always runs
+        cleanup_error, cleanup_note = _clean_up(executor, spec.cleanup, spec.plan.timeout_ns)
+    error = error or cleanup_error
     state = "interrupted" if interrupted else ("failed" if error else "complete")
     stopped = sampler.stopped_because or _early_stop_reason(interrupted, error)
-    run = _build_run(spec, started, state=state, rows=sampler.rows, stopped=stopped,
-                     notes=spec.notes + tuple(getattr(executor, "notes", ())) + tuple(sampler.notes))
+    notes = (*spec.notes, *getattr(executor, "notes", ()), *sampler.notes, *filter(None, [cleanup_note]))
+    run = _build_run(spec, started, state=state, rows=sampler.rows, stopped=stopped, notes=notes)
     run = run.replace(environment={**run.environment, "executor": executor_metadata(executor)})
+    interrupted = interrupted or cleanup_note is not None  # Ctrl-C during cleanup still exits 130
     result_error = None
     try:
         run = finalize(run) if finalize else run
@@ -177,20 +172,48 @@ def _early_stop_reason(interrupted: bool, error: PairbenchError | None) -> str:
     return ""
 
 
-def _run_helper(executor: Executor, command: Command | None, option: str) -> None:
+def _sample(executor: Executor, spec: SessionSpec, sampler: Sampler) -> tuple[PairbenchError | None, bool]:
+    """Run --setup, then sample; return the error that ended them early, and whether Ctrl-C did."""
+    try:
+        _run_helper(executor, spec.setup, "--setup", spec.plan.timeout_ns)
+        sampler.run()
+    except PairbenchError as exc:
+        return exc, False
+    except KeyboardInterrupt:
+        return None, True
+    return None, False
+
+
+def _clean_up(executor: Executor, command: Command | None,
+              timeout_ns: int | None) -> tuple[PairbenchError | None, str | None]:
+    """Run --cleanup (Ctrl-C and --timeout can end it) and close the executor.
+
+    Returns the cleanup's error, and a note if Ctrl-C cut the cleanup short:
+    the result is still written, with the note among its warnings.
+    """
+    error = note = None
+    try:
+        _run_helper(executor, command, "--cleanup", timeout_ns)
+    except PairbenchError as exc:
+        error = exc
+    except KeyboardInterrupt:
+        note = f"cleanup interrupted (Ctrl-C): the --cleanup command {command.text!r} may not have finished"
+    try:
+        executor.close()
+    except KeyboardInterrupt:
+        note = note or "cleanup interrupted (Ctrl-C) while the commands' executor was being closed"
+    return error, note
+
+
+def _run_helper(executor: Executor, command: Command | None, option: str, timeout_ns: int | None) -> None:
     if command is None:
         return
-    result = executor.run(command)
+    result = executor.run(command, timeout_ns=timeout_ns)
+    if result.status == STATUS_TIMEOUT and timeout_ns:
+        raise HelperCommandFailed(f"{option} command {command.text!r} failed: timed out after "
+                                  f"{format_duration(timeout_ns, digits=3)} (--timeout)")
     if result.status != 0:
         raise HelperCommandFailed(f"{option} command {command.text!r} failed: {describe_status(result.status)}")
-
-
-def _cleanup(executor: Executor, command: Command | None) -> PairbenchError | None:
-    try:
-        _run_helper(executor, command, "--cleanup")
-    except PairbenchError as exc:
-        return exc
-    return None
 
 
 def _build_run(spec: SessionSpec, started: str, *, state: str, rows, stopped: str = "",
@@ -222,7 +245,11 @@ def _build_run(spec: SessionSpec, started: str, *, state: str, rows, stopped: st
 
 @contextlib.contextmanager
 def _ignoring_interrupts():
-    """Let a second Ctrl-C not cut the saving of results short (main thread only)."""
+    """Let a second Ctrl-C not cut the atomic write of the result short (main thread only).
+
+    Only that write, which is short and bounded, is guarded: --setup and --cleanup
+    stay interruptible, so a hanging one cannot make pairbench unkillable.
+    """
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: nothing to guard
