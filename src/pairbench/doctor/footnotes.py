@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from pairbench.analysis import executor_rss_floor_kib
 from pairbench.doctor import samplechecks
 from pairbench.doctor.checks import evaluate
 from pairbench.doctor.findings import Finding
@@ -111,8 +112,9 @@ def sample_footnotes(run: Run, rss_floor_kib: int | None = None) -> list[str]:
     one the RSS note is skipped.
     """
     environment = run.environment or {}
-    floor = (rss_floor_kib or (environment.get("executor") or {}).get("rss_floor_kib")
-             or environment.get("rss_floor_kib") or 0)
+    legacy = environment.get("rss_floor_kib")  # where the first documents kept it
+    floor = (rss_floor_kib or executor_rss_floor_kib(environment)
+             or (legacy if isinstance(legacy, int) and not isinstance(legacy, bool) else 0))
     notes = []
     at_floor = []
     for variant in run.variants:
