@@ -241,11 +241,10 @@ def compare(io: Io, baseline: str, candidates: tuple[str, ...], **options):
     spec = build_session_spec("compare", commands, options, io=io, labels=labels,
                               default_names=default_names)
     settings = decision_settings(options, family=len(candidates))
-    rule = StoppingRule(settings, 0, list(range(1, len(candidates) + 1))) if settings.anytime else None
-    progress = progress_printer(io, options["quiet"], spec.plan,
-                                detail=(lambda: current_effect_text(rule)) if rule else None)
+    rule = StoppingRule(settings, 0, list(range(1, len(candidates) + 1)))
+    progress = progress_printer(io, options["quiet"], spec.plan, detail=EffectWatch(rule))
     outcome = measure(spec, make_executor(OutputPolicy.parse(options["output"])),
-                      on_progress=progress, decide=rule,
+                      on_progress=progress, decide=rule if settings.anytime else None,
                       finalize=lambda run: with_comparisons(with_summaries(run), settings))
     close_progress(progress)
     return finish_comparison(io, outcome, options, settings)
@@ -257,6 +256,23 @@ def with_comparisons(run, settings):
 
     results = compare_run(run, settings)
     return run.replace(comparisons=tuple(r.to_dict(settings, run.stopped_because) for r in results))
+
+
+class EffectWatch:
+    """The progress line's detail for ``compare``: the current effect of each comparison.
+
+    With adaptive stopping ``rule`` decides, and its latest effects are shown
+    (from --min-runs on). With --runs nothing consults it, so it is consulted
+    here, on each redraw (a sign-test interval: O(n log n) per comparison).
+    """
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def __call__(self, sampler) -> str:
+        if not self.rule.settings.anytime:
+            self.rule(sampler)
+        return current_effect_text(self.rule)
 
 
 def current_effect_text(rule) -> str:

@@ -130,8 +130,7 @@ class Sampler:
         for _ in range(self.plan.warmup_rounds):
             self._run_round(round_id=-1, warmup=True)
         while True:
-            self._run_round(round_id=self.rounds, warmup=False)
-            self.rounds += 1
+            self._run_round(round_id=self.rounds, warmup=False)  # counts itself in ``rounds``
             reason = self._stop_reason()
             if reason:
                 self.stopped_because = reason
@@ -151,6 +150,8 @@ class Sampler:
             sample = self._record(int(variant), execution, round_id, slot, warmup)
             if execution.status != 0 and not self.plan.ignore_failure:
                 raise CommandFailed(self._failure_message(int(variant), sample))
+            if not warmup and slot == len(order) - 1:
+                self.rounds += 1  # before the progress report, which then shows the round done
             self._report_progress(warmup)
 
     def _prepare(self) -> None:
