@@ -283,3 +283,19 @@ def test_journal_that_cannot_be_appended_to_stops_sampling_and_keeps_the_samples
     assert "cannot append to the journal (No space left on device)" in result.err
     run = read_result(out)
     assert run.state == "failed" and sum(len(v.samples) for v in run.variants) == 8
+
+
+def test_journal_whose_header_cannot_be_written_is_a_result_file_error_and_removed(
+        use_executor, tmp_path, monkeypatch):
+    from pairbench.resultfile import Journal
+
+    def disk_full(self, record):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Journal, "_write_line", disk_full)
+    fake = use_executor(FakeExecutor(noisy(1.05)))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--runs", "20", "--json", str(out), BASE, CAND)
+    assert result.code == EXIT_RESULT_FILE
+    assert f"{journal_path(out)}: cannot write the journal (No space left on device)" in result.err
+    assert not journal_path(out).exists() and fake.calls == []

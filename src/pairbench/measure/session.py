@@ -109,7 +109,8 @@ class _RunJournal:
         self.broken = False  # an append failed: the journal lacks the later samples
         try:
             self._journal = Journal(path, skeleton)
-        except OSError as exc:  # the header could not be written (opening is checked by Journal)
+        except OSError as exc:  # we created it but could not write its header (Journal checks opening)
+            self.journal_path.unlink(missing_ok=True)  # else it would block the next run as unfinished
             raise ResultFileError(f"{self.journal_path}: cannot write the journal ({_why(exc)})") from None
 
     def append(self, variant: int, sample: Sample) -> None:
