@@ -348,7 +348,9 @@ def test_run_with_a_crashed_runs_journal_at_its_json_path_exits_4_and_keeps_the_
     from pairbench.errors import EXIT_RESULT_FILE
     from pairbench.measure.fake import FakeExecutor
 
-    monkeypatch.setattr(app, "EXECUTOR_FACTORY", lambda output: FakeExecutor({"sleep 0.1": 0.1}))
+    made = []
+    monkeypatch.setattr(app, "EXECUTOR_FACTORY",
+                        lambda output: made.append(FakeExecutor({"sleep 0.1": 0.1})) or made[-1])
     out = tmp_path / "r.json"
     first = invoke("run", "--runs", "3", "--seed", "1", "--json", str(out), "sleep 0.1")
     assert first.code == 0, first.err
@@ -359,3 +361,4 @@ def test_run_with_a_crashed_runs_journal_at_its_json_path_exits_4_and_keeps_the_
     assert result.code == EXIT_RESULT_FILE
     assert result.err.count("\n") == 1 and "holds the samples of a run that did not finish" in result.err
     assert [len(v.samples) for v in read_result(journal_path(out)).variants] == [1, 0]
+    assert made[-1].closed  # the refused run still closes its executor (a spawner process, by default)

@@ -71,7 +71,11 @@ def measure(
     """
     started = utc_now()
     skeleton = _build_run(spec, started, state="running", rows=None)
-    journal = _RunJournal(spec.json_path, skeleton) if spec.json_path else None
+    try:
+        journal = _RunJournal(spec.json_path, skeleton) if spec.json_path else None
+    except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
+        executor.close()
+        raise
     sampler = Sampler(
         executor,
         spec.plan,
