@@ -94,6 +94,14 @@ def test_failing_command_stops_the_run_naming_command_sample_and_status(use_exec
     assert list(run.variants[0].samples["status"]) == [0, 0, 2]
 
 
+def test_a_run_that_fails_before_any_round_says_no_round_was_completed(use_executor):
+    use_executor(FakeExecutor({"sleep 0.1": [{"duration": 0.1, "status": 1}], "sleep 0.2": 0.2}))
+    result = invoke("run", "--runs", "5", "--seed", "1", "sleep 0.1", "sleep 0.2")
+    assert result.code == EXIT_MEASUREMENT
+    assert "No round was completed (order seed 1)." in result.out
+    assert "each of 0 rounds" not in result.out
+
+
 def test_failure_numbers_measured_samples_apart_from_warmups(use_executor):
     use_executor(FakeExecutor({"sleep 0.1": [0.1, {"duration": 0.1, "status": 2}]}))
     result = invoke("run", "--runs", "5", "--warmup", "1", "sleep 0.1")

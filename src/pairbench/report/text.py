@@ -44,7 +44,9 @@ def run_header(run: Run) -> list[str]:
     seed = run.options.get("seed")
     what = "command" if n == 1 else "commands"
     lines = [f"[bold]pairbench {run.kind}[/bold] · {n} {what}"]
-    if n > 1:
+    if n > 1 and rounds == 0:
+        lines.append(f"No round was completed (order seed {seed}).")
+    elif n > 1:
         lines.append(
             f"Samples were interleaved: each of {rounds} rounds ran every command once, "
             f"in a fresh random order (seed {seed})."
