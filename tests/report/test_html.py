@@ -133,3 +133,11 @@ def test_a_large_run_is_thinned_with_a_note_and_stays_small(compare_run):
     ecdf = next(f for key, f in figures.items() if key.endswith("ecdf"))
     assert all(len(t["x"]) <= charts.MAX_ECDF_POINTS for t in ecdf["data"])
     assert "drawn through 2,000 evenly spaced order statistics of up to 100,000 samples" in html
+
+
+def test_notes_show_backticked_commands_as_code_and_stay_escaped():
+    from pairbench.report.html import code_spans
+
+    assert str(code_spans("see `pairbench doctor` first")) == "see <code>pairbench doctor</code> first"
+    assert str(code_spans("`<script>x</script>` & more")) == "<code>&lt;script&gt;x&lt;/script&gt;</code> &amp; more"
+    assert str(code_spans("one ` only")) == "one ` only"

@@ -188,4 +188,15 @@ def _template():
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["code_spans"] = code_spans
     return env.get_template("report.html.j2")
+
+
+def code_spans(text: str):
+    """Escape ``text`` and show its `backticked` parts (commands in the notes) as <code>."""
+    import markupsafe
+
+    parts = str(markupsafe.escape(text)).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: leave the text as it is
+        return markupsafe.Markup("`".join(parts))
+    return markupsafe.Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
