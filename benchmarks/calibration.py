@@ -44,6 +44,7 @@ import math
 import os
 import platform
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -726,6 +727,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     for d in args.designs:
         if d not in DESIGNS:
             p.error(f"--designs: unknown design {d!r}; choose from {DESIGNS}")
+    if "sequential" in args.designs and not (args.report_only or args.pilot) and not shutil.which("hyperfine"):
+        p.error("the sequential design needs hyperfine: run scripts/install-test-deps.sh --bench "
+                "(or use make calibrate, which does)")
     return args
 
 

@@ -350,3 +350,18 @@ def test_records_loader_skips_a_torn_last_line(tmp_path):
     path = tmp_path / "trials.jsonl"
     path.write_text('{"index": 0}\n{"index": 1}\n{"ind')
     assert cal.load_records(path) == [{"index": 0}, {"index": 1}]
+
+
+def test_sequential_design_without_hyperfine_stops_before_measuring_and_says_how_to_install_it(
+        monkeypatch, capsys):
+    monkeypatch.setattr(cal.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit) as stop:
+        cal.parse_args(["--designs", "sequential"])
+    assert stop.value.code == 2
+    assert "install-test-deps.sh --bench" in capsys.readouterr().err
+
+
+def test_pairbench_design_and_report_only_need_no_hyperfine(monkeypatch):
+    monkeypatch.setattr(cal.shutil, "which", lambda name: None)
+    assert cal.parse_args(["--designs", "pairbench"]).designs == ["pairbench"]
+    assert cal.parse_args(["--report-only"]).report_only
