@@ -6,12 +6,15 @@ The effect is the median per-pair log-ratio ln(candidate / baseline) as a percen
 change, with one of two intervals:
 
 * fixed rounds (``--runs``): the exact sign-test interval (``stats.paired_effect``);
-* adaptive stopping: the anytime-valid confidence sequence
-  (``stats.confidence_sequence``), valid although we looked after every round.
+* adaptive stopping: the anytime-valid confidence sequence, intersected over
+  the rounds (``stats.RunningSequence``): valid although we looked after every
+  round, it only narrows, so a verdict once reached stays, and it excludes 0
+  exactly when the anytime p-value is below alpha.
 
 With several candidates the family-wise error is held at alpha: intervals are
-built at level alpha/m (Bonferroni) and p-values are Holm-adjusted. The
-verdict itself comes from ``verdict.decide``. Everything here is pure.
+built at level alpha/m and p-values are Bonferroni-adjusted (m p), so a
+p-value below alpha always goes with an interval that excludes 0. The verdict
+itself comes from ``verdict.decide``. Everything here is pure.
 """
 
 from __future__ import annotations
@@ -23,17 +26,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
-from pairbench.errors import NotEnoughData, NoVariance, ResultFileError, StatisticsError
+from pairbench.errors import NotEnoughData, ResultFileError, StatisticsError
 from pairbench.model import Run, Samples, json_safe
+from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
 from pairbench.stats.paired import log_ratios as _log_ratios
-from pairbench.stats.sample_size import SIGN_TEST_ARE_NORMAL
-from pairbench.stats.sequential import anytime_pvalue as _anytime_pvalue
-from pairbench.stats.sequential import first_bounded_n
+from pairbench.stats.paired import require_spread
+from pairbench.stats.sequential import RunningSequence, first_bounded_n, upper_ranks
 from pairbench.verdict import Verdict, decide, refuse
 
 T_OPT = 200  # rounds at which the confidence sequence is tightest (see stats.sequential)
-POWER = 0.95  # power of the "rounds still needed" estimate
+MAX_ROUNDS_PLANNED = 10_000_000  # beyond this, "rounds still needed" is not given
 SELF_CHECK_LABEL = "self-check"
+MOVED_REASON = ("the change itself moved during the run: no single change fits every round "
+                "(the running interval is empty), so the interval of the last round is shown")
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,7 @@ class Effect:
     pvalue: float
     pvalue_method: str
     n: int
+    moved: bool = False  # the running interval became empty: no single change fits every round
 
     def to_dict(self) -> dict:
         return {"estimate": self.estimate, "low": self.low, "high": self.high,
@@ -100,22 +106,31 @@ def log_ratios_in_round_order(baseline: Samples, candidate: Samples) -> np.ndarr
 
 
 def effect_of(log_ratios: np.ndarray, settings: DecisionSettings) -> Effect:
-    """The effect interval at the settings' level; raises StatisticsError when none can be given."""
+    """The effect interval at the settings' level; raises StatisticsError when none can be given.
+
+    ``log_ratios`` are in round order (the adaptive interval intersects over rounds).
+    """
     level = settings.level_alpha
     if settings.anytime:
-        needed = first_bounded_n(level, T_OPT)
-        if log_ratios.size < needed:
-            raise stats_not_enough(needed, log_ratios.size, level, anytime=True)
-        _require_spread(log_ratios)
-        cs = stats.confidence_sequence(log_ratios, alpha=level, t_opt=T_OPT)
-        return Effect(cs.estimate_pct, cs.low_pct, cs.high_pct, 1.0 - level,
-                      "anytime-valid confidence sequence for the median",
-                      _anytime_pvalue(log_ratios, alpha=level, t_opt=T_OPT),
-                      "anytime-valid (confidence sequence)",
-                      int(log_ratios.size))
+        running = RunningSequence(level, T_OPT)
+        running.extend(log_ratios)
+        return anytime_effect(running)
     effect = stats.paired_effect(np.ones_like(log_ratios), np.exp(log_ratios), 1.0 - level)
     return Effect(effect.estimate_pct, effect.low_pct, effect.high_pct, effect.achieved_confidence,
                   "sign-test interval for the median", effect.p_value, "sign test", effect.n)
+
+
+def anytime_effect(running: RunningSequence) -> Effect:
+    """The effect of a running confidence sequence, once it is bounded and the pairs vary."""
+    needed = first_bounded_n(running.alpha, T_OPT)
+    if running.n < needed:
+        raise stats_not_enough(needed, running.n, running.alpha, anytime=True)
+    require_spread(running.values)
+    cs = running.current()
+    return Effect(cs.estimate_pct, cs.low_pct, cs.high_pct, 1.0 - running.alpha,
+                  "anytime-valid confidence sequence for the median, intersected over rounds",
+                  running.pvalue, "anytime-valid (confidence sequence)", running.n,
+                  moved=running.low > running.high)
 
 
 def stats_not_enough(needed: int, got: int, level: float, *, anytime: bool) -> StatisticsError:
@@ -125,35 +140,61 @@ def stats_not_enough(needed: int, got: int, level: float, *, anytime: bool) -> S
     )
 
 
-def _require_spread(log_ratios: np.ndarray) -> None:
-    if log_ratios.size and np.all(log_ratios == log_ratios[0]):
-        raise NoVariance("no variance: every pair is identical; is the timer resolution too coarse?")
-
-
 def verdict_for(log_ratios: np.ndarray, settings: DecisionSettings) -> tuple[Verdict, Effect | None]:
     """The verdict and the effect it rests on; a refused verdict when no interval can be given."""
+    return _verdict_of(lambda: effect_of(log_ratios, settings), settings)
+
+
+def _verdict_of(effect, settings: DecisionSettings) -> tuple[Verdict, Effect | None]:
     try:
-        effect = effect_of(log_ratios, settings)
+        found = effect()
     except StatisticsError as exc:
         return refuse(str(exc)), None
-    return decide(effect.low, effect.high, settings.threshold), effect
+    if found.moved:
+        return Verdict("inconclusive", reason=MOVED_REASON), found
+    return decide(found.low, found.high, settings.threshold), found
 
 
 def rounds_needed(log_ratios: np.ndarray, settings: DecisionSettings) -> int | None:
-    """Further rounds a power analysis says a fixed-rounds run needs to decide, or None.
+    """Further rounds after which the verdict's interval should be decisive, or None.
 
-    Power ``POWER`` to detect a change of ``threshold`` percent at the family
-    level, paired, from the SD of the log-ratios so far; divided by the sign
-    test's efficiency 2/pi under normality (the verdict's interval is a
-    sign-test interval), as ``stats.samples_needed`` documents.
+    An interval no wider than the threshold always decides: if it holds 0 it
+    lies within +-threshold. So this is the smallest total n at which the
+    interval the settings use (the sequence's ranks when adaptive, the sign
+    test's otherwise) spans at most ln(1 + threshold) in the distribution of
+    the log-ratios seen so far (their empirical quantiles), and never less than
+    the n at which that interval first exists. At least 1 (the verdict is
+    inconclusive now); None with fewer than 3 pairs, no spread, or when it
+    would take more than ``MAX_ROUNDS_PLANNED`` rounds.
     """
-    if log_ratios.size < 3 or float(np.std(log_ratios, ddof=1)) == 0.0:
+    r = np.asarray(log_ratios, dtype=np.float64)
+    if r.size < 3 or np.all(r == r[0]):
         return None
-    effect = math.log1p(settings.threshold / 100.0)
-    n = stats.samples_needed(effect, float(np.std(log_ratios, ddof=1)), alpha=settings.level_alpha,
-                             power=POWER, paired=True, nonparametric=False)
-    total = math.ceil(n / SIGN_TEST_ARE_NORMAL)
-    return max(total - int(log_ratios.size), 0)
+    level, target = settings.level_alpha, math.log1p(settings.threshold / 100.0)
+    floor = (first_bounded_n(level, T_OPT) if settings.anytime
+             else smallest_n_for_median_interval(1.0 - level))
+
+    def decisive(n: int) -> bool:
+        low_rank, high_rank = _interval_ranks(n, level, settings.anytime)
+        width = np.quantile(r, [(high_rank - 0.5) / n, (low_rank - 0.5) / n])
+        return float(width[0] - width[1]) <= target
+
+    if not decisive(MAX_ROUNDS_PLANNED):
+        return None
+    lo, hi = floor - 1, MAX_ROUNDS_PLANNED  # decisive(hi); bisection on the (nearly monotone) width
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if mid >= floor and decisive(mid) else (mid, hi)
+    return max(hi - int(r.size), 1)
+
+
+def _interval_ranks(n: int, level: float, anytime: bool) -> tuple[int, int]:
+    """1-based ranks (low, high) of the interval at n pairs: the sequence's or the sign test's."""
+    if anytime:
+        high = int(upper_ranks(np.array([n]), level, T_OPT, "beta-binomial")[0])
+        return n + 1 - high, high
+    ranks = median_interval_ranks(n, 1.0 - level)
+    return (ranks.low, ranks.high) if ranks else (0, n + 1)
 
 
 # --------------------------------------------------------------------------- whole comparisons
@@ -189,7 +230,7 @@ class ComparisonResult:
             "pvalue": self.pvalue,
             "pvalue_unadjusted": self.pvalue_unadjusted,
             "pvalue_method": self.effect.pvalue_method if self.effect else None,
-            "adjustment": "holm p-values, bonferroni intervals" if adjusted else "none",
+            "adjustment": "bonferroni" if adjusted else "none",
             "alpha": settings.alpha,
             "threshold": settings.threshold,
             "rounds": self.rounds,
@@ -224,7 +265,7 @@ def baseline_and_candidates(run: Run) -> tuple[int, list[int]]:
 
 
 def compare_run(run: Run, settings: DecisionSettings) -> tuple[ComparisonResult, ...]:
-    """Every candidate of ``run`` against its baseline, p-values Holm-adjusted over the family."""
+    """Every candidate of ``run`` against its baseline, p-values Bonferroni-adjusted over the family."""
     base_index, others = baseline_and_candidates(run)
     baseline = run.variants[base_index]
     results = [
@@ -232,7 +273,7 @@ def compare_run(run: Run, settings: DecisionSettings) -> tuple[ComparisonResult,
                       settings, self_check=run.variants[i].label == SELF_CHECK_LABEL)
         for i in others
     ]
-    return tuple(_holm_adjusted(results))
+    return tuple(_bonferroni_adjusted(results, settings.family))
 
 
 def _compare_pair(base_name: str, base: Samples, cand_name: str, cand: Samples,
@@ -241,7 +282,8 @@ def _compare_pair(base_name: str, base: Samples, cand_name: str, cand: Samples,
     warnings: list[str] = []
     r = _log_ratios(base_ns, cand_ns) if base_ns.size else np.zeros(0)
     verdict, effect = verdict_for(r, settings)
-    needed = rounds_needed(r, settings) if verdict.verdict == "inconclusive" else None
+    needed = (rounds_needed(r, settings)
+              if verdict.verdict == "inconclusive" and not (effect and effect.moved) else None)
     secondary = secondary_statistics(base_ns, cand_ns, r, settings, warnings)
     lost = failed_rounds(base, cand)
     if lost > 0:
@@ -254,22 +296,17 @@ def _compare_pair(base_name: str, base: Samples, cand_name: str, cand: Samples,
     )
 
 
-def _holm_adjusted(results: list[ComparisonResult]) -> list[ComparisonResult]:
-    """Holm over every candidate (not the self-check); a refused comparison counts with p = 1.
+def _bonferroni_adjusted(results: list[ComparisonResult], family: int) -> list[ComparisonResult]:
+    """p-values times the family size (at most 1), for every candidate but the self-check.
 
-    A refused comparison still belongs to the family the intervals were widened
-    for (Bonferroni over all candidates), so dropping it would adjust the
-    others too little; p = 1 is the conservative stand-in.
+    The intervals are built at alpha/m, so only Bonferroni keeps "p <= alpha"
+    and "the interval excludes 0" the same statement; Holm would reject more
+    than the intervals show (a candidate could read "equivalent, p = 0.005").
     """
-    family = [i for i, r in enumerate(results) if not r.self_check]
-    if len(family) < 2:
+    if family < 2:
         return results
-    adjusted = stats.holm([1.0 if results[i].pvalue is None else results[i].pvalue for i in family])
-    out = list(results)
-    for i, p in zip(family, adjusted, strict=True):
-        if out[i].pvalue is not None:
-            out[i] = dataclasses.replace(out[i], pvalue=float(p))
-    return out
+    return [r if r.self_check or r.pvalue is None else
+            dataclasses.replace(r, pvalue=min(1.0, family * r.pvalue)) for r in results]
 
 
 def secondary_statistics(base_ns: np.ndarray, cand_ns: np.ndarray, r: np.ndarray,
@@ -335,9 +372,12 @@ def _outliers(r: np.ndarray) -> dict:
 class StoppingRule:
     """Decides, after each round, whether every real comparison has reached a verdict.
 
-    Keeps the per-pair log-ratios incrementally (one per candidate per round), so
-    consulting it costs O(n) for the interval, not a re-scan of all samples.
-    The sampler consults it only from ``--min-runs`` on; it catches up then.
+    Keeps one ``RunningSequence`` per candidate, fed the new rounds' log-ratios,
+    so consulting it after one more round costs O(n), and its verdicts are the
+    ones ``compare_run`` recomputes from the stored samples. The sampler
+    consults it only from ``--min-runs`` on; it catches up then. With --runs
+    (no anytime interval) the progress display consults it for the sign-test
+    interval instead.
     """
 
     def __init__(self, settings: DecisionSettings, baseline: int, candidates: list[int]):
@@ -345,34 +385,43 @@ class StoppingRule:
         self.baseline = baseline
         self.candidates = candidates
         self.ratios: dict[int, list[float]] = {i: [] for i in candidates}
+        self.running = {i: RunningSequence(settings.level_alpha, T_OPT) for i in candidates}
         self.latest: dict[int, tuple[Verdict, Effect | None]] = {}
         self._rounds_seen = 0
 
     def __call__(self, sampler) -> str | None:
-        self._catch_up(sampler)
+        fresh = self._catch_up(sampler)
         verdicts = []
         for i in self.candidates:
-            verdict, effect = verdict_for(np.asarray(self.ratios[i]), self.settings)
-            self.latest[i] = (verdict, effect)
-            verdicts.append(verdict)
+            if self.settings.anytime:
+                self.running[i].extend(fresh[i])
+                result = _verdict_of(lambda i=i: anytime_effect(self.running[i]), self.settings)
+            else:
+                result = verdict_for(np.asarray(self.ratios[i]), self.settings)
+            self.latest[i] = result
+            verdicts.append(result[0])
         if all(v.decided for v in verdicts):
             if len(verdicts) == 1:
                 return f"the verdict was decided ({verdicts[0].verdict})"
             return "every comparison reached a verdict"
         return None
 
-    def _catch_up(self, sampler) -> None:
-        """Add the log-ratios of the rounds completed since the last call.
+    def _catch_up(self, sampler) -> dict[int, list[float]]:
+        """Add (and return) the log-ratios of the rounds completed since the last call.
 
         Every round appends exactly one sample per variant, warmup rounds first,
         so measured round k of variant v is ``rows[v][warmup_rounds + k]``.
         """
         offset = sampler.plan.warmup_rounds
         base_rows = sampler.rows[self.baseline]
+        fresh: dict[int, list[float]] = {i: [] for i in self.candidates}
         for k in range(self._rounds_seen, sampler.rounds):
             b = base_rows[offset + k]
             for i in self.candidates:
                 c = sampler.rows[i][offset + k]
                 if b.status == 0 and c.status == 0:
-                    self.ratios[i].append(math.log1p((c.wall_ns - b.wall_ns) / b.wall_ns))
+                    fresh[i].append(math.log1p((c.wall_ns - b.wall_ns) / b.wall_ns))
+        for i in self.candidates:
+            self.ratios[i].extend(fresh[i])
         self._rounds_seen = sampler.rounds
+        return fresh

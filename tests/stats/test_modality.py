@@ -23,7 +23,6 @@ The false-alarm and detection rates are checked at full size by
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -206,16 +205,14 @@ def test_a_large_offset_changes_nothing_but_the_locations():
     np.testing.assert_allclose(np.array(big.locations) - 1e9, small.locations, atol=1e-6)
 
 
-def test_large_samples_are_thinned_and_stay_fast():
+def test_large_samples_are_thinned_to_5000_density_points_and_keep_both_modes():
+    # speed: benchmarks/modality_calibration.py (Part 5); not asserted here
     rng = np.random.default_rng(6)
     x = np.where(rng.random(1_000_000) < 0.7, rng.normal(1e6, 1e4, 1_000_000), 1.2e6)
     x += rng.normal(0, 1e4, x.size) * (x == 1.2e6)
-    start = time.perf_counter()
     found = lowland_modes(x)
-    elapsed = time.perf_counter() - start
     assert found.density_n == 5000 and found.n == 1_000_000
     assert found.count == 2
-    assert elapsed < 1.5  # measured 0.1 s on the 2-core box, sort included
 
 
 @pytest.mark.parametrize(

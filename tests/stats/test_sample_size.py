@@ -122,3 +122,14 @@ def test_power_stays_the_function_whatever_was_imported_first():
 
     stats.samples_needed(1, 1)  # imports the submodule that defines power
     assert stats.power(20, 1, 1, alpha=0.05) == pytest.approx(0.8689528, abs=5e-8)
+
+
+def test_a_tiny_sd_gives_a_small_n_without_nan_or_warnings():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        n = samples_needed(0.00995, 1e-8, alpha=0.01, power=0.95, paired=True, nonparametric=False)
+    # scipy's noncentral t returns NaN at this ncp (~1e6 at n = 2); the effect is a
+    # million SDs, so any n > 1 has the power and the root lies in (1, 2).
+    assert 1.0 < n < 2.0

@@ -16,13 +16,14 @@ import pytest
 from scipy import integrate, optimize, special, stats
 
 from pairbench.errors import NotEnoughData, StatisticsError
-from pairbench.stats import ConfidenceSequence, confidence_sequence
+from pairbench.stats import ConfidenceSequence, RunningSequence, confidence_sequence
 from pairbench.stats._order import median_interval_ranks
 from pairbench.stats.sequential import (
     _best_a,
     _best_rho,
     anytime_pvalue,
     first_bounded_n,
+    running_bounds,
     upper_ranks,
 )
 
@@ -352,3 +353,75 @@ def test_sequence_stops_under_a_one_percent_effect_before_a_fixed_n_sign_test_wo
     assert slower.any(axis=1).all()
     stop = slower.argmax(axis=1) + 1
     assert np.median(stop) < fixed_n_90
+
+
+# --------------------------------------------------------------------------- running intersection
+
+
+def _prefix_intersection(x, alpha, method="beta-binomial"):
+    """By definition: the largest low and smallest high of the sequence over every prefix."""
+    prefixes = [confidence_sequence(x[:t], alpha=alpha, method=method) for t in range(1, x.size + 1)]
+    return max(cs.low for cs in prefixes), min(cs.high for cs in prefixes)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("seed", range(6))
+def test_running_bounds_are_the_intersection_over_every_prefix(method, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(15, 160))
+    x = rng.normal(0.01 * rng.choice([-1, 0, 1]), 0.02, n)
+    if seed % 2:  # a coarse timer: heavy ties, zeros included
+        x = np.round(x, 2)
+    if seed == 4:  # the change itself moves: the intersection may become empty
+        x[: n // 2] += 0.08
+    assert running_bounds(x, alpha=0.05, method=method) == _prefix_intersection(x, 0.05, method)
+
+
+def test_running_bounds_are_unbounded_until_a_prefix_is_bounded():
+    assert running_bounds(np.linspace(-1, 1, 10), alpha=0.01) == (-math.inf, math.inf)
+
+
+def test_running_sequence_fed_round_by_round_equals_one_computed_from_all_values():
+    rng = np.random.default_rng(11)
+    x = np.round(rng.normal(0.005, 0.01, 300), 3)
+    one_by_one, at_once, in_chunks = RunningSequence(0.01), RunningSequence(0.01), RunningSequence(0.01)
+    for value in x:
+        one_by_one.extend([value])
+    at_once.extend(x)
+    for chunk in np.array_split(x, 7):
+        in_chunks.extend(chunk)
+    expected = (*running_bounds(x, alpha=0.01), anytime_pvalue(x, alpha=0.01))
+    for running in (one_by_one, at_once, in_chunks):
+        assert (running.low, running.high, running.pvalue) == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_running_interval_excludes_zero_exactly_when_the_anytime_pvalue_is_below_alpha(seed):
+    rng = np.random.default_rng(100 + seed)
+    x = rng.normal(rng.uniform(-0.01, 0.01), 0.02, int(rng.integers(20, 200)))
+    running = RunningSequence(0.05)
+    running.extend(x)
+    excluded = running.low > 0 or running.high < 0
+    assert excluded == (running.pvalue <= 0.05)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_running_interval_only_narrows_round_by_round(seed):
+    rng = np.random.default_rng(200 + seed)
+    running, previous = RunningSequence(0.05), (-math.inf, math.inf)
+    for value in rng.normal(0.004, 0.02, 400):
+        running.extend([value])
+        if running.low > running.high:
+            break  # empty: the rare miss the level allows; the fallback is tested below
+        assert previous[0] <= running.low <= running.high <= previous[1]
+        previous = (running.low, running.high)
+
+
+def test_an_empty_running_intersection_falls_back_to_the_last_interval_and_says_so():
+    x = np.concatenate([np.full(60, 0.10), np.full(400, -0.10)]) + np.linspace(0, 1e-4, 460)
+    running = RunningSequence(0.01)
+    running.extend(x)
+    assert running.low > running.high
+    cs = running.current()
+    assert (cs.low, cs.high) == (confidence_sequence(x, alpha=0.01).low, confidence_sequence(x, alpha=0.01).high)
+    assert any("running interval became empty" in w for w in cs.warnings)

@@ -77,14 +77,11 @@ def test_quantile_ci_median_equals_the_sign_test_interval():
     assert (ci.low, ci.high, ci.estimate) == (6.0, 15.0, 10.5)  # R: qbinom(.025, 20, .5) = 6
 
 
-def test_shift_function_handles_a_million_samples_quickly():
-    import time
-
+def test_shift_function_handles_a_million_samples():
+    # speed: benchmarks/report_size.py (the HTML report computes it at 1e6)
     rng = np.random.default_rng(1)
     a, b = rng.lognormal(0, 0.2, 1_000_000), rng.lognormal(0.01, 0.2, 1_000_000)
-    start = time.perf_counter()
     sf = shift_function(a, b)
-    assert time.perf_counter() - start < 2.0
     assert all(lo < d < hi for d, lo, hi in zip(sf.difference, sf.low, sf.high, strict=True))
 
 

@@ -65,6 +65,9 @@ _EXPORTS = {
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",
+    "running_bounds": "sequential",
+    "RunningSequence": "sequential",
+    "anytime_pvalue": "sequential",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -55,6 +55,11 @@ def check_confidence(confidence: float, name: str = "confidence") -> float:
     return value
 
 
+def level_text(confidence: float) -> str:
+    """A confidence level for messages: 0.95 -> "95%", 1 - 0.01/3 -> "99.6667%" (never rounded to 100%)."""
+    return f"{confidence * 100:.6g}%"
+
+
 def require_variance(arr: np.ndarray, name: str = "x") -> None:
     """Raise ``NoVariance`` when every value of ``arr`` is identical."""
     if arr.size and np.all(arr == arr[0]):

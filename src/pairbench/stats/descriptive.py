@@ -38,7 +38,7 @@ from scipy import stats as _sps
 
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
-from pairbench.stats._validation import as_sample, check_confidence
+from pairbench.stats._validation import as_sample, check_confidence, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
 
 TUKEY_K = 1.5
@@ -181,7 +181,7 @@ def median_ci(x, confidence: float = 0.95) -> MedianCI:
     if ranks is None:
         need = smallest_n_for_median_interval(conf)
         raise NotEnoughData(
-            f"x: need at least {need} values for a {_pct(conf)} interval of the median, got {n}"
+            f"x: need at least {need} values for a {level_text(conf)} interval of the median, got {n}"
         )
     low_i, high_i = ranks.low - 1, ranks.high - 1
     part = np.partition(arr, sorted({low_i, high_i, (n - 1) // 2, n // 2}))
@@ -394,10 +394,6 @@ def _modes(ordered: np.ndarray, mval: float, warnings: list[str]) -> dict:
             f"near {near} (mvalue {mval:.2f})"
         )
     return {"modality": label, "modes": found.count, "mode_locations": found.locations}
-
-
-def _pct(confidence: float) -> str:
-    return f"{confidence * 100:.10g}%"
 
 
 # ------------------------------------------------- perfolizer's adaptive histogram

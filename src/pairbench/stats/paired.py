@@ -24,7 +24,7 @@ from scipy import stats as _sps
 
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
-from pairbench.stats._validation import as_pairs, as_sample, check_confidence
+from pairbench.stats._validation import as_pairs, as_sample, check_confidence, level_text
 
 # compare calls paired_effect after every round with the same few (n, confidence):
 # the ranks are pure functions of them, so remember them.
@@ -150,13 +150,13 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
     needed = smallest_n_for_median_interval(confidence)
     if r.size < needed:
         raise NotEnoughData(
-            f"need at least {needed} pairs for a {confidence:.0%} interval of the paired effect"
+            f"need at least {needed} pairs for a {level_text(confidence)} interval of the paired effect"
             f" (2 * 0.5**n must be <= {1 - confidence:g}), got {r.size}"
         )
-    _require_spread(r)
+    require_spread(r)
     ranks = _interval_ranks(int(r.size), confidence)
     if ranks is None:  # pragma: no cover - guarded by smallest_n_for_median_interval
-        raise NotEnoughData(f"no {confidence:.0%} median interval exists for {r.size} pairs")
+        raise NotEnoughData(f"no {level_text(confidence)} median interval exists for {r.size} pairs")
     ordered = np.partition(r, (ranks.low - 1, ranks.high - 1))
     low, high = float(ordered[ranks.low - 1]), float(ordered[ranks.high - 1])
     estimate = float(np.median(r))
@@ -184,8 +184,12 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
     )
 
 
-def _require_spread(r: np.ndarray) -> None:
-    """Raise NoVariance when every log-ratio is the same value."""
+def require_spread(r: np.ndarray) -> None:
+    """Raise NoVariance when every log-ratio is the same value, naming it when it is not 0.
+
+    A constant ratio says more about the timer than about the commands (two
+    durations of a whole number of coarse ticks), so no interval is given.
+    """
     if np.all(r == r[0]):
         if r[0] == 0.0:
             raise NoVariance(
@@ -205,7 +209,7 @@ def _effect_warnings(
     alpha = 1.0 - confidence
     if (1.0 - achieved) < alpha / 2.0:
         out.append(
-            f"the interval's exact confidence is {achieved:.2%}, above the {confidence:.0%}"
+            f"the interval's exact confidence is {achieved:.2%}, above the {level_text(confidence)}"
             f" asked for: with {r.size} pairs no sign-test interval is closer"
         )
     if n_tied:

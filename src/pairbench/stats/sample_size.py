@@ -18,6 +18,7 @@ is within about 1.2e-4 of the true root; ``brentq`` here solves to 1e-10.
 from __future__ import annotations
 
 import math
+import warnings
 
 from scipy import optimize as _opt
 from scipy import stats as _sps
@@ -62,7 +63,13 @@ def _power_of(n: float, effect: float, sd: float, alpha: float, groups: int) -> 
     """R's power.t.test p.body, two-sided, strict = FALSE; ``groups`` is R's ``tsample``."""
     nu = max(1e-7, n - 1.0) * groups
     critical = _sps.t.isf(alpha / 2.0, nu)
-    return float(_sps.nct.sf(critical, nu, math.sqrt(n / groups) * effect / sd))
+    ncp = math.sqrt(n / groups) * effect / sd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's nct loses precision at huge ncp
+        value = float(_sps.nct.sf(critical, nu, ncp))
+    if math.isnan(value):  # far beyond nct's range: the t statistic is ~ N(ncp, 1) there
+        value = float(_sps.norm.sf(critical - ncp))
+    return value
 
 
 def power(n, effect, sd, alpha: float = 0.01, paired: bool = False) -> float:

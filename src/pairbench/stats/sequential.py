@@ -64,7 +64,7 @@ c_n plus O(n) for two order statistics (np.partition).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -166,16 +166,155 @@ def anytime_pvalue(
         raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
     x = as_sample(values, "values", min_n=1, what="for an anytime p-value")
     t = np.arange(1, x.size + 1, dtype=np.float64)
-    below = np.cumsum(x < 0.0)
-    at_or_below = np.cumsum(x <= 0.0)
+    log_m = _log_m_at_zero(t, np.cumsum(x < 0.0), np.cumsum(x <= 0.0), alpha, t_opt, method)
+    return _pvalue_of(float(np.max(log_m)))
+
+
+def _log_m_at_zero(t, below, at_or_below, alpha: float, t_opt: int, method: str):
+    """ln M_t for "median = 0" from the counts of values < 0 and <= 0 among the first t (vectorised)."""
     s = np.clip(t / 2.0, below, at_or_below)  # the point of [below, at_or_below] nearest t/2
     if method == "beta-binomial":
-        log_m = _log_beta_binomial(s, t, _best_a(alpha, t_opt))
-    else:
-        rho = _best_rho(alpha, t_opt)
-        v = t / 4.0 + rho
-        log_m = 0.5 * np.log(rho / v) + (s - t / 2.0) ** 2 / (2.0 * v)
-    return float(min(1.0, math.exp(-(float(np.max(log_m)) - _LOG_SLACK))))
+        return _log_beta_binomial(s, t, _best_a(alpha, t_opt))
+    rho = _best_rho(alpha, t_opt)
+    v = t / 4.0 + rho
+    return 0.5 * np.log(rho / v) + (s - t / 2.0) ** 2 / (2.0 * v)
+
+
+def _pvalue_of(max_log_m: float) -> float:
+    return float(min(1.0, math.exp(-(max_log_m - _LOG_SLACK))))
+
+
+def running_bounds(
+    values, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial"
+) -> tuple[float, float]:
+    """The intersection over t = 1..n of the sequence's intervals for the first t ``values``.
+
+    ``values`` must be in time order. The running intersection of a confidence
+    sequence is again one at the same level (every CS_t holds the median on the
+    same event of probability >= 1 - alpha), so a caller may use it instead:
+    it only narrows, a verdict once decided stays decided, and it excludes 0
+    exactly when ``anytime_pvalue`` <= alpha. Returns (-inf, inf) while no
+    prefix is bounded; low > high when the intersection is empty (the median
+    itself moved, or the rare miss the level allows).
+
+    Written here because no library computes it. With L_t = t + 1 - c_t the
+    lower bound at t is the L_t-th smallest of the first t values, and it is
+    <= u iff #{i <= t: x_i <= u} >= L_t; so the largest lower bound is the
+    smallest data value u for which that holds at every bounded t, found by
+    bisection over the sorted values (the upper bound likewise, with "at some
+    t" and c_t). O(n log n).
+    """
+    alpha = check_confidence(alpha, "alpha")
+    t_opt = _check_t_opt(t_opt)
+    x = as_sample(values, "values", min_n=1, what="for a confidence sequence")
+    t = np.arange(1, x.size + 1)
+    c = upper_ranks(t, alpha, t_opt, method)
+    bounded = c <= t
+    if not bounded.any():
+        return -math.inf, math.inf
+    high_rank, low_rank = c[bounded], (t + 1 - c)[bounded]
+    grid = np.unique(x)
+
+    def counts(u: float) -> np.ndarray:
+        return np.cumsum(x <= u)[bounded]
+
+    low = grid[_first_true(grid.size, lambda i: bool(np.all(counts(grid[i]) >= low_rank)))]
+    high = grid[_first_true(grid.size, lambda i: bool(np.any(counts(grid[i]) >= high_rank)))]
+    return float(low), float(high)
+
+
+def _first_true(size: int, holds) -> int:
+    """The smallest index in 0..size-1 at which the monotone predicate ``holds`` (it holds at size-1)."""
+    lo, hi = -1, size - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+class RunningSequence:
+    """The confidence sequence of paired log-ratios as rounds arrive: intersected over time, with its p-value.
+
+    ``extend`` with one new value costs O(n) (one partition, one count); with
+    several (catching up) it recomputes from all values in O(n log n). Either
+    way the state equals ``running_bounds`` and ``anytime_pvalue`` of all
+    values so far, so a verdict made while measuring and one recomputed from
+    the stored samples agree.
+    """
+
+    def __init__(self, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial"):
+        self.alpha = check_confidence(alpha, "alpha")
+        self.t_opt = _check_t_opt(t_opt)
+        if method not in METHODS:
+            raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
+        self.method = method
+        self._buffer = np.empty(256, dtype=np.float64)  # grows by doubling: O(1) amortised per round
+        self._n = 0
+        self._latest: ConfidenceSequence | None = None  # the sequence at the current n, once computed
+        self.low, self.high = -math.inf, math.inf
+        self._max_log_m = -math.inf
+
+    def extend(self, values) -> None:
+        new = as_sample(values, "values", min_n=0)
+        if not new.size:
+            return
+        self._append(new)
+        x = self.values
+        args = (self.alpha, self.t_opt, self.method)
+        if new.size == 1 and x.size > 1:
+            self._latest = confidence_sequence(x, *args)
+            self.low, self.high = max(self.low, self._latest.low), min(self.high, self._latest.high)
+            t = np.array([float(x.size)])
+            log_m = _log_m_at_zero(t, np.count_nonzero(x < 0.0), np.count_nonzero(x <= 0.0), *args)
+            self._max_log_m = max(self._max_log_m, float(log_m[0]))
+        else:
+            self._latest = None
+            self.low, self.high = running_bounds(x, *args)
+            t = np.arange(1, x.size + 1, dtype=np.float64)
+            log_m = _log_m_at_zero(t, np.cumsum(x < 0.0), np.cumsum(x <= 0.0), *args)
+            self._max_log_m = float(np.max(log_m))
+
+    def _append(self, new: np.ndarray) -> None:
+        needed = self._n + new.size
+        if needed > self._buffer.size:
+            grown = np.empty(max(needed, 2 * self._buffer.size), dtype=np.float64)
+            grown[: self._n] = self._buffer[: self._n]
+            self._buffer = grown
+        self._buffer[self._n : needed] = new
+        self._n = needed
+
+    @property
+    def n(self) -> int:
+        return self._n
+
+    @property
+    def values(self) -> np.ndarray:
+        """The values so far, in the order they arrived (a read-only view)."""
+        view = self._buffer[: self._n]
+        view.flags.writeable = False
+        return view
+
+    @property
+    def pvalue(self) -> float:
+        """``anytime_pvalue`` of the values so far (1 before any)."""
+        return _pvalue_of(self._max_log_m) if self._n else 1.0
+
+    def current(self) -> ConfidenceSequence:
+        """The sequence at the current n with its interval replaced by the running intersection.
+
+        An empty intersection keeps the current interval and says why in ``warnings``.
+        """
+        cs = self._latest or confidence_sequence(self.values, self.alpha, self.t_opt, self.method)
+        self._latest = cs
+        if self.low > self.high:
+            note = ("the running interval became empty: the change itself moved during the run "
+                    "(or this is the rare miss the level allows); the interval at the last round is shown")
+            return replace(cs, warnings=(*cs.warnings, note))
+        return replace(cs, low=self.low, high=self.high,
+                       low_pct=_percent(self.low), high_pct=_percent(self.high))
 
 
 def _check_t_opt(t_opt) -> int:
