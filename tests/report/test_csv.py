@@ -69,16 +69,24 @@ def test_an_empty_run_gives_just_the_header():
     assert render_samples_csv(run) == ",".join(SAMPLE_HEADER) + "\n"
 
 
-def test_large_runs_export_quickly():
-    import time
-
+def test_large_runs_export_every_row_with_its_quoted_prefix():
     n = 200_000  # benchmarks/report_size.py times 1e6
     columns = {c: np.zeros(n, dtype=np.int64) for c in SAMPLE_COLUMNS}
     columns["wall_ns"] = np.arange(1, n + 1, dtype=np.int64) * 1000
     columns["seq"] = np.arange(n, dtype=np.int64)
     run = Run(kind="run", variants=(Variant("a,b", Command("a", ("a",)), samples=Samples(columns)),),
               tool_version="0", started_at="")
-    start = time.perf_counter()
     text = render_samples_csv(run)
-    assert time.perf_counter() - start < 3
     assert text.count("\n") == n + 1 and text.splitlines()[1].startswith('"a,b",,1000,')
+
+
+def test_names_with_line_breaks_but_no_quotes_stay_inside_one_quoted_field():
+    for name in ("for i in 1 2; do\n  true\ndone", "a\rb", "x\r\ny"):
+        columns = {c: np.zeros(3, dtype=np.int64) for c in SAMPLE_COLUMNS}
+        columns["seq"] = np.arange(3, dtype=np.int64)
+        run = Run(kind="run", variants=(Variant(name, Command("a", ("a",)), samples=Samples(columns)),),
+                  tool_version="0", started_at="")
+        parsed = rows(render_samples_csv(run))
+        assert [r["variant"] for r in parsed] == [name] * 3
+        summary = rows(render_summary_csv(analyse(run)))
+        assert [r["variant"] for r in summary] == [name]

@@ -50,12 +50,10 @@ def summary_path(path: str | Path) -> Path:
 def render_samples_csv(run: Run) -> str:
     """Every stored sample of ``run`` as CSV, in execution order. O(n log n); 1e6 rows in ~2 s."""
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow(SAMPLE_HEADER)
+    buffer.write(_csv_record(SAMPLE_HEADER))
     prefixes, blocks, owners = [], [], []
     for index, variant in enumerate(run.variants):
-        line = io.StringIO()
-        csv.writer(line, lineterminator="").writerow((variant.name, variant.label))
-        prefixes.append(line.getvalue() + ",")
+        prefixes.append(_csv_record((variant.name, variant.label))[:-1] + ",")
         blocks.append([variant.samples[c] for c in SAMPLE_COLUMNS])
         owners.append(np.full(len(variant.samples), index))
     owner = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
@@ -74,8 +72,7 @@ def render_samples_csv(run: Run) -> str:
 def render_summary_csv(analysed: Analysed) -> str:
     """One row per variant: its summary, and for a candidate its comparison with the baseline."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(SUMMARY_HEADER)
+    buffer.write(_csv_record(SUMMARY_HEADER))
     by_candidate = {c["candidate"]: c for c in analysed.comparisons}
     for summary in analysed.summaries:
         record = summary.to_dict()
@@ -84,8 +81,21 @@ def render_summary_csv(analysed: Analysed) -> str:
             value = record[name]
             row.append("; ".join(value) if name == "warnings" else _cell(value))
         row += _comparison_cells(by_candidate.get(summary.name))
-        writer.writerow(row)
+        buffer.write(_csv_record(row))
     return buffer.getvalue()
+
+
+def _csv_record(fields) -> str:
+    """One CSV record ending in a newline, with RFC 4180 quoting.
+
+    The csv module quotes a field for the characters of its line terminator
+    only, so with "\\n" a lone carriage return would go out bare and split
+    the record in most readers; writing with "\\r\\n" and swapping the
+    terminator quotes both.
+    """
+    line = io.StringIO()
+    csv.writer(line, lineterminator="\r\n").writerow(fields)
+    return line.getvalue()[:-2] + "\n"
 
 
 def _comparison_cells(c: dict | None) -> list[str]:
