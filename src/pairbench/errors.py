@@ -1,13 +1,16 @@
 """The exceptions pairbench raises, and the exit code each one maps to.
 
 Every message says what went wrong and, where there is one, what to do next.
-Only ``cli.py`` turns these into exit codes; everything below it raises.
+Only ``cli`` turns these into exit codes; everything below it raises. Two codes
+are no exception's: 130 (Ctrl-C) and 141 (standard output was closed early).
 
 Exception tree::
 
     PairbenchError                      base class; exit code 1 unless a subclass says otherwise
     +-- UsageError                      bad options or arguments (exit 2)
-    +-- StatisticsError (ValueError)    input a statistic cannot use
+    +-- StatisticsError (ValueError)    input a statistic cannot use (exit 2: a parameter such as
+    |   |                               --alpha out of range; ``show`` and ``report`` turn one
+    |   |                               about a stored file into a ResultFileError naming it)
     |   +-- NotEnoughData               n too small for the requested quantity
     |   +-- NoVariance                  every value identical: no spread to reason about
     +-- MeasurementError                a benchmark could not be measured (exit 3)
@@ -25,6 +28,7 @@ EXIT_USAGE = 2
 EXIT_MEASUREMENT = 3
 EXIT_RESULT_FILE = 4
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # standard output closed early (128 + SIGPIPE, as a shell reports a piped tool)
 
 
 class PairbenchError(Exception):

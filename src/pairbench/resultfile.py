@@ -11,10 +11,13 @@ document goes to a temporary file in the same directory, is fsynced and renamed
 over the target, and the journal is removed. A crash leaves the journal, which
 :func:`read_result` reads like a document (state ``interrupted``).
 
-Reading never uses pickle or eval; it rejects NaN and infinity, wrong types,
-non-positive durations, integers beyond 64 bits, unequal column lengths, an empty
-variant list, a malformed ``environment.executor`` and oversized input, each with
-one line naming the file and the problem.
+Reading never uses pickle or eval; it rejects NaN and infinity, wrong types
+(``true`` where an integer belongs), non-positive durations, sample values of
+2**53 or more (a duration of ~104 days; every stored value is exact as a float),
+unequal column lengths, an empty variant list, two variants of one name, a
+malformed ``environment.executor`` or ``shell_overhead``, ``summaries`` and
+``comparisons`` that are not lists of objects, nesting too deep to parse and
+oversized input, each with one line naming the file and the problem.
 
 Starting a journal never overwrites one: an existing ``RESULT.partial`` holds the
 samples of a run that did not finish, and is refused rather than truncated.
@@ -42,7 +45,7 @@ JOURNAL_SUFFIX = ".partial"
 MAX_FILE_BYTES = 2 * 1024**3  # refuse to parse anything larger
 MAX_SAMPLES_PER_VARIANT = 50_000_000
 MAX_VARIANTS = 1000
-INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+MAX_SAMPLE_VALUE = 2**53 - 1  # |value| of any sample column; as ns, ~104 days; exact as a float
 FSYNC_INTERVAL_S = 1.0
 
 _NON_NEGATIVE = ("user_ns", "sys_ns", "max_rss_kib", "voluntary_cs", "involuntary_cs", "start_ns",
@@ -74,16 +77,22 @@ def write_result(run: Run, path: str | os.PathLike) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old or the new file, never half."""
-    directory = path.resolve().parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    """Replace ``path`` with ``text`` so that readers see the old or the new file, never half.
+
+    A symbolic link is written through: its target is replaced (the temporary
+    file lies beside the target, so the rename never crosses file systems) and
+    the link stays a link.
+    """
+    target = Path(path).resolve()
+    directory = target.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         os.fchmod(fd, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -127,8 +136,20 @@ class Journal:
             raise ResultFileError(f"{self.path}: cannot write the journal ({exc.strerror})") from None
         header = {"journal": JOURNAL_FORMAT, "run": run_header(run)}
         header["run"]["variants"] = [_variant_header(v) for v in run.variants]
-        self._write_line(header)
-        self._sync()
+        try:
+            self._write_line(header)
+            self._sync()
+        except (ValueError, TypeError, OSError) as exc:
+            self._discard()
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise ResultFileError(f"{self.path}: cannot write the journal ({reason})") from None
+
+    def _discard(self) -> None:
+        """Close and remove a journal that holds no sample yet (its header could not be written)."""
+        with contextlib.suppress(OSError):
+            self._handle.close()
+        with contextlib.suppress(OSError):
+            self.path.unlink()
 
     def append(self, variant_index: int, sample: Sample) -> None:
         """Record one sample of variant ``variant_index``."""
@@ -229,6 +250,7 @@ def _expect_variant_list(value, source: str) -> list:
 
 
 def _run_from_header(doc: dict, variants: tuple[Variant, ...], source: str) -> Run:
+    _refuse_repeated_names(variants, source)
     tool = _expect(doc.get("tool", {}), dict, source, "tool")
     state = doc.get("state", "complete")
     if state not in ("complete", "interrupted", "failed", "running"):
@@ -247,13 +269,47 @@ def _run_from_header(doc: dict, variants: tuple[Variant, ...], source: str) -> R
             stopped_because=_expect(doc.get("stopped_because", ""), str, source, "stopped_because"),
             environment=_environment(doc.get("environment", {}), source),
             options=_expect(doc.get("options", {}), dict, source, "options"),
-            shell_overhead=_expect(doc.get("shell_overhead") or {}, dict, source, "shell_overhead") or None,
+            shell_overhead=_shell_overhead(doc.get("shell_overhead"), source),
             warnings=tuple(_expect_str_list(doc.get("warnings", []), source, "warnings")),
-            summaries=tuple(_expect(doc.get("summaries", []), list, source, "summaries")),
-            comparisons=tuple(_expect(doc.get("comparisons", []), list, source, "comparisons")),
+            summaries=tuple(_expect_object_list(doc.get("summaries", []), source, "summaries")),
+            comparisons=tuple(_expect_object_list(doc.get("comparisons", []), source, "comparisons")),
         )
     except ValueError as exc:
         raise ResultFileError(f"{source}: {exc}") from None
+
+
+def _refuse_repeated_names(variants: tuple[Variant, ...], source: str) -> None:
+    """Reports look variants up by name, so no two may share one."""
+    seen: set[str] = set()
+    for i, variant in enumerate(variants):
+        if variant.name in seen:
+            raise ResultFileError(
+                f"{source}: variants[{i}].name {variant.name!r} is the name of an earlier variant too; "
+                "each variant needs its own name"
+            )
+        seen.add(variant.name)
+
+
+def _shell_overhead(value, source: str) -> dict | None:
+    """The shell's start-up cost (``--shell``): null, or an object with ``median_ns`` and ``min_ns``
+    (finite, non-negative, below 2**53) and ``n`` (a non-negative integer)."""
+    if value is None:
+        return None
+    overhead = _expect(value, dict, source, "shell_overhead")
+    for key in ("median_ns", "min_ns"):
+        _expect_duration(overhead.get(key), source, f"shell_overhead.{key}")
+    if _expect(overhead.get("n"), int, source, "shell_overhead.n") < 0:
+        raise ResultFileError(f"{source}: shell_overhead.n must be non-negative, got {overhead['n']}")
+    return overhead
+
+
+def _expect_duration(value, source: str, where: str) -> float:
+    """A finite number of nanoseconds in [0, 2**53)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ResultFileError(f"{source}: {where} must be a number of nanoseconds, got {type(value).__name__}")
+    if not 0 <= value <= MAX_SAMPLE_VALUE:
+        raise ResultFileError(f"{source}: {where} must lie in [0, 2**53) nanoseconds, got {value!r}")
+    return value
 
 
 def _environment(value, source: str) -> dict:
@@ -306,20 +362,31 @@ def _samples_from_columns(columns: Mapping, source: str, where: str) -> Samples:
 
 
 def _integer_column(raw: list, source: str, where: str) -> np.ndarray:
+    """``raw`` as int64; numpy would read ``true`` as 1, so booleans are refused first. O(n)."""
     if not raw:
         return np.zeros(0, dtype=np.int64)
     try:
         arr = np.array(raw)
     except (ValueError, OverflowError):
         arr = np.array([], dtype=object)
-    if arr.dtype.kind not in "iu" or arr.ndim != 1:
+    if arr.dtype.kind not in "iu" or arr.ndim != 1 or bool in set(map(type, raw)):
         raise ResultFileError(f"{source}: {where} must be a list of integers")
-    if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
-        raise ResultFileError(f"{source}: {where} holds a value too large for 64 bits")
+    if arr.dtype.kind == "u" and arr.max() > MAX_SAMPLE_VALUE:
+        index = int(np.argmax(arr))
+        raise ResultFileError(f"{source}: {where}[{index}] is {int(arr[index])}, beyond {_BOUND_TEXT}")
     return arr.astype(np.int64)
 
 
+_BOUND_TEXT = "the limit of 2**53 - 1 (as nanoseconds, ~104 days)"
+
+
 def _check_sample_values(arrays: dict, source: str, where: str) -> None:
+    """Durations positive, counts non-negative, warmup 0 or 1, every value within ±(2**53 - 1)."""
+    for name, col in arrays.items():
+        if col.size and (col.max() > MAX_SAMPLE_VALUE or col.min() < -MAX_SAMPLE_VALUE):
+            index = int(np.argmax(np.abs(col.astype(np.float64))))
+            raise ResultFileError(f"{source}: {where}.{name}[{index}] is {int(col[index])}, "
+                                  f"beyond {_BOUND_TEXT}")
     wall = arrays["wall_ns"]
     if wall.size and wall.min() <= 0:
         index = int(np.argmin(wall))
@@ -352,6 +419,8 @@ def _run_from_journal(path: Path, text: str) -> Run:
     for number, line in enumerate(body, start=2):
         try:
             record = json.loads(line, parse_constant=_reject_constant)
+        except RecursionError:
+            raise ResultFileError(f"{path}:{number}: nested too deeply to be a journal line") from None
         except ValueError:
             if number == len(body) + 1:  # a crash cut the last line short: keep the rest
                 warnings.append(f"the journal's last line was cut short; {number - 2} samples recovered")
@@ -371,21 +440,22 @@ def _run_from_journal(path: Path, text: str) -> Run:
 
 
 def _journal_sample(record: object, n_variants: int, path: Path, number: int) -> tuple[int, Sample]:
-    if not isinstance(record, dict) or not isinstance(record.get("v"), int) or not isinstance(
-        record.get("s"), list
-    ):
+    if not isinstance(record, dict) or not _is_int(record.get("v")) or not isinstance(record.get("s"), list):
         raise ResultFileError(f"{path}:{number}: a journal line must be {{\"v\": int, \"s\": [...]}}")
     index, values = record["v"], record["s"]
     if not 0 <= index < n_variants:
         raise ResultFileError(f"{path}:{number}: variant index {index} out of range")
-    if len(values) != len(SAMPLE_COLUMNS) or not all(
-        isinstance(x, int) and not isinstance(x, bool) for x in values
-    ):
+    if len(values) != len(SAMPLE_COLUMNS) or not all(_is_int(x) for x in values):
         raise ResultFileError(f"{path}:{number}: a sample must be {len(SAMPLE_COLUMNS)} integers")
     for name, value in zip(SAMPLE_COLUMNS, values, strict=True):
-        if not INT64_MIN <= value <= INT64_MAX:
-            raise ResultFileError(f"{path}:{number}: {name} holds a value outside the 64-bit integer range")
+        if not -MAX_SAMPLE_VALUE <= value <= MAX_SAMPLE_VALUE:
+            raise ResultFileError(f"{path}:{number}: {name} is {value}, beyond {_BOUND_TEXT}")
     return index, Sample(*values)
+
+
+def _is_int(value) -> bool:
+    """An integer, and not ``true`` or ``false`` (which Python counts as 1 and 0)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _read_text(path: Path) -> str:
@@ -433,6 +503,13 @@ def _expect(value, kind, source: str, where: str):
         )
         raise ResultFileError(f"{source}: {where} must be {expected}, got {type(value).__name__}")
     return value
+
+
+def _expect_object_list(value, source: str, where: str) -> list[dict]:
+    items = _expect(value, list, source, where)
+    for i, item in enumerate(items):
+        _expect(item, dict, source, f"{where}[{i}]")
+    return items
 
 
 def _expect_str_list(value, source: str, where: str) -> list[str]:

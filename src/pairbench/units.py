@@ -23,7 +23,7 @@ _DURATION_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]
 
 
 def parse_duration_ns(text: str, *, option: str = "duration") -> int:
-    """Parse "60s", "500ms", "2m", "1.5" (seconds) into nanoseconds; must be positive."""
+    """Parse "60s", "500ms", "2m", "1.5" (seconds) into whole nanoseconds; at least 1 ns once rounded."""
     match = _DURATION_RE.match(str(text))
     if not match:
         raise UsageError(f"{option}: cannot read {text!r} as a duration (examples: 30s, 500ms, 2m)")
@@ -35,6 +35,8 @@ def parse_duration_ns(text: str, *, option: str = "duration") -> int:
     value = float(number) * scale
     if not value > 0 or not math.isfinite(value):
         raise UsageError(f"{option}: must be a positive duration, got {text!r}")
+    if round(value) < 1:
+        raise UsageError(f"{option}: must be at least 1 ns (durations are whole nanoseconds), got {text!r}")
     return int(round(value))
 
 

@@ -45,19 +45,36 @@ def _modules():
         yield path, rel.parts[0] if rel.parts[0] != "__init__" or len(rel.parts) > 1 else "__init__"
 
 
-def _imports(path: Path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _imports(path: Path, source: str | None = None):
+    """The absolute names of the modules ``path`` imports (relative imports resolved)."""
+    tree = ast.parse(source if source is not None else path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module == "pairbench":
-                for alias in node.names:
-                    is_module = (SRC / f"{alias.name}.py").exists() or (SRC / alias.name).is_dir()
-                    yield f"pairbench.{alias.name}" if is_module else "pairbench"
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(path, node)
+            if module == "pairbench" or (node.level and not node.module):
+                yield from _from_package(module, node.names)
             else:
-                yield node.module
+                yield module
+
+
+def _absolute(path: Path, node: ast.ImportFrom) -> str:
+    """``node.module`` as an absolute name: ``from ..x import y`` in pairbench/a/b.py is pairbench.x."""
+    if node.level == 0:
+        return node.module
+    package = ["pairbench", *path.relative_to(SRC).parent.parts]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _from_package(package: str, names):
+    """``from PACKAGE import a, b``: each name that is a module of it, else the package itself."""
+    folder = SRC.joinpath(*package.split(".")[1:])
+    for alias in names:
+        is_module = (folder / f"{alias.name}.py").exists() or (folder / alias.name).is_dir()
+        yield f"{package}.{alias.name}" if is_module else package
 
 
 def _pairbench_layer(name: str) -> str:
@@ -83,3 +100,20 @@ def test_stats_depends_only_on_numpy_scipy_and_the_standard_library(path):
     for name in _imports(path):
         top = name.split(".")[0]
         assert top in stdlib | THIRD_PARTY_FOR_STATS | {"pairbench"}, f"{path.name} imports {name}"
+
+
+
+@pytest.mark.parametrize(("source", "imported"), [
+    ("from ..cli import app", ["pairbench.cli"]),
+    ("from .. import cli, errors", ["pairbench.cli", "pairbench.errors"]),
+    ("from . import _rmath", ["pairbench.stats._rmath"]),
+    ("from .descriptive import describe", ["pairbench.stats.descriptive"]),
+    ("from ..report.html import render_html", ["pairbench.report.html"]),
+])
+def test_relative_imports_are_resolved_to_the_modules_they_name(source, imported):
+    assert list(_imports(SRC / "stats" / "paired.py", source)) == imported
+
+
+def test_a_relative_import_from_a_higher_layer_is_flagged():
+    names = list(_imports(SRC / "stats" / "paired.py", "from ..cli import app"))
+    assert [_pairbench_layer(n) for n in names] == ["cli"] and "cli" not in ALLOWED["stats"]

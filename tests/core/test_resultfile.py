@@ -122,22 +122,22 @@ def _journal_with_header(tmp_path, **run_changes):
     return journal.path
 
 
-@pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 10**30])
-def test_journal_sample_beyond_64_bits_is_refused_naming_the_line(tmp_path, value):
+@pytest.mark.parametrize("value", [2**53, -(2**53), 2**63, -(2**63) - 1, 10**30])
+def test_journal_sample_beyond_2_to_the_53_is_refused_naming_the_line(tmp_path, value):
     journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
     journal.append(0, Sample(wall_ns=100))
     journal._handle.write(json.dumps({"v": 0, "s": [100, value] + [0] * 11}) + "\n")
     journal.append(0, Sample(wall_ns=101))
-    with pytest.raises(ResultFileError, match=r"r\.json\.partial:3: user_ns holds a value outside the 64-bit"):
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial:3: user_ns is -?\d+, beyond the limit of 2\*\*53"):
         read_result(journal.path)
 
 
-def test_journal_sample_at_the_64_bit_limits_is_read(tmp_path):
+def test_journal_sample_at_the_2_to_the_53_limits_is_read(tmp_path):
     journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
-    journal.append(0, Sample(wall_ns=2**63 - 1, pair=-(2**63)))
+    journal.append(0, Sample(wall_ns=2**53 - 1, pair=-(2**53 - 1)))
     back = read_result(journal.path)
-    assert int(back.variants[0].samples["wall_ns"][0]) == 2**63 - 1
-    assert int(back.variants[0].samples["pair"][0]) == -(2**63)
+    assert int(back.variants[0].samples["wall_ns"][0]) == 2**53 - 1
+    assert int(back.variants[0].samples["pair"][0]) == -(2**53 - 1)
 
 
 @pytest.mark.parametrize(("warnings", "problem"), [
@@ -149,6 +149,54 @@ def test_journal_header_warnings_must_be_a_list_of_strings(tmp_path, warnings, p
     path = _journal_with_header(tmp_path, warnings=warnings)
     with pytest.raises(ResultFileError, match=f"r\\.json\\.partial: warnings {problem}"):
         read_result(path)
+
+
+def test_journal_line_nested_too_deeply_is_refused_naming_the_line(tmp_path):
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal.append(0, Sample(wall_ns=100))
+    journal._handle.write("[" * 100_000 + "]" * 100_000 + "\n")
+    journal.append(0, Sample(wall_ns=101))
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial:3: nested too deeply"):
+        read_result(journal.path)
+
+
+def test_journal_line_with_a_boolean_variant_index_is_refused(tmp_path):
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal._handle.write(json.dumps({"v": True, "s": [100] + [0] * 12}) + "\n")
+    journal.append(0, Sample(wall_ns=101))
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial:2: a journal line must be"):
+        read_result(journal.path)
+
+
+def test_journal_whose_variants_share_a_name_is_refused(tmp_path):
+    journal = Journal(tmp_path / "r.json", make_run(n=0, state="running"))
+    journal.close(remove=False)
+    header = json.loads(journal.path.read_text())
+    header["run"]["variants"][1]["name"] = "a"
+    journal.path.write_text(json.dumps(header) + "\n")
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial: variants\[1\]\.name 'a' is the name"):
+        read_result(journal.path)
+
+
+def test_journal_whose_header_cannot_be_written_leaves_no_file_to_block_the_next_run(tmp_path):
+    unwritable = make_run(n=0, state="running").replace(options={"alpha": float("nan")})
+    with pytest.raises(ResultFileError, match=r"r\.json\.partial: cannot write the journal \("):
+        Journal(tmp_path / "r.json", unwritable)
+    assert not journal_path(tmp_path / "r.json").exists()
+    Journal(tmp_path / "r.json", make_run(n=0, state="running")).close(remove=True)
+
+
+def test_writing_through_a_symbolic_link_replaces_its_target_and_keeps_the_link(tmp_path):
+    (tmp_path / "store").mkdir()
+    target = tmp_path / "store" / "r.json"
+    target.write_text("old")
+    link = tmp_path / "r.json"
+    link.symlink_to(target)
+    write_result(make_run(), link)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert read_result(target).variants[0].name == "a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "store"]
+    assert [p.name for p in (tmp_path / "store").iterdir()] == ["r.json"]
 
 
 def test_journal_header_warnings_are_kept_with_the_recovery_note(tmp_path):
@@ -263,6 +311,30 @@ HOSTILE = {
                                 "rss_floor_kib must be an integer, got str"),
     "executor floor a flag": (lambda d: d["environment"].update(executor={"rss_floor_kib": True}),
                               "rss_floor_kib must be an integer, got bool"),
+    "boolean among integers": (_set_column("wall_ns", [5, True, 3, 4, 5]), "list of integers"),
+    "duration of 2**62": (_set_column("wall_ns", [2**62, 1, 1, 1, 1]),
+                          r"wall_ns\[0\] is 4611686018427387904, beyond the limit of 2\*\*53"),
+    "user time of 2**53": (_set_column("user_ns", [1, 2**53, 1, 1, 1]), r"user_ns\[1\] is 9007199254740992"),
+    "two variants of one name": (lambda d: d["variants"][1].update(name="a"),
+                                 r"variants\[1\]\.name 'a' is the name of an earlier variant"),
+    "comparisons of numbers": (lambda d: d.update(comparisons=[1, 2]),
+                               r"comparisons\[0\] must be an object, got int"),
+    "comparisons an object": (lambda d: d.update(comparisons={}), "comparisons must be a list, got dict"),
+    "summaries of strings": (lambda d: d.update(summaries=["a"]), r"summaries\[0\] must be an object, got str"),
+    "shell overhead a list": (lambda d: d.update(shell_overhead=[1]), "shell_overhead must be an object"),
+    "shell overhead median a string": (
+        lambda d: d.update(shell_overhead={"median_ns": "x", "min_ns": 1, "n": 3}),
+        "shell_overhead.median_ns must be a number of nanoseconds, got str"),
+    "shell overhead min negative": (
+        lambda d: d.update(shell_overhead={"median_ns": 5.5, "min_ns": -1, "n": 3}),
+        r"shell_overhead.min_ns must lie in \[0, 2\*\*53\) nanoseconds, got -1"),
+    "shell overhead median huge": (
+        lambda d: d.update(shell_overhead={"median_ns": 1e300, "min_ns": 1, "n": 3}),
+        r"shell_overhead.median_ns must lie in \[0, 2\*\*53\)"),
+    "shell overhead without n": (lambda d: d.update(shell_overhead={"median_ns": 5.5, "min_ns": 1}),
+                                 "shell_overhead.n must be an integer, got NoneType"),
+    "shell overhead n a flag": (lambda d: d.update(shell_overhead={"median_ns": 5.5, "min_ns": 1, "n": True}),
+                                "shell_overhead.n must be an integer, got bool"),
 }
 
 

@@ -12,6 +12,16 @@ from pairbench.units import (
 )
 
 
+@pytest.mark.parametrize("text", ["0.1ns", "0.4ns", "1e-10s", "0.0000001us"])
+def test_parse_duration_refuses_what_rounds_to_zero_nanoseconds_naming_the_option(text):
+    with pytest.raises(UsageError, match=r"--timeout: must be at least 1 ns"):
+        parse_duration_ns(text, option="--timeout")
+
+
+def test_parse_duration_rounds_half_a_nanosecond_and_more_to_a_whole_one():
+    assert parse_duration_ns("0.6ns") == 1 and parse_duration_ns("1.4ns") == 1
+
+
 @pytest.mark.parametrize(
     ("text", "ns"),
     [("60s", 60_000_000_000), ("500ms", 500_000_000), ("2m", 120_000_000_000), ("1.5", 1_500_000_000),

@@ -8,6 +8,7 @@ happens when either process dies or is interrupted.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -245,6 +246,77 @@ def test_sigint_sent_to_the_spawner_by_someone_else_interrupts_one_run_only():
         with pytest.raises(KeyboardInterrupt):
             ex.run(TRUE)
         assert ex.run(TRUE).status == 0
+
+
+class _Hung(Exception):
+    """The test's own deadline passed: the code under test waited forever."""
+
+
+@contextlib.contextmanager
+def _fails_after(seconds: float):
+    """Raise ``_Hung`` in the main thread if the block takes longer than ``seconds``."""
+
+    def expire(signum, frame):
+        raise _Hung(f"still waiting after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _ctrl_c_mid_request(monkeypatch, then=lambda: None):
+    """Make the next request's write stop halfway with Ctrl-C, as if it landed while a request
+    larger than the pipe buffer was being written; ``then`` runs just before the interruption."""
+    real = spawner._write_all
+    interrupted = []
+
+    def write_half(fd, data, **kwargs):
+        if interrupted or not data.startswith(b'["run"'):
+            return real(fd, data, **kwargs)
+        interrupted.append(data)
+        real(fd, data[: len(data) // 2])
+        then()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(spawner, "_write_all", write_half)
+
+
+BIG = Command("x" * 200_000, ("/bin/true",))  # a request line beyond the 64 KiB pipe buffer
+
+
+@pytest.mark.e2e
+def test_ctrl_c_in_the_middle_of_writing_a_request_leaves_the_spawner_usable(monkeypatch):
+    _ctrl_c_mid_request(monkeypatch)
+    with SpawnerExecutor(kill_grace_s=0.1) as ex, _fails_after(20):
+        with pytest.raises(KeyboardInterrupt):
+            ex.run(BIG)
+        assert ex.run(TRUE).status == 0
+        assert ex.run(BIG).status == 0
+
+
+@pytest.mark.e2e
+def test_a_spawner_that_never_answers_a_cancel_is_killed_not_waited_for(monkeypatch):
+    monkeypatch.setattr(spawner, "CANCEL_TIMEOUT_S", 0.5)
+    ex = SpawnerExecutor(kill_grace_s=0.1)
+    pid = ex.spawner_pid
+    _ctrl_c_mid_request(monkeypatch, then=lambda: os.kill(pid, signal.SIGSTOP))
+    try:
+        with _fails_after(20):
+            started = time.monotonic()
+            with pytest.raises(KeyboardInterrupt):
+                ex.run(BIG)
+            assert time.monotonic() - started < 5
+        assert is_gone(pid)
+        with pytest.raises(MeasurementError, match="closed"):
+            ex.run(TRUE)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        ex.close()
 
 
 def _signal_caught(pid: int) -> bool:

@@ -10,7 +10,15 @@ from collections.abc import Sequence
 import click
 
 from pairbench import __version__
-from pairbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PairbenchError
+from pairbench.errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_RESULT_FILE,
+    EXIT_USAGE,
+    EXIT_VERDICT,
+    PairbenchError,
+)
 from pairbench.measure.executor import Executor, OutputPolicy
 
 EXIT_CODES_HELP = """\b
@@ -21,15 +29,44 @@ Exit codes:
   3    a command failed or could not be run
   4    a result file could not be read or written
   130  interrupted (Ctrl-C); finished samples are saved
+  141  standard output was closed before everything was printed
 """
+
+
+class GuardedStream:
+    """A text stream whose first write error (a closed pipe, a full disk) is kept in ``error``
+    instead of raised; later writes are dropped. So an unwritable standard output cannot cut a
+    measurement short or hide how it ended: ``main`` turns the error into the exit code."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.error: OSError | None = None
+
+    def write(self, text: str) -> int:
+        self._guarded(self.stream.write, text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._guarded(self.stream.flush)
+
+    def _guarded(self, method, *args) -> None:
+        if self.error is not None:
+            return
+        try:
+            method(*args)
+        except OSError as exc:
+            self.error = exc
+
+    def __getattr__(self, name):  # isatty, encoding, fileno...: the wrapped stream's
+        return getattr(self.stream, name)
 
 
 class Io:
     """Where output goes; swapped in tests."""
 
     def __init__(self, stdout=None, stderr=None, color: bool | None = None):
-        self.stdout = stdout or sys.stdout
-        self.stderr = stderr or sys.stderr
+        self.stdout = GuardedStream(stdout or sys.stdout)
+        self.stderr = GuardedStream(stderr or sys.stderr)
         self.color = _want_color(self.stdout) if color is None else color
 
     def out(self, text: str) -> None:
@@ -85,6 +122,11 @@ def cli():
 def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: bool | None = None) -> int:
     """Run the CLI with ``argv`` and return the exit code (never calls sys.exit)."""
     io = Io(stdout, stderr, color)
+    return _with_output_failure(io, _invoke(io, argv))
+
+
+def _invoke(io: Io, argv: Sequence[str] | None) -> int:
+    """Run the command line and return its exit code; every error pairbench expects becomes one."""
     try:
         # click writes --help, --version and its own errors to sys.stdout/sys.stderr
         with contextlib.redirect_stdout(io.stdout), contextlib.redirect_stderr(io.stderr):
@@ -106,8 +148,40 @@ def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: 
     except KeyboardInterrupt:
         io.err("interrupted")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # written past our streams (click's own output): a reader went away
+        return EXIT_BROKEN_PIPE
     return result if isinstance(result, int) else EXIT_OK
 
 
+def _with_output_failure(io: Io, code: int) -> int:
+    """``code``, unless standard output could not be written and the code would claim success or a
+    --fail-on match: then 141 for a closed pipe (128 + SIGPIPE, what a shell reports for a tool the
+    pipe killed; said nowhere, the reader is gone) or 4 for another error (said on standard error).
+    A failed command (3), Ctrl-C (130), a usage (2) or result file error (4) keeps its code."""
+    error = io.stdout.error
+    if error is None:
+        return code
+    if not isinstance(error, BrokenPipeError):
+        io.err(f"error: cannot write to standard output ({error.strerror or error})")
+    if code not in (EXIT_OK, EXIT_VERDICT):
+        return code
+    return EXIT_BROKEN_PIPE if isinstance(error, BrokenPipeError) else EXIT_RESULT_FILE
+
+
 def entry_point() -> None:
-    sys.exit(main())
+    code = main()
+    _silence_exit_flush()
+    sys.exit(code)
+
+
+def _silence_exit_flush() -> None:
+    """Python flushes standard output and error at exit; after a closed pipe or a full disk that
+    flush would fail again and print "Exception ignored ...". Point such a stream at /dev/null."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, stream.fileno())
+                os.close(devnull)

@@ -14,8 +14,8 @@ from pairbench import analysis
 from pairbench.cli.app import EXIT_CODES_HELP, Io, cli, make_executor
 from pairbench.cli.options import percent_option, sampling_options
 from pairbench.cli.progress import close_progress, progress_printer
-from pairbench.cli.report import export_options, write_exports
-from pairbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VERDICT, UsageError
+from pairbench.cli.report import export_options, export_paths, refuse_shared_paths, write_exports
+from pairbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.measure.executor import OutputPolicy
 from pairbench.measure.plan import SamplingPlan, StopRule
 from pairbench.measure.session import Outcome, SessionSpec, measure
@@ -69,6 +69,7 @@ def build_session_spec(kind: str, commands: Sequence[str], options: dict, *, io:
     from pairbench.measure.commandline import parse_command, shell_syntax_warning
 
     check_result_path(options["json_path"])
+    refuse_shared_paths(output_files(options))
     shell = options["shell"]
     parsed = tuple(parse_command(c, shell=shell) for c in commands)
     names = tuple(options["names"])
@@ -117,6 +118,20 @@ def check_result_path(path: str | None) -> None:
         raise UsageError(f"--json {path!r}: the directory {str(directory)!r} does not exist")
     if not os.access(directory, os.W_OK):
         raise UsageError(f"--json {path!r}: the directory {str(directory)!r} is not writable")
+
+
+def output_files(options: dict) -> list[tuple[str, str]]:
+    """Every file a measurement writes, with the option naming it: --json and its journal,
+    --output FILE (the commands' output) and the --export-* files."""
+    from pairbench.resultfile import journal_path
+
+    files = []
+    json_path = options["json_path"]
+    if json_path and json_path != "-":
+        files += [("--json", json_path), ("--json's journal", str(journal_path(json_path)))]
+    if options["output"] not in ("null", "inherit"):
+        files.append(("--output", options["output"]))
+    return files + export_paths(options)
 
 
 def _refuse_repeated_names(names: Sequence[str]) -> None:
@@ -175,8 +190,23 @@ def finish_measurement(io: Io, outcome: Outcome, options: dict) -> int:
     run = outcome.run
     summaries = analysis.summaries_from_dicts(run.summaries) if run.summaries else analysis.summarize_run(run)
     _emit(io, outcome, options, text_report.render_run(run, summaries, color=io.color))
-    write_exports(io, run, options)
-    return _cut_short_exit_code(io, outcome) or EXIT_OK
+    export_failed = _export(io, run, options)
+    return _cut_short_exit_code(io, outcome) or export_failed or EXIT_OK
+
+
+def _export(io: Io, run, options: dict) -> int | None:
+    """Write the --export-* files; if one cannot be written, say so and return its exit code (4).
+
+    Never raises: the caller still reports how the run itself ended, and that
+    code (a failed command 3, Ctrl-C 130) wins over an export's failure, which
+    in turn wins over a --fail-on match (1).
+    """
+    try:
+        write_exports(io, run, options)
+    except ResultFileError as exc:
+        io.err(f"error: {exc}")
+        return exc.exit_code
+    return None
 
 
 def _cut_short_exit_code(io: Io, outcome: Outcome) -> int | None:
@@ -303,7 +333,7 @@ def finish_comparison(io: Io, outcome: Outcome, options: dict, settings) -> int:
     run = outcome.run
     summaries = analysis.summaries_from_dicts(run.summaries)
     _emit(io, outcome, options, text_report.render_compare(run, summaries, run.comparisons, color=io.color))
-    write_exports(io, run, options)
+    export_failed = _export(io, run, options)
     cut_short = _cut_short_exit_code(io, outcome)
     if cut_short is not None:
         return cut_short
@@ -311,8 +341,7 @@ def finish_comparison(io: Io, outcome: Outcome, options: dict, settings) -> int:
         Verdict(c["verdict"], negligible=c["negligible"]), options["fail_on"])]
     if failing:
         io.err(f"--fail-on {options['fail_on']}: {len(failing)} comparison(s) matched")
-        return EXIT_VERDICT
-    return EXIT_OK
+    return export_failed or (EXIT_VERDICT if failing else EXIT_OK)
 
 
 def _emit(io: Io, outcome: Outcome, options: dict, human: str) -> None:

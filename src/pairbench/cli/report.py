@@ -6,14 +6,16 @@ layer that writes it, each file atomically (``resultfile.atomic_write_text``).
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, Io, cli
-from pairbench.errors import EXIT_OK, ResultFileError
+from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError, UsageError
 from pairbench.report.exports import CSV_TABLES, EXPORTS, FORMATS
 
 
@@ -44,12 +46,37 @@ def report(io: Io, path: str, fmt: str | None, output: str | None, table: str | 
       pairbench report result.json -o samples.csv     # + samples.summary.csv
       pairbench report result.json --format csv --table summary
     """
-    from pairbench.report.exports import report_files
-    from pairbench.resultfile import read_result
+    from pairbench.report.exports import format_for, report_files
+    from pairbench.resultfile import journal_path, read_result
 
+    if output is not None and output != "-":
+        refuse_shared_paths([("the result read", path), ("its journal", str(journal_path(path))),
+                             *output_paths("-o", output, csv=format_for(fmt, output) == "csv" and table is None)])
     run = read_result(path)
-    write_files(io, report_files(run, fmt, output, table=table))
+    with analysing_stored(path):
+        files = report_files(run, fmt, output, table=table)
+    write_files(io, files)
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def analysing_stored(path: str) -> Iterator[None]:
+    """Analysis of the stored result ``path`` (``show``, ``report``): numpy's warnings are not
+    printed, and a failure to analyse is the file's problem, said as a ``ResultFileError`` naming it.
+
+    The raw samples were validated when read, but a hostile file can still hold
+    values no statistic can use; that is a bad file (exit 4), not a usage error.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            yield
+        except StatisticsError as exc:
+            raise ResultFileError(f"{path}: cannot be analysed: {exc}") from None
+        except ResultFileError as exc:
+            if str(exc).startswith(f"{path}:"):
+                raise
+            raise ResultFileError(f"{path}: {exc}") from None
 
 
 def write_files(io: Io, files: list[tuple[str | None, str]]) -> None:
@@ -71,15 +98,60 @@ def write_files(io: Io, files: list[tuple[str | None, str]]) -> None:
 
 
 def _check_export_path(ctx, param, value):
-    """Refuse, before measuring, a path whose directory does not exist or cannot be written."""
+    """Refuse, before measuring, a directory, or a path whose directory does not exist or cannot be written."""
     if value is None:
         return None
+    if Path(value).is_dir():
+        raise click.BadParameter(f"{value!r} is a directory; give a file path, e.g. "
+                                 f"{str(Path(value) / ('report' + _SUFFIXES[param.name]))!r}")
     directory = Path(value).resolve().parent
     if not directory.is_dir():
         raise click.BadParameter(f"the directory {str(directory)!r} does not exist")
     if not os.access(directory, os.W_OK):
         raise click.BadParameter(f"the directory {str(directory)!r} is not writable")
     return value
+
+
+_SUFFIXES = {"export_markdown": ".md", "export_csv": ".csv", "export_html": ".html"}
+
+
+def export_paths(options: Mapping) -> list[tuple[str, str]]:
+    """The files the ``--export-*`` options in ``options`` will write, each with the option that
+    names it (``--export-csv FILE`` also writes FILE's .summary.csv sibling)."""
+    paths: list[tuple[str, str]] = []
+    for key in EXPORTS:
+        if options.get(key):
+            paths += output_paths("--" + key.replace("_", "-"), options[key], csv=key == "export_csv")
+    return paths
+
+
+def output_paths(option: str, path: str, *, csv: bool) -> list[tuple[str, str]]:
+    """``path`` as written by ``option``; for CSV samples also the summary file beside it."""
+    if not csv:
+        return [(option, path)]
+    from pairbench.report.csvfile import summary_path
+
+    return [(option, path), (f"{option}'s summary", str(summary_path(path)))]
+
+
+def refuse_shared_paths(paths: Sequence[tuple[str, str | None]]) -> None:
+    """Refuse (``UsageError``) two of ``paths`` (what, path) that are one file, by name, through a
+    symbolic link or as hard links: one would overwrite the other (a report over the raw samples)."""
+    given = [(what, path) for what, path in paths if path]
+    for i, (what, path) in enumerate(given):
+        for other_what, other in given[:i]:
+            if _same_file(path, other):
+                raise UsageError(f"{other_what} and {what} name the same file ({path}): one would "
+                                 "overwrite the other; give them different paths")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        if Path(a).resolve() == Path(b).resolve():
+            return True
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    except (OSError, RuntimeError):  # a symbolic link loop: not a file anything could be written to
+        return False
 
 
 def export_options(f):

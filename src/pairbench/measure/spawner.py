@@ -25,10 +25,13 @@ Ctrl-C: the spawner leads its own process group, so the terminal's SIGINT
 reaches only pairbench. When the wait for a reply is interrupted (by
 ``KeyboardInterrupt`` or any other exception), pairbench, with SIGINT held off,
 sends the spawner one SIGINT, which interrupts ``PosixExecutor.run`` there (it
-kills and reaps the command's process group), then a ``sync`` request, and reads
-replies up to the matching ``sync``; then the exception propagates. The spawner
-stays usable: a SIGINT it receives while idle only marks the next run as
-cancelled, and ``sync`` clears that mark.
+kills and reaps the command's process group), then a ``sync`` request (after a
+newline, if the interruption cut the request's own line short: the spawner
+answers that torn line with an error), and reads replies up to the matching
+``sync``; then the exception propagates. The spawner stays usable: a SIGINT it
+receives while idle only marks the next run as cancelled, and ``sync`` clears
+that mark. A spawner that does not answer ``sync`` within the kill grace period
+plus ``CANCEL_TIMEOUT_S`` is taken for dead and killed.
 
 If pairbench dies, the spawner dies with it and kills a running command's group:
 ``PR_SET_PDEATHSIG`` (Linux; it fires when the *thread* that created the
@@ -62,6 +65,9 @@ from pairbench.measure.posix import PosixExecutor
 
 STARTUP_TIMEOUT_S = 10.0
 """How long the spawner may take to answer ``ready`` before the in-process fallback is used."""
+CANCEL_TIMEOUT_S = 5.0
+"""How long, beyond the kill grace period, a cancelled run may take to answer ``sync`` before the
+spawner is taken for dead and killed."""
 
 _NULL_OUTPUT = OutputPolicy()
 _ERRORS = {cls.__name__: cls for cls in (CommandNotFound, MeasurementError, UsageError)}
@@ -123,6 +129,7 @@ class SpawnerExecutor:
         self._requests: dict = {}
         self._floor_kib = 0
         self._syncs = 0
+        self._line_open = False  # a request is being written: its line may be cut short
         try:
             self._start(_lifeline)
         except _SpawnerGone as why:
@@ -200,7 +207,9 @@ class SpawnerExecutor:
     def _call(self, request: bytes) -> list:
         """Send one request and return its reply; on any interruption, cancel it first."""
         try:
+            self._line_open = True
             _write_all(self._request_fd, request)
+            self._line_open = False
             line = self._replies.read()
             if line is None:
                 raise _SpawnerGone("end of file")
@@ -218,18 +227,23 @@ class SpawnerExecutor:
         command running or a reply unread; it takes effect afterwards.
         """
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        deadline = time.monotonic() + self.kill_grace_s + CANCEL_TIMEOUT_S
         try:
             self._syncs += 1
             expected = ["sync", self._syncs]
             os.kill(self._proc.pid, signal.SIGINT)
-            _write_all(self._request_fd, json.dumps(expected).encode() + b"\n")
+            torn = b"\n" if self._line_open else b""  # end a request cut short, so "sync" is read whole
+            self._line_open = False
+            _write_all(self._request_fd, torn + json.dumps(expected).encode() + b"\n", deadline=deadline)
             while True:
-                line = self._replies.read()
+                line = self._replies.read(timeout_s=max(0.0, deadline - time.monotonic()))
                 if line is None:
-                    raise _SpawnerGone("end of file")
+                    raise _SpawnerGone("no answer")
                 if line.startswith(b'["sync"') and json.loads(line) == expected:
                     return
         except (_SpawnerGone, OSError):
+            with contextlib.suppress(OSError):
+                self._proc.kill()  # exited, or hung: either way it is not coming back
             self._spawner_died()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
@@ -364,9 +378,15 @@ def _package_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(pairbench.__file__)))
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes, *, deadline: float | None = None) -> None:
+    """Write all of ``data``; by the ``time.monotonic()`` ``deadline``, if one is given, or raise
+    ``_SpawnerGone`` (the reader stopped reading)."""
     view = memoryview(data)
     while view:
+        if deadline is not None:
+            left_s = max(0.0, deadline - time.monotonic())
+            if not select.select([], [fd], [], left_s)[1]:
+                raise _SpawnerGone("it stopped reading its requests")
         view = view[os.write(fd, view) :]
 
 
