@@ -21,7 +21,7 @@ ALLOWED = {
     "model": {"errors", "command"},
     "stats": {"errors", "stats"},
     "resultfile": {"errors", "model", "command"},
-    "environment": {"__init__", "errors", "units"},
+    "environment": {"__init__", "errors", "units", "environment"},
     "measure": {"__init__", "errors", "command", "model", "units", "measure", "resultfile", "environment"},
     "verdict": {"errors", "stats", "units"},
     "analysis": {"errors", "model", "stats", "verdict", "units"},

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from pairbench.doctor import diagnose_machine, evaluate
+from pairbench.doctor import diagnose_machine, environment_footnotes, evaluate
 from pairbench.doctor.checks import (
     check_clock,
     check_load,
@@ -54,12 +54,14 @@ def test_overall_status_is_the_worst_finding(machine):
     assert report.counts() == {"ok": 1, "unknown": 9, "warn": 1, "fail": 1}
 
 
-def test_noisy_laptop_names_the_busy_processes_and_how_to_pause_them(machine):
+def test_noisy_laptop_names_the_busy_processes_and_pauses_all_but_the_desktop_shell(machine):
     load = {f.check: f for f in evaluate(machine("noisy-laptop"))}["load"]
     assert "load average 3.41 (1 min), 2.87 (5 min) on 4 CPUs" in load.reading
     assert "3.60 CPUs busy in the last 100 ms" in load.reading
     assert "firefox -contentproc -childID 7 (pid 2001, 90%)" in load.reading
-    assert load.fix == "pause them while you measure: kill -STOP 2001 2002 2003 (then kill -CONT 2001 2002 2003)"
+    assert "/usr/bin/gnome-shell (pid 2003, 10%)" in load.reading  # named: it is busy
+    assert load.fix == ("pause them while you measure: kill -STOP 2001 2002 (then kill -CONT 2001 2002); "
+                        "leave gnome-shell (pid 2003, part of the desktop or login session) running")
 
 
 def test_fixes_are_the_exact_commands(machine):
@@ -76,7 +78,8 @@ def test_fixes_are_the_exact_commands(machine):
 
 def test_a_cgroup_quota_under_one_cpu_fails_and_says_how_much_to_give(machine):
     virt = {f.check: f for f in evaluate(machine("container"))}["virtualization"]
-    assert virt.reading == "docker container; cgroup CPU quota 0.5 CPUs; throttled 312 times"
+    assert virt.reading == ("docker container; cgroup CPU quota 0.5 CPUs; throttled in 1 of 1 quota "
+                            "periods in the last 100 ms (313 since the cgroup began)")
     # the check warns while the quota is below the CPUs pairbench may run on, so the fix names those
     assert virt.fix.startswith("give the container all 4 CPUs it may run on (docker run --cpus=4)")
 
@@ -181,3 +184,148 @@ def test_memory_without_meminfo_does_not_claim_no_swap():
     mem = {f.check: f for f in evaluate(env)}["memory"]
     assert mem.status == "unknown"
     assert "swap unknown (cannot read /proc/meminfo)" in mem.reading
+
+
+# ------------------------------------------------------------------ power wording
+
+
+def test_a_full_battery_without_a_mains_supply_is_not_called_no_battery_found():
+    env = {"power": {"on_battery": False, "mains_online": None, "platform_profile": None,
+                     "batteries": [{"name": "BAT0", "status": "Full", "capacity": 100}]}}
+    finding = check_power(env)
+    assert finding.status == "ok"
+    assert finding.reading == "battery not discharging (BAT0 Full 100%); no mains supply listed"
+
+
+def test_a_desktop_without_batteries_says_no_battery_found():
+    env = {"power": {"on_battery": False, "mains_online": None, "platform_profile": None,
+                     "batteries": []}}
+    assert check_power(env).reading == "no battery found"
+
+
+# ------------------------------------------------------------------ clock fix
+
+
+@pytest.mark.parametrize("available", [["tsc", "hpet"], ["tsc"]])
+def test_a_coarse_step_on_tsc_does_not_suggest_switching_to_tsc(available):
+    env = {"clocksource": {"current": "tsc", "available": available},
+           "timer": {"measured_resolution_ns": 2_000}}
+    finding = check_clock(env)
+    assert finding.status == "warn"
+    assert "echo tsc" not in finding.fix
+    assert finding.fix == ("no clock source to switch to (tsc is the fastest offered): keep every "
+                           "sample above 2.000 ms, so the clock's step is under 0.1% of it")
+
+
+def test_a_slow_clock_source_without_tsc_points_to_the_kernel_log():
+    env = {"clocksource": {"current": "hpet", "available": ["hpet", "acpi_pm"]},
+           "timer": {"measured_resolution_ns": 700}}
+    assert check_clock(env).fix.startswith("no faster clock source to switch to: check the kernel log")
+
+
+# ------------------------------------------------------------------ virtualization fix by cause
+
+VM_FIX = ("measure on bare metal or on an instance with dedicated cores, and compare only results "
+          "from the same instance type")
+
+
+def _virt_env(*, vm=True, steal=0.0, quota=None, cpus=4, throttled_now=None, throttled_total=None):
+    return {"online_cpus": list(range(cpus)), "logical_cpus": cpus,
+            "isolation": {"allowed_cpus": list(range(cpus))},
+            "virtualization": {"hypervisor_flag": vm, "container": "docker",
+                               "cgroup_cpu": {"quota_cpus": quota, "nr_throttled": throttled_total}},
+            "activity": {"window_s": 0.1, "cpu": {"steal_percent": steal, "busy_cpus": 0.1},
+                         "cgroup_nr_throttled": throttled_now, "cgroup_nr_periods": 1}}
+
+
+def test_steal_with_a_quota_of_all_cpus_gets_vm_advice_not_quota_advice():
+    finding = check_virtualization(_virt_env(steal=15.0, quota=4.0, cpus=4))
+    assert finding.status == "fail"
+    assert finding.fix == VM_FIX
+
+
+def test_a_quota_below_the_cpus_on_bare_metal_gets_quota_advice_only():
+    finding = check_virtualization(_virt_env(vm=False, quota=2.0, cpus=4))
+    assert finding.status == "warn"
+    assert finding.fix == ("give the container all 4 CPUs it may run on (docker run --cpus=4) or "
+                           "remove the quota while measuring")
+
+
+def test_steal_and_a_short_quota_get_both_fixes():
+    fix = check_virtualization(_virt_env(steal=15.0, quota=2.0, cpus=4)).fix
+    assert fix.startswith("give the container all 4 CPUs") and fix.endswith(VM_FIX)
+
+
+def test_throttling_now_under_a_quota_of_all_cpus_says_to_remove_the_quota():
+    finding = check_virtualization(_virt_env(vm=False, quota=4.0, cpus=4, throttled_now=1,
+                                             throttled_total=40))
+    assert finding.status == "warn"
+    assert finding.reading.endswith("throttled in 1 of 1 quota periods in the last 100 ms "
+                                    "(40 since the cgroup began)")
+    assert finding.fix.startswith("remove the cgroup's CPU quota while measuring")
+
+
+def test_throttling_long_ago_is_context_not_a_finding():
+    env = _virt_env(vm=False, quota=4.0, cpus=4, throttled_now=0, throttled_total=312)
+    finding = check_virtualization(env)
+    assert finding.status == "ok"
+    assert finding.reading.endswith("not throttled in the last 100 ms (312 since the cgroup began)")
+    assert environment_footnotes(env, "run", 1) == []
+
+
+# ------------------------------------------------------------------ what the load fix may pause
+
+
+def _busy(*processes, ancestors=None) -> dict:
+    return {"load_average": [3.0, 3.0, 3.0], "online_cpus": [0, 1, 2, 3],
+            "activity": {"window_s": 0.1, "cpu": {"busy_cpus": 3.0}, "ancestor_pids": ancestors,
+                         "busiest_processes": [
+                             {"pid": pid, "name": name, "cpu_percent": 50.0, "command": name}
+                             for pid, name in processes]}}
+
+
+def test_the_load_fix_never_pauses_pairbenchs_own_parents():
+    finding = check_load(_busy((900, "make"), (901, "cc1"), ancestors=[900, 899, 1]))
+    assert finding.fix == ("pause them while you measure: kill -STOP 901 (then kill -CONT 901); "
+                           "leave make (pid 900, a parent of pairbench) running")
+
+
+@pytest.mark.parametrize("name", ["Xorg", "Xwayland", "gnome-shell", "kwin_wayland", "sway",
+                                  "plasmashell", "systemd", "systemd-journal", "sshd", "tmux: server"])
+def test_the_load_fix_says_to_close_rather_than_pause_the_session(name):
+    finding = check_load(_busy((700, name)))
+    assert "kill -STOP" not in finding.fix
+    assert finding.fix == ("close the programs that keep them busy, or wait until they are idle; do not "
+                           f"pause {name} (pid 700, part of the desktop or login session)")
+
+
+# ------------------------------------------------------------------ malformed stored metadata
+
+
+@pytest.mark.parametrize(("metadata", "check"), [
+    ({"power": {}}, "power"),
+    ({"turbo": {"file": "/x"}}, "turbo"),
+    ({"turbo": {"enabled": True}}, "turbo"),
+    ({"thermal_throttle": {"cpus": 1}}, "thermal"),
+    ({"kernel_settings": {"perf_event_paranoid": "2"}}, "perf"),
+    ({"load_average": [0.1]}, "load"),
+    ({"load_average": "abc"}, "load"),
+    ({"load_average": [0.1, 0.1, 0.1], "online_cpus": 4}, "load"),
+    ({"load_average": [0.1, 0.1, 0.1], "online_cpus": "0-3"}, "load"),
+    ({"activity": {"busiest_processes": [{"pid": 1}], "cpu": {"busy_cpus": 3.0}}}, "load"),
+    ({"virtualization": "kvm"}, "virtualization"),
+    ({"clocksource": {"current": "tsc", "available": 3}, "timer": {"measured_resolution_ns": 5000}},
+     "clock"),
+    ({"memory": {"mem_total_kib": "16G", "mem_available_kib": 1}}, "memory"),
+    ({"smt": {"sibling_groups": [1, 2]}}, "smt"),
+])
+def test_malformed_stored_metadata_makes_its_check_unknown_not_a_crash(metadata, check):
+    findings = {f.check: f for f in evaluate(metadata)}
+    assert len(findings) == 12
+    assert findings[check].status == "unknown"
+    assert findings[check].reading.startswith("stored value malformed: ")
+    environment_footnotes(metadata, "compare", 2)  # run, compare and show use the same checks
+
+
+def test_metadata_that_is_not_an_object_gives_twelve_unknowns():
+    assert {f.status for f in evaluate(["not", "a", "mapping"])} == {"unknown"}

@@ -121,3 +121,58 @@ def test_a_failing_command_exits_3(stored, executor):
 def test_bad_iteration_counts_are_a_usage_error():
     code, _, err = invoke("doctor", "--iterations", "4", "echo {iterations}")
     assert code == 2 and "need at least 2 distinct counts" in err
+
+
+@pytest.mark.parametrize("environment", [
+    {"power": {}}, {"turbo": {"file": "/x"}}, {"thermal_throttle": {"cpus": 1}},
+    {"kernel_settings": {"perf_event_paranoid": "2"}}, {"load_average": [0.1]},
+    {"load_average": "abc"}, {"online_cpus": 5, "logical_cpus": "x"},
+    {"timer": [], "activity": 3, "virtualization": "x", "memory": [], "pressure": 1},
+])
+def test_partial_or_odd_stored_metadata_gives_unknown_findings_not_a_traceback(tmp_path, environment):
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"format": "pairbench.result/1",
+                                "environment": {"load_average": None, **environment}}))
+    code, out, err = invoke("doctor", "--environment", str(path))
+    assert (code, err) == (0, "")
+    assert "stored value malformed: " in out and "Overall: UNKNOWN" in out
+    code, out, err = invoke("doctor", "--json", "--environment", str(path))
+    assert code == 0 and json.loads(out)["status"] == "unknown"
+
+
+def _nested(depth: int) -> str:
+    return '{"environment": {"load_average": ' + "[" * depth + "]" * depth + "}}"
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    (None, "no such file"),
+    (_nested(100_000), "nested too deeply"),
+    (_nested(200), "nested more than 64 levels deep"),
+    ('{"environment": {"load_average": [NaN, 1, 1]}}', "NaN is not allowed"),
+    ('{"environment": ', "not JSON machine metadata"),
+    (b"\xff\xfe{}", "not UTF-8 text"),
+    ('{"format": "pairbench.result/1", "environment": []}', "environment must be an object"),
+])
+def test_an_unreadable_environment_file_exits_4_with_one_line_naming_it(tmp_path, content, problem):
+    path = tmp_path / "env.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    code, out, err = invoke("doctor", "--environment", str(path))
+    assert code == 4 and out == ""
+    assert err.count("\n") == 1 and str(path) in err and problem in err, err
+
+
+def test_a_journal_of_an_unfinished_run_can_be_judged(tmp_path):
+    from pairbench.model import Command, Run, Sample, Variant
+    from pairbench.resultfile import Journal
+
+    environment = {"load_average": [0.1, 0.1, 0.1], "logical_cpus": 2}
+    run = Run("run", (Variant("a", Command("a", ("a",))),), "0", "2026-01-01T00:00:00+00:00",
+              state="running", environment=environment)
+    journal = Journal(tmp_path / "r.json", run)
+    journal.append(0, Sample(wall_ns=1_000_000))
+    journal.close(remove=False)
+    code, out, err = invoke("doctor", "--environment", str(tmp_path / "r.json.partial"))
+    assert (code, err) == (0, "") and "OK      load: load average 0.10" in out

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
+import pytest
 from machines import machine_tree
 
+from pairbench.doctor import evaluate
 from pairbench.environment import activity, collect_environment, parse_cpu_list
 
 
@@ -75,7 +79,7 @@ def test_noisy_laptop_readings(machine):
 def test_container_reads_what_exists_and_none_for_the_rest(machine):
     env = machine("container")
     assert env["virtualization"]["container"] == "docker"
-    assert env["virtualization"]["cgroup_cpu"] == {"quota_cpus": 0.5, "nr_throttled": 312}
+    assert env["virtualization"]["cgroup_cpu"] == {"quota_cpus": 0.5, "nr_throttled": 313}
     assert env["virtualization"]["hypervisor_flag"] is None
     assert env["governors"] == {} and env["turbo"] is None
     assert env["smt"] == {"control": None, "active": None, "sibling_groups": []}
@@ -138,3 +142,129 @@ def test_the_real_machine_is_collected_without_errors():
                         "kernel_settings", "virtualization", "memory", "pressure", "power",
                         "thermal_throttle", "load_average", "timer"}
     json.dumps(env, allow_nan=False)
+
+
+# ------------------------------------------------------------------ power supplies
+
+
+def _supply(root, name: str, **files: str) -> None:
+    directory = root / "sys/class/power_supply" / name
+    directory.mkdir(parents=True)
+    for file, text in files.items():
+        (directory / file).write_text(text + "\n")
+
+
+def _power(root):
+    return collect_environment(root, activity_window_s=0.0, sleep=lambda s: None)["power"]
+
+
+def test_an_online_mains_supply_means_mains_power_even_when_a_battery_says_discharging(tmp_path):
+    _supply(tmp_path, "AC", type="Mains", online="1")
+    _supply(tmp_path, "BAT0", type="Battery", status="Discharging", capacity="80")
+    power = _power(tmp_path)
+    assert power["on_battery"] is False and power["mains_online"] is True
+
+
+def test_a_wireless_mouse_battery_does_not_put_a_desktop_on_battery(tmp_path):
+    _supply(tmp_path, "hidpp_battery_0", type="Battery", scope="Device", status="Discharging",
+            capacity="55")
+    power = _power(tmp_path)
+    assert power == {"on_battery": False, "mains_online": None, "batteries": [],
+                     "platform_profile": None}
+
+
+def test_a_laptop_on_its_battery_is_on_battery_whatever_its_mouse_says(tmp_path):
+    _supply(tmp_path, "AC", type="Mains", online="0")
+    _supply(tmp_path, "BAT0", type="Battery", status="Discharging", capacity="41")
+    _supply(tmp_path, "hidpp_battery_0", type="Battery", scope="Device", status="Full")
+    power = _power(tmp_path)
+    assert power["on_battery"] is True and [b["name"] for b in power["batteries"]] == ["BAT0"]
+
+
+# ------------------------------------------------------------------ malformed and unreadable files
+
+
+def _collect(root):
+    env = collect_environment(root, activity_window_s=0.0, sleep=lambda s: None)
+    json.dumps(env, allow_nan=False)  # still a valid result document
+    return env
+
+
+@pytest.mark.parametrize("loadavg", ["0.52\n", "nan 0.1 0.1 1/100 7\n", "0.1 inf 0.1 1/100 7\n",
+                                     "0.1 0.2\n", "a b c d e\n", "\n"])
+def test_a_malformed_loadavg_is_unknown_and_never_nan(tmp_path, loadavg):
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc/loadavg").write_text(loadavg)
+    env = _collect(tmp_path)
+    assert env["load_average"] is None
+    load = {f.check: f for f in evaluate(env)}["load"]
+    assert load.status == "unknown"
+
+
+def test_a_malformed_pressure_figure_is_left_out_and_the_rest_is_read(tmp_path):
+    (tmp_path / "proc/pressure").mkdir(parents=True)
+    (tmp_path / "proc/pressure/cpu").write_text(
+        "some avg10=1.2.3 avg60=0.50 avg300=nan total=12\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
+    assert _collect(tmp_path)["pressure"] == {"cpu": {"some_avg60": 0.5, "full_avg10": 0.0,
+                                                      "full_avg60": 0.0, "full_avg300": 0.0}}
+
+
+def _unreadable(monkeypatch, directory, method: str):
+    """Make ``directory`` unreadable: chmod 000, or (as root, whom chmod does not stop) make
+    ``Path.<method>`` raise PermissionError for it and everything below it."""
+    if os.geteuid() != 0:
+        directory.chmod(0)
+        return
+    original = getattr(Path, method)
+
+    def refuse(self, *args, **kwargs):
+        if self == directory or directory in self.parents:
+            raise PermissionError(13, "Permission denied", str(self))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, method, refuse)
+
+
+def test_an_unreadable_power_supply_directory_means_power_unknown(tmp_path, monkeypatch):
+    _supply(tmp_path, "BAT0", type="Battery", status="Discharging", capacity="41")
+    directory = tmp_path / "sys/class/power_supply"
+    _unreadable(monkeypatch, directory, "iterdir")
+    try:
+        env = _collect(tmp_path)
+    finally:
+        directory.chmod(0o755)
+    assert env["power"] is None
+    assert {f.check: f for f in evaluate(env)}["power"].status == "unknown"
+
+
+def test_an_untraversable_run_directory_does_not_stop_the_container_check(tmp_path, monkeypatch):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run/.containerenv").write_text("")
+    (tmp_path / "proc/1").mkdir(parents=True)
+    (tmp_path / "proc/1/cgroup").write_text("0::/kubepods/besteffort/pod1\n")
+    _unreadable(monkeypatch, tmp_path / "run", "exists")
+    try:
+        env = _collect(tmp_path)
+    finally:
+        (tmp_path / "run").chmod(0o755)
+    assert env["virtualization"]["container"] == "kubernetes"  # found by the next sign
+
+
+# ------------------------------------------------------------------ who pairbench is, throttling now
+
+
+def test_the_collector_records_pairbenchs_parent_processes(machine):
+    assert machine("noisy-laptop")["activity"]["ancestor_pids"] == [2010, 2009, 1]
+    assert machine("container")["activity"]["ancestor_pids"] is None  # no PPid in its status
+
+
+def test_the_real_parent_chain_starts_at_our_parent():
+    env = collect_environment("/", activity_window_s=0.0)
+    assert env["activity"]["ancestor_pids"][0] == os.getppid()
+
+
+def test_cgroup_throttling_is_counted_over_the_activity_window(machine):
+    env = machine("container")
+    assert env["activity"]["cgroup_nr_periods"] == 1 and env["activity"]["cgroup_nr_throttled"] == 1
+    assert env["virtualization"]["cgroup_cpu"]["nr_throttled"] == 313  # since the cgroup began
+    assert machine("tuned-server")["activity"]["cgroup_nr_throttled"] == 0

@@ -43,8 +43,9 @@ def test_container_quota_and_vm_steal_become_footnotes_but_unknowns_do_not(machi
     container = environment_footnotes(machine("container"), "run", 1)
     assert len(container) == 2
     assert container[0].startswith("load average 0.8 on 4 CPUs: timings will be noisy")
-    assert container[1].startswith("docker container; cgroup CPU quota 0.5 CPUs; throttled 312 "
-                                   "times: the hypervisor or the cgroup quota paused the benchmark")
+    assert container[1].startswith(
+        "docker container; cgroup CPU quota 0.5 CPUs; throttled in 1 of 1 quota periods in the last "
+        "100 ms (313 since the cgroup began): the hypervisor or the cgroup quota paused the benchmark")
     vm = environment_footnotes(machine("vm"), "compare", 2)
     assert [n.split(":")[0] for n in vm] == ["virtual machine (QEMU Standard PC (Q35 + ICH9, 2009)); steal 12.5% now"]
 

@@ -7,6 +7,7 @@ import re
 from html import unescape
 
 import numpy as np
+import pytest
 
 from pairbench.model import SAMPLE_COLUMNS, Command, Run, Samples, Variant
 from pairbench.report import charts
@@ -141,3 +142,24 @@ def test_notes_show_backticked_commands_as_code_and_stay_escaped():
     assert str(code_spans("see `pairbench doctor` first")) == "see <code>pairbench doctor</code> first"
     assert str(code_spans("`<script>x</script>` & more")) == "<code>&lt;script&gt;x&lt;/script&gt;</code> &amp; more"
     assert str(code_spans("one ` only")) == "one ` only"
+
+
+@pytest.mark.parametrize("value", [-5.0, -0.002, 0.0, 5.0, 1e-300])
+def test_a_histogram_of_one_repeated_value_has_one_bin_with_increasing_edges(value):
+    counts, edges = charts._histogram(np.full(7, value))
+    assert counts.tolist() == [7]
+    assert edges[0] < value < edges[1]
+    assert edges[1] - edges[0] == pytest.approx(max(abs(value) * 0.002, 0) or 1.0)
+
+
+def test_a_tight_cluster_with_one_far_outlier_gets_a_bounded_number_of_bins():
+    values = np.concatenate([1e6 + np.arange(1000) * 1e-3, [1e10]])  # 1 ms with ns spread, one 10 s stall
+    counts, edges = charts._histogram(values)
+    assert 5 <= counts.size <= charts.MAX_BINS and counts.sum() == values.size
+    assert edges[0] == values.min() and edges[-1] == values.max()
+
+
+def test_histogram_bins_follow_freedman_diaconis_when_in_range():
+    values = np.random.default_rng(4).normal(0, 1, 2000)
+    counts, _ = charts._histogram(values)
+    assert counts.size == np.histogram_bin_edges(values, bins="fd").size - 1

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from markdown_it import MarkdownIt
-from report_helpers import HOSTILE, assert_golden
+from report_helpers import DATA, HOSTILE, assert_golden
 
 from pairbench.report.analysed import analyse
 from pairbench.report.markdown import escape, render_markdown
@@ -85,3 +86,32 @@ def test_an_escaped_cell_renders_back_to_its_text(raw):
     cell = tables_of(html)[0][1][0]
     expected = " ".join(raw.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     assert cell == expected.replace('"', "&quot;")
+
+
+GITHUB_LINKS = re.compile(r"(?<![\w`])@[A-Za-z0-9]|#\d")  # a mention or an issue reference
+
+
+@pytest.mark.parametrize(("raw", "escaped"), [
+    ("npx @biomejs/biome", "npx @\u2060biomejs/biome"),
+    ("fixes #123", "fixes \\#\u2060123"),
+    ("a@b.example", "a@\u2060b.example"),
+    ("# h and @ alone", "\\# h and @ alone"),
+])
+def test_escape_keeps_mentions_and_issue_numbers_from_linking_on_github(raw, escaped):
+    assert escape(raw) == escaped
+
+
+def test_a_pull_request_comment_neither_mentions_nor_links_issues(compare_run):
+    from pairbench.report.markdown import escape_html
+    from pairbench.resultfile import run_from_document
+
+    name = "npx @biomejs/biome check | #123"
+    text = (DATA / "compare.json").read_text(encoding="utf-8").replace("old build", name)
+    run = run_from_document(json.loads(text))
+    markdown = render_markdown(analyse(run))
+    assert markdown.count("@\u2060biomejs") >= 4  # title, table, details summary, variants table
+    html = gfm().render(markdown)
+    visible = re.sub(r"<[^>]+>", " ", html)
+    assert not GITHUB_LINKS.search(visible.replace("&amp;", "&"))
+    assert all(len(row) == len(t[0]) for t in tables_of(html) for row in t)  # the '|' did not split
+    assert "@\u2060biomejs" in escape_html(name) and "#\u2060123" in escape_html(name)

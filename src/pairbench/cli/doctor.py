@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from pathlib import Path
 
 import click
 from rich.markup import escape
@@ -12,9 +13,10 @@ from pairbench.cli.app import Io, cli, make_executor
 from pairbench.cli.options import duration_option
 from pairbench.doctor import Report, ValidationPlan, diagnose_benchmark, diagnose_machine
 from pairbench.doctor.findings import STATUSES, at_least
-from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, UsageError
+from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.measure.executor import OutputPolicy
 from pairbench.report.text import render_markup
+from pairbench.resultfile import RESULT_FORMAT, read_result
 
 DOCTOR_EXIT_HELP = """\b
 Exit codes:
@@ -22,9 +24,12 @@ Exit codes:
   1    a finding is at least as bad as --fail-on
   2    usage error
   3    the command failed or could not be run
+  4    the --environment file could not be read
   130  interrupted (Ctrl-C)
 """
 _STYLE = {"ok": "green", "unknown": "dim", "warn": "yellow", "fail": "bold red"}
+MAX_METADATA_BYTES = 512 * 1024 * 1024  # a result document with every sample stays well below
+MAX_METADATA_DEPTH = 64  # collected metadata nests 4 levels; deeper is not ours
 
 
 def _counts(text: str) -> tuple[int, ...]:
@@ -88,7 +93,7 @@ def doctor(io: Io, command: str | None, as_json: bool, fail_on: str, environment
         plan = _plan(command, options)
         executor = make_executor(OutputPolicy())
         try:
-            timer = (machine.details["environment"].get("timer") or {}).get("measured_resolution_ns")
+            timer = _timer_step(machine.details["environment"])
             report = diagnose_benchmark(plan, executor, timer_resolution_ns=timer)
         finally:
             executor.close()
@@ -105,19 +110,75 @@ def doctor(io: Io, command: str | None, as_json: bool, fail_on: str, environment
 
 
 def _stored_environment(path: str) -> dict:
-    """The environment metadata in a result document, a doctor --json document, or a bare dict."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            document = json.load(f)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read machine metadata from {path!r}: {exc}") from None
+    """The environment metadata in a result document or journal, a doctor --json document, or a bare dict.
+
+    A file that cannot be read, is not JSON, holds NaN or is nested too deeply
+    raises ``ResultFileError`` (exit 4), as for any result file (a journal goes
+    through the result reader). Only the metadata is needed, so the rest of a
+    result document is not validated; values of the wrong type in the metadata
+    make their checks ``unknown``.
+    """
+    text = _read_text(Path(path))
+    if '"journal"' in text.split("\n", 1)[0][:200]:  # a run that did not finish: its journal
+        return read_result(path).environment
+    document = _parse_json(Path(path), text)
+    if isinstance(document, dict) and document.get("format") == RESULT_FORMAT:
+        environment = document.get("environment")
+        if not isinstance(environment, dict):
+            raise ResultFileError(f"{path}: environment must be an object, got "
+                                  f"{type(environment).__name__}")
+        return environment
     if not isinstance(document, dict):
         raise UsageError(f"{path!r} holds no machine metadata (expected a JSON object)")
-    for candidate in (document.get("environment"), (document.get("machine") or {}).get("environment"),
-                      document):
+    machine = document.get("machine")
+    for candidate in (document.get("environment"),
+                      machine.get("environment") if isinstance(machine, dict) else None, document):
         if isinstance(candidate, dict) and "load_average" in candidate:
             return candidate
     raise UsageError(f"{path!r} holds no machine metadata: no 'environment' with a 'load_average'")
+
+
+def _read_text(path: Path) -> str:
+    """The text of ``path``; ResultFileError naming the file and the problem."""
+    try:
+        if path.stat().st_size > MAX_METADATA_BYTES:
+            raise ResultFileError(f"{path}: larger than {MAX_METADATA_BYTES} bytes")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResultFileError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise ResultFileError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _parse_json(path: Path, text: str) -> object:
+    """The JSON value of ``text``: no NaN, nested at most MAX_METADATA_DEPTH deep; else ResultFileError."""
+    try:
+        document = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ResultFileError(f"{path}: nested too deeply to hold machine metadata") from None
+    except ValueError as exc:
+        raise ResultFileError(f"{path}: not JSON machine metadata ({exc})") from None
+    if _depth(document) > MAX_METADATA_DEPTH:
+        raise ResultFileError(f"{path}: nested more than {MAX_METADATA_DEPTH} levels deep")
+    return document
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not allowed (non-finite number)")
+
+
+def _depth(value) -> int:
+    """How deeply ``value`` nests lists and objects (iterative: no recursion limit to hit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack += [(child, depth + 1) for child in children if isinstance(child, (dict, list))]
+    return deepest
 
 
 def _plan(command: str, options: dict) -> ValidationPlan:
@@ -125,6 +186,13 @@ def _plan(command: str, options: dict) -> ValidationPlan:
     return ValidationPlan(command=command, shell=options["shell"], name=options["name"],
                           runs=options["runs"], counts=options["counts"], warmup=options["warmup"],
                           seed=seed, timeout_ns=options["timeout"])
+
+
+def _timer_step(environment: dict) -> int | None:
+    """The measured timer step in the metadata, if it is a positive integer."""
+    timer = environment.get("timer")
+    step = timer.get("measured_resolution_ns") if isinstance(timer, dict) else None
+    return step if isinstance(step, int) and not isinstance(step, bool) and step > 0 else None
 
 
 def _exit_code(report: Report, fail_on: str) -> int:
@@ -166,10 +234,11 @@ def overall_line(report: Report) -> str:
 
 def machine_lines(report: Report) -> list[str]:
     env = report.details.get("environment", {})
-    cpus = len(env.get("online_cpus") or []) or env.get("logical_cpus")
+    online = env.get("online_cpus")
+    cpus = (len(online) if isinstance(online, list) else 0) or env.get("logical_cpus")
     header = " · ".join(str(x) for x in (env.get("host"), env.get("os"), env.get("kernel"),
-                                         env.get("cpu_model"), f"{cpus} CPUs") if x)
-    lines = [f"[bold]pairbench doctor[/bold] · {escape(header)}", ""]
+                                         env.get("cpu_model"), f"{cpus} CPUs" if cpus else "") if x)
+    lines = [f"[bold]pairbench doctor[/bold]{' · ' + escape(header) if header else ''}", ""]
     for finding in report.findings:
         lines += finding_lines(finding)
     return lines + ["", overall_line(report)]

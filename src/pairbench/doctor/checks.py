@@ -17,6 +17,10 @@ every sample in a fresh process, and with full randomization each process
 gets a different memory layout, so layout luck averages out across samples
 instead of biasing every sample of a command the same way (Mytkowicz et al.,
 "Producing wrong data without doing anything obviously wrong!", ASPLOS 2009).
+
+Stored metadata may be partial, from another version, or hand-edited: a value
+of the wrong type makes its check ``unknown`` ("stored value malformed: ..."),
+never an exception (see :func:`evaluate`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import math
 from collections.abc import Callable, Mapping
 
 from pairbench.doctor.findings import Finding
+from pairbench.doctor.pausing import SHOWN_PROCESSES, load_fix
+from pairbench.doctor.stored import NUMBER, load_average, online_cpus, section, stored, usable_cpus
 from pairbench.units import format_duration, format_kib
 
 SMT_OFF = ("off", "forceoff", "notsupported", "notimplemented")
@@ -32,22 +38,7 @@ SLOW_CLOCKSOURCES = ("hpet", "acpi_pm", "jiffies", "refined-jiffies", "pit")
 TIMER_WARN_NS = 1_000  # a step above 1 us quantizes sub-millisecond samples by > 0.1%
 TIMER_FAIL_NS = 1_000_000  # a 1 ms step: the clock of Windows-era asv (asv #780)
 BUSY_PROCESS_PERCENT = 5.0  # processes using less than this share of a CPU are not named
-SHOWN_PROCESSES = 3
 LOAD_WARN = 0.5  # another task using half a CPU on average already shares caches and power
-
-
-def _cpus(env: Mapping) -> int | None:
-    """CPUs pairbench may run on: the tree's affinity list, else this process's."""
-    allowed = (env.get("isolation") or {}).get("allowed_cpus")
-    return len(allowed) if allowed else (env.get("usable_cpus") or env.get("logical_cpus"))
-
-
-def _online(env: Mapping) -> int | None:
-    """CPUs of the whole machine (the load average is machine-wide): sysfs online list, else os.cpu_count."""
-    online = env.get("online_cpus")
-    return len(online) if online else env.get("logical_cpus")
-
-
 def cpu_list_text(cpus) -> str:
     """[0, 1, 2, 5] -> "0-2,5"."""
     cpus = sorted(cpus)
@@ -65,7 +56,7 @@ def cpu_list_text(cpus) -> str:
 
 def check_governor(env: Mapping) -> Finding:
     """CPU frequency governor: ``performance`` on every CPU is ok."""
-    title, governors = "CPU frequency governor", env.get("governors") or {}
+    title, governors = "CPU frequency governor", section(env, "governors")
     why = ("a dynamic governor raises the clock only after load appears and lowers it in pauses, "
            "so a short command runs partly at a low clock and a sample's time depends on what "
            "ran just before it")
@@ -90,6 +81,11 @@ def check_turbo(env: Mapping) -> Finding:
     if not turbo:
         return Finding("turbo", title, "unknown", "no intel_pstate/no_turbo or cpufreq/boost file "
                        "in /sys/devices/system/cpu (no boost control visible, e.g. in a VM)", why)
+    stored(turbo, dict, "turbo")
+    if stored(turbo.get("enabled"), bool, "turbo.enabled") is None:
+        raise ValueError("turbo.enabled is missing")
+    if not stored(turbo.get("file"), str, "turbo.file"):
+        raise ValueError("turbo.file is missing")
     state = "enabled" if turbo["enabled"] else "disabled"
     reading = f"{state} ({turbo['file']})"
     if not turbo["enabled"]:
@@ -101,7 +97,7 @@ def check_turbo(env: Mapping) -> Finding:
 
 def check_smt(env: Mapping) -> Finding:
     """SMT (hyper-threading): no active siblings is ok."""
-    title, smt = "SMT siblings", env.get("smt") or {}
+    title, smt = "SMT siblings", section(env, "smt")
     why = ("SMT siblings share a core's execution units and caches: whatever runs on the "
            "sibling slows the benchmark by an amount that changes from sample to sample")
     control, active, groups = smt.get("control"), smt.get("active"), smt.get("sibling_groups") or []
@@ -126,7 +122,11 @@ def check_thermal(env: Mapping) -> Finding:
     if not counters:
         return Finding("thermal", title, "unknown", "no /sys/devices/system/cpu/cpu*/thermal_throttle "
                        "counters (Intel CPUs have them; VMs and most AMD/ARM systems do not)", why)
-    core, package = counters["core_throttle_count"], counters["package_throttle_count"]
+    core = stored(counters.get("core_throttle_count"), int, "thermal_throttle.core_throttle_count")
+    package = stored(counters.get("package_throttle_count"), int,
+                     "thermal_throttle.package_throttle_count")
+    if core is None or package is None:
+        raise ValueError("thermal_throttle lacks core_throttle_count or package_throttle_count")
     reading = f"{core} core and {package} package throttling events since boot"
     if core == 0 and package == 0:
         return Finding("thermal", title, "ok", reading, why, data=dict(counters))
@@ -146,9 +146,9 @@ def check_load(env: Mapping) -> Finding:
     the activity window, compared with the machine's online CPUs (the load
     average is machine-wide).
     """
-    title, load, cpus = "load", env.get("load_average"), _online(env)
-    activity = env.get("activity") or {}
-    busy_now = (activity.get("cpu") or {}).get("busy_cpus")
+    title, load, cpus = "load", load_average(env), online_cpus(env)
+    activity = section(env, "activity")
+    busy_now = stored((activity.get("cpu") or {}).get("busy_cpus"), NUMBER, "activity.cpu.busy_cpus")
     why = ("other tasks compete for the CPU, caches, memory bandwidth and power budget: samples "
            "get slower and more spread, in bursts that follow the other tasks' phases")
     if load is None and busy_now is None:
@@ -165,20 +165,18 @@ def check_load(env: Mapping) -> Finding:
         status = "warn"
     else:
         return Finding("load", title, "ok", reading, why, data=data)
-    pids = " ".join(str(p["pid"]) for p in busiest[:SHOWN_PROCESSES])
-    fix = (f"pause them while you measure: kill -STOP {pids} (then kill -CONT {pids})" if busiest
-           else "stop background jobs and wait until `uptime` shows a load well below 0.5")
-    return Finding("load", title, status, reading, why, fix, data)
+    return Finding("load", title, status, reading, why, load_fix(busiest, activity), data)
 
 
 def _load_reading(load, busy_now, cpus, busiest, env: Mapping) -> str:
     parts = []
     if load:
-        parts.append(f"load average {load[0]:.2f} (1 min), {load[1]:.2f} (5 min) on {cpus} CPUs")
+        parts.append(f"load average {load[0]:.2f} (1 min), {load[1]:.2f} (5 min)"
+                     + (f" on {cpus} CPUs" if cpus else ""))
     if busy_now is not None:
-        window = (env.get("activity") or {}).get("window_s", 0)
+        window = section(env, "activity").get("window_s", 0)
         parts.append(f"{busy_now:.2f} CPUs busy in the last {window * 1000:.0f} ms")
-    psi = ((env.get("pressure") or {}).get("cpu") or {}).get("some_avg10")
+    psi = (section(env, "pressure").get("cpu") or {}).get("some_avg10")
     if psi is not None:
         parts.append(f"tasks waited for a CPU {psi:.1f}% of the last 10 s (PSI)")
     if busiest:
@@ -190,7 +188,7 @@ def _load_reading(load, busy_now, cpus, busiest, env: Mapping) -> str:
 
 def check_isolation(env: Mapping) -> Finding:
     """Isolated CPUs (isolcpus / nohz_full): running on isolated CPUs is ok."""
-    title, iso = "isolated CPUs", env.get("isolation") or {}
+    title, iso = "isolated CPUs", section(env, "isolation")
     why = ("without isolation the scheduler may put any task, timer tick or RCU callback on the "
            "benchmark's CPU; isolcpus and nohz_full keep them off")
     isolated, allowed, nohz = iso.get("isolated"), iso.get("allowed_cpus"), iso.get("nohz_full")
@@ -207,7 +205,7 @@ def check_isolation(env: Mapping) -> Finding:
         where = f"; pairbench may run on {cpu_list_text(allowed)}" if allowed else ""
         return Finding("isolation", title, "warn", reading + where, why,
                        f"taskset -c {cpu_list_text(isolated)} pairbench ...", data)
-    online = _online(env)
+    online = online_cpus(env)
     if not online or online < 2:
         return Finding("isolation", title, "ok", "none (a single CPU: nothing to isolate from)",
                        why, data=data)
@@ -221,7 +219,7 @@ def check_isolation(env: Mapping) -> Finding:
 def check_aslr(env: Mapping) -> Finding:
     """ASLR: full randomization (2) is ok; see the module docstring for why."""
     title = "ASLR"
-    value = (env.get("kernel_settings") or {}).get("aslr")
+    value = section(env, "kernel_settings").get("aslr")
     why = ("each sample runs in a new process; with full randomization every process gets a "
            "different memory layout, so layout luck averages out over the samples instead of "
            "biasing all samples of one command the same way")
@@ -238,8 +236,8 @@ def check_aslr(env: Mapping) -> Finding:
 def check_clock(env: Mapping) -> Finding:
     """Clock source and the measured timer resolution."""
     title = "clock"
-    source = env.get("clocksource") or {}
-    step = (env.get("timer") or {}).get("measured_resolution_ns")
+    source = section(env, "clocksource")
+    step = section(env, "timer").get("measured_resolution_ns")
     current, available = source.get("current"), source.get("available") or []
     why = ("every sample is two clock reads: a coarse clock quantizes short samples and a slow "
            "clock source (hpet, acpi_pm) adds its read cost to every sample")
@@ -253,23 +251,34 @@ def check_clock(env: Mapping) -> Finding:
         return Finding("clock", title, "fail", reading, why,
                        "use a system with a high-resolution clock (Linux: tsc)", data)
     if (step and step > TIMER_WARN_NS) or current in SLOW_CLOCKSOURCES:
-        fix = ("echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource"
-               if "tsc" in available else "check the kernel log (dmesg | grep -i clocksource) for "
-               "why a fast clock source was rejected")
-        return Finding("clock", title, "warn", reading, why, fix, data)
+        return Finding("clock", title, "warn", reading, why, _clock_fix(current, available, step), data)
     if not current and not step:
         return Finding("clock", title, "unknown", reading, why, data=data)
     return Finding("clock", title, "ok", reading, why, data=data)
 
 
+def _clock_fix(current: str | None, available: list, step: int | None) -> str:
+    """Switch to tsc when the kernel offers it and it is not in use; else what can be done."""
+    if "tsc" in available and current != "tsc":
+        return "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource"
+    if current in SLOW_CLOCKSOURCES:
+        return ("no faster clock source to switch to: check the kernel log (dmesg | grep -i "
+                "clocksource) for why tsc was rejected")
+    shortest = format_duration(step * 1000) if step else "1 ms"
+    return (f"no clock source to switch to ({current or 'the current one'} is the fastest offered): "
+            f"keep every sample above {shortest}, so the clock's step is under 0.1% of it")
+
+
 def check_perf(env: Mapping) -> Finding:
     """perf_event_paranoid: <= 2 lets a user count cycles and instructions of their own processes."""
     title = "perf events"
-    settings = env.get("kernel_settings") or {}
+    settings = section(env, "kernel_settings")
     paranoid, rate = settings.get("perf_event_paranoid"), settings.get("perf_event_max_sample_rate")
     why = ("hardware counters (perf stat -e cycles,instructions) measure a command's work without "
            "the timer's and the scheduler's noise; above 2, users cannot count even their own "
            "processes")
+    paranoid = stored(paranoid, int, "kernel_settings.perf_event_paranoid")
+    rate = stored(rate, int, "kernel_settings.perf_event_max_sample_rate")
     if paranoid is None:
         return Finding("perf", title, "unknown", "cannot read /proc/sys/kernel/perf_event_paranoid", why)
     reading = f"perf_event_paranoid = {paranoid}" + (
@@ -284,11 +293,12 @@ def check_perf(env: Mapping) -> Finding:
 
 
 def check_virtualization(env: Mapping) -> Finding:
-    """Hypervisor, container, cgroup CPU quota and steal time."""
-    title, virt, cpus = "virtualization", env.get("virtualization") or {}, _cpus(env)
-    steal = ((env.get("activity") or {}).get("cpu") or {}).get("steal_percent")
-    quota = (virt.get("cgroup_cpu") or {}).get("quota_cpus")
-    throttled = (virt.get("cgroup_cpu") or {}).get("nr_throttled")
+    """Hypervisor, container, cgroup CPU quota and its throttling now, and steal time."""
+    title, virt, cpus = "virtualization", section(env, "virtualization"), usable_cpus(env)
+    activity = section(env, "activity")
+    steal = stored((activity.get("cpu") or {}).get("steal_percent"), NUMBER, "activity.cpu.steal_percent")
+    quota = stored((virt.get("cgroup_cpu") or {}).get("quota_cpus"), NUMBER, "cgroup_cpu.quota_cpus")
+    throttled = _throttled(env)
     vm = bool(virt.get("hypervisor_flag") or virt.get("hypervisor_type") or virt.get("dmi_virtual"))
     known = any(virt.get(k) is not None for k in ("hypervisor_flag", "hypervisor_type", "dmi"))
     why = ("a hypervisor schedules the virtual CPUs (time it gives to other guests is steal), "
@@ -299,18 +309,50 @@ def check_virtualization(env: Mapping) -> Finding:
         parts.append(f"steal {steal:.1f}% now")
     if quota is not None:
         parts.append(f"cgroup CPU quota {quota:g} CPUs")
-    if throttled:
-        parts.append(f"throttled {throttled} times")
+    parts += filter(None, [_throttling_text(throttled, activity.get("window_s"))])
     data = {"virtual_machine": vm if known else None, "container": virt.get("container"),
-            "steal_percent": steal, "quota_cpus": quota, "nr_throttled": throttled, "cpus": cpus}
+            "steal_percent": steal, "quota_cpus": quota, "cpus": cpus, **throttled}
     reading = "; ".join(parts)
+    short_quota = quota is not None and (quota < 1 or bool(cpus and quota < cpus))
+    fix = _virt_fix(steal=steal, quota=quota, cpus=cpus, vm=vm, short_quota=short_quota,
+                    throttled_now=throttled["nr_throttled_now"])
     if (quota is not None and quota < 1) or (steal is not None and steal >= 10):
-        return Finding("virtualization", title, "fail", reading, why, _virt_fix(quota, cpus, vm), data)
-    if vm or (quota is not None and cpus and quota < cpus) or throttled or (steal or 0) >= 1:
-        return Finding("virtualization", title, "warn", reading, why, _virt_fix(quota, cpus, vm), data)
+        return Finding("virtualization", title, "fail", reading, why, fix, data)
+    if vm or short_quota or throttled["nr_throttled_now"] or (steal or 0) >= 1:
+        return Finding("virtualization", title, "warn", reading, why, fix, data)
     if not known and virt.get("container") is None:
         return Finding("virtualization", title, "unknown", reading, why, data=data)
     return Finding("virtualization", title, "ok", reading, why, data=data)
+
+
+def _throttled(env: Mapping) -> dict:
+    """The quota's throttling: periods throttled in the activity window and since the cgroup began.
+
+    ``nr_throttled`` (cpu.stat) counts since the cgroup was created, so only
+    the window's count says the quota paused anything now; the total is context.
+    """
+    activity = section(env, "activity")
+    cgroup = section(env, "virtualization").get("cgroup_cpu") or {}
+    return {
+        "nr_throttled_now": stored(activity.get("cgroup_nr_throttled"), int, "activity.cgroup_nr_throttled"),
+        "nr_periods_now": stored(activity.get("cgroup_nr_periods"), int, "activity.cgroup_nr_periods"),
+        "nr_throttled": stored(cgroup.get("nr_throttled"), int, "cgroup_cpu.nr_throttled"),
+    }
+
+
+def _throttling_text(throttled: Mapping, window_s) -> str:
+    """ "throttled in 1 of 1 quota periods in the last 100 ms (313 since the cgroup began)"; "" if never."""
+    now, periods, total = (throttled["nr_throttled_now"], throttled["nr_periods_now"],
+                           throttled["nr_throttled"])
+    if not now and not total:
+        return ""
+    if now is None:  # a document from before the window was measured: the total alone
+        return f"throttled in {total} quota periods since the cgroup began"
+    window = f"the last {window_s * 1000:.0f} ms" if isinstance(window_s, NUMBER) else "the activity window"
+    text = (f"not throttled in {window}" if not now else
+            f"throttled in {now} of {periods} quota periods in {window}" if periods else
+            f"throttled in {now} quota periods in {window}")
+    return text + (f" ({total} since the cgroup began)" if total else "")
 
 
 def _where(virt: Mapping, vm: bool, known: bool) -> str:
@@ -324,22 +366,29 @@ def _where(virt: Mapping, vm: bool, known: bool) -> str:
     return inside or "cannot tell (no cpuinfo flags, /sys/hypervisor or DMI data)"
 
 
-def _virt_fix(quota, cpus, vm: bool) -> str:
-    if quota is not None:
+def _virt_fix(*, steal, quota, cpus, vm: bool, short_quota: bool, throttled_now) -> str:
+    """The fix for each cause found: a quota below the CPUs, throttling now, steal or a VM."""
+    fixes = []
+    if short_quota:
         whole = max(1, cpus or math.ceil(quota))
-        return (f"give the container all {whole} CPUs it may run on (docker run --cpus={whole}) "
-                "or remove the quota while measuring")
+        fixes.append(f"give the container all {whole} CPUs it may run on (docker run --cpus={whole}) "
+                     "or remove the quota while measuring")
+    elif throttled_now:
+        fixes.append("remove the cgroup's CPU quota while measuring, or stop the other work in the "
+                     "cgroup: together they used up its quota")
     if vm:
-        return ("measure on bare metal or on an instance with dedicated cores, and compare only "
-                "results from the same instance type")
-    return "measure when the host is idle"
+        fixes.append("measure on bare metal or on an instance with dedicated cores, and compare only "
+                     "results from the same instance type")
+    elif (steal or 0) >= 1:
+        fixes.append("measure when the host is idle, or on an instance with dedicated cores")
+    return "; also ".join(fixes) or "measure when the host is idle"
 
 
 def check_memory(env: Mapping) -> Finding:
     """Swap in use, swapping now, and memory pressure (PSI)."""
-    title, mem = "memory", env.get("memory") or {}
-    psi = (env.get("pressure") or {}).get("memory") or {}
-    activity = env.get("activity") or {}
+    title, mem = "memory", section(env, "memory")
+    psi = section(env, "pressure").get("memory") or {}
+    activity = section(env, "activity")
     why = ("a benchmark that waits for memory (reclaim, swap-in) takes longer by amounts that "
            "depend on everything else running: slow, erratic samples")
     if not mem and not psi:
@@ -376,20 +425,19 @@ def check_memory(env: Mapping) -> Finding:
 
 def check_power(env: Mapping) -> Finding:
     """Power supply and platform profile: mains power is ok."""
-    title, power = "power supply", env.get("power")
+    title, power = "power supply", stored(env.get("power"), dict, "power")
     why = ("on battery, or in a low-power profile, firmware lowers power limits and clock speeds "
            "and changes them as the charge falls")
     if power is None:
         return Finding("power", title, "unknown", "no /sys/class/power_supply", why)
-    batteries = power.get("batteries") or []
-    charge = ", ".join(f"{b['name']} {b['status']} {b['capacity']}%" for b in batteries)
-    profile = power.get("platform_profile")
-    reading = ("on battery" if power["on_battery"] else
-               "mains power" if power.get("mains_online") else "no battery found")
-    reading += f" ({charge})" if charge else ""
+    on_battery = stored(power.get("on_battery"), bool, "power.on_battery")
+    if on_battery is None:
+        raise ValueError("power.on_battery is missing")
+    profile = stored(power.get("platform_profile"), str, "power.platform_profile")
+    reading = _power_reading(power)
     reading += f"; platform profile {profile}" if profile else ""
     data = dict(power)
-    if power["on_battery"]:
+    if on_battery:
         return Finding("power", title, "warn", reading, why, "plug in the charger", data)
     if profile in ("low-power", "quiet", "cool"):
         return Finding("power", title, "warn", reading, why,
@@ -397,12 +445,53 @@ def check_power(env: Mapping) -> Finding:
     return Finding("power", title, "ok", reading, why, data=data)
 
 
-CHECKS: tuple[Callable[[Mapping], Finding], ...] = (
-    check_load, check_governor, check_turbo, check_smt, check_aslr, check_isolation,
-    check_clock, check_perf, check_virtualization, check_memory, check_power, check_thermal,
+def _power_reading(power: Mapping) -> str:
+    """ "on battery (BAT0 Discharging 41%)", "mains power", "no battery found"..."""
+    batteries = stored(power.get("batteries"), list, "power.batteries") or []
+    charge = ", ".join(
+        f"{b.get('name')} {b.get('status') or 'status unknown'}"
+        + (f" {b['capacity']}%" if b.get("capacity") is not None else "") for b in batteries)
+    if power["on_battery"]:
+        state = "on battery"
+    elif power.get("mains_online"):
+        state = "mains power"
+    elif not batteries:
+        return "no battery found"
+    else:
+        mains = "no mains supply online" if power.get("mains_online") is False else "no mains supply listed"
+        return f"battery not discharging ({charge}); {mains}"
+    return state + (f" ({charge})" if charge else "")
+
+
+CHECKS: tuple[tuple[str, str, Callable[[Mapping], Finding]], ...] = (
+    ("load", "load", check_load),
+    ("governor", "CPU frequency governor", check_governor),
+    ("turbo", "turbo boost", check_turbo),
+    ("smt", "SMT siblings", check_smt),
+    ("aslr", "ASLR", check_aslr),
+    ("isolation", "isolated CPUs", check_isolation),
+    ("clock", "clock", check_clock),
+    ("perf", "perf events", check_perf),
+    ("virtualization", "virtualization", check_virtualization),
+    ("memory", "memory", check_memory),
+    ("power", "power supply", check_power),
+    ("thermal", "thermal throttling", check_thermal),
 )
+MALFORMED = (AttributeError, KeyError, TypeError, IndexError, ValueError)
 
 
 def evaluate(environment: Mapping) -> tuple[Finding, ...]:
-    """Judge ``environment`` (as collected or as stored in a result document): one finding per check."""
-    return tuple(check(environment) for check in CHECKS)
+    """Judge ``environment`` (as collected or as stored in a result document): one finding per check.
+
+    A check that meets a value it cannot use (a missing key, a string where a
+    number belongs) answers ``unknown`` with "stored value malformed: ...".
+    """
+    return tuple(_guarded(check_id, title, check, environment) for check_id, title, check in CHECKS)
+
+
+def _guarded(check_id: str, title: str, check: Callable[[Mapping], Finding], environment) -> Finding:
+    try:
+        return check(environment)
+    except MALFORMED as exc:
+        problem = f"{exc.args[0]!r} is missing" if isinstance(exc, KeyError) and exc.args else str(exc)
+        return Finding(check_id, title, "unknown", f"stored value malformed: {problem[:200]}")

@@ -81,7 +81,7 @@ def _moment_line(f: Finding) -> str:
     if f.check == "power" and f.status == "warn":
         return f"{f.reading}: clock speeds follow the power limits, so timings drift"
     if f.check == "virtualization" and (f.status == "fail" or _paused(data)):
-        how = "paused" if f.status == "fail" or data.get("nr_throttled") else "can pause"
+        how = "paused" if f.status == "fail" or data.get("nr_throttled_now") else "can pause"
         return f"{f.reading}: the hypervisor or the cgroup quota {how} the benchmark"
     if f.check == "clock" and f.status == "fail":
         return f"{f.reading}: short samples are quantized"
@@ -98,9 +98,14 @@ def _load_level(data: Mapping) -> str:
 
 
 def _paused(data: Mapping) -> bool:
-    """Steal time, cgroup throttling or a quota below the CPUs pairbench may use: the benchmark was paused."""
+    """Steal time, cgroup throttling in the activity window, or a quota below the CPUs pairbench
+    may use: the benchmark was, or can be, paused.
+
+    ``nr_throttled`` alone counts since the cgroup was created, so it says
+    nothing about this run; ``nr_throttled_now`` is the count over the window.
+    """
     quota, cpus = data.get("quota_cpus"), data.get("cpus")
-    return bool((data.get("steal_percent") or 0) >= 1 or data.get("nr_throttled")
+    return bool((data.get("steal_percent") or 0) >= 1 or data.get("nr_throttled_now")
                 or (quota is not None and cpus and quota < cpus))
 
 

@@ -17,6 +17,7 @@ from all samples.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -142,14 +143,17 @@ def _thinned_note(shown: int, total: int) -> str:
 def _histogram(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact counts over Freedman-Diaconis bins (at most ``MAX_BINS``): (counts, edges)."""
     lo, hi = float(values.min()), float(values.max())
-    if lo == hi:
-        return np.array([values.size]), np.array([lo - 0.5, hi + 0.5]) if lo == 0 else np.array(
-            [lo * 0.999, hi * 1.001])
-    edges = np.histogram_bin_edges(values, bins="fd")
-    if edges.size - 1 > MAX_BINS or edges.size < 6:
-        edges = np.linspace(lo, hi, min(MAX_BINS, max(5, int(np.sqrt(values.size)))) + 1)
-    counts, edges = np.histogram(values, bins=edges)
-    return counts, edges
+    if lo == hi:  # one bin around the value, 0.1% of it to each side (0.5 around zero)
+        half = abs(lo) * 0.001 or 0.5
+        return np.array([values.size]), np.array([lo - half, hi + half])
+    # Freedman-Diaconis width 2 IQR / n^(1/3), counted before any edge is built: a tight cluster
+    # with one far outlier would otherwise ask numpy for billions of bins
+    q1, q3 = np.percentile(values, [25, 75])
+    width = 2.0 * float(q3 - q1) / values.size ** (1.0 / 3.0)
+    bins = math.ceil((hi - lo) / width) if width > 0 else 0
+    if not 5 <= bins <= MAX_BINS:
+        bins = min(MAX_BINS, max(5, int(np.sqrt(values.size))))
+    return np.histogram(values, bins=np.linspace(lo, hi, bins + 1))
 
 
 def _layout(title: str, x_title: str, y_title: str, **extra) -> dict:

@@ -8,6 +8,11 @@ Markdown punctuation are backslash-escaped, ``<``, ``>`` and ``&`` become
 entities (a benchmark called ``<script>`` is shown, never run; hyperfine
 escapes only ``|``, which faults-and-verification.md item 22 warns about),
 and newlines become spaces so a name cannot break a table row.
+
+GitHub also links text after Markdown is rendered, escaped or not: ``@name``
+notifies a user or team (``npx @biomejs/biome``) and ``#123`` links an issue.
+A WORD JOINER (U+2060, invisible, zero width) after every ``@`` or ``#`` that
+precedes a letter or digit breaks both, in table cells, lines and ``<summary>``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from pairbench.units import format_duration
 
 _BACKSLASHED = re.compile(r"([\\`*_\[\]{}|~#!])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_LINK_TRIGGER = re.compile(r"([@#])(?=\w)")  # a mention or an issue reference starts here
+WORD_JOINER = "\u2060"
 MAX_VALUE_CHARS = 300  # environment values (process lists) are cut here in Markdown
 
 
@@ -38,13 +45,18 @@ def escape(text: object) -> str:
     value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], value)
     value = _BACKSLASHED.sub(r"\\\1", value)
     value = re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value)
-    return value.strip() or " "
+    return _unlinked(value).strip() or " "
 
 
 def escape_html(text: object) -> str:
     """``text`` safe inside a raw HTML element (``<summary>``), where Markdown is not parsed."""
     value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], str(text))
-    return re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value).strip()
+    return _unlinked(re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value)).strip()
+
+
+def _unlinked(text: str) -> str:
+    """``text`` with a word joiner after each ``@`` or ``#`` GitHub would turn into a mention or link."""
+    return _LINK_TRIGGER.sub(r"\1" + WORD_JOINER, text)
 
 
 def table(t: Table) -> str:

@@ -43,13 +43,13 @@ def run_header(run: Run) -> list[str]:
     rounds = max((len(v.samples.measured()) for v in run.variants), default=0)
     seed = run.options.get("seed")
     what = "command" if n == 1 else "commands"
-    lines = [f"[bold]pairbench {run.kind}[/bold] · {n} {what}"]
+    lines = [f"[bold]pairbench {escape(str(run.kind))}[/bold] · {n} {what}"]
     if n > 1 and rounds == 0:
-        lines.append(f"No round was completed (order seed {seed}).")
+        lines.append(f"No round was completed (order seed {escape(str(seed))}).")
     elif n > 1:
         lines.append(
             f"Samples were interleaved: each of {rounds} rounds ran every command once, "
-            f"in a fresh random order (seed {seed})."
+            f"in a fresh random order (seed {escape(str(seed))})."
         )
     if run.shell_overhead:
         overhead = run.shell_overhead.get("median_ns")
@@ -72,7 +72,7 @@ def variant_block(s: VariantSummary, notes: list[str]) -> list[str]:
     counts += f", {s.n_failed} failed" if s.n_failed else ""
     lines = [title, f"  median    {fmt(s.median)}  {_interval(s.median_low, s.median_high, fmt, s.confidence)}   {counts}"]
     if s.mean_se is not None:
-        method = {"batch-means": "batch means"}.get(s.mean_method, s.mean_method)
+        method = escape(str({"batch-means": "batch means"}.get(s.mean_method, s.mean_method)))
         n_eff = f", effective n {min(s.n_eff, s.n):.0f}" if s.n_eff is not None else ""
         lines.append(
             f"  mean      {fmt(s.mean)} ± {format_duration(s.mean_se, unit=unit, digits=2)}"
@@ -83,7 +83,7 @@ def variant_block(s: VariantSummary, notes: list[str]) -> list[str]:
     lines.append(f"  min…max   {fmt(s.min)} … {fmt(s.max)}    Q1 {fmt(s.q1)}   Q3 {fmt(s.q3)}")
     spread = f"  SD {format_duration(s.sd)}   CV {format_percent(100 * s.cv, signed=False) if s.cv is not None else '—'}"
     if s.mean_min_gap is not None:
-        spread += f"   mean {format_percent(100 * s.mean_min_gap, signed=False)} above min"
+        spread += f"   mean-min gap {format_percent(100 * s.mean_min_gap, signed=False)} of the mean"
     spread += f"   Tukey fence: {s.beyond_upper_fence} above, {s.beyond_lower_fence} below (kept)"
     lines.append(spread)
     lines.append(
@@ -147,7 +147,7 @@ def comparison_table(comparisons: Sequence[dict], notes: list[str], *, color: bo
 
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     baselines = {c["baseline"] for c in comparisons}
-    first = f"vs {_short(next(iter(baselines)))}" if len(baselines) == 1 else "comparison"
+    first = f"vs {escape(_short(str(next(iter(baselines)))))}" if len(baselines) == 1 else "comparison"
     for column in (first, "B min", "C min", "min Δ", "B mean", "C mean", "mean Δ",
                    "change [interval]", "verdict"):
         table.add_column(column, justify="left" if column in (first, "verdict") else "right",
@@ -171,9 +171,9 @@ def _comparison_cells(c: dict, notes: list[str], *, with_baseline: bool) -> list
     verdict = c["verdict"] + (" (negligible)" if c["negligible"] else "")
     style = _VERDICT_STYLE.get(c["verdict"], "")
     marks = _footnote_marks(c.get("warnings", []), notes)
-    name = escape(_short(c["candidate"]))
+    name = escape(_short(str(c["candidate"])))
     if with_baseline:
-        name += f" vs {escape(_short(c['baseline']))}"
+        name += f" vs {escape(_short(str(c['baseline'])))}"
     if c.get("self_check"):
         name += " (A/A)"
     return [
@@ -185,7 +185,7 @@ def _comparison_cells(c: dict, notes: list[str], *, with_baseline: bool) -> list
         format_duration(means.get("candidate")),
         format_percent(means.get("paired_difference_pct")),
         change,
-        f"[{style}]{verdict}[/{style}]" if style else verdict,
+        f"[{style}]{escape(verdict)}[/{style}]" if style else escape(verdict),
     ]
 
 

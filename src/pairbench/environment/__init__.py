@@ -21,9 +21,15 @@ What is read, and from where (all below ``root``):
 * memory, swap and pressure: ``proc/meminfo``, ``proc/pressure/{cpu,memory,io}``;
 * power: ``sys/class/power_supply/*``, ``sys/firmware/acpi/platform_profile``;
 * thermal throttling counters: ``sys/devices/system/cpu/cpu*/thermal_throttle``;
-* activity right now: two snapshots of ``proc/stat``, ``proc/vmstat`` and
-  ``proc/[pid]/stat``, ``activity_window_s`` apart (CPU busy, steal, swapping,
-  the busiest other processes).
+* activity right now: two snapshots of ``proc/stat``,
+  ``proc/vmstat``, ``proc/[pid]/stat`` and our cgroup's ``cpu.stat``,
+  ``activity_window_s`` apart (CPU busy, steal, swapping, quota throttling, the
+  busiest other processes), and our parent processes (``PPid`` in
+  ``proc/self/status`` and ``proc/[pid]/status``).
+
+A malformed or unreadable file (a number that does not parse, a directory we
+may not list) gives None for that reading; no reader raises, and no reading is
+NaN or infinite (result documents are written with ``allow_nan=False``).
 """
 
 from __future__ import annotations
@@ -38,51 +44,21 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
+from pairbench.environment._read import (  # noqa: F401 - read_int, read_text: part of the API
+    finite_float,
+    glob_sorted,
+    int_or_none,
+    key_values,
+    parse_cpu_list,
+    path_exists,
+    read_int,
+    read_text,
+)
+from pairbench.environment.activity import ACTIVITY_WINDOW_S, activity  # noqa: F401
+from pairbench.environment.cgroup import cgroup_cpu
+
 LIBRARIES = ("numpy", "scipy", "rich", "click")
-ACTIVITY_WINDOW_S = 0.1  # default window of the "right now" snapshots (10 ticks at USER_HZ 100)
-TOP_PROCESSES = 5
 _PSI_FIELD = re.compile(r"(\w+)=([0-9.]+)")
-
-
-def read_text(root: Path, relative: str) -> str | None:
-    """The stripped content of ``root/relative``, or None when it cannot be read."""
-    try:
-        return (root / relative.lstrip("/")).read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None
-
-
-def read_int(root: Path, relative: str) -> int | None:
-    """The integer in ``root/relative``, or None when it cannot be read or parsed."""
-    text = read_text(root, relative)
-    try:
-        return int(text) if text is not None else None
-    except ValueError:
-        return None
-
-
-def parse_cpu_list(text: str | None) -> list[int] | None:
-    """The CPUs of a kernel CPU list ("0-3,8,10-11" -> [0, 1, 2, 3, 8, 10, 11]); [] for ""."""
-    if text is None or text.strip() in ("(null)",):
-        return [] if text is not None else None
-    cpus: list[int] = []
-    try:
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            low, _, high = part.partition("-")
-            cpus.extend(range(int(low), int(high or low) + 1))
-    except ValueError:
-        return None
-    return sorted(set(cpus))
-
-
-def _key_values(text: str | None, sep: str = ":") -> dict[str, str]:
-    """``key: value`` lines as a dict (first occurrence wins)."""
-    result: dict[str, str] = {}
-    for line in (text or "").splitlines():
-        key, found, value = line.partition(sep)
-        if found and key.strip() not in result:
-            result[key.strip()] = value.strip()
-    return result
 
 
 # ------------------------------------------------------------------ identity of the machine
@@ -131,7 +107,7 @@ def governors(root: Path) -> dict[str, int]:
     """How many CPUs use each cpufreq scaling governor ({"performance": 2})."""
     counts: dict[str, int] = {}
     cpu_dir = root / "sys/devices/system/cpu"
-    for policy in sorted(cpu_dir.glob("cpu[0-9]*/cpufreq/scaling_governor")):
+    for policy in glob_sorted(cpu_dir, "cpu[0-9]*/cpufreq/scaling_governor"):
         value = read_text(root, str(policy.relative_to(root)))
         if value:
             counts[value] = counts.get(value, 0) + 1
@@ -167,7 +143,7 @@ def smt(root: Path) -> dict:
     active = read_text(root, "sys/devices/system/cpu/smt/active")
     groups: set[tuple[int, ...]] = set()
     cpu_dir = root / "sys/devices/system/cpu"
-    for path in cpu_dir.glob("cpu[0-9]*/topology/thread_siblings_list"):
+    for path in glob_sorted(cpu_dir, "cpu[0-9]*/topology/thread_siblings_list"):
         cpus = parse_cpu_list(read_text(root, str(path.relative_to(root))))
         if cpus and len(cpus) > 1:
             groups.add(tuple(cpus))
@@ -182,7 +158,7 @@ def thermal_throttle(root: Path) -> dict | None:
     """Thermal throttling events since boot (Intel's per-CPU counters), or None if absent."""
     cpu_dir = root / "sys/devices/system/cpu"
     core, package, cpus = 0, 0, 0
-    for directory in sorted(cpu_dir.glob("cpu[0-9]*/thermal_throttle")):
+    for directory in glob_sorted(cpu_dir, "cpu[0-9]*/thermal_throttle"):
         relative = str(directory.relative_to(root))
         core_count = read_int(root, f"{relative}/core_throttle_count")
         package_count = read_int(root, f"{relative}/package_throttle_count")
@@ -208,7 +184,7 @@ def isolation(root: Path) -> dict:
         if found and name in ("isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity"):
             params[name] = value
     nohz = read_text(root, "sys/devices/system/cpu/nohz_full")
-    allowed = _key_values(read_text(root, "proc/self/status")).get("Cpus_allowed_list")
+    allowed = key_values(read_text(root, "proc/self/status")).get("Cpus_allowed_list")
     return {
         "isolated": parse_cpu_list(read_text(root, "sys/devices/system/cpu/isolated")),
         "nohz_full": parse_cpu_list(nohz) if nohz is not None else ([] if cmdline else None),
@@ -262,7 +238,7 @@ def virtualization(root: Path) -> dict:
     cpuinfo = read_text(root, "proc/cpuinfo")
     flags = None
     if cpuinfo is not None:
-        flags = _key_values(cpuinfo).get("flags", "").split() or None
+        flags = key_values(cpuinfo).get("flags", "").split() or None
     vendor = read_text(root, "sys/class/dmi/id/sys_vendor")
     product = read_text(root, "sys/class/dmi/id/product_name")
     dmi = " ".join(filter(None, (vendor, product))) or None
@@ -278,9 +254,9 @@ def virtualization(root: Path) -> dict:
 
 def container(root: Path) -> str | None:
     """The kind of container we run in ("docker", "podman", "kubernetes", "lxc"), else None."""
-    if (root / ".dockerenv").exists():
+    if path_exists(root / ".dockerenv"):
         return "docker"
-    if (root / "run/.containerenv").exists():
+    if path_exists(root / "run/.containerenv"):
         return "podman"
     cgroup = read_text(root, "proc/1/cgroup") or ""
     for marker, name in (("kubepods", "kubernetes"), ("docker", "docker"), ("lxc", "lxc")):
@@ -293,71 +269,17 @@ def container(root: Path) -> str | None:
     return None
 
 
-def cgroup_cpu(root: Path) -> dict | None:
-    """Our cgroup's CPU quota in CPUs (None: unlimited) and how often it throttled us, or None.
-
-    cgroup v2: ``cpu.max`` ("max 100000" or "150000 100000") and ``cpu.stat``
-    (``nr_throttled``); v1: ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``. The
-    path from /proc/self/cgroup is tried first, then the hierarchy's root (a
-    container without a cgroup namespace sees its own cgroup there).
-    """
-    paths = {}
-    for line in (read_text(root, "proc/self/cgroup") or "").splitlines():
-        parts = line.split(":", 2)
-        if len(parts) == 3:
-            for controller in parts[1].split(",") if parts[1] else [""]:
-                paths[controller] = parts[2].rstrip("/")
-    if "" in paths:
-        for base in _candidates("sys/fs/cgroup", paths[""]):
-            quota = read_text(root, f"{base}/cpu.max")
-            if quota is not None:
-                limit, _, period = quota.partition(" ")
-                cpus = None if limit == "max" else _ratio(limit, period)
-                return {"quota_cpus": cpus, "nr_throttled": _throttled(root, base)}
-    if "cpu" in paths:
-        for base in _candidates("sys/fs/cgroup/cpu", paths["cpu"]):
-            quota = read_int(root, f"{base}/cpu.cfs_quota_us")
-            if quota is not None:
-                period = read_int(root, f"{base}/cpu.cfs_period_us")
-                cpus = None if quota < 0 or not period else quota / period
-                return {"quota_cpus": cpus, "nr_throttled": _throttled(root, base)}
-    return None
-
-
-def _candidates(hierarchy: str, path: str) -> list[str]:
-    return [hierarchy + path, hierarchy] if path else [hierarchy]
-
-
-def _throttled(root: Path, base: str) -> int | None:
-    stat = _key_values(read_text(root, f"{base}/cpu.stat"), sep=" ")
-    return _int_or_none(stat.get("nr_throttled"))
-
-
-def _ratio(numerator: str, denominator: str) -> float | None:
-    try:
-        return int(numerator) / int(denominator)
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
-def _int_or_none(text: str | None) -> int | None:
-    try:
-        return int(text) if text is not None else None
-    except ValueError:
-        return None
-
-
 # ------------------------------------------------------------------ memory, pressure, power
 
 
 def memory(root: Path) -> dict | None:
     """Total and available memory and swap from /proc/meminfo, in KiB; None if unreadable."""
-    info = _key_values(read_text(root, "proc/meminfo"))
+    info = key_values(read_text(root, "proc/meminfo"))
     if not info:
         return None
 
     def kib(key: str) -> int | None:
-        return _int_or_none(info.get(key, "").split(" ")[0] or None)
+        return int_or_none(info.get(key, "").split(" ")[0] or None)
 
     return {
         "mem_total_kib": kib("MemTotal"),
@@ -383,8 +305,9 @@ def pressure(root: Path) -> dict | None:
         for line in text.splitlines():
             kind, _, rest = line.partition(" ")
             for name, value in _PSI_FIELD.findall(rest):
-                if name.startswith("avg"):
-                    values[f"{kind}_{name}"] = float(value)
+                number = finite_float(value) if name.startswith("avg") else None
+                if number is not None:
+                    values[f"{kind}_{name}"] = number
         result[resource] = values
     return result or None
 
@@ -392,16 +315,22 @@ def pressure(root: Path) -> dict | None:
 def power_supply(root: Path) -> dict | None:
     """Mains and batteries from /sys/class/power_supply and the ACPI platform profile.
 
-    ``on_battery`` is True when a mains supply reports offline or a battery
-    reports Discharging, False when a mains supply is online (or there is no
-    battery at all), None when the directory is missing.
+    Supplies whose ``scope`` is ``Device`` (a wireless mouse's or keyboard's
+    battery, such as ``hidpp_battery_0``) do not power the machine and are left
+    out. ``on_battery`` is False whenever a mains supply is online; otherwise
+    True when a battery reports Discharging, or when every mains supply is
+    offline and no battery is charging; False when there is no battery at all.
+    None when the directory is missing or cannot be listed.
     """
-    directory = root / "sys/class/power_supply"
-    if not directory.is_dir():
+    try:
+        supplies = sorted((root / "sys/class/power_supply").iterdir())
+    except OSError:
         return None
     mains, batteries = [], []
-    for supply in sorted(directory.iterdir()):
+    for supply in supplies:
         relative = str(supply.relative_to(root))
+        if read_text(root, f"{relative}/scope") == "Device":
+            continue
         kind = read_text(root, f"{relative}/type")
         if kind == "Mains":
             mains.append(read_text(root, f"{relative}/online") == "1")
@@ -411,108 +340,22 @@ def power_supply(root: Path) -> dict | None:
                 "status": read_text(root, f"{relative}/status"),
                 "capacity": read_int(root, f"{relative}/capacity"),
             })
-    discharging = any(b["status"] == "Discharging" for b in batteries)
-    if discharging or (mains and not any(mains)):
-        on_battery = bool(batteries) or discharging
-    else:
-        on_battery = False
     return {
-        "on_battery": on_battery,
+        "on_battery": _on_battery(mains, batteries),
         "mains_online": any(mains) if mains else None,
         "batteries": batteries,
         "platform_profile": read_text(root, "sys/firmware/acpi/platform_profile"),
     }
 
 
-# ------------------------------------------------------------------ activity right now
-
-
-def _cpu_times(root: Path) -> tuple[list[int], int] | None:
-    """The aggregate "cpu" line of /proc/stat (user ... steal) and the number of cpuN lines."""
-    text = read_text(root, "proc/stat")
-    if not text:
-        return None
-    lines = text.splitlines()
-    first = lines[0].split()
-    if not first or first[0] != "cpu":
-        return None
-    try:
-        fields = [int(v) for v in first[1:9]]
-    except ValueError:
-        return None
-    ncpu = sum(1 for line in lines if re.match(r"cpu\d+ ", line))
-    return fields + [0] * (8 - len(fields)), max(ncpu, 1)
-
-
-def _process_ticks(root: Path, exclude: set[int]) -> dict[int, tuple[str, int]]:
-    """pid -> (command name, user + system clock ticks) of every process in /proc."""
-    ticks = {}
-    for entry in (root / "proc").glob("[0-9]*"):
-        if not entry.name.isdigit() or int(entry.name) in exclude:
-            continue
-        text = read_text(root, f"proc/{entry.name}/stat")
-        if not text or ")" not in text:
-            continue
-        name = text[text.find("(") + 1:text.rfind(")")]
-        fields = text[text.rfind(")") + 2:].split()
-        try:
-            ticks[int(entry.name)] = (name, int(fields[11]) + int(fields[12]))
-        except (IndexError, ValueError):
-            continue
-    return ticks
-
-
-def _swap_pages(root: Path) -> tuple[int, int] | None:
-    values = _key_values(read_text(root, "proc/vmstat"), sep=" ")
-    swap_in, swap_out = _int_or_none(values.get("pswpin")), _int_or_none(values.get("pswpout"))
-    return (swap_in, swap_out) if swap_in is not None and swap_out is not None else None
-
-
-def activity(root: Path, window_s: float = ACTIVITY_WINDOW_S, *,
-             sleep: Callable[[float], None] = time.sleep, exclude: set[int] | None = None) -> dict:
-    """What the machine is doing right now: two snapshots ``window_s`` apart.
-
-    CPU use comes from /proc/stat jiffies (``busy_cpus``: CPUs' worth of time
-    spent running tasks, i.e. neither idle, iowait nor stolen by the hypervisor;
-    ``steal_percent`` and ``iowait_percent`` of all CPU time);
-    per-process CPU from /proc/[pid]/stat user + system ticks, as a percentage
-    of one CPU over the same window; swapping from /proc/vmstat pswpin/pswpout.
-    Processes in ``exclude`` (by default this process) are left out. Anything
-    unreadable, or a window in which no jiffy passed, is None. Costs ``window_s``.
-    """
-    exclude = {os.getpid()} if exclude is None else exclude
-    before = (_cpu_times(root), _process_ticks(root, exclude), _swap_pages(root))
-    sleep(window_s)
-    after = (_cpu_times(root), _process_ticks(root, exclude), _swap_pages(root))
-    result: dict = {"window_s": window_s, "cpu": None, "busiest_processes": None,
-                    "swap_in_pages": None, "swap_out_pages": None}
-    if before[2] and after[2]:
-        result["swap_in_pages"] = after[2][0] - before[2][0]
-        result["swap_out_pages"] = after[2][1] - before[2][1]
-    if not before[0] or not after[0]:
-        return result
-    delta = [b - a for a, b in zip(before[0][0], after[0][0], strict=True)]
-    total, ncpu = sum(delta), after[0][1]
-    if total <= 0:
-        return result
-    idle, iowait, steal = delta[3], delta[4], delta[7]
-    result["cpu"] = {
-        "busy_cpus": round((total - idle - iowait - steal) / total * ncpu, 3),
-        "steal_percent": round(100 * steal / total, 2),
-        "iowait_percent": round(100 * iowait / total, 2),
-    }
-    per_cpu_ticks = total / ncpu
-    busy = []
-    for pid, (name, ticks) in after[1].items():
-        if pid in before[1] and before[1][pid][0] == name and ticks > before[1][pid][1]:
-            percent = 100 * (ticks - before[1][pid][1]) / per_cpu_ticks
-            busy.append({"pid": pid, "name": name, "cpu_percent": round(percent, 1)})
-    busy.sort(key=lambda p: (-p["cpu_percent"], p["pid"]))
-    for process in busy[:TOP_PROCESSES]:
-        text = read_text(root, f"proc/{process['pid']}/cmdline") or ""
-        process["command"] = " ".join(text.replace("\0", " ").split())[:80] or process["name"]
-    result["busiest_processes"] = busy[:TOP_PROCESSES]
-    return result
+def _on_battery(mains: list[bool], batteries: list[dict]) -> bool:
+    """Whether the machine runs on its battery (see ``power_supply``)."""
+    if any(mains):
+        return False
+    statuses = {b["status"] for b in batteries}
+    if "Discharging" in statuses:
+        return True
+    return bool(mains) and bool(batteries) and "Charging" not in statuses
 
 
 # ------------------------------------------------------------------ everything together
@@ -572,9 +415,7 @@ def collect_environment(root: str | os.PathLike = "/", *,
 
 
 def load_average(root: Path) -> list[float] | None:
-    """The 1, 5 and 15 minute load averages from /proc/loadavg."""
-    text = read_text(root, "proc/loadavg")
-    try:
-        return [float(x) for x in text.split()[:3]] if text else None
-    except ValueError:
-        return None
+    """The 1, 5 and 15 minute load averages from /proc/loadavg; None unless all three are finite numbers."""
+    fields = (read_text(root, "proc/loadavg") or "").split()[:3]
+    values = [finite_float(x) for x in fields]
+    return values if len(values) == 3 and None not in values else None

@@ -1,0 +1,85 @@
+"""Reading /proc and /sys below a root: every reader gives None (or []) instead of raising."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+MAX_CPUS = 65_536  # a CPU list wider than this is malformed (Linux supports up to 8192)
+
+
+def read_text(root: Path, relative: str) -> str | None:
+    """The stripped content of ``root/relative``, or None when it cannot be read."""
+    try:
+        return (root / relative.lstrip("/")).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+
+
+def read_int(root: Path, relative: str) -> int | None:
+    """The integer in ``root/relative``, or None when it cannot be read or parsed."""
+    text = read_text(root, relative)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def path_exists(path: Path) -> bool:
+    """Whether ``path`` exists; False when it cannot be told (an untraversable directory on the way)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def glob_sorted(directory: Path, pattern: str) -> list[Path]:
+    """The paths below ``directory`` matching ``pattern``, sorted; [] when it cannot be listed."""
+    try:
+        return sorted(directory.glob(pattern))
+    except OSError:
+        return []
+
+
+def finite_float(text: str) -> float | None:
+    """``text`` as a finite float, or None ("1.2.3", "nan" and "inf" are not readings)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_cpu_list(text: str | None) -> list[int] | None:
+    """The CPUs of a kernel CPU list ("0-3,8,10-11" -> [0, 1, 2, 3, 8, 10, 11]); [] for ""."""
+    if text is None or text.strip() in ("(null)",):
+        return [] if text is not None else None
+    cpus: list[int] = []
+    try:
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            low, _, high = part.partition("-")
+            first, last = int(low), int(high or low)
+            if last - first > MAX_CPUS:
+                return None
+            cpus.extend(range(first, last + 1))
+    except ValueError:
+        return None
+    return sorted(set(cpus))
+
+
+def key_values(text: str | None, sep: str = ":") -> dict[str, str]:
+    """``key: value`` lines as a dict (first occurrence wins)."""
+    result: dict[str, str] = {}
+    for line in (text or "").splitlines():
+        key, found, value = line.partition(sep)
+        if found and key.strip() not in result:
+            result[key.strip()] = value.strip()
+    return result
+
+
+def int_or_none(text: str | None) -> int | None:
+    """``text`` as an integer; None when it is None or not an integer."""
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
