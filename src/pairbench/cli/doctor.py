@@ -26,6 +26,7 @@ Exit codes:
   3    the command failed or could not be run
   4    the --environment file could not be read
   130  interrupted (Ctrl-C)
+  141  standard output was closed before everything was printed
 """
 _STYLE = {"ok": "green", "unknown": "dim", "warn": "yellow", "fail": "bold red"}
 MAX_METADATA_BYTES = 512 * 1024 * 1024  # a result document with every sample stays well below
