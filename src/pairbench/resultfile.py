@@ -213,11 +213,11 @@ def read_result(path: str | os.PathLike) -> Run:
     path = Path(path)
     if not path.exists() and journal_path(path).exists():
         path = journal_path(path)
-    text = _read_text(path)
+    text = read_text_file(path)
     first_line = text.split("\n", 1)[0]
     if '"journal"' in first_line[:200]:
         return _run_from_journal(path, text)
-    document = _parse_json(path, text)
+    document = parse_json_text(path, text)
     return run_from_document(document, source=str(path))
 
 
@@ -405,7 +405,7 @@ def _check_sample_values(arrays: dict, source: str, where: str) -> None:
 
 def _run_from_journal(path: Path, text: str) -> Run:
     lines = text.split("\n")
-    header = _parse_json(path, lines[0])
+    header = parse_json_text(path, lines[0])
     run_raw = _expect(_expect(header, dict, str(path), "journal header").get("run"), dict, str(path),
                       "journal header run")
     if header.get("journal") != JOURNAL_FORMAT:
@@ -458,7 +458,8 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _read_text(path: Path) -> str:
+def read_text_file(path: Path) -> str:
+    """The text of a result or metadata file; ResultFileError naming the file and the problem."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -475,7 +476,8 @@ def _read_text(path: Path) -> str:
         raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
 
 
-def _parse_json(path: Path, text: str) -> object:
+def parse_json_text(path: Path, text: str) -> object:
+    """The JSON value of ``text`` read from ``path``, no NaN or Infinity; ResultFileError otherwise."""
     if not text.strip():
         raise ResultFileError(f"{path}: the file is empty")
     try:

@@ -149,7 +149,7 @@ def _nested(depth: int) -> str:
     (_nested(100_000), "nested too deeply"),
     (_nested(200), "nested more than 64 levels deep"),
     ('{"environment": {"load_average": [NaN, 1, 1]}}', "NaN is not allowed"),
-    ('{"environment": ', "not JSON machine metadata"),
+    ('{"environment": ', "malformed JSON"),
     (b"\xff\xfe{}", "not UTF-8 text"),
     ('{"format": "pairbench.result/1", "environment": []}', "environment must be an object"),
 ])

@@ -16,7 +16,7 @@ from pairbench.doctor.findings import STATUSES, at_least
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.measure.executor import OutputPolicy
 from pairbench.report.text import render_markup
-from pairbench.resultfile import RESULT_FORMAT, read_result
+from pairbench.resultfile import RESULT_FORMAT, parse_json_text, read_result, read_text_file
 
 DOCTOR_EXIT_HELP = """\b
 Exit codes:
@@ -29,7 +29,6 @@ Exit codes:
   141  standard output was closed before everything was printed
 """
 _STYLE = {"ok": "green", "unknown": "dim", "warn": "yellow", "fail": "bold red"}
-MAX_METADATA_BYTES = 512 * 1024 * 1024  # a result document with every sample stays well below
 MAX_METADATA_DEPTH = 64  # collected metadata nests 4 levels; deeper is not ours
 
 
@@ -119,7 +118,7 @@ def _stored_environment(path: str) -> dict:
     result document is not validated; values of the wrong type in the metadata
     make their checks ``unknown``.
     """
-    text = _read_text(Path(path))
+    text = read_text_file(Path(path))
     if '"journal"' in text.split("\n", 1)[0][:200]:  # a run that did not finish: its journal
         return read_result(path).environment
     document = _parse_json(Path(path), text)
@@ -139,35 +138,12 @@ def _stored_environment(path: str) -> dict:
     raise UsageError(f"{path!r} holds no machine metadata: no 'environment' with a 'load_average'")
 
 
-def _read_text(path: Path) -> str:
-    """The text of ``path``; ResultFileError naming the file and the problem."""
-    try:
-        if path.stat().st_size > MAX_METADATA_BYTES:
-            raise ResultFileError(f"{path}: larger than {MAX_METADATA_BYTES} bytes")
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ResultFileError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise ResultFileError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise ResultFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
 def _parse_json(path: Path, text: str) -> object:
-    """The JSON value of ``text``: no NaN, nested at most MAX_METADATA_DEPTH deep; else ResultFileError."""
-    try:
-        document = json.loads(text, parse_constant=_reject_constant)
-    except RecursionError:
-        raise ResultFileError(f"{path}: nested too deeply to hold machine metadata") from None
-    except ValueError as exc:
-        raise ResultFileError(f"{path}: not JSON machine metadata ({exc})") from None
+    """The JSON value of ``text`` as a result file is read, nested at most MAX_METADATA_DEPTH deep."""
+    document = parse_json_text(path, text)
     if _depth(document) > MAX_METADATA_DEPTH:
         raise ResultFileError(f"{path}: nested more than {MAX_METADATA_DEPTH} levels deep")
     return document
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not allowed (non-finite number)")
 
 
 def _depth(value) -> int:
