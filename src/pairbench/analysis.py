@@ -10,6 +10,7 @@ warning, the way benchstat footnotes "need >= 6 samples".
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -177,11 +178,22 @@ def _shape_notes(d) -> list[str]:
     return notes
 
 
+def samples_note(exc: StatisticsError) -> str:
+    """A statistic's refusal worded about the user's samples, not its parameter ``x``.
+
+    "x: need at least 6 values for ..." -> "need at least 6 samples for ...";
+    "x must hold at least 4 values for ..." -> "need at least 4 samples for ...".
+    """
+    text = re.sub(r"^x(: | must hold )", "", str(exc))
+    text = re.sub(r"^at least ", "need at least ", text)
+    return re.sub(r"\b(\d+) values\b", r"\1 samples", text)
+
+
 def _median_interval(wall: np.ndarray, confidence: float, warnings: list[str]) -> dict:
     try:
         ci = stats.median_ci(wall, confidence)
     except StatisticsError as exc:
-        warnings.append(str(exc))
+        warnings.append(samples_note(exc))
         return {}
     return {"median_low": ci.low, "median_high": ci.high}
 
@@ -190,7 +202,7 @@ def _mean_interval(wall: np.ndarray, confidence: float, warnings: list[str]) -> 
     try:
         me = stats.mean_error(wall, confidence)
     except StatisticsError as exc:
-        warnings.append(str(exc))
+        warnings.append(samples_note(exc))
         return {}
     warnings.extend(me.warnings)
     return {

@@ -1,4 +1,4 @@
-"""How the analysis reads the run's environment: the executor's RSS floor, tolerating odd metadata."""
+"""How the analysis reads the run's environment (the executor's RSS floor, odd metadata) and words its notes."""
 
 import pytest
 
@@ -30,3 +30,13 @@ def test_summarize_run_treats_malformed_executor_metadata_as_absent(executor):
 def test_summarize_run_without_executor_metadata_sets_no_floor():
     (summary,) = summarize_run(run_with_environment({}))
     assert summary.max_rss_at_floor is False and summary.max_rss_kib == 1_000
+
+
+def test_too_few_samples_are_noted_in_the_users_words_not_the_statistics_parameter_name():
+    variant = Variant("a", Command("a", ("a",)),
+                      samples=Samples.from_rows([Sample(wall_ns=1_000_000, seq=0, pair=0)]))
+    run = Run("run", (variant,), "0", "2026-11-23T00:00:00+00:00", state="complete")
+    notes = summarize_run(run)[0].warnings
+    assert "need at least 6 samples for a 95% interval of the median, got 1" in notes
+    assert "need at least 4 samples for the batch-means error of the mean, got 1" in notes
+    assert not any(note.startswith("x") for note in notes)
