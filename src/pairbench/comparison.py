@@ -384,17 +384,18 @@ class StoppingRule:
         self.settings = settings
         self.baseline = baseline
         self.candidates = candidates
-        self.ratios: dict[int, list[float]] = {i: [] for i in candidates}
-        self.running = {i: RunningSequence(settings.level_alpha, T_OPT) for i in candidates}
+        # one store of each candidate's log-ratios: the running sequence when adaptive, a list with --runs
+        self.running = ({i: RunningSequence(settings.level_alpha, T_OPT) for i in candidates}
+                        if settings.anytime else {})
+        self.ratios: dict[int, list[float]] = {} if settings.anytime else {i: [] for i in candidates}
         self.latest: dict[int, tuple[Verdict, Effect | None]] = {}
         self._rounds_seen = 0
 
     def __call__(self, sampler) -> str | None:
-        fresh = self._catch_up(sampler)
+        self._catch_up(sampler)
         verdicts = []
         for i in self.candidates:
             if self.settings.anytime:
-                self.running[i].extend(fresh[i])
                 result = _verdict_of(lambda i=i: anytime_effect(self.running[i]), self.settings)
             else:
                 result = verdict_for(np.asarray(self.ratios[i]), self.settings)
@@ -406,8 +407,8 @@ class StoppingRule:
             return "every comparison reached a verdict"
         return None
 
-    def _catch_up(self, sampler) -> dict[int, list[float]]:
-        """Add (and return) the log-ratios of the rounds completed since the last call.
+    def _catch_up(self, sampler) -> None:
+        """Add the log-ratios of the rounds completed since the last call.
 
         Every round appends exactly one sample per variant, warmup rounds first,
         so measured round k of variant v is ``rows[v][warmup_rounds + k]``.
@@ -422,6 +423,8 @@ class StoppingRule:
                 if b.status == 0 and c.status == 0:
                     fresh[i].append(math.log1p((c.wall_ns - b.wall_ns) / b.wall_ns))
         for i in self.candidates:
-            self.ratios[i].extend(fresh[i])
+            if self.settings.anytime:
+                self.running[i].extend(fresh[i])
+            else:
+                self.ratios[i].extend(fresh[i])
         self._rounds_seen = sampler.rounds
-        return fresh

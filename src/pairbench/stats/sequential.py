@@ -165,9 +165,13 @@ def anytime_pvalue(
     if method not in METHODS:
         raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
     x = as_sample(values, "values", min_n=1, what="for an anytime p-value")
+    return _pvalue_of(_max_log_m_at_zero(x, alpha, t_opt, method))
+
+
+def _max_log_m_at_zero(x: np.ndarray, alpha: float, t_opt: int, method: str) -> float:
+    """max over t of ln M_t for "median = 0", the first t of ``x`` (time order) at each t. O(n)."""
     t = np.arange(1, x.size + 1, dtype=np.float64)
-    log_m = _log_m_at_zero(t, np.cumsum(x < 0.0), np.cumsum(x <= 0.0), alpha, t_opt, method)
-    return _pvalue_of(float(np.max(log_m)))
+    return float(np.max(_log_m_at_zero(t, np.cumsum(x < 0.0), np.cumsum(x <= 0.0), alpha, t_opt, method)))
 
 
 def _log_m_at_zero(t, below, at_or_below, alpha: float, t_opt: int, method: str):
@@ -273,9 +277,7 @@ class RunningSequence:
         else:
             self._latest = None
             self.low, self.high = running_bounds(x, *args)
-            t = np.arange(1, x.size + 1, dtype=np.float64)
-            log_m = _log_m_at_zero(t, np.cumsum(x < 0.0), np.cumsum(x <= 0.0), *args)
-            self._max_log_m = float(np.max(log_m))
+            self._max_log_m = _max_log_m_at_zero(x, *args)
 
     def _append(self, new: np.ndarray) -> None:
         needed = self._n + new.size
