@@ -214,11 +214,15 @@ def read_result(path: str | os.PathLike) -> Run:
     if not path.exists() and journal_path(path).exists():
         path = journal_path(path)
     text = read_text_file(path)
-    first_line = text.split("\n", 1)[0]
-    if '"journal"' in first_line[:200]:
+    if is_journal_text(text):
         return _run_from_journal(path, text)
     document = parse_json_text(path, text)
     return run_from_document(document, source=str(path))
+
+
+def is_journal_text(text: str) -> bool:
+    """Whether ``text`` is a journal (its first line is the journal header), not a document."""
+    return '"journal"' in text.split("\n", 1)[0][:200]
 
 
 def run_from_document(document: object, *, source: str = "<document>") -> Run:

@@ -16,7 +16,13 @@ from pairbench.doctor.findings import STATUSES, at_least
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.measure.executor import OutputPolicy
 from pairbench.report.text import render_markup
-from pairbench.resultfile import RESULT_FORMAT, parse_json_text, read_result, read_text_file
+from pairbench.resultfile import (
+    RESULT_FORMAT,
+    is_journal_text,
+    parse_json_text,
+    read_result,
+    read_text_file,
+)
 
 DOCTOR_EXIT_HELP = """\b
 Exit codes:
@@ -119,7 +125,7 @@ def _stored_environment(path: str) -> dict:
     make their checks ``unknown``.
     """
     text = read_text_file(Path(path))
-    if '"journal"' in text.split("\n", 1)[0][:200]:  # a run that did not finish: its journal
+    if is_journal_text(text):  # a run that did not finish: its journal
         return read_result(path).environment
     document = _parse_json(Path(path), text)
     if isinstance(document, dict) and document.get("format") == RESULT_FORMAT:

@@ -16,7 +16,7 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, Io, cli
 from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError, UsageError
-from pairbench.report.exports import CSV_TABLES, EXPORTS, FORMATS
+from pairbench.report.exports import CSV_TABLES, EXPORTS, FORMATS, SUFFIX_FORMATS
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -103,7 +103,7 @@ def _check_export_path(ctx, param, value):
         return None
     if Path(value).is_dir():
         raise click.BadParameter(f"{value!r} is a directory; give a file path, e.g. "
-                                 f"{str(Path(value) / ('report' + _SUFFIXES[param.name]))!r}")
+                                 f"{str(Path(value) / ('report' + _suffix_of(EXPORTS[param.name])))!r}")
     directory = Path(value).resolve().parent
     if not directory.is_dir():
         raise click.BadParameter(f"the directory {str(directory)!r} does not exist")
@@ -112,7 +112,9 @@ def _check_export_path(ctx, param, value):
     return value
 
 
-_SUFFIXES = {"export_markdown": ".md", "export_csv": ".csv", "export_html": ".html"}
+def _suffix_of(fmt: str) -> str:
+    """The first file suffix that names report format ``fmt`` (".md" for markdown)."""
+    return next(suffix for suffix, named in SUFFIX_FORMATS.items() if named == fmt)
 
 
 def export_paths(options: Mapping) -> list[tuple[str, str]]:
