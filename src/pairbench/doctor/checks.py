@@ -298,7 +298,7 @@ def check_virtualization(env: Mapping) -> Finding:
     activity = section(env, "activity")
     steal = stored((activity.get("cpu") or {}).get("steal_percent"), NUMBER, "activity.cpu.steal_percent")
     quota = stored((virt.get("cgroup_cpu") or {}).get("quota_cpus"), NUMBER, "cgroup_cpu.quota_cpus")
-    throttled = _throttled(env)
+    throttled = _throttled(activity, virt)
     vm = bool(virt.get("hypervisor_flag") or virt.get("hypervisor_type") or virt.get("dmi_virtual"))
     known = any(virt.get(k) is not None for k in ("hypervisor_flag", "hypervisor_type", "dmi"))
     why = ("a hypervisor schedules the virtual CPUs (time it gives to other guests is steal), "
@@ -325,14 +325,13 @@ def check_virtualization(env: Mapping) -> Finding:
     return Finding("virtualization", title, "ok", reading, why, data=data)
 
 
-def _throttled(env: Mapping) -> dict:
+def _throttled(activity: Mapping, virt: Mapping) -> dict:
     """The quota's throttling: periods throttled in the activity window and since the cgroup began.
 
     ``nr_throttled`` (cpu.stat) counts since the cgroup was created, so only
     the window's count says the quota paused anything now; the total is context.
     """
-    activity = section(env, "activity")
-    cgroup = section(env, "virtualization").get("cgroup_cpu") or {}
+    cgroup = virt.get("cgroup_cpu") or {}
     return {
         "nr_throttled_now": stored(activity.get("cgroup_nr_throttled"), int, "activity.cgroup_nr_throttled"),
         "nr_periods_now": stored(activity.get("cgroup_nr_periods"), int, "activity.cgroup_nr_periods"),
@@ -434,7 +433,7 @@ def check_power(env: Mapping) -> Finding:
     if on_battery is None:
         raise ValueError("power.on_battery is missing")
     profile = stored(power.get("platform_profile"), str, "power.platform_profile")
-    reading = _power_reading(power)
+    reading = _power_reading(power, on_battery)
     reading += f"; platform profile {profile}" if profile else ""
     data = dict(power)
     if on_battery:
@@ -445,13 +444,13 @@ def check_power(env: Mapping) -> Finding:
     return Finding("power", title, "ok", reading, why, data=data)
 
 
-def _power_reading(power: Mapping) -> str:
+def _power_reading(power: Mapping, on_battery: bool) -> str:
     """ "on battery (BAT0 Discharging 41%)", "mains power", "no battery found"..."""
     batteries = stored(power.get("batteries"), list, "power.batteries") or []
     charge = ", ".join(
         f"{b.get('name')} {b.get('status') or 'status unknown'}"
         + (f" {b['capacity']}%" if b.get("capacity") is not None else "") for b in batteries)
-    if power["on_battery"]:
+    if on_battery:
         state = "on battery"
     elif power.get("mains_online"):
         state = "mains power"
