@@ -18,7 +18,7 @@ import time
 import numpy as np
 from scipy import stats as sps
 
-from pairbench.doctor.findings import Finding  # noqa: F401 - the package must import cleanly
+from pairbench.environment.findings import Finding  # noqa: F401 - the package must import cleanly
 from pairbench.doctor.validation import Measurements, check_setup_overhead
 from pairbench.environment import collect_environment
 from pairbench.measure.executor import Execution

@@ -44,17 +44,33 @@ class UsageError(PairbenchError):
 
 
 class StatisticsError(PairbenchError, ValueError):
-    """A statistic was given input it cannot use (empty, NaN, wrong shape...)."""
+    """A statistic was given input it cannot use (empty, NaN, wrong shape...).
+
+    ``code`` and ``data`` describe a refusal the analysis turns into a note
+    (``pairbench.notes``): the code names it, the data holds its figures
+    (``{"needed": 6, "got": 4, "purpose": "median-interval"}``). Input that is
+    simply wrong (NaN, a bad parameter) has no code.
+    """
 
     exit_code = EXIT_USAGE
+    default_code = ""
+
+    def __init__(self, message: str, *, code: str = "", **data):
+        super().__init__(message)
+        self.code = code or self.default_code
+        self.data = data
 
 
 class NotEnoughData(StatisticsError):
-    """Too few values for the requested quantity; the message says how many are needed."""
+    """Too few values for the requested quantity; ``data`` says how many are needed and got."""
+
+    default_code = "not-enough-data"
 
 
 class NoVariance(StatisticsError):
     """All values are identical, so no interval or test is meaningful."""
+
+    default_code = "no-variance"
 
 
 class MeasurementError(PairbenchError):

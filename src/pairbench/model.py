@@ -1,45 +1,117 @@
-"""The data pairbench measures and stores: samples, variants, runs.
+"""The data pairbench measures and stores: benchmarks, sides, samples and runs.
 
-A *sample* is one timed execution of one command. Samples of a variant are kept
-columnar (one numpy array per column) so that a million of them load and analyse
-fast. Nothing here does I/O; ``resultfile`` reads and writes these records.
+* A :class:`BenchmarkKey` is what a benchmark *is* (name, parameters, unit),
+  apart from how it runs. A whole command is one benchmark, ``command``.
+* A :class:`Side` is what runs it: the baseline, a candidate, the A/A
+  self-check copy, or (in ``pairbench run``) one of several commands.
+* A *sample* is one timed execution of one benchmark on one side. Samples are
+  kept columnar per series (benchmark, side): one int64 array per column of
+  ``SAMPLE_COLUMNS`` and one float64 array per extra metric, so a million of
+  them load and analyse fast.
+* A :class:`Run` is one invocation: what was measured, where, with which
+  settings, the samples, and the notes taken while measuring.
+
+A sample's ``wall_ns`` covers ``iterations`` operations: the time of one
+operation is ``wall_ns / iterations`` (:meth:`Samples.values`). Derived
+results (summaries, verdicts) are not part of the model; ``analysis`` computes
+them from the samples. Nothing here does I/O.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from pairbench.command import STATUS_TIMEOUT, Command, describe_status
+from pairbench.notes import Note
+from pairbench.settings import Settings
 
 __all__ = [
-    "SAMPLE_COLUMNS", "STATUS_TIMEOUT", "Command", "Run", "Sample", "Samples", "Variant",
+    "COMMAND_BENCHMARK", "PRIMARY_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
+    "STATUS_TIMEOUT", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
     "describe_status", "json_safe",
 ]
 
 # Column name -> meaning. All columns are int64; order is the document's order.
 SAMPLE_COLUMNS: dict[str, str] = {
-    "wall_ns": "wall-clock duration, monotonic clock, nanoseconds",
-    "user_ns": "user CPU time of the command (wait4 rusage), nanoseconds",
-    "sys_ns": "system CPU time of the command (wait4 rusage), nanoseconds",
-    "max_rss_kib": "peak resident set size of the command (wait4 rusage), KiB",
-    "voluntary_cs": "voluntary context switches of the command",
-    "involuntary_cs": "involuntary context switches of the command",
+    "wall_ns": "wall-clock duration of the sample (all its iterations), monotonic clock, ns",
+    "user_ns": "user CPU time of the sample (rusage), nanoseconds",
+    "sys_ns": "system CPU time of the sample (rusage), nanoseconds",
+    "max_rss_kib": "peak resident set size (rusage), KiB",
+    "voluntary_cs": "voluntary context switches during the sample",
+    "involuntary_cs": "involuntary context switches during the sample",
     "status": "exit code (>= 0), -signal number, or STATUS_TIMEOUT",
     "start_ns": "start of the sample, nanoseconds after the run began",
-    "seq": "global execution order across all variants, from 0",
-    "pair": "round (pair/block) id the sample belongs to, -1 if unpaired",
-    "slot": "position inside its round: 0 ran first",
-    "iterations": "work units in the sample (1 for a command)",
+    "seq": "global execution order across all series, from 0",
+    "pair": "round the sample belongs to, -1 if unpaired",
+    "slot": "position of its side inside the round: 0 ran first",
+    "iterations": "operations in the sample (1 for a command)",
     "warmup": "1 for a warmup sample (stored, never analysed), else 0",
 }
+PRIMARY_METRIC = "value"
+"""A float metric column of this name replaces ``wall_ns`` as the series' measured total
+(a harness's own report, or a unit that is not time)."""
+
+SIDE_LABELS = ("baseline", "candidate", "self-check", "")
+RUN_STATES = ("complete", "interrupted", "failed", "running")
+
+
+@dataclass(frozen=True, order=True)
+class BenchmarkKey:
+    """What a benchmark is: its name, its parameters (sorted name=value pairs) and its unit.
+
+    ``unit`` is the unit of one operation's value: ``"ns"`` for time; a harness
+    may report bytes (``"B"``), allocations (``"allocs"``) or any other count.
+    """
+
+    name: str
+    params: tuple[tuple[str, str], ...] = ()
+    unit: str = "ns"
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"a benchmark needs a name, got {self.name!r}")
+        if list(self.params) != sorted(self.params) or len({k for k, _ in self.params}) != len(self.params):
+            raise ValueError(f"benchmark parameters must be sorted and distinct, got {self.params!r}")
+
+    @property
+    def label(self) -> str:
+        """``name`` with its parameters: ``sort[n=1000,kind=random]``."""
+        if not self.params:
+            return self.name
+        return f"{self.name}[{','.join(f'{k}={v}' for k, v in self.params)}]"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "params": dict(self.params), "unit": self.unit}
+
+
+COMMAND_BENCHMARK = BenchmarkKey("command")
+"""The one benchmark of a whole-command run: the command's wall time."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """What runs the benchmarks: a named command, with its role in a comparison (``label``)."""
+
+    name: str
+    command: Command
+    label: str = ""
+
+    def __post_init__(self):
+        if self.label not in SIDE_LABELS:
+            raise ValueError(f"a side's label must be one of {SIDE_LABELS}, got {self.label!r}")
+
+    @property
+    def kind(self) -> str:
+        return "command"
+
 
 @dataclass(frozen=True)
 class Sample:
-    """One timed execution: a row of :class:`Samples`."""
+    """One timed execution: a row of :class:`Samples` (its metrics apart)."""
 
     wall_ns: int
     user_ns: int = 0
@@ -60,17 +132,23 @@ class Sample:
         return self.status == 0
 
 
+def _int_columns(rows: list[Sample]) -> dict[str, np.ndarray]:
+    return {name: np.fromiter((getattr(r, name) for r in rows), dtype=np.int64, count=len(rows))
+            for name in SAMPLE_COLUMNS}
+
+
 @dataclass(frozen=True)
 class Samples:
-    """The samples of one variant, stored as columns (int64 numpy arrays of equal length)."""
+    """The samples of one series as columns: int64 ``columns``, float64 ``metrics``, equal lengths."""
 
     columns: Mapping[str, np.ndarray]
+    metrics: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self):
         missing = [name for name in SAMPLE_COLUMNS if name not in self.columns]
         if missing:
             raise ValueError(f"samples lack column(s) {', '.join(missing)}")
-        lengths = {len(self.columns[name]) for name in SAMPLE_COLUMNS}
+        lengths = {len(a) for a in (*self.columns.values(), *self.metrics.values())}
         if len(lengths) > 1:
             raise ValueError(f"sample columns have different lengths: {sorted(lengths)}")
 
@@ -79,60 +157,117 @@ class Samples:
         return cls({name: np.zeros(0, dtype=np.int64) for name in SAMPLE_COLUMNS})
 
     @classmethod
-    def from_rows(cls, rows: Iterable[Sample]) -> Samples:
+    def from_rows(cls, rows: Iterable[Sample], metrics: Mapping[str, Iterable[float]] | None = None) -> Samples:
         rows = list(rows)
-        return cls(
-            {
-                name: np.fromiter((getattr(r, name) for r in rows), dtype=np.int64, count=len(rows))
-                for name in SAMPLE_COLUMNS
-            }
-        )
+        floats = {name: np.fromiter(values, dtype=np.float64, count=len(rows))
+                  for name, values in (metrics or {}).items()}
+        return cls(_int_columns(rows), floats)
 
     def __len__(self) -> int:
         return len(self.columns["wall_ns"])
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self.columns[name]
+        return self.columns[name] if name in self.columns else self.metrics[name]
 
     def rows(self) -> list[Sample]:
-        return [
-            Sample(**{name: int(self.columns[name][i]) for name in SAMPLE_COLUMNS})
-            for i in range(len(self))
-        ]
+        return [Sample(**{name: int(self.columns[name][i]) for name in SAMPLE_COLUMNS})
+                for i in range(len(self))]
 
     def select(self, mask: np.ndarray) -> Samples:
-        return Samples({name: col[mask] for name, col in self.columns.items()})
+        return Samples({name: col[mask] for name, col in self.columns.items()},
+                       {name: col[mask] for name, col in self.metrics.items()})
+
+    def in_order(self) -> Samples:
+        """These samples in execution order (``seq``)."""
+        return self.select(np.argsort(self["seq"], kind="stable"))
 
     def measured(self) -> Samples:
-        """The samples that count: not warmups, and exited successfully."""
+        """The samples that count: not warmups, and successful."""
         return self.select((self["warmup"] == 0) & (self["status"] == 0))
 
     def failed(self) -> Samples:
-        """Non-warmup samples that did not exit successfully (kept, never analysed)."""
+        """Non-warmup samples that did not succeed (kept, never analysed)."""
         return self.select((self["warmup"] == 0) & (self["status"] != 0))
 
-    def wall_seconds(self) -> np.ndarray:
-        return self["wall_ns"].astype(np.float64) / 1e9
+    def totals(self) -> np.ndarray:
+        """The measured quantity of each sample over all its iterations (float64): the
+        ``value`` metric when there is one, else ``wall_ns``."""
+        if PRIMARY_METRIC in self.metrics:
+            return np.asarray(self.metrics[PRIMARY_METRIC], dtype=np.float64)
+        return self.columns["wall_ns"].astype(np.float64)
+
+    def values(self) -> np.ndarray:
+        """Each sample's value for one operation: its total divided by its iterations (float64)."""
+        return self.totals() / self.columns["iterations"]
+
+    def per_operation(self, column: str) -> np.ndarray:
+        """``column`` of each sample divided by its iterations (float64)."""
+        return self[column].astype(np.float64) / self.columns["iterations"]
 
 
 @dataclass(frozen=True)
-class Variant:
-    """A benchmark variant: a named command and its samples."""
+class Run:
+    """One invocation of pairbench: what was measured, where, how, and how it ended.
 
-    name: str
-    command: Command
-    label: str = ""
-    samples: Samples = field(default_factory=Samples.empty)
+    ``samples[(b, s)]`` is the series of benchmark ``benchmarks[b]`` on side
+    ``sides[s]``; a series never measured is absent (``series`` gives it empty).
+    ``notes`` are what was noticed while measuring (a renamed command, processes
+    left behind); everything derived from the samples is ``analysis``'s.
+    """
 
-    def with_samples(self, samples: Samples) -> Variant:
-        return dataclasses.replace(self, samples=samples)
+    kind: str  # "run" or "compare"
+    sides: tuple[Side, ...]
+    settings: Settings
+    tool_version: str
+    started_at: str  # ISO 8601, UTC
+    benchmarks: tuple[BenchmarkKey, ...] = (COMMAND_BENCHMARK,)
+    samples: Mapping[tuple[int, int], Samples] = field(default_factory=dict)
+    finished_at: str = ""
+    state: str = "running"
+    stopped_because: str = ""
+    environment: Mapping = field(default_factory=dict)
+    shell_overhead: Mapping | None = None
+    notes: tuple[Note, ...] = ()
+
+    def __post_init__(self):
+        if self.state not in RUN_STATES:
+            raise ValueError(f"run state must be one of {RUN_STATES}, got {self.state!r}")
+        if not self.sides or not self.benchmarks:
+            raise ValueError("a run has at least one side and one benchmark")
+        for b, s in self.samples:
+            if not (0 <= b < len(self.benchmarks) and 0 <= s < len(self.sides)):
+                raise ValueError(f"samples of benchmark {b}, side {s}: no such benchmark or side")
+
+    def replace(self, **changes) -> Run:
+        return dataclasses.replace(self, **changes)
+
+    def series(self, benchmark: int, side: int) -> Samples:
+        """The samples of ``benchmarks[benchmark]`` on ``sides[side]`` (empty if none)."""
+        return self.samples.get((benchmark, side)) or Samples.empty()
+
+    def all_series(self) -> Iterator[tuple[int, int, Samples]]:
+        """(benchmark, side, samples) of every benchmark on every side, benchmarks first."""
+        for b in range(len(self.benchmarks)):
+            for s in range(len(self.sides)):
+                yield b, s, self.series(b, s)
+
+    def side_index(self, name: str) -> int:
+        for i, side in enumerate(self.sides):
+            if side.name == name:
+                return i
+        raise KeyError(name)
+
+    @property
+    def rounds(self) -> int:
+        """Measured rounds: the most measured samples of any series."""
+        return max((len(s.measured()) for _, _, s in self.all_series()), default=0)
 
 
 def json_safe(value):
     """``value`` with every non-finite float (NaN, ±inf) replaced by None, recursively.
 
-    Derived records (summaries, comparisons) pass through this before they are
-    stored, because the result file never holds NaN or infinity.
+    Derived records pass through this before they are written, because result
+    and report documents never hold NaN or infinity.
     """
     if isinstance(value, float):
         return value if np.isfinite(value) else None
@@ -142,47 +277,8 @@ def json_safe(value):
         return int(value)
     if isinstance(value, np.bool_):
         return bool(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {key: json_safe(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [json_safe(item) for item in value]
     return value
-
-
-RUN_STATES = ("complete", "interrupted", "failed", "running")
-
-
-@dataclass(frozen=True)
-class Run:
-    """One invocation of pairbench: what was measured, where, how, and what came of it.
-
-    ``comparisons`` and ``summaries`` are derived records (plain JSON-ready dicts)
-    written by the analysis layer; ``show`` recomputes them from the samples.
-    """
-
-    kind: str  # "run" or "compare"
-    variants: tuple[Variant, ...]
-    tool_version: str
-    started_at: str  # ISO 8601, UTC
-    finished_at: str = ""
-    state: str = "running"
-    stopped_because: str = ""
-    environment: Mapping = field(default_factory=dict)
-    options: Mapping = field(default_factory=dict)
-    shell_overhead: Mapping | None = None
-    warnings: tuple[str, ...] = ()
-    summaries: tuple[Mapping, ...] = ()
-    comparisons: tuple[Mapping, ...] = ()
-
-    def __post_init__(self):
-        if self.state not in RUN_STATES:
-            raise ValueError(f"run state must be one of {RUN_STATES}, got {self.state!r}")
-
-    def replace(self, **changes) -> Run:
-        return dataclasses.replace(self, **changes)
-
-    def variant(self, name: str) -> Variant:
-        for v in self.variants:
-            if v.name == name:
-                return v
-        raise KeyError(name)

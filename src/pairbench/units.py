@@ -69,6 +69,18 @@ def format_duration_pm(ns: float, err_ns: float | None, *, digits: int = 4) -> s
     return f"{value} ± {error} {unit[0]}"
 
 
+def format_value(value: float | None, unit: str = "ns", *, digits: int = 4) -> str:
+    """One value in its benchmark unit: durations (``ns``) as 1.234 ms, bytes (``B``) as 1.21 KiB,
+    any other unit as a number and the unit ("3.5 allocs"); "—" for None or a non-finite value."""
+    if unit == "ns":
+        return format_duration(value, digits=digits)
+    if value is None or not math.isfinite(value):
+        return "—"
+    if unit == "B":
+        return format_kib(value / 1024) if abs(value) >= 1024 else f"{_significant(value, 3)} B"
+    return f"{_significant(value, digits)} {unit}"
+
+
 def format_kib(kib: float | None) -> str:
     """Format a size given in KiB: 812 KiB, 12.3 MiB, 1.20 GiB."""
     if kib is None or (isinstance(kib, float) and not math.isfinite(kib)):

@@ -20,22 +20,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pairbench.notes import Note
+
 VERDICTS = ("faster", "slower", "equivalent", "inconclusive")
 FAIL_ON_CHOICES = ("slower", "faster", "change", "never")
 
 
+MOVED_REASON = ("the change itself moved during the run: no single change fits every round "
+                "(the running interval is empty), so the interval of the last round is shown")
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """The decision for one comparison, with the reason in words."""
+    """The decision for one comparison, with the rule that gave it in words.
+
+    A verdict that could not honestly be given is ``inconclusive`` with the
+    ``refusal`` that says why (a note: too few rounds, no variance).
+    """
 
     verdict: str
     negligible: bool = False
     reason: str = ""
-    refused: bool = False
+    refusal: Note | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+    @property
+    def refused(self) -> bool:
+        return self.refusal is not None
 
     @property
     def decided(self) -> bool:
@@ -59,9 +73,14 @@ def decide(low: float, high: float, threshold: float) -> Verdict:
     return Verdict("inconclusive", reason=f"the interval includes zero and reaches beyond ±{threshold:g}%")
 
 
-def refuse(reason: str) -> Verdict:
-    """An ``inconclusive`` verdict given because no verdict can honestly be given."""
-    return Verdict("inconclusive", reason=reason, refused=True)
+def refuse(why: Note) -> Verdict:
+    """An ``inconclusive`` verdict given because no verdict can honestly be given, and ``why``."""
+    return Verdict("inconclusive", refusal=why)
+
+
+def moved() -> Verdict:
+    """``inconclusive``: the running interval became empty, so no single change fits every round."""
+    return Verdict("inconclusive", reason=MOVED_REASON)
 
 
 def matches_fail_on(verdict: Verdict, fail_on: str) -> bool:

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from pairbench.doctor import diagnose_machine, environment_footnotes, evaluate
-from pairbench.doctor.checks import (
+from pairbench.environment.checks import (
     check_clock,
     check_load,
     check_power,

@@ -67,7 +67,7 @@ def test_tukey_fences_report_outliers_without_removing_them():
     d = stats.describe(case["x"])
     assert d.above_fence == (16, 87) and d.below_fence == (149,)
     assert d.n == 200 and d.mean == pytest.approx(np.mean(case["x"]), rel=1e-15)
-    assert any("reported, not removed" in w for w in d.warnings)
+    assert any("reported, not removed" in str(w) for w in d.warnings)
     assert d.max_beyond_grubbs and d.min_beyond_grubbs
     assert d.max_sigma > 11
 
@@ -121,7 +121,7 @@ def test_median_ci_rejects_confidence_outside_0_1():
 def test_median_ci_of_identical_values_is_a_point_with_a_warning():
     m = stats.median_ci([7.0] * 12)
     assert (m.low, m.estimate, m.high) == (7.0, 7.0, 7.0)
-    assert any("no variance" in w for w in m.warnings)
+    assert any("no variance" in str(w) for w in m.warnings)
 
 
 @pytest.mark.parametrize("row", REF["grubbs"], ids=lambda r: f"n{r['n']}-a{r['alpha']}")
@@ -190,7 +190,7 @@ def test_modality_comes_from_the_lowland_detector():
     d = stats.describe(CASES["bimodal_80"]["x"])  # R: N(1e6, 1e4) and N(1.3e6, 1e4), 40 each
     assert (d.modality, d.modes) == ("bimodal", 2)
     assert d.mode_locations == pytest.approx((1e6, 1.3e6), abs=2e4)
-    assert any(w.startswith("the distribution looks bimodal: the lowland detector finds 2 modes")
+    assert any(str(w).startswith("the distribution looks bimodal: the lowland detector finds 2 modes")
                for w in d.warnings)  # fmt: skip
     spikes = stats.describe(CASES["spikes_200"]["x"])  # one mode and three far outliers
     assert (spikes.modality, spikes.modes) == ("unimodal", 1)
@@ -201,7 +201,7 @@ def test_a_skewed_unimodal_sample_is_not_called_bimodal_whatever_its_mvalue():
     d = stats.describe(CASES["lognormal_30"]["x"])
     assert d.mvalue > 3.2
     assert (d.modality, d.modes) == ("unimodal", 1)
-    assert not any("modes" in w for w in d.warnings)
+    assert not any("modes" in str(w) for w in d.warnings)
     poisson = stats.describe(np.random.default_rng(9).poisson(20, 1000).astype(float))
     assert poisson.mvalue > 8 and poisson.modality == "unimodal"
 
@@ -222,7 +222,7 @@ def test_describe_of_one_value_has_no_spread_and_says_so():
     assert (d.n, d.min, d.median, d.max, d.mean) == (1, 42.0, 42.0, 42.0, 42.0)
     assert d.sd is None and d.cv is None and d.skewness is None and d.max_sigma is None
     assert d.grubbs_critical is None and d.mean_min_gap == 0.0
-    assert any("only 1 value" in w for w in d.warnings)
+    assert any("only 1 value" in str(w) for w in d.warnings)
 
 
 def test_describe_of_identical_values_warns_no_variance():
@@ -230,7 +230,7 @@ def test_describe_of_identical_values_warns_no_variance():
     assert d.sd == 0.0 and d.iqr == 0.0 and d.mad == 0.0
     assert d.max_sigma is None and d.skewness is None and not d.max_beyond_grubbs
     assert d.above_fence == () and d.mvalue == 2.0
-    assert any(w.startswith("no variance") for w in d.warnings)
+    assert any(str(w).startswith("no variance") for w in d.warnings)
 
 
 @pytest.mark.parametrize(
@@ -251,7 +251,7 @@ def test_describe_rejects_unusable_input(x, message):
 def test_mean_min_gap_is_undefined_when_min_is_not_positive():
     d = stats.describe(CASES["signed_8"]["x"])
     assert d.mean_min_gap is None
-    assert any("mean-min gap is undefined" in w for w in d.warnings)
+    assert any("mean-min gap is undefined" in str(w) for w in d.warnings)
 
 
 def test_describe_is_exact_on_large_offsets_with_tiny_jitter():

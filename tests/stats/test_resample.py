@@ -49,7 +49,7 @@ def test_bootstrap_auto_switches_to_percentile_above_the_bca_limit():
     x = np.random.default_rng(1).lognormal(size=BCA_MAX_N + 1)
     ci = bootstrap_ci(x, n_resamples=99)
     assert ci.method == "percentile"
-    assert f"n = {BCA_MAX_N + 1} exceeds {BCA_MAX_N}" in ci.warnings[0]
+    assert f"n = {BCA_MAX_N + 1} exceeds {BCA_MAX_N}" in str(ci.warnings[0])
     small = bootstrap_ci(x[:BCA_MAX_N], n_resamples=99)
     assert small.method == "BCa"
 
@@ -86,7 +86,7 @@ def test_bootstrap_falls_back_to_percentile_when_bca_is_undefined():
     ci = bootstrap_ci(x, n_resamples=999)
     assert ci.method == "percentile"
     assert (ci.low, ci.high) == (1.0, 1.0)
-    assert "BCa is undefined for these data" in ci.warnings[0]
+    assert "BCa is undefined for these data" in str(ci.warnings[0])
     assert len(ci.warnings) == 1
 
 

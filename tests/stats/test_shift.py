@@ -58,7 +58,7 @@ def test_shift_function_warns_when_samples_are_too_few_for_bounded_intervals():
     sf = shift_function(CASES["tiny"]["x"], CASES["tiny"]["y"])
     assert all(v is None for v in sf.low + sf.high)
     assert not sf.pure_shift_excluded
-    assert sf.warnings and "18 of 18" in sf.warnings[0]
+    assert sf.warnings and "18 of 18" in str(sf.warnings[0])
 
 
 def test_simultaneous_intervals_rarely_reject_a_pure_shift_under_the_null():

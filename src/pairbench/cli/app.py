@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import click
 
@@ -86,20 +88,33 @@ def _want_color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-# The executor factory is a seam: tests install a FakeExecutor here.
-def _default_executor(output: OutputPolicy) -> Executor:
+def default_executor(output: OutputPolicy) -> Executor:
     """Commands run from a small spawner process, so their max RSS is their own (measure.spawner)."""
     from pairbench.measure.spawner import SpawnerExecutor
 
     return SpawnerExecutor(output=output)
 
 
-EXECUTOR_FACTORY = _default_executor
+def default_environment(root: str = "/", **options) -> dict:
+    """This machine's metadata, read now (``environment.collect_environment``)."""
+    from pairbench.environment import collect_environment
+
+    return collect_environment(root, **options)
 
 
-def make_executor(output: OutputPolicy) -> Executor:
-    """The executor commands measure with (``EXECUTOR_FACTORY`` is the seam tests replace)."""
-    return EXECUTOR_FACTORY(output)
+@dataclass(frozen=True)
+class App:
+    """What every command works with: where output goes, and the seams a test replaces.
+
+    ``executor_factory(output)`` makes the executor commands are measured with;
+    ``environment(root, **options)`` reads the machine's metadata;
+    ``clock()`` paces the progress display (seconds).
+    """
+
+    io: Io
+    executor_factory: Callable[[OutputPolicy], Executor] = default_executor
+    environment: Callable[..., Mapping] = default_environment
+    clock: Callable[[], float] = time.monotonic
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -119,19 +134,29 @@ def cli():
 # --------------------------------------------------------------------------- entry points
 
 
-def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: bool | None = None) -> int:
-    """Run the CLI with ``argv`` and return the exit code (never calls sys.exit)."""
+def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: bool | None = None,
+         executor_factory: Callable[[OutputPolicy], Executor] | None = None,
+         environment: Callable[..., Mapping] | None = None, clock: Callable[[], float] | None = None,
+         ) -> int:
+    """Run the CLI with ``argv`` and return the exit code (never calls sys.exit).
+
+    ``executor_factory``, ``environment`` and ``clock`` replace the real
+    executor, the machine's metadata and the progress clock (see :class:`App`).
+    """
     io = Io(stdout, stderr, color)
-    return _with_output_failure(io, _invoke(io, argv))
+    seams = {"executor_factory": executor_factory, "environment": environment, "clock": clock}
+    app = App(io, **{name: seam for name, seam in seams.items() if seam is not None})
+    return _with_output_failure(io, _invoke(app, argv))
 
 
-def _invoke(io: Io, argv: Sequence[str] | None) -> int:
+def _invoke(app: App, argv: Sequence[str] | None) -> int:
     """Run the command line and return its exit code; every error pairbench expects becomes one."""
+    io = app.io
     try:
         # click writes --help, --version and its own errors to sys.stdout/sys.stderr
         with contextlib.redirect_stdout(io.stdout), contextlib.redirect_stderr(io.stderr):
             result = cli.main(args=list(argv) if argv is not None else None, prog_name="pairbench",
-                              standalone_mode=False, obj=io)
+                              standalone_mode=False, obj=app)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.NoArgsIsHelpError as exc:  # bare `pairbench`: the help, not an error

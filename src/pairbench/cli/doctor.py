@@ -9,20 +9,16 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from pairbench.cli.app import Io, cli, make_executor
-from pairbench.cli.options import duration_option
+from pairbench.cli.app import App, Io, cli
 from pairbench.doctor import Report, ValidationPlan, diagnose_benchmark, diagnose_machine
-from pairbench.doctor.findings import STATUSES, at_least
+from pairbench.environment.findings import STATUSES, at_least
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.measure.executor import OutputPolicy
+from pairbench.units import parse_duration_ns
 from pairbench.report.text import render_markup
-from pairbench.resultfile import (
-    RESULT_FORMAT,
-    is_journal_text,
-    parse_json_text,
-    read_result,
-    read_text_file,
-)
+from pairbench.store.files import parse_json_text, read_text_file
+from pairbench.store.journal import is_journal_text
+from pairbench.store.resultfile import LEGACY_FORMAT, RESULT_FORMAT, read_result
 
 DOCTOR_EXIT_HELP = """\b
 Exit codes:
@@ -61,7 +57,7 @@ def _counts(text: str) -> tuple[int, ...]:
 @click.option("--shell", is_flag=True, help="Run COMMAND through sh -c.")
 @click.option("--name", "-n", default="", help="The benchmark's name (default: COMMAND).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the random order.")
-@click.option("--timeout", default=None, callback=duration_option("--timeout"), metavar="DURATION",
+@click.option("--timeout", default=None, metavar="DURATION",
               help="Kill a run after this long (e.g. 10s).")
 @click.option("--fail-on", type=click.Choice(["never", "warn", "fail"]), default="never",
               show_default=True, help="Exit 1 when a finding is at least this bad.")
@@ -70,7 +66,7 @@ def _counts(text: str) -> tuple[int, ...]:
                    "output) instead of this machine now.")
 @click.option("--root", default="/", hidden=True, help="Read /proc and /sys below this directory.")
 @click.pass_obj
-def doctor(io: Io, command: str | None, as_json: bool, fail_on: str, environment_path: str | None,
+def doctor(app: App, command: str | None, as_json: bool, fail_on: str, environment_path: str | None,
            root: str, **options):
     """Check the machine, or validate COMMAND as a benchmark.
 
@@ -91,13 +87,14 @@ def doctor(io: Io, command: str | None, as_json: bool, fail_on: str, environment
       pairbench doctor 'gzip -k -f data.bin'
       pairbench doctor './bench --loops {iterations}' --iterations 1,10,100
     """
+    io = app.io
     machine = diagnose_machine(_stored_environment(environment_path) if environment_path else None,
                                root=root)
     if command is None:
         report, plan = machine, None
     else:
         plan = _plan(command, options)
-        executor = make_executor(OutputPolicy())
+        executor = app.executor_factory(OutputPolicy())
         try:
             timer = _timer_step(machine.details["environment"])
             report = diagnose_benchmark(plan, executor, timer_resolution_ns=timer)
@@ -128,7 +125,7 @@ def _stored_environment(path: str) -> dict:
     if is_journal_text(text):  # a run that did not finish: its journal
         return read_result(path).environment
     document = _parse_json(Path(path), text)
-    if isinstance(document, dict) and document.get("format") == RESULT_FORMAT:
+    if isinstance(document, dict) and document.get("format") in (RESULT_FORMAT, LEGACY_FORMAT):
         environment = document.get("environment")
         if not isinstance(environment, dict):
             raise ResultFileError(f"{path}: environment must be an object, got "
@@ -166,9 +163,10 @@ def _depth(value) -> int:
 
 def _plan(command: str, options: dict) -> ValidationPlan:
     seed = options["seed"] if options["seed"] is not None else secrets.randbits(32)
+    timeout = options["timeout"]
     return ValidationPlan(command=command, shell=options["shell"], name=options["name"],
                           runs=options["runs"], counts=options["counts"], warmup=options["warmup"],
-                          seed=seed, timeout_ns=options["timeout"])
+                          seed=seed, timeout_ns=parse_duration_ns(timeout, option="--timeout") if timeout else None)
 
 
 def _timer_step(environment: dict) -> int | None:

@@ -1,57 +1,51 @@
-"""Option sets shared by several commands, and their converters."""
+"""The options of ``run`` and ``compare``, as click declares them.
+
+click only reads them: every value arrives as the text typed (or None when
+not given) and ``settings.parse_settings`` validates it, once, with the
+defaults of ``settings.DEFAULTS`` (the help shows them from there).
+"""
 
 from __future__ import annotations
 
 import click
 
-from pairbench.errors import UsageError
-from pairbench.units import parse_duration_ns
+from pairbench.settings import default
+from pairbench.verdict import FAIL_ON_CHOICES
 
 
-def duration_option(option: str):
-    def convert(ctx, param, value):
-        if value is None:
-            return None
-        try:
-            return parse_duration_ns(value, option=option)
-        except UsageError as exc:
-            raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
-
-    return convert
+def _shown(option: str, kind: str) -> str:
+    value = default(option, kind)
+    return "" if value is None else f"  [default: {value}]"
 
 
-def sampling_options(*, default_warmup: int, default_max_time: str):
-    """Options shared by ``run`` and ``compare``."""
+def sampling_options(kind: str):
+    """Options shared by ``run`` and ``compare`` (their defaults are ``kind``'s)."""
 
     def decorate(f):
         options = [
-            click.option("--warmup", type=click.IntRange(min=0), default=default_warmup, show_default=True,
-                         help="Warmup rounds, run and stored but not analysed."),
-            click.option("--runs", "-r", type=click.IntRange(min=1), default=None,
-                         help="Exact number of rounds (turns adaptive stopping off)."),
-            click.option("--min-runs", type=click.IntRange(min=1), default=10, show_default=True,
-                         help="Rounds to run before stopping is considered."),
-            click.option("--max-runs", type=click.IntRange(min=1), default=None,
-                         help="Stop after this many rounds at most."),
-            click.option("--max-time", default=default_max_time, show_default=True, metavar="DURATION",
-                         callback=duration_option("--max-time"),
-                         help="Time budget for sampling (e.g. 30s, 2m)."),
-            click.option("--prepare", default=None, metavar="CMD",
-                         help="Command run before every sample, untimed."),
-            click.option("--setup", default=None, metavar="CMD", help="Command run once before sampling."),
-            click.option("--cleanup", default=None, metavar="CMD", help="Command run once at the end."),
-            click.option("--timeout", default=None, callback=duration_option("--timeout"), metavar="DURATION",
+            click.option("--warmup", metavar="N", help="Warmup rounds, run and stored but not analysed."
+                         + _shown("warmup", kind)),
+            click.option("--runs", "-r", metavar="N", help="Exact number of rounds (turns adaptive stopping off)."),
+            click.option("--min-runs", metavar="N", help="Rounds to run before stopping is considered."
+                         + _shown("min_runs", kind)),
+            click.option("--max-runs", metavar="N", help="Stop after this many rounds at most."),
+            click.option("--max-time", metavar="DURATION", help="Time budget for sampling (e.g. 30s, 2m)."
+                         + _shown("max_time", kind)),
+            click.option("--prepare", metavar="CMD", help="Command run before every sample, untimed."),
+            click.option("--setup", metavar="CMD", help="Command run once before sampling."),
+            click.option("--cleanup", metavar="CMD", help="Command run once at the end."),
+            click.option("--timeout", metavar="DURATION",
                          help="Kill a sample's process group after this long (e.g. 10s)."),
             click.option("--shell", is_flag=True,
                          help="Run commands through sh -c (its start-up cost is measured and reported)."),
-            click.option("--output", "output", default="null", show_default=True, metavar="null|inherit|FILE",
-                         help="Where the commands' stdout and stderr go."),
+            click.option("--output", "output", metavar="null|inherit|FILE",
+                         help="Where the commands' stdout and stderr go." + _shown("output", kind)),
             click.option("--ignore-failure", "-i", is_flag=True,
                          help="Keep going when a command fails; failed samples are stored, not analysed."),
-            click.option("--seed", type=click.IntRange(min=0), default=None,
+            click.option("--seed", metavar="N",
                          help="Seed of the random order (printed and stored, so runs can be repeated)."),
-            click.option("--json", "json_path", default=None, metavar="FILE",
-                         help="Write the result document (raw samples included) to FILE."),
+            click.option("--json", "json_path", metavar="FILE",
+                         help="Write the result document (raw samples included) to FILE; - for standard output."),
             click.option("--name", "-n", "names", multiple=True,
                          help="Name for a command, in order (repeat for each command)."),
             click.option("--quiet", "-q", is_flag=True, help="No progress display."),
@@ -63,12 +57,18 @@ def sampling_options(*, default_warmup: int, default_max_time: str):
     return decorate
 
 
-def percent_option(ctx, param, value):
-    text = str(value).strip().rstrip("%")
-    try:
-        number = float(text)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a percentage (e.g. 1 or 0.5%)") from None
-    if not 0 < number < 100:
-        raise click.BadParameter(f"must be between 0 and 100 percent, got {value!r}")
-    return number
+def decision_options(f):
+    """``compare``'s options: how strict its verdicts are and when CI fails."""
+    options = [
+        click.option("--alpha", metavar="P", help="Family-wise error rate of the verdicts." + _shown("alpha", "compare")),
+        click.option("--threshold", metavar="PERCENT",
+                     help="Smallest change that matters, in percent." + _shown("threshold", "compare")),
+        click.option("--fail-on", metavar="|".join(FAIL_ON_CHOICES),
+                     help="Exit 1 when a verdict (not negligible) matches: slower, faster, change (either)."
+                          + _shown("fail_on", "compare")),
+        click.option("--self-check", is_flag=True,
+                     help="Also run a copy of the baseline: an A/A comparison that must not find a change."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f

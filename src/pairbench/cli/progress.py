@@ -1,48 +1,115 @@
-"""Live progress while sampling: a redrawn line on a terminal, a plain line now and then otherwise."""
+"""Live progress while sampling: a redrawn line on a terminal, a plain line now and then otherwise.
+
+The display is a sink of the sampler: it counts samples as they arrive and
+rounds as they end, keeps each side's values for the medians it shows, and
+(for ``compare``) asks the stopping rule for the current effects. It never
+reads the sampler. Redraws are paced by ``clock`` (``time.monotonic``; tests
+pass their own).
+"""
 
 from __future__ import annotations
 
+import statistics
 import time
+from collections.abc import Callable
 
 from pairbench.cli.app import Io
-from pairbench.measure.plan import Progress, Sampler, SamplingPlan
-from pairbench.units import format_duration
+from pairbench.measure.sampler import Measured, RoundEnd, Sink
+from pairbench.settings import Sampling
+from pairbench.units import format_duration, format_percent
 
 TTY_REDRAW_S = 0.2  # the terminal line is redrawn at most this often
+PLAIN_INTERVAL_S = 5.0
 
 
-class PlainProgress:
-    """Progress as a plain line every few seconds (not a TTY)."""
+class Progress(Sink):
+    """Where sampling stands, drawn by ``draw(line, share)`` at most every ``interval_s`` (the
+    first time at once when ``IMMEDIATE``, else one interval after the start)."""
 
-    def __init__(self, io: Io, plan: SamplingPlan, detail=None, interval_s: float = 5.0):
-        self.io, self.plan, self.detail, self.interval_s = io, plan, detail, interval_s
-        self._last = time.monotonic()
+    IMMEDIATE = True
 
-    def __call__(self, progress: Progress, sampler: Sampler) -> None:
-        now = time.monotonic()
-        if now - self._last < self.interval_s:
+    def __init__(self, sampling: Sampling, sides: int, *, effects: Callable[[], list] | None = None,
+                 clock: Callable[[], float] = time.monotonic, interval_s: float = PLAIN_INTERVAL_S):
+        self.sampling, self.effects, self.clock, self.interval_s = sampling, effects, clock, interval_s
+        self.rounds = self.samples = self.elapsed_ns = 0
+        self.warming_up = sampling.warmup > 0
+        self.values: list[list[float]] = [[] for _ in range(sides)]
+        self._last: float | None = None if self.IMMEDIATE else clock()
+
+    def on_sample(self, measured: Measured) -> None:
+        self.samples += 1
+        sample = measured.sample
+        self.elapsed_ns = max(self.elapsed_ns, sample.start_ns + sample.wall_ns)
+        if not sample.warmup and sample.ok:
+            self.values[measured.side].append(measured.value)
+        self._maybe_draw()
+
+    def on_round(self, end: RoundEnd) -> None:
+        self.rounds, self.warming_up = end.rounds, end.warmup
+        self.elapsed_ns = max(self.elapsed_ns, end.elapsed_ns)
+        self._maybe_draw()
+
+    def _maybe_draw(self) -> None:
+        now = self.clock()
+        if self._last is not None and now - self._last < self.interval_s:
             return
         self._last = now
-        self.io.err(status_line(progress, sampler, self.detail))
+        self.draw(self.status_line(), self.done_share())
+
+    def draw(self, line: str, share: float | None) -> None:
+        raise NotImplementedError
+
+    def done_share(self) -> float | None:
+        """How far sampling has come, 0 to 1: rounds of --runs, else time of the budget; None if unknown."""
+        if self.sampling.runs is not None:
+            return min(self.rounds / self.sampling.runs, 1.0)
+        if self.sampling.max_time_ns:
+            return min(self.elapsed_ns / self.sampling.max_time_ns, 1.0)
+        return None
+
+    def status_line(self) -> str:
+        """One line: rounds, samples, elapsed time, and compare's effects or each side's median."""
+        runs = self.sampling.runs
+        rounds = f"{self.rounds}/{runs} rounds" if runs is not None else f"{self.rounds} rounds"
+        phase = "warming up" if self.warming_up else rounds
+        elapsed = format_duration(self.elapsed_ns, digits=3)
+        if self.effects is not None:
+            return f"{phase}, {elapsed} elapsed  {effects_text(self.effects())}"
+        medians = [format_duration(statistics.median(v)) for v in self.values if v]
+        median_text = ("median " + " | ".join(medians)) if medians else ""
+        return f"{phase}, {self.samples} samples, {elapsed} elapsed  {median_text}".rstrip()
 
 
-class TtyProgress:
+def effects_text(effects: list) -> str:
+    """The latest effect of each comparison: "effect +3.1% [+1.2%, +5.0%]"."""
+    return " | ".join("effect: collecting rounds" if e is None else
+                      f"effect {format_percent(e.estimate)} [{format_percent(e.low)}, {format_percent(e.high)}]"
+                      for e in effects)
+
+
+class PlainProgress(Progress):
+    """Progress as a plain line every few seconds (standard error is not a terminal)."""
+
+    IMMEDIATE = False
+
+    def __init__(self, io: Io, sampling: Sampling, sides: int, **options):
+        super().__init__(sampling, sides, **options)
+        self.io = io
+
+    def draw(self, line: str, share: float | None) -> None:
+        self.io.err(line)
+
+
+class TtyProgress(Progress):
     """A live progress line on a terminal: a bar, rounds, elapsed time, current medians or effect."""
 
-    def __init__(self, io: Io, plan: SamplingPlan, detail=None):
+    def __init__(self, io: Io, sampling: Sampling, sides: int, **options):
         from rich.console import Console
 
-        self.io, self.plan, self.detail = io, plan, detail
+        super().__init__(sampling, sides, interval_s=TTY_REDRAW_S, **options)
         self._console = Console(file=io.stderr, highlight=False)
-        self._last = 0.0
 
-    def __call__(self, progress: Progress, sampler: Sampler) -> None:
-        now = time.monotonic()
-        if now - self._last < TTY_REDRAW_S:
-            return
-        self._last = now
-        line = status_line(progress, sampler, self.detail)
-        share = done_share(progress, self.plan)
+    def draw(self, line: str, share: float | None) -> None:
         if share is not None:
             filled = int(share * 20)
             line = f"[{'█' * filled}{'·' * (20 - filled)}] " + line
@@ -54,49 +121,16 @@ class TtyProgress:
         self._console.file.flush()
 
 
-def done_share(progress: Progress, plan: SamplingPlan) -> float | None:
-    """How far sampling has come, 0 to 1: rounds of --runs, else time of the budget; None if unknown."""
-    stop = plan.stop
-    if stop.runs is not None:
-        return min(progress.rounds / stop.runs, 1.0)
-    if stop.max_time_ns:
-        return min(progress.elapsed_ns / stop.max_time_ns, 1.0)
-    return None
-
-
-def status_line(progress: Progress, sampler: Sampler, detail=None) -> str:
-    """One line: rounds, samples, elapsed time, and ``detail(sampler)`` or each variant's current median."""
-    import numpy as np
-
-    runs = sampler.plan.stop.runs
-    rounds = f"{progress.rounds}/{runs} rounds" if runs is not None else f"{progress.rounds} rounds"
-    phase = "warming up" if progress.warming_up else rounds
-    elapsed = format_duration(progress.elapsed_ns, digits=3)
-    extra = detail(sampler) if detail else ""
-    if extra:
-        return f"{phase}, {elapsed} elapsed  {extra}"
-    medians = []
-    for i in range(len(sampler.plan.commands)):
-        wall = sampler.measured_wall_ns(i)
-        if wall.size:
-            medians.append(format_duration(float(np.median(wall))))
-    median_text = ("median " + " | ".join(medians)) if medians else ""
-    return f"{phase}, {progress.samples} samples, {elapsed} elapsed  {median_text}".rstrip()
-
-
-def progress_printer(io: Io, quiet: bool, plan: SamplingPlan, detail=None):
-    """The progress display for ``io``'s stderr, or None with ``--quiet``.
-
-    ``detail`` is an optional callable, given the sampler, returning what to show
-    instead of the medians (``compare`` shows the current effect and its interval).
-    """
+def progress_for(io: Io, sampling: Sampling, sides: int, *, quiet: bool,
+                 effects: Callable[[], list] | None = None, clock: Callable[[], float] = time.monotonic,
+                 ) -> Progress | None:
+    """The progress display for ``io``'s standard error, or None with ``--quiet``."""
     if quiet:
         return None
-    if hasattr(io.stderr, "isatty") and io.stderr.isatty():
-        return TtyProgress(io, plan, detail)
-    return PlainProgress(io, plan, detail)
+    kind = TtyProgress if hasattr(io.stderr, "isatty") and io.stderr.isatty() else PlainProgress
+    return kind(io, sampling, sides, effects=effects, clock=clock)
 
 
-def close_progress(progress) -> None:
-    if hasattr(progress, "close"):
+def close_progress(progress: Progress | None) -> None:
+    if isinstance(progress, TtyProgress):
         progress.close()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from pairbench.cli.app import EXIT_CODES_HELP, Io, cli
+from pairbench.cli.app import EXIT_CODES_HELP, App, Io, cli
 from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError, UsageError
 from pairbench.report.exports import CSV_TABLES, EXPORTS, FORMATS, SUFFIX_FORMATS
 
@@ -30,7 +30,7 @@ from pairbench.report.exports import CSV_TABLES, EXPORTS, FORMATS, SUFFIX_FORMAT
               help="CSV only: write just this table. Without it, -o FILE gets the samples and "
                    "FILE's .summary.csv sibling the summary; standard output gets the samples.")
 @click.pass_obj
-def report(io: Io, path: str, fmt: str | None, output: str | None, table: str | None):
+def report(app: App, path: str, fmt: str | None, output: str | None, table: str | None):
     """Render a saved result (or a journal) as HTML, Markdown, CSV or JSON.
 
     \b
@@ -47,16 +47,27 @@ def report(io: Io, path: str, fmt: str | None, output: str | None, table: str | 
       pairbench report result.json --format csv --table summary
     """
     from pairbench.report.exports import format_for, report_files
-    from pairbench.resultfile import journal_path, read_result
+    from pairbench.store.journal import journal_path
 
     if output is not None and output != "-":
         refuse_shared_paths([("the result read", path), ("its journal", str(journal_path(path))),
                              *output_paths("-o", output, csv=format_for(fmt, output) == "csv" and table is None)])
+    run, analysis = read_and_analyse(path)
+    with analysing_stored(path):
+        files = report_files(run, analysis, fmt, output, table=table)
+    write_files(app.io, files)
+    return EXIT_OK
+
+
+def read_and_analyse(path: str):
+    """The run stored at ``path`` and its analysis, computed from its samples (never from what
+    the file says it derived)."""
+    from pairbench.analysis import analyse
+    from pairbench.store.resultfile import read_result
+
     run = read_result(path)
     with analysing_stored(path):
-        files = report_files(run, fmt, output, table=table)
-    write_files(io, files)
-    return EXIT_OK
+        return run, analyse(run)
 
 
 @contextlib.contextmanager
@@ -81,7 +92,7 @@ def analysing_stored(path: str) -> Iterator[None]:
 
 def write_files(io: Io, files: list[tuple[str | None, str]]) -> None:
     """Write each (path, text); path None prints to standard output. Atomic per file."""
-    from pairbench.resultfile import atomic_write_text
+    from pairbench.store.files import atomic_write_text
 
     for path, text in files:
         if path is None:
@@ -97,19 +108,19 @@ def write_files(io: Io, files: list[tuple[str | None, str]]) -> None:
 # --------------------------------------------------------------------------- --export-* options
 
 
-def _check_export_path(ctx, param, value):
-    """Refuse, before measuring, a directory, or a path whose directory does not exist or cannot be written."""
-    if value is None:
-        return None
-    if Path(value).is_dir():
-        raise click.BadParameter(f"{value!r} is a directory; give a file path, e.g. "
-                                 f"{str(Path(value) / ('report' + _suffix_of(EXPORTS[param.name])))!r}")
-    directory = Path(value).resolve().parent
-    if not directory.is_dir():
-        raise click.BadParameter(f"the directory {str(directory)!r} does not exist")
-    if not os.access(directory, os.W_OK):
-        raise click.BadParameter(f"the directory {str(directory)!r} is not writable")
-    return value
+def check_export_paths(exports: Mapping[str, str]) -> None:
+    """Refuse, before measuring, an export path that is a directory, or whose directory does not
+    exist or cannot be written."""
+    for key, value in exports.items():
+        option = "--" + key.replace("_", "-")
+        if Path(value).is_dir():
+            raise UsageError(f"{option} {value!r} is a directory; give a file path, e.g. "
+                             f"{str(Path(value) / ('report' + _suffix_of(EXPORTS[key])))!r}")
+        directory = Path(value).resolve().parent
+        if not directory.is_dir():
+            raise UsageError(f"{option} {value!r}: the directory {str(directory)!r} does not exist")
+        if not os.access(directory, os.W_OK):
+            raise UsageError(f"{option} {value!r}: the directory {str(directory)!r} is not writable")
 
 
 def _suffix_of(fmt: str) -> str:
@@ -117,13 +128,12 @@ def _suffix_of(fmt: str) -> str:
     return next(suffix for suffix, named in SUFFIX_FORMATS.items() if named == fmt)
 
 
-def export_paths(options: Mapping) -> list[tuple[str, str]]:
-    """The files the ``--export-*`` options in ``options`` will write, each with the option that
+def export_paths(exports: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The files the ``--export-*`` options (key -> path) will write, each with the option that
     names it (``--export-csv FILE`` also writes FILE's .summary.csv sibling)."""
     paths: list[tuple[str, str]] = []
-    for key in EXPORTS:
-        if options.get(key):
-            paths += output_paths("--" + key.replace("_", "-"), options[key], csv=key == "export_csv")
+    for key, path in exports.items():
+        paths += output_paths("--" + key.replace("_", "-"), path, csv=key == "export_csv")
     return paths
 
 
@@ -165,19 +175,14 @@ def export_options(f):
     }
     for key in reversed(tuple(EXPORTS)):
         flag = "--" + key.replace("_", "-")
-        f = click.option(flag, key, default=None, metavar="FILE", callback=_check_export_path,
-                         help=helps[key])(f)
+        f = click.option(flag, key, default=None, metavar="FILE", help=helps[key])(f)
     return f
 
 
-def write_exports(io: Io, run, options: Mapping) -> None:
-    """Write the files the ``--export-*`` options in ``options`` ask for (none: does nothing).
-
-    Call it at the end of a measurement, interrupted or not, with the run that
-    holds the summaries and comparisons.
-    """
+def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
+    """Write the files the ``--export-*`` options ask for (key -> path; none: does nothing), at
+    the end of a measurement, interrupted or not."""
     from pairbench.report.exports import export_files
 
-    requests = {key: options.get(key) for key in EXPORTS}
-    if any(requests.values()):
-        write_files(io, export_files(run, requests))
+    if exports:
+        write_files(io, export_files(run, analysis, exports))

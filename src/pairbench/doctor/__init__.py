@@ -8,20 +8,17 @@
 * :func:`diagnose_benchmark` runs a command a few times (``validation``) and
   judges it by seed 004's rules (setup overhead, memory growth with the
   iteration count, name length) and the sample checks (``samplechecks``).
-* ``footnotes`` turns findings into the footnotes ``run`` and ``compare`` store.
 """
 
 from __future__ import annotations
 
-from pairbench.doctor.checks import evaluate
-from pairbench.doctor.findings import STATUSES, Finding, Report, worst
-from pairbench.doctor.footnotes import environment_footnotes, sample_footnotes
+from pairbench.environment.checks import evaluate
+from pairbench.environment.findings import STATUSES, Finding, Report, worst
 from pairbench.doctor.validation import ValidationPlan, measure_benchmark, validate
 
 __all__ = [
     "STATUSES", "Finding", "Report", "ValidationPlan", "diagnose_benchmark", "diagnose_machine",
-    "environment_footnotes", "evaluate", "measure_benchmark", "sample_footnotes", "validate",
-    "worst",
+    "evaluate", "measure_benchmark", "validate", "worst",
 ]
 
 DOCTOR_WINDOW_S = 0.5  # the doctor can afford a longer look at "right now" than run can

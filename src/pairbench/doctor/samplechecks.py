@@ -1,7 +1,7 @@
 """Checks on a benchmark's samples: duration, stability, shape, serial dependence, interruptions.
 
 Each check takes the timed executions of one command (or plain arrays) and
-returns a :class:`~pairbench.doctor.findings.Finding`. The thresholds, and
+returns a :class:`~pairbench.environment.findings.Finding`. The thresholds, and
 where they come from:
 
 * duration: process start-up (``true``) over 10% of a sample warns, over 50%
@@ -31,8 +31,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from pairbench import stats
-from pairbench.analysis import RSS_FLOOR_MARGIN
-from pairbench.doctor.findings import Finding
+from pairbench.analysis.rules import RSS_FLOOR_MARGIN
+from pairbench.environment.findings import Finding
 from pairbench.errors import StatisticsError
 from pairbench.measure.executor import Execution
 from pairbench.units import format_duration, format_rate

@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass, field
 
 from pairbench.doctor import samplechecks
-from pairbench.doctor.findings import Finding, Report
+from pairbench.environment.findings import Finding, Report
 from pairbench.errors import CommandNotFound, UsageError
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import Execution, Executor

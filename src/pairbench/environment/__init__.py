@@ -3,7 +3,7 @@
 Everything is read from ``/proc`` and ``/sys`` below a configurable ``root`` so that
 tests can point it at a fixture tree. A value that cannot be read (containers,
 non-Linux systems) is ``None``, never an error. This module only *reads*;
-``pairbench.doctor.checks`` judges the readings (ok, warn, fail, unknown), so a
+``pairbench.environment.checks`` judges the readings (ok, warn, fail, unknown), so a
 stored result can be judged again later from its metadata alone.
 
 What is read, and from where (all below ``root``):

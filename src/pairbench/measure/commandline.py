@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pairbench.command import Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
+from pairbench.notes import Note
 
 SHELL = "/bin/sh"
 
@@ -99,22 +100,18 @@ def _find_on_path_unexecutable(name: str) -> str:
     return ""
 
 
-def shell_syntax_warning(command: Command) -> str:
-    """Say so when a command run without a shell has words only a shell would act on, else ''.
+def shell_syntax_note(command: Command) -> Note | None:
+    """A note when a command run without a shell has words only a shell would act on, else None.
 
     ``pairbench run "make | tee log"`` runs ``make`` with the arguments ``|``,
     ``tee`` and ``log``; the user almost certainly meant ``--shell``.
     """
     if command.shell:
-        return ""
+        return None
     operators = [w for w in command.argv[1:] if w in _SHELL_OPERATORS]
     if not operators:
-        return ""
-    shown = ", ".join(repr(w) for w in dict.fromkeys(operators))
-    return (
-        f"command {command.text!r} is run without a shell, so {shown} "
-        "reach the program as plain arguments; use --shell for pipes and redirections"
-    )
+        return None
+    return Note("shell-syntax", {"command": command.text, "operators": list(dict.fromkeys(operators))})
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from pairbench.command import Command
+from pairbench.notes import Note
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,25 @@ class OutputPolicy:
         return cls("file", text)
 
 
+@dataclass(frozen=True)
+class ExecutorInfo:
+    """What an executor can report, recorded with every run.
+
+    ``kind`` names the executor; ``rss_floor_kib`` is the smallest max RSS it
+    can report (the size of the process commands are spawned from, which Linux
+    charges to a child at exec; None when it has none); ``notes`` say how it
+    differs from what was asked (a fallback).
+    """
+
+    kind: str
+    rss_floor_kib: int | None = None
+    notes: tuple[Note, ...] = ()
+
+    def to_dict(self) -> dict:
+        """The ``environment.executor`` record of a result document."""
+        return {"kind": self.kind, "rss_floor_kib": self.rss_floor_kib}
+
+
 class Executor(Protocol):
     """Runs commands one at a time and times them."""
 
@@ -63,6 +83,10 @@ class Executor(Protocol):
 
     def now_ns(self) -> int:
         """The executor's monotonic clock, in nanoseconds."""
+        ...
+
+    def info(self) -> ExecutorInfo:
+        """What this executor can report (its RSS floor now) and how it runs commands."""
         ...
 
     def close(self) -> None:

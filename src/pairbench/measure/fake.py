@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError
-from pairbench.measure.executor import Execution
+from pairbench.measure.executor import Execution, ExecutorInfo
 
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _EXECUTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Execution)) - {"start_ns"}
@@ -74,6 +74,7 @@ class FakeExecutor:
     The clock starts at ``start_ns`` and advances by each execution's wall
     time plus ``gap_ns`` (harness overhead between samples); :meth:`advance`
     moves it by hand. Every completed run is logged in :attr:`calls`.
+    ``rss_floor_kib`` is the RSS floor :meth:`info` reports (none by default).
 
     >>> from pairbench.command import Command
     >>> a, b = Command("a", ("a",)), Command("b", ("b",))
@@ -103,6 +104,7 @@ class FakeExecutor:
         start_ns: int = 0,
         default=None,
         missing: Iterable[str] = (),
+        rss_floor_kib: int | None = None,
     ):
         if unit not in _UNITS:
             raise ValueError(f"`unit` must be one of {sorted(_UNITS)}, got {unit!r}")
@@ -114,6 +116,7 @@ class FakeExecutor:
         self.gap_ns = gap_ns
         self._default = _entry(default) if default is not None else None
         self.missing = frozenset(missing)
+        self.rss_floor_kib = rss_floor_kib
         self.calls: list[FakeCall] = []
         self.closed = False
         self._clock = int(start_ns)
@@ -153,6 +156,9 @@ class FakeExecutor:
     def now_ns(self) -> int:
         """The virtual clock, in nanoseconds."""
         return self._clock
+
+    def info(self) -> ExecutorInfo:
+        return ExecutorInfo(type(self).__name__, self.rss_floor_kib)
 
     def close(self) -> None:
         """Mark the executor closed (``closed`` becomes True); idempotent."""

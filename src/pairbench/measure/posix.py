@@ -44,7 +44,7 @@ import time
 
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
-from pairbench.measure.executor import Execution, OutputPolicy
+from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
 
 # Python ignores SIGPIPE (and SIGXFSZ) for itself; a child must get the default
 # disposition back, as subprocess's ``restore_signals=True`` does, or ``yes | head``
@@ -166,6 +166,10 @@ class PosixExecutor:
         except (OSError, IndexError, ValueError):
             return 0
         return resident_pages * os.sysconf("SC_PAGE_SIZE") // 1024
+
+    def info(self) -> ExecutorInfo:
+        """Commands start from this process: its resident set is the RSS floor (None if unknown)."""
+        return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None)
 
     def now_ns(self) -> int:
         """The monotonic clock the samples are timed with, in nanoseconds."""

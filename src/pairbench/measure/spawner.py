@@ -60,7 +60,8 @@ import time
 
 from pairbench.command import Command
 from pairbench.errors import CommandNotFound, MeasurementError, PairbenchError, UsageError
-from pairbench.measure.executor import Execution, OutputPolicy
+from pairbench.notes import Note
+from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
 from pairbench.measure.posix import PosixExecutor
 
 STARTUP_TIMEOUT_S = 10.0
@@ -121,7 +122,7 @@ class SpawnerExecutor:
             raise UsageError(f"`kill_grace_s` must be >= 0 seconds, got {kill_grace_s!r}")
         self.output = output
         self.kill_grace_s = float(kill_grace_s)
-        self.notes: tuple[str, ...] = ()
+        self.notes: tuple[Note, ...] = ()
         self.spawner_pid: int | None = None
         self._inner: PosixExecutor | None = None
         self._closed = False
@@ -135,11 +136,8 @@ class SpawnerExecutor:
         except _SpawnerGone as why:
             self._inner = PosixExecutor(output, kill_grace_s)
             self._floor_kib = self._inner.rss_floor_kib()
-            self.notes = (
-                f"the small spawner process could not be started ({why}), so commands are "
-                f"started from pairbench itself and a max RSS below ~{self._floor_kib // 1024} MB "
-                "(pairbench's own size) is pairbench's, not the command's",
-            )
+            self.notes = (Note("executor-fallback", {"reason": str(why), "floor_kib": self._floor_kib},
+                               message=f"the small spawner process could not be started ({why})"),)
 
     # -- protocol -----------------------------------------------------------------
 
@@ -179,6 +177,10 @@ class SpawnerExecutor:
             if reply[0] == "floor":
                 self._floor_kib = reply[1]
         return self._floor_kib
+
+    def info(self) -> ExecutorInfo:
+        """The spawner's size is the RSS floor (pairbench's own in the fallback, said in ``notes``)."""
+        return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None, self.notes)
 
     def now_ns(self) -> int:
         """The monotonic clock the samples are timed with (CLOCK_MONOTONIC, shared with the spawner)."""

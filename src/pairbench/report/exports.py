@@ -2,8 +2,8 @@
 
 ``report_files`` and ``export_files`` return ``(path, text)`` pairs (path None:
 standard output) and write nothing: the CLI's one thin writer
-(``cli.report.write_files``) writes them atomically. The analysis runs once
-however many files are asked for.
+(``cli.report.write_files``) writes them atomically. Every file renders the
+one analysis it is given.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from pairbench.analysis import Analysis
 from pairbench.errors import UsageError
 from pairbench.model import Run
-from pairbench.report.analysed import Analysed, analyse
 
 FORMATS = ("html", "markdown", "csv", "json")
 CSV_TABLES = ("samples", "summary")
@@ -40,7 +40,7 @@ def format_for(fmt: str | None, path: str | None) -> str:
     return guessed
 
 
-def render(analysed: Analysed, fmt: str, path: str | None, *, table: str | None = None,
+def render(run: Run, analysis: Analysis, fmt: str, path: str | None, *, table: str | None = None,
            ) -> list[tuple[str | None, str]]:
     """The (path, text) pairs of one report in ``fmt``; path None means standard output.
 
@@ -51,47 +51,43 @@ def render(analysed: Analysed, fmt: str, path: str | None, *, table: str | None 
     if table is not None and fmt != "csv":
         raise UsageError(f"--table {table} applies to --format csv, not {fmt}")
     if fmt == "csv":
-        return _csv(analysed, path, table)
+        return _csv(run, analysis, path, table)
     if fmt == "html":
         from pairbench.report.html import render_html
 
-        return [(path, render_html(analysed))]
+        return [(path, render_html(run, analysis))]
     if fmt == "json":
         from pairbench.report.jsonfile import render_json
 
-        return [(path, render_json(analysed))]
+        return [(path, render_json(run, analysis))]
     if fmt == "markdown":
         from pairbench.report.markdown import render_markdown
 
-        return [(path, render_markdown(analysed))]
+        return [(path, render_markdown(run, analysis))]
     raise UsageError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
-def report_files(run: Run, fmt: str | None, path: str | None, *, table: str | None = None,
-                 ) -> list[tuple[str | None, str]]:
+def report_files(run: Run, analysis: Analysis, fmt: str | None, path: str | None, *,
+                 table: str | None = None) -> list[tuple[str | None, str]]:
     """What ``pairbench report`` writes for ``run``."""
     chosen = format_for(fmt, path)
-    return render(analyse(run), chosen, None if path == "-" else path, table=table)
+    return render(run, analysis, chosen, None if path == "-" else path, table=table)
 
 
-def export_files(run: Run, requests: Mapping[str, str | None]) -> list[tuple[str, str]]:
-    """The files of the ``--export-*`` options in ``requests`` that were given (path not None)."""
-    wanted = [(EXPORTS[key], path) for key, path in requests.items() if key in EXPORTS and path]
-    if not wanted:
-        return []
-    analysed = analyse(run)
+def export_files(run: Run, analysis: Analysis, requests: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The files of the ``--export-*`` options in ``requests`` (option key -> path)."""
     files: list[tuple[str, str]] = []
-    for fmt, path in wanted:
-        files += [(p, text) for p, text in render(analysed, fmt, path) if p is not None]
+    for key, path in requests.items():
+        files += [(p, text) for p, text in render(run, analysis, EXPORTS[key], path) if p is not None]
     return files
 
 
-def _csv(analysed: Analysed, path: str | None, table: str | None) -> list[tuple[str | None, str]]:
+def _csv(run: Run, analysis: Analysis, path: str | None, table: str | None) -> list[tuple[str | None, str]]:
     from pairbench.report.csvfile import render_samples_csv, render_summary_csv, summary_path
 
     if table == "summary":
-        return [(path, render_summary_csv(analysed))]
-    samples = (path, render_samples_csv(analysed.run))
+        return [(path, render_summary_csv(run, analysis))]
+    samples = (path, render_samples_csv(run))
     if table == "samples" or path is None:
         return [samples]
-    return [samples, (str(summary_path(path)), render_summary_csv(analysed))]
+    return [samples, (str(summary_path(path)), render_summary_csv(run, analysis))]

@@ -1,57 +1,125 @@
-"""The analysed result as JSON, for other tools: summaries and comparisons, no raw samples.
+"""The analysis as JSON, for other tools: summaries, comparisons and notes as records.
 
-Format history (``"format"`` key):
-    pairbench.report/1  (pairbench 0.1) the run's metadata (kind, tool, times,
-                        state, environment, options, warnings), per variant its
-                        name, label, command and sample counts, the variant
-                        summaries (``analysis.VariantSummary`` fields, times in
-                        ns) and the comparisons (the result document's format,
-                        effects in percent). ``recomputed`` lists what was not
-                        stored and was computed from the samples.
+Format history (``"format"`` key of ``pairbench report --format json``):
+    pairbench.report/1  (pairbench 0.1) run metadata, per variant its name, label,
+                        command and sample counts, variant summaries and comparisons.
+    pairbench.report/2  (pairbench 0.2) run metadata (the result document's header:
+                        sides, benchmarks, settings, notes), per series its sample
+                        counts, and the analysis: ``summaries`` (one per benchmark and
+                        side; values per operation in the benchmark's unit),
+                        ``comparisons`` (effects in percent) and ``analysis_notes``
+                        (every note: ``code``, ``data``, ``subject``, and ``text``, the
+                        note in words).
 
-The raw samples stay in the result document (``--json``) and the samples CSV.
+The same ``summaries``, ``comparisons`` and ``analysis_notes`` are written into
+the result document (``--json``) for other tools; pairbench never reads them
+back. The raw samples stay in the result document and the samples CSV.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
 
-import numpy as np
+from pairbench.analysis import Analysis, Comparison, Summary
+from pairbench.model import Run, json_safe
+from pairbench.notes import Note
+from pairbench.report.wording import word
+from pairbench.store.resultfile import run_header
 
-from pairbench.report.analysed import Analysed
-from pairbench.resultfile import run_header
-
-REPORT_FORMAT = "pairbench.report/1"
+REPORT_FORMAT = "pairbench.report/2"
 
 
-def analysed_document(analysed: Analysed) -> dict:
-    """The JSON-ready analysed result."""
-    run = analysed.run
+def derived_document(run: Run, analysis: Analysis) -> dict:
+    """The analysis as JSON-ready records: ``summaries``, ``comparisons``, ``analysis_notes``."""
+    return json_safe({
+        "summaries": [summary_record(s) for s in analysis.summaries],
+        "comparisons": [comparison_record(c, run.stopped_because) for c in analysis.comparisons],
+        "analysis_notes": [note_record(n, _unit_of(n, analysis)) for n in analysis.all_notes()],
+    })
+
+
+def analysed_document(run: Run, analysis: Analysis) -> dict:
+    """``pairbench report --format json``: the run's header, sample counts, and the analysis."""
     return {
         **run_header(run),
         "format": REPORT_FORMAT,
-        "variants": [_variant(v) for v in run.variants],
-        "summaries": [s.to_dict() for s in analysed.summaries],
-        "comparisons": [dict(c) for c in analysed.comparisons],
-        "recomputed": list(analysed.recomputed),
+        "series": [{"benchmark": b, "side": s, **_counts(samples)} for b, s, samples in run.all_series()],
+        **derived_document(run, analysis),
     }
 
 
-def render_json(analysed: Analysed) -> str:
+def render_json(run: Run, analysis: Analysis) -> str:
     """The analysed result as indented JSON (no NaN or infinity; ends with a newline)."""
-    return json.dumps(analysed_document(analysed), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    return json.dumps(analysed_document(run, analysis), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
 
 
-def _variant(variant) -> dict:
-    samples = variant.samples
-    warmup = samples["warmup"] == 1
+def summary_record(s: Summary) -> dict:
+    record = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name not in ("benchmark", "notes")}
+    return {"benchmark": s.benchmark.to_dict(), **record, "unit": s.unit,
+            "notes": [note_record(n, s.unit) for n in s.notes]}
+
+
+def comparison_record(c: Comparison, stopped_because: str) -> dict:
+    """One comparison: the verdict and effect (percent) first, as CI scripts read them."""
+    effect = c.effect
     return {
-        "name": variant.name,
-        "label": variant.label,
-        "command": variant.command.to_dict(),
-        "samples": {
-            "measured": len(samples.measured()),
-            "failed": len(samples.failed()),
-            "warmup": int(np.count_nonzero(warmup)),
-        },
+        "benchmark": c.benchmark.to_dict(),
+        "baseline": c.baseline,
+        "candidate": c.candidate,
+        "self_check": c.self_check,
+        "verdict": c.verdict.verdict,
+        "negligible": c.verdict.negligible,
+        "verdict_reason": c.verdict.reason,
+        "refused": c.verdict.refused,
+        "refusal": note_record(c.verdict.refusal, c.benchmark.unit) if c.verdict.refusal else None,
+        "effect": ({"estimate": effect.estimate, "low": effect.low, "high": effect.high,
+                    "confidence": effect.confidence, "method": effect.method} if effect else None),
+        "pvalue": c.pvalue,
+        "pvalue_unadjusted": c.pvalue_unadjusted,
+        "pvalue_method": effect.pvalue_method if effect else None,
+        "adjustment": c.adjustment,
+        "alpha": c.alpha,
+        "threshold": c.threshold,
+        "rounds": c.rounds,
+        "rounds_needed": c.rounds_needed,
+        "stopped_because": stopped_because,
+        "secondary": _secondary(c),
+        "notes": [note_record(n, c.benchmark.unit) for n in c.notes],
     }
+
+
+def note_record(note: Note, unit: str = "ns") -> dict:
+    """A note as data, with its words: ``{"code", "data", "subject", "text"}``."""
+    return {**note.to_dict(), "subject": note.subject.to_dict(), "text": word(note, unit)}
+
+
+def _secondary(c: Comparison) -> dict:
+    sec = c.secondary
+    out: dict = {}
+    if sec.min_mean:
+        m = sec.min_mean
+        out["min"] = {"baseline": m.baseline_min, "candidate": m.candidate_min, "delta_pct": m.min_delta_pct}
+        out["mean"] = {"baseline": m.baseline_mean, "candidate": m.candidate_mean,
+                       "paired_difference": m.paired_difference,
+                       "paired_difference_pct": m.paired_difference_pct}
+    for name in ("pairs", "hodges_lehmann", "autocorrelation", "outlier_balance"):
+        value = getattr(sec, name)
+        out[name] = dataclasses.asdict(value) if value is not None else None
+    out["mann_whitney_pvalue"] = sec.mann_whitney_pvalue
+    out["signed_rank_pvalue"] = sec.signed_rank_pvalue
+    return out
+
+
+def _counts(samples) -> dict:
+    return {"measured": len(samples.measured()), "failed": len(samples.failed()),
+            "warmup": int(samples["warmup"].sum())}
+
+
+def _unit_of(note: Note, analysis: Analysis) -> str:
+    """The unit of the benchmark a note is about (``ns`` for the run's own notes)."""
+    units: Mapping[str, str] = {s.benchmark.label: s.unit for s in analysis.summaries}
+    if note.subject.benchmark:
+        return units.get(note.subject.benchmark, "ns")
+    return analysis.summaries[0].unit if analysis.summaries else "ns"

@@ -1,13 +1,15 @@
 """Sentences about a comparison, worded once for every report (terminal, Markdown, HTML).
 
-Plain, unescaped text: each renderer escapes it for its format.
+Plain, unescaped text: each renderer escapes it for its format. The notes that
+qualify one of these numbers (``wording.INLINE``) are worded here, beside it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from pairbench.units import format_duration, format_percent
+from pairbench.analysis import Comparison
+from pairbench.notes import Note
+from pairbench.report.wording import INLINE, word
+from pairbench.units import format_percent, format_value
 
 
 def format_pvalue(p: float | None) -> str:
@@ -16,59 +18,126 @@ def format_pvalue(p: float | None) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def verdict_sentence(c: dict) -> str:
+def comparison_title(c: Comparison, *, with_benchmark: bool = False) -> str:
+    """ "new vs old", marked when it is the A/A self-check, with the benchmark when a run has several."""
+    name = f"{c.candidate} vs {c.baseline}" + (" (A/A self-check)" if c.self_check else "")
+    return f"{c.benchmark.label} · {name}" if with_benchmark else name
+
+
+def verdict_label(c: Comparison) -> str:
+    return c.verdict.verdict + (" (negligible)" if c.verdict.negligible else "")
+
+
+def change_text(c: Comparison) -> str:
+    """ "+3.6% [+2.5%, +5.3%]", or "—" when the verdict was refused."""
+    if c.effect is None:
+        return "—"
+    e = c.effect
+    return f"{format_percent(e.estimate)} [{format_percent(e.low)}, {format_percent(e.high)}]"
+
+
+def verdict_sentence(c: Comparison) -> str:
     """The verdict in words: "new is 3.1% slower than old [+2.4%, +3.8%], p < 0.001"."""
-    cand, base = c["candidate"], c["baseline"]
-    if c.get("self_check"):
+    cand, base = c.candidate, c.baseline
+    if c.self_check:
         cand = f"A/A self-check: {cand}"
-    effect = c.get("effect")
-    if effect is None:
-        return f"{cand} vs {base}: no verdict — {c['verdict_reason']}"
-    interval = f"[{format_percent(effect['low'])}, {format_percent(effect['high'])}]"
-    p = format_pvalue(c.get("pvalue"))
-    verdict = c["verdict"]
+    if c.effect is None:
+        why = word(c.verdict.refusal, c.benchmark.unit) if c.verdict.refusal else c.verdict.reason
+        return f"{cand} vs {base}: no verdict — {why}"
+    e = c.effect
+    interval = f"[{format_percent(e.low)}, {format_percent(e.high)}]"
+    p = format_pvalue(c.pvalue)
+    verdict = c.verdict.verdict
     if verdict in ("slower", "faster"):
-        size = format_percent(abs(effect["estimate"]), signed=False)
-        text = f"{cand} is {size} {verdict} than {base} {interval}, {p}"
-        if c["negligible"]:
-            text += f" (negligible: within ±{c['threshold']:g}%)"
+        text = f"{cand} is {format_percent(abs(e.estimate), signed=False)} {verdict} than {base} {interval}, {p}"
+        if c.verdict.negligible:
+            text += f" (negligible: within ±{c.threshold:g}%)"
         return text
     if verdict == "equivalent":
-        return (f"{cand} is equivalent to {base}: change {format_percent(effect['estimate'])} "
-                f"{interval} lies within ±{c['threshold']:g}%, {p}")
-    text = f"{cand} vs {base}: inconclusive, change {format_percent(effect['estimate'])} {interval}, {p}"
-    if c.get("rounds_needed"):
-        total = c["rounds"] + c["rounds_needed"]
-        text += f"; about {c['rounds_needed']} more rounds needed to decide (try --runs {total})"
+        return (f"{cand} is equivalent to {base}: change {format_percent(e.estimate)} {interval} lies "
+                f"within ±{c.threshold:g}%, {p}")
+    text = f"{cand} vs {base}: inconclusive, change {format_percent(e.estimate)} {interval}, {p}"
+    if c.rounds_needed:
+        text += (f"; about {c.rounds_needed} more rounds needed to decide "
+                 f"(try --runs {c.rounds + c.rounds_needed})")
     return text
 
 
-def secondary_lines(sec: Mapping, c: Mapping) -> list[str]:
-    """The secondary statistics of comparison ``c`` (its ``secondary`` record ``sec``) as sentences."""
-    lines = []
-    mins, means = sec.get("min"), sec.get("mean")
-    if mins and means:
-        lines.append(
-            f"Minimum {format_duration(mins['baseline'])} → {format_duration(mins['candidate'])} "
-            f"({format_percent(mins['delta_pct'])}); mean {format_duration(means['baseline'])} → "
-            f"{format_duration(means['candidate'])} (paired difference "
-            f"{format_percent(means['paired_difference_pct'])}).")
-    pairs = sec.get("pairs")
-    if pairs:
-        lines.append(f"{c.get('rounds', '?')} pairs: candidate faster in {pairs['candidate_faster']}, "
-                     f"slower in {pairs['candidate_slower']}, tied in {pairs['tied']}.")
-    hl = sec.get("hodges_lehmann")
-    if hl:
-        lines.append(f"Hodges-Lehmann shift {format_duration(hl['estimate'])} "
-                     f"[{format_duration(hl['low'])}, {format_duration(hl['high'])}] "
-                     f"({hl['confidence']:.1%}); Mann-Whitney {format_pvalue(sec.get('mann_whitney_pvalue'))}; "
-                     f"Wilcoxon signed-rank {format_pvalue(sec.get('signed_rank_pvalue'))}.")
-    auto = sec.get("autocorrelation")
-    if auto:
-        lines.append(f"Lag-1 autocorrelation of the pair differences {auto['lag1']:+.2f} "
-                     f"(white-noise band ±{auto['band']:.2f}).")
-    outliers = sec.get("outlier_balance")
-    if outliers and outliers.get("enabled"):
-        lines.append(f"Outliers: {outliers['slow']} slow, {outliers['fast']} fast "
-                     f"(binomial {format_pvalue(outliers['pvalue'])}); all kept.")
+def secondary_lines(c: Comparison) -> list[str]:
+    """The secondary statistics of ``c`` as sentences, with the notes that qualify them."""
+    sec, unit, lines = c.secondary, c.benchmark.unit, []
+    fmt = lambda value: format_value(value, unit)  # noqa: E731 - local shorthand
+    if sec.min_mean:
+        m = sec.min_mean
+        lines.append(f"Minimum {fmt(m.baseline_min)} → {fmt(m.candidate_min)} ({format_percent(m.min_delta_pct)}); "
+                     f"mean {fmt(m.baseline_mean)} → {fmt(m.candidate_mean)} (paired difference "
+                     f"{format_percent(m.paired_difference_pct)}).")
+    if sec.pairs:
+        lines.append(f"{c.rounds} pairs: candidate faster in {sec.pairs.candidate_faster}, "
+                     f"slower in {sec.pairs.candidate_slower}, tied in {sec.pairs.tied}.")
+    if sec.hodges_lehmann:
+        hl = sec.hodges_lehmann
+        interval = f" [{fmt(hl.low)}, {fmt(hl.high)}] ({hl.confidence:.1%})" if hl.low is not None else ""
+        lines.append(f"Hodges-Lehmann shift {fmt(hl.estimate)}{interval}; Mann-Whitney "
+                     f"{format_pvalue(sec.mann_whitney_pvalue)}; Wilcoxon signed-rank "
+                     f"{format_pvalue(sec.signed_rank_pvalue)}.")
+    if sec.autocorrelation:
+        a = sec.autocorrelation
+        lines.append(f"Lag-1 autocorrelation of the pair differences {a.lag1:+.2f} "
+                     f"(white-noise band ±{a.band:.2f}).")
+    outliers = sec.outlier_balance
+    if outliers:
+        qualifier = _inline(c, "few-outliers", "outlier-check-disabled")
+        if outliers.enabled:
+            lines.append(f"Outliers: {outliers.slow} slow, {outliers.fast} fast (binomial "
+                         f"{format_pvalue(outliers.pvalue)}{'; ' + qualifier if qualifier else ''}); all kept.")
+        elif qualifier:
+            lines.append(f"Outliers: {qualifier}.")
     return lines
+
+
+def interval_line(c: Comparison, *, with_threshold: bool = False) -> str | None:
+    """ "Interval: <method>, 99.00% (alpha 0.01, bonferroni)", with its exact-level note if any."""
+    if c.effect is None:
+        return None
+    adjustment = f", {c.adjustment}" if c.adjustment != "none" else ""
+    text = f"Interval: {c.effect.method}, {c.effect.confidence:.2%} (alpha {c.alpha:g}{adjustment})"
+    conservative = _inline(c, "interval-conservative")
+    if conservative:
+        text += f"; {conservative}"
+    if with_threshold:
+        text += f"; smallest change that matters ±{c.threshold:g}%"
+    return text + "."
+
+
+def shift_line(c: Comparison) -> str | None:
+    """The shift function's open bounds (the HTML report draws it), when it has any."""
+    text = _inline(c, "shift-unbounded")
+    return f"{text[0].upper()}{text[1:]}." if text else None
+
+
+def _inline(c: Comparison, *codes: str) -> str:
+    """The words of ``c``'s notes of ``codes`` (shown beside a number, not among the notes)."""
+    return "; ".join(word(n, c.benchmark.unit) for n in c.notes if n.code in codes)
+
+
+def detail_lines(c: Comparison, stopped_because: str = "") -> list[str]:
+    """The verdict in words, its rule, its interval, the secondary numbers, what is still needed."""
+    lines = [verdict_sentence(c)]
+    if c.verdict.reason:
+        lines.append(f"Verdict rule: {c.verdict.reason}.")
+    interval = interval_line(c, with_threshold=True)
+    lines += [interval] if interval else []
+    lines += secondary_lines(c)
+    shift = shift_line(c)
+    lines += [shift] if shift else []
+    if c.rounds_needed:
+        lines.append(f"About {c.rounds_needed} more rounds needed to decide.")
+    if stopped_because:
+        lines.append(f"Stopped: {stopped_because}.")
+    return lines
+
+
+def listed(notes) -> list[Note]:
+    """The notes that stand alone (not worded beside a number), in order."""
+    return [n for n in notes if n.code not in INLINE]

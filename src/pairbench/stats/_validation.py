@@ -29,7 +29,8 @@ def as_sample(x, name: str = "x", *, min_n: int = 1, what: str = "") -> np.ndarr
     if arr.size < min_n:
         suffix = f" {what}" if what else ""
         noun = "value" if min_n == 1 else "values"
-        raise NotEnoughData(f"{name} must hold at least {min_n} {noun}{suffix}, got {arr.size}")
+        raise NotEnoughData(f"{name} must hold at least {min_n} {noun}{suffix}, got {arr.size}",
+                            needed=min_n, got=int(arr.size), purpose=what.removeprefix("for ").strip())
     return arr
 
 
@@ -65,5 +66,6 @@ def require_variance(arr: np.ndarray, name: str = "x") -> None:
     if arr.size and np.all(arr == arr[0]):
         raise NoVariance(
             f"no variance: all {arr.size} values of {name} are identical "
-            f"({float(arr[0])!r}); is the timer resolution too coarse?"
+            f"({float(arr[0])!r}); is the timer resolution too coarse?",
+            n=int(arr.size), value=float(arr[0]),
         )

@@ -37,6 +37,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from pairbench.errors import NotEnoughData, StatisticsError
+from pairbench.notes import Note, note
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
 from pairbench.stats._validation import as_sample, check_confidence, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
@@ -96,7 +97,7 @@ class Description:
     modality: str | None
     modes: int | None
     mode_locations: tuple[float, ...]
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
     quantile_method: str = "linear (R type 7)"
 
 
@@ -119,7 +120,7 @@ class MedianCI:
     n: int
     low_rank: int
     high_rank: int
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 def describe(x) -> Description:
@@ -131,7 +132,7 @@ def describe(x) -> Description:
     """
     arr = as_sample(x, "x", min_n=1, what="to describe")
     n = arr.size
-    warnings: list[str] = []
+    warnings: list[Note] = []
     q1, median, q3 = (float(v) for v in np.quantile(arr, [0.25, 0.5, 0.75]))
     lo, hi = float(arr.min()), float(arr.max())
     rough, correction, sd = _mean_sd(arr)
@@ -181,17 +182,20 @@ def median_ci(x, confidence: float = 0.95) -> MedianCI:
     if ranks is None:
         need = smallest_n_for_median_interval(conf)
         raise NotEnoughData(
-            f"x: need at least {need} values for a {level_text(conf)} interval of the median, got {n}"
+            f"x: need at least {need} values for a {level_text(conf)} interval of the median, got {n}",
+            needed=need, got=n, purpose="median-interval", confidence=conf,
         )
     low_i, high_i = ranks.low - 1, ranks.high - 1
     part = np.partition(arr, sorted({low_i, high_i, (n - 1) // 2, n // 2}))
     estimate = 0.5 * (float(part[(n - 1) // 2]) + float(part[n // 2]))
     warnings = []
     if part[low_i] == part[high_i]:
-        warnings.append(
+        warnings.append(note(
+            "median-interval-tied",
             f"no variance between the interval's order statistics: x_({ranks.low}) = "
-            f"x_({ranks.high}) = {float(part[low_i])!r}; is the timer resolution too coarse?"
-        )
+            f"x_({ranks.high}) = {float(part[low_i])!r}; is the timer resolution too coarse?",
+            low_rank=ranks.low, high_rank=ranks.high, value=float(part[low_i]),
+        ))
     return MedianCI(
         estimate=estimate,
         low=float(part[low_i]),
@@ -301,12 +305,15 @@ def _spread(arr, q1, q3, mean, sd, warnings) -> dict:
     """CV, IQR and both MAD scales; adds the n = 1 and no-variance warnings."""
     n = arr.size
     if n == 1:
-        warnings.append("only 1 value: sd, cv, skewness and the sigma distances are undefined")
+        warnings.append(note("single-value",
+                             "only 1 value: sd, cv, skewness and the sigma distances are undefined"))
     elif sd == 0.0:
-        warnings.append(
+        warnings.append(note(
+            "no-variance",
             f"no variance: all {n} values are identical ({float(arr[0])!r}); "
-            "is the timer resolution too coarse?"
-        )
+            "is the timer resolution too coarse?",
+            n=n, value=float(arr[0]),
+        ))
     return {
         "cv": sd / mean if sd is not None and mean != 0.0 else None,
         "iqr": float(q3 - q1),
@@ -327,7 +334,9 @@ def _shape(arr, center, sd, lo, hi, warnings) -> dict:
     above, below = (hi - rough) - correction, correction - (lo - rough)
     gap = below / mean if lo > 0.0 else None
     if lo <= 0.0:
-        warnings.append(f"min = {lo!r} <= 0: the mean-min gap is undefined (timings are > 0)")
+        warnings.append(note("nonpositive-min",
+                             f"min = {lo!r} <= 0: the mean-min gap is undefined (timings are > 0)",
+                             min=lo))
     if not sd:  # n = 1 or no variance
         return {
             "mean_min_gap": gap,
@@ -344,10 +353,12 @@ def _shape(arr, center, sd, lo, hi, warnings) -> dict:
     min_out = g is not None and min_sigma > g
     for flag, side, z in ((max_out, "max", max_sigma), (min_out, "min", min_sigma)):
         if flag:
-            warnings.append(
+            warnings.append(note(
+                "grubbs-tail",
                 f"the {side} lies {z:.2f} sd from the mean, beyond Grubbs' 5% critical "
-                f"value {g:.2f} for n = {n}: a tail heavier than normal"
-            )
+                f"value {g:.2f} for n = {n}: a tail heavier than normal",
+                side=side, sigma=z, critical=g, n=n,
+            ))
     skew = float(_sps.skew((arr - rough) - correction, bias=True))
     return {
         "mean_min_gap": gap,
@@ -366,16 +377,19 @@ def _fences(arr, q1, q3, warnings) -> dict:
     lower, upper = q1 - TUKEY_K * iqr, q3 + TUKEY_K * iqr
     below = tuple(int(i) for i in np.flatnonzero(arr < lower))
     above = tuple(int(i) for i in np.flatnonzero(arr > upper))
-    sides = ((len(above), "above the upper", upper), (len(below), "below the lower", lower))
-    for count, where, fence in sides:
+    sides = ((len(above), "above", upper), (len(below), "below", lower))
+    for count, side, fence in sides:
         if count:
-            warnings.append(
-                f"{count} value(s) {where} Tukey fence ({fence:.6g}); reported, not removed"
-            )
+            where = "above the upper" if side == "above" else "below the lower"
+            warnings.append(note(
+                "tukey-fence",
+                f"{count} value(s) {where} Tukey fence ({fence:.6g}); reported, not removed",
+                side=side, count=count, fence=fence,
+            ))
     return {"lower_fence": lower, "upper_fence": upper, "below_fence": below, "above_fence": above}
 
 
-def _modes(ordered: np.ndarray, mval: float, warnings: list[str]) -> dict:
+def _modes(ordered: np.ndarray, mval: float, warnings: list[Note]) -> dict:
     """``modality``, ``modes`` and ``mode_locations`` from the lowland detector.
 
     None and () below ``MODALITY_MIN_N`` values; no label for one mode below
@@ -389,10 +403,13 @@ def _modes(ordered: np.ndarray, mval: float, warnings: list[str]) -> dict:
         label = None
     elif found.count > 1:
         near = ", ".join(f"{v:.6g}" for v in found.locations)
-        warnings.append(
+        warnings.append(note(
+            "modes",
             f"the distribution looks {label}: the lowland detector finds {found.count} modes, "
-            f"near {near} (mvalue {mval:.2f})"
-        )
+            f"near {near} (mvalue {mval:.2f})",
+            modality=label, count=found.count, locations=[float(v) for v in found.locations],
+            mvalue=mval,
+        ))
     return {"modality": label, "modes": found.count, "mode_locations": found.locations}
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
+from pairbench.notes import Note, note
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
 from pairbench.stats._validation import as_pairs, as_sample, check_confidence, level_text
 
@@ -61,7 +62,7 @@ class PairedEffect:
     n_tied: int
     low_rank: int
     high_rank: int
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class OutlierBalance:
     n_below: int
     p_value: float
     enabled: bool
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 def _percent(log_ratio: float) -> float:
@@ -151,7 +152,8 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
     if r.size < needed:
         raise NotEnoughData(
             f"need at least {needed} pairs for a {level_text(confidence)} interval of the paired effect"
-            f" (2 * 0.5**n must be <= {1 - confidence:g}), got {r.size}"
+            f" (2 * 0.5**n must be <= {1 - confidence:g}), got {r.size}",
+            needed=needed, got=int(r.size), purpose="paired-interval", confidence=confidence,
         )
     require_spread(r)
     ranks = _interval_ranks(int(r.size), confidence)
@@ -193,36 +195,44 @@ def require_spread(r: np.ndarray) -> None:
     if np.all(r == r[0]):
         if r[0] == 0.0:
             raise NoVariance(
-                "no variance: every pair is identical; is the timer resolution too coarse?"
+                "no variance: every pair is identical; is the timer resolution too coarse?",
+                n=int(r.size), change_pct=0.0, pairs=True,
             )
         raise NoVariance(
             f"no variance: every pair has the same log-ratio ({r[0]:.6g}, "
-            f"{_percent(r[0]):+.4g}%); is the timer resolution too coarse?"
+            f"{_percent(r[0]):+.4g}%); is the timer resolution too coarse?",
+            n=int(r.size), change_pct=_percent(r[0]), pairs=True,
         )
 
 
 def _effect_warnings(
     r: np.ndarray, confidence: float, achieved: float, n_tied: int
-) -> tuple[str, ...]:
+) -> tuple[Note, ...]:
     """Caveats a reader of a paired effect should see (data, never printed here)."""
     out = []
     alpha = 1.0 - confidence
     if (1.0 - achieved) < alpha / 2.0:
-        out.append(
+        out.append(note(
+            "interval-conservative",
             f"the interval's exact confidence is {achieved:.2%}, above the {level_text(confidence)}"
-            f" asked for: with {r.size} pairs no sign-test interval is closer"
-        )
+            f" asked for: with {r.size} pairs no sign-test interval is closer",
+            achieved=achieved, requested=confidence, n=int(r.size),
+        ))
     if n_tied:
-        out.append(
+        out.append(note(
+            "tied-pairs",
             f"{n_tied} of {r.size} pairs are tied (candidate == baseline): the sign-test"
-            " p-value leaves them out, the interval counts them conservatively"
-        )
+            " p-value leaves them out, the interval counts them conservatively",
+            tied=n_tied, n=int(r.size),
+        ))
     distinct = np.unique(r).size
     if distinct < 0.5 * r.size:
-        out.append(
+        out.append(note(
+            "coarse-ratios",
             f"only {distinct} distinct log-ratios among {r.size} pairs: the timer looks coarse;"
-            " the interval stays valid but is conservative"
-        )
+            " the interval stays valid but is conservative",
+            distinct=int(distinct), n=int(r.size),
+        ))
     return tuple(out)
 
 
@@ -245,9 +255,11 @@ def outlier_balance(differences, k: float = 3.0) -> OutlierBalance:
     center = float(np.median(d))
     mad = float(_sps.median_abs_deviation(d, scale="normal"))
     if mad == 0.0:
-        warning = (
+        warning = note(
+            "outlier-check-disabled",
             f"outlier check disabled: the MAD of the differences is 0 (at least half of the"
-            f" {d.size} values equal {center:.6g}), so every other value would be an outlier"
+            f" {d.size} values equal {center:.6g}), so every other value would be an outlier",
+            n=int(d.size), center=center,
         )
         return OutlierBalance(
             n=int(d.size), median=center, mad=0.0, k=k, lower_fence=center,
@@ -260,10 +272,12 @@ def outlier_balance(differences, k: float = 3.0) -> OutlierBalance:
     p_value = float(_sps.binomtest(n_above, total, 0.5).pvalue) if total else 1.0
     warnings = ()
     if 0 < total < 6:
-        warnings = (
+        warnings = (note(
+            "few-outliers",
             f"only {total} outlier(s): a binomial test of their signs cannot reach p < 0.05"
             " with fewer than 6 (even 5 vs 0 gives p = 0.0625)",
-        )
+            total=total,
+        ),)
     return OutlierBalance(
         n=int(d.size), median=center, mad=mad, k=k, lower_fence=center - k * mad,
         upper_fence=center + k * mad, n_above=n_above, n_below=n_below, p_value=p_value,

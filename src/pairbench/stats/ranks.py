@@ -56,6 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pairbench.notes import Note, note
 from pairbench.stats._rmath import (
     finite_for_zeroin,
     psignrank,
@@ -84,7 +85,7 @@ class MannWhitney:
     W: float
     pvalue: float
     method: str
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class HodgesLehmann:
     confidence: float
     achieved_confidence: float
     method: str
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class SignedRank:
     achieved_confidence: float
     method: str
     zeros: int
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------
@@ -137,7 +138,7 @@ def mann_whitney(x, y) -> MannWhitney:
     x, y = as_sample(x, "x"), as_sample(y, "y")
     n, m = x.size, y.size
     if _all_identical(x, y):
-        return MannWhitney(n * m / 2.0, 1.0, "normal", (_NO_VARIANCE_TWO.format(n=n, m=m),))
+        return MannWhitney(n * m / 2.0, 1.0, "normal", (_no_variance_two(n, m),))
     tied = _has_ties(np.concatenate([x, y]))
     exact = n < _EXACT_LIMIT and m < _EXACT_LIMIT and not tied
     from scipy import stats as _sps  # here, not at import: hodges_lehmann never needs it
@@ -149,7 +150,7 @@ def mann_whitney(x, y) -> MannWhitney:
         alternative="two-sided",
         method="exact" if exact else "asymptotic",
     )
-    notes = (_TIES_NOTE,) if tied and n < _EXACT_LIMIT and m < _EXACT_LIMIT else ()
+    notes = (_ties_note("mann-whitney"),) if tied and n < _EXACT_LIMIT and m < _EXACT_LIMIT else ()
     return MannWhitney(
         float(res.statistic), float(res.pvalue), "exact" if exact else "normal", notes
     )
@@ -172,9 +173,9 @@ def hodges_lehmann(x, y, confidence: float = 0.95) -> HodgesLehmann:
     small = n < _EXACT_LIMIT and m < _EXACT_LIMIT
     if small and not _has_ties(np.concatenate([xs, ys])):
         return _hl_exact(diffs, mid, n, m, level)
-    notes = [_TIES_NOTE] if small else []
+    notes = [_ties_note("hodges-lehmann")] if small else []
     if xs[0] == xs[-1] and ys[0] == ys[-1]:
-        notes.append(_NO_VARIANCE_TWO.format(n=n, m=m))
+        notes.append(_no_variance_two(n, m))
         est = float(xs[0] - ys[0])
         return HodgesLehmann(est, math.nan, math.nan, level, math.nan, "normal", tuple(notes))
     smallest, largest = xs[0] - ys[-1], xs[-1] - ys[0]
@@ -253,11 +254,16 @@ def _signed_rank_pvalue(nonzero: np.ndarray, exact: bool) -> float:
 # ---------------------------------------------------------------------------------------
 # Small helpers
 # ---------------------------------------------------------------------------------------
-_TIES_NOTE = "ties: exact p-value and interval not available, used the normal approximation"
-_NO_VARIANCE_TWO = (
-    "no variance: all {n} values of x are identical and all {m} values of y are identical; "
-    "is the timer resolution too coarse?"
-)
+def _ties_note(test: str) -> Note:
+    return note("rank-ties",
+                "ties: exact p-value and interval not available, used the normal approximation",
+                tests=[test])
+
+
+def _no_variance_two(n: int, m: int) -> Note:
+    return note("rank-no-variance",
+                f"no variance: all {n} values of x are identical and all {m} values of y are "
+                "identical; is the timer resolution too coarse?", n=n, m=m)
 
 
 def _has_ties(values: np.ndarray, *, is_sorted: bool = False) -> bool:
@@ -279,13 +285,13 @@ def _median_of(middle) -> float:
     return float(middle[0]) if len(middle) == 1 else float((middle[0] + middle[1]) / 2.0)
 
 
-def _edge_notes(low, high, smallest, largest, what: str) -> list[str]:
+def _edge_notes(low, high, smallest, largest, what: str) -> list[Note]:
     """R returns the range of the data when the requested interval reaches past it."""
     if low == smallest or high == largest:
-        return [
-            f"the interval reaches the {'smallest' if low == smallest else 'largest'} {what}: "
-            "too few values for the requested confidence"
-        ]
+        edge = "smallest" if low == smallest else "largest"
+        return [note("interval-at-edge",
+                     f"the interval reaches the {edge} {what}: too few values for the requested "
+                     "confidence", edge=edge)]
     return []
 
 
@@ -305,13 +311,15 @@ def _hl_exact(diffs, mid, n: int, m: int, level: float) -> HodgesLehmann:
     )
 
 
-def _not_achievable(level: float, achieved_alpha: float, sizes: str) -> tuple[str, ...]:
+def _not_achievable(level: float, achieved_alpha: float, sizes: str) -> tuple[Note, ...]:
     alpha = 1.0 - level
     if achieved_alpha - alpha > alpha / 2:  # R's rule
-        return (
+        return (note(
+            "confidence-not-achievable",
             f"requested confidence {level:g} not achievable with {sizes}; "
             f"the interval's exact confidence is {1.0 - achieved_alpha:.4g}",
-        )
+            requested=level, achieved=1.0 - achieved_alpha,
+        ),)
     return ()
 
 
@@ -326,14 +334,16 @@ def _signed_rank_exact_interval(walsh, n: int, level: float):
     return _median_of(middle), float(low), float(high), 1.0 - achieved_alpha, notes
 
 
-def _signed_rank_route_notes(n: int, tied: bool, zeros: int) -> tuple[str, ...]:
+def _signed_rank_route_notes(n: int, tied: bool, zeros: int) -> tuple[Note, ...]:
     notes = []
     if n < _EXACT_LIMIT and tied:
-        notes.append(_TIES_NOTE)
+        notes.append(_ties_note("signed-rank"))
     if zeros:
-        notes.append(
-            f"{zeros} zero difference(s) dropped (R's rule); exact p-value and interval not available"
-        )
+        notes.append(note(
+            "zero-differences",
+            f"{zeros} zero difference(s) dropped (R's rule); exact p-value and interval not available",
+            zeros=zeros,
+        ))
     return tuple(notes)
 
 
@@ -508,8 +518,9 @@ def _signed_rank_normal_interval(walsh, xs: np.ndarray, level: float):
     w_min = z_of(mumin)
     w_max = z_of(mumax) if math.isfinite(w_min) else math.nan
     if not math.isfinite(w_max):
-        note = "cannot compute a confidence interval when all non-zero differences are tied"
-        return est, math.nan, math.nan, math.nan, (note,)
+        undefined = note("rank-interval-undefined",
+                         "cannot compute a confidence interval when all non-zero differences are tied")
+        return est, math.nan, math.nan, math.nan, (undefined,)
     alpha = 1.0 - level
     while w_min - qnorm(alpha / 2, False) < 0 or w_max - qnorm(alpha / 2) > 0:
         alpha *= 2
@@ -517,9 +528,11 @@ def _signed_rank_normal_interval(walsh, xs: np.ndarray, level: float):
     achieved = level
     if alpha >= 1 or 1 - level < alpha * 0.75:
         achieved = 1 - min(1.0, alpha)
-        notes.append(
-            f"requested confidence {level:g} not achievable with n = {n}; R lowers it to {achieved:.4g}"
-        )
+        notes.append(note(
+            "confidence-not-achievable",
+            f"requested confidence {level:g} not achievable with n = {n}; R lowers it to {achieved:.4g}",
+            requested=level, achieved=achieved,
+        ))
     if alpha >= 1:
         low = high = float(np.median(xs))
     elif _has_ties(xs, is_sorted=True):

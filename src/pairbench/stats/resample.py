@@ -26,6 +26,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from pairbench.errors import NoVariance, StatisticsError
+from pairbench.notes import Note, note
 from pairbench.stats._validation import as_sample, check_confidence
 
 # Largest total n for which method="auto" uses BCa. Measured on the 2-core CI box
@@ -59,7 +60,7 @@ class BootstrapCI:
     method: str
     n_resamples: int
     standard_error: float
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 def bootstrap_ci(
@@ -90,7 +91,8 @@ def bootstrap_ci(
     if all(np.all(s == s[0]) for s in samples):
         raise NoVariance(
             f"no variance: every value of the data is identical ({float(samples[0][0])!r}), so"
-            " every resample gives the same statistic; is the timer resolution too coarse?"
+            " every resample gives the same statistic; is the timer resolution too coarse?",
+            n=total, value=float(samples[0][0]),
         )
     kwargs = {
         "n_resamples": n_resamples,
@@ -102,10 +104,11 @@ def bootstrap_ci(
     result, caught = _run(samples, statistic, method=chosen, **kwargs)
     low, high = result.confidence_interval
     if chosen == "BCa" and not (math.isfinite(low) and math.isfinite(high)):
-        notes.append(
+        notes.append(note(
+            "bootstrap-bca-undefined",
             "BCa is undefined for these data (degenerate bootstrap or jackknife distribution);"
-            " the percentile interval of the same resamples is given instead"
-        )
+            " the percentile interval of the same resamples is given instead",
+        ))
         chosen = "percentile"
         kwargs.update(n_resamples=0, rng=None)
         result, _ = _run(samples, statistic, method=chosen, bootstrap_result=result, **kwargs)
@@ -127,7 +130,8 @@ def _run(samples, statistic, **kwargs):
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always")
         result = _sps.bootstrap(tuple(samples), statistic, **kwargs)
-    return result, [f"scipy: {w.message}" for w in caught]
+    return result, [note("bootstrap-warning", f"scipy: {w.message}", text=str(w.message))
+                    for w in caught]
 
 
 def _as_samples(data, paired: bool) -> list[np.ndarray]:
@@ -176,7 +180,7 @@ def _check_resamples(n_resamples) -> int:
     return int(n_resamples)
 
 
-def _choose_method(method, total: int) -> tuple[str, list[str]]:
+def _choose_method(method, total: int) -> tuple[str, list[Note]]:
     """Resolve ``method`` ("auto" -> BCa or percentile by n); refuse BCa above BCA_MAX_N."""
     key = method.lower() if isinstance(method, str) else None
     if key not in _METHODS:
@@ -187,9 +191,11 @@ def _choose_method(method, total: int) -> tuple[str, list[str]]:
     if chosen == "auto":
         if total <= BCA_MAX_N:
             return "BCa", []
-        return "percentile", [
-            f"percentile interval: BCa's jackknife is O(n^2) and n = {total} exceeds {BCA_MAX_N}"
-        ]
+        return "percentile", [note(
+            "bootstrap-bca-too-large",
+            f"percentile interval: BCa's jackknife is O(n^2) and n = {total} exceeds {BCA_MAX_N}",
+            n=total, limit=BCA_MAX_N,
+        )]
     if chosen == "BCa" and total > BCA_MAX_N:
         raise StatisticsError(
             f"method='BCa' with n = {total} values: its jackknife is O(n^2) (about 140 s at"

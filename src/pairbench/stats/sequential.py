@@ -72,6 +72,7 @@ from scipy import optimize as _opt
 from scipy import special as _special
 
 from pairbench.errors import StatisticsError
+from pairbench.notes import Note, note
 from pairbench.stats._validation import as_sample, check_confidence
 
 METHODS = ("beta-binomial", "normal-mixture")
@@ -105,7 +106,7 @@ class ConfidenceSequence:
     estimate_pct: float
     low_pct: float
     high_pct: float
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 def confidence_sequence(
@@ -312,9 +313,11 @@ class RunningSequence:
         cs = self._latest or confidence_sequence(self.values, self.alpha, self.t_opt, self.method)
         self._latest = cs
         if self.low > self.high:
-            note = ("the running interval became empty: the change itself moved during the run "
-                    "(or this is the rare miss the level allows); the interval at the last round is shown")
-            return replace(cs, warnings=(*cs.warnings, note))
+            empty = note("running-interval-empty",
+                         "the running interval became empty: the change itself moved during the run "
+                         "(or this is the rare miss the level allows); the interval at the last round "
+                         "is shown")
+            return replace(cs, warnings=(*cs.warnings, empty))
         return replace(cs, low=self.low, high=self.high,
                        low_pct=_percent(self.low), high_pct=_percent(self.high))
 
@@ -341,18 +344,22 @@ def _order_statistics(x: np.ndarray, low_rank: int, high_rank: int) -> tuple[flo
     return low, high
 
 
-def _warnings(x, low_rank: int, alpha: float, t_opt: int, method: str) -> tuple[str, ...]:
+def _warnings(x, low_rank: int, alpha: float, t_opt: int, method: str) -> tuple[Note, ...]:
     out = []
     if low_rank < 1:
         first = first_bounded_n(alpha, t_opt, method)
-        out.append(
+        out.append(note(
+            "sequence-unbounded",
             f"the sequence is unbounded with {x.size} pairs; it needs at least {first}"
-            f" pairs at alpha = {alpha:g}"
-        )
+            f" pairs at alpha = {alpha:g}",
+            n=int(x.size), needed=first, alpha=alpha,
+        ))
     if x.size > 1 and np.all(x == x[0]):
-        out.append(
-            "no variance: every pair has the same log-ratio; is the timer resolution too coarse?"
-        )
+        out.append(note(
+            "no-variance",
+            "no variance: every pair has the same log-ratio; is the timer resolution too coarse?",
+            n=int(x.size), change_pct=_percent(float(x[0])), pairs=True,
+        ))
     return tuple(out)
 
 

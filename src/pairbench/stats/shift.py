@@ -39,6 +39,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from pairbench.errors import StatisticsError
+from pairbench.notes import Note, note
 from pairbench.stats._validation import as_sample, check_confidence
 
 DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -98,7 +99,7 @@ class ShiftFunction:
     n_baseline: int
     n_candidate: int
     pure_shift_excluded: bool
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 def quantile_ranks(n: int, p: float, confidence: float = 0.95) -> QuantileRanks:
@@ -149,10 +150,13 @@ def shift_function(baseline, candidate, confidence: float = 0.95,
     warnings = []
     unbounded = sum(v is None for v in low + high)
     if unbounded:
-        warnings.append(
+        warnings.append(note(
+            "shift-unbounded",
             f"{unbounded} of {2 * len(qs)} shift-function bounds are unbounded: too few samples "
-            f"({min(b.size, c.size)}) for order-statistic intervals at {per_interval:.4g} each"
-        )
+            f"({min(b.size, c.size)}) for order-statistic intervals at {per_interval:.4g} each",
+            unbounded=unbounded, total=2 * len(qs), n=min(int(b.size), int(c.size)),
+            level=per_interval,
+        ))
     return ShiftFunction(
         quantiles=qs, baseline=b_int, candidate=c_int, difference=diff, low=low, high=high,
         confidence=conf, interval_confidence=per_interval, n_baseline=int(b.size),

@@ -31,6 +31,7 @@ import scipy.fft as _fft
 from scipy import stats as _sps
 
 from pairbench.errors import NotEnoughData, StatisticsError
+from pairbench.notes import Note, note
 from pairbench.stats._validation import as_sample, check_confidence, require_variance
 
 METHODS = ("batch-means", "truncated-lag", "newey-west", "iid")
@@ -103,7 +104,7 @@ class MeanError:
     n: int
     n_eff: float | None
     method: str
-    warnings: tuple[str, ...]
+    warnings: tuple[Note, ...]
     df: float | None
     bandwidth: float | None
     se_iid: float
@@ -117,7 +118,7 @@ class _Variance:
     df: float | None
     bandwidth: float | None
     method: str
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 def autocovariance(x, max_lag: int | None = None) -> np.ndarray:
@@ -170,7 +171,8 @@ def ljung_box(x, lags: int | None = None) -> LjungBox:
     n = arr.size
     if lags is None and n < 5:
         raise NotEnoughData(
-            f"x must hold at least 5 values for the default Ljung-Box lag min(10, n // 5), got {n}"
+            f"x must hold at least 5 values for the default Ljung-Box lag min(10, n // 5), got {n}",
+            needed=5, got=n, purpose="ljung-box",
         )
     h = _check_lag(lags, n, "lags", default=min(10, n // 5), minimum=1)
     require_variance(arr, "x")
@@ -223,13 +225,17 @@ def _mean_error(mean: float, var: float, n: int, conf: float, est: _Variance) ->
     warnings = list(est.warnings)
     n_eff = var / est.var_mean if est.var_mean > 0 else None
     if n_eff is None:
-        warnings.append(f"the {est.method} standard error is 0, which is not credible")
+        warnings.append(note("zero-standard-error",
+                             f"the {est.method} standard error is 0, which is not credible",
+                             method=est.method))
     elif n_eff < n / 2:
-        warnings.append(
+        warnings.append(note(
+            "autocorrelated-mean",
             f"effective sample size {n_eff:.1f} is less than half of n = {n}: the samples "
             f"are autocorrelated and s/sqrt(n) would understate the error "
-            f"{math.sqrt(n / n_eff):.1f}-fold"
-        )
+            f"{math.sqrt(n / n_eff):.1f}-fold",
+            n_eff=n_eff, n=n, factor=math.sqrt(n / n_eff),
+        ))
     return MeanError(
         mean=mean,
         se=se,
@@ -269,11 +275,13 @@ def _truncated_lag(d: np.ndarray) -> _Variance:
     if var_mean > 0:
         return _Variance(var_mean, None, float(lag), "truncated-lag")
     fallback = _batch_means(d)
-    note = (
+    fell_back = note(
+        "mean-error-fallback",
         f"the truncated-lag variance of the mean was {var_mean:.3g} <= 0 "
-        f"(lags 1..{lag}); fell back to batch means"
+        f"(lags 1..{lag}); fell back to batch means",
+        variance=var_mean, lags=lag,
     )
-    return _Variance(fallback.var_mean, fallback.df, fallback.bandwidth, fallback.method, (note,))
+    return _Variance(fallback.var_mean, fallback.df, fallback.bandwidth, fallback.method, (fell_back,))
 
 
 def _newey_west(d: np.ndarray) -> _Variance:

@@ -28,9 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 
-from pairbench.doctor.findings import Finding
-from pairbench.doctor.pausing import SHOWN_PROCESSES, load_fix
-from pairbench.doctor.stored import NUMBER, load_average, online_cpus, section, stored, usable_cpus
+from pairbench.environment.findings import Finding
+from pairbench.environment.pausing import SHOWN_PROCESSES, load_fix
+from pairbench.environment.stored import NUMBER, load_average, online_cpus, section, stored, usable_cpus
 from pairbench.units import format_duration, format_kib
 
 SMT_OFF = ("off", "forceoff", "notsupported", "notimplemented")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pairbench.doctor.stored import stored
+from pairbench.environment.stored import stored
 
 SHOWN_PROCESSES = 3
 # Display servers, compositors, shells of the desktop, session and login managers, terminal

@@ -1,0 +1,325 @@
+"""Paired comparisons: a candidate side against the baseline, round by round, with a verdict.
+
+A round ran every side once in random order, so the samples of baseline and
+candidate that share a ``pair`` id were measured under the same machine state.
+The effect is the median per-round log-ratio ln(candidate / baseline) of one
+operation's value, as a percent change, with one of two intervals:
+
+* fixed rounds (``--runs``): the exact sign-test interval (``stats.paired_effect``);
+* adaptive stopping: the anytime-valid confidence sequence, intersected over
+  the rounds (``stats.RunningSequence``): valid although we looked after every
+  round, it only narrows, so a verdict once reached stays, and it excludes 0
+  exactly when the anytime p-value is below alpha.
+
+With several candidates the family-wise error is held at alpha: intervals are
+built at level alpha/m and p-values are Bonferroni-adjusted (m p), so a
+p-value below alpha always goes with an interval that excludes 0. The verdict
+itself comes from ``verdict.decide``. The stopping rule (``analysis.stopping``)
+decides through :func:`verdict_of` too, so what stopped a run is what the
+analysis reports. Pure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pairbench import stats
+from pairbench.analysis.records import (
+    Comparison,
+    ComparisonFigure,
+    Effect,
+    Lag1,
+    MinMean,
+    OutlierCounts,
+    PairCounts,
+    Secondary,
+    Shift,
+)
+from pairbench.analysis.summary import guarded, refusal_note
+from pairbench.errors import NotEnoughData, StatisticsError
+from pairbench.model import BenchmarkKey, Samples
+from pairbench.notes import Note
+from pairbench.settings import Settings
+from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
+from pairbench.stats.paired import log_ratios as _log_ratios
+from pairbench.stats.paired import require_spread
+from pairbench.stats.sequential import RunningSequence, first_bounded_n, upper_ranks
+from pairbench.verdict import Verdict, decide, moved, refuse
+
+T_OPT = 200  # rounds at which the confidence sequence is tightest (see stats.sequential)
+MAX_ROUNDS_PLANNED = 10_000_000  # beyond this, "rounds still needed" is not given
+ANYTIME_METHOD = "anytime-valid confidence sequence for the median, intersected over rounds"
+FIXED_METHOD = "sign-test interval for the median"
+
+
+@dataclass(frozen=True)
+class Criteria:
+    """How strict a comparison is: error rate, smallest change that matters, interval kind, family."""
+
+    alpha: float = 0.01
+    threshold: float = 1.0  # percent
+    anytime: bool = True  # adaptive stopping: use the confidence sequence
+    family: int = 1  # candidates compared with the baseline (the self-check excluded)
+
+    @classmethod
+    def of(cls, settings: Settings, family: int) -> Criteria:
+        return cls(settings.decision.alpha, settings.decision.threshold, settings.sampling.adaptive,
+                   max(family, 1))
+
+    @property
+    def level_alpha(self) -> float:
+        """The per-comparison alpha after the Bonferroni split over the family."""
+        return self.alpha / self.family
+
+
+# --------------------------------------------------------------------------- pairing
+
+
+def paired_values(baseline: Samples, candidate: Samples) -> tuple[np.ndarray, np.ndarray]:
+    """One operation's values in the rounds where both sides succeeded, in round order."""
+    b, c = baseline.measured(), candidate.measured()
+    common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
+    keep = common >= 0
+    return b.values()[b_index[keep]], c.values()[c_index[keep]]
+
+
+def failed_rounds(baseline: Samples, candidate: Samples) -> int:
+    """Measured rounds left out of the pairs because the baseline's or the candidate's sample failed.
+
+    A round cut short by Ctrl-C (one side ran, the other never did) is not a failure.
+    """
+    pairs = [s.select((s["warmup"] == 0) & (s["pair"] >= 0)) for s in (baseline, candidate)]
+    failed = [set(s["pair"][s["status"] != 0].tolist()) for s in pairs]
+    return len(failed[0] | failed[1])
+
+
+# --------------------------------------------------------------------------- effect and verdict
+
+
+def effect_of(log_ratios: np.ndarray, criteria: Criteria) -> tuple[Effect, tuple[Note, ...]]:
+    """The effect interval at the criteria's level and its notes; raises StatisticsError when none
+    can be given. ``log_ratios`` are in round order (the adaptive interval intersects over rounds)."""
+    level = criteria.level_alpha
+    if criteria.anytime:
+        running = RunningSequence(level, T_OPT)
+        running.extend(log_ratios)
+        return anytime_effect(running)
+    effect = stats.paired_effect(np.ones_like(log_ratios), np.exp(log_ratios), 1.0 - level)
+    return (Effect(effect.estimate_pct, effect.low_pct, effect.high_pct, effect.achieved_confidence,
+                   FIXED_METHOD, effect.p_value, "sign test", effect.n), effect.warnings)
+
+
+def anytime_effect(running: RunningSequence) -> tuple[Effect, tuple[Note, ...]]:
+    """The effect of a running confidence sequence, once it is bounded and the pairs vary.
+
+    An empty running interval is said by the verdict (``verdict.moved``), so its
+    note is not repeated.
+    """
+    needed = first_bounded_n(running.alpha, T_OPT)
+    if running.n < needed:
+        raise NotEnoughData(
+            f"too few rounds for an anytime-valid interval at alpha {running.alpha:.3g}: "
+            f"need at least {needed}, got {running.n}",
+            needed=needed, got=running.n, purpose="anytime-interval", alpha=running.alpha)
+    require_spread(running.values)
+    cs = running.current()
+    notes = tuple(w for w in cs.warnings if w.code != "running-interval-empty")
+    return (Effect(cs.estimate_pct, cs.low_pct, cs.high_pct, 1.0 - running.alpha, ANYTIME_METHOD,
+                   running.pvalue, "anytime-valid (confidence sequence)", running.n,
+                   moved=running.low > running.high), notes)
+
+
+def verdict_of(effect: Callable[[], tuple[Effect, tuple[Note, ...]]], criteria: Criteria,
+               ) -> tuple[Verdict, Effect | None, tuple[Note, ...]]:
+    """The verdict, the effect it rests on and the effect's notes; refused when no interval exists."""
+    try:
+        found, notes = effect()
+    except StatisticsError as exc:
+        return refuse(refusal_note(exc)), None, ()
+    if found.moved:
+        return moved(), found, notes
+    return decide(found.low, found.high, criteria.threshold), found, notes
+
+
+def rounds_needed(log_ratios: np.ndarray, criteria: Criteria) -> int | None:
+    """Further rounds after which the verdict's interval should be decisive, or None.
+
+    An interval no wider than the threshold always decides: if it holds 0 it
+    lies within +-threshold. So this is the smallest total n at which the
+    interval the criteria use (the sequence's ranks when adaptive, the sign
+    test's otherwise) spans at most ln(1 + threshold) in the distribution of
+    the log-ratios seen so far (their empirical quantiles), and never less than
+    the n at which that interval first exists. At least 1 (the verdict is
+    inconclusive now); None with fewer than 3 pairs, no spread, or when it
+    would take more than ``MAX_ROUNDS_PLANNED`` rounds.
+    """
+    r = np.asarray(log_ratios, dtype=np.float64)
+    if r.size < 3 or np.all(r == r[0]):
+        return None
+    level, target = criteria.level_alpha, math.log1p(criteria.threshold / 100.0)
+    floor = (first_bounded_n(level, T_OPT) if criteria.anytime
+             else smallest_n_for_median_interval(1.0 - level))
+
+    def decisive(n: int) -> bool:
+        low_rank, high_rank = _interval_ranks(n, level, criteria.anytime)
+        width = np.quantile(r, [(high_rank - 0.5) / n, (low_rank - 0.5) / n])
+        return float(width[0] - width[1]) <= target
+
+    if not decisive(MAX_ROUNDS_PLANNED):
+        return None
+    lo, hi = floor - 1, MAX_ROUNDS_PLANNED  # decisive(hi); bisection on the (nearly monotone) width
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if mid >= floor and decisive(mid) else (mid, hi)
+    return max(hi - int(r.size), 1)
+
+
+def _interval_ranks(n: int, level: float, anytime: bool) -> tuple[int, int]:
+    """1-based ranks (low, high) of the interval at n pairs: the sequence's or the sign test's."""
+    if anytime:
+        high = int(upper_ranks(np.array([n]), level, T_OPT, "beta-binomial")[0])
+        return n + 1 - high, high
+    ranks = median_interval_ranks(n, 1.0 - level)
+    return (ranks.low, ranks.high) if ranks else (0, n + 1)
+
+
+# --------------------------------------------------------------------------- one comparison
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """The two series a comparison pairs, by side name, on one benchmark."""
+
+    benchmark: BenchmarkKey
+    baseline: str
+    candidate: str
+    base: Samples
+    cand: Samples
+    self_check: bool = False
+
+
+def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, ComparisonFigure]:
+    """One candidate against the baseline: verdict, effect, secondary statistics, notes, chart data."""
+    base, cand = paired_values(pairing.base, pairing.cand)
+    r = _log_ratios(base, cand) if base.size else np.zeros(0)
+    verdict, effect, notes = verdict_of(lambda: effect_of(r, criteria), criteria)
+    needed = (rounds_needed(r, criteria)
+              if verdict.verdict == "inconclusive" and not (effect and effect.moved) else None)
+    notes = list(notes)
+    secondary = secondary_statistics(base, cand, r, 1.0 - criteria.level_alpha, notes)
+    lost = failed_rounds(pairing.base, pairing.cand)
+    if lost:
+        notes.append(Note("failed-rounds", {"count": lost}))
+    figure = _figure(base, cand, r, 1.0 - criteria.level_alpha, notes)
+    comparison = Comparison(
+        benchmark=pairing.benchmark, baseline=pairing.baseline, candidate=pairing.candidate,
+        self_check=pairing.self_check, verdict=verdict, effect=effect,
+        pvalue=effect.pvalue if effect else None, pvalue_unadjusted=effect.pvalue if effect else None,
+        adjustment="none", alpha=criteria.alpha, threshold=criteria.threshold, rounds=int(r.size),
+        rounds_needed=needed, secondary=secondary, notes=tuple(_merged(notes)),
+    )
+    return comparison, figure
+
+
+def bonferroni(comparisons: list[Comparison], family: int) -> list[Comparison]:
+    """p-values times the family size (at most 1), for every candidate but the self-check.
+
+    The intervals are built at alpha/m, so only Bonferroni keeps "p <= alpha"
+    and "the interval excludes 0" the same statement; Holm would reject more
+    than the intervals show (a candidate could read "equivalent, p = 0.005").
+    """
+    if family < 2:
+        return comparisons
+    return [c if c.self_check or c.pvalue is None else
+            dataclasses.replace(c, pvalue=min(1.0, family * c.pvalue), adjustment="bonferroni")
+            for c in comparisons]
+
+
+def _merged(notes: list[Note]) -> list[Note]:
+    """Notes with the rank tests' ties notes merged into one naming every test that had them."""
+    ties = [n for n in notes if n.code == "rank-ties"]
+    if len(ties) < 2:
+        return notes
+    tests = [t for n in ties for t in n.data.get("tests", [])]
+    merged = Note("rank-ties", {"tests": list(dict.fromkeys(tests))}, message=ties[0].message)
+    first = notes.index(ties[0])
+    rest = [n for n in notes if n.code != "rank-ties"]
+    return rest[:first] + [merged] + rest[first:]
+
+
+# --------------------------------------------------------------------------- secondary statistics
+
+
+def secondary_statistics(base: np.ndarray, cand: np.ndarray, r: np.ndarray, confidence: float,
+                         notes: list[Note]) -> Secondary:
+    """The numbers shown beside the verdict: the paired report table (minimum, mean, paired
+    difference), the two-sample view (Hodges-Lehmann with Mann-Whitney), the signed-rank test,
+    and the diagnostics of the pairs; each statistic's notes are kept in ``notes``."""
+    if base.size == 0:
+        return Secondary()
+    return Secondary(
+        min_mean=_min_mean(base, cand),
+        pairs=PairCounts(int(np.count_nonzero(r < 0)), int(np.count_nonzero(r > 0)),
+                         int(np.count_nonzero(r == 0))),
+        hodges_lehmann=guarded(notes, lambda: _hodges_lehmann(cand, base, confidence, notes)),
+        mann_whitney_pvalue=guarded(notes, lambda: _kept(stats.mann_whitney(cand, base), notes).pvalue),
+        signed_rank_pvalue=guarded(notes, lambda: _kept(stats.signed_rank(cand, base), notes).pvalue),
+        autocorrelation=guarded(notes, lambda: _lag1(r, notes)),
+        outlier_balance=guarded(notes, lambda: _outliers(r, notes)),
+    )
+
+
+def _kept(result, notes: list[Note]):
+    """``result``, its notes added to ``notes``."""
+    notes.extend(result.warnings)
+    return result
+
+
+def _min_mean(base: np.ndarray, cand: np.ndarray) -> MinMean:
+    difference = float(np.mean(cand - base))
+    return MinMean(float(base.min()), float(cand.min()), float(100.0 * (cand.min() / base.min() - 1.0)),
+                   float(base.mean()), float(cand.mean()), difference,
+                   float(100.0 * difference / base.mean()))
+
+
+def _hodges_lehmann(cand: np.ndarray, base: np.ndarray, confidence: float, notes: list[Note]) -> Shift:
+    hl = _kept(stats.hodges_lehmann(cand, base, confidence), notes)
+    finite = math.isfinite(hl.low) and math.isfinite(hl.high)
+    return Shift(hl.estimate, hl.low if finite else None, hl.high if finite else None, hl.confidence)
+
+
+def _lag1(r: np.ndarray, notes: list[Note]) -> Lag1:
+    correlogram = stats.autocorrelation(r, max_lag=1)
+    lag1, band = correlogram.lag1, float(correlogram.white_noise_band)
+    significant = abs(lag1) > band
+    if significant:
+        notes.append(Note("pairs-autocorrelated", {"lag1": lag1, "band": band}))
+    return Lag1(lag1, band, bool(significant))
+
+
+def _outliers(r: np.ndarray, notes: list[Note]) -> OutlierCounts:
+    balance = _kept(stats.outlier_balance(r), notes)
+    return OutlierCounts(balance.n_above, balance.n_below, balance.p_value, balance.enabled)
+
+
+def _figure(base: np.ndarray, cand: np.ndarray, r: np.ndarray, confidence: float,
+            notes: list[Note]) -> ComparisonFigure:
+    """The pairs in round order, their correlogram and the shift function (its notes kept)."""
+    correlogram = _quietly(lambda: stats.autocorrelation(r))
+    shift = guarded(notes, lambda: _kept(stats.shift_function(base, cand, confidence=confidence), notes)
+                    ) if base.size else None
+    return ComparisonFigure(r, base, cand, correlogram, shift)
+
+
+def _quietly(compute: Callable):
+    """``compute()``, or None when its data cannot give it (too few values, no spread): a chart
+    that is not drawn, whose reason the notes already give."""
+    try:
+        return compute()
+    except StatisticsError:
+        return None

@@ -1,0 +1,177 @@
+"""The rules that turn what was measured into notes, each written once.
+
+* **RSS floor**: a median max RSS within ``RSS_FLOOR_MARGIN`` above the
+  executor's floor is "at the floor": the command's own peak may be anywhere
+  below (RSS moves by tens of KiB between identical runs, so 5% is a margin
+  no real difference hides in).
+* **Involuntary context switches**: switches beyond the quietest sample's, at
+  >= ``SWITCH_RATE_WARN`` per second of sampling and in at least
+  ``SWITCH_SAMPLES_MIN`` (and ``SWITCH_SHARE_MIN``) of the samples: each gave
+  the CPU to another task for about a scheduler slice (0.75-3 ms), so 10/s
+  costs up to 1-3% of the time, unevenly.
+* **The A/A self-check**: a copy of the baseline that is found faster or
+  slower means the machine's noise is not what the method assumes.
+* **The machine**: of the environment checks (``environment.checks``), only
+  what bears on *these* numbers becomes a note: conditions of the moment
+  (load, memory, power, pausing, a coarse clock), one each, and the untuned
+  settings (governor, turbo, SMT, ASLR, a VM) together in one. Advice that
+  holds on nearly every machine stays in ``pairbench doctor``.
+
+The doctor's benchmark checks use the same functions, so a table's "≤" and
+the doctor's finding always agree. Pure functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from pairbench.environment.checks import evaluate
+from pairbench.environment.findings import Finding
+from pairbench.notes import Note, Subject
+
+RSS_FLOOR_MARGIN = 1.05
+SWITCH_RATE_WARN = 10.0
+SWITCH_SAMPLES_MIN, SWITCH_SHARE_MIN = 2, 0.10
+
+MOMENT_CHECKS = ("load", "memory", "power", "virtualization", "clock")
+TUNING_CHECKS = ("governor", "turbo", "smt", "aslr", "virtualization")
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def executor_rss_floor_kib(environment: Mapping) -> int | None:
+    """The executor's max RSS floor stored in ``environment``; None unless a positive integer.
+
+    ``environment["executor"]["rss_floor_kib"]`` is where it is written; the
+    first result documents kept it at ``environment["rss_floor_kib"]``.
+    Anything else there (a string, a list) counts as absent, not as an error.
+    """
+    executor = environment.get("executor")
+    floor = executor.get("rss_floor_kib") if isinstance(executor, Mapping) else None
+    if floor is None:
+        floor = environment.get("rss_floor_kib")
+    return floor if isinstance(floor, int) and not isinstance(floor, bool) and floor > 0 else None
+
+
+def at_rss_floor(rss_kib: float, floor_kib: int | None) -> bool:
+    """Whether a max RSS reading is at the executor's floor (so the true peak is at most it)."""
+    return bool(floor_kib) and 0 < rss_kib <= RSS_FLOOR_MARGIN * floor_kib
+
+
+def rss_floor_note(sides_at_floor: Sequence[str], floor_kib: int) -> Note | None:
+    """One note naming every side whose max RSS is at the floor (None if there is none)."""
+    if not sides_at_floor:
+        return None
+    return Note("rss-at-floor", {"sides": list(sides_at_floor), "floor_kib": floor_kib})
+
+
+# --------------------------------------------------------------------------- interference
+
+
+def involuntary_excess(switches: Sequence[int], wall_ns: Sequence[float]) -> tuple[float, int]:
+    """Involuntary switches per second beyond the quietest sample's, and how many samples had more.
+
+    The quietest sample's count is the command's own (a process gets one at
+    exit on many kernels; a multi-threaded one preempts itself); the rest were
+    taken by other tasks.
+    """
+    counts = np.asarray(switches, dtype=np.float64)
+    seconds = float(np.sum(wall_ns)) / 1e9
+    if counts.size == 0 or seconds <= 0:
+        return 0.0, 0
+    excess = counts - counts.min()
+    return float(excess.sum() / seconds), int(np.count_nonzero(excess))
+
+
+def switches_disturbing(rate: float, affected: int, n: int) -> bool:
+    """Whether involuntary switches at ``rate`` in ``affected`` of ``n`` samples bear on the times."""
+    return rate >= SWITCH_RATE_WARN and affected >= max(SWITCH_SAMPLES_MIN, SWITCH_SHARE_MIN * n)
+
+
+def switches_note(switches: Sequence[int], wall_ns: Sequence[float]) -> Note | None:
+    """The note on a series whose samples other tasks interrupted, else None (needs 2 samples)."""
+    if len(switches) < 2:
+        return None
+    rate, affected = involuntary_excess(switches, wall_ns)
+    if not switches_disturbing(rate, affected, len(switches)):
+        return None
+    return Note("involuntary-switches", {"rate": rate, "affected": affected, "n": len(switches)})
+
+
+# --------------------------------------------------------------------------- the self-check
+
+
+def self_check_note(verdict: str, candidate: str, baseline: str) -> Note | None:
+    """The note on an A/A self-check that found a change (its verdict is faster or slower)."""
+    if verdict not in ("slower", "faster"):
+        return None
+    return Note("self-check-found-change", {"verdict": verdict},
+                Subject(side=candidate, baseline=baseline))
+
+
+# --------------------------------------------------------------------------- the machine
+
+
+def machine_notes(environment: Mapping, kind: str, n_sides: int) -> list[Note]:
+    """Notes on the machine a run or comparison was measured on, from its stored metadata.
+
+    ``kind`` ("run" or "compare") and ``n_sides`` say what the noise does to
+    the numbers (interleaved rounds cancel what the sides share). [] when
+    nothing bears on the numbers.
+    """
+    findings = {f.check: f for f in evaluate(environment)}
+    effect = {"kind": kind, "sides": n_sides}
+    notes = [note for check in MOMENT_CHECKS if (note := _moment_note(findings[check], effect))]
+    untuned = [_tuning_item(findings[c]) for c in TUNING_CHECKS
+               if findings[c].status == "warn" and not _tuned_anyway(findings[c])]
+    if untuned:
+        notes.append(Note("machine-untuned", {"items": untuned}))
+    return notes
+
+
+def _moment_note(f: Finding, effect: dict) -> Note | None:
+    """A note for a condition of the moment that is not ok, else None."""
+    data = f.data
+    if f.check == "load" and f.status in ("warn", "fail"):
+        busiest = (data.get("busiest_processes") or [None])[0]
+        return Note("machine-busy", {
+            **effect, "load_average": (data.get("load_average") or [None])[0],
+            "busy_cpus_now": data.get("busy_cpus_now"), "cpus": data.get("cpus"),
+            "busiest": {"name": busiest["name"], "cpu_percent": busiest["cpu_percent"]} if busiest else None})
+    if f.check == "memory" and f.status in ("warn", "fail"):
+        return Note("machine-memory-short", {**effect, "reading": f.reading})
+    if f.check == "power" and f.status == "warn":
+        return Note("machine-power-limited", {**effect, "reading": f.reading})
+    if f.check == "virtualization" and (f.status == "fail" or _paused(data)):
+        now = f.status == "fail" or bool(data.get("nr_throttled_now"))
+        return Note("machine-paused", {**effect, "reading": f.reading, "paused_now": now})
+    if f.check == "clock" and f.status == "fail":
+        return Note("machine-clock-coarse", {**effect, "reading": f.reading})
+    return None
+
+
+def _paused(data: Mapping) -> bool:
+    """Steal time, cgroup throttling in the activity window, or a quota below the CPUs pairbench
+    may use: the benchmark was, or can be, paused.
+
+    ``nr_throttled`` alone counts since the cgroup was created, so it says
+    nothing about this run; ``nr_throttled_now`` is the count over the window.
+    """
+    quota, cpus = data.get("quota_cpus"), data.get("cpus")
+    return bool((data.get("steal_percent") or 0) >= 1 or data.get("nr_throttled_now")
+                or (quota is not None and cpus and quota < cpus))
+
+
+def _tuning_item(f: Finding) -> dict:
+    """One untuned setting, as data: ``{"check": "governor", "governors": ["powersave"]}``."""
+    if f.check == "governor":
+        return {"check": "governor", "governors": sorted(f.data.get("governors", {}))}
+    return {"check": f.check}
+
+
+def _tuned_anyway(f: Finding) -> bool:
+    """A warning that is not about tuning: the virtualization check warns on a bare-metal quota too."""
+    return f.check == "virtualization" and not f.data.get("virtual_machine")

@@ -1,0 +1,85 @@
+"""Adaptive stopping: after each round, has every comparison reached a verdict?
+
+The :class:`StoppingRule` is a sink of the sampler: it reads each finished
+round's samples, keeps each comparison's log-ratios (in one
+``RunningSequence`` when adaptive, so one more round costs O(n)), and decides
+through the analysis's own :func:`~pairbench.analysis.comparison.verdict_of`,
+so the verdict that stopped a run is the one ``analyse`` reports from the
+stored samples. With ``--runs`` nothing stops early; the progress line asks
+:meth:`StoppingRule.current` for the sign-test interval instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from pairbench.analysis.comparison import (
+    T_OPT,
+    Criteria,
+    anytime_effect,
+    effect_of,
+    verdict_of,
+)
+from pairbench.analysis.records import Effect
+from pairbench.measure.sampler import RoundEnd, Sink
+from pairbench.stats.sequential import RunningSequence
+from pairbench.verdict import Verdict
+
+
+class StoppingRule(Sink):
+    """Follows the rounds and says when every comparison (candidate side x benchmark) is decided."""
+
+    def __init__(self, criteria: Criteria, baseline: int, candidates: Sequence[int],
+                 benchmarks: int = 1):
+        self.criteria = criteria
+        self.baseline = baseline
+        self.keys = [(b, c) for b in range(benchmarks) for c in candidates]
+        # one store of each comparison's log-ratios: the running sequence when adaptive, a list with --runs
+        self._running = ({key: RunningSequence(criteria.level_alpha, T_OPT) for key in self.keys}
+                         if criteria.anytime else {})
+        self._ratios: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
+        self.latest: dict[tuple[int, int], tuple[Verdict, Effect | None]] = {}
+
+    def on_round(self, end: RoundEnd) -> None:
+        if end.warmup:
+            return
+        values = {(m.benchmark, m.side): m.value for m in end.samples if m.sample.ok}
+        fresh: dict[tuple[int, int], float] = {}
+        for benchmark, candidate in self.keys:
+            base, cand = values.get((benchmark, self.baseline)), values.get((benchmark, candidate))
+            if base is not None and cand is not None:
+                fresh[(benchmark, candidate)] = math.log1p((cand - base) / base)
+        for key, ratio in fresh.items():
+            if self.criteria.anytime:
+                self._running[key].extend([ratio])
+            else:
+                self._ratios[key].append(ratio)
+
+    def decide(self) -> str | None:
+        """A reason to stop when every comparison has a verdict, else None (updates ``latest``)."""
+        verdicts = [self._verdict(key) for key in self.keys]
+        if all(v.decided for v in verdicts):
+            if len(verdicts) == 1:
+                return f"the verdict was decided ({verdicts[0].verdict})"
+            return "every comparison reached a verdict"
+        return None
+
+    def current(self) -> list[Effect | None]:
+        """Each comparison's effect now (None while no interval exists), for the progress line."""
+        for key in self.keys:
+            if key not in self.latest or not self.criteria.anytime:
+                self._verdict(key)
+        return [self.latest[key][1] for key in self.keys]
+
+    def _verdict(self, key: tuple[int, int]) -> Verdict:
+        if self.criteria.anytime:
+            running = self._running[key]
+            found = verdict_of(lambda: anytime_effect(running), self.criteria)
+        else:
+            ratios = np.asarray(self._ratios[key])
+            found = verdict_of(lambda: effect_of(ratios, self.criteria), self.criteria)
+        self.latest[key] = found[:2]
+        return found[0]

@@ -1,0 +1,229 @@
+"""The Sampler: interleaved, randomized rounds, and the events that report them.
+
+A *round* executes every side's target once, in a fresh random order (seeded);
+with one side a round is a single sample. Warmup rounds come first and are
+stored with ``warmup=1``. After each measured round the stop rule is
+consulted: a fixed number of rounds (``--runs``), or adaptive: at least
+``min_runs``, then stop when the decision rule says so, or at ``max_runs`` /
+``max_time``.
+
+Whoever needs to follow sampling is a :class:`Sink`: the journal writes each
+sample as it arrives (:meth:`Sink.on_sample`), the stopping rule and the
+progress line read each finished round (:meth:`Sink.on_round`). None of them
+reads the sampler itself. The sampler keeps every sample it took (``rows``), so
+a failure or Ctrl-C part-way loses nothing: the caller builds the run from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pairbench.errors import CommandFailed, HelperCommandFailed
+from pairbench.measure.executor import Executor
+from pairbench.measure.targets import Row, Target
+from pairbench.model import PRIMARY_METRIC, STATUS_TIMEOUT, Command, Sample, describe_status
+from pairbench.notes import Note
+from pairbench.units import format_duration
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When sampling ends: a fixed number of rounds, or adaptive between min and max (validated
+    by ``settings``)."""
+
+    runs: int | None = None
+    min_runs: int = 10
+    max_runs: int | None = None
+    max_time_ns: int | None = None
+
+    @property
+    def adaptive(self) -> bool:
+        return self.runs is None
+
+
+@dataclass(frozen=True)
+class SamplingPlan:
+    """Everything the sampler needs, fixed before the first sample: one target per side."""
+
+    targets: tuple[Target, ...]
+    stop: StopRule
+    warmup_rounds: int = 0
+    prepare: Command | None = None
+    timeout_ns: int | None = None
+    ignore_failure: bool = False
+    seed: int = 0
+
+    @property
+    def paired(self) -> bool:
+        """Rounds pair the sides' samples whenever there is more than one side."""
+        return len(self.targets) > 1
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One sample as it arrived: of benchmark ``benchmark`` on side ``side``."""
+
+    side: int
+    benchmark: int
+    sample: Sample
+    metrics: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def value(self) -> float:
+        """One operation's value, as ``Samples.values`` computes it for stored samples."""
+        return float(self.metrics.get(PRIMARY_METRIC, self.sample.wall_ns)) / self.sample.iterations
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    """A finished round: its samples, and where sampling stands.
+
+    ``round`` is the measured round's id (-1 for warmup); ``rounds`` counts the
+    measured rounds finished, this one included; ``taken`` every sample so far.
+    """
+
+    round: int
+    warmup: bool
+    samples: tuple[Measured, ...]
+    rounds: int
+    taken: int
+    elapsed_ns: int
+
+
+class Sink:
+    """Follows sampling: each sample as it arrives, each round when it ends. Does nothing by default."""
+
+    def on_sample(self, measured: Measured) -> None:
+        """One sample arrived (warmups included)."""
+
+    def on_round(self, end: RoundEnd) -> None:
+        """A round ended (warmup rounds included)."""
+
+
+# Consulted after each measured round once min_runs are done: a reason to stop, or None.
+DecisionRule = Callable[[], "str | None"]
+
+
+class Sampler:
+    """Runs a :class:`SamplingPlan` on an executor, reports to its sinks, and keeps every sample.
+
+    ``rows[(benchmark, side)]`` and ``metrics[(benchmark, side)]`` hold the
+    samples taken, in order; ``notes`` what was noticed (processes left running).
+    """
+
+    def __init__(self, executor: Executor, plan: SamplingPlan, *, sinks: Sequence[Sink] = (),
+                 decide: DecisionRule | None = None):
+        self.executor = executor
+        self.plan = plan
+        self.rows: dict[tuple[int, int], list[Sample]] = {}
+        self.metrics: dict[tuple[int, int], dict[str, list[float]]] = {}
+        self.rounds = 0
+        self.stopped_because = ""
+        self.notes: list[Note] = []
+        self._sinks = tuple(sinks)
+        self._decide = decide
+        self._rng = np.random.default_rng(plan.seed)
+        self._seq = 0
+        self._t0 = 0
+        self._leftover_noted: set[int] = set()
+
+    def elapsed_ns(self) -> int:
+        return self.executor.now_ns() - self._t0
+
+    def run(self) -> str:
+        """Sample until the stop rule says stop; return why it stopped.
+
+        Raises ``CommandFailed`` (after storing the failing sample) on a failure
+        without ``ignore_failure``; ``KeyboardInterrupt`` passes through. In both
+        cases ``rows`` holds everything measured so far.
+        """
+        self._t0 = self.executor.now_ns()
+        for _ in range(self.plan.warmup_rounds):
+            self._run_round(round_id=-1, warmup=True)
+        while True:
+            self._run_round(round_id=self.rounds, warmup=False)
+            reason = self._stop_reason()
+            if reason:
+                self.stopped_because = reason
+                return reason
+
+    def _run_round(self, *, round_id: int, warmup: bool) -> None:
+        taken: list[Measured] = []
+        for slot, side in enumerate(self._rng.permutation(len(self.plan.targets))):
+            self._prepare()
+            target = self.plan.targets[side]
+            for row in target.execute(self.executor, timeout_ns=self.plan.timeout_ns):
+                measured = self._record(int(side), row, round_id, slot, warmup)
+                taken.append(measured)
+                if row.execution.status != 0 and not self.plan.ignore_failure:
+                    raise CommandFailed(self._failure_message(target.name, measured))
+        if not warmup:
+            self.rounds += 1
+        end = RoundEnd(round_id, warmup, tuple(taken), self.rounds, self._seq, self.elapsed_ns())
+        for sink in self._sinks:
+            sink.on_round(end)
+
+    def _prepare(self) -> None:
+        if self.plan.prepare is None:
+            return
+        result = self.executor.run(self.plan.prepare, timeout_ns=self.plan.timeout_ns)
+        if result.status != 0:
+            raise HelperCommandFailed(
+                f"--prepare command {self.plan.prepare.text!r} failed: {describe_status(result.status)}"
+            )
+
+    def _record(self, side: int, row: Row, round_id: int, slot: int, warmup: bool) -> Measured:
+        ex = row.execution
+        sample = Sample(
+            wall_ns=ex.wall_ns, user_ns=ex.user_ns, sys_ns=ex.sys_ns, max_rss_kib=ex.max_rss_kib,
+            voluntary_cs=ex.voluntary_cs, involuntary_cs=ex.involuntary_cs, status=ex.status,
+            start_ns=max(ex.start_ns - self._t0, 0), seq=self._seq,
+            pair=round_id if self.plan.paired else -1, slot=slot, iterations=row.iterations,
+            warmup=int(warmup),
+        )
+        self._seq += 1
+        series = (row.benchmark, side)
+        self.rows.setdefault(series, []).append(sample)
+        for name, value in row.metrics.items():
+            self.metrics.setdefault(series, {}).setdefault(name, []).append(float(value))
+        if ex.leftover_processes and side not in self._leftover_noted:
+            self._leftover_noted.add(side)
+            self.notes.append(Note("leftover-processes", {"side": self.plan.targets[side].name,
+                                                          "count": ex.leftover_processes}))
+        measured = Measured(side, row.benchmark, sample, dict(row.metrics))
+        for sink in self._sinks:
+            sink.on_sample(measured)
+        return measured
+
+    def _failure_message(self, name: str, measured: Measured) -> str:
+        # warmups and measured samples are numbered apart: "warmup sample 1", "sample 1"
+        sample = measured.sample
+        series = self.rows[(measured.benchmark, measured.side)]
+        number = sum(1 for s in series if s.warmup == sample.warmup)
+        what = describe_status(sample.status)
+        if sample.status == STATUS_TIMEOUT and self.plan.timeout_ns:
+            what = f"timed out after {format_duration(self.plan.timeout_ns, digits=3)}"
+        phase = "warmup sample" if sample.warmup else "sample"
+        return (
+            f"command {name!r} failed on {phase} {number}: {what}. "
+            "Use --ignore-failure to keep failing runs (they are stored and left out of the statistics)."
+        )
+
+    def _stop_reason(self) -> str | None:
+        stop = self.plan.stop
+        if stop.runs is not None:
+            return f"completed the requested {stop.runs} rounds" if self.rounds >= stop.runs else None
+        if self.rounds < stop.min_runs:
+            return None
+        if self._decide is not None:
+            reason = self._decide()
+            if reason:
+                return reason
+        if stop.max_runs is not None and self.rounds >= stop.max_runs:
+            return f"reached --max-runs {stop.max_runs}"
+        if stop.max_time_ns is not None and self.elapsed_ns() >= stop.max_time_ns:
+            return f"reached the time budget (--max-time {format_duration(stop.max_time_ns, digits=3)})"
+        return None

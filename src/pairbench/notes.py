@@ -1,0 +1,141 @@
+"""Notes: the caveats pairbench attaches to a measurement, as typed records.
+
+A Note is one caveat: a ``code`` naming what happened (``"tied-pairs"``), the
+``data`` behind it (numbers, names; values with a unit carry ``"unit"``), the
+``subject`` it is about (a side of a benchmark, or a comparison) and, when a
+statistic made it, that statistic's own unit-less ``message`` for library
+users (``str(note)``). The statistics and the analysis return notes; the
+renderers word them, with units, once per output format
+(``report.wording``). Nothing here formats a note for a user.
+
+``CODES`` lists every code, with what it means; a note with any other code is
+refused, so a renderer can word every note it is given. Standard library only:
+``stats`` imports this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+# code -> what it means (for contributors; the words users read are in report.wording)
+CODES: dict[str, str] = {
+    # what a statistic found in one sample of values
+    "single-value": "only one value: spread and shape are undefined",
+    "no-variance": "every value is identical: no interval or test is meaningful",
+    "nonpositive-min": "the minimum is zero or negative, so the mean-min gap is undefined",
+    "grubbs-tail": "the max (or min) lies beyond Grubbs' 5% critical distance from the mean",
+    "tukey-fence": "values beyond a Tukey fence, reported and kept (shown in the summaries)",
+    "modes": "the lowland detector found more than one mode",
+    "median-interval-tied": "the median interval's two order statistics are equal",
+    "not-enough-data": "too few values for a statistic; data says how many it needs",
+    # the error of the mean
+    "zero-standard-error": "the estimated standard error is 0, which is not credible",
+    "autocorrelated-mean": "effective sample size below n / 2: s/sqrt(n) would understate the error",
+    "mean-error-fallback": "the truncated-lag variance was negative, so batch means were used",
+    # rank tests and Hodges-Lehmann
+    "rank-ties": "ties: the exact p-value and interval are not available",
+    "rank-no-variance": "both samples are constant: no interval",
+    "rank-interval-undefined": "every non-zero difference is tied: no signed-rank interval",
+    "interval-at-edge": "the interval reaches the smallest or largest possible difference",
+    "zero-differences": "zero differences dropped by the signed-rank test",
+    "confidence-not-achievable": "the requested level is not achievable with so few values",
+    # paired effects and the confidence sequence
+    "interval-conservative": "the sign-test interval's exact level is above the level asked for",
+    "tied-pairs": "pairs with candidate == baseline",
+    "coarse-ratios": "few distinct log-ratios: the timer looks coarse",
+    "outlier-check-disabled": "the MAD of the differences is 0, so the outlier check is off",
+    "few-outliers": "too few outliers for their sign test to reach significance",
+    "sequence-unbounded": "the confidence sequence is still unbounded at this many pairs",
+    "running-interval-empty": "the running interval became empty: the change moved during the run",
+    "shift-unbounded": "some shift-function bounds are unbounded (too few samples)",
+    "bootstrap-bca-too-large": "BCa skipped for a large sample; percentile interval given",
+    "bootstrap-bca-undefined": "BCa undefined for these data; percentile interval given",
+    "bootstrap-warning": "scipy's bootstrap warned",
+    # what the analysis found in a run
+    "failed-samples": "failed samples are stored but left out of the statistics",
+    "no-samples": "no successful samples to analyse",
+    "failed-rounds": "rounds left out of the pairs because a sample in them failed",
+    "pairs-autocorrelated": "the pair differences are autocorrelated",
+    "self-check-found-change": "the A/A self-check found a difference",
+    "involuntary-switches": "other tasks took the CPU mid-sample",
+    "rss-at-floor": "max RSS is at the smallest value the executor can report",
+    "machine-busy": "load on the machine while measuring",
+    "machine-memory-short": "memory was short while measuring",
+    "machine-power-limited": "power limits drive the clock speed",
+    "machine-paused": "the hypervisor or a cgroup quota pauses the benchmark",
+    "machine-clock-coarse": "the clock's step quantizes short samples",
+    "machine-untuned": "the machine is not set up for benchmarking",
+    # what happened while measuring (stored with the run)
+    "renamed": "a repeated command text was given a distinct name",
+    "shell-syntax": "shell operators reach a program run without a shell",
+    "leftover-processes": "a command left processes running; they were killed",
+    "executor-fallback": "the spawner could not start; commands ran from pairbench itself",
+    "cleanup-interrupted": "Ctrl-C cut --cleanup short",
+    "journal-cut-short": "a journal's last line was cut short by a crash",
+    "recorded": "a note stored as text by an older pairbench",
+}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a note is about: the run (all empty), a side's series, or a comparison.
+
+    ``side`` alone: the series of that side (of ``benchmark`` when a run has
+    several); ``side`` and ``baseline``: the comparison of ``side`` against
+    ``baseline``.
+    """
+
+    benchmark: str = ""
+    side: str = ""
+    baseline: str = ""
+
+    @property
+    def is_run(self) -> bool:
+        return not (self.benchmark or self.side or self.baseline)
+
+    def to_dict(self) -> dict:
+        return {key: value for key, value in
+                (("benchmark", self.benchmark), ("side", self.side), ("baseline", self.baseline))
+                if value}
+
+
+RUN = Subject()
+
+
+@dataclass(frozen=True)
+class Note:
+    """One caveat: its code, the figures behind it, what it is about, and a statistic's own words.
+
+    ``data`` holds JSON-ready values only (str, int, float, bool, None, lists and
+    mappings of them). ``message`` is set by the statistics for library users;
+    renderers word the note from ``code`` and ``data`` instead.
+    """
+
+    code: str
+    data: Mapping = field(default_factory=dict)
+    subject: Subject = RUN
+    message: str = ""
+
+    def __post_init__(self):
+        if self.code not in CODES:
+            raise ValueError(f"`code` must be one of the note codes in pairbench.notes.CODES, "
+                             f"got {self.code!r}")
+
+    def __str__(self) -> str:
+        return self.message or self.code
+
+    def about(self, subject: Subject) -> Note:
+        """This note, said of ``subject``."""
+        return Note(self.code, self.data, subject, self.message)
+
+    def to_dict(self) -> dict:
+        record = {"code": self.code, "data": dict(self.data)}
+        if not self.subject.is_run:
+            record["subject"] = self.subject.to_dict()
+        return record
+
+
+def note(code: str, message: str = "", **data) -> Note:
+    """A note of ``code`` with ``data`` given as keywords (the statistics' shorthand)."""
+    return Note(code, data, RUN, message)

@@ -1,0 +1,242 @@
+"""Every note in words: one sentence per note code, with values in their units.
+
+The analysis and the statistics hand over notes as data (``pairbench.notes``);
+this module is where they become text, once, for every output format (each
+renderer escapes the plain text for its own format). ``WORDINGS`` has an entry
+for every code in ``notes.CODES``; a test holds them equal.
+
+A few notes qualify a number shown elsewhere rather than stand alone:
+``INLINE`` lists them, and the renderers put them beside that number (the
+Tukey-fence counts in every summary, the outlier line, the interval line,
+the shift function) instead of among the numbered notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from pairbench.notes import Note
+from pairbench.units import format_kib, format_percent, format_rate, format_value
+
+# shown beside the number they qualify, not among the numbered notes
+INLINE = frozenset({"tukey-fence", "few-outliers", "outlier-check-disabled", "interval-conservative",
+                    "shift-unbounded"})
+
+
+def word(note: Note, unit: str = "ns") -> str:
+    """``note`` as one plain-text sentence; values in ``unit`` (the subject's benchmark's)."""
+    return WORDINGS[note.code](note.data, unit)
+
+
+def subject_text(note: Note) -> str:
+    """Who a note is about, as a prefix reads it: "new vs old", "sort[n=10] · new", "" for the run."""
+    s = note.subject
+    who = f"{s.side} vs {s.baseline}" if s.baseline else s.side
+    return " · ".join(part for part in (s.benchmark, who) if part)
+
+
+def with_subject(note: Note, unit: str = "ns") -> str:
+    """``note`` in words, prefixed by its subject when it has one ("new: ...")."""
+    who = subject_text(note)
+    return f"{who}: {word(note, unit)}" if who else word(note, unit)
+
+
+# --------------------------------------------------------------------------- the machine
+
+
+def consequence(kind: str, sides: int) -> str:
+    """What machine noise does to this kind of measurement."""
+    if kind == "compare":
+        return "compare's interleaved rounds cancel what the variants share, but its intervals widen"
+    if sides > 1:
+        return "the commands were interleaved, so they shared it alike, but each summary absorbs it"
+    return ("a single command's summary absorbs all of it (compare's interleaving would cancel "
+            "what variants share)")
+
+
+def _machine(text: Callable[[Mapping], str]) -> Callable[[Mapping, str], str]:
+    return lambda d, unit: f"{text(d)}; {consequence(d.get('kind', 'run'), d.get('sides', 1))}"
+
+
+def _load(d: Mapping) -> str:
+    load, busy, cpus = d.get("load_average"), d.get("busy_cpus_now"), d.get("cpus")
+    if busy is not None and (load is None or busy > load):
+        level = f"{busy:.1f} CPUs busy just now" + (f" (load average {load:.1f})" if load is not None else "")
+    else:
+        level = f"load average {load:.1f}"
+    busiest = d.get("busiest")
+    who = f" (busiest: {busiest['name']} {busiest['cpu_percent']:.0f}%)" if busiest else ""
+    return f"{level} on {cpus} CPUs{who}: timings will be noisy"
+
+
+_TUNING_WORDS = {
+    "governor": lambda item: "governor " + "/".join(item.get("governors", [])),
+    "turbo": lambda item: "turbo boost on",
+    "smt": lambda item: "SMT siblings active",
+    "aslr": lambda item: "ASLR not fully randomized",
+    "virtualization": lambda item: "a virtual machine",
+}
+
+
+def _untuned(d: Mapping, unit: str) -> str:
+    items = ", ".join(_TUNING_WORDS[item["check"]](item) for item in d["items"])
+    return (f"this machine is not set up for benchmarking ({items}): `pairbench doctor` says what "
+            "each costs and how to fix it")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _needed(d: Mapping, unit: str) -> str:
+    what = {"median-interval": f"a {_level(d.get('confidence', 0.95))} interval of the median",
+            "paired-interval": f"a {_level(d.get('confidence', 0.95))} interval of the paired effect",
+            "anytime-interval": f"an anytime-valid interval at alpha {d.get('alpha', 0):.3g}",
+            "ljung-box": "the Ljung-Box test"}.get(d.get("purpose", ""), d.get("purpose") or "this statistic")
+    noun = "rounds" if d.get("purpose") == "anytime-interval" else "samples"
+    if d.get("purpose") == "paired-interval":
+        noun = "pairs"
+    return f"too few {noun} for {what}: need at least {d['needed']}, got {d['got']}"
+
+
+def _level(confidence: float) -> str:
+    """A confidence level as "99.5%", "99.97%": never rounded up to 100%."""
+    text = f"{100 * confidence:.6g}"
+    return f"{text}%"
+
+
+def _no_variance(d: Mapping, unit: str) -> str:
+    if d.get("pairs"):
+        change = d.get("change_pct", 0.0)
+        same = "is identical" if not change else f"has the same ratio ({format_percent(change)})"
+        return f"no variance: every pair {same}; is the timer resolution too coarse?"
+    return (f"no variance: all {d['n']} samples took exactly {format_value(d['value'], unit)}; "
+            "is the timer resolution too coarse?")
+
+
+def _modes(d: Mapping, unit: str) -> str:
+    return f"the samples look {d['modality']}: `pairbench report` shows their histogram"
+
+
+def _grubbs(d: Mapping, unit: str) -> str:
+    which = "slowest" if d["side"] == "max" else "fastest"
+    where = "above" if d["side"] == "max" else "below"
+    advice = ": a heavy tail, so prefer the median to the mean" if d["side"] == "max" else \
+        ": an unusually fast sample (a cache or a skipped step?)"
+    return (f"the {which} sample lies {d['sigma']:.1f} SD {where} the mean, beyond Grubbs' 5% critical "
+            f"value {d['critical']:.2f} for n = {d['n']}{advice}")
+
+
+def _rank_ties(d: Mapping, unit: str) -> str:
+    names = {"mann-whitney": "Mann-Whitney", "hodges-lehmann": "Hodges-Lehmann", "signed-rank": "signed-rank"}
+    tests = [names.get(t, t) for t in d.get("tests", [])]
+    who = " and ".join(filter(None, [", ".join(tests[:-1]), tests[-1] if tests else ""])) or "the rank tests"
+    return f"tied values: {who} use the normal approximation (no exact p-value or interval)"
+
+
+def _shift_unbounded(d: Mapping, unit: str) -> str:
+    return (f"{d['unbounded']} of the shift function's {d['total']} decile bounds are open: too few "
+            f"samples ({d['n']}) for intervals at {_level(d['level'])} each")
+
+
+def _renamed(d: Mapping, unit: str) -> str:
+    copies = d["copies"]
+    given = (f"twice; the second is named {copies[0]!r}" if len(copies) == 1 else
+             f"{len(copies) + 1} times; the others are named {', '.join(map(repr, copies))}")
+    return f"the command {d['name']!r} is given {given}, so that comparisons and reports can tell them apart"
+
+
+def _shell_syntax(d: Mapping, unit: str) -> str:
+    shown = ", ".join(repr(w) for w in d["operators"])
+    return (f"command {d['command']!r} is run without a shell, so {shown} reach the program as plain "
+            "arguments; use --shell for pipes and redirections")
+
+
+def _cleanup(d: Mapping, unit: str) -> str:
+    if d.get("command") is None:
+        return "cleanup interrupted (Ctrl-C) while the commands' executor was being closed"
+    return f"cleanup interrupted (Ctrl-C): the --cleanup command {d['command']!r} may not have finished"
+
+
+WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
+    "single-value": lambda d, u: "only 1 sample: no spread, shape or interval to give",
+    "no-variance": _no_variance,
+    "nonpositive-min": lambda d, u: f"the minimum is {format_value(d['min'], u)}: the mean-min gap is undefined",
+    "grubbs-tail": _grubbs,
+    "tukey-fence": lambda d, u: (f"{d['count']} sample(s) {d['side']} the Tukey fence "
+                                 f"({format_value(d['fence'], u)}); reported, not removed"),
+    "modes": _modes,
+    "median-interval-tied": lambda d, u: (f"the median's interval has equal ends ({format_value(d['value'], u)}): "
+                                          "is the timer resolution too coarse?"),
+    "not-enough-data": _needed,
+    "zero-standard-error": lambda d, u: f"the {d['method']} standard error is 0, which is not credible",
+    "autocorrelated-mean": lambda d, u: (
+        f"effective sample size {d['n_eff']:.1f} is less than half of n = {d['n']}: the samples are "
+        f"autocorrelated and s/sqrt(n) would understate the error {d['factor']:.1f}-fold"),
+    "mean-error-fallback": lambda d, u: ("the truncated-lag variance of the mean was not positive, so the "
+                                         "error of the mean is by batch means"),
+    "rank-ties": _rank_ties,
+    "rank-no-variance": lambda d, u: "no variance in either side: the Hodges-Lehmann shift has no interval",
+    "rank-interval-undefined": lambda d, u: ("every non-zero difference is tied: the signed-rank test "
+                                             "gives no interval"),
+    "interval-at-edge": lambda d, u: (f"the Hodges-Lehmann interval reaches the {d['edge']} difference: too "
+                                      "few samples for its confidence"),
+    "zero-differences": lambda d, u: (f"{d['zeros']} pair(s) with no difference are left out of the "
+                                      "signed-rank test (no exact p-value)"),
+    "confidence-not-achievable": lambda d, u: (
+        f"a {_level(d['requested'])} rank interval is not possible with so few samples; its exact level "
+        f"is {_level(d['achieved'])}"),
+    "interval-conservative": lambda d, u: (
+        f"the closest a sign-test interval gets to {_level(d['requested'])} with {d['n']} pairs"),
+    "tied-pairs": lambda d, u: (f"{d['tied']} of {d['n']} pairs are tied (candidate == baseline): the sign "
+                                "test's p-value leaves them out, the interval counts them conservatively"),
+    "coarse-ratios": lambda d, u: (f"only {d['distinct']} distinct ratios among {d['n']} pairs: the timer "
+                                   "looks coarse; the interval stays valid but is conservative"),
+    "outlier-check-disabled": lambda d, u: "the outlier check is off: at least half the pairs have the same ratio",
+    "few-outliers": lambda d, u: f"too few ({d['total']}) for their balance to be significant",
+    "sequence-unbounded": lambda d, u: f"no interval yet: {d['n']} pairs, at least {d['needed']} needed",
+    "running-interval-empty": lambda d, u: ("the running interval became empty: the change itself moved "
+                                            "during the run"),
+    "shift-unbounded": _shift_unbounded,
+    "bootstrap-bca-too-large": lambda d, u: (f"percentile bootstrap interval: BCa is O(n²) and n = {d['n']} "
+                                             f"exceeds {d['limit']}"),
+    "bootstrap-bca-undefined": lambda d, u: "BCa is undefined for these data; the percentile interval is given",
+    "bootstrap-warning": lambda d, u: f"the bootstrap warned: {d['text']}",
+    "failed-samples": lambda d, u: f"{d['count']} failed sample(s) are stored but left out of these statistics",
+    "no-samples": lambda d, u: "no successful samples to analyse",
+    "failed-rounds": lambda d, u: f"{d['count']} round(s) left out because a sample in them failed",
+    "pairs-autocorrelated": lambda d, u: (
+        f"the pair differences are autocorrelated (lag-1 r = {d['lag1']:.2f}, outside ±{d['band']:.2f}): "
+        "consecutive rounds are not independent; run `pairbench doctor` to see why"),
+    "self-check-found-change": lambda d, u: (
+        "the A/A self-check (the baseline against a copy of itself) found a difference: this machine's "
+        "noise is not what the method assumes; run `pairbench doctor`"),
+    "involuntary-switches": lambda d, u: (
+        f"{format_rate(d['rate'])} involuntary context switches beyond its quietest sample's, in "
+        f"{d['affected']} of {d['n']} samples: other tasks took its CPU mid-sample, and those samples "
+        "include their time slices"),
+    "rss-at-floor": lambda d, u: (
+        f"max RSS of {', '.join(d['sides'])} is at the smallest value the executor can report "
+        f"({format_kib(d['floor_kib'])}, the size of the process that spawns commands, which Linux charges "
+        "to a child at exec): the commands' own peak is at most this"),
+    "machine-busy": _machine(_load),
+    "machine-memory-short": _machine(lambda d: (f"memory is short ({d['reading']}): samples that wait for "
+                                                "memory are slow and erratic")),
+    "machine-power-limited": _machine(lambda d: f"{d['reading']}: clock speeds follow the power limits, "
+                                                "so timings drift"),
+    "machine-paused": _machine(lambda d: (f"{d['reading']}: the hypervisor or the cgroup quota "
+                                          f"{'paused' if d.get('paused_now') else 'can pause'} the benchmark")),
+    "machine-clock-coarse": _machine(lambda d: f"{d['reading']}: short samples are quantized"),
+    "machine-untuned": _untuned,
+    "renamed": _renamed,
+    "shell-syntax": _shell_syntax,
+    "leftover-processes": lambda d, u: (
+        f"{d['side']!r} left {d['count']} process(es) running after it exited; pairbench killed them so "
+        "they could not disturb later samples"),
+    "executor-fallback": lambda d, u: (
+        f"the small spawner process could not be started ({d['reason']}), so commands are started from "
+        f"pairbench itself and a max RSS below ~{d['floor_kib'] // 1024} MB (pairbench's own size) is "
+        "pairbench's, not the command's"),
+    "cleanup-interrupted": _cleanup,
+    "journal-cut-short": lambda d, u: f"the journal's last line was cut short; {d['recovered']} samples recovered",
+    "recorded": lambda d, u: d["text"],
+}
