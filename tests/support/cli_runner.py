@@ -1,4 +1,10 @@
-"""Run ``pairbench`` in-process and capture what it prints (shared by the CLI, report and doctor tests)."""
+"""Run ``pairbench`` in-process and capture what it prints (shared by every test directory).
+
+``invoke(*args)`` calls ``cli.main`` with the seams a test sets: the executor
+(``use_executor``, a fixture in ``tests/conftest.py``, installs one for the
+test), the machine's metadata (``FIXED_ENVIRONMENT`` unless a test passes its
+own; ``real_environment=True`` reads this machine) and the progress clock.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,16 @@ import io
 from typing import NamedTuple
 
 from pairbench import cli
+
+# A quiet machine with nothing to say: golden output does not depend on the host.
+FIXED_ENVIRONMENT = {
+    "host": "bench-01", "os": "Debian GNU/Linux 12 (bookworm)", "kernel": "6.1.0-test",
+    "machine": "x86_64", "cpu_model": "Example CPU @ 3.0GHz", "logical_cpus": 2, "online_cpus": [0, 1],
+    "governors": {"performance": [0, 1]}, "turbo": False, "load_average": [0.05, 0.04, 0.01],
+    "timer": {"clock": "CLOCK_MONOTONIC", "advertised_resolution_ns": 1, "measured_resolution_ns": 30},
+    "python": {"version": "3.11.7", "implementation": "CPython"},
+    "pairbench": "0.2.0", "libraries": {"numpy": "2.0.0", "scipy": "1.14.0"},
+}
 
 
 class CliResult(NamedTuple):
@@ -16,7 +32,22 @@ class CliResult(NamedTuple):
     err: str
 
 
-def invoke(*args: str) -> CliResult:
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(args), stdout=out, stderr=err, color=False)
+class Seams:
+    """What ``invoke`` passes to ``cli.main`` unless told otherwise (set by the fixtures)."""
+
+    executor = None  # an Executor for every measurement, or None for the real one
+
+
+def invoke(*args: str, executor=None, environment=None, real_environment: bool = False, clock=None,
+           stdout=None, stderr=None) -> CliResult:
+    out, err = stdout or io.StringIO(), stderr or io.StringIO()
+    chosen = executor if executor is not None else Seams.executor
+    if environment is None and not real_environment:
+        environment = dict(FIXED_ENVIRONMENT)
+    code = cli.main(
+        list(args), stdout=out, stderr=err, color=False,
+        executor_factory=(lambda output: chosen) if chosen is not None else None,
+        environment=(lambda *a, **k: dict(environment)) if environment is not None else None,
+        clock=clock,
+    )
     return CliResult(code, out.getvalue(), err.getvalue())

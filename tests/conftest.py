@@ -1,0 +1,30 @@
+"""Fixtures every test directory shares: a scripted executor for the CLI, a quick activity snapshot."""
+
+from __future__ import annotations
+
+import pytest
+from cli_runner import Seams
+
+from pairbench.measure.fake import FakeExecutor
+
+
+@pytest.fixture
+def use_executor(monkeypatch):
+    """Install an executor (usually a FakeExecutor) for every ``invoke`` of the test; returns it."""
+
+    def install(executor=None, **kwargs):
+        executor = executor if executor is not None else FakeExecutor(**kwargs)
+        monkeypatch.setattr(Seams, "executor", executor)
+        return executor
+
+    return install
+
+
+@pytest.fixture(autouse=True)
+def instant_activity_snapshot(monkeypatch):
+    """Skip the 0.1 s window between the two /proc snapshots of "what runs right now" wherever the
+    real machine is read. A zero window is supported (the busiest-process reading is then empty);
+    the doctor's own tests of that reading keep the default window."""
+    import pairbench.environment
+
+    monkeypatch.setattr(pairbench.environment, "ACTIVITY_WINDOW_S", 0.0)
