@@ -257,6 +257,23 @@ class Run:
                 return i
         raise KeyError(name)
 
+    def metadata(self) -> dict:
+        """Everything but the samples, JSON-ready: what a document's or a report's header holds."""
+        return {
+            "kind": self.kind,
+            "tool": {"name": "pairbench", "version": self.tool_version},
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "state": self.state,
+            "stopped_because": self.stopped_because,
+            "environment": dict(self.environment),
+            "settings": self.settings.stored(),
+            "shell_overhead": dict(self.shell_overhead) if self.shell_overhead else None,
+            "sides": [{"name": s.name, "label": s.label, "command": s.command.to_dict()} for s in self.sides],
+            "benchmarks": [key.to_dict() for key in self.benchmarks],
+            "notes": [note.to_dict() for note in self.notes],
+        }
+
     @property
     def rounds(self) -> int:
         """Measured rounds: the most measured samples of any series."""

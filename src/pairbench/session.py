@@ -75,8 +75,11 @@ def sides_of(settings: Settings) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
     names, renamed = distinct_names(names)
     sides = tuple(Side(name, parse_command(text, shell=settings.sampling.shell), label)
                   for name, text, label in zip(names, commands, labels, strict=True))
-    syntax = [note for side in sides if (note := shell_syntax_note(side.command))]
-    return sides, (*renamed, *dict.fromkeys(syntax))
+    syntax: list[Note] = []
+    for note in filter(None, (shell_syntax_note(side.command) for side in sides)):
+        if note not in syntax:  # the self-check copy runs the baseline's command again
+            syntax.append(note)
+    return sides, (*renamed, *syntax)
 
 
 def distinct_names(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[Note, ...]]:

@@ -9,10 +9,12 @@ import re
 import numpy as np
 import pytest
 from cli_runner import invoke
+from stored import comparisons, total_samples
 
 from pairbench.errors import EXIT_INTERRUPTED, EXIT_RESULT_FILE, EXIT_USAGE, EXIT_VERDICT
 from pairbench.measure.fake import FakeExecutor
-from pairbench.resultfile import journal_path, read_result
+from pairbench.store.journal import journal_path
+from pairbench.store.resultfile import read_result
 
 BASE, CAND = "sleep 0.1", "sleep 0.2"  # real programs, so the commands parse; durations are scripted
 
@@ -43,7 +45,7 @@ def test_identical_commands_do_not_stop_on_noise(use_executor, tmp_path):
     use_executor(FakeExecutor(noisy(1.0, sd=0.05)))
     out = tmp_path / "r.json"
     result = invoke("compare", "--seed", "2", "--max-time", "30s", "--json", str(out), BASE, CAND)
-    comparison = read_result(out).comparisons[0]
+    comparison = comparisons(out)[0]
     assert comparison["verdict"] in ("equivalent", "inconclusive"), result.out
 
 
@@ -57,7 +59,7 @@ def test_small_real_change_below_threshold_is_flagged_negligible(use_executor, t
     use_executor(FakeExecutor(noisy(1.003, sd=0.0005)))
     out = tmp_path / "r.json"
     invoke("compare", "--seed", "4", "--json", str(out), BASE, CAND)
-    comparison = read_result(out).comparisons[0]
+    comparison = comparisons(out)[0]
     assert comparison["verdict"] == "slower" and comparison["negligible"] is True
 
 
@@ -88,11 +90,10 @@ def test_every_round_runs_each_variant_once_in_a_recorded_random_order(use_execu
     assert all(sorted(r) == sorted([BASE, CAND, "sleep 0.3"]) for r in rounds)
     assert len({tuple(r) for r in rounds}) > 3  # orders vary
     run = read_result(out)
-    for variant in run.variants:
-        samples = variant.samples
+    for _, _, samples in run.all_series():
         assert list(samples["warmup"]).count(1) == 2
         assert sorted(samples["pair"][samples["warmup"] == 0]) == list(range(40))
-    seqs = np.concatenate([v.samples["seq"] for v in run.variants])
+    seqs = np.concatenate([samples["seq"] for _, _, samples in run.all_series()])
     assert sorted(seqs) == list(range(126))
 
 
@@ -100,7 +101,7 @@ def test_fixed_runs_use_the_exact_sign_test_interval(use_executor, tmp_path):
     use_executor(FakeExecutor(noisy(1.05)))
     out = tmp_path / "r.json"
     invoke("compare", "--seed", "8", "--runs", "30", "--json", str(out), BASE, CAND)
-    comparison = read_result(out).comparisons[0]
+    comparison = comparisons(out)[0]
     assert comparison["effect"]["method"] == "sign-test interval for the median"
     assert comparison["stopped_because"] == "completed the requested 30 rounds"
     assert comparison["rounds"] == 30
@@ -110,17 +111,18 @@ def test_too_few_rounds_refuses_a_verdict_and_says_what_is_needed(use_executor, 
     use_executor(FakeExecutor(noisy(1.5)))
     out = tmp_path / "r.json"
     result = invoke("compare", "--seed", "9", "--runs", "5", "--json", str(out), BASE, CAND)
-    comparison = read_result(out).comparisons[0]
+    comparison = comparisons(out)[0]
     assert comparison["verdict"] == "inconclusive" and comparison["refused"]
-    assert "need at least 8" in comparison["verdict_reason"]
-    assert "no verdict" in result.out
+    assert comparison["refusal"]["data"] == {"needed": 8, "got": 5, "purpose": "paired-interval",
+                                             "confidence": 0.99}
+    assert "no verdict — too few pairs for a 99% interval of the paired effect: need at least 8, got 5" in result.out
 
 
 def test_identical_timings_refuse_with_no_variance(use_executor, tmp_path):
     use_executor(FakeExecutor({BASE: 0.1, CAND: 0.1}))
     out = tmp_path / "r.json"
     result = invoke("compare", "--runs", "20", "--json", str(out), BASE, CAND)
-    comparison = read_result(out).comparisons[0]
+    comparison = comparisons(out)[0]
     assert comparison["verdict"] == "inconclusive"
     assert "no variance: every pair is identical; is the timer resolution too coarse?" in result.out
 
@@ -129,7 +131,7 @@ def test_inconclusive_verdict_estimates_the_rounds_still_needed(use_executor, tm
     use_executor(FakeExecutor(noisy(1.0, sd=0.2)))
     out = tmp_path / "r.json"
     result = invoke("compare", "--seed", "10", "--runs", "30", "--json", str(out), BASE, CAND)
-    comparison = read_result(out).comparisons[0]
+    comparison = comparisons(out)[0]
     assert comparison["verdict"] == "inconclusive" and comparison["rounds_needed"] > 100
     assert "more rounds needed to decide (try --runs" in result.out
 
@@ -149,7 +151,7 @@ def test_json_comparisons_hold_the_documented_fields(use_executor, tmp_path):
     secondary = comparison["secondary"]
     assert set(secondary) >= {"min", "mean", "hodges_lehmann", "mann_whitney_pvalue",
                               "signed_rank_pvalue", "autocorrelation", "outlier_balance", "pairs"}
-    assert [v["label"] for v in document["variants"]] == ["baseline", "candidate"]
+    assert [v["label"] for v in document["sides"]] == ["baseline", "candidate"]
 
 
 def test_several_candidates_are_adjusted_for_multiplicity_and_say_so(use_executor, tmp_path):
@@ -159,10 +161,10 @@ def test_several_candidates_are_adjusted_for_multiplicity_and_say_so(use_executo
     use_executor(FakeExecutor(script))
     out = tmp_path / "r.json"
     result = invoke("compare", "--seed", "12", "--json", str(out), BASE, CAND, "sleep 0.3")
-    comparisons = read_result(out).comparisons
-    assert [c["candidate"] for c in comparisons] == [CAND, "sleep 0.3"]
-    assert all(c["adjustment"] == "bonferroni" for c in comparisons)
-    assert comparisons[0]["effect"]["confidence"] == pytest.approx(1 - 0.01 / 2)
+    found = comparisons(out)
+    assert [c["candidate"] for c in found] == [CAND, "sleep 0.3"]
+    assert all(c["adjustment"] == "bonferroni" for c in found)
+    assert found[0]["effect"]["confidence"] == pytest.approx(1 - 0.01 / 2)
     assert "alpha 0.01, bonferroni" in result.out
 
 
@@ -171,29 +173,24 @@ def test_self_check_adds_an_a_a_comparison_that_is_not_a_change(use_executor, tm
     out = tmp_path / "r.json"
     result = invoke("compare", "--seed", "13", "--self-check", "--json", str(out), BASE, CAND)
     run = read_result(out)
-    assert [v.label for v in run.variants] == ["baseline", "candidate", "self-check"]
-    self_check = [c for c in run.comparisons if c["self_check"]][0]
+    assert [v.label for v in run.sides] == ["baseline", "candidate", "self-check"]
+    self_check = [c for c in comparisons(out) if c["self_check"]][0]
     assert self_check["verdict"] in ("equivalent", "inconclusive")
     assert "A/A self-check" in result.out
 
 
-def test_self_check_that_finds_a_difference_warns_about_the_machine():
-    """A scripted executor cannot tell the copy from the baseline (same command), so the
-    warning is checked on the renderer: a stored self-check verdict of "slower" must warn."""
-    from pairbench.model import Command, Run, Samples, Variant
-    from pairbench.report.text import render_compare
+def test_self_check_that_finds_a_difference_warns_about_the_machine(tmp_path):
+    """A scripted executor cannot tell the copy from the baseline (same command), so the stored
+    samples are edited: a copy that is 5% slower than its baseline must warn, whatever the file says."""
+    from runs import compare_run
 
-    comparison = {
-        "baseline": "a", "candidate": "a (copy)", "self_check": True, "verdict": "slower",
-        "negligible": False, "verdict_reason": "", "refused": False,
-        "effect": {"estimate": 2.0, "low": 1.0, "high": 3.0, "confidence": 0.99, "method": "m"},
-        "pvalue": 0.001, "rounds": 50, "rounds_needed": None, "alpha": 0.01, "threshold": 1.0,
-        "adjustment": "none", "secondary": {}, "warnings": [], "stopped_because": "",
-    }
-    run = Run(kind="compare", variants=(Variant("a", Command("a", ("a",)), "baseline", Samples.empty()),),
-              tool_version="0", started_at="")
-    text = render_compare(run, (), [comparison])
-    assert "this machine's noise is not what the method assumes" in text
+    from pairbench.store.resultfile import write_result
+
+    base = 1e8 * np.exp(np.random.default_rng(1).normal(0, 0.002, 40))
+    path = tmp_path / "aa.json"
+    write_result(compare_run({"a": base, "b": base, "a (copy)": base * 1.05}, runs=40), path)
+    result = invoke("show", str(path))
+    assert "this machine's noise is not what the method assumes" in result.out
 
 
 def test_ctrl_c_during_compare_saves_and_exits_130(use_executor, tmp_path):
@@ -203,7 +200,7 @@ def test_ctrl_c_during_compare_saves_and_exits_130(use_executor, tmp_path):
     result = invoke("compare", "--seed", "14", "--json", str(out), BASE, CAND)
     assert result.code == EXIT_INTERRUPTED
     run = read_result(out)
-    assert run.state == "interrupted" and sum(len(v.samples) for v in run.variants) == 30
+    assert run.state == "interrupted" and total_samples(run) == 30
 
 
 def test_threshold_and_alpha_are_validated():
@@ -222,8 +219,8 @@ def test_the_same_command_given_twice_gets_a_distinct_name_and_a_note(use_execut
     out = tmp_path / "r.json"
     result = invoke("compare", "--seed", "15", "--runs", "20", "--self-check", "--json", str(out), BASE, BASE)
     run = read_result(out)
-    assert [v.name for v in run.variants] == [BASE, f"{BASE} (2)", f"{BASE} (copy)"]
-    assert [c["candidate"] for c in run.comparisons] == [f"{BASE} (2)", f"{BASE} (copy)"]
+    assert [v.name for v in run.sides] == [BASE, f"{BASE} (2)", f"{BASE} (copy)"]
+    assert [c["candidate"] for c in comparisons(out)] == [f"{BASE} (2)", f"{BASE} (copy)"]
     assert f"the command '{BASE}' is given twice; the second is named '{BASE} (2)'" in result.out
 
 
@@ -261,33 +258,33 @@ def test_result_that_cannot_be_written_still_prints_the_summary_and_exits_4(use_
     assert f"{out}: cannot write the result (Is a directory)" in result.err
     assert f"all 42 samples are in the journal {journal}" in result.err
     assert "Result written" not in result.err
-    assert sum(len(v.samples) for v in read_result(journal).variants) == 42  # 1 warmup round + 20
+    assert total_samples(journal) == 42  # 1 warmup round + 20
 
 
 def test_journal_that_cannot_be_appended_to_stops_sampling_and_keeps_the_samples(
         use_executor, tmp_path, monkeypatch):
-    from pairbench.resultfile import Journal
+    from pairbench.store.journal import Journal
 
-    append = Journal.append
+    append = Journal.on_sample
 
-    def disk_fills_up(self, variant, sample):
-        if sample.seq == 7:
+    def disk_fills_up(self, measured):
+        if measured.sample.seq == 7:
             raise OSError(errno.ENOSPC, "No space left on device")
-        append(self, variant, sample)
+        append(self, measured)
 
-    monkeypatch.setattr(Journal, "append", disk_fills_up)
+    monkeypatch.setattr(Journal, "on_sample", disk_fills_up)
     use_executor(FakeExecutor(noisy(1.05)))
     out = tmp_path / "r.json"
     result = invoke("compare", "--seed", "17", "--runs", "20", "--json", str(out), BASE, CAND)
     assert result.code == EXIT_RESULT_FILE
     assert "cannot append to the journal (No space left on device)" in result.err
     run = read_result(out)
-    assert run.state == "failed" and sum(len(v.samples) for v in run.variants) == 8
+    assert run.state == "failed" and total_samples(run) == 8
 
 
 def test_journal_whose_header_cannot_be_written_is_a_result_file_error_and_removed(
         use_executor, tmp_path, monkeypatch):
-    from pairbench.resultfile import Journal
+    from pairbench.store.journal import Journal
 
     def disk_full(self, record):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -24,7 +24,7 @@ def test_run_measures_true_and_sleep_and_stores_every_sample(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "true" in result.stdout and "sleep 0.02" in result.stdout and "95% CI" in result.stdout
     document = json.loads(out.read_text())
-    walls = [v["samples"]["wall_ns"] for v in document["variants"]]
+    walls = [series["samples"]["wall_ns"] for series in document["series"]]
     assert [len(w) for w in walls] == [8, 8]
     assert min(walls[1]) >= 20_000_000 > max(walls[0])  # sleep 0.02 takes at least 20 ms; true less
     assert document["environment"]["executor"]["kind"] == "SpawnerExecutor"
@@ -67,7 +67,7 @@ def test_ctrl_c_saves_the_finished_samples_and_exits_130(tmp_path):
     assert process.returncode == 130
     document = json.loads(out.read_text())
     assert document["state"] == "interrupted"
-    assert sum(len(v["samples"]["wall_ns"]) for v in document["variants"]) >= 1
+    assert sum(len(series["samples"]["wall_ns"]) for series in document["series"]) >= 1
     assert "interrupted" in stdout
     assert not (tmp_path / "r.json.partial").exists()
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
+from stored import side_samples
 
-from pairbench import cli
 from pairbench.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -23,7 +23,7 @@ from pairbench.errors import (
     EXIT_VERDICT,
 )
 from pairbench.measure.fake import FakeExecutor
-from pairbench.resultfile import read_result
+from pairbench.store.resultfile import read_result
 
 FIXTURE = Path(__file__).resolve().parents[1] / "report" / "data" / "compare.json"
 FAILS_ON_SAMPLE_3 = {"sleep 0.1": [0.1, 0.1, {"duration": 0.1, "status": 2}]}
@@ -80,16 +80,16 @@ def test_export_to_a_directory_is_refused_before_measuring(use_executor, tmp_pat
 
 @pytest.fixture
 def failing_markdown_export(monkeypatch):
-    from pairbench import resultfile
+    from pairbench.store import files
 
-    real = resultfile.atomic_write_text
+    real = files.atomic_write_text
 
     def write(path, text):
         if str(path).endswith(".md"):
             raise OSError(errno.ENOSPC, "No space left on device")
         real(path, text)
 
-    monkeypatch.setattr(resultfile, "atomic_write_text", write)
+    monkeypatch.setattr(files, "atomic_write_text", write)
 
 
 def test_failed_command_with_a_failing_export_reports_both_and_exits_3(
@@ -101,7 +101,7 @@ def test_failed_command_with_a_failing_export_reports_both_and_exits_3(
     assert result.code == EXIT_MEASUREMENT
     assert "r.md: cannot write the report (No space left on device)" in result.err
     assert "'sleep 0.1' failed on sample 3: exit code 2" in result.err
-    assert list(read_result(out).variants[0].samples["status"]) == [0, 0, 2]
+    assert list(side_samples(out, 0)["status"]) == [0, 0, 2]
 
 
 def test_interrupted_run_with_a_failing_export_exits_130(use_executor, tmp_path, failing_markdown_export):
@@ -153,7 +153,7 @@ class _Unwritable(io.StringIO):
 
 def _main(args, error):
     err = io.StringIO()
-    code = cli.main(args, stdout=_Unwritable(error), stderr=err, color=False)
+    code = invoke(*args, stdout=_Unwritable(error), stderr=err).code
     return code, err.getvalue()
 
 

@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 import pytest
+from cli_runner import invoke
 
-from pairbench import cli
 from pairbench.cli import progress
 from pairbench.measure.fake import FakeExecutor
 
@@ -40,7 +40,7 @@ def every_redraw(monkeypatch):
 def progress_lines(*args: str) -> list[str]:
     """The successive progress lines drawn while ``pairbench ARGS`` runs."""
     err = Terminal()
-    code = cli.main(list(args), stdout=io.StringIO(), stderr=err, color=False)
+    code = invoke(*args, stderr=err).code
     assert code == 0, err.getvalue()
     drawn = err.getvalue().split("Result written")[0].split(REDRAW)
     return [line for line in drawn if line.strip()]

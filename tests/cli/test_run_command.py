@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 
 import numpy as np
 import pytest
-from cli_runner import invoke
+from cli_runner import CliResult, invoke
+from stored import side_samples
 
 from pairbench.errors import EXIT_INTERRUPTED, EXIT_MEASUREMENT, EXIT_RESULT_FILE, EXIT_USAGE
 from pairbench.measure.fake import FakeExecutor
-from pairbench.resultfile import journal_path, read_result
+from pairbench.store.journal import journal_path
+from pairbench.store.resultfile import read_result
 
 
 def jitter(base_s: float, seed: int = 0, spread: float = 0.01):
@@ -48,7 +51,7 @@ def test_run_interleaves_several_commands_in_random_order_and_says_so(use_execut
     firsts = {r[0] for r in rounds}
     assert firsts == {"sleep 0.01", "sleep 0.02"}  # the order varies between rounds
     run = read_result(out)
-    a = run.variants[0].samples
+    a = run.series(0, 0)
     assert list(a["pair"]) == list(range(30))
     assert set(a["slot"]) == {0, 1}
 
@@ -91,7 +94,7 @@ def test_failing_command_stops_the_run_naming_command_sample_and_status(use_exec
     assert "--ignore-failure" in result.err
     run = read_result(out)  # nothing lost: the two good samples and the failing one are stored
     assert run.state == "failed"
-    assert list(run.variants[0].samples["status"]) == [0, 0, 2]
+    assert list(run.series(0, 0)["status"]) == [0, 0, 2]
 
 
 def test_a_run_that_fails_before_any_round_says_no_round_was_completed(use_executor):
@@ -127,7 +130,7 @@ def test_ignore_failure_keeps_failed_samples_out_of_the_statistics_and_says_so(u
     assert "n 9, 1 failed" in result.out
     assert "1 failed sample(s) are stored but left out of these statistics" in result.out
     assert "9.000 s" not in result.out  # the failed 9 s sample is not the max
-    assert list(read_result(out).variants[0].samples["status"]).count(1) == 1
+    assert list(side_samples(out, 0)["status"]).count(1) == 1
 
 
 def test_ctrl_c_saves_and_summarises_finished_samples_and_exits_130(use_executor, tmp_path):
@@ -137,7 +140,7 @@ def test_ctrl_c_saves_and_summarises_finished_samples_and_exits_130(use_executor
     assert result.code == EXIT_INTERRUPTED
     assert "interrupted" in result.out and "n 8" in result.out
     run = read_result(out)
-    assert run.state == "interrupted" and len(run.variants[0].samples) == 8
+    assert run.state == "interrupted" and len(run.series(0, 0)) == 8
     assert not journal_path(out).exists()
 
 
@@ -150,7 +153,7 @@ def test_prepare_runs_untimed_before_every_sample_and_setup_cleanup_once(use_exe
     assert code == 0
     assert fake.texts == ["echo setup", "echo prep", "sleep 0.01", "echo prep", "sleep 0.01",
                           "echo prep", "sleep 0.01", "echo clean"]
-    assert len(read_result(out).variants[0].samples) == 3
+    assert len(side_samples(out, 0)) == 3
 
 
 def test_cleanup_runs_even_when_a_sample_fails(use_executor):
@@ -165,9 +168,8 @@ def test_ctrl_c_during_cleanup_is_noted_and_the_result_still_written(use_executo
     result = invoke("run", "--runs", "3", "--cleanup", "echo clean", "--json", str(out), "sleep 0.01")
     assert result.code == EXIT_INTERRUPTED
     run = read_result(out)
-    assert len(run.variants[0].samples) == 3
-    assert "cleanup interrupted (Ctrl-C): the --cleanup command 'echo clean' may not have finished" in (
-        run.warnings)
+    assert len(run.series(0, 0)) == 3
+    assert [(n.code, n.data) for n in run.notes] == [("cleanup-interrupted", {"command": "echo clean"})]
     assert "cleanup interrupted" in result.out
 
 
@@ -203,13 +205,15 @@ def test_json_document_holds_columns_environment_options_and_argv(use_executor, 
     out = tmp_path / "r.json"
     invoke("run", "--runs", "5", "--seed", "3", "--json", str(out), "sleep 0.01")
     document = json.loads(out.read_text())
-    assert document["format"] == "pairbench.result/1" and document["state"] == "complete"
-    variant = document["variants"][0]
-    assert variant["command"]["argv"][1:] == ["0.01"] and variant["command"]["argv"][0].endswith("sleep")
-    assert set(variant["samples"]) >= {"wall_ns", "user_ns", "sys_ns", "max_rss_kib", "voluntary_cs",
-                                       "involuntary_cs", "status", "seq", "pair", "slot", "warmup"}
-    assert variant["samples"]["wall_ns"] == [10_000_000] * 5
-    assert document["options"]["seed"] == 3 and document["options"]["runs"] == 5
+    assert document["format"] == "pairbench.result/2" and document["state"] == "complete"
+    (side,) = document["sides"]
+    assert side["command"]["argv"][1:] == ["0.01"] and side["command"]["argv"][0].endswith("sleep")
+    (series,) = document["series"]
+    assert set(series["samples"]) >= {"wall_ns", "user_ns", "sys_ns", "max_rss_kib", "voluntary_cs",
+                                      "involuntary_cs", "status", "seq", "pair", "slot", "iterations", "warmup"}
+    assert series["samples"]["wall_ns"] == [10_000_000] * 5
+    sampling = document["settings"]["sampling"]
+    assert sampling["seed"] == 3 and sampling["runs"] == 5
     assert {"host", "kernel", "cpu_model", "logical_cpus", "timer", "python"} <= set(document["environment"])
     assert document["summaries"][0]["n"] == 5
 
@@ -217,7 +221,7 @@ def test_json_document_holds_columns_environment_options_and_argv(use_executor, 
 def test_json_dash_prints_the_document_to_stdout(use_executor):
     use_executor(FakeExecutor())
     result = invoke("run", "--runs", "3", "--json", "-", "sleep 0.01")
-    assert json.loads(result.out)["variants"][0]["samples"]["wall_ns"] == [10_000_000] * 3
+    assert json.loads(result.out)["series"][0]["samples"]["wall_ns"] == [10_000_000] * 3
 
 
 def test_show_reanalyses_a_saved_result(use_executor, tmp_path):
@@ -231,14 +235,16 @@ def test_show_reanalyses_a_saved_result(use_executor, tmp_path):
 
 
 def test_show_reads_the_journal_of_a_run_that_crashed(use_executor, tmp_path):
-    from pairbench.model import Command, Run, Sample, Variant
-    from pairbench.resultfile import Journal
+    from runs import make_run, side
 
-    run = Run(kind="run", variants=(Variant("x", Command("x", ("x",))),), tool_version="0",
-              started_at="2026-11-22T00:00:00+00:00")
+    from pairbench.measure.sampler import Measured
+    from pairbench.model import Sample
+    from pairbench.store.journal import Journal
+
+    run = make_run("run", [side("x")], {}).replace(state="running")
     journal = Journal(tmp_path / "r.json", run)
     for i in range(12):
-        journal.append(0, Sample(wall_ns=1_000_000 + i * 1000, seq=i))
+        journal.on_sample(Measured(0, 0, Sample(wall_ns=1_000_000 + i * 1000, seq=i)))
     result = invoke("show", str(tmp_path / "r.json"))
     assert result.code == 0 and "n 12" in result.out and "interrupted" in result.out
 
@@ -282,16 +288,18 @@ def test_help_shows_examples_and_exit_codes():
 
 
 def test_shell_mode_measures_and_reports_the_shell_start_up(monkeypatch, tmp_path):
-    from pairbench.cli import app
+    from pairbench.cli import main
 
     # one executor for the start-up probe (`sh -c ''`), a fresh one for the run
-    monkeypatch.setattr(app, "EXECUTOR_FACTORY", lambda output: FakeExecutor({"": 0.0008}, default=0.01))
-    out = tmp_path / "r.json"
-    result = invoke("run", "--shell", "--runs", "3", "--json", str(out), "echo hi | cat")
+    out, printed, err = tmp_path / "r.json", io.StringIO(), io.StringIO()
+    code = main(["run", "--shell", "--runs", "3", "--json", str(out), "echo hi | cat"], stdout=printed,
+                stderr=err, executor_factory=lambda output: FakeExecutor({"": 0.0008}, default=0.01),
+                environment=lambda *a, **k: {})
+    result = CliResult(code, printed.getvalue(), err.getvalue())
     assert result.code == 0, result.err
     assert "Commands ran through sh -c; the shell's own start-up costs 800.0 µs (median)" in result.out
     run = read_result(out)
-    assert run.variants[0].command.argv == ("/bin/sh", "-c", "echo hi | cat")
+    assert run.sides[0].command.argv == ("/bin/sh", "-c", "echo hi | cat")
     assert run.shell_overhead["median_ns"] == 800_000
 
 

@@ -1,28 +1,38 @@
-"""`pairbench show` and `pairbench report` on stored documents whose derived records or values are
-hostile: refused with one line naming the file (exit 4), or recomputed from the raw samples."""
+"""`pairbench show` and `pairbench report` on stored documents: every output is analysed from the
+samples, so an edited verdict cannot disagree with them; hostile values are refused in one line
+naming the file (exit 4)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import re
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cli_runner import invoke
 
-from pairbench.analysis import VariantSummary
 from pairbench.errors import EXIT_RESULT_FILE, NotEnoughData
-from pairbench.report.analysed import SUMMARY_FIELD_CHECKS
+from pairbench.measure.fake import FakeExecutor
 
-FIXTURE = Path(__file__).resolve().parents[1] / "report" / "data" / "compare.json"
 FORMATS = ("x.md", "x.html", "x.csv", "x.json")
 
 
-def _document(**changes) -> dict:
-    document = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    document.update(changes)
-    return document
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory) -> Path:
+    """A real comparison in which the candidate is about 5% slower."""
+    rng = np.random.default_rng(4)
+    executor = FakeExecutor(lambda c, i, t: 0.05 * (1.05 if "0.2" in c.text else 1.0) * float(np.exp(rng.normal(0, 0.005))))
+    path = tmp_path_factory.mktemp("stored") / "r.json"
+    result = invoke("compare", "--runs", "30", "--seed", "1", "--json", str(path), "sleep 0.1", "sleep 0.2",
+                    executor=executor)
+    assert result.code == 0, result.err
+    return path
+
+
+def _document(stored: Path) -> dict:
+    return json.loads(stored.read_text(encoding="utf-8"))
 
 
 def _write(tmp_path, document) -> Path:
@@ -37,82 +47,73 @@ def _one_error_line(result, path) -> str:
     return result.err
 
 
-STORED_COMPARISONS = {
-    "an empty object": [{}],
-    "only a verdict and names": [{"verdict": "slower", "baseline": "a", "candidate": "b"}],
-    "names of commands the run lacks": lambda good: [{**good, "baseline": "a", "candidate": "b"}],
-    "an effect that is not an object": lambda good: [{**good, "effect": "x"}],
-    "a secondary number that is a string": lambda good: [
-        {**good, "secondary": {**good["secondary"], "min": {**good["secondary"]["min"], "delta_pct": "x"}}}],
-    "a boolean round count": lambda good: [{**good, "rounds": True}],
+def _edited_verdict(document: dict) -> dict:
+    """The stored comparison says the candidate is 50% faster; its samples say about 5% slower."""
+    (comparison,) = document["comparisons"]
+    edited = {**comparison, "verdict": "faster", "effect": {**comparison["effect"], "estimate": -50.0,
+                                                            "low": -60.0, "high": -40.0}}
+    return {**document, "comparisons": [edited]}
+
+
+def test_show_analyses_the_samples_whatever_verdict_the_file_stores(tmp_path, stored):
+    path = _write(tmp_path, _edited_verdict(_document(stored)))
+    result = invoke("show", str(path))
+    assert result.code == 0, result.err
+    assert re.search(r"sleep 0\.2 is \d\.\d% slower than sleep 0\.1", result.out), result.out
+    assert "-50.0%" not in result.out and " faster than " not in result.out
+
+
+VERDICT_IN = {  # where each format states the verdict, and the edited effect it must not show
+    "x.md": ("x.md", "| slower |"), "x.html": ("x.html", ">slower<"),
+    "x.csv": ("x.summary.csv", ",slower,"), "x.json": ("x.json", '"verdict": "slower"'),
 }
 
 
-@pytest.mark.parametrize("case", sorted(STORED_COMPARISONS))
 @pytest.mark.parametrize("output", FORMATS)
-def test_report_recomputes_stored_comparisons_that_lack_what_renderers_read(tmp_path, case, output):
-    document = _document()
-    comparisons = STORED_COMPARISONS[case]
-    document["comparisons"] = comparisons(document["comparisons"][0]) if callable(comparisons) else comparisons
-    path = _write(tmp_path, document)
+def test_every_report_format_shows_the_verdict_of_the_samples_not_an_edited_one(tmp_path, stored, output):
+    path = _write(tmp_path, _edited_verdict(_document(stored)))
     result = invoke("report", str(path), "-o", str(tmp_path / output))
     assert result.code == 0, result.err
-    assert (tmp_path / output).exists()
-    if output == "x.json":
-        analysed = json.loads((tmp_path / output).read_text(encoding="utf-8"))
-        assert analysed["recomputed"] == ["comparisons"]
+    written, verdict = VERDICT_IN[output]
+    text = (tmp_path / written).read_text(encoding="utf-8")
+    assert verdict in text and "-50.0" not in text and "50.0% faster" not in text
 
 
-def test_report_uses_well_formed_stored_comparisons_as_stored(tmp_path):
-    result = invoke("report", str(FIXTURE), "-o", str(tmp_path / "x.json"))
-    assert result.code == 0, result.err
-    assert json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["recomputed"] == []
+def test_the_json_report_of_an_edited_file_equals_that_of_the_original(tmp_path, stored):
+    path = _write(tmp_path, _edited_verdict(_document(stored)))
+    invoke("report", str(path), "-o", str(tmp_path / "edited.json"))
+    invoke("report", str(stored), "-o", str(tmp_path / "original.json"))
+    edited, original = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("edited", "original"))
+    assert edited["comparisons"] == original["comparisons"] and edited["summaries"] == original["summaries"]
 
 
-def test_report_recomputes_stored_summaries_with_a_value_of_the_wrong_type(tmp_path):
-    document = _document()
-    document["summaries"][0]["median"] = "fast"
-    path = _write(tmp_path, document)
-    for output in FORMATS:
-        result = invoke("report", str(path), "-o", str(tmp_path / output))
-        assert result.code == 0, result.err
-    analysed = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))
-    assert analysed["recomputed"] == ["summaries"]
-
-
-def test_every_summary_field_type_has_a_check_so_stored_summaries_are_not_always_recomputed():
-    assert {f.type for f in dataclasses.fields(VariantSummary)} <= set(SUMMARY_FIELD_CHECKS)
+@pytest.mark.parametrize("derived", [{"comparisons": [1, 2]}, {"summaries": "x"}, {"analysis_notes": {}}])
+def test_derived_records_are_never_read_so_even_malformed_ones_do_not_matter(tmp_path, stored, derived):
+    path = _write(tmp_path, {**_document(stored), **derived})
+    assert invoke("show", str(path)).code == 0
 
 
 @pytest.mark.parametrize("command", ["show", "report"])
-def test_comparisons_that_are_not_objects_are_refused_naming_the_file(tmp_path, command):
-    path = _write(tmp_path, _document(comparisons=[1, 2]))
-    result = invoke(command, str(path))
-    assert result.code == EXIT_RESULT_FILE
-    assert "comparisons[0] must be an object, got int" in _one_error_line(result, path)
-
-
-@pytest.mark.parametrize("command", ["show", "report"])
-def test_two_variants_of_one_name_are_refused_naming_the_file(tmp_path, command):
-    document = _document()
-    document["variants"][1]["name"] = document["variants"][0]["name"]
+def test_two_sides_of_one_name_are_refused_naming_the_file(tmp_path, stored, command):
+    document = _document(stored)
+    document["sides"][1]["name"] = document["sides"][0]["name"]
     path = _write(tmp_path, document)
     result = invoke(command, str(path))
     assert result.code == EXIT_RESULT_FILE
-    assert "is the name of an earlier variant" in _one_error_line(result, path)
+    assert "is the name of an earlier one" in _one_error_line(result, path)
 
 
-def test_show_refuses_a_shell_overhead_that_is_not_a_number(tmp_path):
-    path = _write(tmp_path, _document(shell_overhead={"median_ns": "x", "min_ns": 1, "n": 3}))
+def test_show_refuses_a_shell_overhead_that_is_not_a_number(tmp_path, stored):
+    path = _write(tmp_path, {**_document(stored), "shell_overhead": {"median_ns": "x", "min_ns": 1, "n": 3}})
     result = invoke("show", str(path))
     assert result.code == EXIT_RESULT_FILE
     assert "shell_overhead.median_ns must be a number" in _one_error_line(result, path)
 
 
 @pytest.mark.parametrize("command", ["show", "report"])
-def test_durations_near_2_to_the_62_are_refused_naming_the_file_without_numpy_warnings(tmp_path, command):
-    document = _document(summaries=[], comparisons=[])
-    document["variants"][0]["samples"]["wall_ns"][:2] = [2**62, 1]
+def test_durations_near_2_to_the_62_are_refused_naming_the_file_without_numpy_warnings(tmp_path, stored, command):
+    document = _document(stored)
+    document["series"][0]["samples"]["wall_ns"][:2] = [2**62, 1]
     path = _write(tmp_path, document)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -122,17 +123,15 @@ def test_durations_near_2_to_the_62_are_refused_naming_the_file_without_numpy_wa
 
 
 def _failing_analysis(*args, **kwargs):
-    import numpy as np
-
     np.log(np.zeros(1))  # a numpy RuntimeWarning, as hostile values give
     raise NotEnoughData("`sd` must be a finite positive number, got nan")
 
 
 @pytest.mark.parametrize("command", ["show", "report"])
 def test_an_analysis_failure_on_a_stored_document_is_a_result_file_error_naming_it(
-        tmp_path, monkeypatch, command):
-    monkeypatch.setattr("pairbench.analysis.summarize_run", _failing_analysis)
-    path = _write(tmp_path, _document(summaries=[]))
+        tmp_path, monkeypatch, stored, command):
+    monkeypatch.setattr("pairbench.analysis.summarize", _failing_analysis)
+    path = _write(tmp_path, _document(stored))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning leaking out of the analysis would raise here
         result = invoke(command, str(path))
@@ -142,8 +141,10 @@ def test_an_analysis_failure_on_a_stored_document_is_a_result_file_error_naming_
 
 
 @pytest.mark.parametrize("command", ["show", "report"])
-def test_comparison_options_that_cannot_be_used_are_refused_naming_the_file(tmp_path, command):
-    path = _write(tmp_path, _document(summaries=[], comparisons=[], options={"alpha": 5}))
+def test_settings_that_cannot_be_used_are_refused_naming_the_file(tmp_path, stored, command):
+    document = _document(stored)
+    document["settings"]["decision"]["alpha"] = 5
+    path = _write(tmp_path, document)
     result = invoke(command, str(path))
     assert result.code == EXIT_RESULT_FILE
-    assert "do not describe a comparison" in _one_error_line(result, path)
+    assert "the stored settings are not valid: --alpha must lie between 0 and 1" in _one_error_line(result, path)

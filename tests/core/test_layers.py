@@ -1,8 +1,14 @@
-"""The layering of ARCHITECTURE.md holds: imports point downward only.
+"""The layers of the architecture, in their intended order: a module imports only from its own
+layer and the layers below it.
 
-Each module may import only from the pairbench modules its layer allows; in
-particular ``stats`` imports nothing but numpy, scipy, the standard library and
-``pairbench.errors``, so it can be used as a library on its own.
+From the top: ``cli`` (the only layer that prints and exits), ``session`` (a
+measurement from settings to result file), ``report`` (renderers), ``doctor``
+(benchmark validation), ``analysis`` (every statistic on a run), ``store``
+(result files and journals), ``measure`` (targets, executors, the sampler),
+``environment`` (reading and judging the machine), ``stats`` (pure
+statistics), and the vocabulary (model, settings, notes, verdict, units,
+command, errors). ``stats`` takes from the vocabulary only ``errors`` and
+``notes``, so it can be used as a library on its own, with numpy and scipy.
 """
 
 import ast
@@ -13,36 +19,18 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 
-# layer of a module (by its first dotted component under pairbench) -> what it may import
-ALLOWED = {
-    "errors": set(),
-    "units": {"errors"},
-    "command": set(),
-    "model": {"errors", "command"},
-    "stats": {"errors", "stats"},
-    "resultfile": {"errors", "model", "command"},
-    "environment": {"__init__", "errors", "units", "environment"},
-    "measure": {"__init__", "errors", "command", "model", "units", "measure", "resultfile", "environment"},
-    "verdict": {"errors", "stats", "units"},
-    "analysis": {"errors", "model", "stats", "verdict", "units"},
-    "comparison": {"errors", "model", "stats", "verdict", "units"},
-    "report": {"errors", "model", "stats", "verdict", "units", "analysis", "comparison", "report",
-               "resultfile",
-               "__init__"},
-    "doctor": {"errors", "model", "stats", "units", "environment", "measure", "analysis", "doctor",
-               "__init__"},
-    "workloads": set(),
-    "cli": None,  # the top: may import anything
-    "__main__": {"cli"},
-    "__init__": set(),
-}
+LAYERS = ("cli", "session", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
+          "vocabulary")
+VOCABULARY = {"errors", "units", "command", "notes", "settings", "model", "verdict", "workloads", "__init__"}
+LAYER_OF = {name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
+STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 
 
 def _modules():
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC).with_suffix("")
-        yield path, rel.parts[0] if rel.parts[0] != "__init__" or len(rel.parts) > 1 else "__init__"
+        yield path, rel.parts[0] if len(rel.parts) > 1 or rel.parts[0] != "__init__" else "__init__"
 
 
 def _imports(path: Path, source: str | None = None):
@@ -77,30 +65,46 @@ def _from_package(package: str, names):
         yield f"{package}.{alias.name}" if is_module else package
 
 
-def _pairbench_layer(name: str) -> str:
+def _top(name: str) -> str:
     parts = name.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-@pytest.mark.parametrize(("path", "layer"), list(_modules()), ids=lambda v: str(v).split("pairbench/")[-1])
-def test_module_imports_only_from_lower_layers(path, layer):
-    allowed = ALLOWED.get(layer)
-    assert layer in ALLOWED, f"{path}: layer {layer!r} is not in the architecture's table"
-    if allowed is None:
+def _rank(top: str) -> int:
+    return LAYERS.index(LAYER_OF[top])
+
+
+@pytest.mark.parametrize(("path", "top"), list(_modules()), ids=lambda v: str(v).split("pairbench/")[-1])
+def test_module_imports_only_from_its_layer_and_those_below(path, top):
+    assert top in LAYER_OF or top == "__main__", f"{path}: {top!r} belongs to no layer of the architecture"
+    if top == "__main__":
         return
     for name in _imports(path):
-        if name.startswith("pairbench"):
-            target = _pairbench_layer(name)
-            assert target in allowed, f"{path.relative_to(SRC)} imports {name} (layer {layer} may not)"
+        if not name.startswith("pairbench"):
+            continue
+        target = _top(name)
+        assert target in LAYER_OF, f"{path.relative_to(SRC)} imports {name}, which belongs to no layer"
+        if top == "stats":
+            assert target in STATS_MAY_USE | {"stats"}, f"{path.relative_to(SRC)} imports {name}"
+        assert _rank(target) >= _rank(top), (
+            f"{path.relative_to(SRC)} ({LAYER_OF[top]}) imports {name} ({LAYER_OF[target]}), a higher layer")
 
 
 @pytest.mark.parametrize("path", sorted((SRC / "stats").rglob("*.py")), ids=lambda p: p.name)
-def test_stats_depends_only_on_numpy_scipy_and_the_standard_library(path):
+def test_stats_depends_only_on_numpy_scipy_the_standard_library_errors_and_notes(path):
     stdlib = set(sys.stdlib_module_names)
     for name in _imports(path):
         top = name.split(".")[0]
         assert top in stdlib | THIRD_PARTY_FOR_STATS | {"pairbench"}, f"{path.name} imports {name}"
 
+
+@pytest.mark.parametrize("path", sorted((SRC / "report").rglob("*.py")), ids=lambda p: p.name)
+def test_renderers_compute_no_statistics_and_read_no_result_file(path):
+    """Renderers take a run and its analysis: no statistics, no comparison logic, no file format."""
+    forbidden = ("pairbench.stats", "pairbench.analysis.comparison", "pairbench.analysis.summary",
+                 "pairbench.analysis.rules", "pairbench.analysis.stopping", "pairbench.store")
+    for name in _imports(path):
+        assert not name.startswith(forbidden), f"report/{path.name} imports {name}"
 
 
 @pytest.mark.parametrize(("source", "imported"), [
@@ -114,6 +118,6 @@ def test_relative_imports_are_resolved_to_the_modules_they_name(source, imported
     assert list(_imports(SRC / "stats" / "paired.py", source)) == imported
 
 
-def test_a_relative_import_from_a_higher_layer_is_flagged():
-    names = list(_imports(SRC / "stats" / "paired.py", "from ..cli import app"))
-    assert [_pairbench_layer(n) for n in names] == ["cli"] and "cli" not in ALLOWED["stats"]
+def test_an_import_from_a_higher_layer_is_flagged():
+    names = list(_imports(SRC / "analysis" / "summary.py", "from ..report import text"))
+    assert [_rank(_top(n)) for n in names] == [LAYERS.index("report")] < [_rank("analysis")]

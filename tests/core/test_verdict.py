@@ -2,7 +2,8 @@
 
 import pytest
 
-from pairbench.verdict import Verdict, decide, matches_fail_on, refuse
+from pairbench.notes import Note
+from pairbench.verdict import Verdict, decide, matches_fail_on, moved, refuse
 
 THRESHOLD = 1.0
 
@@ -35,10 +36,16 @@ def test_decide_rejects_reversed_bounds_and_non_positive_thresholds():
         decide(-1.0, 1.0, 0.0)
 
 
-def test_refused_verdict_is_inconclusive_and_says_why():
-    verdict = refuse("too few rounds: need at least 8")
-    assert verdict.verdict == "inconclusive" and verdict.refused and "need at least 8" in verdict.reason
+def test_refused_verdict_is_inconclusive_and_keeps_why_as_a_note():
+    why = Note("not-enough-data", {"needed": 8, "got": 3, "purpose": "paired-interval"})
+    verdict = refuse(why)
+    assert verdict.verdict == "inconclusive" and verdict.refused and verdict.refusal == why
     assert not verdict.decided
+
+
+def test_a_moved_change_is_inconclusive_and_not_refused():
+    verdict = moved()
+    assert verdict.verdict == "inconclusive" and not verdict.refused and "moved" in verdict.reason
 
 
 @pytest.mark.parametrize(

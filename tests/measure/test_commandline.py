@@ -13,7 +13,7 @@ from pairbench.measure.commandline import (
     measure_shell_startup,
     parse_command,
     resolve_program,
-    shell_syntax_warning,
+    shell_syntax_note,
 )
 from pairbench.measure.fake import FakeExecutor
 from pairbench.measure.posix import PosixExecutor
@@ -113,11 +113,11 @@ def test_relative_path_is_made_absolute(tmp_path, monkeypatch):
     assert parse_command("./tool x").argv == (str(script), "x")
 
 
-def test_shell_operators_given_without_shell_are_warned_about():
-    warning = shell_syntax_warning(parse_command("echo a | wc -l && true"))
-    assert "'|', '&&'" in warning and "--shell" in warning
-    assert shell_syntax_warning(parse_command("echo a", shell=False)) == ""
-    assert shell_syntax_warning(parse_command("echo a | wc", shell=True)) == ""
+def test_shell_operators_given_without_shell_are_noted():
+    note = shell_syntax_note(parse_command("echo a | wc -l && true"))
+    assert (note.code, note.data) == ("shell-syntax", {"command": "echo a | wc -l && true", "operators": ["|", "&&"]})
+    assert shell_syntax_note(parse_command("echo a", shell=False)) is None
+    assert shell_syntax_note(parse_command("echo a | wc", shell=True)) is None
 
 
 def test_shell_startup_is_timed_with_sh_and_an_empty_command():

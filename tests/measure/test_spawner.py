@@ -346,8 +346,9 @@ def test_without_a_python_to_start_it_falls_back_to_in_process_and_says_so(monke
         assert ex.spawner_pid is None
         assert ex.run(TRUE).status == 0
         assert ex.rss_floor_kib() > 0
-    assert len(ex.notes) == 1 and "sys.executable is ''" in ex.notes[0]
-    assert "could not be started" in ex.notes[0]
+    (note,) = ex.info().notes
+    assert note.code == "executor-fallback" and "sys.executable is ''" in note.data["reason"]
+    assert note.data["floor_kib"] == ex.info().rss_floor_kib
 
 
 @pytest.mark.e2e
@@ -358,5 +359,5 @@ def test_spawner_that_cannot_import_pairbench_falls_back_with_the_reason(
     with SpawnerExecutor() as ex:
         assert ex.spawner_pid is None
         assert ex.run(TRUE).status == 0
-    assert "No module named 'pairbench'" in ex.notes[0]
+    assert "No module named 'pairbench'" in ex.info().notes[0].data["reason"]
     assert capfd.readouterr().err == ""  # the failure went to the parent, not to the terminal

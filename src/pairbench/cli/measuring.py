@@ -92,7 +92,8 @@ def measure(app: App, settings: Settings) -> int:
     cut_short = _cut_short_exit_code(app, outcome)
     if cut_short is not None:
         return cut_short
-    return export_failed or _fail_on(app, settings, analysis) or EXIT_OK
+    matched = _fail_on(app, settings, analysis)  # said even when an export's failure decides the code
+    return export_failed or matched or EXIT_OK
 
 
 def check_output_paths(settings: Settings) -> None:

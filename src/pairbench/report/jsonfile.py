@@ -26,7 +26,6 @@ from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.model import Run, json_safe
 from pairbench.notes import Note
 from pairbench.report.wording import word
-from pairbench.store.resultfile import run_header
 
 REPORT_FORMAT = "pairbench.report/2"
 
@@ -43,8 +42,8 @@ def derived_document(run: Run, analysis: Analysis) -> dict:
 def analysed_document(run: Run, analysis: Analysis) -> dict:
     """``pairbench report --format json``: the run's header, sample counts, and the analysis."""
     return {
-        **run_header(run),
         "format": REPORT_FORMAT,
+        **run.metadata(),
         "series": [{"benchmark": b, "side": s, **_counts(samples)} for b, s, samples in run.all_series()],
         **derived_document(run, analysis),
     }

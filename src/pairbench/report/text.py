@@ -26,7 +26,14 @@ from pairbench.report.sentences import (
     verdict_sentence,
 )
 from pairbench.report.wording import word
-from pairbench.units import format_duration, format_kib, format_percent, format_rate, format_value, time_unit_for
+from pairbench.units import (
+    format_duration,
+    format_kib,
+    format_percent,
+    format_rate,
+    format_value,
+    time_unit_for,
+)
 
 
 def render_markup(lines: Iterable[str], *, color: bool, width: int = 100) -> str:

@@ -209,11 +209,11 @@ def signed_rank(x, y=None, confidence: float = 0.95) -> SignedRank:
     zeros = d.size - nonzero.size
     n = nonzero.size
     if n == 0:
-        note = (
-            f"no variance: all {d.size} differences are zero; is the timer resolution too coarse?"
-        )
+        zero = note("no-variance",
+                    f"no variance: all {d.size} differences are zero; is the timer resolution too coarse?",
+                    n=int(d.size), change_pct=0.0, pairs=True)
         return SignedRank(
-            0.0, 1.0, 0.0, math.nan, math.nan, level, math.nan, "normal", zeros, (note,)
+            0.0, 1.0, 0.0, math.nan, math.nan, level, math.nan, "normal", zeros, (zero,)
         )
     v_stat = float(_rank_abs(nonzero)[nonzero > 0].sum())
     tied = _has_ties(np.abs(nonzero))

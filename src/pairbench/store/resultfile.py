@@ -45,21 +45,7 @@ DERIVED_KEYS = ("summaries", "comparisons", "analysis_notes")
 
 def run_header(run: Run) -> dict:
     """Everything of ``run`` but its samples: the journal's header and the document's first part."""
-    return {
-        "format": RESULT_FORMAT,
-        "kind": run.kind,
-        "tool": {"name": "pairbench", "version": run.tool_version},
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
-        "state": run.state,
-        "stopped_because": run.stopped_because,
-        "environment": dict(run.environment),
-        "settings": run.settings.stored(),
-        "shell_overhead": dict(run.shell_overhead) if run.shell_overhead else None,
-        "sides": [{"name": s.name, "label": s.label, "command": s.command.to_dict()} for s in run.sides],
-        "benchmarks": [key.to_dict() for key in run.benchmarks],
-        "notes": [note.to_dict() for note in run.notes],
-    }
+    return {"format": RESULT_FORMAT, **run.metadata()}
 
 
 def run_to_document(run: Run, derived: Mapping | None = None) -> dict:

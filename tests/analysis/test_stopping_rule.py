@@ -11,10 +11,14 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from pairbench.analysis import analyse
+from pairbench.analysis.comparison import Criteria
+from pairbench.analysis.stopping import StoppingRule
 from pairbench.command import Command
-from pairbench.comparison import DecisionSettings, StoppingRule
 from pairbench.measure.fake import FakeExecutor
-from pairbench.measure.plan import Sampler, SamplingPlan, StopRule
+from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
+from pairbench.measure.targets import CommandTarget
+from pairbench.model import Samples
 
 A = Command("a", ("a",))
 B = Command("b", ("b",))
@@ -39,15 +43,20 @@ def drifting_machine(ratio: float, seed: int, *, phi: float = 0.9, phase_s: floa
     return duration
 
 
-def run_trial(ratio: float, seed: int, *, alpha: float, max_runs: int = 400):
+def sampled(ratio: float, seed: int, *, alpha: float, max_runs: int = 400) -> tuple[StoppingRule, Sampler]:
     executor = FakeExecutor(drifting_machine(ratio, seed))
-    settings = DecisionSettings(alpha=alpha, threshold=1.0, anytime=True, family=1)
-    rule = StoppingRule(settings, 0, [1])
-    plan = SamplingPlan(commands=(A, B), stop=StopRule(min_runs=10, max_runs=max_runs), seed=seed)
-    sampler = Sampler(executor, plan, decide=rule)
-    reason = sampler.run()
-    verdict, _ = rule.latest[1]
-    return verdict, reason, sampler.rounds
+    rule = StoppingRule(Criteria(alpha=alpha, threshold=1.0, anytime=True, family=1), 0, [1])
+    plan = SamplingPlan(targets=(CommandTarget(A, "a"), CommandTarget(B, "b")),
+                        stop=StopRule(min_runs=10, max_runs=max_runs), seed=seed)
+    sampler = Sampler(executor, plan, sinks=[rule], decide=rule.decide)
+    sampler.run()
+    return rule, sampler
+
+
+def run_trial(ratio: float, seed: int, *, alpha: float, max_runs: int = 400):
+    rule, sampler = sampled(ratio, seed, alpha=alpha, max_runs=max_runs)
+    verdict, _ = rule.latest[(0, 1)]
+    return verdict, sampler.stopped_because, sampler.rounds
 
 
 def test_identical_commands_on_a_drifting_machine_give_few_false_verdicts():
@@ -77,3 +86,18 @@ def test_noise_alone_runs_to_the_cap_or_to_equivalence_never_to_a_change():
 def test_wrong_direction_verdicts_do_not_happen(ratio):
     wrong = "faster" if ratio > 1 else "slower"
     assert all(run_trial(ratio, seed, alpha=0.01)[0].verdict != wrong for seed in range(20))
+
+
+@pytest.mark.parametrize("ratio", [1.0, 1.02, 1.05])
+def test_the_verdict_a_run_stopped_on_is_the_one_its_samples_give(ratio):
+    """The stopping rule and the analysis share one verdict path: what stopped sampling is what
+    ``analyse`` finds in the stored samples."""
+    from runs import compare_run
+
+    rule, sampler = sampled(ratio, seed=4, alpha=0.01, max_runs=300)
+    run = compare_run({"a": [1.0], "b": [1.0]})
+    run = run.replace(samples={series: Samples.from_rows(rows) for series, rows in sampler.rows.items()})
+    (comparison,) = analyse(run).comparisons
+    stopped_on, effect = rule.latest[(0, 1)]
+    assert comparison.verdict == stopped_on
+    assert (comparison.effect.low, comparison.effect.high) == (effect.low, effect.high)

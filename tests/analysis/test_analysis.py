@@ -1,0 +1,108 @@
+"""analyse(run): one summary per series, comparisons per benchmark, and every note said of its subject."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from runs import compare_run, make_run, series, side
+
+from pairbench.analysis import analyse
+from pairbench.analysis.rules import executor_rss_floor_kib
+from pairbench.model import BenchmarkKey
+from pairbench.notes import Note, Subject
+
+WALLS = 1_000_000 + 1_000 * np.arange(12)
+
+
+def one_series_run(samples, environment=None):
+    return make_run("run", [side("x")], {(0, 0): samples}, environment=environment or {})
+
+
+def test_max_rss_within_the_margin_of_the_executor_floor_is_flagged_at_the_floor_with_one_note():
+    samples = series(WALLS, max_rss_kib=[1_000] * 12)
+    analysis = analyse(one_series_run(samples, {"executor": {"rss_floor_kib": 990}}))
+    assert analysis.summaries[0].max_rss_at_floor
+    assert [n.data for n in analysis.notes if n.code == "rss-at-floor"] == [{"sides": ["x"], "floor_kib": 990}]
+
+
+@pytest.mark.parametrize("executor", [5, "SpawnerExecutor", [990], None, {"rss_floor_kib": "990"},
+                                      {"rss_floor_kib": True}, {"rss_floor_kib": -990},
+                                      {"rss_floor_kib": None}, {}])
+def test_malformed_executor_metadata_counts_as_no_floor(executor):
+    assert executor_rss_floor_kib({"executor": executor}) is None
+    (summary,) = analyse(one_series_run(series(WALLS, max_rss_kib=[1_000] * 12), {"executor": executor})).summaries
+    assert summary.n == 12 and not summary.max_rss_at_floor
+
+
+def test_too_few_samples_are_noted_with_what_each_statistic_needs():
+    (summary,) = analyse(one_series_run(series([1_000_000]))).summaries
+    needs = {n.data["purpose"]: (n.data["needed"], n.data["got"]) for n in summary.notes
+             if n.code == "not-enough-data"}
+    assert needs == {"median-interval": (6, 1), "the batch-means error of the mean": (4, 1)}
+    assert all(n.subject == Subject(side="x") for n in summary.notes)
+
+
+def test_identical_samples_give_one_no_variance_note_and_no_interval():
+    (summary,) = analyse(one_series_run(series([5_000_000] * 20))).summaries
+    assert [n.code for n in summary.notes].count("no-variance") == 1
+    assert summary.mean_se is None and summary.sd == 0.0
+
+
+def test_a_sample_of_many_iterations_is_summarised_per_operation():
+    (summary,) = analyse(one_series_run(series(WALLS * 4, iterations=4))).summaries
+    assert summary.median == pytest.approx(np.median(WALLS))
+    assert summary.min == WALLS.min()
+
+
+def test_a_harness_reported_value_replaces_the_wall_time_as_what_is_measured():
+    samples = series(WALLS, iterations=10, metrics={"value": [2.5 * 10] * 6 + [3.5 * 10] * 6})
+    (summary,) = analyse(one_series_run(samples)).summaries
+    assert (summary.min, summary.max) == (2.5, 3.5)
+
+
+def test_every_benchmark_on_every_side_gets_a_summary_and_each_benchmark_its_comparison():
+    keys = (BenchmarkKey("sort"), BenchmarkKey("alloc", unit="B"))
+    rng = np.random.default_rng(1)
+    base = 1e6 * np.exp(rng.normal(0, 0.01, 40))
+    samples = {(0, 0): series(base), (0, 1): series(base * 1.1),
+               (1, 0): series(base), (1, 1): series(base * 0.9)}
+    run = make_run("compare", [side("old", "baseline"), side("new", "candidate")], samples, benchmarks=keys,
+                   runs=40)
+    analysis = analyse(run)
+    assert [(s.benchmark.name, s.side) for s in analysis.summaries] == [
+        ("sort", "old"), ("sort", "new"), ("alloc", "old"), ("alloc", "new")]
+    assert [(c.benchmark.name, c.verdict.verdict) for c in analysis.comparisons] == [
+        ("sort", "slower"), ("alloc", "faster")]
+    assert analysis.comparisons[1].benchmark.unit == "B"
+    assert all(n.subject.benchmark in ("sort", "alloc") for s in analysis.summaries for n in s.notes)
+
+
+def test_an_aa_self_check_that_finds_a_change_says_so_in_the_analysis():
+    base = 1e7 * np.exp(np.random.default_rng(2).normal(0, 0.002, 40))
+    analysis = analyse(compare_run({"old": base, "new": base * 1.01, "old (copy)": base * 1.05}, runs=40))
+    self_check = next(c for c in analysis.comparisons if c.self_check)
+    assert self_check.verdict.verdict == "slower"
+    assert Note("self-check-found-change", {"verdict": "slower"}, Subject(side="old (copy)", baseline="old")) \
+        in self_check.notes
+    assert len(analysis.real_comparisons) == 1 and analysis.real_comparisons[0].adjustment == "none"
+
+
+def test_samples_other_tasks_interrupted_are_noted_on_their_series():
+    switches = [0, 0] + [3] * 10
+    (summary,) = analyse(one_series_run(series(WALLS, involuntary_cs=switches))).summaries
+    (note,) = [n for n in summary.notes if n.code == "involuntary-switches"]
+    assert note.data["affected"] == 10 and note.subject == Subject(side="x")
+
+
+def test_the_machine_the_run_was_measured_on_is_noted_from_its_stored_metadata():
+    environment = {"load_average": [1.7, 1.0, 0.5], "logical_cpus": 2, "online_cpus": [0, 1]}
+    codes = [n.code for n in analyse(one_series_run(series(WALLS), environment)).notes]
+    assert "machine-busy" in codes
+
+
+def test_all_notes_lists_each_note_once_run_notes_first():
+    environment = {"load_average": [1.7, 1.0, 0.5], "logical_cpus": 2, "online_cpus": [0, 1]}
+    run = one_series_run(series([5_000_000] * 20), environment)
+    run = run.replace(notes=(Note("renamed", {"name": "x", "copies": ["x (2)"]}),))
+    notes = list(analyse(run).all_notes())
+    assert notes[0].code == "renamed" and len(notes) == len({(n.code, repr(n.data), n.subject) for n in notes})

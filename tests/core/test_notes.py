@@ -1,0 +1,79 @@
+"""Notes are typed: every code is registered, worded for users, and carried as data."""
+
+from __future__ import annotations
+
+import pytest
+
+from pairbench.notes import CODES, Note, Subject
+from pairbench.report.wording import INLINE, WORDINGS, subject_text, with_subject, word
+
+# one example of each code's data, as the statistics and the analysis write it
+EXAMPLES = {
+    "single-value": {}, "no-variance": {"n": 5, "value": 1.5e6},
+    "nonpositive-min": {"min": 0.0}, "grubbs-tail": {"side": "max", "sigma": 4.2, "critical": 2.9, "n": 40},
+    "tukey-fence": {"side": "above", "count": 2, "fence": 5.1e7},
+    "modes": {"modality": "bimodal", "count": 2, "locations": [1e6, 2e6], "mvalue": 3.4},
+    "median-interval-tied": {"low_rank": 3, "high_rank": 8, "value": 1e6},
+    "not-enough-data": {"needed": 6, "got": 2, "purpose": "median-interval", "confidence": 0.95},
+    "zero-standard-error": {"method": "batch-means"},
+    "autocorrelated-mean": {"n_eff": 10.5, "n": 32, "factor": 1.7},
+    "mean-error-fallback": {"variance": -1.0, "lags": 5},
+    "rank-ties": {"tests": ["hodges-lehmann", "mann-whitney"]}, "rank-no-variance": {"n": 4, "m": 4},
+    "rank-interval-undefined": {}, "interval-at-edge": {"edge": "smallest"}, "zero-differences": {"zeros": 3},
+    "confidence-not-achievable": {"requested": 0.99, "achieved": 0.98},
+    "interval-conservative": {"achieved": 0.9978, "requested": 0.995, "n": 40},
+    "tied-pairs": {"tied": 3, "n": 40}, "coarse-ratios": {"distinct": 4, "n": 40},
+    "outlier-check-disabled": {"n": 40, "center": 0.0}, "few-outliers": {"total": 3},
+    "sequence-unbounded": {"n": 3, "needed": 11, "alpha": 0.01}, "running-interval-empty": {},
+    "shift-unbounded": {"unbounded": 4, "total": 18, "n": 40, "level": 0.9997},
+    "bootstrap-bca-too-large": {"n": 200_000, "limit": 100_000}, "bootstrap-bca-undefined": {},
+    "bootstrap-warning": {"text": "degenerate"},
+    "failed-samples": {"count": 2}, "no-samples": {}, "failed-rounds": {"count": 1},
+    "pairs-autocorrelated": {"lag1": 0.5, "band": 0.3}, "self-check-found-change": {"verdict": "slower"},
+    "involuntary-switches": {"rate": 41.0, "affected": 31, "n": 32},
+    "rss-at-floor": {"sides": ["a", "b"], "floor_kib": 13_000},
+    "machine-busy": {"kind": "compare", "sides": 2, "load_average": 1.6, "busy_cpus_now": None, "cpus": 2,
+                     "busiest": {"name": "cc1", "cpu_percent": 80.0}},
+    "machine-memory-short": {"kind": "run", "sides": 1, "reading": "120 MiB available"},
+    "machine-power-limited": {"kind": "run", "sides": 2, "reading": "on battery"},
+    "machine-paused": {"kind": "compare", "sides": 2, "reading": "steal 3%", "paused_now": True},
+    "machine-clock-coarse": {"kind": "compare", "sides": 2, "reading": "step 1 ms"},
+    "machine-untuned": {"items": [{"check": "governor", "governors": ["powersave"]}, {"check": "turbo"}]},
+    "renamed": {"name": "x", "copies": ["x (2)"]}, "shell-syntax": {"command": "a | b", "operators": ["|"]},
+    "leftover-processes": {"side": "x", "count": 2}, "executor-fallback": {"reason": "no fork", "floor_kib": 90_000},
+    "cleanup-interrupted": {"command": "rm -rf build"}, "journal-cut-short": {"recovered": 17},
+    "recorded": {"text": "an old note"},
+}
+
+
+def test_every_note_code_has_a_wording_and_an_example():
+    assert set(WORDINGS) == set(CODES) == set(EXAMPLES)
+    assert INLINE <= set(CODES)
+
+
+@pytest.mark.parametrize("code", sorted(CODES))
+def test_every_note_is_worded_as_one_plain_line_from_its_data(code):
+    text = word(Note(code, EXAMPLES[code]), "ns")
+    assert text and "\n" not in text and "{" not in text and "seed 00" not in text
+
+
+def test_a_note_of_an_unknown_code_cannot_be_made():
+    with pytest.raises(ValueError, match="note codes"):
+        Note("something-new")
+
+
+def test_values_in_a_note_are_worded_in_their_benchmark_unit():
+    note = Note("no-variance", {"n": 5, "value": 1536.0})
+    assert "1.536 µs" in word(note, "ns") and "1.50 KiB" in word(note, "B")
+
+
+def test_a_notes_subject_prefixes_it_where_a_report_lists_notes_apart():
+    note = Note("failed-rounds", {"count": 1}, Subject(benchmark="sort", side="new", baseline="old"))
+    assert subject_text(note) == "sort · new vs old"
+    assert with_subject(note) == "sort · new vs old: 1 round(s) left out because a sample in them failed"
+    assert with_subject(Note("failed-rounds", {"count": 1})) == "1 round(s) left out because a sample in them failed"
+
+
+def test_a_note_is_stored_as_code_data_and_subject():
+    note = Note("failed-samples", {"count": 2}, Subject(side="b"), message="ignored when stored")
+    assert note.to_dict() == {"code": "failed-samples", "data": {"count": 2}, "subject": {"side": "b"}}

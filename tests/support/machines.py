@@ -1,0 +1,48 @@
+"""Fixture machines: fake /proc and /sys trees under ``tests/doctor/fixtures/``.
+
+Each machine has ``root/`` (the tree as first read) and may have ``after/``
+(files that changed during the activity window: /proc/stat, /proc/vmstat,
+/proc/[pid]/stat). :func:`machine_environment` copies ``root`` to a temporary
+directory and passes ``collect_environment`` a ``sleep`` that lays ``after``
+over it, so the "right now" readings are exact. See ``tests/doctor/fixtures/README.md``.
+The doctor's checks and the analysis's machine notes are tested on them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from pairbench.environment import collect_environment
+
+FIXTURES = Path(__file__).parents[1] / "doctor" / "fixtures"
+MACHINES = ("tuned-server", "noisy-laptop", "container", "vm")
+FIXED_TIMER = {"clock": "CLOCK_MONOTONIC", "advertised_resolution_ns": 1, "measured_resolution_ns": 30}
+WINDOW_S = 0.1  # the activity window the fixtures' after/ trees were made for (10 ticks at USER_HZ 100)
+
+
+def machine_tree(name: str, tmp_path: Path) -> tuple[Path, callable]:
+    """A copy of fixture ``name``'s tree, and the ``sleep`` that applies its ``after/`` overlay."""
+    root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=tmp_path))
+    shutil.copytree(FIXTURES / name / "root", root, dirs_exist_ok=True)
+    after = FIXTURES / name / "after"
+
+    def sleep(seconds: float) -> None:
+        if after.is_dir():
+            shutil.copytree(after, root, dirs_exist_ok=True)
+
+    return root, sleep
+
+
+def machine_environment(name: str, tmp_path: Path) -> dict:
+    """``collect_environment`` of fixture ``name``, with the measured timer fixed at 30 ns.
+
+    The timer's step is measured on the machine running the tests, not read
+    from the tree, so it is replaced to keep the clock check exact. The
+    activity window is the fixtures' own, whatever the test suite's default.
+    """
+    root, sleep = machine_tree(name, tmp_path)
+    environment = collect_environment(root, sleep=sleep, activity_window_s=WINDOW_S)
+    environment["timer"] = dict(FIXED_TIMER)
+    return environment
