@@ -138,11 +138,16 @@ def pairbench_run(commands: list[str], runs: int, json_path: Path) -> dict:
     return json.loads(json_path.read_text())
 
 
+def side_samples(doc: dict) -> list[dict]:
+    """The sample columns of each side of a result document (format /2, its one benchmark), in order."""
+    series = sorted((s for s in doc["series"] if s["benchmark"] == 0), key=lambda s: s["side"])
+    return [s["samples"] for s in series]
+
+
 def walls_by_round(doc: dict) -> np.ndarray:
-    """Wall times (ns) of the measured rounds, one row per round, one column per variant."""
+    """Wall times (ns) of the measured rounds, one row per round, one column per side."""
     columns = []
-    for variant in doc["variants"]:
-        s = variant["samples"]
+    for s in side_samples(doc):
         keep = [i for i, w in enumerate(s["warmup"]) if w == 0 and s["status"][i] == 0]
         columns.append({s["pair"][i]: s["wall_ns"][i] for i in keep})
     rounds = sorted(set.intersection(*(set(c) for c in columns)))
@@ -368,8 +373,7 @@ def pairbench_decision(doc: dict) -> dict:
 
 def _pairs(doc: dict) -> list[list[float]]:
     rows = {}
-    for v, variant in enumerate(doc["variants"][:2]):
-        s = variant["samples"]
+    for v, s in enumerate(side_samples(doc)[:2]):
         for i, pair in enumerate(s["pair"]):
             if s["warmup"][i] == 0 and s["status"][i] == 0:
                 rows.setdefault(pair, {})[v] = (s["start_ns"][i], s["wall_ns"][i])

@@ -10,8 +10,8 @@ truncated-lag estimates that went negative and were replaced by batch means.
 
 Data models (all with a known truth):
 
-* lognormal   iid lognormal(mu = 0, sigma = 0.5): skewed, like timings (seed 003)
-* mixture     iid 80% N(10, 1) + 20% N(14, 1.5): bimodal (seed 000's synthetic data)
+* lognormal   iid lognormal(mu = 0, sigma = 0.5): skewed, like timings
+* mixture     iid 80% N(10, 1) + 20% N(14, 1.5): bimodal
 * ar1_0.5     AR(1) with phi = 0.5 and N(0, 1) innovations, started stationary
 * ar1_0.9     AR(1) with phi = 0.9 (strong serial dependence)
 

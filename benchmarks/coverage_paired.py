@@ -7,7 +7,7 @@ the true median log-ratio. The sign-test interval's exact level is discrete
 also tested against that level with ``scipy.stats.binomtest``. Scenarios:
 
 * ``lognormal``: log-ratios 0.01 + 0.05 (exp(Z) - 1): right-skewed.
-* ``mixture``: log-ratios from seed 000's 70/20/10 lognormal mixture (multimodal,
+* ``mixture``: log-ratios from a 70/20/10 lognormal mixture (multimodal,
   skewed), centred on 0.01.
 * ``drift``: realistic paired timings: both arms share a slow sinusoidal drift
   and a 15% step half-way (thermal throttling), each run adds its own seed-000

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/hodges_lehmann.py            # full run (about 1 minute + R)
     .venv/bin/python benchmarks/hodges_lehmann.py --quick    # 1e4 and 1e5 only
 
-For n = m = 1e4, 1e5, 1e6 (lognormal data as in seed 000, fixed seed) it times
+For n = m = 1e4, 1e5, 1e6 (lognormal data, fixed seed) it times
 ``hodges_lehmann(x, y)`` in a fresh subprocess and reports the best wall time, the
 peak of Python/numpy allocations during the call (tracemalloc) and the process's
 peak resident set (ru_maxrss, interpreter and libraries included). At 1e4 and 1e5
@@ -36,7 +36,7 @@ SEED = 20261122
 
 
 def make_data(n: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """Two lognormal samples (seed 000: rlnorm(n, 5, 0.2)), y shifted by 0.5%."""
+    """Two lognormal samples (rlnorm(n, 5, 0.2)), y shifted by 0.5%."""
     rng = np.random.default_rng(SEED + n)
     x = rng.lognormal(5, 0.2, n)
     y = rng.lognormal(5, 0.2, n) * 1.005

@@ -12,7 +12,7 @@ often each rule says "several modes":
 
 Part 1: false alarms on unimodal, timing-like data (target: <= 5%).
 Part 2: detection of mixtures (two normals 4 and 6 SD apart, 50/50 and 80/20;
-seed 000's 70/20/10 lognormal mixture, where "3 modes" is also counted).
+a 70/20/10 lognormal mixture, where "3 modes" is also counted).
 Part 3: the smallest n at which the detector finds blatant modes, which sets
 ``descriptive.MODALITY_MIN_N``.
 Part 4: what a higher sensitivity would buy and cost (information only).
@@ -74,7 +74,7 @@ MIXTURES = {
     "50/50, 6 SD apart": lambda r, n: _mix(r, n, 0.5, 6.0),
     "80/20, 4 SD apart": lambda r, n: _mix(r, n, 0.8, 4.0),
     "80/20, 6 SD apart": lambda r, n: _mix(r, n, 0.8, 6.0),
-    "seed 000 70/20/10 lognormal": _rmixed,
+    "70/20/10 lognormal mixture": _rmixed,
 }
 SEPARATED = {
     "50/50, 20 SD apart": lambda r, n: _mix(r, n, 0.5, 20.0),
@@ -220,7 +220,7 @@ def main() -> None:
                 f"{_upper(worst[0], worst[4]):.4f}.", ""]  # fmt: skip
         mix = _run(pool, list(MIXTURES), NS, args.reps, args.seed + 1)
         out += ["## Part 2: detection of mixtures", "",
-                "Each cell: lowland rate of >= 2 modes (for seed 000's mixture also of >= 3) "
+                "Each cell: lowland rate of >= 2 modes (for the 70/20/10 mixture also of >= 3) "
                 "/ mvalue > 3.2 / mvalue > 4.2.", ""]  # fmt: skip
         out += rate_table(mix, list(MIXTURES), NS, three=True) + [""]
         small = _run(

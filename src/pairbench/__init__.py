@@ -3,4 +3,4 @@
 The statistics are usable on their own: ``from pairbench import stats``.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -36,7 +36,7 @@ def allocate(mib: int) -> int:
 def allocate_each(mib: int, times: int) -> int:
     """Allocate and touch ``mib`` MiB ``times`` times, keeping every block: peak RSS grows with ``times``.
 
-    A benchmark written wrongly on purpose (seed 004: memory that depends on the
+    A benchmark written wrongly on purpose (the Swift benchmark suite's rule: memory that depends on the
     iteration count), for ``pairbench doctor``'s memory-growth check.
     """
     blocks = []

@@ -124,7 +124,8 @@ def _compare_doc(comparison=True):
     b = _samples([51_000_000, 50_500_000, 52_000_000, 40_000_000], [-1, 0, 1, 2], [1, 0, 0, 0],
                  status=[0, 0, 0, 1], start=[50_000_000, 150_000_000, 250_000_000, 450_000_000])
     doc = {"stopped_because": "the verdict was decided (slower)", "state": "complete",
-           "variants": [{"name": "A", "samples": a}, {"name": "B", "samples": b}], "comparisons": []}
+           "sides": [{"name": "A"}, {"name": "B"}], "comparisons": [],
+           "series": [{"benchmark": 0, "side": 1, "samples": b}, {"benchmark": 0, "side": 0, "samples": a}]}
     if comparison:
         doc["comparisons"] = [{"verdict": "slower", "negligible": True, "refused": False,
                                "effect": {"estimate": 1.0, "low": 0.2, "high": 1.8}, "pvalue": 0.004,

@@ -17,7 +17,7 @@ import importlib
 
 # public name -> submodule that defines it
 _EXPORTS = {
-    # shape and location of one sample (seed 003, 004)
+    # shape and location of one sample
     "describe": "descriptive",
     "Description": "descriptive",
     "median_ci": "descriptive",
@@ -26,7 +26,7 @@ _EXPORTS = {
     "grubbs_critical": "descriptive",
     "lowland_modes": "modality",
     "LowlandModes": "modality",
-    # serial dependence and the error of the mean (seed 000, 001)
+    # serial dependence and the error of the mean
     "autocovariance": "timeseries",
     "autocorrelation": "timeseries",
     "Correlogram": "timeseries",
@@ -34,7 +34,7 @@ _EXPORTS = {
     "LjungBox": "timeseries",
     "mean_error": "timeseries",
     "MeanError": "timeseries",
-    # rank tests and Hodges-Lehmann (seed 000)
+    # rank tests and Hodges-Lehmann
     "mann_whitney": "ranks",
     "MannWhitney": "ranks",
     "hodges_lehmann": "ranks",
@@ -43,12 +43,12 @@ _EXPORTS = {
     "SignedRank": "ranks",
     "kth_pairwise_difference": "_select",
     "kth_walsh_average": "_select",
-    # paired effects (seed 002)
+    # paired effects (paired benchmarking)
     "paired_effect": "paired",
     "PairedEffect": "paired",
     "outlier_balance": "paired",
     "OutlierBalance": "paired",
-    # power and sample size (seed 000)
+    # power and sample size
     "power": "sample_size",
     "samples_needed": "sample_size",
     # resampling and multiplicity
@@ -56,7 +56,7 @@ _EXPORTS = {
     "BootstrapCI": "resample",
     "holm": "multiple",
     "benjamini_hochberg": "multiple",
-    # quantiles and the shift function (seed 000's appendix)
+    # quantiles and the shift function (Doksum)
     "quantile_ranks": "shift",
     "quantile_ci": "shift",
     "QuantileInterval": "shift",

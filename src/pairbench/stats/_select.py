@@ -13,7 +13,7 @@ rows and columns are sorted, a and b ascending:
 * two samples: a = sort(x), b = sort(-y), start_i = 0, so a_i + b_j = x_i - y_j;
 * one sample:  a = b = sort(x), start_i = i, so the cells are the Walsh sums.
 
-Algorithm (statistics.md section 2): randomised band narrowing, a batched form of
+Algorithm: randomised band narrowing, a batched form of
 Monahan's HLQEST (ACM TOMS Algorithm 616, 1984) with Floyd & Rivest's
 sampled pivots (CACM 18:165, 1975). A band is a per-row index range holding every
 candidate cell; each round draws cells uniformly from the band, takes two pivots
@@ -31,7 +31,7 @@ values (``_fix_counts``). Heavy ties (coarse timers) end a round early: when the
 slice holding the target is one tied value, that value is the answer.
 
 Why hand-written: scipy and statsmodels have no Hodges-Lehmann estimator;
-pragmastat's ``shift_bounds`` is one rank narrower than R (statistics.md section 1).
+pragmastat's ``shift_bounds`` is one rank narrower than R's interval.
 """
 
 from __future__ import annotations

@@ -2,15 +2,15 @@
 
 Timings are skewed, long-tailed and often multimodal (seeds 000, 003, 004), so
 ``describe`` reports the robust summary (median, quartiles, MAD) beside the
-classical one (mean, SD) and adds the shape diagnostics of
-``reference/statistics.md`` section 7:
+classical one (mean, SD) and adds these shape diagnostics:
 
-* the relative gap of the mean over the minimum, (mean - min) / mean (seed 003);
+* the relative gap of the mean over the minimum, (mean - min) / mean (Lemire: on a quiet
+  machine it is often under 1%);
 * how many standard deviations the max and the min lie from the mean, against
-  Grubbs' one-sided 5% critical value for that n (seed 003's "13-sigma events");
+  Grubbs' one-sided 5% critical value for that n (timings show "13-sigma events");
 * the sample skewness;
 * Tukey's fences Q1 - 1.5 IQR and Q3 + 1.5 IQR and the values beyond them
-  (seed 004), reported and never removed;
+  (the Swift benchmark suite's outlier rule), reported and never removed;
 * the number of modes and where they lie, by perfolizer's lowland detector
   (``pairbench.stats.modality``), which gives ``modality``: "unimodal",
   "bimodal" or "multimodal" (from n = 12; "unimodal" only from n = 30);
@@ -43,11 +43,9 @@ from pairbench.stats._validation import as_sample, check_confidence, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
 
 TUKEY_K = 1.5
-# Calibration (benchmarks/RESULTS.md, "Modality label"): the lowland detector said
-# "several modes" for at most 0.4% of unimodal samples at n = 12..25 and 1.7%
-# at any n, so it runs from BenchmarkDotNet's n = 12 on. It finds two tight
-# 50/50 clusters in only 0.4% of samples at n = 12, 40% at 20 and 83% at 30,
-# so a single mode is called "unimodal" only from n = 30; below, None.
+# The lowland detector runs from BenchmarkDotNet's n = 12 on, and a single mode is
+# called "unimodal" only from n = 30: below, it misses two clear clusters too often
+# to rule them out (benchmarks/RESULTS.md, "Modality label", has the rates).
 MODALITY_MIN_N = 12
 UNIMODAL_MIN_N = 30
 MODALITY_LABELS = {1: "unimodal", 2: "bimodal"}  # 3 or more: "multimodal"
@@ -246,11 +244,9 @@ def mvalue(x) -> float:
     ``modality`` from the lowland detector instead. The bins are never
     narrower than 2% of the values, so it is not shift invariant (1e9 ns +
     jitter is one mode). On widely spread skewed data the bins alternate
-    between full and partial widths and the score rises: unimodal
-    lognormal(sigma = 0.3) samples scored > 3.2 in 23% of draws at n = 30,
-    42% at n = 100 and 81% at n = 1000, and Poisson(20) integers in all draws
-    at n = 1000 (scores near 11), while an 80/20 mixture of normals 6 SD
-    apart never did (``benchmarks/RESULTS.md, "Modality label"``).
+    between full and partial widths and the score rises above BenchmarkDotNet's
+    "bimodal" threshold on unimodal timings (the rates are in
+    ``benchmarks/RESULTS.md``, "Modality label").
     """
     return _mvalue_sorted(np.sort(as_sample(x, "x", min_n=1, what="for an mvalue")))
 
@@ -323,7 +319,7 @@ def _spread(arr, q1, q3, mean, sd, warnings) -> dict:
 
 
 def _shape(arr, center, sd, lo, hi, warnings) -> dict:
-    """Mean-min gap (seed 003), sigma distances against Grubbs, and skewness.
+    """Mean-min gap, sigma distances against Grubbs, and skewness.
 
     ``center`` is the mean as (rough, correction); distances from the mean are
     taken as (v - rough) - correction, exact even on a large offset.
@@ -372,7 +368,7 @@ def _shape(arr, center, sd, lo, hi, warnings) -> dict:
 
 
 def _fences(arr, q1, q3, warnings) -> dict:
-    """Tukey's fences Q1 - 1.5 IQR, Q3 + 1.5 IQR and the indices beyond them (seed 004)."""
+    """Tukey's fences Q1 - 1.5 IQR, Q3 + 1.5 IQR and the indices beyond them."""
     iqr = q3 - q1
     lower, upper = q1 - TUKEY_K * iqr, q3 + TUKEY_K * iqr
     below = tuple(int(i) for i in np.flatnonzero(arr < lower))

@@ -46,9 +46,8 @@ Where this port departs from perfolizer, and why:
   sample's to within 1/5000 in probability, far finer than the 1/K = 0.01
   bins. Harrell-Davis weights are summed only where the Beta CDF lies in
   (1e-15, 1 - 1e-15), which moves no quantile by more than about 2e-15 of
-  the range (checked against R's full sum). Together: 3-20 ms up to
-  n = 10^4 and 40 ms at n = 10^6, sort included
-  (``benchmarks/RESULTS.md, "Modality label"``).
+  the range (checked against R's full sum). Its speed is measured in
+  ``benchmarks/RESULTS.md`` ("Modality label").
 """
 
 from __future__ import annotations

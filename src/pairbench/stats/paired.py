@@ -1,4 +1,4 @@
-"""Paired effects: the median per-pair log-ratio with a distribution-free interval (seed 002).
+"""Paired effects: the median per-pair log-ratio with a distribution-free interval (paired benchmarking).
 
 A paired benchmark runs baseline and candidate back to back, in randomized order,
 ``n`` times. The effect ``pairbench compare`` decides on is the median of the
@@ -7,10 +7,10 @@ per-pair log-ratios r_i = ln(candidate_i / baseline_i), with the sign-test
 log-ratios to be symmetric, unimodal or normal, which timing data are not
 (seeds 000, 003).
 
-The seed 002 "symmetric outlier" rule lives here too, but only as a diagnostic:
-dropping outliers whose signs balance doubled the false-positive rate at n = 10
-and hid a real tail regression in simulation (statistics.md section 6), so
-``outlier_balance`` counts and tests, and never removes anything.
+Paired benchmarking's "symmetric outlier" rule lives here too, but only as a diagnostic:
+dropping outliers whose signs balance raises the false-positive rate at small n
+and hides a real regression that lives in the tail, so ``outlier_balance``
+counts and tests, and never removes anything.
 """
 
 from __future__ import annotations
@@ -237,18 +237,17 @@ def _effect_warnings(
 
 
 def outlier_balance(differences, k: float = 3.0) -> OutlierBalance:
-    """Seed 002's symmetric-outlier check, as a diagnostic: outliers above vs below, binomial p.
+    """Paired benchmarking's symmetric-outlier check, as a diagnostic: outliers above vs below, binomial p.
 
     Outliers are |d - median| > k * MAD with MAD the normal-consistent median
     absolute deviation (``scipy.stats.median_abs_deviation(scale='normal')``,
-    1.4826 * raw MAD; perfolizer and statistics.md section 7 use k = 3). Under
+    1.4826 * raw MAD; k = 3 as perfolizer uses). Under
     H0 the paired differences are symmetric, so the outliers' signs are
     Binomial(n_out, 1/2); ``p_value`` is ``scipy.stats.binomtest`` two-sided.
 
-    It never removes data: dropping "balanced" outliers doubled the type-I error
-    at n = 10 and hid a one-sided tail regression in 91% of simulated runs
-    (statistics.md section 6). MAD = 0 (half the values tied) disables the check
-    with a warning. O(n).
+    It never removes data: dropping "balanced" outliers raises the type-I error
+    at small n and hides a one-sided tail regression. MAD = 0 (half the values
+    tied) disables the check with a note. O(n).
     """
     d = as_sample(differences, "differences", min_n=1, what="for an outlier check")
     k = _check_k(k)

@@ -19,7 +19,7 @@ R's rules, from ``stats:::wilcox.test.default`` (R 4.2.2, the version installed 
   the tie-corrected, continuity-corrected statistic of the pooled sample (x - d, y)
   (of x - d for one sample). Without ties inside the samples Z(d) is a step
   function of d with steps at the order statistics, so the root is the order
-  statistic D_(k), k = ceil(N/2 - 1/2 - z sigma) (statistics.md section 1-2), up to
+  statistic D_(k), k = ceil(N/2 - 1/2 - z sigma), up to
   uniroot's tolerance; we return D_(k) exactly. With ties inside a sample (coarse
   timers), sigma depends on d (and R's root finder evaluates Z exactly at tied
   differences, where the pooled tie correction jumps), so R's root can sit one
@@ -494,7 +494,7 @@ def _rank_sum_step_ranks(n: int, m: int, alpha: float) -> tuple[int, int]:
     """Ranks of R's asymptotic interval ends when neither sample has ties.
 
     Between the r-th and (r+1)-th difference U = nm - r, so Z = (nm/2 - r - CC)/sigma
-    and the roots are D_(k) with k = ceil(nm/2 - 1/2 -+ z sigma) (statistics.md s.1).
+    and the roots are D_(k) with k = ceil(nm/2 - 1/2 -+ z sigma).
     """
     nx, ny, total = float(n), float(m), n * m
     sigma = math.sqrt((nx * ny / 12) * (nx + ny + 1))  # R's SIGMA.CI with no ties

@@ -1,8 +1,7 @@
 """Bootstrap confidence intervals: a guarded wrapper over ``scipy.stats.bootstrap``.
 
 scipy does the resampling (vectorized, in batches); this module picks sane
-defaults and refuses the three ways a bootstrap quietly goes wrong on timing data
-(statistics.md section 5):
+defaults and refuses the three ways a bootstrap quietly goes wrong on timing data:
 
 * BCa's jackknife costs n evaluations of an O(n) statistic, O(n^2) in all: 140 s
   at n = 1e5. ``method="auto"`` uses BCa up to ``BCA_MAX_N`` values and the

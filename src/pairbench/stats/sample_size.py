@@ -1,4 +1,4 @@
-"""Power and sample size of t tests, as R's ``power.t.test`` computes them (seed 000).
+"""Power and sample size of t tests, as R's ``power.t.test`` computes them.
 
 Seed 000 plans its sample count with ``power.t.test(delta, sd, sig.level = 0.01,
 power = 0.95)`` and then adds "the 15% overhead for non-parametric statistics".
@@ -110,7 +110,7 @@ def samples_needed(
     ``nonparametric=True`` divides by ``RANK_TEST_ARE`` = 0.864, the lower bound
     of the Pitman efficiency of Wilcoxon / Mann-Whitney tests relative to the t
     test over all continuous distributions (Hodges & Lehmann 1956): about 15.7%
-    more samples, the "15% overhead" of seed 000. Caution: that bound is for
+    more samples, the usual "15% overhead" rule of thumb. Caution: that bound is for
     rank tests. The sign test behind ``paired_effect`` has efficiency 2/pi
     (``SIGN_TEST_ARE_NORMAL``, about 0.64) at the normal and less for flat
     distributions, so for the sign-test verdict use ``nonparametric=False`` and

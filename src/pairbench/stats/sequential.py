@@ -2,8 +2,8 @@
 
 ``pairbench compare`` may look at the data after every round and stop as soon as
 the interval excludes 0 (or lies inside +-threshold). Peeking at a fixed-n
-interval after every round inflates the error rate (statistics.md section 9:
-0.57 for a t test looked at from n = 10 to 5000), so the interval used for
+interval after every round inflates the error rate (for a t test looked at from
+n = 10 to 5000, more than half of A/A runs end "significant"), so the interval used for
 stopping must hold at all n simultaneously:
 P(for all t: median in CS_t) >= 1 - alpha.
 

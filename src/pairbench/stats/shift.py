@@ -2,12 +2,12 @@
 
 A single effect (a median ratio, a Hodges-Lehmann shift) says how much one
 distribution moved; when a change slows only the tail, or speeds the body and
-slows the tail, one number hides it (seed 000's appendix: "sometimes s1 is
+slows the tail, one number hides it ("sometimes s1 is
 faster than s2, but the opposite is also true"). The *shift function* of
 Doksum (1974) plots, for each decile q, the difference of the candidate's and
 the baseline's q-quantiles; a pure location shift is a flat line.
 
-Intervals (``reference/statistics.md`` section 7, "for huge n"): each decile of
+Intervals: each decile of
 each sample gets the distribution-free order-statistic interval
 [x_(l), x_(u)] with B ~ Binomial(n, q) and
 

@@ -3,22 +3,21 @@
 Timings taken one after another are autocorrelated: frequency scaling, caches,
 other processes and garbage collectors make neighbours alike. The textbook
 standard error s / sqrt(n) assumes independence and is then far too small
-(seed 001: "2.45 +- 0.01 ms" runs that scatter by 0.15 ms). This module gives
+(runs reported as "2.45 +- 0.01 ms" that scatter by 0.15 ms). This module gives
 
 * ``autocovariance`` / ``autocorrelation``: the biased (1/N, positive
   semi-definite) sample autocovariance by FFT, O(N log N), and the correlogram
-  with white-noise and Bartlett bands (seed 000's independence check);
+  with white-noise and Bartlett bands (the correlogram check of independence);
 * ``ljung_box``: the portmanteau test of "no autocorrelation up to lag h";
 * ``mean_error``: the mean with an autocorrelation-aware standard error and
   confidence interval, and the effective sample size
   n_eff = n * (s^2 / n) / Var^(mean) = s^2 / Var^(mean).
 
-Which error to use (``reference/statistics.md`` section 3, measured coverage of
-nominal 95% intervals on AR(1) data): batch means with a t quantile covered
-.942-.952 at phi <= .5 and .91-.93 at phi = .9, the best of the methods tried,
-so it is the default; the truncated-lag (seed 001) and Newey-West estimators
-are the named alternatives; "iid" is the textbook error, kept for contrast
-(coverage .73-.77 at phi = .5, .32 at phi = .9).
+Which error to use: batch means with a t quantile came closest to its nominal
+coverage on autocorrelated (AR(1)) data of the methods tried, so it is the
+default; the truncated-lag and Newey-West estimators are the named
+alternatives; "iid" is the textbook error, kept for contrast. The measured
+coverage of each is in ``benchmarks/RESULTS.md`` (``benchmarks/coverage_mean.py``).
 """
 
 from __future__ import annotations
@@ -191,7 +190,7 @@ def mean_error(x, confidence: float = 0.95, method: str = "batch-means") -> Mean
       a = floor(n / b) batches from the start (the last n - a b values only
       enter the mean), se = sd(batch means) / sqrt(a), t_{a-1} quantile
       (Schmeiser 1982, Oper. Res. 30:556).
-    * ``"truncated-lag"``: seed 001's estimator, Var = (gamma_0 + 2 sum_{k=1}^{L}
+    * ``"truncated-lag"``: the autocovariance-corrected estimator, Var = (gamma_0 + 2 sum_{k=1}^{L}
       (1 - k/n) gamma_k) / n with L = floor(sqrt n), normal quantile; when it is
       negative, batch means instead, with a warning.
     * ``"newey-west"``: Bartlett kernel, weights 1 - j/(b+1) for j <= b, with
