@@ -18,10 +18,9 @@ import time
 import numpy as np
 from scipy import stats as sps
 
-from pairbench.environment.findings import Finding  # noqa: F401 - the package must import cleanly
 from pairbench.doctor.validation import Measurements, check_setup_overhead
 from pairbench.environment import collect_environment
-from pairbench.measure.executor import Execution
+from pairbench.model import Sample
 
 DISTRIBUTIONS = {
     "normal": lambda rng, n: rng.normal(10, 1, n),
@@ -56,7 +55,7 @@ def setup_verdicts(trials: int, rng) -> list[str]:
             for k in (1, 2, 4, 8):
                 mean = setup + k * per_iteration
                 wall = mean * (1 + rng.normal(0, 0.02, 5))
-                samples[k] = tuple(Execution(wall_ns=int(w), start_ns=0) for w in wall)
+                samples[k] = tuple(Sample(wall_ns=int(w), iterations=k) for w in wall)
             _, finding = check_setup_overhead(Measurements(samples), None)
             counts[finding.status] += 1
         rows.append(f"| {100 * share:.0f}% | {counts['warn'] / trials:.3f} | "
@@ -75,8 +74,8 @@ def collect_cost(repeats: int = 10) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--trials", type=int, default=20000)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trials", type=int, default=20000, help="simulated samples per cell (default 20000)")
     args = parser.parse_args()
     rng = np.random.default_rng(20261122)
     print("\n".join(fence_rates(args.trials, rng)))

@@ -1,4 +1,4 @@
-"""Doctor test fixtures; the fixture machines themselves are in ``machines.py``."""
+"""Doctor test fixtures; the fixture machines themselves are in ``tests/support/machines.py``."""
 
 from __future__ import annotations
 

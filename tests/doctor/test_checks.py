@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from pairbench.doctor import diagnose_machine, environment_footnotes, evaluate
+from pairbench.analysis.rules import machine_notes
+from pairbench.doctor import diagnose_machine, evaluate
 from pairbench.environment.checks import (
     check_clock,
     check_load,
@@ -270,7 +271,7 @@ def test_throttling_long_ago_is_context_not_a_finding():
     finding = check_virtualization(env)
     assert finding.status == "ok"
     assert finding.reading.endswith("not throttled in the last 100 ms (312 since the cgroup began)")
-    assert environment_footnotes(env, "run", 1) == []
+    assert machine_notes(env, "run", 1) == []
 
 
 # ------------------------------------------------------------------ what the load fix may pause
@@ -324,7 +325,7 @@ def test_malformed_stored_metadata_makes_its_check_unknown_not_a_crash(metadata,
     assert len(findings) == 12
     assert findings[check].status == "unknown"
     assert findings[check].reading.startswith("stored value malformed: ")
-    environment_footnotes(metadata, "compare", 2)  # run, compare and show use the same checks
+    machine_notes(metadata, "compare", 2)  # the analysis of run, compare and show uses the same checks
 
 
 def test_metadata_that_is_not_an_object_gives_twelve_unknowns():

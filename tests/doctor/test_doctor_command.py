@@ -1,67 +1,81 @@
-"""``pairbench doctor``: golden text per fixture machine, JSON, validation through the CLI, exit codes.
+"""``pairbench doctor``: golden text per fixture machine, the files it reads, validation through the CLI,
+options and exit codes.
 
-Golden files live in ``golden/``; on a mismatch the actual output is written
-beside the expected one as ``<name>.actual`` so the diff is one command away.
-Regenerate after an intended change with ``PAIRBENCH_UPDATE_GOLDEN=1``.
+Golden files live in ``golden/`` (``assert_golden``: on a mismatch the actual
+output is written beside the expected one as ``<name>.txt.actual``;
+``PAIRBENCH_UPDATE_GOLDEN=1`` rewrites them after an intended change).
 """
 
 from __future__ import annotations
 
+import io
 import json
-import os
 from pathlib import Path
 
 import pytest
-from cli_runner import invoke
+from cli_runner import FIXED_ENVIRONMENT, invoke
+from golden import assert_golden
 from machines import MACHINES, machine_environment
+from runs import make_run, series, side
 from test_validation import STARTUP_S, linear
 
-from pairbench.cli import app
+from pairbench import cli
+from pairbench.doctor import DOCTOR_WINDOW_S
 from pairbench.measure.fake import FakeExecutor
+from pairbench.measure.sampler import Measured
+from pairbench.model import Sample
+from pairbench.store.journal import Journal
+from pairbench.store.resultfile import write_result
 
 GOLDEN = Path(__file__).parent / "golden"
+LEGACY = Path(__file__).parents[1] / "store" / "legacy"  # documents and a journal of pairbench 0.1
+
+
+def environment_of(name: str, tmp_path: Path) -> dict:
+    environment = machine_environment(name, tmp_path)
+    environment["host"] = name  # the collector asks the real machine for its name
+    return environment
 
 
 @pytest.fixture
 def stored(tmp_path):
-    """``stored("vm")`` -> path of a JSON file holding that fixture's environment, as run stores it."""
+    """``stored("vm")`` -> path of a /1 result document holding that fixture's environment."""
 
     def write(name: str) -> str:
-        environment = machine_environment(name, tmp_path)
-        environment["host"] = name  # the collector asks the real machine for its name
         path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps({"format": "pairbench.result/1", "environment": environment}))
+        path.write_text(json.dumps({"format": "pairbench.result/1", "environment": environment_of(name, tmp_path)}))
         return str(path)
 
     return write
 
 
-@pytest.fixture
-def executor(monkeypatch):
-    def install(fake):
-        monkeypatch.setattr(app, "EXECUTOR_FACTORY", lambda output: fake)
-        return fake
-
-    return install
+def a_run(environment: dict, state: str = "complete"):
+    samples = {(0, 0): series([1_000_000, 1_100_000, 1_050_000])}
+    return make_run("run", [side("a")], samples, runs=3, environment=environment).replace(state=state)
 
 
-def check_golden(name: str, actual: str) -> None:
-    expected_path = GOLDEN / f"{name}.txt"
-    actual_path = GOLDEN / f"{name}.actual"
-    if os.environ.get("PAIRBENCH_UPDATE_GOLDEN"):
-        expected_path.write_text(actual)
-    expected = expected_path.read_text() if expected_path.exists() else None
-    if actual != expected:
-        actual_path.write_text(actual)
-        pytest.fail(f"output differs from {expected_path}; see diff {expected_path} {actual_path}")
-    actual_path.unlink(missing_ok=True)
+# --------------------------------------------------------------------------- the machine
 
 
 @pytest.mark.parametrize("name", MACHINES)
 def test_doctor_text_for_each_fixture_machine_matches_its_golden_file(stored, name):
     code, out, err = invoke("doctor", "--environment", stored(name))
     assert code == 0 and err == ""
-    check_golden(f"machine-{name}", out)
+    assert_golden(GOLDEN / f"machine-{name}.txt", out)
+
+
+def test_without_a_file_the_doctor_judges_the_machine_now_through_the_environment_seam():
+    seen = {}
+
+    def environment(root, **options):
+        seen.update(root=root, **options)
+        return {**FIXED_ENVIRONMENT, "host": "fixed"}
+
+    out = io.StringIO()
+    code = cli.main(["doctor", "--root", "/srv/tree"], stdout=out, stderr=io.StringIO(), color=False,
+                    environment=environment)
+    assert code == 0 and seen == {"root": "/srv/tree", "activity_window_s": DOCTOR_WINDOW_S}
+    assert out.getvalue().startswith("pairbench doctor · fixed · Debian GNU/Linux 12 (bookworm)")
 
 
 def test_doctor_json_has_every_check_with_status_reading_why_and_fix(stored):
@@ -85,42 +99,53 @@ def test_fail_on_turns_findings_into_exit_code_1(stored, fail_on, machine, code)
     assert invoke("doctor", "--fail-on", fail_on, "--environment", stored(machine))[0] == code
 
 
+# --------------------------------------------------------------------------- files it reads
+
+
+def test_a_result_document_of_format_2_is_judged_like_its_format_1_twin(tmp_path, stored):
+    path = tmp_path / "result.json"
+    write_result(a_run(environment_of("vm", tmp_path)), path)
+    assert json.loads(path.read_text())["format"] == "pairbench.result/2"
+    assert invoke("doctor", "--environment", str(path)) == invoke("doctor", "--environment", stored("vm"))
+
+
+def test_a_journal_of_an_unfinished_run_of_format_2_can_be_judged(tmp_path):
+    environment = {"load_average": [0.1, 0.1, 0.1], "logical_cpus": 2}
+    journal = Journal(tmp_path / "r.json", a_run(environment, "running").replace(samples={}))
+    journal.on_sample(Measured(0, 0, Sample(wall_ns=1_000_000)))
+    journal.close(remove=False)
+    code, out, err = invoke("doctor", "--environment", str(tmp_path / "r.json.partial"))
+    assert (code, err) == (0, "") and "OK      load: load average 0.10" in out
+
+
+@pytest.mark.parametrize("name", ["run-two.json", "journal.json.partial"])
+def test_a_document_or_journal_of_pairbench_0_1_can_be_judged(name):
+    code, out, err = invoke("doctor", "--environment", str(LEGACY / name))
+    assert (code, err) == (0, "")
+    assert "FAIL    load: load average 1.60 (1 min), 0.90 (5 min) on 2 CPUs" in out
+
+
+def test_doctor_json_output_can_be_judged_again(tmp_path, stored):
+    first = invoke("doctor", "--json", "--environment", stored("container"))
+    path = tmp_path / "doctor.json"
+    path.write_text(first.out)
+    assert invoke("doctor", "--json", "--environment", str(path)).out == first.out
+
+
+def test_the_machine_of_a_benchmark_validation_can_be_judged_again(tmp_path, stored, use_executor):
+    use_executor(script=linear(0.0, 0.01))
+    first = invoke("doctor", "--json", "--environment", stored("vm"), "--runs", "3", "echo {iterations}")
+    path = tmp_path / "doctor.json"
+    path.write_text(first.out)
+    assert invoke("doctor", "--environment", str(path)).out == invoke("doctor", "--environment",
+                                                                      stored("vm")).out
+
+
 def test_a_file_without_machine_metadata_is_a_usage_error(tmp_path):
     path = tmp_path / "x.json"
     path.write_text('{"format": "something else"}')
     code, _, err = invoke("doctor", "--environment", str(path))
     assert code == 2 and "holds no machine metadata" in err
-
-
-def test_doctor_command_validates_a_benchmark_and_shows_the_machine_briefly(stored, executor):
-    executor(FakeExecutor(linear(0.050, 0.002)))
-    code, out, _ = invoke("doctor", "--environment", stored("noisy-laptop"), "--runs", "3",
-                          "--seed", "1", "echo {iterations}")
-    assert code == 0
-    check_golden("benchmark-setup-overhead", out)
-
-
-def test_doctor_command_json_carries_the_fit_the_samples_and_the_machine(stored, executor):
-    executor(FakeExecutor(linear(0.0, 0.01, rss=lambda k: 9000 + 10240 * k)))
-    code, out, _ = invoke("doctor", "--json", "--environment", stored("vm"), "--runs", "3",
-                          "--iterations", "1,3,9", "--seed", "2", "echo {iterations}")
-    document = json.loads(out)
-    assert code == 0 and document["kind"] == "benchmark" and document["seed"] == 2
-    assert document["iteration_counts"] == [1, 3, 9]
-    assert document["rss_fit"]["slope"] == pytest.approx(10240)
-    assert len(document["samples"]["9"]) == 3
-    assert document["machine"]["status"] == "fail"
-
-
-def test_a_failing_command_exits_3(stored, executor):
-    executor(FakeExecutor({"echo x": {"duration": 0.01, "status": 1}, "true": STARTUP_S}))
-    code, out, _ = invoke("doctor", "--environment", stored("tuned-server"), "echo x")
-    assert code == 3 and "FAIL    runs: 'echo x' ended with exit code 1" in out
-
-
-def test_bad_iteration_counts_are_a_usage_error():
-    code, _, err = invoke("doctor", "--iterations", "4", "echo {iterations}")
-    assert code == 2 and "need at least 2 distinct counts" in err
 
 
 @pytest.mark.parametrize("environment", [
@@ -152,6 +177,7 @@ def _nested(depth: int) -> str:
     ('{"environment": ', "malformed JSON"),
     (b"\xff\xfe{}", "not UTF-8 text"),
     ('{"format": "pairbench.result/1", "environment": []}', "environment must be an object"),
+    ('{"format": "pairbench.result/2", "environment": "x"}', "environment must be an object"),
 ])
 def test_an_unreadable_environment_file_exits_4_with_one_line_naming_it(tmp_path, content, problem):
     path = tmp_path / "env.json"
@@ -164,15 +190,72 @@ def test_an_unreadable_environment_file_exits_4_with_one_line_naming_it(tmp_path
     assert err.count("\n") == 1 and str(path) in err and problem in err, err
 
 
-def test_a_journal_of_an_unfinished_run_can_be_judged(tmp_path):
-    from pairbench.model import Command, Run, Sample, Variant
-    from pairbench.resultfile import Journal
+# --------------------------------------------------------------------------- a benchmark
 
-    environment = {"load_average": [0.1, 0.1, 0.1], "logical_cpus": 2}
-    run = Run("run", (Variant("a", Command("a", ("a",))),), "0", "2026-01-01T00:00:00+00:00",
-              state="running", environment=environment)
-    journal = Journal(tmp_path / "r.json", run)
-    journal.append(0, Sample(wall_ns=1_000_000))
-    journal.close(remove=False)
-    code, out, err = invoke("doctor", "--environment", str(tmp_path / "r.json.partial"))
-    assert (code, err) == (0, "") and "OK      load: load average 0.10" in out
+
+def test_doctor_command_validates_a_benchmark_and_shows_the_machine_briefly(stored, use_executor):
+    use_executor(script=linear(0.050, 0.002))
+    code, out, _ = invoke("doctor", "--environment", stored("noisy-laptop"), "--runs", "3",
+                          "--seed", "1", "echo {iterations}")
+    assert code == 0
+    assert_golden(GOLDEN / "benchmark-setup-overhead.txt", out)
+
+
+def test_a_benchmark_whose_memory_grows_with_its_iteration_count_is_told_why_and_how_to_fix_it(
+        stored, use_executor):
+    # 10 MiB per iteration, plus page-sized wobble that keeps the fit's p-value clear of rounding
+    use_executor(script=linear(0.0, 0.01, rss=lambda k: 9000 + 10240 * k + 4 * (37 * k % 13)))
+    code, out, _ = invoke("doctor", "--environment", stored("tuned-server"), "--runs", "3", "--seed", "4",
+                          "--name", "alloc", "echo {iterations}")
+    assert code == 0
+    assert_golden(GOLDEN / "benchmark-memory-growth.txt", out)
+
+
+def test_doctor_command_json_carries_the_fit_the_samples_and_the_machine(stored, use_executor):
+    use_executor(script=linear(0.0, 0.01, rss=lambda k: 9000 + 10240 * k))
+    code, out, _ = invoke("doctor", "--json", "--environment", stored("vm"), "--runs", "3",
+                          "--iterations", "1,3,9", "--seed", "2", "echo {iterations}")
+    document = json.loads(out)
+    assert code == 0 and document["kind"] == "benchmark" and document["seed"] == 2
+    assert document["iteration_counts"] == [1, 3, 9]
+    assert document["rss_fit"]["slope"] == pytest.approx(10240)
+    assert [s["iterations"] for s in document["samples"]["9"]] == [9, 9, 9]
+    assert document["timer_resolution_ns"] == 30  # the machine metadata's, not this host's
+    assert document["machine"]["status"] == "fail"
+
+
+def test_the_same_seed_runs_the_same_order_and_prints_the_same_report(stored, use_executor):
+    args = ("doctor", "--environment", stored("vm"), "--runs", "3", "--seed", "9", "echo {iterations}")
+    first, second = use_executor(script=linear(0.0, 0.01)), None
+    out = invoke(*args).out
+    second = use_executor(script=linear(0.0, 0.01))
+    assert invoke(*args).out == out and "(seed 9)" in out
+    assert second.texts == first.texts and len(first.texts) == 5 * 4  # a warmup round and 3 timed
+
+
+def test_a_failing_command_exits_3(stored, use_executor):
+    use_executor(FakeExecutor({"echo x": {"duration": 0.01, "status": 1}, "true": STARTUP_S}))
+    code, out, _ = invoke("doctor", "--environment", stored("tuned-server"), "echo x")
+    assert code == 3 and "FAIL    runs: 'echo x' ended with exit code 1" in out
+
+
+def test_a_command_that_is_not_installed_exits_3():
+    code, out, err = invoke("doctor", "no-such-program-pairbench-test")
+    assert code == 3 and out == "" and "command not found" in err
+
+
+# --------------------------------------------------------------------------- options
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--iterations", "4", "echo {iterations}"), "needs at least 2 distinct counts"),
+    (("--runs", "1", "echo x"), "--runs must be at least 2, got 1"),
+    (("--seed", "-3", "echo x"), "--seed must be at least 0, got -3"),
+    (("--timeout", "0s", "echo x"), "--timeout: must be a positive duration"),
+    (("--fail-on", "slower"), "--fail-on must be one of never, warn, fail; got 'slower'"),
+    (("--runs", "5"), "--runs applies only to a COMMAND to validate"),
+    (("--shell", "--name", "x"), "--shell, --name apply only to a COMMAND to validate"),
+])
+def test_a_bad_option_is_a_usage_error_naming_it(args, message):
+    code, out, err = invoke("doctor", *args)
+    assert (code, out) == (2, "") and message in err, err

@@ -2,7 +2,7 @@
 
 The FakeExecutor turns a command into exactly the time and rusage the script
 says, so the fitted setup overhead and memory slope are known to the nanosecond
-and the KiB.
+and the KiB; the timer's step is fixed (``TIMER_NS``), not measured on the host.
 """
 
 from __future__ import annotations
@@ -11,10 +11,15 @@ import numpy as np
 import pytest
 
 from pairbench.doctor import ValidationPlan, diagnose_benchmark, measure_benchmark
-from pairbench.errors import UsageError
 from pairbench.measure.fake import FakeExecutor
+from pairbench.model import STATUS_TIMEOUT
 
 STARTUP_S = 0.0005  # `true`: process start-up
+TIMER_NS = 30
+
+
+def diagnose(plan, executor):
+    return diagnose_benchmark(plan, executor, timer_resolution_ns=TIMER_NS)
 
 
 def by_check(report):
@@ -47,23 +52,12 @@ def samples(values_s, **columns):
     return script
 
 
-class FloorExecutor(FakeExecutor):
-    """A FakeExecutor whose commands cannot be reported below ``floor`` KiB of max RSS."""
-
-    def __init__(self, script, floor: int):
-        super().__init__(script)
-        self.floor = floor
-
-    def rss_floor_kib(self) -> int:
-        return self.floor
-
-
 # ------------------------------------------------------------------ setup overhead and memory
 
 
 def test_setup_overhead_is_fitted_exactly_and_warns_over_five_percent():
     plan = ValidationPlan("echo {iterations}", runs=3, seed=1)
-    report = diagnose_benchmark(plan, FakeExecutor(linear(0.050, 0.002)))
+    report = diagnose(plan, FakeExecutor(linear(0.050, 0.002)))
     fit = report.details["time_fit"]
     assert fit["intercept"] == pytest.approx(50.5e6, rel=1e-9)
     assert fit["slope"] == pytest.approx(2e6, rel=1e-9)
@@ -78,7 +72,7 @@ def test_setup_overhead_is_fitted_exactly_and_warns_over_five_percent():
 
 def test_no_setup_beyond_process_start_up_is_ok():
     plan = ValidationPlan("echo {iterations}", runs=3, seed=1)
-    report = diagnose_benchmark(plan, FakeExecutor(linear(0.0, 0.010)))
+    report = diagnose(plan, FakeExecutor(linear(0.0, 0.010)))
     assert report.details["time_fit"]["setup_ns"] == pytest.approx(0.0, abs=1e-3)
     assert by_check(report)["setup-overhead"].status == "ok"
 
@@ -93,14 +87,14 @@ def test_a_noisy_setup_whose_interval_straddles_five_percent_is_unknown():
         return STARTUP_S + 0.004 + k * 0.010 + rng.normal(0, 0.004)
 
     plan = ValidationPlan("echo {iterations}", runs=4, seed=3)
-    finding = by_check(diagnose_benchmark(plan, FakeExecutor(script)))["setup-overhead"]
+    finding = by_check(diagnose(plan, FakeExecutor(script)))["setup-overhead"]
     assert finding.status == "unknown"
     assert "straddles 5%" in finding.reading
 
 
 def test_memory_growing_ten_mib_per_iteration_is_flagged():
     plan = ValidationPlan("echo {iterations}", runs=3, seed=2)
-    report = diagnose_benchmark(plan, FakeExecutor(linear(0.0, 0.01, rss=lambda k: 9000 + 10240 * k)))
+    report = diagnose(plan, FakeExecutor(linear(0.0, 0.01, rss=lambda k: 9000 + 10240 * k)))
     finding = by_check(report)["memory-growth"]
     assert finding.status == "warn"
     assert finding.data["slope"] == pytest.approx(10240, rel=1e-9)
@@ -110,27 +104,27 @@ def test_memory_growing_ten_mib_per_iteration_is_flagged():
 
 def test_constant_memory_is_ok():
     plan = ValidationPlan("echo {iterations}", runs=3, seed=2)
-    finding = by_check(diagnose_benchmark(plan, FakeExecutor(linear(0.0, 0.01))))["memory-growth"]
+    finding = by_check(diagnose(plan, FakeExecutor(linear(0.0, 0.01))))["memory-growth"]
     assert finding.status == "ok" and finding.reading == "constant at 8.79 MiB for 1-8 iterations"
 
 
 def test_small_memory_jitter_without_a_trend_is_ok():
     rng = np.random.default_rng(11)
     plan = ValidationPlan("echo {iterations}", runs=5, seed=2)
-    rss = lambda k: 9000 + int(rng.integers(0, 13)) * 4  # noqa: E731 - seed 004: a 13-page range
-    finding = by_check(diagnose_benchmark(plan, FakeExecutor(linear(0.0, 0.01, rss))))["memory-growth"]
+    rss = lambda k: 9000 + int(rng.integers(0, 13)) * 4  # noqa: E731 - the Swift suite's jitter: 13 pages
+    finding = by_check(diagnose(plan, FakeExecutor(linear(0.0, 0.01, rss))))["memory-growth"]
     assert finding.status == "ok"
 
 
 def test_memory_at_the_executors_floor_is_censored_and_can_make_growth_unknown():
     script = linear(0.0, 0.01, rss=lambda k: max(40000, 10240 * k))
     plan = ValidationPlan("echo {iterations}", runs=3, seed=2)
-    finding = by_check(diagnose_benchmark(plan, FloorExecutor(script, 40000)))["memory-growth"]
+    finding = by_check(diagnose(plan, FakeExecutor(script, rss_floor_kib=40000)))["memory-growth"]
     assert finding.status == "unknown"  # only 8 iterations (80 MiB) rise above 40000 KiB * 1.05
     assert finding.data["censored_counts"] == [1, 2, 4]
 
     plan = ValidationPlan("echo {iterations}", runs=3, seed=2, counts=(1, 2, 4, 8, 16))
-    finding = by_check(diagnose_benchmark(plan, FloorExecutor(script, 40000)))["memory-growth"]
+    finding = by_check(diagnose(plan, FakeExecutor(script, rss_floor_kib=40000)))["memory-growth"]
     assert finding.status == "warn" and finding.data["slope"] == pytest.approx(10240)
     assert "(counts 1, 2, 4 at the floor, left out)" in finding.reading
 
@@ -147,7 +141,7 @@ def test_a_count_with_any_reading_at_the_floor_is_left_out_whole():
         return max(40000, 10240 * k)
 
     plan = ValidationPlan("echo {iterations}", runs=3, seed=2, counts=(1, 2, 4, 8, 16))
-    finding = by_check(diagnose_benchmark(plan, FloorExecutor(linear(0.0, 0.01, rss), 40000)))["memory-growth"]
+    finding = by_check(diagnose(plan, FakeExecutor(linear(0.0, 0.01, rss), rss_floor_kib=40000)))["memory-growth"]
     assert finding.data["censored_counts"] == [1, 2, 4]
     assert finding.data["slope"] == pytest.approx(10240)
     assert "(counts 1, 2, 4 at the floor, left out)" in finding.reading
@@ -156,10 +150,10 @@ def test_a_count_with_any_reading_at_the_floor_is_left_out_whole():
 # ------------------------------------------------------------------ how it runs
 
 
-def test_rounds_run_every_count_and_the_start_up_probe_once_in_a_seeded_random_order():
+def test_rounds_run_every_count_and_the_start_up_probe_once_in_an_order_drawn_from_the_seed():
     executor = FakeExecutor(linear(0.0, 0.001))
     plan = ValidationPlan("echo {iterations}", runs=4, warmup=1, seed=5)
-    measured = measure_benchmark(plan, executor)
+    measured = measure_benchmark(plan, executor, timer_resolution_ns=TIMER_NS)
     rounds = [executor.texts[i:i + 5] for i in range(0, len(executor.texts), 5)]
     assert len(rounds) == 5  # one warmup round, four timed
     assert all(sorted(r) == ["echo 1", "echo 2", "echo 4", "echo 8", "true"] for r in rounds)
@@ -167,13 +161,38 @@ def test_rounds_run_every_count_and_the_start_up_probe_once_in_a_seeded_random_o
     assert {k: len(v) for k, v in measured.samples.items()} == {1: 4, 2: 4, 4: 4, 8: 4}
     assert len(measured.startup) == 4
     again = FakeExecutor(linear(0.0, 0.001))
-    measure_benchmark(plan, again)
+    measure_benchmark(plan, again, timer_resolution_ns=TIMER_NS)
     assert again.texts == executor.texts
+    other = FakeExecutor(linear(0.0, 0.001))
+    measure_benchmark(ValidationPlan("echo {iterations}", runs=4, warmup=1, seed=6), other,
+                      timer_resolution_ns=TIMER_NS)
+    assert other.texts != executor.texts
+
+
+def test_each_sample_records_its_iteration_count_round_and_place_in_the_round():
+    plan = ValidationPlan("echo {iterations}", runs=3, warmup=0, seed=1)
+    measured = measure_benchmark(plan, FakeExecutor(linear(0.0, 0.001)), timer_resolution_ns=TIMER_NS)
+    for count, samples in measured.samples.items():
+        assert [s.iterations for s in samples] == [count] * 3
+        assert [s.pair for s in samples] == [0, 1, 2]
+    slots = sorted(s.slot for samples in measured.samples.values() for s in samples if s.pair == 0)
+    assert set(slots) <= set(range(5)) and len(slots) == 4  # the probe took the fifth place
+    seqs = sorted(s.seq for samples in (*measured.samples.values(), measured.startup) for s in samples)
+    assert seqs == list(range(15))  # one sequence over the command and the probe
+
+
+def test_warmup_rounds_are_run_but_not_judged():
+    plan = ValidationPlan("echo {iterations}", runs=2, warmup=3, seed=1)
+    executor = FakeExecutor(linear(0.0, 0.001))
+    measured = measure_benchmark(plan, executor, timer_resolution_ns=TIMER_NS)
+    assert executor.texts.count("echo 1") == 5
+    assert all(len(v) == 2 and not any(s.warmup for s in v) for v in measured.samples.values())
 
 
 def test_with_shell_the_start_up_probe_pays_the_shell_too():
     executor = FakeExecutor(linear(0.0, 0.001))
-    measure_benchmark(ValidationPlan("echo {iterations}", shell=True, runs=2, warmup=0), executor)
+    measure_benchmark(ValidationPlan("echo {iterations}", shell=True, runs=2, warmup=0), executor,
+                      timer_resolution_ns=TIMER_NS)
     probes = [c.command for c in executor.calls if c.text == "true"]
     assert probes and all(p.argv == ("/bin/sh", "-c", "true") for p in probes)
     assert all(c.command.shell for c in executor.calls)
@@ -182,38 +201,65 @@ def test_with_shell_the_start_up_probe_pays_the_shell_too():
 def test_a_failing_run_stops_measuring_and_fails_the_report():
     outcomes = iter([0.01, 0.01, {"duration": 0.01, "status": 2}])
     executor = FakeExecutor({"echo x": outcomes, "true": STARTUP_S})
-    report = diagnose_benchmark(ValidationPlan("echo x", runs=5), executor)
+    report = diagnose(ValidationPlan("echo x", runs=5), executor)
     assert report.status == "fail"
     runs = by_check(report)["runs"]
     assert runs.status == "fail" and runs.reading == "'echo x' ended with exit code 2"
+    assert runs.data == {"iterations": 1, "status": 2}
     assert len([t for t in executor.texts if t == "echo x"]) == 3
+
+
+def test_a_failure_names_the_iteration_count_it_happened_at():
+    def script(command, index, clock):
+        if command.text == "true":
+            return STARTUP_S
+        return {"duration": 0.01, "status": 139 if command.text == "echo 4" else 0}
+
+    report = diagnose(ValidationPlan("echo {iterations}", runs=3, warmup=0, seed=1), FakeExecutor(script))
+    runs = by_check(report)["runs"]
+    assert runs.reading == "'echo 4' with 4 iterations ended with exit code 139"
+    assert runs.data == {"iterations": 4, "status": 139}
+
+
+def test_a_run_past_the_timeout_is_a_failure():
+    executor = FakeExecutor({"echo x": 0.5, "true": STARTUP_S})
+    report = diagnose(ValidationPlan("echo x", runs=3, timeout_ns=100_000_000), executor)
+    runs = by_check(report)["runs"]
+    assert runs.status == "fail" and runs.data["status"] == STATUS_TIMEOUT
+    assert executor.texts.count("echo x") == 1  # the warmup already timed out
 
 
 def test_without_true_the_duration_is_judged_by_the_timer_alone():
     executor = FakeExecutor({"echo x": 0.02}, missing={"true"})
-    report = diagnose_benchmark(ValidationPlan("echo x", runs=3, warmup=0), executor)
+    report = diagnose(ValidationPlan("echo x", runs=3, warmup=0), executor)
     duration = by_check(report)["duration"]
     assert duration.status == "ok" and "start-up" not in duration.reading
+    assert executor.texts == ["echo x"] * 3  # after the first refusal, true is not tried again
+
+
+def test_a_failing_start_up_probe_is_dropped_and_measuring_goes_on():
+    executor = FakeExecutor({"echo x": 0.02, "true": {"duration": STARTUP_S, "status": 1}})
+    report = diagnose(ValidationPlan("echo x", runs=3, warmup=0), executor)
+    assert "runs" not in by_check(report)
+    assert report.details["startup_median_ns"] is None
+    assert executor.texts.count("true") == 3
 
 
 @pytest.mark.parametrize(("seconds", "status"), [(0.0006, "fail"), (0.003, "warn"), (0.005, "ok"),
                                                  (0.1, "ok")])
 def test_a_command_too_short_for_process_start_up_is_flagged(seconds, status):
     executor = FakeExecutor({"echo x": seconds, "true": STARTUP_S})
-    finding = by_check(diagnose_benchmark(ValidationPlan("echo x", runs=3, warmup=0), executor))["duration"]
+    finding = by_check(diagnose(ValidationPlan("echo x", runs=3, warmup=0), executor))["duration"]
     assert finding.status == status
     if status != "ok":
         assert finding.fix == ("batch more work per run (a loop inside the command, or an iteration "
                                "count argument) until a run takes at least 5.000 ms")
 
 
-def test_plan_rejects_unusable_settings():
-    with pytest.raises(UsageError, match="`runs` must be an integer >= 2, got 1"):
-        ValidationPlan("echo x", runs=1)
-    with pytest.raises(UsageError, match="needs at least 2 iteration counts"):
-        ValidationPlan("echo {iterations}", counts=(4,))
-    with pytest.raises(UsageError, match="distinct integers >= 1"):
-        ValidationPlan("echo {iterations}", counts=(1, 1, 2))
+def test_a_command_of_fewer_than_a_thousand_timer_steps_warns():
+    executor = FakeExecutor({"echo x": 20_000, "true": 1_000}, unit="ns")
+    finding = by_check(diagnose(ValidationPlan("echo x", runs=3, warmup=0), executor))["duration"]
+    assert finding.status == "warn" and finding.reading.endswith("667 timer steps")
 
 
 # ------------------------------------------------------------------ the samples' shape
@@ -222,17 +268,17 @@ def test_plan_rejects_unusable_settings():
 def test_name_over_forty_characters_warns_and_a_short_name_fixes_it():
     command = "echo " + "x" * 40
     executor = FakeExecutor({command: 0.02, "true": STARTUP_S})
-    finding = by_check(diagnose_benchmark(ValidationPlan(command, runs=3), executor))["name"]
+    finding = by_check(diagnose(ValidationPlan(command, runs=3), executor))["name"]
     assert finding.status == "warn" and finding.reading == "45 characters (over 40)"
     executor = FakeExecutor({command: 0.02, "true": STARTUP_S})
-    report = diagnose_benchmark(ValidationPlan(command, runs=3, name="echo-x"), executor)
+    report = diagnose(ValidationPlan(command, runs=3, name="echo-x"), executor)
     assert by_check(report)["name"].status == "ok"
 
 
 def test_a_quiet_benchmark_passes_every_sample_check():
     rng = np.random.default_rng(3)
     wall = 0.020 * (1 + rng.normal(0, 0.005, 30))
-    report = diagnose_benchmark(ValidationPlan("echo x", runs=30, warmup=0),
+    report = diagnose(ValidationPlan("echo x", runs=30, warmup=0),
                                 FakeExecutor(samples(wall, involuntary_cs=np.ones(30))))
     statuses = {f.check: f.status for f in report.findings}
     assert statuses == {"duration": "ok", "stability": "ok", "modality": "ok",
@@ -244,7 +290,7 @@ def test_a_quiet_benchmark_passes_every_sample_check():
 def test_an_unstable_benchmark_warns_on_cv():
     rng = np.random.default_rng(4)
     wall = 0.020 * rng.lognormal(0, 0.3, 30)
-    finding = by_check(diagnose_benchmark(ValidationPlan("echo x", runs=30, warmup=0),
+    finding = by_check(diagnose(ValidationPlan("echo x", runs=30, warmup=0),
                                           FakeExecutor(samples(wall))))["stability"]
     assert finding.status == "warn" and finding.data["cv"] > 0.10
 
@@ -252,7 +298,7 @@ def test_an_unstable_benchmark_warns_on_cv():
 def test_two_modes_are_flagged():
     rng = np.random.default_rng(5)
     wall = np.where(np.arange(40) % 2 == 0, 0.010, 0.015) * (1 + rng.normal(0, 0.002, 40))
-    finding = by_check(diagnose_benchmark(ValidationPlan("echo x", runs=40, warmup=0),
+    finding = by_check(diagnose(ValidationPlan("echo x", runs=40, warmup=0),
                                           FakeExecutor(samples(wall))))["modality"]
     assert finding.status == "warn" and finding.data["modality"] in ("bimodal", "multimodal")
 
@@ -260,7 +306,7 @@ def test_two_modes_are_flagged():
 def test_drifting_samples_are_serially_dependent():
     rng = np.random.default_rng(6)
     wall = 0.010 + 0.0001 * np.arange(30) + rng.normal(0, 0.0001, 30)
-    finding = by_check(diagnose_benchmark(ValidationPlan("echo x", runs=30, warmup=0),
+    finding = by_check(diagnose(ValidationPlan("echo x", runs=30, warmup=0),
                                           FakeExecutor(samples(wall))))["autocorrelation"]
     assert finding.status == "warn" and finding.data["ljung_box_pvalue"] < 0.01
 
@@ -269,7 +315,7 @@ def test_more_samples_beyond_the_tukey_fence_than_clean_timings_give_warns():
     rng = np.random.default_rng(8)
     wall = 0.010 * (1 + rng.normal(0, 0.01, 20))
     wall[[3, 9, 15]] = 0.020
-    finding = by_check(diagnose_benchmark(ValidationPlan("echo x", runs=20, warmup=0),
+    finding = by_check(diagnose(ValidationPlan("echo x", runs=20, warmup=0),
                                           FakeExecutor(samples(wall))))["outliers"]
     assert finding.status == "warn" and finding.reading.startswith("3 of 20 samples above Q3 + 1.5 IQR")
     assert finding.data["pvalue"] == pytest.approx(0.00707, abs=1e-5)  # 1 - pbinom(2, 20, 0.02) in R
@@ -279,7 +325,7 @@ def test_involuntary_context_switches_beyond_the_quietest_sample_warn():
     wall = np.full(20, 0.010)
     switches = np.full(20, 3)
     switches[0] = 1  # the quietest sample: 1 is the command's own
-    finding = by_check(diagnose_benchmark(ValidationPlan("echo x", runs=20, warmup=0),
+    finding = by_check(diagnose(ValidationPlan("echo x", runs=20, warmup=0),
                                           FakeExecutor(samples(wall, involuntary_cs=switches))))
     cs = finding["context-switches"]
     assert cs.status == "warn"
@@ -289,13 +335,13 @@ def test_involuntary_context_switches_beyond_the_quietest_sample_warn():
 
 def test_a_mean_far_above_the_minimum_warns():
     wall = np.array([0.010] * 10 + [0.0125] * 10)  # (mean - min) / mean = 1.25 / 11.25 = 11%
-    finding = by_check(diagnose_benchmark(ValidationPlan("echo x", runs=20, warmup=0),
+    finding = by_check(diagnose(ValidationPlan("echo x", runs=20, warmup=0),
                                           FakeExecutor(samples(wall))))["mean-min-gap"]
     assert finding.status == "warn" and finding.data["mean_min_gap"] == pytest.approx(1.25 / 11.25)
 
 
 def test_too_few_samples_give_unknown_not_failure():
-    report = diagnose_benchmark(ValidationPlan("echo x", runs=3, warmup=0),
+    report = diagnose(ValidationPlan("echo x", runs=3, warmup=0),
                                 FakeExecutor({"echo x": [0.010, 0.011, 0.012], "true": STARTUP_S}))
     statuses = {f.check: f.status for f in report.findings}
     assert statuses["modality"] == "unknown" and statuses["autocorrelation"] == "unknown"

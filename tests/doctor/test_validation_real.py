@@ -18,6 +18,8 @@ import pytest
 from pairbench.doctor import ValidationPlan, diagnose_benchmark
 from pairbench.measure.posix import PosixExecutor
 
+pytestmark = pytest.mark.e2e  # real processes, timed for real
+
 WORKLOADS = f"{sys.executable} -m pairbench.workloads"
 
 

@@ -13,12 +13,17 @@ from typing import NamedTuple
 
 from pairbench import cli
 
-# A quiet machine with nothing to say: golden output does not depend on the host.
+# A quiet, tuned machine with nothing to say, in the shapes the collector writes
+# (``environment.collect_environment``): golden output does not depend on the host.
 FIXED_ENVIRONMENT = {
     "host": "bench-01", "os": "Debian GNU/Linux 12 (bookworm)", "kernel": "6.1.0-test",
     "machine": "x86_64", "cpu_model": "Example CPU @ 3.0GHz", "logical_cpus": 2, "online_cpus": [0, 1],
-    "governors": {"performance": [0, 1]}, "turbo": False, "load_average": [0.05, 0.04, 0.01],
+    "usable_cpus": 2, "governors": {"performance": 2}, "turbo_boost": False,
+    "turbo": {"enabled": False, "file": "/sys/devices/system/cpu/intel_pstate/no_turbo"},
+    "smt": {"control": "off", "active": False, "sibling_groups": []},
+    "load_average": [0.05, 0.04, 0.01],
     "timer": {"clock": "CLOCK_MONOTONIC", "advertised_resolution_ns": 1, "measured_resolution_ns": 30},
+    "kernel_settings": {"aslr": 2, "perf_event_paranoid": 1, "perf_event_max_sample_rate": 100000},
     "python": {"version": "3.11.7", "implementation": "CPython"},
     "pairbench": "0.2.0", "libraries": {"numpy": "2.0.0", "scipy": "1.14.0"},
 }

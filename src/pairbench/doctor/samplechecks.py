@@ -1,8 +1,8 @@
 """Checks on a benchmark's samples: duration, stability, shape, serial dependence, interruptions.
 
-Each check takes the timed executions of one command (or plain arrays) and
-returns a :class:`~pairbench.environment.findings.Finding`. The thresholds, and
-where they come from:
+Each check takes the timed samples of one command (or plain arrays) and
+returns a :class:`~pairbench.environment.findings.Finding`; pure functions.
+The thresholds, and where they come from:
 
 * duration: process start-up (``true``) over 10% of a sample warns, over 50%
   fails; a median under 1000 timer steps warns (0.1% quantization). pyperf
@@ -11,16 +11,17 @@ where they come from:
   of the mean, ``pyperf/_cli.py`` ``format_checks``);
 * ``bimodal`` / ``multimodal`` by the mvalue (BenchmarkDotNet's thresholds, in
   ``stats.describe``);
-* Ljung-Box p < 0.01 (seed 000's correlogram check; ``stats.ljung_box``);
-* more samples above Q3 + 1.5 IQR (seed 004's Tukey fence) than clean timings
-  put there (2%), at binomial P < 1% (see ``check_outliers``);
-* involuntary context switches beyond the quietest sample's, at >= 10 per
-  second of sampling and in at least 2 (and 10%) of the samples: each one gave
-  the CPU to another task for about a scheduler slice (0.75-3 ms), so 10/s
-  costs up to 1-3% of the time, unevenly;
-* mean more than 5% above the minimum (seed 003: on a quiet machine the gap
-  is "often under 1%");
-* benchmark names over 40 characters (seed 004: they obscure report tables).
+* Ljung-Box p < 0.01 (a correlogram's test of independence; ``stats.ljung_box``);
+* more samples above the upper Tukey fence, Q3 + 1.5 IQR (the fence the Swift
+  benchmark suite excludes outliers by; pairbench only counts them), than
+  clean timings put there (2%), at binomial P < 1% (see ``check_outliers``);
+* involuntary context switches: the rule of ``analysis.rules``
+  (``involuntary_excess``, ``switches_disturbing``), which ``run`` and
+  ``compare`` note too, so the doctor and a report always agree;
+* mean more than 5% above the minimum (Daniel Lemire's error metric, the gap
+  between mean and minimum: on a quiet machine it is "often under 1%");
+* benchmark names over 40 characters (the Swift benchmark suite's validation
+  rules: longer names obscure report tables).
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from pairbench import stats
-from pairbench.analysis.rules import RSS_FLOOR_MARGIN
+from pairbench.analysis.rules import involuntary_excess, switches_disturbing
 from pairbench.environment.findings import Finding
 from pairbench.errors import StatisticsError
-from pairbench.measure.executor import Execution
+from pairbench.model import Sample
 from pairbench.units import format_duration, format_rate
 
 STARTUP_SHARE_WARN, STARTUP_SHARE_FAIL = 0.10, 0.50
@@ -42,14 +43,11 @@ TIMER_STEPS_WARN = 1000
 CV_WARN = 0.10
 LJUNG_BOX_ALPHA = 0.01
 FENCE_RATE, FENCE_ALPHA = 0.02, 0.01
-SWITCH_RATE_WARN = 10.0
-SWITCH_SAMPLES_MIN, SWITCH_SHARE_MIN = 2, 0.10
 MEAN_MIN_GAP_WARN = 0.05
 NAME_MAX = 40
 SETUP_SHARE_WARN = 0.05
 RSS_ALPHA = 0.01
 RSS_GROWTH_KIB = 1024
-FLOOR_MARGIN = RSS_FLOOR_MARGIN  # the summaries' rule, so a table's "≤" and a footnote agree
 
 
 def median(values: Sequence[float]) -> float | None:
@@ -94,11 +92,11 @@ def iterations_for_share(setup: float, per_iteration: float, share: float) -> in
 # ------------------------------------------------------------------ duration
 
 
-def check_duration(executions: Sequence[Execution], startup_ns: float | None,
+def check_duration(samples: Sequence[Sample], startup_ns: float | None,
                    resolution_ns: int, iterated: bool) -> Finding:
     """Is a sample long enough compared with process start-up and the timer's step?"""
     title, check = "duration", "duration"
-    wall = median([e.wall_ns for e in executions])
+    wall = median([s.wall_ns for s in samples])
     why = ("when most of a sample is process start-up, or a few timer steps, the command's own "
            "work is a small part of what is measured and its changes drown in start-up noise")
     more = ("use a larger {iterations} count" if iterated
@@ -127,16 +125,16 @@ def check_duration(executions: Sequence[Execution], startup_ns: float | None,
 # ------------------------------------------------------------------ the samples' shape
 
 
-def sample_findings(executions: Sequence[Execution]) -> list[Finding]:
+def sample_findings(samples: Sequence[Sample]) -> list[Finding]:
     """Stability, modes, serial dependence, outliers, context switches and the mean-min gap."""
-    wall = np.array([e.wall_ns for e in executions], dtype=np.float64)
+    wall = np.array([s.wall_ns for s in samples], dtype=np.float64)
     description = stats.describe(wall)
     return [
         check_stability(description),
         check_modality(description),
         check_autocorrelation(wall),
         check_outliers(description),
-        check_context_switches([e.involuntary_cs for e in executions], wall),
+        check_context_switches([s.involuntary_cs for s in samples], wall),
         check_mean_min_gap(description),
     ]
 
@@ -182,7 +180,7 @@ def check_autocorrelation(wall: np.ndarray) -> Finding:
     title, check = "serial dependence", "autocorrelation"
     why = ("neighbouring samples that resemble each other (drift, warming, periodic load) carry "
            "less information than their number says, and the textbook error of the mean is "
-           "then too small (seed 001)")
+           "then too small")
     try:
         r1 = stats.autocorrelation(wall, max_lag=1).lag1
         lb = stats.ljung_box(wall)
@@ -222,26 +220,8 @@ def check_outliers(d) -> Finding:
     return Finding(check, title, "ok", reading, why, data=data)
 
 
-def involuntary_excess(switches: Sequence[int], wall_ns: Sequence[float]) -> tuple[float, int]:
-    """Involuntary switches per second beyond the quietest sample's, and how many samples had more.
-
-    The quietest sample's count is the command's own (a process gets one at
-    exit on many kernels; a multi-threaded one preempts itself); the rest were
-    taken by other tasks.
-    """
-    counts = np.asarray(switches, dtype=np.float64)
-    seconds = float(np.sum(wall_ns)) / 1e9
-    if counts.size == 0 or seconds <= 0:
-        return 0.0, 0
-    excess = counts - counts.min()
-    return float(excess.sum() / seconds), int(np.count_nonzero(excess))
-
-
-def switches_disturbing(rate: float, affected: int, n: int) -> bool:
-    return rate >= SWITCH_RATE_WARN and affected >= max(SWITCH_SAMPLES_MIN, SWITCH_SHARE_MIN * n)
-
-
 def check_context_switches(switches: Sequence[int], wall: np.ndarray) -> Finding:
+    """Did other tasks take the CPU mid-sample? The rule of ``analysis.rules``, as a finding."""
     title, check = "context switches", "context-switches"
     why = ("an involuntary context switch means another task took the CPU mid-sample; the "
            "sample then includes that task's time slice")
@@ -259,7 +239,7 @@ def check_context_switches(switches: Sequence[int], wall: np.ndarray) -> Finding
 def check_mean_min_gap(d) -> Finding:
     title, check = "mean-min gap", "mean-min-gap"
     why = ("the minimum is the time without interference; a mean far above it says a long tail "
-           "of disturbed samples (seed 003)")
+           "of disturbed samples (the gap between mean and minimum is Daniel Lemire's error metric)")
     if d.mean_min_gap is None:
         return Finding(check, title, "unknown", "undefined (minimum <= 0)", why)
     reading = f"(mean - min) / mean = {100 * d.mean_min_gap:.1f}%"
@@ -272,7 +252,8 @@ def check_mean_min_gap(d) -> Finding:
 
 
 def check_name(name: str) -> Finding:
-    """Seed 004: names of at most 40 characters, so report tables stay readable."""
+    """Names of at most 40 characters, so report tables stay readable (the Swift benchmark suite's
+    validation rules)."""
     length = len(name)
     reading = f"{length} characters" + (f" (over {NAME_MAX})" if length > NAME_MAX else "")
     why = "long names are cut or wrap in report tables, hiding which benchmark a row is"

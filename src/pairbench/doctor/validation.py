@@ -1,188 +1,113 @@
 """Benchmark validation: run a command a few times and say whether it is a good benchmark.
 
-Seed 004 (Swift's ``BenchmarkDoctor``) checks that a benchmark's setup overhead
-is negligible (under 5% of a sample), that its memory does not depend on its
-iteration count, and that its name fits report tables (40 characters). pairbench
-adds what a process-level harness must know: whether the command is long enough
-compared with process start-up and the timer, and what its samples look like
-(CV, modes, serial dependence, Tukey outliers, involuntary context switches, the
-gap between mean and minimum of seed 003).
+The Swift benchmark suite's validation rules (``BenchmarkDoctor``, described in
+Pavol Vaskovic's "Towards Robust Performance Measurement") check that a
+benchmark's setup overhead is negligible (under 5% of a sample), that its
+memory does not depend on its iteration count, and that its name fits report
+tables (40 characters). pairbench adds what a process-level harness must know:
+whether the command is long enough compared with process start-up and the
+timer, and what its samples look like (CV, modes, serial dependence, Tukey
+outliers, involuntary context switches, the gap between mean and minimum).
 
 A command containing ``{iterations}`` is run with several iteration counts
-(1, 2, 4, 8 by default) in interleaved rounds of randomized order, so drift
-cannot masquerade as a slope. Then
+(1, 2, 4, 8 by default) by the one :class:`~pairbench.measure.sampler.Sampler`
+of ``run`` and ``compare``: each count is a side, and every round runs each
+side once in a seeded random order, so drift cannot masquerade as a slope.
+Then
 
     time = setup + iterations x per_iteration
 
 is fitted by ordinary least squares (``scipy.stats.linregress``, which gives
-the standard errors; seed 004: "setup overhead ... can be detected and
-corrected for, when measuring with multiple num-iters"), and max RSS is
-regressed on the iteration count with a one-sided slope test.
+the standard errors; measuring with several iteration counts is how the Swift
+suite detects and corrects for setup overhead), and max RSS is regressed on
+the iteration count with a one-sided slope test.
 
-Measuring (:func:`measure_benchmark`) touches only the executor and the
-standard library, so no scipy is loaded while commands run (a command's max RSS
-is never reported below the size of the process that spawns it, see
-``measure.posix``); :func:`validate` then analyses the samples.
+:func:`measure_benchmark` takes the samples; :func:`validate` judges them (pure).
+A command's max RSS is never reported below the size of the process that
+spawns it: the executor says how much (``Executor.info().rss_floor_kib``; the
+default one spawns from a small process, ``measure.spawner``), and readings at
+that floor are left out of the memory regression.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from pairbench.analysis.rules import at_rss_floor
 from pairbench.doctor import samplechecks
+from pairbench.doctor.plan import PLACEHOLDER, ValidationPlan
+from pairbench.doctor.probe import PROBE_BENCHMARK, StartupProbe
 from pairbench.environment.findings import Finding, Report
-from pairbench.errors import CommandNotFound, UsageError
-from pairbench.measure.commandline import parse_command
-from pairbench.measure.executor import Execution, Executor
-from pairbench.model import Command, describe_status
+from pairbench.errors import CommandFailed
+from pairbench.measure.executor import Executor
+from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
+from pairbench.measure.targets import CommandTarget
+from pairbench.model import Sample, describe_status
 from pairbench.units import format_duration, format_kib
 
-PLACEHOLDER = "{iterations}"
-DEFAULT_COUNTS = (1, 2, 4, 8)
-STARTUP_COMMAND = "true"
+__all__ = ["Measurements", "ValidationPlan", "check_memory_growth", "check_setup_overhead",
+           "measure_benchmark", "validate"]
 
-
-@dataclass(frozen=True)
-class ValidationPlan:
-    """How to validate one benchmark command.
-
-    ``runs`` samples are taken at every iteration count (once without a
-    ``{iterations}`` placeholder), after ``warmup`` untimed rounds; with
-    ``probe_startup`` every round also runs ``true`` (through ``sh -c`` with
-    ``shell``), whose time is process start-up, measured under the same
-    conditions as the command. ``name``
-    defaults to the command text.
-    """
-
-    command: str
-    shell: bool = False
-    name: str = ""
-    runs: int = 20
-    counts: tuple[int, ...] = DEFAULT_COUNTS
-    warmup: int = 1
-    probe_startup: bool = True
-    seed: int = 0
-    timeout_ns: int | None = None
-
-    def __post_init__(self):
-        if not isinstance(self.command, str) or not self.command.strip():
-            raise UsageError(f"`command` must be a non-empty string, got {self.command!r}")
-        for option, value, low in (("runs", self.runs, 2), ("warmup", self.warmup, 0)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise UsageError(f"`{option}` must be an integer >= {low}, got {value!r}")
-        counts = self.counts
-        if (not counts or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in counts)
-                or len(set(counts)) != len(counts)):
-            raise UsageError(f"`counts` must be distinct integers >= 1, got {counts!r}")
-        if self.iterated and len(counts) < 2:
-            raise UsageError(f"a {PLACEHOLDER} command needs at least 2 iteration counts, got {counts!r}")
-
-    @property
-    def iterated(self) -> bool:
-        return PLACEHOLDER in self.command
-
-    @property
-    def benchmark_name(self) -> str:
-        return self.name or self.command
-
-    def command_for(self, count: int) -> Command:
-        """The command with ``{iterations}`` replaced by ``count`` (the command itself if none)."""
-        return parse_command(self.command.replace(PLACEHOLDER, str(count)), shell=self.shell)
+BENCHMARK = 0  # the command's rows, at every iteration count
 
 
 @dataclass(frozen=True)
 class Measurements:
     """What :func:`measure_benchmark` took: samples per iteration count, start-up, RSS floor.
 
-    ``samples[count]`` are the timed executions at that count in execution
-    order (one count, 1, without a placeholder); ``startup`` the executions of
-    ``true`` (empty if it could not run); ``rss_floor_kib`` the executor's max
-    RSS floor (0 if unknown); ``failure`` the first failed execution, which
-    ends measuring.
+    ``samples[count]`` are the successful timed samples at that count, in
+    execution order (one count, 1, without a placeholder); ``startup`` the
+    timed samples of ``true`` (empty if it could not run); ``rss_floor_kib``
+    the executor's max RSS floor (0 if unknown); ``failure`` the count and the
+    sample of the first failed execution, which ends measuring.
     """
 
-    samples: dict[int, tuple[Execution, ...]]
-    startup: tuple[Execution, ...] = ()
+    samples: dict[int, tuple[Sample, ...]]
+    startup: tuple[Sample, ...] = ()
     rss_floor_kib: int = 0
     timer_resolution_ns: int = 0
-    failure: tuple[int, Execution] | None = None
-    order: tuple[int, ...] = field(default=())
+    failure: tuple[int, Sample] | None = None
 
 
 def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
                       timer_resolution_ns: int | None = None) -> Measurements:
-    """Run ``plan``'s command with ``executor``: warmup rounds, then timed rounds.
+    """Run ``plan``'s command with ``executor``: warmup rounds, then ``plan.runs`` timed rounds.
 
     Every round runs each iteration count once, and ``true`` once (the
-    start-up probe), in an order shuffled with ``plan.seed``, so drift affects
-    all of them alike. A failed execution of the command (non-zero status)
-    ends measuring and is returned in ``failure``; a probe that cannot run is
-    dropped. ``timer_resolution_ns`` is the clock's step (from the machine
+    start-up probe), in an order drawn from ``plan.seed``, so drift affects all
+    of them alike. A failed execution of the command (non-zero status) ends
+    measuring and is returned in ``failure``; a probe that fails or cannot run
+    is dropped. ``timer_resolution_ns`` is the clock's step (from the machine
     metadata); None measures it here. Raises ``CommandNotFound`` /
     ``UsageError`` from ``parse_command`` before anything runs.
     """
     from pairbench.environment import measured_timer_resolution_ns
 
     resolution = timer_resolution_ns if timer_resolution_ns is not None else measured_timer_resolution_ns()
-    counts = plan.counts if plan.iterated else (1,)
-    commands = {count: plan.command_for(count) for count in counts}
-    probe = _startup_command(plan.shell) if plan.probe_startup else None
-    rng = random.Random(plan.seed)
-    samples: dict[int, list[Execution]] = {count: [] for count in counts}
-    startup: list[Execution] = []
-    order: list[int] = []
-    floor = 0
-    for round_index in range(plan.warmup + plan.runs):
-        timed = round_index >= plan.warmup
-        if round_index == plan.warmup:
-            floor = _rss_floor(executor)
-        shuffled = list(counts) + ([_PROBE] if probe is not None else [])
-        rng.shuffle(shuffled)
-        for count in shuffled:
-            if count == _PROBE:
-                probe = _run_probe(executor, probe, startup if timed else [])
-                continue
-            execution = executor.run(commands[count], timeout_ns=plan.timeout_ns)
-            if execution.status != 0:
-                return Measurements(_frozen(samples), tuple(startup), floor, resolution,
-                                    (count, execution), tuple(order))
-            if timed:
-                samples[count].append(execution)
-                order.append(count)
-    return Measurements(_frozen(samples), tuple(startup), floor, resolution, None, tuple(order))
-
-
-_PROBE = 0  # the start-up probe's key in a round (iteration counts are >= 1)
-
-
-def _startup_command(shell: bool) -> Command | None:
-    """``true``, through ``sh -c`` when the command is: the start-up every sample pays."""
+    counts = plan.measured_counts
+    targets = [CommandTarget(plan.command_for(count), plan.benchmark_name, BENCHMARK, iterations=count)
+               for count in counts]
+    probe = StartupProbe.for_shell(plan.shell) if plan.probe_startup else None
+    sampler = Sampler(executor, SamplingPlan(
+        tuple(targets) + ((probe,) if probe else ()), StopRule(runs=plan.runs),
+        warmup_rounds=plan.warmup, timeout_ns=plan.timeout_ns, seed=plan.seed))
+    failure = None
     try:
-        return parse_command(STARTUP_COMMAND, shell=shell)
-    except CommandNotFound:
-        return None
+        sampler.run()
+    except CommandFailed:  # the failing sample is the one stored with a non-zero status
+        failure = next((count, sample) for side, count in enumerate(counts)
+                       for sample in sampler.rows.get((BENCHMARK, side), []) if not sample.ok)
+    # the floor is the spawning process's size; nothing is loaded between the samples and here
+    floor = executor.info().rss_floor_kib or 0
+    samples = {count: _timed(sampler.rows.get((BENCHMARK, side), [])) for side, count in enumerate(counts)}
+    startup = _timed(sampler.rows.get((PROBE_BENCHMARK, len(counts)), []))
+    return Measurements(samples, startup, floor, resolution, failure)
 
 
-def _run_probe(executor: Executor, probe: Command, into: list[Execution]) -> Command | None:
-    """Run ``true`` once, keep a successful time in ``into``; None if it cannot run (no more probes)."""
-    try:
-        execution = executor.run(probe)
-    except CommandNotFound:
-        return None
-    if execution.status == 0:
-        into.append(execution)
-    return probe
-
-
-def _rss_floor(executor: Executor) -> int:
-    floor = getattr(executor, "rss_floor_kib", None)
-    return int(floor()) if callable(floor) else 0
-
-
-def _frozen(samples: dict[int, list[Execution]]) -> dict[int, tuple[Execution, ...]]:
-    return {count: tuple(values) for count, values in samples.items()}
+def _timed(rows: list[Sample]) -> tuple[Sample, ...]:
+    """The successful samples that are not warmups."""
+    return tuple(sample for sample in rows if sample.ok and not sample.warmup)
 
 
 # ------------------------------------------------------------------ analysis
@@ -196,7 +121,7 @@ def validate(plan: ValidationPlan, measurements: Measurements) -> Report:
                       {"command": plan.command, "name": plan.benchmark_name})
     largest = max(measurements.samples)
     stats_samples = measurements.samples[largest]
-    startup_ns = samplechecks.median([e.wall_ns for e in measurements.startup])
+    startup_ns = samplechecks.median([s.wall_ns for s in measurements.startup])
     findings = [samplechecks.check_duration(stats_samples, startup_ns,
                                             measurements.timer_resolution_ns, plan.iterated)]
     fit = rss = None
@@ -214,8 +139,8 @@ def validate(plan: ValidationPlan, measurements: Measurements) -> Report:
         "startup_median_ns": startup_ns,
         "rss_floor_kib": measurements.rss_floor_kib,
         "timer_resolution_ns": measurements.timer_resolution_ns,
-        "samples": {str(count): [dataclasses.asdict(e) for e in executions]
-                    for count, executions in sorted(measurements.samples.items())},
+        "samples": {str(count): [dataclasses.asdict(sample) for sample in samples]
+                    for count, samples in sorted(measurements.samples.items())},
         "time_fit": fit,
         "rss_fit": rss,
     }
@@ -223,19 +148,22 @@ def validate(plan: ValidationPlan, measurements: Measurements) -> Report:
 
 
 def _failure_finding(plan: ValidationPlan, measurements: Measurements) -> Finding:
-    count, execution = measurements.failure
+    count, sample = measurements.failure
     at = f" with {count} iterations" if plan.iterated else ""
     return Finding(
         "runs", "runs", "fail",
-        f"{plan.command_for(count).text!r}{at} ended with {describe_status(execution.status)}",
+        f"{plan.command_for(count).text!r}{at} ended with {describe_status(sample.status)}",
         "a failing run measures the failure, not the benchmark",
         "make the command succeed on its own first (run it in a shell and check `echo $?`)",
-        {"iterations": count, "status": execution.status},
+        {"iterations": count, "status": sample.status},
     )
 
 
 def check_setup_overhead(measurements: Measurements, startup_ns: float | None) -> tuple[dict, Finding]:
-    """Fit time = setup + iterations x per_iteration (OLS) and judge the setup share (seed 004).
+    """Fit time = setup + iterations x per_iteration (OLS) and judge the setup share.
+
+    The Swift benchmark suite's validation rules (BenchmarkDoctor) ask for a
+    setup overhead under 5% of a sample, measured with several iteration counts.
 
     The fitted intercept is the fixed cost of every sample; the process
     start-up measured with ``true`` is unavoidable for any command and judged
@@ -292,23 +220,26 @@ def _pct(share: float | None) -> str:
 
 
 def check_memory_growth(measurements: Measurements) -> tuple[dict, Finding]:
-    """Regress max RSS on the iteration count: a benchmark's memory must not grow with it (seed 004).
+    """Regress max RSS on the iteration count: a benchmark's memory must not grow with it.
 
-    An iteration count with any reading within 5% above the executor's RSS
-    floor is censored whole (its true peak may be anywhere below, and keeping
-    only its high readings would bias it upward); with fewer than two counts left the answer
-    is ``unknown``. Growth is flagged when the one-sided slope test gives
-    p < 0.01 and the growth over the counts tried is at least 1 MiB (RSS moves
-    by tens of KiB between identical runs, seed 004).
+    The Swift benchmark suite's validation rules (BenchmarkDoctor) ask for
+    memory use independent of the iteration count. An iteration count with
+    any reading at the executor's RSS floor (``analysis.rules.at_rss_floor``)
+    is censored whole (its true peak may be anywhere below, and keeping only
+    its high readings would bias it upward); with fewer than two counts left
+    the answer is ``unknown``. Growth is flagged when the one-sided slope test
+    gives p < 0.01 and the growth over the counts tried is at least 1 MiB (max
+    RSS moves by tens of KiB between identical runs: 13 pages, 52 KiB, in the
+    Swift suite's measurements).
     """
     title, check = "memory growth", "memory-growth"
     why = ("a benchmark whose memory grows with its iteration count does different work at "
            "different counts (allocation, page faults, reclaim), so its per-iteration time is "
-           "not a constant; seed 004 calls such benchmarks written wrongly")
+           "not a constant; the Swift benchmark suite's validation rules (BenchmarkDoctor) call such "
+           "benchmarks written incorrectly")
     floor = measurements.rss_floor_kib
     counts, rss = _columns(measurements, "max_rss_kib")
-    censored = sorted({c for c, r in zip(counts, rss, strict=True)
-                       if floor and r <= floor * samplechecks.FLOOR_MARGIN})
+    censored = sorted({c for c, r in zip(counts, rss, strict=True) if at_rss_floor(r, floor)})
     kept = [(c, r) for c, r in zip(counts, rss, strict=True) if c not in censored]
     data: dict = {"rss_floor_kib": floor, "censored_counts": censored}
     if len({c for c, _ in kept}) < 2:
@@ -339,8 +270,8 @@ def check_memory_growth(measurements: Measurements) -> tuple[dict, Finding]:
 
 def _columns(measurements: Measurements, field_name: str) -> tuple[list[int], list[int]]:
     counts, values = [], []
-    for count, executions in sorted(measurements.samples.items()):
-        for execution in executions:
+    for count, samples in sorted(measurements.samples.items()):
+        for sample in samples:
             counts.append(count)
-            values.append(getattr(execution, field_name))
+            values.append(getattr(sample, field_name))
     return counts, values

@@ -1,8 +1,10 @@
 """Environment checks: judge the machine metadata of ``environment.collect_environment``.
 
 Every check is a pure function of the metadata dict, so a stored result can be
-judged again later (``show`` recomputes the footnotes from the document). A
-value the collector could not read is ``None`` and its check says ``unknown``.
+judged again later: ``pairbench doctor --environment FILE`` does, and the
+analysis of every run derives its machine notes from them
+(``analysis.rules.machine_notes``). A value the collector could not read is
+``None`` and its check says ``unknown``.
 
 The checks and their sources: pyperf's ``system show/tune`` (``pyperf/_system.py``:
 governor, turbo, isolcpus/rcu_nocbs, nohz_full, ASLR, perf sample rate, power
@@ -30,7 +32,14 @@ from collections.abc import Callable, Mapping
 
 from pairbench.environment.findings import Finding
 from pairbench.environment.pausing import SHOWN_PROCESSES, load_fix
-from pairbench.environment.stored import NUMBER, load_average, online_cpus, section, stored, usable_cpus
+from pairbench.environment.stored import (
+    NUMBER,
+    load_average,
+    online_cpus,
+    section,
+    stored,
+    usable_cpus,
+)
 from pairbench.units import format_duration, format_kib
 
 SMT_OFF = ("off", "forceoff", "notsupported", "notimplemented")
@@ -39,6 +48,8 @@ TIMER_WARN_NS = 1_000  # a step above 1 us quantizes sub-millisecond samples by 
 TIMER_FAIL_NS = 1_000_000  # a 1 ms step: the clock of Windows-era asv (asv #780)
 BUSY_PROCESS_PERCENT = 5.0  # processes using less than this share of a CPU are not named
 LOAD_WARN = 0.5  # another task using half a CPU on average already shares caches and power
+
+
 def cpu_list_text(cpus) -> str:
     """[0, 1, 2, 5] -> "0-2,5"."""
     cpus = sorted(cpus)
