@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import click
 
@@ -13,12 +11,13 @@ from pairbench.cli.options import decision_options, sampling_options
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import (
     check_export_paths,
+    check_writable_path,
     export_options,
     export_paths,
     refuse_shared_paths,
     write_exports,
 )
-from pairbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
+from pairbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VERDICT, ResultFileError
 from pairbench.settings import Settings, parse_settings
 
 
@@ -104,14 +103,7 @@ def check_output_paths(settings: Settings) -> None:
     path = settings.outputs.json_path
     files = []
     if path and path != "-":
-        if Path(path).is_dir():
-            raise UsageError(f"--json {path!r} is a directory; give a file path, e.g. "
-                             f"{str(Path(path) / 'result.json')!r}")
-        directory = Path(path).resolve().parent
-        if not directory.is_dir():
-            raise UsageError(f"--json {path!r}: the directory {str(directory)!r} does not exist")
-        if not os.access(directory, os.W_OK):
-            raise UsageError(f"--json {path!r}: the directory {str(directory)!r} is not writable")
+        check_writable_path("--json", path, "result.json")
         files += [("--json", path), ("--json's journal", str(journal_path(path)))]
     if settings.sampling.output not in ("null", "inherit"):
         files.append(("--output", settings.sampling.output))

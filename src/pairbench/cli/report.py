@@ -108,19 +108,23 @@ def write_files(io: Io, files: list[tuple[str | None, str]]) -> None:
 # --------------------------------------------------------------------------- --export-* options
 
 
+def check_writable_path(option: str, path: str, example: str) -> None:
+    """Refuse, before measuring, an output ``path`` that is a directory (suggesting ``example``
+    inside it), or whose directory does not exist or cannot be written."""
+    if Path(path).is_dir():
+        raise UsageError(f"{option} {path!r} is a directory; give a file path, e.g. "
+                         f"{str(Path(path) / example)!r}")
+    directory = Path(path).resolve().parent
+    if not directory.is_dir():
+        raise UsageError(f"{option} {path!r}: the directory {str(directory)!r} does not exist")
+    if not os.access(directory, os.W_OK):
+        raise UsageError(f"{option} {path!r}: the directory {str(directory)!r} is not writable")
+
+
 def check_export_paths(exports: Mapping[str, str]) -> None:
-    """Refuse, before measuring, an export path that is a directory, or whose directory does not
-    exist or cannot be written."""
+    """Refuse, before measuring, export paths that cannot be written (see ``check_writable_path``)."""
     for key, value in exports.items():
-        option = "--" + key.replace("_", "-")
-        if Path(value).is_dir():
-            raise UsageError(f"{option} {value!r} is a directory; give a file path, e.g. "
-                             f"{str(Path(value) / ('report' + _suffix_of(EXPORTS[key])))!r}")
-        directory = Path(value).resolve().parent
-        if not directory.is_dir():
-            raise UsageError(f"{option} {value!r}: the directory {str(directory)!r} does not exist")
-        if not os.access(directory, os.W_OK):
-            raise UsageError(f"{option} {value!r}: the directory {str(directory)!r} is not writable")
+        check_writable_path("--" + key.replace("_", "-"), value, "report" + _suffix_of(EXPORTS[key]))
 
 
 def _suffix_of(fmt: str) -> str:
