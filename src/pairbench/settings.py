@@ -220,7 +220,7 @@ def _number(option: str, value, *, shown=None) -> float:
 
 def _count(option: str, value, minimum: int) -> int:
     """A whole number >= ``minimum``, typed as text or given as an int (never a bool or a float)."""
-    if isinstance(value, bool) or isinstance(value, float):
+    if isinstance(value, (bool, float)):
         raise UsageError(f"{option} must be a whole number, got {value!r}")
     try:
         number = int(str(value).strip(), 10) if isinstance(value, str) else int(value)
@@ -239,7 +239,7 @@ def _duration_or_none(option: str, value) -> int | None:
     """A duration in whole ns: typed text ("30s", "500ms"), or stored ns (an int); "none" for no limit."""
     if value is None or value == _NO_LIMIT:
         return None
-    if isinstance(value, bool) or isinstance(value, float):
+    if isinstance(value, (bool, float)):
         raise UsageError(f"{option} must be a duration, got {value!r}")
     if isinstance(value, int):
         if value < 1:

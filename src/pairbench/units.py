@@ -69,16 +69,41 @@ def format_duration_pm(ns: float, err_ns: float | None, *, digits: int = 4) -> s
     return f"{value} ± {error} {unit[0]}"
 
 
-def format_value(value: float | None, unit: str = "ns", *, digits: int = 4) -> str:
-    """One value in its benchmark unit: durations (``ns``) as 1.234 ms, bytes (``B``) as 1.21 KiB,
-    any other unit as a number and the unit ("3.5 allocs"); "—" for None or a non-finite value."""
+_BYTE_UNITS = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024), ("B", 1))
+
+
+def value_scale(unit: str, typical: float | None) -> tuple[str, float]:
+    """The (suffix, size) that shows values of ``unit`` near ``typical`` with 1 to 3 digits before
+    the point: a time unit for ``ns``, a binary multiple for ``B``, the unit itself otherwise."""
+    if typical is None or not math.isfinite(typical):
+        return (unit, 1)
     if unit == "ns":
-        return format_duration(value, digits=digits)
+        return time_unit_for(typical)
+    if unit == "B":
+        return next(((suffix, size) for suffix, size in _BYTE_UNITS if abs(typical) >= size), ("B", 1))
+    return (unit, 1)
+
+
+def format_value(value: float | None, unit: str = "ns", *, scale: tuple[str, float] | None = None,
+                 digits: int = 4) -> str:
+    """One value in its benchmark unit: durations (``ns``) as 1.234 ms, bytes (``B``) as 1.21 KiB,
+    any other unit as a number and the unit ("3.5 allocs"); "—" for None or a non-finite value.
+    ``scale`` (from :func:`value_scale`) shows several values in one unit."""
     if value is None or not math.isfinite(value):
         return "—"
+    suffix, size = scale or value_scale(unit, value)
+    if unit == "ns" and size == 1:
+        return f"{round(value):d} ns"
     if unit == "B":
-        return format_kib(value / 1024) if abs(value) >= 1024 else f"{_significant(value, 3)} B"
-    return f"{_significant(value, digits)} {unit}"
+        digits = min(digits, 3)  # sizes to 3 digits, as format_kib shows them
+    return f"{_significant(value / size, digits)} {suffix}"
+
+
+def value_formatter(unit: str, typical: float | None, *, digits: int = 4):
+    """A formatter showing values of ``unit`` alike, in the one scale that suits ``typical``
+    (a table row's values all in ms, all in KiB)."""
+    scale = value_scale(unit, typical)
+    return lambda value: format_value(value, unit, scale=scale, digits=digits)
 
 
 def format_kib(kib: float | None) -> str:

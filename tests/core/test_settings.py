@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from pairbench.errors import UsageError
-from pairbench.settings import DEFAULTS, KIND_DEFAULTS, default, parse_settings, settings_from_stored
+from pairbench.settings import (
+    DEFAULTS,
+    KIND_DEFAULTS,
+    default,
+    parse_settings,
+    settings_from_stored,
+)
 
 
 def parse(kind="compare", commands=("a", "b"), **options):

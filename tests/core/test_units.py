@@ -8,7 +8,9 @@ from pairbench.units import (
     format_duration_pm,
     format_kib,
     format_percent,
+    format_value,
     parse_duration_ns,
+    value_formatter,
 )
 
 
@@ -65,3 +67,17 @@ def test_format_kib_uses_binary_units(kib, text):
 )
 def test_format_percent_is_signed_with_sensible_decimals(value, text):
     assert format_percent(value) == text
+
+
+@pytest.mark.parametrize(("value", "unit", "text"), [
+    (1_234_567, "ns", "1.235 ms"), (950, "ns", "950 ns"), (1536.0, "B", "1.50 KiB"), (5.0, "B", "5.00 B"),
+    (3 * 1024**2, "B", "3.00 MiB"), (3.5, "allocs", "3.500 allocs"), (None, "B", "—"), (float("nan"), "ns", "—"),
+])
+def test_a_value_is_shown_in_its_benchmark_unit(value, unit, text):
+    assert format_value(value, unit) == text
+
+
+def test_values_of_one_row_share_the_scale_of_a_typical_one():
+    fmt = value_formatter("B", 4096.0, digits=2)
+    assert (fmt(4096.0), fmt(512.0)) == ("4.0 KiB", "0.50 KiB")
+    assert value_formatter("ns", 2_500_000)(800) == "0.0008000 ms"

@@ -348,7 +348,7 @@ def test_without_a_python_to_start_it_falls_back_to_in_process_and_says_so(monke
         assert ex.rss_floor_kib() > 0
     (note,) = ex.info().notes
     assert note.code == "executor-fallback" and "sys.executable is ''" in note.data["reason"]
-    assert note.data["floor_kib"] == ex.info().rss_floor_kib
+    assert note.data["floor_kib"] > 0  # pairbench's own size, read when the fallback began
 
 
 @pytest.mark.e2e

@@ -9,10 +9,11 @@ import click
 from click.testing import CliRunner
 from report_helpers import DATA, invoke
 
+from pairbench.analysis import analyse
 from pairbench.cli.app import Io
 from pairbench.cli.report import export_options, write_exports
 from pairbench.errors import EXIT_RESULT_FILE, EXIT_USAGE
-from pairbench.resultfile import read_result
+from pairbench.store.resultfile import read_result
 
 COMPARE = str(DATA / "compare.json")
 
@@ -26,7 +27,7 @@ def test_report_without_options_prints_markdown():
 
 def test_report_format_follows_the_output_suffix(tmp_path):
     for name, start in (("r.html", "<!DOCTYPE html>"), ("r.md", "### pairbench"), ("r.json", "{"),
-                        ("r.csv", "variant,label,wall_ns")):
+                        ("r.csv", "benchmark,side,label,wall_ns")):
         result = invoke("report", COMPARE, "-o", str(tmp_path / name))
         assert result.code == 0, result.err
         assert (tmp_path / name).read_text(encoding="utf-8").startswith(start), name
@@ -41,22 +42,23 @@ def test_csv_output_writes_samples_and_the_summary_beside_them(tmp_path):
     summary = list(csv.DictReader((tmp_path / "s.summary.csv").open(encoding="utf-8")))
     assert len(samples) == 82 and len(summary) == 2
     only = invoke("report", COMPARE, "--format", "csv", "--table", "summary")
-    assert only.out.startswith("variant,label,command,n,") and only.out.count("old build") == 2
+    assert only.out.startswith("benchmark,side,label,command,n,") and only.out.count("old build") == 2
 
 
 def test_json_format_on_stdout_is_the_analysed_result():
     result = invoke("report", COMPARE, "--format", "json")
     doc = json.loads(result.out)
-    assert doc["format"] == "pairbench.report/1" and doc["comparisons"][0]["verdict"] == "slower"
+    assert doc["format"] == "pairbench.report/2" and doc["comparisons"][0]["verdict"] == "slower"
 
 
 def test_report_reads_a_journal_of_an_interrupted_run(tmp_path, single_run):
-    from pairbench.resultfile import Journal
+    from pairbench.measure.sampler import Measured
+    from pairbench.store.journal import Journal
 
     target = tmp_path / "r.json"
-    journal = Journal(target, single_run.replace(state="running", summaries=()))
-    for sample in single_run.variants[0].samples.rows()[:12]:
-        journal.append(0, sample)
+    journal = Journal(target, single_run.replace(state="running", samples={}))
+    for sample in single_run.series(0, 0).rows()[:12]:
+        journal.on_sample(Measured(side=0, benchmark=0, sample=sample))
     journal.close(remove=False)
     result = invoke("report", str(target))
     assert result.code == 0, result.err
@@ -95,7 +97,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
 @click.pass_obj
 def measuring(io, **options):
     """A stand-in for run/compare: exports the fixture result at its end."""
-    write_exports(io, read_result(COMPARE), options)
+    run = read_result(COMPARE)
+    write_exports(io, run, analyse(run), {key: path for key, path in options.items() if path})
 
 
 def test_export_options_write_every_requested_file(tmp_path):
@@ -107,13 +110,15 @@ def test_export_options_write_every_requested_file(tmp_path):
     assert (tmp_path / "r.md").read_text(encoding="utf-8").startswith("### pairbench compare")
 
 
-def test_export_options_refuse_a_missing_directory_before_measuring(tmp_path):
-    result = CliRunner().invoke(measuring, ["--export-html", str(tmp_path / "no" / "r.html")],
-                                obj=Io(color=False))
-    assert result.exit_code == 2 and "does not exist" in result.output
+def test_export_options_refuse_a_missing_directory_before_measuring(tmp_path, use_executor):
+    executor = use_executor()
+    result = invoke("compare", "--runs", "3", "--export-html", str(tmp_path / "no" / "r.html"),
+                    "sleep 0.1", "sleep 0.2")
+    assert result.code == EXIT_USAGE and "does not exist" in result.err
+    assert executor.calls == []  # refused before anything ran
 
 
-def test_no_export_options_means_no_files_and_no_analysis(tmp_path, monkeypatch):
-    monkeypatch.setattr("pairbench.report.exports.analyse", lambda run: 1 / 0)
+def test_no_export_options_means_no_files_and_nothing_rendered(tmp_path, monkeypatch):
+    monkeypatch.setattr("pairbench.report.exports.render", lambda *args, **kwargs: 1 / 0)
     result = CliRunner().invoke(measuring, [], obj=Io(color=False))
     assert result.exit_code == 0

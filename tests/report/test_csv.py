@@ -6,10 +6,10 @@ import csv
 import io
 
 import numpy as np
-from report_helpers import HOSTILE, assert_golden
+from report_helpers import HOSTILE, assert_golden, two_benchmark_run
 
-from pairbench.model import SAMPLE_COLUMNS, Command, Run, Samples, Variant
-from pairbench.report.analysed import analyse
+from pairbench.analysis import analyse
+from pairbench.model import SAMPLE_COLUMNS, Command, Run, Samples, Side
 from pairbench.report.csvfile import (
     SAMPLE_HEADER,
     SUMMARY_HEADER,
@@ -17,44 +17,71 @@ from pairbench.report.csvfile import (
     render_summary_csv,
     summary_path,
 )
+from pairbench.settings import parse_settings
 
 
 def rows(text: str) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
+def one_side_run(name: str, samples: Samples) -> Run:
+    settings = parse_settings("run", ["a"], {"seed": 1})
+    return Run("run", (Side(name, Command("a", ("a",))),), settings, "0", "", samples={(0, 0): samples})
+
+
 def test_samples_csv_matches_the_golden_file(compare_run):
     assert_golden("compare.samples.csv", render_samples_csv(compare_run))
 
 
-def test_summary_csv_matches_the_golden_file(compare_run):
-    assert_golden("compare.summary.csv", render_summary_csv(analyse(compare_run)))
+def test_summary_csv_matches_the_golden_file(compare_run, compare_analysis):
+    assert_golden("compare.summary.csv", render_summary_csv(compare_run, compare_analysis))
 
 
 def test_samples_csv_has_every_sample_with_every_column_in_execution_order(compare_run):
     parsed = rows(render_samples_csv(compare_run))
-    assert tuple(parsed[0]) == SAMPLE_HEADER == ("variant", "label", *SAMPLE_COLUMNS)
-    assert len(parsed) == sum(len(v.samples) for v in compare_run.variants) == 82  # 2 x (40 + 1 warmup)
+    assert tuple(parsed[0]) == SAMPLE_HEADER == ("benchmark", "side", "label", *SAMPLE_COLUMNS)
+    assert len(parsed) == sum(len(s) for _, _, s in compare_run.all_series()) == 82  # 2 x (40 + 1 warmup)
     assert [int(r["seq"]) for r in parsed] == list(range(82))
-    assert {r["variant"] for r in parsed} == {"old build", HOSTILE}  # the newline and quotes survive
-    base = compare_run.variant("old build").samples
-    mine = [r for r in parsed if r["variant"] == "old build"]
+    assert {r["side"] for r in parsed} == {"old build", HOSTILE}  # the newline and quotes survive
+    assert {r["benchmark"] for r in parsed} == {"command"}
+    base = compare_run.series(0, compare_run.side_index("old build"))
+    mine = [r for r in parsed if r["side"] == "old build"]
     for column in SAMPLE_COLUMNS:
         assert [int(r[column]) for r in mine] == base[column].tolist(), column
     assert sum(r["warmup"] == "1" for r in parsed) == 2
 
 
-def test_summary_csv_has_a_row_per_variant_and_the_comparison_on_the_candidate(compare_run):
-    parsed = rows(render_summary_csv(analyse(compare_run)))
+def test_summary_csv_has_a_row_per_series_and_the_comparison_on_the_candidate(compare_run, compare_analysis):
+    parsed = rows(render_summary_csv(compare_run, compare_analysis))
     assert tuple(parsed[0]) == SUMMARY_HEADER
     base, cand = parsed
-    assert (base["variant"], base["label"], base["verdict"]) == ("old build", "baseline", "")
-    assert (cand["variant"], cand["verdict"], cand["baseline"]) == (HOSTILE, "slower", "old build")
-    comparison = compare_run.comparisons[0]
-    assert float(cand["change_pct"]) == comparison["effect"]["estimate"]  # exact round trip
-    assert float(cand["pvalue"]) == comparison["pvalue"]
-    summary = compare_run.summaries[0]
-    assert float(base["median"]) == summary["median"] and int(base["n"]) == 40
+    assert (base["side"], base["label"], base["verdict"], base["unit"]) == ("old build", "baseline", "", "ns")
+    assert (cand["side"], cand["verdict"], cand["baseline"]) == (HOSTILE, "slower", "old build")
+    comparison = compare_analysis.comparisons[0]
+    assert float(cand["change_pct"]) == comparison.effect.estimate  # exact round trip
+    assert float(cand["pvalue"]) == comparison.pvalue
+    summary = compare_analysis.summaries[0]
+    assert float(base["median"]) == summary.median and int(base["n"]) == 40
+    assert "beyond Grubbs' 5% critical value" in base["notes"] and "Tukey fence" in base["notes"]
+
+
+def test_a_two_benchmark_run_exports_both_benchmarks_with_their_units_and_metrics():
+    run = two_benchmark_run()
+    samples = rows(render_samples_csv(run))
+    assert tuple(samples[0])[-2:] == ("value", "allocs")  # float metrics after the sample columns
+    assert [r["benchmark"] for r in samples[:4]] == ["sort[n=1000]", "alloc", "sort[n=1000]", "alloc"]
+    assert [int(r["seq"]) for r in samples] == list(range(120))
+    alloc_old = [r for r in samples if (r["benchmark"], r["side"]) == ("alloc", "old")]
+    assert [float(r["value"]) for r in alloc_old] == run.series(1, 0).metrics["value"].tolist()  # exact
+    assert all(r["allocs"] == "3072.0" for r in alloc_old)
+    assert all(r["value"] == r["allocs"] == "" for r in samples if r["benchmark"] == "sort[n=1000]")
+    assert all(r["allocs"] == "" and r["value"] for r in samples if (r["benchmark"], r["side"]) == ("alloc", "new"))
+    summary = rows(render_summary_csv(run, analyse(run)))
+    assert [(r["benchmark"], r["side"], r["unit"], r["verdict"]) for r in summary] == [
+        ("sort[n=1000]", "old", "ns", ""), ("sort[n=1000]", "new", "ns", "slower"),
+        ("alloc", "old", "B", ""), ("alloc", "new", "B", "equivalent")]
+    assert 1450 < float(summary[0]["median"]) < 1550  # ns per operation, not per sample of 1024
+    assert 4000 < float(summary[2]["median"]) < 4200  # bytes per operation
 
 
 def test_summary_path_sits_beside_the_samples_file():
@@ -64,8 +91,7 @@ def test_summary_path_sits_beside_the_samples_file():
 
 
 def test_an_empty_run_gives_just_the_header():
-    run = Run(kind="run", variants=(Variant("a", Command("a", ("a",)), samples=Samples.empty()),),
-              tool_version="0", started_at="")
+    run = one_side_run("a", Samples.empty())
     assert render_samples_csv(run) == ",".join(SAMPLE_HEADER) + "\n"
 
 
@@ -74,19 +100,17 @@ def test_large_runs_export_every_row_with_its_quoted_prefix():
     columns = {c: np.zeros(n, dtype=np.int64) for c in SAMPLE_COLUMNS}
     columns["wall_ns"] = np.arange(1, n + 1, dtype=np.int64) * 1000
     columns["seq"] = np.arange(n, dtype=np.int64)
-    run = Run(kind="run", variants=(Variant("a,b", Command("a", ("a",)), samples=Samples(columns)),),
-              tool_version="0", started_at="")
-    text = render_samples_csv(run)
-    assert text.count("\n") == n + 1 and text.splitlines()[1].startswith('"a,b",,1000,')
+    text = render_samples_csv(one_side_run("a,b", Samples(columns)))
+    assert text.count("\n") == n + 1 and text.splitlines()[1].startswith('command,"a,b",,1000,')
 
 
 def test_names_with_line_breaks_but_no_quotes_stay_inside_one_quoted_field():
     for name in ("for i in 1 2; do\n  true\ndone", "a\rb", "x\r\ny"):
         columns = {c: np.zeros(3, dtype=np.int64) for c in SAMPLE_COLUMNS}
         columns["seq"] = np.arange(3, dtype=np.int64)
-        run = Run(kind="run", variants=(Variant(name, Command("a", ("a",)), samples=Samples(columns)),),
-                  tool_version="0", started_at="")
+        columns["iterations"] = np.ones(3, dtype=np.int64)
+        run = one_side_run(name, Samples(columns))
         parsed = rows(render_samples_csv(run))
-        assert [r["variant"] for r in parsed] == [name] * 3
-        summary = rows(render_summary_csv(analyse(run)))
-        assert [r["variant"] for r in summary] == [name]
+        assert [r["side"] for r in parsed] == [name] * 3
+        summary = rows(render_summary_csv(run, analyse(run)))
+        assert [r["side"] for r in summary] == [name]

@@ -7,10 +7,12 @@ import re
 
 import pytest
 from markdown_it import MarkdownIt
-from report_helpers import DATA, HOSTILE, assert_golden
+from report_helpers import DATA, HOSTILE, assert_golden, self_check_run, two_benchmark_run
 
-from pairbench.report.analysed import analyse
+from pairbench.analysis import analyse
 from pairbench.report.markdown import escape, render_markdown
+from pairbench.report.wording import INLINE, with_subject, word
+from pairbench.store.resultfile import run_from_document
 
 
 def gfm() -> MarkdownIt:
@@ -27,16 +29,16 @@ def tables_of(html: str) -> list[list[list[str]]]:
     return out
 
 
-def test_compare_markdown_matches_the_golden_file(compare_run):
-    assert_golden("compare.md", render_markdown(analyse(compare_run)))
+def test_compare_markdown_matches_the_golden_file(compare_run, compare_analysis):
+    assert_golden("compare.md", render_markdown(compare_run, compare_analysis))
 
 
-def test_run_markdown_matches_the_golden_file(single_run):
-    assert_golden("run.md", render_markdown(analyse(single_run)))
+def test_run_markdown_matches_the_golden_file(single_run, single_analysis):
+    assert_golden("run.md", render_markdown(single_run, single_analysis))
 
 
-def test_markdown_starts_with_the_verdict_table_and_folds_the_details(compare_run):
-    text = render_markdown(analyse(compare_run))
+def test_markdown_starts_with_the_verdict_table_and_folds_the_details(compare_run, compare_analysis):
+    text = render_markdown(compare_run, compare_analysis)
     blocks = text.split("\n\n")
     assert blocks[0].startswith("### ")
     assert blocks[1].startswith("| Comparison | Baseline median |")
@@ -44,8 +46,8 @@ def test_markdown_starts_with_the_verdict_table_and_folds_the_details(compare_ru
     assert text.index("<details>") > text.index("| Comparison")
 
 
-def test_markdown_renders_as_tables_with_the_hostile_name_as_text(compare_run):
-    html = gfm().render(render_markdown(analyse(compare_run)))
+def test_markdown_renders_as_tables_with_the_hostile_name_as_text(compare_run, compare_analysis):
+    html = gfm().render(render_markdown(compare_run, compare_analysis))
     tables = tables_of(html)
     verdict = tables[0]
     assert verdict[0] == ["Comparison", "Baseline median", "Candidate median",
@@ -60,11 +62,11 @@ def test_markdown_renders_as_tables_with_the_hostile_name_as_text(compare_run):
     assert "<script" not in html and "<img" not in html and "<em>" not in html and "<code>" not in html
 
 
-def test_details_summaries_show_the_name_as_text_on_github(compare_run):
-    html = gfm().render(render_markdown(analyse(compare_run)))
+def test_details_summaries_show_the_name_as_text_on_github(compare_run, compare_analysis):
+    html = gfm().render(render_markdown(compare_run, compare_analysis))
     summaries = re.findall(r"<summary>(.*?)</summary>", html)
     assert summaries[0].startswith("Details: &lt;script&gt;window.__pwned=1&lt;/script&gt; | *new*")
-    assert [s.split(" (")[0] for s in summaries[1:]] == ["Variants", "Environment", "Options", "Notes"]
+    assert [s.split(" (")[0] for s in summaries[1:]] == ["Variants", "Environment", "Settings", "Notes"]
 
 
 @pytest.mark.parametrize(("raw", "escaped"), [
@@ -101,17 +103,66 @@ def test_escape_keeps_mentions_and_issue_numbers_from_linking_on_github(raw, esc
     assert escape(raw) == escaped
 
 
-def test_a_pull_request_comment_neither_mentions_nor_links_issues(compare_run):
+def test_a_pull_request_comment_neither_mentions_nor_links_issues():
     from pairbench.report.markdown import escape_html
-    from pairbench.resultfile import run_from_document
 
     name = "npx @biomejs/biome check | #123"
     text = (DATA / "compare.json").read_text(encoding="utf-8").replace("old build", name)
     run = run_from_document(json.loads(text))
-    markdown = render_markdown(analyse(run))
+    markdown = render_markdown(run, analyse(run))
     assert markdown.count("@\u2060biomejs") >= 4  # title, table, details summary, variants table
     html = gfm().render(markdown)
     visible = re.sub(r"<[^>]+>", " ", html)
     assert not GITHUB_LINKS.search(visible.replace("&amp;", "&"))
     assert all(len(row) == len(t[0]) for t in tables_of(html) for row in t)  # the '|' did not split
     assert "@\u2060biomejs" in escape_html(name) and "#\u2060123" in escape_html(name)
+
+
+def _notes_section(markdown: str) -> str:
+    return markdown.split("<summary>Notes", 1)[1].split("</details>", 1)[0]
+
+
+def test_markdown_shows_that_the_self_check_found_a_change():
+    run = self_check_run()
+    analysis = analyse(run)
+    assert [n.code for n in analysis.all_notes()].count("self-check-found-change") == 1
+    notes = _notes_section(render_markdown(run, analysis))
+    assert ("old (copy) vs old: the A/A self-check (the baseline against a copy of itself) found a "
+            "difference") in notes
+
+
+@pytest.mark.parametrize("which", ["compare", "self-check"])
+def test_every_note_of_the_analysis_appears_once_in_markdown(which, compare_run, compare_analysis):
+    run, analysis = (compare_run, compare_analysis) if which == "compare" else (self_check_run(), None)
+    analysis = analysis or analyse(run)
+    text = render_markdown(run, analysis)
+    notes = _notes_section(text)
+    comparisons = {(c.candidate, c.baseline): c for c in analysis.comparisons}
+    for note in analysis.all_notes():
+        if note.code == "tukey-fence":  # the variant table's "Beyond fence" column
+            summary = analysis.summary_of(analysis.summaries[0].benchmark, note.subject.side)
+            assert f"{summary.beyond_upper_fence} above, {summary.beyond_lower_fence} below" in text
+        elif note.code in INLINE:  # beside the number it qualifies, in the comparison's details
+            c = comparisons[(note.subject.side, note.subject.baseline)]
+            words = escape(word(note, c.benchmark.unit))[1:]  # a line may capitalise the first letter
+            assert text.count(words) == 1, note
+        else:
+            line = escape(with_subject(note))
+            assert notes.count(line) == 1 and text.count(line) == 1, note
+    items = [line.split(". ", 1)[1] for line in notes.splitlines() if re.match(r"\d+\. ", line)]
+    assert len(items) == len(set(items)) == int(re.match(r" \((\d+)\)", notes).group(1))
+
+
+def test_a_two_benchmark_run_names_each_benchmark_beside_its_sides():
+    run = two_benchmark_run()
+    text = render_markdown(run, analyse(run))
+    verdicts = tables_of(gfm().render(text))[0]
+    assert [row[0] for row in verdicts[1:]] == ["sort[n=1000] · new vs old", "alloc · new vs old"]
+    assert [row[4] for row in verdicts[1:]] == ["slower", "equivalent"]
+    assert "| alloc · old | 30 | 4.00 KiB" in text  # bytes per operation, in the benchmark's unit
+    assert r"| sort\[n=1000\] · new | 30 | 1.573 µs" in text  # wall time / 1024 iterations
+    assert "<summary>Details: sort[n=1000] · new vs old</summary>" in text
+
+
+def test_a_one_benchmark_run_does_not_name_its_benchmark(compare_run, compare_analysis):
+    assert "command ·" not in render_markdown(compare_run, compare_analysis)

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from conftest import stored_run
 
+from conftest import stored_run
 from pairbench.errors import ResultFileError
 from pairbench.measure.sampler import Measured
 from pairbench.model import Sample

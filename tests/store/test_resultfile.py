@@ -5,8 +5,8 @@ import os
 
 import numpy as np
 import pytest
-from conftest import stored_run, two_benchmark_run
 
+from conftest import stored_run, two_benchmark_run
 from pairbench.errors import ResultFileError
 from pairbench.model import SAMPLE_COLUMNS
 from pairbench.store import checks, files

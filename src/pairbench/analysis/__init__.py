@@ -26,7 +26,12 @@ from pairbench.analysis.records import (
     SeriesFigure,
     Summary,
 )
-from pairbench.analysis.rules import executor_rss_floor_kib, machine_notes, rss_floor_note, self_check_note
+from pairbench.analysis.rules import (
+    executor_rss_floor_kib,
+    machine_notes,
+    rss_floor_note,
+    self_check_note,
+)
 from pairbench.analysis.summary import summarize
 from pairbench.errors import StatisticsError
 from pairbench.model import Run, Samples

@@ -60,9 +60,9 @@ import time
 
 from pairbench.command import Command
 from pairbench.errors import CommandNotFound, MeasurementError, PairbenchError, UsageError
-from pairbench.notes import Note
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
 from pairbench.measure.posix import PosixExecutor
+from pairbench.notes import Note
 
 STARTUP_TIMEOUT_S = 10.0
 """How long the spawner may take to answer ``ready`` before the in-process fallback is used."""

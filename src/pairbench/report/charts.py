@@ -1,33 +1,35 @@
 """The HTML report's charts as plotly figure specifications (plain JSON-ready dicts).
 
-Each function turns a run's samples into one figure: the data (numpy, exact
-statistics from ``pairbench.stats``) and the layout (titles, axis labels with
-units). Figures are plain dicts, not ``plotly.graph_objects``, so a million
-samples cost numpy time, not plotly validation; plotly.js draws them in the
-page (SVG traces only, so a headless browser can check every chart).
+Each function draws one figure from the records of the analysis: a series'
+values in execution order, its resource readings and its correlogram
+(``SeriesFigure``), the box plot's quartiles, Tukey fences and mean
+(``Summary``), a comparison's per-round log-ratios, paired values, correlogram
+and shift function (``ComparisonFigure``), and the verdict's interval and
+level (``Comparison``). No statistic is computed here; what is chosen here is
+only how to draw: histogram bins, which points to show, ECDF steps. Figures
+are plain dicts, not ``plotly.graph_objects``, so a million samples cost numpy
+time, not plotly validation; plotly.js draws them in the page (SVG traces
+only, so a headless browser can check every chart).
 
-Large runs stay usable: scatter plots show at most ``MAX_POINTS`` points per
-trace, chosen deterministically (the fastest and the slowest sample of each
-block of consecutive samples, so drift, phases and outliers stay visible), and
-say so on the chart; an ECDF curve is drawn through at most
-``MAX_ECDF_POINTS`` evenly spaced order statistics (each at its exact height),
-also said on the chart; histograms, correlograms and every number are computed
-from all samples.
+Values are per operation in the benchmark's unit (durations drawn in the one
+time unit that suits the benchmark's fastest median). Large runs stay usable:
+scatter plots show at most ``MAX_POINTS`` points per trace, chosen
+deterministically (the fastest and the slowest sample of each block of
+consecutive samples, so drift, phases and outliers stay visible), and say so
+on the chart; an ECDF curve is drawn through at most ``MAX_ECDF_POINTS``
+evenly spaced order statistics (each at its exact height), also said on the
+chart; histograms and every number use all samples.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from pairbench import stats
-from pairbench.errors import StatisticsError
-from pairbench.model import Samples, Variant
-from pairbench.stats.descriptive import TUKEY_K
-from pairbench.stats.shift import ShiftFunction, shift_function
+from pairbench.analysis.records import Comparison, ComparisonFigure, SeriesFigure, Summary
 from pairbench.units import format_percent, time_unit_for
 
 MAX_POINTS = 4000  # per scatter trace
@@ -51,34 +53,49 @@ class Chart:
 
 
 @dataclass(frozen=True)
-class TimeAxis:
-    """The unit a report shows times in: ("ms", 1e6) -> "wall time (ms)"."""
+class Axis:
+    """How one benchmark's values are drawn: durations (ns) scaled to ms as "wall time (ms)";
+    any other unit as it is ("value per operation (B)")."""
 
     suffix: str
-    scale: int
+    scale: float
+    quantity: str = "wall time"
+    plural: str = "times"  # what the values are called in a sentence
 
-    def __call__(self, ns) -> np.ndarray:
-        return np.asarray(ns, dtype=np.float64) / self.scale
+    def __call__(self, values) -> np.ndarray:
+        return np.asarray(values, dtype=np.float64) / self.scale
 
-    def label(self, what: str = "wall time") -> str:
-        return f"{what} ({self.suffix})"
+    def label(self, what: str = "") -> str:
+        return f"{what or self.quantity} ({self.suffix})"
+
+
+def axis_for(summaries: Sequence[Summary]) -> Axis:
+    """The axis of a benchmark whose series these are: its unit, in the scale of the fastest median."""
+    unit = summaries[0].unit if summaries else "ns"
+    if unit != "ns":
+        return Axis(unit, 1.0, "value per operation", "values")
+    medians = [s.median for s in summaries if s.median is not None]
+    suffix, scale = time_unit_for(min(medians)) if medians else ("ms", 1_000_000)
+    return Axis(suffix, scale)
 
 
 @dataclass(frozen=True)
 class Series:
-    """A variant's measured samples in execution order (the arrays every chart reads)."""
+    """One series as drawn: its name on the page, its colour, its summary and its figure data."""
 
     name: str
     color: str
-    samples: Samples = field(repr=False)
+    summary: Summary
+    figure: SeriesFigure
 
     @property
-    def wall(self) -> np.ndarray:
-        return self.samples["wall_ns"].astype(np.float64)
+    def values(self) -> np.ndarray:
+        """Measured values per operation, in execution order."""
+        return self.figure.values
 
     @property
     def seq(self) -> np.ndarray:
-        return self.samples["seq"]
+        return self.figure.seq
 
 
 def plotly_text(text: str, limit: int = 0) -> str:
@@ -92,21 +109,6 @@ def plotly_text(text: str, limit: int = 0) -> str:
         text = text[: limit - 1] + "…"
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
-
-def time_axis(series: list[Series]) -> TimeAxis:
-    """The unit that suits the fastest variant's median."""
-    medians = [float(np.median(s.wall)) for s in series if s.wall.size]
-    suffix, scale = time_unit_for(min(medians)) if medians else ("ms", 1_000_000)
-    return TimeAxis(suffix, scale)
-
-
-def series_of(variants: tuple[Variant, ...]) -> list[Series]:
-    out = []
-    for i, v in enumerate(variants):
-        measured = v.samples.measured()
-        order = np.argsort(measured["seq"], kind="stable")
-        out.append(Series(v.name, COLORS[i % len(COLORS)], measured.select(order)))
-    return out
 
 
 # --------------------------------------------------------------------------- thinning
@@ -193,33 +195,35 @@ def _vline(x: float, *, dash: str = "solid", color: str = GREY, width: float = 1
 # --------------------------------------------------------------------------- the run as a whole
 
 
-def run_sequence_chart(series: list[Series], axis: TimeAxis) -> Chart:
-    """Every sample's time against its execution order, coloured by variant (seed 000)."""
+def run_sequence_chart(key: str, series: Sequence[Series], axis: Axis, benchmark: str = "") -> Chart:
+    """Every sample's value against its execution order, coloured by side: drift and phases show."""
     traces, shown, total = [], 0, 0
     for s in series:
-        keep = thin(s.wall)
-        shown, total = shown + keep.size, total + s.wall.size
+        keep = thin(s.values)
+        shown, total = shown + keep.size, total + s.values.size
         traces.append({"type": "scatter", "mode": "markers", "name": plotly_text(s.name, NAME_CHARS),
-                       "x": s.seq[keep].tolist(), "y": axis(s.wall[keep]).tolist(),
+                       "x": s.seq[keep].tolist(), "y": axis(s.values[keep]).tolist(),
                        "marker": {"size": 4, "color": s.color, "opacity": 0.75},
                        "hovertemplate": f"seq %{{x}}<br>%{{y:.4g}} {axis.suffix}<extra>%{{fullData.name}}</extra>"})
     note = _thinned_note(shown, total)
-    layout = _layout("Run sequence: wall time of every sample in execution order",
-                     "execution order (seq, all variants)", axis.label(),
-                     annotations=_note_annotation(note))
-    return Chart("run-sequence", "Run sequence", {"data": traces, "layout": layout},
+    of = f" of {benchmark}" if benchmark else ""
+    layout = _layout(f"Run sequence{of}: {axis.quantity} of every sample in execution order",
+                     "execution order (seq, all variants)", axis.label(), annotations=_note_annotation(note))
+    return Chart(key, f"Run sequence{of}", {"data": traces, "layout": layout},
                  note or "Drift, phases and warm-up show as trends; interleaving makes them hit every variant alike.")
 
 
-def resources_chart(series: list[Series]) -> Chart:
-    """Max RSS and context switches of every sample against execution order (seed 004)."""
-    rows = (("max_rss_kib", "max RSS (MiB)", 1 / 1024, "y"),
-            ("voluntary_cs", "voluntary context switches", 1, "y2"),
-            ("involuntary_cs", "involuntary context switches", 1, "y3"))
+RESOURCE_ROWS = (("max_rss_kib", "max RSS (MiB)", 1 / 1024, "y"),
+                 ("voluntary_cs", "voluntary context switches", 1, "y2"),
+                 ("involuntary_cs", "involuntary context switches", 1, "y3"))
+
+
+def resources_chart(series: Sequence[Series]) -> Chart:
+    """Max RSS and context switches of every sample against execution order, one panel each."""
     traces, shown, total = [], 0, 0
     for s in series:
-        for i, (column, label, factor, yaxis) in enumerate(rows):
-            values = s.samples[column].astype(np.float64) * factor
+        for i, (column, label, factor, yaxis) in enumerate(RESOURCE_ROWS):
+            values = np.asarray(s.figure.resources[column], dtype=np.float64) * factor
             keep = thin(values)
             if i == 0:
                 shown, total = shown + keep.size, total + values.size
@@ -230,7 +234,7 @@ def resources_chart(series: list[Series]) -> Chart:
                            "hovertemplate": f"seq %{{x}}<br>{label} %{{y:.4g}}<extra>%{{fullData.name}}</extra>"})
     note = _thinned_note(shown, total)
     layout = _layout("Resource usage per sample: max RSS and context switches", "execution order (seq)",
-                     rows[0][1], height=560, annotations=_note_annotation(note))
+                     RESOURCE_ROWS[0][1], height=560, annotations=_note_annotation(note))
     layout["xaxis"]["anchor"] = "y3"
     layout["yaxis"].update(domain=[0.70, 1.0])
     layout["yaxis2"] = {"title": {"text": "voluntary<br>switches"}, "domain": [0.36, 0.64], "anchor": "x"}
@@ -240,101 +244,128 @@ def resources_chart(series: list[Series]) -> Chart:
                  note or "Involuntary context switches are a proxy for interference: samples with many are suspects.")
 
 
-# --------------------------------------------------------------------------- one variant
+# --------------------------------------------------------------------------- one series
 
 
-def distribution_chart(key: str, s: Series, axis: TimeAxis) -> Chart:
-    """Seed 004's layout: box plot (Tukey fences, mean) | samples in order | histogram."""
-    wall = s.wall
-    q1, median, q3 = np.quantile(wall, [0.25, 0.5, 0.75])
-    low_fence, high_fence = q1 - TUKEY_K * (q3 - q1), q3 + TUKEY_K * (q3 - q1)
-    inside = wall[(wall >= low_fence) & (wall <= high_fence)]
-    mean = float(wall.mean())
-    outliers = np.sort(wall[(wall < low_fence) | (wall > high_fence)])
-    traces = [_box_trace(s, axis, (q1, median, q3, mean), inside), *_outlier_traces(s, axis, outliers)]
-    keep = thin(wall)
+def distribution_chart(key: str, s: Series, axis: Axis) -> Chart:
+    """Box plot (quartiles, Tukey fences, mean) | samples in execution order | histogram."""
+    summary, values = s.summary, s.values
+    traces = _box_traces(s, axis)
+    keep = thin(values)
     traces.append({"type": "scatter", "mode": "markers", "name": "samples", "showlegend": False,
-                   "x": s.seq[keep].tolist(), "y": axis(wall[keep]).tolist(), "xaxis": "x2",
+                   "x": s.seq[keep].tolist(), "y": axis(values[keep]).tolist(), "xaxis": "x2",
                    "marker": {"size": 4, "color": s.color, "opacity": 0.7},
                    "hovertemplate": f"seq %{{x}}<br>%{{y:.4g}} {axis.suffix}<extra></extra>"})
-    counts, edges = _histogram(wall)
+    counts, edges = _histogram(values)
     traces.append({"type": "bar", "orientation": "h", "name": "histogram", "showlegend": False,
                    "y": axis((edges[:-1] + edges[1:]) / 2).tolist(), "x": counts.tolist(),
                    "width": axis(np.diff(edges)).tolist(), "xaxis": "x3",
                    "marker": {"color": s.color, "opacity": 0.6},
                    "hovertemplate": f"%{{x}} samples near %{{y:.4g}} {axis.suffix}<extra></extra>"})
-    lines = ((median, "solid", "median"), (q1, "dot", "Q1"), (q3, "dot", "Q3"),
-             (mean, "dash", "mean"), (high_fence, "dashdot", "Q3 + 1.5 IQR"))
-    if low_fence > wall.min():  # drawn only when some sample lies below it
-        lines += ((low_fence, "dashdot", "Q1 − 1.5 IQR"),)
+    lines = _summary_lines(summary)
     shapes = [_hline(float(axis(v)), xref="x2 domain", dash=d) for v, d, _ in lines]
-    notes = [{"text": name, "xref": "x2 domain", "yref": "y", "x": 1.0, "y": float(axis(v)),
-              "xanchor": "right", "yanchor": "bottom", "showarrow": False,
-              "font": {"size": 9, "color": GREY}} for v, _, name in lines]
-    note = _thinned_note(keep.size, wall.size)
+    labels = [{"text": name, "xref": "x2 domain", "yref": "y", "x": 1.0, "y": float(axis(v)),
+               "xanchor": "right", "yanchor": "bottom", "showarrow": False,
+               "font": {"size": 9, "color": GREY}} for v, _, name in lines]
+    note = _thinned_note(keep.size, values.size)
     layout = _layout(f"Distribution of {s.name}", "", axis.label(), height=420, showlegend=False,
-                     shapes=shapes, annotations=notes + _note_annotation(note))
+                     shapes=shapes, annotations=labels + _note_annotation(note))
     layout["xaxis"] = {"domain": [0.0, 0.12], "showticklabels": False, "title": {"text": "box plot"}}
     layout["xaxis2"] = {"domain": [0.15, 0.78], "anchor": "y", "title": {"text": "execution order (seq)"}}
     layout["xaxis3"] = {"domain": [0.81, 1.0], "anchor": "y", "title": {"text": "samples"}}
-    text = (f"{outliers.size} of {wall.size} samples lie beyond the Tukey fences (kept in every statistic). "
+    beyond = summary.beyond_upper_fence + summary.beyond_lower_fence
+    text = (f"{beyond} of {values.size} samples lie beyond the Tukey fences (kept in every statistic). "
             "Box: quartiles; whiskers: the furthest samples within the fences; dashed line in the box: mean; "
             "dash-dot lines: the fences Q3 + 1.5 IQR and, when a sample lies below it, Q1 − 1.5 IQR.")
     return Chart(key, f"Distribution of {s.name}",
                  {"data": traces, "layout": layout}, note + (" " if note else "") + text)
 
 
-def _box_trace(s: Series, axis: TimeAxis, quartiles, inside: np.ndarray) -> dict:
-    q1, median, q3, mean = quartiles
-    lower = float(inside.min()) if inside.size else float(q1)
-    upper = float(inside.max()) if inside.size else float(q3)
-    return {"type": "box", "name": plotly_text(s.name, NAME_CHARS), "x": [0], "q1": [float(axis(q1))],
-            "median": [float(axis(median))], "q3": [float(axis(q3))],
-            "lowerfence": [float(axis(lower))], "upperfence": [float(axis(upper))],
-            "mean": [float(axis(mean))], "boxmean": True, "boxpoints": False,
-            "marker": {"color": s.color}, "line": {"color": s.color}, "hoverinfo": "y"}
+def _has_box(summary: Summary) -> bool:
+    return None not in (summary.q1, summary.median, summary.q3, summary.mean, summary.lower_fence,
+                        summary.upper_fence)
 
 
-def _outlier_traces(s: Series, axis: TimeAxis, outliers: np.ndarray) -> list[dict]:
-    if not outliers.size:
+def _summary_lines(summary: Summary) -> list[tuple[float, str, str]]:
+    """(value, dash, name) of the lines across the samples panel: the summary's quartiles, mean, fences."""
+    if not _has_box(summary):
         return []
+    lines = [(summary.median, "solid", "median"), (summary.q1, "dot", "Q1"), (summary.q3, "dot", "Q3"),
+             (summary.mean, "dash", "mean"), (summary.upper_fence, "dashdot", "Q3 + 1.5 IQR")]
+    if summary.beyond_lower_fence:  # drawn only when some sample lies below it
+        lines.append((summary.lower_fence, "dashdot", "Q1 − 1.5 IQR"))
+    return lines
+
+
+def _box_traces(s: Series, axis: Axis) -> list[dict]:
+    """The box of the summary's quartiles and mean, whiskers to the furthest samples within its
+    fences, and the samples beyond them (at most ``MAX_OUTLIER_POINTS``)."""
+    summary, values = s.summary, s.values
+    if not _has_box(summary):
+        return []
+    within = (values >= summary.lower_fence) & (values <= summary.upper_fence)
+    inside = values[within]
+    lower = float(inside.min()) if inside.size else summary.q1
+    upper = float(inside.max()) if inside.size else summary.q3
+    box = {"type": "box", "name": plotly_text(s.name, NAME_CHARS), "x": [0],
+           "q1": [float(axis(summary.q1))], "median": [float(axis(summary.median))],
+           "q3": [float(axis(summary.q3))], "lowerfence": [float(axis(lower))],
+           "upperfence": [float(axis(upper))], "mean": [float(axis(summary.mean))], "boxmean": True,
+           "boxpoints": False, "marker": {"color": s.color}, "line": {"color": s.color}, "hoverinfo": "y"}
+    outliers = np.sort(values[~within])
+    if not outliers.size:
+        return [box]
     pick = np.unique(np.linspace(0, outliers.size - 1, min(outliers.size, MAX_OUTLIER_POINTS)).astype(int))
-    return [{"type": "scatter", "mode": "markers", "name": "beyond the fences",
-             "x": [0] * pick.size, "y": axis(outliers[pick]).tolist(),
-             "marker": {"size": 5, "symbol": "circle-open", "color": s.color},
-             "hovertemplate": f"%{{y:.4g}} {axis.suffix} (beyond a fence)<extra></extra>"}]
+    return [box, {"type": "scatter", "mode": "markers", "name": "beyond the fences",
+                  "x": [0] * pick.size, "y": axis(outliers[pick]).tolist(),
+                  "marker": {"size": 5, "symbol": "circle-open", "color": s.color},
+                  "hovertemplate": f"%{{y:.4g}} {axis.suffix} (beyond a fence)<extra></extra>"}]
 
 
-def correlogram_chart(key: str, title: str, values: np.ndarray, what: str) -> Chart | None:
-    """Autocorrelations r_1..r_L with the white-noise and Bartlett bands (seed 000); None if n < 3."""
-    try:
-        c = stats.autocorrelation(values)
-    except StatisticsError:
+def correlogram_chart(key: str, title: str, correlogram, what: str, lag_unit: str) -> Chart | None:
+    """The analysis's correlogram drawn: r_1..r_L with its white-noise and Bartlett bands; None
+    without one (the analysis gives none below 3 values or without spread).
+
+    ``correlogram`` is the analysis's ``stats.Correlogram`` (lags, acf, bands, confidence, n).
+    """
+    if correlogram is None:
         return None
-    lags = c.lags.tolist()
-    outside = int(np.count_nonzero(np.abs(c.acf) > c.white_noise_band))
+    c = correlogram
+    lags = np.asarray(c.lags).tolist()
+    acf, bartlett, band = np.asarray(c.acf), np.asarray(c.bartlett_band), float(c.white_noise_band)
+    outside = int(np.count_nonzero(np.abs(acf) > band))
     traces = [
-        {"type": "bar", "name": "autocorrelation", "x": lags, "y": c.acf.tolist(),
+        {"type": "bar", "name": "autocorrelation", "x": lags, "y": acf.tolist(),
          "marker": {"color": "#1f77b4"}, "hovertemplate": "lag %{x}: r = %{y:.3f}<extra></extra>"},
         {"type": "scatter", "mode": "lines", "name": f"Bartlett {c.confidence:.0%} band", "x": lags,
-         "y": c.bartlett_band.tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
+         "y": bartlett.tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
         {"type": "scatter", "mode": "lines", "name": "Bartlett (lower)", "showlegend": False, "x": lags,
-         "y": (-c.bartlett_band).tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
+         "y": (-bartlett).tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
     ]
-    band = c.white_noise_band
-    layout = _layout(title, "lag (rounds apart)" if "differences" in what else "lag (samples apart, in execution order)",
-                     "autocorrelation r", shapes=[_hline(band, dash="dash"), _hline(-band, dash="dash"),
-                                                  _hline(0.0)])
-    note = (f"n = {c.n}; lag-1 r = {c.lag1:+.3f}; {outside} of {len(lags)} lags outside the white-noise band "
-            f"±{band:.3f} (dashed, {c.confidence:.0%}; about {len(lags) * (1 - c.confidence):.1f} expected by chance). "
-            f"Autocorrelation of {what} means neighbouring samples are alike: drift, frequency scaling or phases.")
+    layout = _layout(title, f"lag ({lag_unit})", "autocorrelation r",
+                     shapes=[_hline(band, dash="dash"), _hline(-band, dash="dash"), _hline(0.0)])
+    note = (f"n = {c.n}; lag-1 r = {float(acf[0]):+.3f}; {outside} of {len(lags)} lags outside the white-noise "
+            f"band ±{band:.3f} (dashed, {c.confidence:.0%}; about {len(lags) * (1 - c.confidence):.1f} expected "
+            f"by chance). Autocorrelation of {what} means neighbouring samples are alike: drift, frequency "
+            "scaling or phases.")
     return Chart(key, title, {"data": traces, "layout": layout}, note)
+
+
+def series_charts(index: int, s: Series, axis: Axis) -> list[Chart]:
+    """The charts of one series: its distribution and its correlogram (none without samples)."""
+    if s.values.size == 0:
+        return []
+    charts = [distribution_chart(f"variant-{index}-distribution", s, axis)]
+    correlogram = correlogram_chart(f"variant-{index}-correlogram", f"Correlogram of {s.name}",
+                                    s.figure.correlogram, "one variant's samples",
+                                    "samples apart, in execution order")
+    return charts + ([correlogram] if correlogram else [])
 
 
 # --------------------------------------------------------------------------- one comparison
 
 
-def paired_differences_chart(key: str, c: Mapping, log_ratios: np.ndarray) -> Chart | None:
+def paired_differences_chart(key: str, c: Comparison, log_ratios: np.ndarray, name: str) -> Chart | None:
     """Histogram of the per-round changes candidate/baseline in percent, with the verdict's interval."""
     if log_ratios.size == 0:
         return None
@@ -344,52 +375,52 @@ def paired_differences_chart(key: str, c: Mapping, log_ratios: np.ndarray) -> Ch
                "y": counts.tolist(), "width": np.diff(edges).tolist(), "marker": {"color": "#9467bd", "opacity": 0.7},
                "hovertemplate": "%{y} rounds near %{x:.3g}%<extra></extra>"}]
     shapes = [_vline(0.0, color="#000000")]
-    threshold = float(c.get("threshold") or 0)
-    if threshold:
-        shapes += [_vline(-threshold, dash="dot"), _vline(threshold, dash="dot")]
-    effect = c.get("effect")
-    if effect:
-        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": effect["low"], "x1": effect["high"],
+    if c.threshold:
+        shapes += [_vline(-c.threshold, dash="dot"), _vline(c.threshold, dash="dot")]
+    e = c.effect
+    if e:
+        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": e.low, "x1": e.high,
                        "y0": 0, "y1": 1, "fillcolor": "#d62728", "opacity": 0.15, "line": {"width": 0}})
-        shapes.append(_vline(effect["estimate"], color="#d62728", width=2))
-    title = f"Paired differences: {c['candidate']} vs {c['baseline']}"
+        shapes.append(_vline(e.estimate, color="#d62728", width=2))
+    title = f"Paired differences: {name}"
     layout = _layout(title, "per-round change of the candidate against the baseline (%)", "rounds",
                      shapes=shapes, bargap=0.02)
     note = f"{log_ratios.size} rounds. Red: the median change"
-    if effect:
-        note += (f" {format_percent(effect['estimate'])} and its interval [{format_percent(effect['low'])}, "
-                 f"{format_percent(effect['high'])}] ({effect['confidence']:.2%})")
+    if e:
+        note += (f" {format_percent(e.estimate)} and its interval [{format_percent(e.low)}, "
+                 f"{format_percent(e.high)}] ({e.confidence:.2%})")
     note += "; black: no change"
-    note += f"; dotted: ±{threshold:g}%, the smallest change that matters." if threshold else "."
+    note += f"; dotted: ±{c.threshold:g}%, the smallest change that matters." if c.threshold else "."
     return Chart(key, title, {"data": traces, "layout": layout}, note)
 
 
-def ecdf_chart(key: str, c: Mapping, base: np.ndarray, cand: np.ndarray, axis: TimeAxis) -> Chart:
-    """Empirical CDFs of baseline and candidate together (seed 000's appendix)."""
+def ecdf_chart(key: str, c: Comparison, figure: ComparisonFigure, axis: Axis, name: str) -> Chart:
+    """Empirical CDFs of the baseline's and the candidate's paired values together."""
     traces = []
-    for name, values, color in ((c["baseline"], base, COLORS[0]), (c["candidate"], cand, COLORS[1])):
+    for side, values, color in ((c.baseline, figure.baseline, COLORS[0]), (c.candidate, figure.candidate, COLORS[1])):
         ordered = np.sort(values)
         n = ordered.size
         idx = np.arange(n) if n <= MAX_ECDF_POINTS else np.unique(
             np.linspace(0, n - 1, MAX_ECDF_POINTS).round().astype(int))
-        traces.append({"type": "scatter", "mode": "lines", "name": plotly_text(name, NAME_CHARS),
+        traces.append({"type": "scatter", "mode": "lines", "name": plotly_text(side, NAME_CHARS),
                        "x": axis(ordered[idx]).tolist(), "y": ((idx + 1) / n).tolist(),
                        "line": {"color": color, "shape": "hv"},
                        "hovertemplate": f"%{{x:.4g}} {axis.suffix}: %{{y:.1%}} of samples<extra>%{{fullData.name}}</extra>"})
-    title = f"Empirical CDFs: {c['candidate']} and {c['baseline']}"
+    title = f"Empirical CDFs: {name}"
     layout = _layout(title, axis.label(), "fraction of samples at or below", yaxis={
         "title": {"text": "fraction of samples at or below"}, "range": [0, 1.02], "tickformat": ".0%"})
     note = ("Curves that are parallel horizontally differ by a shift; curves that cross or part only in the tail "
             "differ in shape, and one number cannot describe the change.")
-    largest = max(base.size, cand.size)
+    largest = max(figure.baseline.size, figure.candidate.size)
     if largest > MAX_ECDF_POINTS:
         note += (f" Each curve is drawn through {MAX_ECDF_POINTS:,} evenly spaced order statistics of up to "
                  f"{largest:,} samples, each at its exact height.")
     return Chart(key, title, {"data": traces, "layout": layout}, note)
 
 
-def shift_chart(key: str, c: Mapping, sf: ShiftFunction, axis: TimeAxis) -> Chart:
-    """Differences of the deciles with simultaneous intervals (Doksum's shift function)."""
+def shift_chart(key: str, sf, axis: Axis, name: str) -> Chart:
+    """The analysis's shift function drawn: differences of the deciles with their simultaneous
+    intervals (Doksum's shift function). ``sf`` is the analysis's ``stats.ShiftFunction``."""
     diff = np.array(sf.difference)
     plus = [float(h - d) if h is not None else 0.0 for h, d in zip(sf.high, diff, strict=True)]
     minus = [float(d - lo) if lo is not None else 0.0 for lo, d in zip(sf.low, diff, strict=True)]
@@ -403,8 +434,8 @@ def shift_chart(key: str, c: Mapping, sf: ShiftFunction, axis: TimeAxis) -> Char
              "customdata": axis(baseline_deciles).tolist(),
              "hovertemplate": f"decile %{{x}}% (baseline %{{customdata:.4g}} {axis.suffix}): "
                               f"%{{y:+.4g}} {axis.suffix}<extra></extra>"}
-    title = f"Shift function: {c['candidate']} − {c['baseline']} by decile"
-    layout = _layout(title, "decile of the baseline's and the candidate's times",
+    title = f"Shift function: {name} by decile"
+    layout = _layout(title, f"decile of the baseline's and the candidate's {axis.plural}",
                      axis.label("difference of deciles"), shapes=[_hline(0.0, color="#000000")])
     layout["xaxis"].update(tickmode="array", tickvals=labels, ticktext=[f"{v:g}%" for v in labels])
     if sf.pure_shift_excluded:
@@ -414,35 +445,27 @@ def shift_chart(key: str, c: Mapping, sf: ShiftFunction, axis: TimeAxis) -> Char
         verdict = "A single shift is consistent with all nine decile intervals."
     note = (f"Simultaneous {sf.confidence:.0%} intervals (order statistics, Bonferroni over 9 deciles and both "
             f"samples; each at {sf.interval_confidence:.4%}). {verdict}")
-    unbounded = sum(v is None for v in sf.low + sf.high)
+    unbounded = sum(v is None for v in (*sf.low, *sf.high))
     if unbounded:
         note += f" {unbounded} interval ends are unbounded (too few samples) and not drawn."
     return Chart(key, title, {"data": [trace], "layout": layout}, note)
 
 
-def comparison_charts(index: int, c: Mapping, base: Variant, cand: Variant, axis: TimeAxis) -> list[Chart]:
-    """The charts of one comparison: differences, their correlogram, ECDFs, shift function."""
-    from pairbench.comparison import log_ratios_in_round_order, paired_walls
+def comparison_charts(index: int, c: Comparison, figure: ComparisonFigure, axis: Axis,
+                      benchmark: str = "") -> list[Chart]:
+    """The charts of one comparison: differences, their correlogram, ECDFs, shift function.
 
-    key = f"comparison-{index}"
-    ratios = log_ratios_in_round_order(base.samples, cand.samples)
+    ``benchmark`` prefixes the titles when a run has several.
+    """
+    key, prefix = f"comparison-{index}", f"{benchmark} · " if benchmark else ""
     charts = [
-        paired_differences_chart(f"{key}-differences", c, ratios),
-        correlogram_chart(f"{key}-correlogram", f"Correlogram of the pair differences: {c['candidate']} vs {c['baseline']}",
-                          ratios, "the pair differences (log-ratios, in round order)"),
+        paired_differences_chart(f"{key}-differences", c, figure.log_ratios, f"{prefix}{c.candidate} vs {c.baseline}"),
+        correlogram_chart(f"{key}-correlogram",
+                          f"Correlogram of the pair differences: {prefix}{c.candidate} vs {c.baseline}",
+                          figure.correlogram, "the pair differences (log-ratios, in round order)", "rounds apart"),
     ]
-    b, k = paired_walls(base.samples, cand.samples)
-    if b.size:
-        charts.append(ecdf_chart(f"{key}-ecdf", c, b, k, axis))
-        confidence = 1.0 - float(c.get("alpha") or 0.05)
-        charts.append(shift_chart(f"{key}-shift", c, shift_function(b, k, confidence=confidence), axis))
+    if figure.baseline.size:
+        charts.append(ecdf_chart(f"{key}-ecdf", c, figure, axis, f"{prefix}{c.candidate} and {c.baseline}"))
+    if figure.shift is not None:
+        charts.append(shift_chart(f"{key}-shift", figure.shift, axis, f"{prefix}{c.candidate} − {c.baseline}"))
     return [chart for chart in charts if chart is not None]
-
-
-def variant_charts(index: int, s: Series, axis: TimeAxis) -> list[Chart]:
-    if s.wall.size == 0:
-        return []
-    charts = [distribution_chart(f"variant-{index}-distribution", s, axis)]
-    correlogram = correlogram_chart(f"variant-{index}-correlogram", f"Correlogram of {s.name}", s.wall,
-                                    "one variant's samples")
-    return charts + ([correlogram] if correlogram else [])

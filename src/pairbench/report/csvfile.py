@@ -1,21 +1,25 @@
-"""CSV exports: every raw sample (one row each), and a one-row-per-variant summary.
+"""CSV exports: every raw sample (one row each), and a one-row-per-series summary.
 
 ``pairbench report R.json --format csv -o samples.csv`` writes the samples to
 ``samples.csv`` and the summary beside it, to ``samples.summary.csv``
 (:func:`summary_path`); ``--table samples|summary`` writes just one of them.
 
-Samples: columns ``variant``, ``label`` and every column of the result
-document (``model.SAMPLE_COLUMNS``: wall/user/sys time in ns, max RSS in KiB,
-voluntary/involuntary context switches, status, start_ns, seq, pair, slot,
-iterations, warmup), in execution order (``seq``). Warmup and failed samples
-are included and marked (``warmup`` = 1, ``status`` != 0), as stored.
+Samples: columns ``benchmark`` (its label, ``sort[n=10]``), ``side`` (its
+name), ``label`` (baseline, candidate, self-check or empty), every column of
+the result document (``model.SAMPLE_COLUMNS``: wall/user/sys time in ns over
+all of the sample's iterations, max RSS in KiB, voluntary/involuntary context
+switches, status, start_ns, seq, pair, slot, iterations, warmup), then one
+column per float metric any series of the run has (empty where a series lacks
+it), in execution order (``seq``). Warmup and failed samples are included and
+marked (``warmup`` = 1, ``status`` != 0), as stored.
 
-Summary: ``variant``, ``label``, ``command``, every field of
-``analysis.VariantSummary`` (times in ns), then, for a candidate, its
-comparison with the baseline (change in percent). Values are written exactly
-(integers as integers, floats as Python's shortest round-trip repr), empty
-where undefined. Text is written as given (RFC 4180 quoting), not altered
-against spreadsheet formula injection: this is data for tools.
+Summary: ``benchmark``, ``side``, ``label``, ``command``, every number of
+``analysis.Summary`` (values per operation in the benchmark's unit), ``unit``,
+``notes`` (the series' notes in words, ``; ``-joined), then, for a candidate,
+its comparison with the baseline (change in percent). Values are written
+exactly (integers as integers, floats as Python's shortest round-trip repr),
+empty where undefined. Text is written as given (RFC 4180 quoting), not
+altered against spreadsheet formula injection: this is data for tools.
 """
 
 from __future__ import annotations
@@ -27,16 +31,17 @@ from pathlib import Path
 
 import numpy as np
 
-from pairbench.analysis import VariantSummary
+from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.model import SAMPLE_COLUMNS, Run
-from pairbench.report.analysed import Analysed
+from pairbench.report.wording import word
 
-SAMPLE_HEADER = ("variant", "label", *SAMPLE_COLUMNS)
-_SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(VariantSummary)
-                        if f.name not in ("name", "label", "command"))
+SAMPLE_HEADER = ("benchmark", "side", "label", *SAMPLE_COLUMNS)
+_SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(Summary)
+                        if f.name not in ("benchmark", "side", "label", "command", "notes"))
 COMPARISON_HEADER = ("baseline", "verdict", "negligible", "change_pct", "change_low_pct",
                      "change_high_pct", "change_confidence", "pvalue", "rounds", "rounds_needed")
-SUMMARY_HEADER = ("variant", "label", "command", *_SUMMARY_FIELDS, *COMPARISON_HEADER)
+SUMMARY_HEADER = ("benchmark", "side", "label", "command", *_SUMMARY_FIELDS, "unit", "notes",
+                  *COMPARISON_HEADER)
 
 
 def summary_path(path: str | Path) -> Path:
@@ -47,42 +52,70 @@ def summary_path(path: str | Path) -> Path:
     return path.with_name(path.name + ".summary.csv")
 
 
+# --------------------------------------------------------------------------- samples
+
+
+def metric_names(run: Run) -> tuple[str, ...]:
+    """Every float metric any series of ``run`` has, in the order they first appear."""
+    names = (name for _, _, samples in run.all_series() for name in samples.metrics)
+    return tuple(dict.fromkeys(names))
+
+
 def render_samples_csv(run: Run) -> str:
     """Every stored sample of ``run`` as CSV, in execution order. O(n log n); 1e6 rows in ~2 s."""
+    metrics = metric_names(run)
     buffer = io.StringIO()
-    buffer.write(_csv_record(SAMPLE_HEADER))
-    prefixes, blocks, owners = [], [], []
-    for index, variant in enumerate(run.variants):
-        prefixes.append(_csv_record((variant.name, variant.label))[:-1] + ",")
-        blocks.append([variant.samples[c] for c in SAMPLE_COLUMNS])
-        owners.append(np.full(len(variant.samples), index))
-    owner = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
-    if not owner.size:
+    buffer.write(_csv_record((*SAMPLE_HEADER, *metrics)))
+    series = [(b, s, samples) for b, s, samples in run.all_series() if len(samples)]
+    if not series:
         return buffer.getvalue()
-    columns = [np.concatenate([block[i] for block in blocks]) for i in range(len(SAMPLE_COLUMNS))]
+    prefixes = [_csv_record((run.benchmarks[b].label, run.sides[s].name, run.sides[s].label))[:-1] + ","
+                for b, s, _ in series]
+    owner = np.concatenate([np.full(len(samples), i) for i, (_, _, samples) in enumerate(series)])
+    columns = [np.concatenate([samples[c] for _, _, samples in series]) for c in SAMPLE_COLUMNS]
     ranking = np.argsort(columns[list(SAMPLE_COLUMNS).index("seq")], kind="stable")
     lists = [np.asarray(prefixes, dtype=object)[owner[ranking]].tolist()]
     lists += [column[ranking].tolist() for column in columns]
-    row_format = "%s" + ",".join(["%d"] * len(SAMPLE_COLUMNS))  # the fastest pure-Python way
+    lists += [_metric_cells(name, [samples for _, _, samples in series])[ranking].tolist() for name in metrics]
+    row_format = "%s" + ",".join(["%d"] * len(SAMPLE_COLUMNS) + ["%s"] * len(metrics))  # fastest in Python
     buffer.write("\n".join([row_format % row for row in zip(*lists, strict=True)]))
     buffer.write("\n")
     return buffer.getvalue()
 
 
-def render_summary_csv(analysed: Analysed) -> str:
-    """One row per variant: its summary, and for a candidate its comparison with the baseline."""
+def _metric_cells(name: str, series: list) -> np.ndarray:
+    """The cells of metric ``name`` over ``series`` concatenated: exact floats, empty where absent."""
+    parts = [np.asarray([repr(v) for v in samples.metrics[name].tolist()], dtype=object)
+             if name in samples.metrics else np.full(len(samples), "", dtype=object)
+             for samples in series]
+    return np.concatenate(parts)
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def render_summary_csv(run: Run, analysis: Analysis) -> str:
+    """One row per series: its summary, and for a candidate its comparison with the baseline."""
     buffer = io.StringIO()
     buffer.write(_csv_record(SUMMARY_HEADER))
-    by_candidate = {c["candidate"]: c for c in analysed.comparisons}
-    for summary in analysed.summaries:
-        record = summary.to_dict()
-        row = [summary.name, summary.label, summary.command]
-        for name in _SUMMARY_FIELDS:
-            value = record[name]
-            row.append("; ".join(value) if name == "warnings" else _cell(value))
-        row += _comparison_cells(by_candidate.get(summary.name))
+    by_candidate = {(c.benchmark, c.candidate): c for c in analysis.comparisons}
+    for s in analysis.summaries:
+        row = [s.benchmark.label, s.side, s.label, s.command]
+        row += [_cell(getattr(s, name)) for name in _SUMMARY_FIELDS]
+        row += [s.unit, "; ".join(word(note, s.unit) for note in s.notes)]
+        row += _comparison_cells(by_candidate.get((s.benchmark, s.side)))
         buffer.write(_csv_record(row))
     return buffer.getvalue()
+
+
+def _comparison_cells(c: Comparison | None) -> list[str]:
+    if c is None:
+        return [""] * len(COMPARISON_HEADER)
+    e = c.effect
+    change = (e.estimate, e.low, e.high, e.confidence) if e else (None,) * 4
+    values = (c.baseline, c.verdict.verdict, c.verdict.negligible, *change, c.pvalue, c.rounds,
+              c.rounds_needed)
+    return [_cell(v) for v in values]
 
 
 def _csv_record(fields) -> str:
@@ -98,21 +131,13 @@ def _csv_record(fields) -> str:
     return line.getvalue()[:-2] + "\n"
 
 
-def _comparison_cells(c: dict | None) -> list[str]:
-    if c is None:
-        return [""] * len(COMPARISON_HEADER)
-    effect = c.get("effect") or {}
-    values = (c["baseline"], c["verdict"], c.get("negligible"), effect.get("estimate"),
-              effect.get("low"), effect.get("high"), effect.get("confidence"), c.get("pvalue"),
-              c.get("rounds"), c.get("rounds_needed"))
-    return [_cell(v) for v in values]
-
-
 def _cell(value) -> str:
+    """A value as written: empty for None or a non-finite float, true/false, floats exactly
+    (shortest round trip)."""
     if value is None:
         return ""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value)) if np.isfinite(value) else ""
     return str(value)

@@ -1,12 +1,16 @@
 """The self-contained HTML report: one file, charts drawn by an embedded plotly.js, works offline.
 
-Safety (faults-and-verification.md item 22): the page is rendered by Jinja2
-with autoescaping on, so a benchmark called ``<script>`` is shown as text;
-chart data is embedded as JSON in a non-executed ``<script
-type="application/json">`` block with ``<``, ``>`` and ``&`` written as
-``\\u003c``-style escapes, and every label handed to plotly has its ``<``,
-``>`` and ``&`` turned into entities (plotly reads a subset of HTML in
-labels). A Content-Security-Policy meta tag forbids every network request
+Everything shown comes from the run and its :class:`~pairbench.analysis.Analysis`:
+the tables and sentences the Markdown report shows too (``tables``,
+``sentences``), every standalone note once, and the charts (``charts``) drawn
+from the analysis's figure data.
+
+Safety: the page is rendered by Jinja2 with autoescaping on, so a benchmark
+called ``<script>`` is shown as text; chart data is embedded as JSON in a
+non-executed ``<script type="application/json">`` block with ``<``, ``>`` and
+``&`` written as ``\\u003c``-style escapes, and every label handed to plotly
+has its ``<``, ``>`` and ``&`` turned into entities (plotly reads a subset of
+HTML in labels). A Content-Security-Policy meta tag forbids every network request
 (``default-src 'none'``) and lets only the two inline scripts run, named by
 their SHA-256 hashes: plotly.js (taken once from the installed plotly
 package) and the few lines that draw the charts.
@@ -21,10 +25,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from pairbench.analysis import Analysis, Comparison
+from pairbench.analysis.records import ComparisonFigure
 from pairbench.model import Run
 from pairbench.report import charts as ch
 from pairbench.report import tables
-from pairbench.report.analysed import Analysed
+from pairbench.report.sentences import comparison_title, detail_lines, verdict_sentence
 
 DRAW_CHARTS_JS = """\
 (function () {
@@ -71,45 +77,45 @@ class Page:
     comparisons: tuple[Section, ...]
     variants: tuple[Section, ...]
     environment: tables.Table
-    options: tables.Table
+    settings: tables.Table
     notes: tuple[str, ...]
     state_banner: str = ""
     charts: Mapping[str, dict] = field(default_factory=dict)
 
 
-def build_page(analysed: Analysed) -> Page:
-    """The page's content: tables, verdicts, and the charts of the run, comparisons and variants."""
-    run = analysed.run
-    series = ch.series_of(run.variants)
-    axis = ch.time_axis(series)
-    overview = (ch.run_sequence_chart(series, axis), ch.resources_chart(series)) if any(
-        s.wall.size for s in series) else ()
-    comparisons = tuple(_comparison_section(i, c, run, axis) for i, c in enumerate(analysed.comparisons))
+def build_page(run: Run, analysis: Analysis) -> Page:
+    """The page's content: tables, verdicts, notes, and the charts of the run, comparisons and series."""
+    with_benchmark = tables.several_benchmarks(run)
+    series = _series(analysis, with_benchmark)
+    axes = _axes(run, analysis)
+    overview = _overview(run, series, axes, with_benchmark)
+    comparisons = tuple(_comparison_section(i, c, f, run, axes, with_benchmark) for i, (c, f) in
+                        enumerate(zip(analysis.comparisons, analysis.comparison_figures, strict=True)))
     variants = tuple(
-        Section(key=f"variant-{i}", title=s.name, subtitle=run.variants[i].command.text,
-                charts=tuple(ch.variant_charts(i, s, axis)))
+        Section(key=f"variant-{i}", title=s.name, subtitle=s.summary.command,
+                charts=tuple(ch.series_charts(i, s, axes[s.summary.benchmark])))
         for i, s in enumerate(series))
     everything = list(overview) + [c for part in comparisons + variants for c in part.charts]
     return Page(
-        title=tables.run_title(analysed),
-        facts=_facts(run, series),
-        verdicts=tuple((c["verdict"], tables.verdict_sentence(c)) for c in analysed.comparisons),
-        verdict_table=tables.verdict_table(analysed) if analysed.comparisons else None,
-        variant_table=tables.variant_table(analysed.summaries),
+        title=tables.run_title(run, analysis),
+        facts=_facts(run),
+        verdicts=tuple((c.verdict.verdict, verdict_sentence(c)) for c in analysis.comparisons),
+        verdict_table=tables.verdict_table(run, analysis) if analysis.comparisons else None,
+        variant_table=tables.variant_table(analysis.summaries, with_benchmark=with_benchmark),
         overview=overview,
         comparisons=comparisons,
         variants=variants,
         environment=tables.environment_table(run.environment),
-        options=tables.options_table(run.options),
-        notes=analysed.notes,
+        settings=tables.settings_table(run),
+        notes=tables.note_lines(analysis),
         state_banner=_state_banner(run),
         charts={chart.key: chart.figure for chart in everything},
     )
 
 
-def render_html(analysed: Analysed, *, plotly_js: str | None = None) -> str:
+def render_html(run: Run, analysis: Analysis, *, plotly_js: str | None = None) -> str:
     """The whole report as one HTML document (``plotly_js`` defaults to the installed plotly's)."""
-    page = build_page(analysed)
+    page = build_page(run, analysis)
     plotly = plotly_js if plotly_js is not None else _installed_plotly_js()
     for name, script in (("plotly.js", plotly), ("the chart script", DRAW_CHARTS_JS)):
         if "</script" in script.lower() or "<!--" in script:
@@ -136,23 +142,46 @@ def script_json(value) -> str:
     return text
 
 
-def _comparison_section(index: int, c: Mapping, run: Run, axis: ch.TimeAxis) -> Section:
-    names = [v.name for v in run.variants]
-    charts: tuple[ch.Chart, ...] = ()
-    if c["baseline"] in names and c["candidate"] in names:
-        base, cand = run.variant(c["baseline"]), run.variant(c["candidate"])
-        charts = tuple(ch.comparison_charts(index, c, base, cand, axis))
-    return Section(key=f"comparison-{index}", title=tables.comparison_name(c),
-                   lines=tuple(tables.detail_lines(c)[1:]), charts=charts,
-                   verdict=c["verdict"])
+def _series(analysis: Analysis, with_benchmark: bool) -> list[ch.Series]:
+    """Every series as drawn: named as the tables name it, coloured by side."""
+    return [ch.Series(tables.series_name(summary, with_benchmark=with_benchmark),
+                      ch.COLORS[figure.side % len(ch.COLORS)], summary, figure)
+            for summary, figure in zip(analysis.summaries, analysis.series_figures, strict=True)]
 
 
-def _facts(run: Run, series: list[ch.Series]) -> tuple[tuple[str, str], ...]:
-    rounds = max((s.wall.size for s in series), default=0)
+def _axes(run: Run, analysis: Analysis) -> dict:
+    """Each benchmark's axis (unit and scale), from its series' summaries."""
+    return {key: ch.axis_for([s for s in analysis.summaries if s.benchmark == key]) for key in run.benchmarks}
+
+
+def _overview(run: Run, series: list[ch.Series], axes: Mapping, with_benchmark: bool) -> tuple[ch.Chart, ...]:
+    """The run as a whole: one run-sequence chart per benchmark, and the resources of every sample."""
+    if not any(s.values.size for s in series):
+        return ()
+    if not with_benchmark:
+        return ch.run_sequence_chart("run-sequence", series, axes[run.benchmarks[0]]), ch.resources_chart(series)
+    sequences = tuple(
+        ch.run_sequence_chart(f"run-sequence-{b}", [s for s in series if s.summary.benchmark == key],
+                              axes[key], key.label)
+        for b, key in enumerate(run.benchmarks))
+    return (*sequences, ch.resources_chart(series))
+
+
+def _comparison_section(index: int, c: Comparison, figure: ComparisonFigure, run: Run, axes: Mapping,
+                        with_benchmark: bool) -> Section:
+    """A comparison's part of the page: its details (the verdict sentence is shown above) and charts."""
+    charts = ch.comparison_charts(index, c, figure, axes[c.benchmark],
+                                  c.benchmark.label if with_benchmark else "")
+    return Section(key=f"comparison-{index}", title=comparison_title(c, with_benchmark=with_benchmark),
+                   lines=tuple(detail_lines(c, run.stopped_because)[1:]), charts=tuple(charts),
+                   verdict=c.verdict.verdict)
+
+
+def _facts(run: Run) -> tuple[tuple[str, str], ...]:
     env = run.environment
     machine = " · ".join(str(env[k]) for k in ("host", "cpu_model", "os") if env.get(k))
     facts = [("Started", run.started_at), ("Finished", run.finished_at or "—"),
-             ("Rounds", str(rounds)), ("Seed", tables.value_text(run.options.get("seed"))),
+             ("Rounds", str(run.rounds)), ("Seed", str(run.settings.sampling.seed)),
              ("Stopped", run.stopped_because or "—"), ("Machine", machine or "—"),
              ("pairbench", run.tool_version)]
     return tuple(facts)

@@ -5,9 +5,9 @@ GitHub-flavoured Markdown: pipe tables, with everything else inside
 itself (names, commands, warnings, environment values) may hold Markdown or
 HTML, so *every* cell and line goes through :func:`escape`: pipes and
 Markdown punctuation are backslash-escaped, ``<``, ``>`` and ``&`` become
-entities (a benchmark called ``<script>`` is shown, never run; hyperfine
-escapes only ``|``, which faults-and-verification.md item 22 warns about),
-and newlines become spaces so a name cannot break a table row.
+entities (a benchmark called ``<script>`` is shown as text, not as
+markup; hyperfine's Markdown export escapes only ``|``), and newlines
+become spaces so a name cannot break a table row.
 
 GitHub also links text after Markdown is rendered, escaped or not: ``@name``
 notifies a user or team (``npx @biomejs/biome``) and ``#123`` links an issue.
@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import re
 
-from pairbench.report.analysed import Analysed
+from pairbench.analysis import Analysis
+from pairbench.model import Run
+from pairbench.report.sentences import comparison_title, detail_lines
 from pairbench.report.tables import (
     Table,
-    comparison_name,
-    detail_lines,
     environment_table,
-    options_table,
+    note_lines,
     run_title,
+    settings_table,
+    several_benchmarks,
     variant_table,
     verdict_table,
 )
@@ -72,33 +74,34 @@ def details(summary: str, body: str) -> str:
     return f"<details>\n<summary>{escape_html(summary)}</summary>\n\n{body}\n\n</details>"
 
 
-def render_markdown(analysed: Analysed) -> str:
-    """The whole Markdown report (ends with a newline)."""
-    run = analysed.run
-    parts = [f"### {escape(run_title(analysed))}"]
-    if analysed.comparisons:
-        parts.append(table(verdict_table(analysed)))
-        parts += [details(f"Details: {comparison_name(c)}", _bullets(detail_lines(c)))
-                  for c in analysed.comparisons]
-        parts.append(details("Variants", table(variant_table(analysed.summaries))))
+def render_markdown(run: Run, analysis: Analysis) -> str:
+    """The whole Markdown report of ``run`` from its ``analysis`` (ends with a newline)."""
+    with_benchmark = several_benchmarks(run)
+    variants = table(variant_table(analysis.summaries, with_benchmark=with_benchmark))
+    parts = [f"### {escape(run_title(run, analysis))}"]
+    if analysis.comparisons:
+        parts.append(table(verdict_table(run, analysis)))
+        parts += [details(f"Details: {comparison_title(c, with_benchmark=with_benchmark)}",
+                          _bullets(detail_lines(c, run.stopped_because)))
+                  for c in analysis.comparisons]
+        parts.append(details("Variants", variants))
     else:
-        parts.append(table(_run_table(analysed)))
-        parts.append(details("All statistics", table(variant_table(analysed.summaries))))
+        parts.append(table(_run_table(analysis, with_benchmark)))
+        parts.append(details("All statistics", variants))
     parts.append(details("Environment", table(_clipped(environment_table(run.environment)))))
-    parts.append(details("Options", table(options_table(run.options))))
-    notes = analysed.notes
+    parts.append(details("Settings", table(settings_table(run))))
+    notes = note_lines(analysis)
     if notes:
         parts.append(details(f"Notes ({len(notes)})",
                              "\n".join(f"{i}. {escape(n)}" for i, n in enumerate(notes, 1))))
-    parts.append(escape(_footer(analysed)))
+    parts.append(escape(_footer(run)))
     return "\n\n".join(parts) + "\n"
 
 
-def _run_table(analysed: Analysed) -> Table:
-    full = variant_table(analysed.summaries)
-    keep = [full.header.index(h) for h in ("Variant", "n", "Median [CI]", "Mean ± SE", "Min", "Max")]
-    return Table(tuple(full.header[i] for i in keep),
-                 tuple(tuple(row[i] for i in keep) for row in full.rows))
+def _run_table(analysis: Analysis, with_benchmark: bool) -> Table:
+    """The few columns a run's reader wants first: location, its error and the range."""
+    full = variant_table(analysis.summaries, with_benchmark=with_benchmark)
+    return full.columns("Variant", "n", "Median [CI]", "Mean ± SE", "Min", "Max")
 
 
 def _bullets(lines: list[str]) -> str:
@@ -112,12 +115,12 @@ def _clipped(t: Table) -> Table:
     return Table(t.header, tuple(tuple(clip(cell) for cell in row) for row in t.rows))
 
 
-def _footer(analysed: Analysed) -> str:
-    run = analysed.run
+def _footer(run: Run) -> str:
+    """The run in one line: version, rounds, samples, time measured, order seed, start, state."""
+    measured = [samples.measured() for _, _, samples in run.all_series()]
+    total = sum(len(m) for m in measured)
+    wall = sum(float(m["wall_ns"].sum()) for m in measured)
     state = "" if run.state == "complete" else f" The run is {run.state}: these are the samples it finished."
-    rounds = max((len(v.samples.measured()) for v in run.variants), default=0)
-    total = sum(len(v.samples.measured()) for v in run.variants)
-    wall = sum(float(v.samples.measured()["wall_ns"].sum()) for v in run.variants)
-    seed = run.options.get("seed")
-    return (f"pairbench {run.tool_version} · {rounds} rounds, {total} samples, "
-            f"{format_duration(wall)} measured · seed {seed} · started {run.started_at}.{state}")
+    return (f"pairbench {run.tool_version} · {run.rounds} rounds, {total} samples, "
+            f"{format_duration(wall)} measured · seed {run.settings.sampling.seed} · "
+            f"started {run.started_at}.{state}")

@@ -1,8 +1,11 @@
-"""The report's tables and detail lines as plain text, shared by the Markdown and HTML renderers.
+"""The report's tables, titles and note lines as plain text, shared by the Markdown and HTML renderers.
 
 Cells here are *unescaped* text: each renderer escapes them for its own
 format (Markdown: pipes, backticks, HTML, newlines; HTML: Jinja2 autoescape).
-Numbers are formatted once, here, so the two reports always agree.
+Numbers are formatted once, here, from the :class:`~pairbench.analysis.Analysis`
+records, so the two reports always agree. Values are per operation in the
+benchmark's unit; when a run has several benchmarks, every row names its
+benchmark beside the side.
 """
 
 from __future__ import annotations
@@ -11,10 +14,24 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pairbench.analysis import VariantSummary
-from pairbench.report.analysed import Analysed
-from pairbench.report.sentences import format_pvalue, secondary_lines, verdict_sentence
-from pairbench.units import format_duration, format_kib, format_percent, format_rate, time_unit_for
+from pairbench.analysis import Analysis, Comparison, Summary
+from pairbench.model import Run
+from pairbench.report.sentences import (
+    change_text,
+    comparison_title,
+    format_pvalue,
+    listed,
+    verdict_label,
+)
+from pairbench.report.wording import with_subject
+from pairbench.units import (
+    format_duration,
+    format_kib,
+    format_percent,
+    format_rate,
+    format_value,
+    value_formatter,
+)
 
 
 @dataclass(frozen=True)
@@ -24,70 +41,76 @@ class Table:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
 
-
-def comparison_name(c: Mapping) -> str:
-    """ "candidate vs baseline", marked when it is the A/A self-check."""
-    name = f"{c['candidate']} vs {c['baseline']}"
-    return name + " (A/A self-check)" if c.get("self_check") else name
-
-
-def verdict_label(c: Mapping) -> str:
-    return c["verdict"] + (" (negligible)" if c.get("negligible") else "")
+    def columns(self, *names: str) -> Table:
+        """This table with only the columns ``names``, in that order."""
+        keep = [self.header.index(name) for name in names]
+        return Table(tuple(self.header[i] for i in keep), tuple(tuple(row[i] for i in keep) for row in self.rows))
 
 
-def change_text(c: Mapping) -> str:
-    """ "+3.6% [+2.5%, +5.3%]", or "—" when the verdict was refused."""
-    effect = c.get("effect")
-    if not effect:
-        return "—"
-    return (f"{format_percent(effect['estimate'])} "
-            f"[{format_percent(effect['low'])}, {format_percent(effect['high'])}]")
+def several_benchmarks(run: Run) -> bool:
+    """Whether rows must name their benchmark: the run measured more than one."""
+    return len(run.benchmarks) > 1
 
 
-def verdict_table(analysed: Analysed) -> Table:
+def series_name(s: Summary, *, with_benchmark: bool) -> str:
+    """ "old build", or "sort[n=10] · old build" when the run has several benchmarks."""
+    return f"{s.benchmark.label} · {s.side}" if with_benchmark else s.side
+
+
+# --------------------------------------------------------------------------- comparisons
+
+
+def verdict_table(run: Run, analysis: Analysis) -> Table:
     """One row per comparison: the medians, the paired change with its interval, the verdict."""
-    by_name = {s.name: s for s in analysed.summaries}
-    confidences = {c["effect"]["confidence"] for c in analysed.comparisons if c.get("effect")}
-    level = f" ({_level(min(confidences))} interval)" if confidences else ""
+    with_benchmark = several_benchmarks(run)
+    confidences = {c.effect.confidence for c in analysis.comparisons if c.effect}
+    level = f" ({level_text(min(confidences))} interval)" if confidences else ""
     header = ("Comparison", "Baseline median", "Candidate median", f"Change{level}", "Verdict",
               "p-value", "Rounds")
-    rows = []
-    for c in analysed.comparisons:
-        base, cand = by_name.get(c["baseline"]), by_name.get(c["candidate"])
-        rows.append((
-            comparison_name(c),
-            format_duration(base.median) if base else "—",
-            format_duration(cand.median) if cand else "—",
-            change_text(c),
-            verdict_label(c),
-            format_pvalue(c.get("pvalue")).removeprefix("p ").removeprefix("= "),
-            str(c.get("rounds", "—")),
-        ))
-    return Table(header, tuple(rows))
+    rows = tuple(_verdict_row(c, analysis, with_benchmark) for c in analysis.comparisons)
+    return Table(header, rows)
 
 
-def variant_table(summaries: Sequence[VariantSummary]) -> Table:
-    """One row per variant: location with its interval, spread, outliers and resource usage."""
-    header = ("Variant", "n", "Median [CI]", "Mean ± SE", "Min", "Q1", "Q3", "Max", "CV",
-              "Beyond fence", "CPU user", "CPU sys", "Max RSS", "Context switches")
-    return Table(header, tuple(_variant_row(s) for s in summaries))
+def _verdict_row(c: Comparison, analysis: Analysis, with_benchmark: bool) -> tuple[str, ...]:
+    base, cand = analysis.summary_of(c.benchmark, c.baseline), analysis.summary_of(c.benchmark, c.candidate)
+    return (
+        comparison_title(c, with_benchmark=with_benchmark),
+        format_value(base.median, c.benchmark.unit) if base else "—",
+        format_value(cand.median, c.benchmark.unit) if cand else "—",
+        change_text(c),
+        verdict_label(c),
+        format_pvalue(c.pvalue).removeprefix("p ").removeprefix("= "),
+        str(c.rounds),
+    )
 
 
-def _variant_row(s: VariantSummary) -> tuple[str, ...]:
+# --------------------------------------------------------------------------- series
+
+
+VARIANT_HEADER = ("Variant", "n", "Median [CI]", "Mean ± SE", "Min", "Q1", "Q3", "Max", "CV",
+                  "Beyond fence", "CPU user", "CPU sys", "Max RSS", "Context switches")
+
+
+def variant_table(summaries: Sequence[Summary], *, with_benchmark: bool = False) -> Table:
+    """One row per series: location with its interval, spread, Tukey-fence counts, resource usage."""
+    return Table(VARIANT_HEADER, tuple(_variant_row(s, with_benchmark) for s in summaries))
+
+
+def _variant_row(s: Summary, with_benchmark: bool) -> tuple[str, ...]:
+    name = series_name(s, with_benchmark=with_benchmark)
     n = str(s.n) + (f" (+{s.n_warmup} warmup)" if s.n_warmup else "") + (
         f", {s.n_failed} failed" if s.n_failed else "")
     if s.n == 0 or s.median is None:
-        return (s.name, n) + ("—",) * 12
-    unit = time_unit_for(s.median)
-    fmt = lambda ns: format_duration(ns, unit=unit)  # noqa: E731 - local shorthand
+        return (name, n) + ("—",) * (len(VARIANT_HEADER) - 2)
+    fmt = value_formatter(s.unit, s.median)
     median = fmt(s.median)
     if s.median_low is not None and s.median_high is not None:
-        median += f" [{fmt(s.median_low)}, {fmt(s.median_high)}] ({_level(s.confidence)})"
+        median += f" [{fmt(s.median_low)}, {fmt(s.median_high)}] ({level_text(s.confidence)})"
     mean = fmt(s.mean)
     if s.mean_se is not None:
-        mean += f" ± {format_duration(s.mean_se, unit=unit, digits=2)}"
+        mean += f" ± {_error_text(s)}"
     return (
-        s.name, n, median, mean, fmt(s.min), fmt(s.q1), fmt(s.q3), fmt(s.max),
+        name, n, median, mean, fmt(s.min), fmt(s.q1), fmt(s.q3), fmt(s.max),
         format_percent(100 * s.cv, signed=False) if s.cv is not None else "—",
         f"{s.beyond_upper_fence} above, {s.beyond_lower_fence} below",
         format_duration(s.user_ns), format_duration(s.sys_ns),
@@ -96,24 +119,29 @@ def _variant_row(s: VariantSummary) -> tuple[str, ...]:
     )
 
 
-def detail_lines(c: Mapping) -> list[str]:
-    """The verdict in words and the secondary numbers of one comparison (seeds 000 and 002)."""
-    sec = c.get("secondary") or {}
-    lines = [verdict_sentence(c)]
-    if c.get("verdict_reason"):
-        lines.append(f"Verdict rule: {c['verdict_reason']}.")
-    effect = c.get("effect")
-    if effect:
-        adjustment = f", {c['adjustment']}" if c.get("adjustment", "none") != "none" else ""
-        lines.append(f"Interval: {effect['method']}, {effect['confidence']:.2%} "
-                     f"(alpha {c.get('alpha', 0):g}{adjustment}); smallest change that matters "
-                     f"±{c.get('threshold', 0):g}%.")
-    lines += secondary_lines(sec, c)
-    if c.get("rounds_needed"):
-        lines.append(f"About {c['rounds_needed']} more rounds needed to decide.")
-    if c.get("stopped_because"):
-        lines.append(f"Stopped: {c['stopped_because']}.")
-    return lines
+def _error_text(s: Summary) -> str:
+    """The standard error of the mean, in the median's scale, to 2 digits."""
+    return value_formatter(s.unit, s.median, digits=2)(s.mean_se)
+
+
+# --------------------------------------------------------------------------- notes
+
+
+def note_lines(analysis: Analysis) -> tuple[str, ...]:
+    """Every note of the analysis that stands alone, in words with its subject, each line once.
+
+    The run's notes come first, then each summary's and each comparison's. The
+    notes that qualify a number (``wording.INLINE``) are shown beside it instead:
+    the Tukey-fence counts in the variant table, the others in a comparison's details.
+    """
+    units = {s.benchmark.label: s.unit for s in analysis.summaries}
+    default = analysis.summaries[0].unit if analysis.summaries else "ns"
+    lines = (with_subject(note, units.get(note.subject.benchmark, default)) for note in
+             listed(analysis.all_notes()))
+    return tuple(dict.fromkeys(lines))
+
+
+# --------------------------------------------------------------------------- the run
 
 
 def environment_table(environment: Mapping) -> Table:
@@ -121,8 +149,9 @@ def environment_table(environment: Mapping) -> Table:
     return Table(("Key", "Value"), tuple(flatten(environment)))
 
 
-def options_table(options: Mapping) -> Table:
-    return Table(("Option", "Value"), tuple(flatten(options)))
+def settings_table(run: Run) -> Table:
+    """The stored settings flattened to dotted keys ("sampling.warmup", "decision.alpha")."""
+    return Table(("Setting", "Value"), tuple(flatten(run.settings.stored())))
 
 
 def flatten(mapping: Mapping, prefix: str = "") -> list[tuple[str, str]]:
@@ -138,6 +167,7 @@ def flatten(mapping: Mapping, prefix: str = "") -> list[tuple[str, str]]:
 
 
 def value_text(value) -> str:
+    """A stored value as a cell: "—" for None, yes/no, compact JSON for lists and records."""
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -149,19 +179,20 @@ def value_text(value) -> str:
     return str(value)
 
 
-def run_title(analysed: Analysed) -> str:
+def run_title(run: Run, analysis: Analysis) -> str:
     """ "pairbench compare: new vs old", "pairbench run: 3 commands"."""
-    run = analysed.run
-    real = [c for c in analysed.comparisons if not c.get("self_check")]
-    if len(real) == 1:
-        return f"pairbench {run.kind}: {real[0]['candidate']} vs {real[0]['baseline']}"
+    real = analysis.real_comparisons
+    if len({(c.candidate, c.baseline) for c in real}) == 1:
+        return f"pairbench {run.kind}: {real[0].candidate} vs {real[0].baseline}"
     if real:
-        return f"pairbench {run.kind}: {len(real)} candidates vs {real[0]['baseline']}"
-    if len(run.variants) == 1:
-        return f"pairbench {run.kind}: {run.variants[0].name}"
-    return f"pairbench {run.kind}: {len(run.variants)} commands"
+        candidates = len({c.candidate for c in real})
+        return f"pairbench {run.kind}: {candidates} candidates vs {real[0].baseline}"
+    if len(run.sides) == 1:
+        return f"pairbench {run.kind}: {run.sides[0].name}"
+    return f"pairbench {run.kind}: {len(run.sides)} commands"
 
 
-def _level(confidence: float) -> str:
+def level_text(confidence: float) -> str:
+    """A confidence level to two decimals at most: "95%", "99.36%"."""
     text = f"{100 * confidence:.2f}".rstrip("0").rstrip(".")
     return f"{text}%"

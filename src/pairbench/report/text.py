@@ -32,7 +32,7 @@ from pairbench.units import (
     format_percent,
     format_rate,
     format_value,
-    time_unit_for,
+    value_formatter,
 )
 
 
@@ -88,8 +88,7 @@ def summary_block(s: Summary, footnotes: Footnotes, *, with_benchmark: bool = Fa
     title = f"[bold]{escape(name)}[/bold]{footnotes.marks(s.notes, s.unit)}"
     if s.n == 0:
         return [title, "  no successful samples"]
-    unit = time_unit_for(s.median) if s.unit == "ns" else None
-    fmt = (lambda v: format_duration(v, unit=unit)) if unit else (lambda v: format_value(v, s.unit))
+    fmt = value_formatter(s.unit, s.median)
     counts = f"n {s.n}" + (f" (+{s.n_warmup} warmup)" if s.n_warmup else "")
     counts += f", {s.n_failed} failed" if s.n_failed else ""
     interval = (f"[{fmt(s.median_low)}, {fmt(s.median_high)}] {s.confidence:.0%} CI"
@@ -98,7 +97,7 @@ def summary_block(s: Summary, footnotes: Footnotes, *, with_benchmark: bool = Fa
     if s.mean_se is not None:
         method = escape({"batch-means": "batch means"}.get(s.mean_method, s.mean_method))
         n_eff = f", effective n {min(s.n_eff, s.n):.0f}" if s.n_eff is not None else ""
-        error = format_duration(s.mean_se, unit=unit, digits=2) if unit else format_value(s.mean_se, s.unit, digits=2)
+        error = value_formatter(s.unit, s.median, digits=2)(s.mean_se)
         lines.append(f"  mean      {fmt(s.mean)} ± {error}  (standard error, {method}{n_eff})")
     else:
         lines.append(f"  mean      {fmt(s.mean)}")

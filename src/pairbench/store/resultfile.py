@@ -27,7 +27,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from pairbench.errors import ResultFileError, UsageError
-from pairbench.model import RUN_STATES, SAMPLE_COLUMNS, SIDE_LABELS, BenchmarkKey, Command, Run, Side
+from pairbench.model import (
+    RUN_STATES,
+    SAMPLE_COLUMNS,
+    SIDE_LABELS,
+    BenchmarkKey,
+    Command,
+    Run,
+    Side,
+)
 from pairbench.settings import KINDS, Settings, settings_from_stored
 from pairbench.store import checks
 from pairbench.store.checks import expect, expect_object_list, expect_str_list

@@ -1,14 +1,16 @@
 """Write the result documents the report tests read: ``compare.json`` and ``run.json``.
 
 Regenerate from the repository root (only when the result format changes; the
-golden files in ``tests/report/golden`` then change too):
+golden files in ``tests/report/golden`` then change too, and
+``PAIRBENCH_UPDATE_GOLDEN=1`` rewrites them):
 
     .venv/bin/python tests/report/data/make_fixtures.py
 
-The results are real ``pairbench compare`` / ``run`` documents produced through
-the CLI with a scripted FakeExecutor (no timing), then made reproducible: the
-machine metadata, timestamps and version are replaced by fixed values. The
-candidate's name is hostile on purpose (HTML, Markdown, a pipe, a newline).
+The results are real ``pairbench compare`` / ``run`` documents (format
+``pairbench.result/2``) produced through ``cli.main`` with its seams: a
+scripted FakeExecutor (no process runs, no time passes) and a fixed machine
+description. Only the timestamps and the tool version are then made fixed.
+The candidate's name is hostile on purpose (HTML, Markdown, a pipe, a newline).
 """
 
 from __future__ import annotations
@@ -32,11 +34,13 @@ ENVIRONMENT = {
                                         "command": "/usr/sbin/cron -f | <b>x</b>"}]},
     "timer": {"clock": "CLOCK_MONOTONIC", "advertised_resolution_ns": 1, "measured_resolution_ns": 50},
     "python": {"version": "3.11.7", "implementation": "CPython"},
-    "pairbench": "0.1.0", "libraries": {"numpy": "2.0.0", "scipy": "1.14.0"},
+    "pairbench": "0.2.0", "libraries": {"numpy": "2.0.0", "scipy": "1.14.0"},
 }
+STARTED, FINISHED, VERSION = "2026-11-22T10:00:00Z", "2026-11-22T10:00:09Z", "0.2.0"
 
 
 def script(seed: int):
+    """What each command "costs": ~50 ms, 4% more for ``sleep 0.2``, a slow phase and 5% stalls."""
     rng = np.random.default_rng(seed)
 
     def run(command, index, clock_ns):
@@ -52,35 +56,34 @@ def script(seed: int):
     return run
 
 
-def invoke(*args: str) -> None:
+def invoke(seed: int, *args: str) -> None:
+    """``pairbench ARGS`` in-process, measured by a FakeExecutor scripted with ``seed``."""
     from pairbench import cli
+    from pairbench.measure.fake import FakeExecutor
 
+    executor = FakeExecutor(script(seed), gap_ns=1_000_000)
     out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(args), stdout=out, stderr=err, color=False)
+    code = cli.main(list(args), stdout=out, stderr=err, color=False,
+                    executor_factory=lambda output: executor,
+                    environment=lambda *a, **k: json.loads(json.dumps(ENVIRONMENT)))
     if code not in (0, 1):
         raise SystemExit(f"pairbench {' '.join(args)} failed ({code}): {err.getvalue()}")
 
 
-def normalise(path: Path) -> None:
-    doc = json.loads(path.read_text())
-    doc["environment"] = ENVIRONMENT
-    doc["started_at"], doc["finished_at"] = "2026-11-22T10:00:00Z", "2026-11-22T10:00:09Z"
-    doc["tool"]["version"] = "0.1.0"
-    doc["options"]["json_path"] = path.name
-    path.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+def fix_times(path: Path) -> None:
+    """Replace the wall-clock timestamps and the tool version by fixed values."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["started_at"], doc["finished_at"] = STARTED, FINISHED
+    doc["tool"]["version"] = VERSION
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def main() -> None:
-    from pairbench.cli import app
-    from pairbench.measure.fake import FakeExecutor
-
-    app.EXECUTOR_FACTORY = lambda output: FakeExecutor(script(5), gap_ns=1_000_000)
-    invoke("compare", "--runs", "40", "--warmup", "1", "--seed", "11", "--name", "old build",
+    invoke(5, "compare", "--runs", "40", "--warmup", "1", "--seed", "11", "--name", "old build",
            "--name", HOSTILE, "--json", str(HERE / "compare.json"), "sleep 0.1", "sleep 0.2")
-    app.EXECUTOR_FACTORY = lambda output: FakeExecutor(script(6), gap_ns=1_000_000)
-    invoke("run", "--runs", "25", "--seed", "3", "--json", str(HERE / "run.json"), "sleep 0.1")
+    invoke(6, "run", "--runs", "25", "--seed", "3", "--json", str(HERE / "run.json"), "sleep 0.1")
     for name in ("compare.json", "run.json"):
-        normalise(HERE / name)
+        fix_times(HERE / name)
 
 
 if __name__ == "__main__":
