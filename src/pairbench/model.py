@@ -104,10 +104,6 @@ class Side:
         if self.label not in SIDE_LABELS:
             raise ValueError(f"a side's label must be one of {SIDE_LABELS}, got {self.label!r}")
 
-    @property
-    def kind(self) -> str:
-        return "command"
-
 
 @dataclass(frozen=True)
 class Sample:

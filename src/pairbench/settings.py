@@ -24,7 +24,6 @@ from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
 KINDS = ("run", "compare")
-OUTPUT_MODES = ("null", "inherit")  # anything else is a file path
 
 # option -> default; where run and compare differ, per kind. The help text reads these.
 DEFAULTS: dict[str, object] = {

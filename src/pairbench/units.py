@@ -59,16 +59,6 @@ def format_duration(ns: float | None, *, unit: tuple[str, int] | None = None, di
     return f"{_significant(ns / scale, digits)} {suffix}"
 
 
-def format_duration_pm(ns: float, err_ns: float | None, *, digits: int = 4) -> str:
-    """Format "value ± error" in one unit chosen for the value."""
-    unit = time_unit_for(ns, digits)
-    if err_ns is None or not math.isfinite(err_ns):
-        return format_duration(ns, unit=unit, digits=digits)
-    value = _significant(ns / unit[1], digits)
-    error = _significant(err_ns / unit[1], 2)
-    return f"{value} ± {error} {unit[0]}"
-
-
 _BYTE_UNITS = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024), ("B", 1))
 
 

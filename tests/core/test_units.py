@@ -5,7 +5,6 @@ import pytest
 from pairbench.errors import UsageError
 from pairbench.units import (
     format_duration,
-    format_duration_pm,
     format_kib,
     format_percent,
     format_value,
@@ -51,9 +50,6 @@ def test_format_duration_picks_a_unit_with_four_significant_digits(ns, text):
 def test_format_duration_of_none_is_a_dash():
     assert format_duration(None) == "—"
 
-
-def test_format_duration_pm_shares_one_unit():
-    assert format_duration_pm(1_234_567, 23_456) == "1.235 ± 0.023 ms"
 
 
 @pytest.mark.parametrize(("kib", "text"), [(812, "812 KiB"), (12_600, "12.3 MiB"), (1.3e6, "1.24 GiB")])
