@@ -44,7 +44,7 @@ def test_samples_csv_has_every_sample_with_every_column_in_execution_order(compa
     assert [int(r["seq"]) for r in parsed] == list(range(82))
     assert {r["side"] for r in parsed} == {"old build", HOSTILE}  # the newline and quotes survive
     assert {r["benchmark"] for r in parsed} == {"command"}
-    base = compare_run.series(0, compare_run.side_index("old build"))
+    base = compare_run.series(0, [side.name for side in compare_run.sides].index("old build"))
     mine = [r for r in parsed if r["side"] == "old build"]
     for column in SAMPLE_COLUMNS:
         assert [int(r[column]) for r in mine] == base[column].tolist(), column
