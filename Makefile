@@ -19,9 +19,12 @@ demo: setup
 		"$(BIN)/python -m pairbench.workloads spin 400000" \
 		"$(BIN)/python -m pairbench.workloads spin 480000"
 
+# As root (CI), the permission-dependent tests run once more as an unprivileged
+# user, so both branches of the environment readers run.
 test: setup
 	scripts/install-test-deps.sh
 	$(BIN)/python -m pytest -n 2 -q
+	scripts/test-unprivileged.sh $(BIN)/python
 
 # The calibration study (~25 min): pairbench's A/A and A/B error rates against a
 # sequential hyperfine design; figures go to benchmarks/RESULTS.md by hand.

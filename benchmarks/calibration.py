@@ -19,7 +19,14 @@ Two designs decide each trial:
   ``sequential-mw``. R is the median number of rounds pairbench used in the same
   condition (so the pairbench trials run first), or ``--seq-runs``.
 
-Per design and condition it reports the false-positive rate with its one-sided
+Workloads (``--workloads``, issue 17): commands of about 1 ms, 5 ms, 25 ms and
+250 ms, and ``bimodal``: a 25 ms command that runs one of two lengths 5% apart,
+chosen at random per run (``spin --bimodal``). The goal per cell: A/A false
+changes at or below alpha, the +1% slowdown (+3% at 1 ms) found in at least 95%
+of trials, none in the wrong direction. Each workload is calibrated once per
+``--out`` (its own linear fit around its run time).
+
+Per workload, design and condition it reports the false-positive rate with its one-sided
 95% Clopper-Pearson upper bound and a binomial test against alpha, the
 detection rates of +1% and +3%, wrong-direction verdicts and the time to a
 verdict. Every trial is appended to ``trials.jsonl`` in ``--out`` (pairs,
@@ -30,6 +37,7 @@ Usage::
 
     .venv/bin/python benchmarks/calibration.py [--quick] [--trials 40,40,20] [--seed 2026]
         [--conditions quiet,phased] [--designs pairbench,sequential] [--out DIR]
+        [--workloads 1ms,5ms,25ms,250ms,bimodal]
     .venv/bin/python benchmarks/calibration.py --report-only [--out DIR]
 """
 
@@ -74,6 +82,14 @@ MEAN_PHASE_S = 3.0
 # which made 5-12 ms runs much noisier when the machine was oversubscribed.
 RUN_MS = 25.0
 FIT_ARGS_MS = (10.0, 25.0, 50.0, 75.0, 100.0)
+# workload name -> (per-run time of A in ms, bimodal); "25ms" is the original study's
+WORKLOADS = {"1ms": (1.0, False), "5ms": (5.0, False), "25ms": (25.0, False),
+             "250ms": (250.0, False), "bimodal": (25.0, True)}
+DEFAULT_WORKLOAD = "25ms"
+BIMODAL_PCT = 5.0  # the two modes of the bimodal workload, percent apart
+FIT_FACTORS = (0.4, 1.0, 2.0, 3.0, 4.0)  # fit points as multiples of the run time
+# the effect a workload must find in >= 95% of trials: +1%, except +3% at 1 ms
+GOAL_KIND = {"1ms": "ab3"}
 # Measuring starts this long after the load generator's first phase began, so
 # trials do not start at a switch. Just after a switch the workload is slowed
 # more than later in the phase (sequential A/A trials run wholly in a both-busy
@@ -130,6 +146,18 @@ def slowed_argument(base_arg: int, fit: LinearFit, percent: float) -> int:
     return argument_for(total * (1.0 + percent / 100.0), fit)
 
 
+def workload_command(spin: Path, arg: int, workload: str = DEFAULT_WORKLOAD) -> str:
+    """The command line running ``arg`` steps of the workload (two modes for ``bimodal``)."""
+    if WORKLOADS[workload][1]:
+        return f"{spin} --bimodal {arg} {BIMODAL_PCT:g}"
+    return f"{spin} {arg}"
+
+
+def fit_points_ms(run_ms: float) -> tuple[float, ...]:
+    """Run times (ms) of the fit: the original study's for 25 ms, else multiples of ``run_ms``."""
+    return FIT_ARGS_MS if run_ms == RUN_MS else tuple(f * run_ms for f in FIT_FACTORS)
+
+
 def pairbench_run(commands: list[str], runs: int, json_path: Path) -> dict:
     """``pairbench run --runs`` of ``commands`` interleaved; the result document."""
     argv = [*PAIRBENCH, "run", "-q", "--runs", str(runs), "--warmup", "1", "--json", str(json_path),
@@ -154,20 +182,25 @@ def walls_by_round(doc: dict) -> np.ndarray:
     return np.array([[c[r] for c in columns] for r in rounds], dtype=float)
 
 
-def calibrate(spin: Path, out_dir: Path, run_ms: float, runs: int) -> dict:
-    """Fit time vs argument, choose A, +1% and +3%, and measure the achieved ratios (quiet)."""
+def calibrate(spin: Path, out_dir: Path, run_ms: float, runs: int,
+              workload: str = DEFAULT_WORKLOAD) -> dict:
+    """Fit time vs argument, choose A, +1% and +3%, and measure the achieved ratios (quiet).
+
+    The fit is of the plain workload (one mode); a bimodal command runs the
+    chosen argument or 5% more, so its effect is the same ratio.
+    """
     from pairbench import stats
 
     probe = 20_000_000
     rough = np.min(walls_by_round(pairbench_run([f"{spin} {probe}"], 10, out_dir / "probe.json")))
     per_step = rough / probe
-    fit_args = [max(round(ms * 1e6 / per_step), 1) for ms in FIT_ARGS_MS]
+    fit_args = [max(round(ms * 1e6 / per_step), 1) for ms in fit_points_ms(run_ms)]
     walls = walls_by_round(pairbench_run([f"{spin} {n}" for n in fit_args], runs, out_dir / "fit.json"))
     fit = fit_linear(fit_args, np.percentile(walls, FIT_QUANTILE, axis=0))
     base = argument_for(run_ms * 1e6, fit)
     args = {kind: slowed_argument(base, fit, pct) for kind, pct in KINDS.items()}
-    check = walls_by_round(pairbench_run([f"{spin} {args[k]}" for k in KINDS], runs,
-                                         out_dir / "achieved.json"))
+    check = walls_by_round(pairbench_run([workload_command(spin, args[k], workload) for k in KINDS],
+                                         runs, out_dir / "achieved.json"))
     achieved = {}
     for j, kind in enumerate(KINDS):
         if j == 0:
@@ -177,7 +210,7 @@ def calibrate(spin: Path, out_dir: Path, run_ms: float, runs: int) -> dict:
                           "low_pct": effect.low_pct, "high_pct": effect.high_pct}
     return {"fit": asdict(fit), "fit_args": fit_args, "fit_quantile": FIT_QUANTILE,
             "fit_points_ns": np.percentile(walls, FIT_QUANTILE, axis=0).tolist(),
-            "rounds": runs, "run_ms": run_ms, "args": args, "achieved": achieved,
+            "rounds": runs, "run_ms": run_ms, "workload": workload, "args": args, "achieved": achieved,
             "a_median_ns": float(np.median(check[:, 0]))}
 
 
@@ -332,22 +365,26 @@ class Trial:
     condition: str
     kind: str
     seed: int
+    workload: str = DEFAULT_WORKLOAD
 
 
-def plan_trials(counts: dict[str, int], conditions, designs, seed: int) -> list[Trial]:
+def plan_trials(counts: dict[str, int], conditions, designs, seed: int,
+                workloads=(DEFAULT_WORKLOAD,)) -> list[Trial]:
     """All trials, in a seeded random order inside each design block (pairbench first).
 
-    Kinds and conditions are interleaved at random, so slow drift of the machine
-    cannot line up with one kind of trial. The sequential block comes second
-    because its R is taken from the pairbench trials.
+    Kinds, conditions and workloads are interleaved at random, so slow drift of
+    the machine cannot line up with one kind of trial. The sequential block
+    comes second because its R is taken from the pairbench trials.
     """
     rng = np.random.default_rng(seed)
     trials: list[Trial] = []
     for design in [d for d in DESIGNS if d in designs]:
-        cells = [(c, k) for c in conditions for k, n in counts.items() for _ in range(n)]
+        cells = [(w, c, k) for w in workloads for c in conditions for k, n in counts.items()
+                 for _ in range(n)]
         for j in rng.permutation(len(cells)):
-            condition, kind = cells[j]
-            trials.append(Trial(len(trials), design, condition, kind, int(rng.integers(2**31))))
+            workload, condition, kind = cells[j]
+            trials.append(Trial(len(trials), design, condition, kind, int(rng.integers(2**31)),
+                                workload))
     return trials
 
 
@@ -429,7 +466,8 @@ def run_pairbench_trial(spin: Path, args: dict, trial: Trial, work: Path) -> dic
         p.unlink(missing_ok=True)
     argv = [*PAIRBENCH, "compare", "-q", "--seed", str(trial.seed), "--json", str(json_path),
             "--setup", shlex.join([str(spin), "--stamp", str(stamp)]), "-n", "A", "-n", "B",
-            f"{spin} {args['aa']}", f"{spin} {args[trial.kind]}"]
+            workload_command(spin, args["aa"], trial.workload),
+            workload_command(spin, args[trial.kind], trial.workload)]
     start = time.monotonic()
     proc = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True, timeout=300)
@@ -452,7 +490,8 @@ def run_sequential_trial(spin: Path, args: dict, trial: Trial, work: Path, runs:
         export.unlink(missing_ok=True)
         start = time.monotonic()
         proc = subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "1", "--runs", str(runs),
-                               "--export-json", str(export), f"{spin} {arg}"], check=True, cwd=ROOT,
+                               "--export-json", str(export), workload_command(spin, arg, trial.workload)],
+                              check=True, cwd=ROOT,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=1800)
         spans.append((start, time.monotonic()))
         warned += "outliers were detected" in proc.stderr
@@ -478,10 +517,16 @@ def run_trial(spin: Path, calibration: dict, trial: Trial, work: Path, seq_runs:
             "loadavg_after": os.getloadavg()[0], "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
 
 
-def sequential_runs(records: list[dict], condition: str) -> int | None:
+def workload_of(record: dict) -> str:
+    """A trial record's workload (records of studies before issue 17: the 25 ms one)."""
+    return record.get("workload", DEFAULT_WORKLOAD)
+
+
+def sequential_runs(records: list[dict], condition: str, workload: str = DEFAULT_WORKLOAD) -> int | None:
     """R for the sequential design: the median rounds pairbench used under ``condition``."""
     rounds = [r["rounds"] for r in records
-              if r["design"] == "pairbench" and r["condition"] == condition and r.get("rounds")]
+              if r["design"] == "pairbench" and r["condition"] == condition and r.get("rounds")
+              and workload_of(r) == workload]
     return int(np.median(rounds)) if rounds else None
 
 
@@ -520,14 +565,30 @@ def decisions(record: dict) -> dict[str, tuple[str | None, bool]]:
 
 
 def summarize(records: list[dict]) -> list[dict]:
-    """One row per design label x condition: error rates, bounds, detection, time to verdict."""
+    """One row per workload x design label x condition: error rates, bounds, detection, time."""
     rows = []
-    for label, condition in itertools.product([x for v in DERIVED.values() for x in v], CONDITIONS):
-        cell = [r for r in records if label in DERIVED[r["design"]] and r["condition"] == condition]
+    labels = [x for v in DERIVED.values() for x in v]
+    for workload, label, condition in itertools.product(WORKLOADS, labels, CONDITIONS):
+        cell = [r for r in records if label in DERIVED[r["design"]] and r["condition"] == condition
+                and workload_of(r) == workload]
         cell = [r for r in cell if decisions(r)[label][0] is not None]
         if cell:
-            rows.append(_row(label, condition, cell))
+            rows.append({"workload": workload, **_row(label, condition, cell),
+                         **goals(workload, _row(label, condition, cell))})
     return rows
+
+
+def goals(workload: str, row: dict) -> dict:
+    """Whether a row meets issue 17's goals: A/A false changes consistent with <= alpha, the
+    workload's effect (+1%, +3% at 1 ms) found in >= 95% of trials, none the wrong way."""
+    kind = GOAL_KIND.get(workload, "ab1")
+    found, trials = row[f"{kind}_detected"], row[f"{kind}_trials"]
+    power_ok = (bool(trials) and float(sps.binomtest(found, trials, 0.95, alternative="less").pvalue)
+                >= 0.05) if trials else None
+    fp_ok = row.get("fp_consistent")
+    met = None if power_ok is None or fp_ok is None else bool(fp_ok and power_ok
+                                                               and row["wrong_direction"] == 0)
+    return {"goal_kind": kind, "goal_power_ok": power_ok, "goals_met": met}
 
 
 def _row(label: str, condition: str, cell: list[dict]) -> dict:
@@ -586,9 +647,10 @@ def phase_noise(records: list[dict]) -> list[dict]:
 def kind_details(records: list[dict]) -> list[dict]:
     """Per design label x condition x kind: verdict counts, rounds, time and final interval width."""
     out = []
-    for label, condition, kind in itertools.product([x for v in DERIVED.values() for x in v], CONDITIONS, KINDS):
+    labels = [x for v in DERIVED.values() for x in v]
+    for workload, label, condition, kind in itertools.product(WORKLOADS, labels, CONDITIONS, KINDS):
         cell = [r for r in records if label in DERIVED[r["design"]] and r["condition"] == condition
-                and r["kind"] == kind and decisions(r)[label][0] is not None]
+                and r["kind"] == kind and decisions(r)[label][0] is not None and workload_of(r) == workload]
         if not cell:
             continue
         counts: dict[str, int] = {}
@@ -597,7 +659,7 @@ def kind_details(records: list[dict]) -> list[dict]:
             counts[key] = counts.get(key, 0) + 1
         walls = [r["wall_s"] for r in cell]
         widths = [r["high"] - r["low"] for r in cell if r.get("high") is not None and r.get("low") is not None]
-        out.append({"design": label, "condition": condition, "kind": kind,
+        out.append({"workload": workload, "design": label, "condition": condition, "kind": kind,
                     "verdicts": ", ".join(f"{k} {n}" for k, n in sorted(counts.items())),
                     "median_rounds": float(np.median([r.get("rounds") or r.get("runs") or 0 for r in cell])),
                     "median_s": float(np.median(walls)), "p90_s": float(np.percentile(walls, 90)),
@@ -640,21 +702,22 @@ def render_report(records: list[dict], meta: dict) -> str:
     """The Markdown tables of the study."""
     lines = [f"Machine: `{meta.get('uname', '?')}`, CPU `{meta.get('cpu', '?')}`, {meta.get('cores', '?')} cores;"
              f" study {meta.get('started', '?')} .. {meta.get('finished', '?')}.", "",
-             "| design | condition | A/A trials | false positives | non-negligible FP | FP upper 95% "
+             "| workload | design | condition | A/A trials | false positives | non-negligible FP | FP upper 95% "
              "| binom p vs alpha | consistent | +1% detected | +1% lower 95% | +3% detected | wrong direction "
-             "| median s | p90 s | median rounds |", "|---" * 15 + "|"]
+             "| median s | p90 s | median rounds | goals met |", "|---" * 17 + "|"]
     for r in summarize(records):
+        met = {True: "yes", False: "**no**", None: "-"}[r["goals_met"]]
         lines.append(
-            f"| {r['design']} | {r['condition']} | {r['aa_trials']} | {r['fp']} ({_pct(r.get('fp_rate'))})"
+            f"| {r['workload']} | {r['design']} | {r['condition']} | {r['aa_trials']} | {r['fp']} ({_pct(r.get('fp_rate'))})"
             f" | {r['fp_nonnegligible']} | {_pct(r.get('fp_upper95'))} | {r.get('fp_binom_p', float('nan')):.3g}"
             f" | {'yes' if r.get('fp_consistent') else 'no'}"
             f" | {r['ab1_detected']}/{r['ab1_trials']} ({_pct(r['ab1_rate'])}) | {_pct(r['ab1_lower95'])}"
             f" | {r['ab3_detected']}/{r['ab3_trials']} ({_pct(r['ab3_rate'])}) | {r['wrong_direction']}"
-            f" | {r['median_s']:.1f} | {r['p90_s']:.1f} | {r['median_rounds'] or '-'} |")
+            f" | {r['median_s']:.1f} | {r['p90_s']:.1f} | {r['median_rounds'] or '-'} | {met} |")
     lines += ["", "Per kind (pairbench: `(n)` = negligible; width = interval high - low at the end, in %):", "",
-              "| design | condition | kind | verdicts | median rounds | median s | p90 s | median width |",
-              "|---" * 8 + "|"]
-    lines += [f"| {d['design']} | {d['condition']} | {d['kind']} | {d['verdicts']} | {d['median_rounds']:g}"
+              "| workload | design | condition | kind | verdicts | median rounds | median s | p90 s | median width |",
+              "|---" * 9 + "|"]
+    lines += [f"| {d['workload']} | {d['design']} | {d['condition']} | {d['kind']} | {d['verdicts']} | {d['median_rounds']:g}"
               f" | {d['median_s']:.1f} | {d['p90_s']:.1f} | {d['median_width']:.2f} |" for d in kind_details(records)]
     noise = phase_noise(records)
     if noise:
@@ -712,6 +775,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--conditions", default=",".join(CONDITIONS))
     p.add_argument("--designs", default=",".join(DESIGNS))
+    p.add_argument("--workloads", default=",".join(WORKLOADS),
+                   help="run times and shapes of the command compared (default: all)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--run-ms", type=float, default=RUN_MS, help="per-run time of A in ms")
     p.add_argument("--calibration-rounds", type=int, default=100)
@@ -725,6 +790,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                            strict=True))
     args.conditions = [c for c in args.conditions.split(",") if c]
     args.designs = [d for d in args.designs.split(",") if d]
+    args.workloads = [w for w in args.workloads.split(",") if w]
+    for w in args.workloads:
+        if w not in WORKLOADS:
+            p.error(f"--workloads: unknown workload {w!r}; choose from {', '.join(WORKLOADS)}")
     for c in args.conditions:
         if c not in CONDITIONS:
             p.error(f"--conditions: unknown condition {c!r}; choose from {CONDITIONS}")
@@ -738,36 +807,55 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def ensure_calibration(args: argparse.Namespace) -> tuple[Path, dict]:
-    """The built workload and the study's metadata, calibrating first when ``--out`` has none."""
+    """The built workload and the study's metadata, calibrating each workload ``--out`` lacks.
+
+    ``meta["calibrations"]`` maps workload -> calibration; ``meta["calibration"]``
+    (the 25 ms one, or ``--run-ms`` for the pilot) is kept for older readers.
+    """
     args.out.mkdir(parents=True, exist_ok=True)
     spin = build_spin(args.out)
     meta_path = args.out / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    if "calibration" not in meta or meta["calibration"]["run_ms"] != args.run_ms:
-        print("calibrating the workload (quiet) ...", flush=True)
-        meta = {**machine(), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                "calibration": calibrate(spin, args.out, args.run_ms, args.calibration_rounds)}
+    if not meta:
+        meta = {**machine(), "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    calibrations = meta.setdefault("calibrations", {})
+    if "calibration" in meta and meta["calibration"].get("run_ms") == RUN_MS:
+        calibrations.setdefault(DEFAULT_WORKLOAD, meta["calibration"])
+    wanted = list(args.workloads) if not args.pilot else []
+    for workload in wanted:
+        run_ms = args.run_ms if workload == DEFAULT_WORKLOAD else WORKLOADS[workload][0]
+        if workload in calibrations and calibrations[workload]["run_ms"] == run_ms:
+            continue
+        print(f"calibrating the {workload} workload (quiet) ...", flush=True)
+        calibrations[workload] = calibrate(spin, args.out, run_ms, args.calibration_rounds, workload)
         meta_path.write_text(json.dumps(meta, indent=1))
+    if args.pilot and ("calibration" not in meta or meta["calibration"]["run_ms"] != args.run_ms):
+        meta["calibration"] = calibrate(spin, args.out, args.run_ms, args.calibration_rounds)
+    elif DEFAULT_WORKLOAD in calibrations:
+        meta["calibration"] = calibrations[DEFAULT_WORKLOAD]
+    meta_path.write_text(json.dumps(meta, indent=1))
     return spin, meta
 
 
 def run_study(args: argparse.Namespace) -> None:
     spin, meta = ensure_calibration(args)
     out, trials_path = args.out, args.out / "trials.jsonl"
-    print(json.dumps(meta["calibration"]["achieved"], indent=1), flush=True)
-    plan = plan_trials(args.counts, args.conditions, args.designs, args.seed)
+    print(json.dumps({w: meta["calibrations"][w]["achieved"] for w in args.workloads}, indent=1),
+          flush=True)
+    plan = plan_trials(args.counts, args.conditions, args.designs, args.seed, args.workloads)
     records = load_records(trials_path)
     done = {(r["index"], r["seed"]) for r in records}
     with tempfile.TemporaryDirectory(prefix="calibration-") as tmp, open(trials_path, "a") as sink:
         for trial in plan:
             if (trial.index, trial.seed) in done:
                 continue
-            seq_runs = args.seq_runs or sequential_runs(records, trial.condition) or 100
-            record = run_trial(spin, meta["calibration"], trial, Path(tmp), seq_runs, args.lead_in)
+            seq_runs = args.seq_runs or sequential_runs(records, trial.condition, trial.workload) or 100
+            calibration = meta["calibrations"][trial.workload]
+            record = run_trial(spin, calibration, trial, Path(tmp), seq_runs, args.lead_in)
             records.append(record)
             sink.write(json.dumps(record) + "\n")
             sink.flush()
-            print(f"[{trial.index + 1}/{len(plan)}] {trial.design} {trial.condition} {trial.kind}: "
+            print(f"[{trial.index + 1}/{len(plan)}] {trial.workload} {trial.design} {trial.condition} {trial.kind}: "
                   f"{record.get('verdict')} {record.get('rounds') or record.get('runs')} rounds "
                   f"{record['wall_s']:.1f} s", flush=True)
     meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")

@@ -8,6 +8,8 @@
  *                       on Linux it dies with its parent (PR_SET_PDEATHSIG)
  *   spin --stamp FILE   write CLOCK_MONOTONIC in nanoseconds to FILE and exit
  *                       (lets the harness place samples on the load schedule)
+ *   spin --bimodal N P  run N steps or N (1 + P/100) steps, chosen at random per
+ *                       run (a bimodal command: two modes P% apart, equally likely)
  *
  * Build: cc -O2 -o spin spin.c
  */
@@ -59,14 +61,33 @@ static int stamp(const char *path)
     return fclose(f) == 0 ? 0 : 1;
 }
 
+static int bimodal(const char *steps, const char *percent)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    /* one random bit per run: mix the clock's nanoseconds with the pid (splitmix64) */
+    uint64_t z = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_sec;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    unsigned long long n = strtoull(steps, NULL, 10);
+    double p = strtod(percent, NULL);
+    if (z & 1)
+        n = (unsigned long long)((double)n * (1.0 + p / 100.0));
+    printf("%llu\n", (unsigned long long)lcg_steps(n));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--bimodal") == 0)
+        return bimodal(argv[2], argv[3]);
     if (argc == 2 && strcmp(argv[1], "--busy") == 0)
         return busy();
     if (argc == 3 && strcmp(argv[1], "--stamp") == 0)
         return stamp(argv[2]);
     if (argc != 2 || argv[1][0] < '0' || argv[1][0] > '9') {
-        fprintf(stderr, "usage: spin N | spin --busy | spin --stamp FILE\n");
+        fprintf(stderr, "usage: spin N | spin --busy | spin --stamp FILE | spin --bimodal N PERCENT\n");
         return 2;
     }
     char *end;

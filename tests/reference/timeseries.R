@@ -17,11 +17,19 @@
 #                  s0 = g0 + 2 sum_{j<=m} g_j, s1 = 2 sum_{j<=m} j g_j,
 #                  b = 1.1447 ((s1/s0)^2 n)^(1/3); normal quantile
 #   iid            sd(x) / sqrt(n); t_{n-1}
+#   autoregressive ar(x, aic = TRUE) (Yule-Walker; order.max = floor(10 log10 n)):
+#                  Omega = var.pred / (1 - S)^2 with S = sum(ar), which is
+#                  coda::spectrum0.ar(x)$spec (checked below when coda is installed);
+#                  then S corrected to S + (1 + 4 S) / n when the order is > 0;
+#                  se = sqrt(Omega / n), n_eff = var(x) / se^2, t quantile on n_eff / 2 df;
+#                  n_eff < 4: no interval; n_eff > n with the lag-1 autocorrelation
+#                  not below -qnorm(0.975) / sqrt(n): se = sd(x) / sqrt(n), n_eff = n
 # and, for the Bartlett kernel at integer lags L, sandwich::NeweyWest(lm(x ~ 1),
 # lag = L, prewhite = FALSE, adjust = FALSE), an implementation nobody here wrote.
 # acf(), Box.test() and qt()/qnorm() are base R.
 options(digits = 17)
 have_sandwich <- requireNamespace("sandwich", quietly = TRUE)
+have_coda <- requireNamespace("coda", quietly = TRUE)  # Debian r-cran-coda 0.19-4
 
 num <- function(x) {
   if (is.null(x) || length(x) == 0) return("[]")
@@ -86,6 +94,32 @@ newey_west <- function(x, shift, conf = 0.95) {
        high = num(shift + mean(x) + q * se), n_eff = num(var(x) / se^2))
 }
 
+autoregressive <- function(x, shift, conf = 0.95) {
+  n <- length(x)
+  fit <- ar(x, aic = TRUE, method = "yule-walker")
+  S <- sum(fit$ar)
+  raw <- fit$var.pred / (1 - S)^2
+  out <- list(order = fit$order, var_pred = num(fit$var.pred), sum_ar = num(S),
+              spectrum0 = num(raw))
+  if (have_coda) out$coda_spectrum0 <- num(unname(coda::spectrum0.ar(x)$spec))
+  if (fit$order > 0) S <- S + (1 + 4 * S) / n
+  se <- sqrt(fit$var.pred / (1 - S)^2 / n)
+  n_eff <- var(x) / se^2
+  if (S >= 1 || n_eff < 4) return(obj(c(out, list(refused = "true", n_eff = num(if (S >= 1) 0 else n_eff)))))
+  note <- "false"
+  if (n_eff > n) {
+    lag1 <- acf(x, lag.max = 1, plot = FALSE)$acf[2]
+    if (lag1 >= -qnorm(0.975) / sqrt(n)) {
+      se <- sd(x) / sqrt(n)
+      n_eff <- n
+    } else note <- "true"
+  }
+  q <- qt(0.5 + conf / 2, n_eff / 2)
+  obj(c(out, list(refused = "false", se = num(se), n_eff = num(n_eff), df = num(n_eff / 2),
+                  low = num(shift + mean(x) - q * se), high = num(shift + mean(x) + q * se),
+                  alternating_note = note)))
+}
+
 iid <- function(x, shift, conf = 0.95) {
   n <- length(x)
   se <- sd(x) / sqrt(n)
@@ -129,6 +163,7 @@ series_case <- function(name, x_in) {
     ljung_box = paste0("[", paste(lb, collapse = ", "), "]"),
     batch_means = obj(batch_means(x, shift)), truncated_lag = obj(truncated_lag(x, shift)),
     newey_west = obj(newey_west(x, shift)), iid = obj(iid(x, shift)),
+    autoregressive = autoregressive(x, shift),
     sandwich_bartlett = sandwich_rows(x)
   ))
 }
@@ -147,11 +182,21 @@ set.seed(15)
 cases$alternating_81 <- 5 + (-1)^(1:81) + rnorm(81, 0, 0.05)
 set.seed(16)
 cases$offset_1e9_300 <- 1e9 + round(20 * as.numeric(stats::filter(rnorm(300), 0.6, method = "recursive")))
+set.seed(17)
+# strong AR(1) on few samples: the autoregressive estimator gives no interval
+cases$ar1_phi095_40 <- 10 + as.numeric(stats::filter(rnorm(40), 0.95, method = "recursive"))
+set.seed(18)
+# AR(1) with measurement noise (an ARMA(1,1)): the fit needs more than one lag
+cases$ar1_noise_1000 <- as.numeric(stats::filter(rnorm(1000), 0.9, method = "recursive")) + rnorm(1000)
+set.seed(19)
+# negatively autocorrelated: n_eff above n, kept with a warning
+cases$ar1_neg05_300 <- 3 + as.numeric(stats::filter(rnorm(300), -0.5, method = "recursive"))
 
 out <- sapply(names(cases), function(nm) series_case(nm, cases[[nm]]))
 cat("{\n")
-cat(sprintf("  \"generated_by\": \"tests/reference/timeseries.R with %s; sandwich %s\",\n",
+cat(sprintf("  \"generated_by\": \"tests/reference/timeseries.R with %s; sandwich %s; coda %s\",\n",
             R.version.string,
-            if (have_sandwich) as.character(packageVersion("sandwich")) else "not installed"))
+            if (have_sandwich) as.character(packageVersion("sandwich")) else "not installed",
+            if (have_coda) as.character(packageVersion("coda")) else "not installed"))
 cat(sprintf("  \"cases\": [\n    %s\n  ]\n", paste(out, collapse = ",\n    ")))
 cat("}\n")

@@ -1,10 +1,11 @@
 """Behaviour of autocovariance, autocorrelation, ljung_box and mean_error.
 
 Expected values come from R 4.2.2 via ``tests/reference/timeseries.R``
-(``timeseries_reference.json``): base R's ``acf`` and ``Box.test``, the four
-error-of-the-mean estimators written there as plain loops from their
-definitions, and ``sandwich::NeweyWest`` (Debian r-cran-sandwich 3.0-2) for the
-Bartlett kernel. Coverage claims are checked by simulation with fixed seeds
+(``timeseries_reference.json``): base R's ``acf``, ``Box.test`` and ``ar``
+(Yule-Walker with AIC, for the autoregressive error), ``coda::spectrum0.ar``
+(Debian r-cran-coda 0.19-4), the other error-of-the-mean estimators written
+there as plain loops from their definitions, and ``sandwich::NeweyWest``
+(Debian r-cran-sandwich 3.0-2) for the Bartlett kernel. Coverage claims are checked by simulation with fixed seeds
 (the long version is ``benchmarks/coverage_mean.py``).
 """
 
@@ -29,6 +30,7 @@ REF = json.loads(
 CASES = {case["name"]: case for case in REF["cases"]}
 NAMES = sorted(CASES)
 METHODS = {
+    "autoregressive": "autoregressive",
     "batch-means": "batch_means",
     "truncated-lag": "truncated_lag",
     "newey-west": "newey_west",
@@ -84,7 +86,7 @@ def test_ljung_box_matches_r_box_test(name):
             assert lb.pvalue < 1e-5 and abs(lb.pvalue - row["pvalue"]) < 1e-14
 
 
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", sorted(set(METHODS) - {"autoregressive"}))
 @pytest.mark.parametrize("name", NAMES)
 def test_mean_error_matches_independent_r_code(name, method):
     case, rtol = CASES[name], RTOL
@@ -104,6 +106,75 @@ def test_mean_error_matches_independent_r_code(name, method):
     if method in ("truncated-lag", "newey-west"):
         assert e.df is None and e.bandwidth == pytest.approx(ref["bandwidth"], rel=1e-12)
     assert e.se_iid == pytest.approx(CASES[name]["iid"]["se"], rel=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_autoregressive_fit_matches_r_ar_and_coda_spectrum0(name):
+    case = CASES[name]
+    ref = case["autoregressive"]
+    assert ref["coda_spectrum0"] == pytest.approx(ref["spectrum0"], rel=1e-14)
+    x = np.asarray(case["x"])
+    n = x.size
+    _, d = timeseries._deviations(x)
+    order_max = min(n - 1, int(10 * math.log10(n)))
+    g = timeseries._autocovariance(d, order_max)
+    coefficients, variances = timeseries._durbin_levinson(g, order_max)
+    aic = n * np.log(variances) + 2 * np.arange(order_max + 1)
+    order = int(np.argmin(aic))
+    assert order == ref["order"]
+    assert variances[order] * n / (n - order - 1) == pytest.approx(ref["var_pred"], rel=1e-10)
+    assert float(np.sum(coefficients[order])) == pytest.approx(ref["sum_ar"], rel=1e-10, abs=1e-13)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_autoregressive_mean_error_matches_independent_r_code(name):
+    case = CASES[name]
+    ref = case["autoregressive"]
+    if ref["refused"]:
+        with pytest.raises(StatisticsError, match="effective sample size") as caught:
+            stats.mean_error(case["x"])
+        assert caught.value.code == "effective-sample-too-small"
+        assert caught.value.data["n_eff"] == pytest.approx(ref["n_eff"], abs=1e-9)
+        return
+    e = stats.mean_error(case["x"])  # the default
+    assert (e.method, e.bandwidth) == ("autoregressive", ref["order"])
+    assert e.se == pytest.approx(ref["se"], rel=1e-10)
+    assert e.n_eff == pytest.approx(ref["n_eff"], rel=1e-10)
+    assert e.df == pytest.approx(ref["df"], rel=1e-10)
+    assert e.low == pytest.approx(ref["low"], rel=1e-13, abs=1e-9 * ref["se"])
+    assert e.high == pytest.approx(ref["high"], rel=1e-13, abs=1e-9 * ref["se"])
+    alternating = [w for w in e.warnings if w.code == "negatively-autocorrelated"]
+    assert bool(alternating) == ref["alternating_note"]
+    assert e.n_eff <= e.n or alternating  # never above n without saying why
+
+
+def test_effective_sample_size_above_n_without_alternation_is_the_iid_one():
+    """White noise whose AR fit happens to have a negative sum: n_eff is n, the error s/sqrt(n)."""
+    rng = np.random.default_rng(3)
+    above = 0
+    for _ in range(40):
+        x = rng.normal(size=200)
+        raw = timeseries._autoregressive(timeseries._deviations(x)[1])
+        e = stats.mean_error(x)
+        said = any(w.code == "negatively-autocorrelated" for w in e.warnings)
+        lag1 = stats.autocorrelation(x, max_lag=1).lag1
+        raw_above = np.var(x, ddof=1) / raw.var_mean > x.size
+        assert said == (e.n_eff > x.size) == (raw_above and lag1 < -1.959964 / math.sqrt(x.size))
+        if raw_above and not said:
+            above += 1
+            assert e.n_eff == pytest.approx(x.size, rel=1e-12)
+            assert e.se == pytest.approx(np.std(x, ddof=1) / math.sqrt(x.size), rel=1e-12)
+            assert not e.warnings
+    assert above >= 5  # the case is exercised
+
+
+def test_no_interval_when_the_effective_sample_size_is_below_four():
+    x = CASES["ar1_phi095_40"]["x"]
+    with pytest.raises(StatisticsError) as caught:
+        stats.mean_error(x)
+    assert caught.value.code == "effective-sample-too-small"
+    assert caught.value.data["needed"] == timeseries.MIN_N_EFF == 4
+    assert stats.mean_error(x, method="batch-means").method == "batch-means"  # the others still answer
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -177,7 +248,7 @@ def test_mean_error_is_exact_on_large_offsets():
     """Wilkinson-style: 1e9 ns + AR(1) jitter gives the jitter's error, to the last digits."""
     rng = np.random.default_rng(9)
     jitter = np.round(signal.lfilter([1.0], [1.0, -0.6], 20 * rng.normal(size=3000)))
-    for method in METHODS:
+    for method in sorted(METHODS):
         big, small = (
             stats.mean_error(1e9 + jitter, method=method),
             stats.mean_error(jitter, method=method),
@@ -189,6 +260,7 @@ def test_mean_error_is_exact_on_large_offsets():
 # ------------------------------------------------ coverage of the mean's interval
 # What each method claims for a nominal 95% interval at n = 2000 (statistics.md
 # section 3 table, and benchmarks/coverage_mean.py with 2000 replications):
+#   autoregressive 93-97% on iid, skewed, bimodal and AR(1) up to phi .9 (the default)
 #   batch-means    93-97% on iid and AR(1) phi .5; phi .9 undercovers (.906 at n = 1000)
 #   newey-west     93-97% on iid and AR(1) phi .5; phi .9 undercovers more (.869 at n = 1000)
 #   truncated-lag  slightly under on iid data below n ~ 10000 (.92 at n = 1000-4000; .94
@@ -216,6 +288,7 @@ def _models(seed: int):
 
 CLAIMS = {
     # (model, method): (low, high) band for the true coverage
+    **{(m, "autoregressive"): (0.93, 0.97) for m in ("lognormal", "mixture", "ar1_0.5", "ar1_0.9")},
     **{(m, "batch-means"): (0.93, 0.97) for m in ("lognormal", "mixture", "ar1_0.5")},
     **{(m, "newey-west"): (0.93, 0.97) for m in ("lognormal", "mixture", "ar1_0.5")},
     **{(m, "truncated-lag"): (0.91, 0.97) for m in ("lognormal", "mixture", "ar1_0.5")},
@@ -229,7 +302,7 @@ CLAIMS = {
 def coverage():
     counts = {}
     for model, (data, truth) in _models(20261122).items():
-        for method in ("batch-means", "newey-west", "truncated-lag", "iid"):
+        for method in ("autoregressive", "batch-means", "newey-west", "truncated-lag", "iid"):
             hits = 0
             for row in data:
                 e = stats.mean_error(row, method=method)
@@ -253,3 +326,21 @@ def test_textbook_error_fails_on_autocorrelated_data(coverage):
     assert coverage["ar1_0.9", "iid"] < 0.5 * REPS
     low_hits = coverage["lognormal", "iid"]  # and is fine where its assumption holds
     assert sps.binomtest(low_hits, REPS, 0.93, alternative="less").pvalue >= 1e-3
+
+
+def test_autoregressive_interval_at_n_100_and_phi_09_covers_or_is_not_given():
+    """Issue 17: at n = 100, phi = 0.9 (n_eff about 5) an interval is either >= 90% right or absent."""
+    rng = np.random.default_rng(20261125)
+    burn = rng.normal(size=(REPS, 400))
+    data = signal.lfilter([1.0], [1.0, -0.9], burn, axis=1)[:, 300:]
+    given = hits = 0
+    for row in data:
+        try:
+            e = stats.mean_error(row)
+        except StatisticsError as exc:
+            assert exc.code == "effective-sample-too-small"
+            continue
+        given += 1
+        hits += e.low <= 0.0 <= e.high
+    assert 0.2 * REPS < given < 0.8 * REPS  # both branches are common here
+    assert sps.binomtest(hits, given, 0.90, alternative="less").pvalue >= 1e-3, hits / given
