@@ -1,5 +1,61 @@
-"""``python -m pairbench`` runs the command-line interface."""
+"""``python -m pairbench`` runs the command-line interface; :func:`entry_point` is the console script.
 
-from pairbench.cli import entry_point
+Loading the CLI imports numpy, scipy and click: about half a second in which a
+Ctrl-C would otherwise end in a ``KeyboardInterrupt`` traceback. So the console
+script starts here, in a module that imports only the standard library, and
+an interruption before the CLI is loaded is one line and exit 130.
+"""
 
-entry_point()
+import contextlib
+import os
+import signal
+import sys
+
+EXIT_INTERRUPTED = 130  # as pairbench.errors.EXIT_INTERRUPTED, without importing anything first
+EXIT_INTERNAL = 70  # as pairbench.errors.EXIT_INTERNAL
+
+
+def entry_point() -> None:
+    """Load the CLI and run it; Ctrl-C while loading exits 130, a failure to load exits 70, each
+    with one line."""
+    _give_closed_standard_streams_devnull()
+    try:
+        run = _load_cli()
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not traceback at exit
+        _say("pairbench: interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception as exc:  # a broken installation (a missing dependency): one line, never exit 1
+        what = " ".join(str(exc).split())[:300]
+        _say(f"pairbench: cannot start: {type(exc).__name__}: {what} (reinstall pairbench and its "
+             "dependencies, e.g. `pip install --force-reinstall pairbench`)\n")
+        sys.exit(EXIT_INTERNAL)
+    run()
+
+
+def _load_cli():
+    from pairbench.cli import entry_point
+
+    return entry_point
+
+
+def _give_closed_standard_streams_devnull() -> None:
+    """Open /dev/null on 0, 1 or 2 if closed (``pairbench >&-``), so that no file pairbench opens
+    later (a journal, a pipe to the spawner) lands on a standard stream's number and receives what
+    is written there. Python has already set ``sys.stdout``/``sys.stderr`` to None for a closed one;
+    the CLI treats those as closed."""
+    for fd in (0, 1, 2):  # in order, so the lowest free number, which open() takes, is fd
+        try:
+            os.fstat(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.open(os.devnull, os.O_RDWR)
+
+
+def _say(text: str) -> None:
+    with contextlib.suppress(OSError):  # standard error closed: nothing to say it on
+        os.write(2, text.encode())
+
+
+if __name__ == "__main__":
+    entry_point()

@@ -1,12 +1,15 @@
 """The exceptions pairbench raises, and the exit code each one maps to.
 
 Every message says what went wrong and, where there is one, what to do next.
-Only ``cli`` turns these into exit codes; everything below it raises. Two codes
-are no exception's: 130 (Ctrl-C) and 141 (standard output was closed early).
+Only ``cli`` turns these into exit codes; everything below it raises. Three
+kinds of code are no ``PairbenchError``'s: 128 + the signal for an interruption
+(130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: :class:`Terminated`), 141 (standard output
+was closed early) and 70 (an unexpected exception: a bug, never exit 1, which
+means a --fail-on match).
 
 Exception tree::
 
-    PairbenchError                      base class; exit code 1 unless a subclass says otherwise
+    PairbenchError                      base class; exit code 70 (internal) unless a subclass says otherwise
     +-- UsageError                      bad options or arguments (exit 2)
     +-- StatisticsError (ValueError)    input a statistic cannot use (exit 2: a parameter such as
     |   |                               --alpha out of range; ``show`` and ``report`` turn one
@@ -22,19 +25,46 @@ Exception tree::
 
 from __future__ import annotations
 
+import signal
+
 EXIT_OK = 0
 EXIT_VERDICT = 1  # a verdict matched --fail-on
 EXIT_USAGE = 2
 EXIT_MEASUREMENT = 3
 EXIT_RESULT_FILE = 4
-EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 70  # an unexpected exception: a bug in pairbench (EX_SOFTWARE, sysexits.h)
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT
 EXIT_BROKEN_PIPE = 141  # standard output closed early (128 + SIGPIPE, as a shell reports a piped tool)
 
 
-class PairbenchError(Exception):
-    """Base class of every error pairbench raises on purpose."""
+def interruption_exit_code(interruption: BaseException) -> int:
+    """128 + the signal that interrupted: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
+    return 128 + getattr(interruption, "signum", signal.SIGINT)
 
-    exit_code = EXIT_VERDICT
+
+def interruption_name(interruption: BaseException) -> str:
+    """How to name what interrupted, for users: "Ctrl-C", "SIGTERM", "SIGHUP"."""
+    signum = getattr(interruption, "signum", signal.SIGINT)
+    return "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: handled exactly like Ctrl-C, so it is a ``KeyboardInterrupt``.
+
+    Every path that keeps Ctrl-C from losing samples (the sampler, --cleanup, the
+    spawner's cancel, the result written at the end) keeps it too; the exit code
+    is 128 + ``signum`` (:func:`interruption_exit_code`).
+    """
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = int(signum)
+
+
+class PairbenchError(Exception):
+    """Base class of every error pairbench raises on purpose (a bare one is a bug: exit 70)."""
+
+    exit_code = EXIT_INTERNAL
 
 
 class UsageError(PairbenchError):

@@ -33,6 +33,8 @@ CODES: dict[str, str] = {
     "zero-standard-error": "the estimated standard error is 0, which is not credible",
     "autocorrelated-mean": "effective sample size below n / 2: s/sqrt(n) would understate the error",
     "mean-error-fallback": "the truncated-lag variance was negative, so batch means were used",
+    "effective-sample-too-small": "effective sample size below 4: no interval of the mean is given",
+    "negatively-autocorrelated": "effective sample size above n, because the samples alternate",
     # rank tests and Hodges-Lehmann
     "rank-ties": "ties: the exact p-value and interval are not available",
     "rank-no-variance": "both samples are constant: no interval",
@@ -55,7 +57,9 @@ CODES: dict[str, str] = {
     # what the analysis found in a run
     "failed-samples": "failed samples are stored but left out of the statistics",
     "no-samples": "no successful samples to analyse",
+    "no-successful-samples": "a side of a comparison never succeeded: no verdict, and --fail-on fails",
     "failed-rounds": "rounds left out of the pairs because a sample in them failed",
+    "no-rounds-estimate": "an inconclusive verdict without an estimate of the rounds still needed, and why",
     "pairs-autocorrelated": "the pair differences are autocorrelated",
     "self-check-found-change": "the A/A self-check found a difference",
     "involuntary-switches": "other tasks took the CPU mid-sample",
@@ -72,7 +76,9 @@ CODES: dict[str, str] = {
     "leftover-processes": "a command left processes running; they were killed",
     "executor-fallback": "the spawner could not start; commands ran from pairbench itself",
     "cleanup-interrupted": "Ctrl-C cut --cleanup short",
+    "warmup-cut-short": "the time budget ended warmup before every warmup round ran",
     "journal-cut-short": "a journal's last line was cut short by a crash",
+    "unrenamed-result": "a killed run left its complete result document in a temporary file",
     "recorded": "a note stored as text by an older pairbench",
 }
 

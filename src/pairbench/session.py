@@ -1,10 +1,11 @@
 """A measurement session: sides from the settings, setup, sampling, cleanup, analysis, the result file.
 
 This is where "lose nothing" is kept: every sample is journaled as it arrives;
-a failed command, a failed helper command or Ctrl-C ends sampling, but the
-samples taken so far become a :class:`~pairbench.model.Run` (state ``failed``
-or ``interrupted``) that is analysed and written like any other. Ctrl-C during
---cleanup is a note of the run, not a loss. A result file that cannot be
+a failed command, a failed helper command or Ctrl-C (or SIGTERM or SIGHUP,
+which the CLI turns into ``errors.Terminated``, a ``KeyboardInterrupt``) ends
+sampling, but the samples taken so far become a :class:`~pairbench.model.Run`
+(state ``failed`` or ``interrupted``) that is analysed and written like any
+other. Ctrl-C during --cleanup is a note of the run, not a loss. A result file that cannot be
 written is reported in the :class:`Outcome`, with the journal (kept) holding
 the samples. Nothing here prints.
 """
@@ -12,6 +13,7 @@ the samples. Nothing here prints.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as _dt
 import signal
 from collections.abc import Callable, Mapping, Sequence
@@ -20,12 +22,36 @@ from dataclasses import dataclass
 from pairbench import __version__
 from pairbench.analysis import Analysis, analyse, baseline_and_candidates, criteria_of
 from pairbench.analysis.stopping import StoppingRule
-from pairbench.errors import HelperCommandFailed, PairbenchError, ResultFileError
-from pairbench.measure.commandline import measure_shell_startup, parse_command, shell_syntax_note
+from pairbench.errors import (
+    HelperCommandFailed,
+    PairbenchError,
+    ResultFileError,
+    Terminated,
+    interruption_name,
+)
+from pairbench.measure.commandline import (
+    DEFAULT_SHELL,
+    Shell,
+    measure_shell_startup,
+    parse_command,
+    resolve_shell,
+    split_words,
+    substitute,
+    with_input,
+)
+from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
-from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
+from pairbench.measure.sampler import Measured, RoundEnd, Sampler, SamplingPlan, Sink, StopRule
 from pairbench.measure.targets import CommandTarget
-from pairbench.model import STATUS_TIMEOUT, Command, Run, Samples, Side, describe_status
+from pairbench.model import (
+    STATUS_TIMEOUT,
+    BenchmarkKey,
+    Command,
+    Run,
+    Samples,
+    Side,
+    describe_status,
+)
 from pairbench.notes import Note
 from pairbench.report.jsonfile import derived_document
 from pairbench.settings import Settings
@@ -40,14 +66,16 @@ SELF_CHECK = "self-check"
 @dataclass(frozen=True)
 class Outcome:
     """How a session ended: the run (always), its analysis (None only if analysing failed), the
-    error or interruption that ended it early, and the error that kept the result file from being
-    written (the journal then holds the samples)."""
+    error or interruption that ended it early (``signum``: the signal that interrupted, SIGINT for
+    Ctrl-C), and the error that kept the result file from being written (the journal then holds the
+    samples)."""
 
     run: Run
     analysis: Analysis | None
     error: PairbenchError | None = None
     interrupted: bool = False
     result_error: ResultFileError | None = None
+    signum: int = signal.SIGINT
 
 
 def utc_now() -> str:
@@ -60,8 +88,11 @@ def sides_of(settings: Settings) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
     ``run``: one side per command. ``compare``: the baseline, the candidates,
     and with ``--self-check`` a copy of the baseline named "NAME (copy)".
     Without ``--name`` a side is named by its command text, a repeat getting a
-    " (2)" suffix (with a note): reports tell sides apart by name. Raises
-    ``UsageError`` or ``CommandNotFound`` before anything runs.
+    " (2)" suffix (with a note): reports tell sides apart by name. With
+    parameters (``-P``/``-L``) a side's command is its template (``sleep {t}``):
+    each parameter combination is a benchmark the side runs (see
+    :meth:`Session.targets`). Raises ``UsageError`` or ``CommandNotFound``
+    before anything runs.
     """
     commands = list(settings.commands)
     names = list(settings.names or settings.commands)
@@ -73,13 +104,57 @@ def sides_of(settings: Settings) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
             names.append(f"{names[0]} (copy)")
             labels.append(SELF_CHECK)
     names, renamed = distinct_names(names)
-    sides = tuple(Side(name, parse_command(text, shell=settings.sampling.shell), label)
+    shell = resolve_shell(settings.sampling.shell)
+    sides = tuple(Side(name, _side_command(text, shell, settings), label)
                   for name, text, label in zip(names, commands, labels, strict=True))
-    syntax: list[Note] = []
-    for note in filter(None, (shell_syntax_note(side.command) for side in sides)):
-        if note not in syntax:  # the self-check copy runs the baseline's command again
-            syntax.append(note)
-    return sides, (*renamed, *syntax)
+    return sides, renamed
+
+
+def _side_command(text: str, shell: Shell | None, settings: Settings) -> Command:
+    """What a side runs: its command, or with parameters its template (the program resolved later,
+    per benchmark, since a parameter may name it)."""
+    if not settings.sampling.parameters:
+        return _command(text, shell, settings.sampling.input)
+    command = shell.command(text) if shell else Command(text, tuple(split_words(text)), shell=False)
+    return with_input(command, settings.sampling.input) if settings.sampling.input else command
+
+
+def _command(text: str, shell: Shell | None, input_path: str | None) -> Command:
+    command = parse_command(text, shell=shell)
+    return with_input(command, input_path) if input_path else command
+
+
+def benchmarks_of(settings: Settings) -> tuple[BenchmarkKey, ...]:
+    """One benchmark per parameter combination (``command[n=10]``); without parameters the one
+    benchmark ``command``."""
+    return tuple(BenchmarkKey("command", tuple(sorted(combination)))
+                 for combination in settings.sampling.combinations())
+
+
+def _helper(text: str | None, combinations, shell: Shell) -> Command | None:
+    """A --setup or --cleanup command, run once: through the shell, for each distinct text its
+    parameters give, in order (joined by &&, so the first failure stops it)."""
+    if not text:
+        return None
+    texts = list(dict.fromkeys(substitute(text, combination) for combination in combinations))
+    return parse_command(" && ".join(texts), shell=shell)
+
+
+class _BySide(Sink):
+    """A sink told the sides of samples, where the sampler knows targets: with parameters each side
+    runs one target per benchmark (so that a round shuffles them all), target t of side t // B."""
+
+    def __init__(self, sink: Sink, benchmarks: int):
+        self._sink, self._benchmarks = sink, benchmarks
+
+    def _side(self, measured: Measured) -> Measured:
+        return dataclasses.replace(measured, side=measured.side // self._benchmarks)
+
+    def on_sample(self, measured: Measured) -> None:
+        self._sink.on_sample(self._side(measured))
+
+    def on_round(self, end: RoundEnd) -> None:
+        self._sink.on_round(dataclasses.replace(end, samples=tuple(map(self._side, end.samples))))
 
 
 def distinct_names(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[Note, ...]]:
@@ -108,106 +183,162 @@ class Session:
     def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping):
         self.settings = settings
         self.sides, self._naming_notes = sides_of(settings)
+        self.benchmarks = benchmarks_of(settings)
         sampling = settings.sampling
-        self._helpers = {option: parse_command(text, shell=sampling.shell) if text else None
-                         for option, text in (("--prepare", sampling.prepare), ("--setup", sampling.setup),
-                                              ("--cleanup", sampling.cleanup))}
+        self._shell = resolve_shell(sampling.shell)
+        helper_shell, combinations = self._shell or DEFAULT_SHELL, sampling.combinations()
+        self._helpers = {"--setup": _helper(sampling.setup, combinations, helper_shell),
+                         "--cleanup": _helper(sampling.cleanup, combinations, helper_shell)}
+        self.targets = self._targets(helper_shell)  # every command checked before anything runs
         self._executor_factory = executor_factory
         self._environment = dict(environment)
         self.skeleton = Run(kind=settings.kind, sides=self.sides, settings=settings,
-                            tool_version=__version__, started_at="", environment=self._environment,
-                            notes=self._naming_notes)
+                            tool_version=__version__, started_at="", benchmarks=self.benchmarks,
+                            environment=self._environment, notes=self._naming_notes)
         self.rule = self._stopping_rule()
+
+    def _targets(self, helper_shell: Shell) -> tuple[CommandTarget, ...]:
+        """One target per side and benchmark, side-major (target t is of side t // benchmarks):
+        the command with its parameters, and the --prepare and --conclude given for it."""
+        sampling, combinations = self.settings.sampling, self.settings.sampling.combinations()
+        targets = []
+        for s, side in enumerate(self.sides):
+            given = s if s < len(self.settings.commands) else 0  # the self-check copy is the baseline's
+            for b, combination in enumerate(combinations):
+                command = (_command(substitute(self.settings.commands[given], combination), self._shell,
+                                    sampling.input) if combination else side.command)
+                prepare, conclude = (
+                    parse_command(substitute(text, combination), shell=helper_shell) if text else None
+                    for text in (sampling.helper_for("prepare", given), sampling.helper_for("conclude", given)))
+                name = side.name if len(combinations) == 1 else f"{side.name} {self.benchmarks[b].label}"
+                targets.append(CommandTarget(command, name, b, prepare=prepare, conclude=conclude))
+        return tuple(targets)
+
+    def _sinks(self, *sinks: Sink | None) -> list[Sink]:
+        """The sampler's sinks, told the side of each sample (see :class:`_BySide`)."""
+        benchmarks = len(self.benchmarks)
+        return [sink if benchmarks == 1 else _BySide(sink, benchmarks) for sink in sinks if sink]
+
+    def _series(self, sampler: Sampler) -> dict[tuple[int, int], Samples]:
+        """The samples of each (benchmark, side), from the sampler's (benchmark, target)."""
+        benchmarks = len(self.benchmarks)
+        return {(b, t // benchmarks): Samples.from_rows(rows, sampler.metrics.get((b, t)))
+                for (b, t), rows in sampler.rows.items()}
+
+    def _executor(self) -> Executor:
+        """The executor the commands run with; --output pipe gets a pipe drained until it closes."""
+        output = self.settings.sampling.output
+        if output != "pipe":
+            return self._executor_factory(OutputPolicy.parse(output))
+        pipe = DrainedPipe()
+        try:
+            return PipedExecutor(self._executor_factory(OutputPolicy("file", pipe.path)), pipe)
+        except BaseException:
+            pipe.close()
+            raise
 
     def _stopping_rule(self) -> StoppingRule | None:
         if self.settings.kind != "compare" or len(self.sides) < 2:
             return None
         base, candidates = baseline_and_candidates(self.skeleton)
-        return StoppingRule(criteria_of(self.skeleton), base, candidates)
+        return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks))
 
     def measure(self, progress: Sink | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``)."""
-        overhead = self._shell_overhead() if self.settings.sampling.shell else None
+        overhead = self._shell_overhead()
         skeleton = self.skeleton.replace(started_at=utc_now(), shell_overhead=overhead, state="running")
         json_path = self.settings.outputs.json_path
-        executor = self._executor_factory(OutputPolicy.parse(self.settings.sampling.output))
+        executor = self._executor()
         try:
             journal = _RunJournal(json_path, skeleton) if json_path and json_path != "-" else None
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
-        sampler = Sampler(executor, self._plan(), sinks=[s for s in (journal, self.rule, progress) if s],
+        sampler = Sampler(executor, self._plan(), sinks=self._sinks(journal, self.rule, progress),
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
-            error, interrupted = self._sample(executor, sampler)
+            error, interruption = self._sample(executor, sampler)
         finally:  # also when something unexpected escapes: --cleanup always runs
-            cleanup_error, cleanup_note = self._clean_up(executor)
-        run = self._finished(skeleton, sampler, executor, error or cleanup_error, interrupted, cleanup_note)
+            cleanup_error, cleanup_interruption, cleanup_note = self._clean_up(executor)
+        interruption = interruption or cleanup_interruption
+        run = self._finished(skeleton, sampler, executor, error or cleanup_error, interruption, cleanup_note)
         analysis = result_error = None
         try:
             analysis = analyse(run)
         finally:  # a failed analysis still leaves the raw samples written
             if journal:
                 result_error = journal.save(run, derived_document(run, analysis) if analysis else None)
-        return Outcome(run, analysis, error or cleanup_error, interrupted or cleanup_note is not None,
-                       result_error)
+        return Outcome(run, analysis, error or cleanup_error, interruption is not None, result_error,
+                       getattr(interruption, "signum", signal.SIGINT))
 
     def _plan(self) -> SamplingPlan:
         sampling = self.settings.sampling
         return SamplingPlan(
-            targets=tuple(CommandTarget(side.command, side.name) for side in self.sides),
+            targets=self.targets,  # each with its --prepare and --conclude
             stop=StopRule(sampling.runs, sampling.min_runs, sampling.max_runs, sampling.max_time_ns),
-            warmup_rounds=sampling.warmup, prepare=self._helpers["--prepare"],
-            timeout_ns=sampling.timeout_ns, ignore_failure=sampling.ignore_failure, seed=sampling.seed)
+            warmup_rounds=sampling.warmup, timeout_ns=sampling.timeout_ns,
+            ignore_failure=sampling.ignore_failure, seed=sampling.seed)
 
-    def _shell_overhead(self) -> dict:
+    def _shell_overhead(self) -> dict | None:
+        """The start-up of the shell the commands run through (--shell, or sh for --input), or None."""
+        shell = self._shell or (DEFAULT_SHELL if self.settings.sampling.input else None)
+        if shell is None:
+            return None
         executor = self._executor_factory(OutputPolicy())
         try:
-            startup = measure_shell_startup(executor)
+            startup = measure_shell_startup(executor, shell=shell)
         finally:
             executor.close()
-        return {"median_ns": startup.median_ns, "min_ns": startup.min_ns, "n": startup.n}
+        return {"median_ns": startup.median_ns, "min_ns": startup.min_ns, "n": startup.n, "shell": shell.name}
 
-    def _sample(self, executor: Executor, sampler: Sampler) -> tuple[PairbenchError | None, bool]:
-        """Run --setup, then sample; return the error that ended them early, and whether Ctrl-C did."""
+    def _sample(self, executor: Executor, sampler: Sampler
+                ) -> tuple[PairbenchError | None, KeyboardInterrupt | None]:
+        """Run --setup, then sample; return the error that ended them early, or the interruption
+        (Ctrl-C, or ``Terminated`` for SIGTERM and SIGHUP)."""
         try:
             _run_helper(executor, self._helpers["--setup"], "--setup", self.settings.sampling.timeout_ns)
             sampler.run()
         except PairbenchError as exc:
-            return exc, False
-        except KeyboardInterrupt:
-            return None, True
-        return None, False
+            return exc, None
+        except KeyboardInterrupt as exc:
+            return None, exc
+        return None, None
 
-    def _clean_up(self, executor: Executor) -> tuple[PairbenchError | None, Note | None]:
-        """Run --cleanup (Ctrl-C and --timeout can end it) and close the executor.
+    def _clean_up(self, executor: Executor
+                  ) -> tuple[PairbenchError | None, KeyboardInterrupt | None, Note | None]:
+        """Run --cleanup (Ctrl-C, SIGTERM, SIGHUP and --timeout can end it) and close the executor.
 
-        Returns the cleanup's error, and a note if Ctrl-C cut the cleanup short:
-        the result is still written, with the note among its notes.
+        Returns the cleanup's error, the interruption that cut it short and a
+        note saying so: the result is still written, with the note among its notes.
         """
         command = self._helpers["--cleanup"]
-        error = note = None
+        error = interruption = None
         try:
             _run_helper(executor, command, "--cleanup", self.settings.sampling.timeout_ns)
         except PairbenchError as exc:
             error = exc
-        except KeyboardInterrupt:
-            note = Note("cleanup-interrupted", {"command": command.text if command else None})
+        except KeyboardInterrupt as exc:
+            interruption, cut = exc, command.text if command else None
         try:
             executor.close()
-        except KeyboardInterrupt:
-            note = note or Note("cleanup-interrupted", {"command": None})
-        return error, note
+        except KeyboardInterrupt as exc:
+            if interruption is None:
+                interruption, cut = exc, None
+        if interruption is None:
+            return error, None, None
+        data = {"command": cut}
+        if isinstance(interruption, Terminated):
+            data["signal"] = interruption_name(interruption)
+        return error, interruption, Note("cleanup-interrupted", data)
 
     def _finished(self, skeleton: Run, sampler: Sampler, executor: Executor, error: PairbenchError | None,
-                  interrupted: bool, cleanup_note: Note | None) -> Run:
+                  interruption: KeyboardInterrupt | None, cleanup_note: Note | None) -> Run:
         info = executor.info()
-        state = "interrupted" if interrupted else ("failed" if error else "complete")
-        samples = {series: Samples.from_rows(rows, sampler.metrics.get(series))
-                   for series, rows in sampler.rows.items()}
+        state = "interrupted" if interruption is not None else ("failed" if error else "complete")
+        samples = self._series(sampler)
         return skeleton.replace(
             samples=samples, state=state, finished_at=utc_now(),
-            stopped_because=sampler.stopped_because or _early_stop_reason(interrupted, error),
+            stopped_because=sampler.stopped_because or _early_stop_reason(interruption, error),
             environment={**skeleton.environment, "executor": info.to_dict()},
             notes=(*skeleton.notes, *info.notes, *sampler.notes, *([cleanup_note] if cleanup_note else [])))
 
@@ -219,9 +350,8 @@ class _RunJournal(Journal):
         self.result_path = path
         self.broken = False  # an append failed: the journal lacks the later samples
         try:
-            super().__init__(path, skeleton)
-        except OSError as exc:  # created but its header could not be written
-            journal_path(path).unlink(missing_ok=True)  # else it would block the next run as unfinished
+            super().__init__(path, skeleton)  # removes what it created if its header fails
+        except OSError as exc:
             raise ResultFileError(f"{journal_path(path)}: cannot write the journal ({_why(exc)})") from None
 
     def on_sample(self, measured) -> None:
@@ -248,25 +378,27 @@ class _RunJournal(Journal):
 
     def _where(self, run: Run) -> str:
         total = sum(len(s) for s in run.samples.values())
+        if not self.is_in_place():  # never point to a journal that is not there (or not ours)
+            what = "is gone too (was its directory removed?)" if not self.path.exists() else \
+                "was replaced by another file"
+            return (f"the journal {self.path} {what}, so these samples were not saved; run again "
+                    "with --json in a directory that stays")
         if self.broken or self.written < total:
             return f"the journal {self.path} holds the first {self.written} of the {total} samples"
         return f"all {total} samples are in the journal {self.path} (`pairbench show {self.path}` reads it)"
 
     def _close(self, *, remove: bool) -> None:
-        try:
+        with contextlib.suppress(OSError):  # its last sync failed: what it holds was flushed line by line
             self.close(remove=remove)
-        except OSError:  # its last sync failed: what it holds was flushed line by line
-            if remove:
-                self.path.unlink(missing_ok=True)
 
 
 def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _early_stop_reason(interrupted: bool, error: PairbenchError | None) -> str:
-    if interrupted:
-        return "interrupted (Ctrl-C)"
+def _early_stop_reason(interruption: KeyboardInterrupt | None, error: PairbenchError | None) -> str:
+    if interruption is not None:
+        return f"interrupted ({interruption_name(interruption)})"
     if error is not None:  # the first sentence; the advice that follows is printed with the error
         return f"stopped by an error: {str(error).split('. ')[0].rstrip('.')}"
     return ""
@@ -283,19 +415,24 @@ def _run_helper(executor: Executor, command: Command | None, option: str, timeou
         raise HelperCommandFailed(f"{option} command {command.text!r} failed: {describe_status(result.status)}")
 
 
+_INTERRUPTING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
 def _ignoring_interrupts():
-    """Let a second Ctrl-C not cut the atomic write of the result short (main thread only).
+    """Let a second Ctrl-C, SIGTERM or SIGHUP not cut the atomic write of the result short (main
+    thread only).
 
     Only that write, which is short and bounded, is guarded: --setup and --cleanup
     stay interruptible, so a hanging one cannot make pairbench unkillable.
     """
     try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _INTERRUPTING_SIGNALS}
     except ValueError:  # not the main thread: nothing to guard
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

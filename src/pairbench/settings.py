@@ -14,8 +14,13 @@ the same parsers. ``outputs`` (where this invocation writes) is not stored.
 
 from __future__ import annotations
 
+import decimal
+import itertools
 import math
+import os
+import re
 import secrets
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
@@ -24,13 +29,17 @@ from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
 KINDS = ("run", "compare")
+EXPORT_KEYS = ("export_markdown", "export_csv", "export_html")
+STDOUT = "-"  # a file name that means standard output, as in hyperfine
 
 # option -> default; where run and compare differ, per kind. The help text reads these.
 DEFAULTS: dict[str, object] = {
     "runs": None, "min_runs": 10, "max_runs": None, "timeout": None, "prepare": None,
-    "setup": None, "cleanup": None, "shell": False, "output": "null", "ignore_failure": False,
-    "seed": None, "alpha": 0.01, "threshold": 1.0, "fail_on": "never", "self_check": False,
-    "json_path": None, "export_markdown": None, "export_csv": None, "export_html": None,
+    "setup": None, "cleanup": None, "conclude": None, "shell": "none", "no_shell": False, "input": "null",
+    "output": "null", "ignore_failure": False, "seed": None, "parameter_scan": None,
+    "parameter_step_size": None, "parameter_list": None, "alpha": 0.01, "threshold": 1.0,
+    "fail_on": "never", "self_check": False, "json_path": None, "export_json": None,
+    "export_markdown": None, "export_csv": None, "export_html": None, "sort": "auto", "time_unit": None,
     "quiet": False,
 }
 KIND_DEFAULTS: dict[str, dict[str, object]] = {
@@ -54,17 +63,33 @@ class Sampling:
     min_runs: int = 10
     max_runs: int | None = None
     timeout_ns: int | None = None
-    prepare: str | None = None
+    prepare: tuple[str, ...] = ()  # none, one for every command, or one per command
     setup: str | None = None
     cleanup: str | None = None
-    shell: bool = False
-    output: str = "null"  # "null", "inherit" or a file path
+    conclude: tuple[str, ...] = ()  # like prepare, run after every sample
+    shell: str = "none"  # the shell commands run through ("sh", "bash --norc"), or "none"
+    input: str | None = None  # a file every command reads as standard input (None: /dev/null)
+    output: str = "null"  # "null", "inherit", "pipe" or a file path
     ignore_failure: bool = False
     seed: int = 0
+    parameters: tuple[tuple[str, tuple[str, ...]], ...] = ()  # -P/-L: (name, values), in order given
 
     @property
     def adaptive(self) -> bool:
         return self.runs is None
+
+    def combinations(self) -> list[tuple[tuple[str, str], ...]]:
+        """Every combination of the parameters' values ((name, value) pairs, in the order the
+        parameters were given, the last varying fastest); one empty combination without any."""
+        return [tuple(zip((name for name, _ in self.parameters), values, strict=True))
+                for values in itertools.product(*(values for _, values in self.parameters))]
+
+    def helper_for(self, option: str, command: int) -> str | None:
+        """The --prepare or --conclude text of command number ``command`` (given once: for all)."""
+        texts = self.prepare if option == "prepare" else self.conclude
+        if not texts:
+            return None
+        return texts[0] if len(texts) == 1 else texts[command]
 
 
 @dataclass(frozen=True)
@@ -81,16 +106,22 @@ class Decision:
 class Outputs:
     """Where this invocation writes (not stored in the result)."""
 
-    json_path: str | None = None  # "-" is standard output
+    json_path: str | None = None  # "-" is standard output (--json and --export-json are one option)
     export_markdown: str | None = None
     export_csv: str | None = None
     export_html: str | None = None
     quiet: bool = False
+    sort: str = "auto"  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
+    time_unit: str | None = None  # every duration in this unit ("ms"); None: a unit that suits each
 
     def exports(self) -> dict[str, str]:
-        """The ``--export-*`` files asked for: option key -> path."""
-        return {key: value for key in ("export_markdown", "export_csv", "export_html")
-                if (value := getattr(self, key))}
+        """The ``--export-*`` files asked for: option key -> path (``-``, standard output, apart)."""
+        return {key: value for key in EXPORT_KEYS if (value := getattr(self, key)) and value != STDOUT}
+
+    @property
+    def to_stdout(self) -> str | None:
+        """The one option (``json_path`` or an ``export_*`` key) writing to standard output, if any."""
+        return next((key for key in ("json_path", *EXPORT_KEYS) if getattr(self, key) == STDOUT), None)
 
 
 @dataclass(frozen=True)
@@ -105,8 +136,10 @@ class Settings:
     outputs: Outputs = field(default_factory=Outputs)
 
     def stored(self) -> dict:
-        """The settings a result document keeps (JSON-ready): sampling and decision."""
-        return {"sampling": asdict(self.sampling), "decision": asdict(self.decision)}
+        """The settings a result document keeps (JSON-ready): sampling and decision. What was not
+        given (no --prepare, no parameters) is null, as pairbench 0.2 stored it."""
+        sampling = {key: None if value == () else value for key, value in asdict(self.sampling).items()}
+        return {"sampling": sampling, "decision": asdict(self.decision)}
 
 
 # --------------------------------------------------------------------------- parsing
@@ -129,20 +162,23 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
         value = options.get(option)
         return default(option, kind) if value is None else value
 
-    sampling = _sampling(given)
+    sampling = _sampling(given, tuple(commands))
     decision = Decision(alpha=parse_alpha(given("alpha")), threshold=parse_threshold(given("threshold")),
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")))
-    outputs = Outputs(json_path=_text_or_none("--json", given("json_path")),
+    outputs = Outputs(json_path=_result_path("--json", _json_path(given("json_path"), given("export_json"))),
                       export_markdown=_text_or_none("--export-markdown", given("export_markdown")),
                       export_csv=_text_or_none("--export-csv", given("export_csv")),
                       export_html=_text_or_none("--export-html", given("export_html")),
-                      quiet=_flag("--quiet", given("quiet")))
+                      quiet=_flag("--quiet", given("quiet")),
+                      sort=_choice("--sort", given("sort"), SORT_CHOICES),
+                      time_unit=parse_time_unit(given("time_unit")))
+    _one_to_stdout(outputs)
     return Settings(kind, tuple(commands), _names(options.get("names") or (), len(commands)),
                     sampling, decision, outputs)
 
 
-def _sampling(given) -> Sampling:
+def _sampling(given, commands: tuple[str, ...]) -> Sampling:
     runs = _count_or_none("--runs", given("runs"), 1)
     min_runs = _count("--min-runs", given("min_runs"), 1)
     max_runs = _count_or_none("--max-runs", given("max_runs"), 1)
@@ -154,13 +190,16 @@ def _sampling(given) -> Sampling:
         max_time_ns=_duration_or_none("--max-time", given("max_time")),
         runs=runs, min_runs=min_runs, max_runs=max_runs,
         timeout_ns=_duration_or_none("--timeout", given("timeout")),
-        prepare=_command_or_none("--prepare", given("prepare")),
+        prepare=_per_command("--prepare", given("prepare"), len(commands)),
         setup=_command_or_none("--setup", given("setup")),
         cleanup=_command_or_none("--cleanup", given("cleanup")),
-        shell=_flag("--shell", given("shell")),
+        conclude=_per_command("--conclude", given("conclude"), len(commands)),
+        shell=parse_shell(given("shell"), no_shell=_flag("-N", given("no_shell"))),
+        input=_input(given("input")),
         output=_output(given("output")),
         ignore_failure=_flag("--ignore-failure", given("ignore_failure")),
         seed=secrets.randbits(32) if seed is None else _count("--seed", seed, 0),
+        parameters=_parameters(given, commands),
     )
 
 
@@ -188,11 +227,18 @@ _NO_LIMIT = "none"  # a stored run without a time budget
 # --------------------------------------------------------------------------- one parser per kind of value
 
 
+ALPHA_RANGE = (1e-6, 0.5)
+"""The values --alpha may take. Below 1e-6 the level 1 - alpha/m (m candidates, up to 1000) is no
+longer shown apart from 100% and the intervals need rounds no benchmark affords; above 0.5 a
+verdict would be wrong more often than right."""
+
+
 def parse_alpha(value) -> float:
-    """--alpha: a number in (0, 1)."""
+    """--alpha: a number in ``ALPHA_RANGE`` (1e-6 to 0.5, inclusive)."""
     number = _number("--alpha", value)
-    if not 0.0 < number < 1.0:
-        raise UsageError(f"--alpha must lie between 0 and 1 (exclusive), got {value!r}")
+    low, high = ALPHA_RANGE
+    if not low <= number <= high:
+        raise UsageError(f"--alpha must lie between {low:g} and {high:g} (inclusive), got {value!r}")
     return number
 
 
@@ -259,6 +305,19 @@ def _choice(option: str, value, choices: Sequence[str]) -> str:
     return value
 
 
+JOURNAL_SUFFIX = ".partial"
+"""What a result's journal adds to its name (``store.journal``): no result may end in it."""
+
+
+def _result_path(option: str, value) -> str | None:
+    """A result file's path: not a journal's name, which would replace another run's live journal."""
+    path = _text_or_none(option, value)
+    if path is not None and path.endswith(JOURNAL_SUFFIX):
+        raise UsageError(f"{option} must not end in {JOURNAL_SUFFIX}, got {path!r}: that names the journal "
+                         f"of a run with {option} {path.removesuffix(JOURNAL_SUFFIX)!r}; choose another name")
+    return path
+
+
 def _text_or_none(option: str, value) -> str | None:
     if value is None:
         return None
@@ -276,9 +335,225 @@ def _command_or_none(option: str, value) -> str | None:
 
 
 def _output(value) -> str:
+    """--output: null, inherit, pipe (hyperfine's: read through a pipe and discarded) or a file
+    path (``./pipe`` for a file named pipe)."""
     if not isinstance(value, str) or not value:
-        raise UsageError(f"--output must be null, inherit or a file path, got {value!r}")
+        raise UsageError(f"--output must be null, inherit, pipe or a file path, got {value!r}")
     return value
+
+
+def _input(value) -> str | None:
+    """--input: null (``/dev/null``, the default) or a readable regular file, as hyperfine's."""
+    if value is None or value == "null":
+        return None
+    if not isinstance(value, str) or not value:
+        raise UsageError(f"--input must be null or a file to read, got {value!r}")
+    if not os.path.isfile(value) or not os.access(value, os.R_OK):
+        why = "is not a readable file" if os.path.exists(value) else "does not exist"
+        raise UsageError(f"--input {value!r} {why}; give a file for the commands' standard input, or null")
+    return value
+
+
+# --------------------------------------------------------------------------- shells
+
+
+KNOWN_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "oksh", "pdksh", "yash", "ash",
+                          "busybox", "fish", "tcsh", "csh", "nu", "elvish", "xonsh", "pwsh", "osh", "rc", "es"})
+"""Shells --shell takes by name; any other program must be given by its path (``-S /opt/my/sh``)."""
+NO_SHELL = "none"
+
+
+def parse_shell(value, *, no_shell: bool = False) -> str:
+    """-S/--shell SHELL (a shell's name or path, with its options: ``bash --norc``) or ``none``;
+    -N is ``none``. A stored ``true``/``false`` (pairbench 0.2's flag) is ``sh``/``none``."""
+    if isinstance(value, bool):
+        value = "sh" if value else NO_SHELL
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"--shell must name a shell (sh, bash, ...) or none, got {value!r}")
+    text = value.strip()
+    if no_shell and text != NO_SHELL:
+        raise UsageError(f"-N (no shell) and --shell {text} contradict; give one of them")
+    if text == NO_SHELL:
+        return NO_SHELL
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"--shell {text!r}: cannot split it into words ({exc})") from None
+    program = words[0] if words else ""
+    if "/" not in program and program not in KNOWN_SHELLS:
+        raise UsageError(
+            f"--shell takes the shell that runs the commands ({', '.join(sorted(KNOWN_SHELLS)[:6])}, ... "
+            f"or none, as hyperfine's -S), got {text!r}; it is no longer a flag: write --shell sh 'CMD', "
+            "or give another shell by its path")
+    return text
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+SORT_CHOICES = ("auto", "command", "mean-time")
+TIME_UNITS = {"ns": "ns", "nanosecond": "ns", "us": "µs", "µs": "µs", "microsecond": "µs", "ms": "ms",
+              "millisecond": "ms", "s": "s", "second": "s"}
+
+
+def parse_time_unit(value) -> str | None:
+    """-u/--time-unit: nanosecond, microsecond, millisecond or second (or ns, us, ms, s); None:
+    each number in the unit that suits it."""
+    if value is None:
+        return None
+    if value not in TIME_UNITS:
+        raise UsageError(f"--time-unit must be one of nanosecond, microsecond, millisecond, second "
+                         f"(or ns, us, ms, s), got {value!r}")
+    return TIME_UNITS[value]
+
+
+def _json_path(json_path, export_json):
+    """--json and hyperfine's --export-json name the one result document: one of them, or neither."""
+    if json_path is not None and export_json is not None:
+        raise UsageError("--json and --export-json are one option (the result document); give one of them")
+    return export_json if json_path is None else json_path
+
+
+def _one_to_stdout(outputs: Outputs) -> None:
+    """At most one output may be ``-`` (standard output): two would be mixed into one stream."""
+    keys = [key for key in ("json_path", *EXPORT_KEYS) if getattr(outputs, key) == STDOUT]
+    if len(keys) > 1:
+        names = [_OPTION_NAMES.get(key, "--" + key.replace("_", "-")) for key in keys]
+        raise UsageError(f"{' and '.join(names)} both write to standard output (-); write all but one to a file")
+
+
+_OPTION_NAMES = {"json_path": "--json"}
+
+
+# --------------------------------------------------------------------------- helper commands
+
+
+def _per_command(option: str, value, n_commands: int) -> tuple[str, ...]:
+    """--prepare and --conclude: none, once (for every command) or once per command, like hyperfine."""
+    if value is None:
+        return ()
+    texts = (value,) if isinstance(value, str) else tuple(value)
+    if len(texts) not in (0, 1, n_commands):
+        raise UsageError(f"{option} was given {len(texts)} times for {n_commands} commands: give it once "
+                         "(for every command) or once per command, in the commands' order")
+    return tuple(_command_or_none(option, text) for text in texts)
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+MAX_COMBINATIONS = 1000
+"""The most parameter combinations a run takes: every round runs each on every side."""
+_PARAMETER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def _parameters(given, commands: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """-P/--parameter-scan NAME MIN MAX (with -D/--parameter-step-size STEP) and -L/--parameter-list
+    NAME VALUES, as hyperfine reads them; or the stored ``parameters``. Every name distinct and
+    written as {NAME} in some command; all combinations together at most ``MAX_COMBINATIONS``."""
+    stored = given("parameters")
+    if stored is not None:
+        parameters = _stored_parameters(stored)
+    else:
+        scans = tuple(given("parameter_scan") or ())
+        steps = tuple(given("parameter_step_size") or ())
+        if steps and not scans:
+            raise UsageError("-D/--parameter-step-size needs -P/--parameter-scan (the range it steps through)")
+        if len(steps) not in (0, 1, len(scans)):
+            raise UsageError(f"-D/--parameter-step-size was given {len(steps)} times for {len(scans)} "
+                             "-P/--parameter-scan: give it once, or once per scan")
+        parameters = tuple(_scan(scan, steps[0] if len(steps) == 1 else steps[i] if steps else None)
+                           for i, scan in enumerate(scans))
+        parameters += tuple(_listed(item) for item in (given("parameter_list") or ()))
+    names = [name for name, _ in parameters]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise UsageError(f"the parameter {name!r} is given twice; give each parameter once")
+        if not any("{" + name + "}" in command for command in commands):
+            raise UsageError(f"the parameter {name!r} appears in no command (write {{{name}}} where its value goes)")
+    total = math.prod(len(values) for _, values in parameters)
+    if total > MAX_COMBINATIONS:
+        raise UsageError(f"{total} parameter combinations are more than {MAX_COMBINATIONS}: every round runs "
+                         "each of them on every command; scan fewer values (a larger -D step)")
+    return parameters
+
+
+def _parameter_name(option: str, name) -> str:
+    if not isinstance(name, str) or not _PARAMETER_NAME.match(name):
+        raise UsageError(f"{option}: a parameter name is a letter or _ then letters, digits, _ or -, got {name!r}")
+    return name
+
+
+def _scan(scan, step) -> tuple[str, tuple[str, ...]]:
+    """The values of -P NAME MIN MAX: MIN, MIN + STEP, ... up to MAX (STEP 1 without -D: whole
+    numbers), exact in decimal, so -P d 0.3 0.7 -D 0.2 gives 0.3, 0.5, 0.7."""
+    option = "-P/--parameter-scan"
+    name, low, high = (tuple(scan) + (None, None, None))[:3]
+    name = _parameter_name(option, name)
+    bounds = []
+    for what, text in (("MIN", low), ("MAX", high)):
+        try:
+            value = decimal.Decimal(str(text).strip())
+        except decimal.InvalidOperation:
+            raise UsageError(f"{option} {name}: {what} must be a number, got {text!r}") from None
+        if not value.is_finite():
+            raise UsageError(f"{option} {name}: {what} must be a finite number, got {text!r}")
+        bounds.append(value)
+    low_value, high_value = bounds
+    if step is None:
+        if low_value != low_value.to_integral_value() or high_value != high_value.to_integral_value():
+            raise UsageError(f"{option} {name}: without -D, MIN and MAX must be whole numbers, got {low!r} "
+                             f"and {high!r}; give -D/--parameter-step-size for decimal steps")
+        low_value, high_value, delta = (low_value.to_integral_value(), high_value.to_integral_value(),
+                                        decimal.Decimal(1))
+    else:
+        try:
+            delta = decimal.Decimal(str(step).strip())
+        except decimal.InvalidOperation:
+            delta = decimal.Decimal(0)
+        if not delta.is_finite() or delta <= 0:
+            raise UsageError(f"-D/--parameter-step-size must be a positive number, got {step!r}")
+    if low_value > high_value:
+        raise UsageError(f"{option} {name}: MIN ({low}) must not be above MAX ({high})")
+    count = int((high_value - low_value) / delta) + 1
+    if count > MAX_COMBINATIONS:
+        raise UsageError(f"{count} parameter combinations are more than {MAX_COMBINATIONS}: every round runs "
+                         "each of them on every command; scan fewer values (a larger -D step)")
+    return name, tuple(str(low_value + i * delta) for i in range(count))
+
+
+def _listed(item) -> tuple[str, tuple[str, ...]]:
+    """-L NAME VALUES: VALUES comma-separated, each once."""
+    option = "-L/--parameter-list"
+    name, values = (tuple(item) + (None, None))[:2]
+    name = _parameter_name(option, name)
+    if not isinstance(values, str) or not values:
+        raise UsageError(f"{option} {name}: give the values separated by commas, got {values!r}")
+    return name, _distinct_values(option, name, values.split(","))
+
+
+def _distinct_values(option: str, name: str, values) -> tuple[str, ...]:
+    values = tuple(values)
+    for i, value in enumerate(values):
+        if not isinstance(value, str):
+            raise UsageError(f"{option} {name}: values are text, got {value!r}")
+        if value in values[:i]:
+            raise UsageError(f"{option} {name}: the value {value!r} is given twice")
+    return values
+
+
+def _stored_parameters(value) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Parameters as a result stores them: a list of [name, [values...]]."""
+    if not isinstance(value, (list, tuple)):
+        raise UsageError(f"parameters must be a list of [name, values], got {value!r}")
+    parameters = []
+    for item in value:
+        if not isinstance(item, (list, tuple)) or len(item) != 2 or not isinstance(item[1], (list, tuple)) \
+                or not item[1]:
+            raise UsageError(f"each stored parameter must be [name, [values...]], got {item!r}")
+        name = _parameter_name("parameters", item[0])
+        parameters.append((name, _distinct_values("parameters", name, item[1])))
+    return tuple(parameters)
 
 
 def _names(names: Sequence[str], n_commands: int) -> tuple[str, ...]:

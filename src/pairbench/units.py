@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+from contextvars import ContextVar
 
 from pairbench.errors import UsageError
 
@@ -40,8 +42,29 @@ def parse_duration_ns(text: str, *, option: str = "duration") -> int:
     return int(round(value))
 
 
+_FIXED_TIME_UNIT: ContextVar[tuple[str, int] | None] = ContextVar("pairbench_time_unit", default=None)
+
+
+@contextlib.contextmanager
+def fixed_time_unit(suffix: str | None):
+    """Within the block every duration is shown in ``suffix`` (``ns``, ``µs``, ``ms``, ``s``): the
+    command line's --time-unit, for the renderers it calls. None changes nothing."""
+    if suffix is None:
+        yield
+        return
+    token = _FIXED_TIME_UNIT.set(next(unit for unit in _TIME_UNITS if unit[0] == suffix))
+    try:
+        yield
+    finally:
+        _FIXED_TIME_UNIT.reset(token)
+
+
 def time_unit_for(ns: float, digits: int = 4) -> tuple[str, int]:
-    """The unit that shows ``ns`` with 1 to 3 digits before the decimal point (after rounding)."""
+    """The unit that shows ``ns`` with 1 to 3 digits before the decimal point (after rounding),
+    unless :func:`fixed_time_unit` chose one."""
+    fixed = _FIXED_TIME_UNIT.get()
+    if fixed is not None:
+        return fixed
     magnitude = max(abs(float(_significant(ns, digits))), abs(round(ns))) if ns else 0.0
     for suffix, scale in _TIME_UNITS:
         if magnitude >= scale:

@@ -38,7 +38,7 @@ def test_too_few_samples_are_noted_with_what_each_statistic_needs():
     (summary,) = analyse(one_series_run(series([1_000_000]))).summaries
     needs = {n.data["purpose"]: (n.data["needed"], n.data["got"]) for n in summary.notes
              if n.code == "not-enough-data"}
-    assert needs == {"median-interval": (6, 1), "the batch-means error of the mean": (4, 1)}
+    assert needs == {"median-interval": (6, 1), "the autoregressive error of the mean": (4, 1)}
     assert all(n.subject == Subject(side="x") for n in summary.notes)
 
 

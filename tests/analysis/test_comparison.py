@@ -7,9 +7,17 @@ import pytest
 from runs import compare_run, series
 
 from pairbench.analysis import analyse
-from pairbench.analysis.comparison import Criteria, effect_of, rounds_needed, verdict_of
+from pairbench.analysis.comparison import (
+    MAX_ROUNDS_PLANNED,
+    Criteria,
+    anytime_effect,
+    effect_of,
+    plan_rounds,
+    rounds_needed,
+    verdict_of,
+)
 from pairbench.stats._order import smallest_n_for_median_interval
-from pairbench.stats.sequential import first_bounded_n
+from pairbench.stats.sequential import RunningSequence, first_bounded_n, upper_ranks
 from pairbench.verdict import MOVED_REASON
 
 ROUNDS = 60
@@ -53,12 +61,88 @@ def test_a_change_that_vanishes_mid_run_is_inconclusive_and_says_the_change_move
     assert effect.moved and effect.pvalue < 0.01
 
 
+def test_a_candidate_exactly_twice_as_slow_in_12_of_12_pairs_is_slower_by_the_sign_test():
+    """A constant non-zero ratio is the clearest evidence there is: every pair says "slower"."""
+    from scipy import stats as sps
+
+    verdict, effect = verdict_for(np.full(12, np.log(2.0)), Criteria(anytime=False))
+    assert verdict.verdict == "slower" and not verdict.refused
+    assert (effect.estimate, effect.low, effect.high) == pytest.approx((100.0, 100.0, 100.0))
+    assert effect.pvalue == pytest.approx(sps.binomtest(12, 12, 0.5).pvalue) == pytest.approx(2 * 0.5**12)
+
+
+def test_a_constant_ratio_in_adaptive_mode_decides_once_the_sequence_allows_it():
+    """Adaptive rounds decide only where the anytime-valid sequence is bounded: before that the
+    verdict waits (sampling goes on), from then on every pair twice as slow is "slower"."""
+    needed = first_bounded_n(0.01)
+    verdict, _ = verdict_for(np.full(needed - 1, np.log(2.0)), Criteria())
+    assert verdict.refusal.code == "not-enough-data"
+    verdict, effect = verdict_for(np.full(needed, np.log(2.0)), Criteria())
+    assert verdict.verdict == "slower" and effect.low == pytest.approx(100.0)
+
+
 @pytest.mark.parametrize("anytime", [False, True])
-def test_a_constant_nonzero_ratio_is_refused_naming_it(anytime):
-    verdict, effect = verdict_for(np.full(30, np.log(2.0)), Criteria(anytime=anytime))
+def test_every_pair_identical_is_still_refused_as_a_timer_too_coarse(anytime):
+    verdict, effect = verdict_for(np.zeros(30), Criteria(anytime=anytime))
     assert verdict.refused and effect is None
-    assert verdict.refusal.code == "no-variance"
-    assert verdict.refusal.data["change_pct"] == pytest.approx(100.0)
+    assert verdict.refusal.code == "no-variance" and verdict.refusal.data["change_pct"] == 0.0
+
+
+@pytest.mark.parametrize("n", [8, 12])
+def test_ties_at_one_tick_keep_the_fixed_rounds_error_rate_by_exact_enumeration(n):
+    """Under "no change" pairs may tie (0) or be one tick slower (log 2) with probability 1/2 each:
+    0 is a median, so any "slower" is a false positive. Enumerate all 2^n outcomes through the
+    verdict: P(slower) must equal the binomial tail scipy gives and stay within alpha/2."""
+    import itertools
+
+    from scipy import stats as sps
+
+    criteria = Criteria(anytime=False)
+    slower = sum(verdict_for(np.log(np.where(np.array(bits), 2.0, 1.0)), criteria)[0].verdict == "slower"
+                 for bits in itertools.product([0, 1], repeat=n))
+    k = next(k for k in range(n, 0, -1) if sps.binom.cdf(k - 1, n, 0.5) <= 0.005)  # the sign test's rank
+    assert slower / 2**n == pytest.approx(sps.binom.cdf(k - 1, n, 0.5)) and slower / 2**n <= 0.005
+
+
+def _crossing_probability(horizon: int, alpha: float) -> float:
+    """P(the running interval ever lies above 0 within ``horizon`` rounds) when each round is a tie
+    (log-ratio 0) or one tick slower with probability 1/2 each: exact, by dynamic programming over
+    the number of ties. The lower bound exceeds 0 at t exactly when #ties <= t - c_t."""
+    c = upper_ranks(np.arange(1, horizon + 1), alpha, 200, "beta-binomial")
+    alive = np.zeros(horizon + 1)
+    alive[0] = 1.0
+    crossed = 0.0
+    for t in range(1, horizon + 1):
+        alive = 0.5 * alive + 0.5 * np.concatenate([[0.0], alive[:-1]])  # one more tie, or not
+        if c[t - 1] <= t:
+            limit = t - c[t - 1]  # ties at most this many: excluded
+            crossed += alive[: limit + 1].sum()
+            alive[: limit + 1] = 0.0
+    return crossed
+
+
+def test_ties_at_one_tick_keep_the_adaptive_error_rate_exactly_and_in_a_seeded_simulation():
+    """The anytime-valid rule covers atoms (the sequence's proof counts ties against excluding 0),
+    so a run of pairs all one tick slower stops as "slower" no more often than alpha/2 allows."""
+    assert _crossing_probability(2000, 0.01) <= 0.005
+    rng = np.random.default_rng(20)
+    criteria, wrong, stopped_slower = Criteria(), 0, 0
+    c = upper_ranks(np.arange(1, 121), 0.01, 200, "beta-binomial")
+    for _ in range(200):
+        r = np.log(np.where(rng.random(120) < 0.5, 2.0, 1.0))
+        running = RunningSequence(0.01, 200)
+        for t, value in enumerate(r, start=1):
+            running.extend([value])
+            if t < 10:
+                continue
+            verdict, _, _ = verdict_of(lambda running=running: anytime_effect(running), criteria)
+            if verdict.decided:
+                stopped_slower += verdict.verdict == "slower"
+                ties = np.cumsum(r[:t] == 0.0)
+                crossed = any(ties[u - 1] <= u - c[u - 1] for u in range(1, t + 1) if c[u - 1] <= u)
+                wrong += (verdict.verdict == "slower") != crossed
+                break
+    assert wrong == 0 and stopped_slower <= 4  # P(>= 5 of 200 | p = 0.005) < 0.004
 
 
 def test_too_few_rounds_are_refused_with_how_many_an_interval_needs():
@@ -129,3 +213,120 @@ def test_ties_among_the_rank_tests_are_one_note_naming_each_test():
     (found,) = comparisons({"base": walls, "cand": walls + 20_000}, runs=30).values()
     ties = [n for n in found.notes if n.code == "rank-ties"]
     assert len(ties) == 1 and set(ties[0].data["tests"]) >= {"hodges-lehmann", "mann-whitney"}
+
+
+# --------------------------------------------------------------------------- alpha's range, reachable plans
+
+
+def test_criteria_refuse_an_alpha_outside_the_documented_range():
+    """alpha = 1e-30 made 1 - alpha round to 1.0, and rounds_needed stepped through millions of
+    binomial CDFs looking for an interval at 100% confidence."""
+    with pytest.raises(ValueError, match=r"alpha must lie between 1e-06 and 0\.5"):
+        Criteria(alpha=1e-30)
+    with pytest.raises(ValueError, match="family"):
+        Criteria(family=0)
+
+
+@pytest.mark.parametrize("anytime", [False, True])
+@pytest.mark.parametrize("alpha", [1e-6, 0.5])
+def test_rounds_needed_at_the_ends_of_the_alpha_range_takes_few_binomial_evaluations(
+        monkeypatch, anytime, alpha):
+    from scipy import stats as sps
+
+    calls = []
+    cdf = sps.binom.cdf
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 5000:
+            raise AssertionError("stepping through binomial CDFs")
+        return cdf(*args, **kwargs)
+
+    monkeypatch.setattr(sps.binom, "cdf", counted)
+    r = np.random.default_rng(1).normal(0.0, 0.05, 30)
+    needed = rounds_needed(r, Criteria(alpha=alpha, anytime=anytime, family=1000 if alpha < 0.01 else 1))
+    assert needed is not None and needed > 30
+
+
+@pytest.mark.parametrize("anytime", [False, True])
+def test_rounds_needed_is_not_given_when_ties_at_the_timers_resolution_straddle_the_median(anytime):
+    """Half the pairs tied at 0 and half exactly twice as slow: the interval [0, +100%] cannot narrow
+    however many rounds follow (there is nothing between the two ticks), so no "try --runs 3897675"."""
+    r = np.log(np.array([1.0] * 6 + [2.0] * 6))
+    plan = plan_rounds(r, Criteria(anytime=anytime))
+    assert plan.needed is None
+    assert plan.note.code == "no-rounds-estimate"
+    assert plan.note.data["reason"] == "ties"
+    assert plan.note.data["values_pct"] == pytest.approx([0.0, 100.0])
+
+
+@pytest.mark.parametrize("anytime", [False, True])
+def test_rounds_needed_is_given_when_tied_ratios_settle_on_one_value(anytime):
+    """Ties around a median atom of 0: the interval narrows onto [0, 0] (equivalent) as rounds accrue."""
+    r = np.log(np.array([0.5] * 3 + [1.0] * 6 + [2.0] * 3))
+    plan = plan_rounds(r, Criteria(anytime=anytime))
+    assert plan.note is None and 1 <= plan.needed < 500
+    total = r.size + plan.needed
+    model = np.log(np.repeat([0.5, 1.0, 2.0], [total // 4, total - 2 * (total // 4), total // 4]))
+    model = np.random.default_rng(7).permutation(model)  # the sample's shares, in a random order
+    assert verdict_for(model, Criteria(anytime=anytime))[0].verdict == "equivalent"
+
+
+def test_rounds_needed_beyond_the_planning_limit_says_so():
+    r = np.random.default_rng(4).normal(0.0, 5.0, 12)
+    plan = plan_rounds(r, Criteria(threshold=0.01))
+    assert plan.needed is None and plan.note.data == {"reason": "too-many", "limit": MAX_ROUNDS_PLANNED}
+
+
+@pytest.mark.parametrize("n", [*range(6, 60), 99, 100, 257, 1000, 4096, 20_000])
+@pytest.mark.parametrize("level", [1e-9, 1e-6, 0.001, 0.01, 0.05, 0.5])
+def test_the_planning_ranks_of_the_sign_test_are_the_exact_ranks(n, level):
+    from pairbench.analysis.comparison import _interval_ranks
+    from pairbench.stats._order import median_interval_ranks
+
+    low, high = _interval_ranks(n, level, anytime=False)
+    exact = median_interval_ranks(n, 1.0 - level)
+    assert low + high == n + 1
+    assert low == (exact.low if exact else 0)
+
+
+# --------------------------------------------------------------------------- a side that never succeeded (item 19)
+
+
+@pytest.mark.parametrize("role", ["candidate", "baseline"])
+def test_a_side_that_never_succeeded_is_refused_saying_no_successful_sample_exists(role):
+    run = compare_run({"base": BASE, "cand": BASE * 1.05}, runs=ROUNDS)
+    side = 1 if role == "candidate" else 0
+    walls = BASE * (1.05 if side else 1.0)
+    run = run.replace(samples={**run.samples, (0, side): series(walls, status=[3] * ROUNDS)})
+    (found,) = analyse(run).comparisons
+    assert found.verdict.refused and found.effect is None and found.rounds_needed is None
+    assert found.verdict.refusal.code == "no-successful-samples"
+    assert dict(found.verdict.refusal.data) == {"role": role, "side": ["base", "cand"][side],
+                                               "failed": ROUNDS, "status": 3}
+
+
+# --------------------------------------------------------------------------- why outliers are kept (item 24)
+
+
+def test_dropping_balanced_outliers_doubles_false_changes_which_is_why_pairbench_keeps_them():
+    """The seeded simulation behind the README and the help: 4000 A/A comparisons of 10 pairs (both
+    arms N(1, 0.02)); hyperfine #837 asks to drop outliers. Dropping every |d - median| > 3 MAD when
+    their signs look balanced (binomial p > 0.05) turns a t-test's 5% false changes into about 10%."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(837)
+    d = rng.normal(1, 0.02, (4000, 10)) - rng.normal(1, 0.02, (4000, 10))
+    sign_p = {(k, t): sps.binomtest(k, t).pvalue for t in range(1, 11) for k in range(t + 1)}
+    median = np.median(d, axis=1, keepdims=True)
+    mad = sps.median_abs_deviation(d, axis=1, scale="normal")[:, None]
+    high, low = d - median > 3 * mad, median - d > 3 * mad
+
+    def false_changes(rows) -> float:
+        t = np.array([r.mean() / (r.std(ddof=1) / np.sqrt(r.size)) for r in rows])
+        return float(np.mean(2 * sps.t.sf(np.abs(t), [r.size - 1 for r in rows]) < 0.05))
+
+    dropped = [row[~(h | lo)] if (total := int(h.sum() + lo.sum())) and sign_p[(int(h.sum()), total)] > 0.05
+               else row for row, h, lo in zip(d, high, low, strict=True)]
+    kept, after = false_changes(d), false_changes(dropped)
+    assert 0.04 <= kept <= 0.065 and after >= 1.6 * kept and after >= 0.085, (kept, after)

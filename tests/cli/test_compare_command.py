@@ -11,7 +11,13 @@ import pytest
 from cli_runner import invoke
 from stored import comparisons, total_samples
 
-from pairbench.errors import EXIT_INTERRUPTED, EXIT_RESULT_FILE, EXIT_USAGE, EXIT_VERDICT
+from pairbench.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_MEASUREMENT,
+    EXIT_RESULT_FILE,
+    EXIT_USAGE,
+    EXIT_VERDICT,
+)
 from pairbench.measure.fake import FakeExecutor
 from pairbench.store.journal import journal_path
 from pairbench.store.resultfile import read_result
@@ -296,3 +302,92 @@ def test_journal_whose_header_cannot_be_written_is_a_result_file_error_and_remov
     assert result.code == EXIT_RESULT_FILE
     assert f"{journal_path(out)}: cannot write the journal (No space left on device)" in result.err
     assert not journal_path(out).exists() and fake.calls == []
+
+
+# --------------------------------------------------------------------------- alpha's range (issue 14, item 8)
+
+
+def test_an_alpha_below_the_documented_range_is_refused_before_anything_runs(use_executor):
+    fake = use_executor(FakeExecutor(noisy(1.0)))
+    result = invoke("compare", "--alpha", "1e-30", "--runs", "20", BASE, CAND)
+    assert result.code == EXIT_USAGE
+    assert result.err == "error: --alpha must lie between 1e-06 and 0.5 (inclusive), got '1e-30'\n"
+    assert fake.calls == []
+
+
+def test_ties_that_can_never_narrow_the_interval_give_no_rounds_estimate_but_say_why(use_executor, tmp_path):
+    """The candidate takes one timer tick or two: half its pairs tie, half are exactly twice as slow."""
+    use_executor(FakeExecutor({BASE: 0.001, CAND: [0.001, 0.002] * 6}))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--runs", "12", "--warmup", "0", "--json", str(out), BASE, CAND)
+    comparison = comparisons(out)[0]
+    assert comparison["verdict"] == "inconclusive" and comparison["rounds_needed"] is None
+    assert "try --runs" not in result.out and "more rounds needed" not in result.out
+    assert ("more rounds would not decide: the ratios near the median are ties at 0.0% and +100.0%, "
+            "further apart than the ±1% threshold") in result.out
+
+
+def test_a_small_alpha_is_never_shown_as_a_100_percent_interval(use_executor):
+    use_executor(FakeExecutor(noisy(1.05)))
+    result = invoke("compare", "--alpha", "1e-6", "--runs", "40", "--seed", "3", BASE, CAND)
+    assert result.code == 0, result.err
+    assert "100.0" not in result.out.replace("+100.0", "")
+    assert re.search(r"Interval: sign-test interval for the median, 99\.9999\d*% \(alpha 1e-06\)", result.out)
+
+
+# --------------------------------------------------------------------------- a constant ratio (item 20)
+
+
+def test_a_candidate_exactly_twice_as_slow_in_every_pair_is_slower_not_without_variance(use_executor):
+    use_executor(FakeExecutor({BASE: 0.001, CAND: 0.002}))
+    result = invoke("compare", "--runs", "12", "--warmup", "0", "--fail-on", "slower", BASE, CAND)
+    assert result.code == EXIT_VERDICT, result.out + result.err
+    assert f"{CAND} is 100.0% slower than {BASE} [+100.0%, +100.0%], p < 0.001" in result.out
+    assert "no verdict" not in result.out and "inconclusive" not in result.out
+    assert "every pair has the same ratio (+100.0%), so the pairs' spread" in result.out
+    assert "1 ns" not in result.out  # a log-ratio is not a duration
+
+
+def test_a_constant_ratio_stops_an_adaptive_run_once_the_sequence_is_bounded(use_executor, tmp_path):
+    from pairbench.stats.sequential import first_bounded_n
+
+    use_executor(FakeExecutor({BASE: 0.001, CAND: 0.002}))
+    out = tmp_path / "r.json"
+    result = invoke("compare", "--warmup", "0", "--json", str(out), BASE, CAND)
+    comparison = comparisons(out)[0]
+    assert comparison["verdict"] == "slower" and comparison["rounds"] == first_bounded_n(0.01)
+    assert "the verdict was decided (slower)" in result.out
+    assert "every pair has the same ratio (+100.0%); is the timer resolution too coarse?" not in result.out
+
+
+def test_every_pair_identical_is_still_no_variance_and_a_timer_too_coarse(use_executor):
+    use_executor(FakeExecutor({BASE: 0.001, CAND: 0.001}))
+    result = invoke("compare", "--runs", "12", BASE, CAND)
+    assert "no variance: every pair is identical; is the timer resolution too coarse?" in result.out
+
+
+# --------------------------------------------------------------------------- a candidate that never ran (item 19)
+
+
+def test_a_candidate_that_always_fails_under_ignore_failure_is_said_and_never_passes_fail_on(use_executor):
+    use_executor(FakeExecutor({BASE: 0.1, CAND: {"duration": 0.1, "status": 1}}))
+    result = invoke("compare", "-i", "--runs", "12", "--fail-on", "slower", BASE, CAND)
+    assert result.code == EXIT_MEASUREMENT, result.out + result.err
+    assert (f"{CAND} vs {BASE}: no verdict — no successful candidate sample exists: all 12 of its samples "
+            "failed (exit code 1)") in result.out
+    assert (f"--fail-on slower: {CAND} has no successful sample, so its comparison cannot pass "
+            "(exit 3)") in result.err
+
+
+@pytest.mark.parametrize("fail_on", ["faster", "change"])
+def test_a_baseline_that_always_fails_fails_every_fail_on_gate(use_executor, fail_on):
+    use_executor(FakeExecutor({BASE: {"duration": 0.1, "status": 2}, CAND: 0.1}))
+    result = invoke("compare", "-i", "--runs", "12", "--fail-on", fail_on, BASE, CAND)
+    assert result.code == EXIT_MEASUREMENT
+    assert "no successful baseline sample exists: all 12 of its samples failed (exit code 2)" in result.out
+
+
+def test_without_fail_on_a_candidate_that_never_succeeded_is_said_and_exits_0(use_executor):
+    use_executor(FakeExecutor({BASE: 0.1, CAND: {"duration": 0.1, "status": 1}}))
+    result = invoke("compare", "-i", "--runs", "12", BASE, CAND)
+    assert result.code == 0 and "no successful candidate sample exists" in result.out

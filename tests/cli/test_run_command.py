@@ -28,7 +28,7 @@ def test_run_prints_median_with_interval_mean_error_and_rusage(use_executor):
     assert result.code == 0, result.err
     assert "sleep 0.1" in result.out
     assert "median    10" in result.out and "95% CI" in result.out
-    assert "standard error, batch means" in result.out
+    assert "standard error, autoregressive" in result.out
     assert "n 20" in result.out and "max RSS" in result.out and "context switches" in result.out
     assert "completed the requested 20 rounds" in result.out
 
@@ -292,7 +292,7 @@ def test_shell_mode_measures_and_reports_the_shell_start_up(monkeypatch, tmp_pat
 
     # one executor for the start-up probe (`sh -c ''`), a fresh one for the run
     out, printed, err = tmp_path / "r.json", io.StringIO(), io.StringIO()
-    code = main(["run", "--shell", "--runs", "3", "--json", str(out), "echo hi | cat"], stdout=printed,
+    code = main(["run", "--shell", "sh", "--runs", "3", "--json", str(out), "echo hi | cat"], stdout=printed,
                 stderr=err, executor_factory=lambda output: FakeExecutor({"": 0.0008}, default=0.01),
                 environment=lambda *a, **k: {})
     result = CliResult(code, printed.getvalue(), err.getvalue())
@@ -303,7 +303,8 @@ def test_shell_mode_measures_and_reports_the_shell_start_up(monkeypatch, tmp_pat
     assert run.shell_overhead["median_ns"] == 800_000
 
 
-def test_shell_operators_without_shell_mode_are_warned_about(use_executor):
-    use_executor(FakeExecutor(default=0.01))
+def test_shell_operators_without_a_shell_are_refused_before_anything_runs(use_executor):
+    fake = use_executor(FakeExecutor(default=0.01))
     result = invoke("run", "--runs", "3", "echo a | cat")
-    assert "is run without a shell, so '|' reach the program as plain arguments; use --shell" in result.out
+    assert result.code == EXIT_USAGE and fake.calls == []
+    assert "command 'echo a | cat' uses shell syntax ('|')" in result.err and "--shell sh" in result.err

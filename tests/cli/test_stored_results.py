@@ -147,4 +147,14 @@ def test_settings_that_cannot_be_used_are_refused_naming_the_file(tmp_path, stor
     path = _write(tmp_path, document)
     result = invoke(command, str(path))
     assert result.code == EXIT_RESULT_FILE
-    assert "the stored settings are not valid: --alpha must lie between 0 and 1" in _one_error_line(result, path)
+    assert "the stored settings are not valid: --alpha must lie between 1e-06 and 0.5" in _one_error_line(result, path)
+
+
+def test_a_stored_alpha_beyond_the_documented_range_is_refused_at_once(tmp_path, stored):
+    """An older pairbench stored alpha = 1e-30 and `show` spun for ever on it."""
+    document = _document(stored)
+    document["settings"]["decision"]["alpha"] = 1e-30
+    path = _write(tmp_path, document)
+    result = invoke("show", str(path))
+    assert result.code == EXIT_RESULT_FILE
+    assert "--alpha must lie between 1e-06 and 0.5" in _one_error_line(result, path)

@@ -18,6 +18,8 @@ EXAMPLES = {
     "zero-standard-error": {"method": "batch-means"},
     "autocorrelated-mean": {"n_eff": 10.5, "n": 32, "factor": 1.7},
     "mean-error-fallback": {"variance": -1.0, "lags": 5},
+    "effective-sample-too-small": {"n_eff": 2.7, "n": 100, "needed": 4.0},
+    "negatively-autocorrelated": {"n_eff": 290.0, "n": 100, "lag1": -0.48, "band": 0.196},
     "rank-ties": {"tests": ["hodges-lehmann", "mann-whitney"]}, "rank-no-variance": {"n": 4, "m": 4},
     "rank-interval-undefined": {}, "interval-at-edge": {"edge": "smallest"}, "zero-differences": {"zeros": 3},
     "confidence-not-achievable": {"requested": 0.99, "achieved": 0.98},
@@ -28,7 +30,9 @@ EXAMPLES = {
     "shift-unbounded": {"unbounded": 4, "total": 18, "n": 40, "level": 0.9997},
     "bootstrap-bca-too-large": {"n": 200_000, "limit": 100_000}, "bootstrap-bca-undefined": {},
     "bootstrap-warning": {"text": "degenerate"},
-    "failed-samples": {"count": 2}, "no-samples": {}, "failed-rounds": {"count": 1},
+    "failed-samples": {"count": 2}, "no-samples": {},
+    "no-successful-samples": {"role": "candidate", "side": "new", "failed": 12, "status": 1}, "failed-rounds": {"count": 1},
+    "no-rounds-estimate": {"reason": "ties", "values_pct": [0.0, 100.0], "threshold": 1.0},
     "pairs-autocorrelated": {"lag1": 0.5, "band": 0.3}, "self-check-found-change": {"verdict": "slower"},
     "involuntary-switches": {"rate": 41.0, "affected": 31, "n": 32},
     "rss-at-floor": {"sides": ["a", "b"], "floor_kib": 13_000},
@@ -42,6 +46,8 @@ EXAMPLES = {
     "renamed": {"name": "x", "copies": ["x (2)"]}, "shell-syntax": {"command": "a | b", "operators": ["|"]},
     "leftover-processes": {"side": "x", "count": 2}, "executor-fallback": {"reason": "no fork", "floor_kib": 90_000},
     "cleanup-interrupted": {"command": "rm -rf build"}, "journal-cut-short": {"recovered": 17},
+    "warmup-cut-short": {"done": 10, "asked": 1000},
+    "unrenamed-result": {"path": ".r.json.k2j3.tmp", "result": "r.json"},
     "recorded": {"text": "an old note"},
 }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pairbench.errors import UsageError
@@ -28,8 +30,8 @@ def test_defaults_come_from_the_one_table_and_differ_by_kind_only_where_it_says(
 
 
 @pytest.mark.parametrize(("option", "value", "problem"), [
-    ("alpha", "0", "--alpha must lie between 0 and 1"),
-    ("alpha", "1", "--alpha must lie between 0 and 1"),
+    ("alpha", "0", "--alpha must lie between 1e-06 and 0.5"),
+    ("alpha", "1", "--alpha must lie between 1e-06 and 0.5"),
     ("alpha", "nan", "--alpha must be a finite number"),
     ("alpha", "often", "--alpha must be a number"),
     ("threshold", "0", "--threshold must be between 0 and 100 percent"),
@@ -110,4 +112,57 @@ def test_the_command_line_says_a_bad_alpha_in_the_settings_words_and_exits_2():
     from cli_runner import invoke
 
     result = invoke("compare", "--alpha", "1.5", "sleep 0.1", "sleep 0.2")
-    assert result.code == 2 and result.err == "error: --alpha must lie between 0 and 1 (exclusive), got '1.5'\n"
+    assert result.code == 2 and result.err == "error: --alpha must lie between 1e-06 and 0.5 (inclusive), got '1.5'\n"
+
+
+@pytest.mark.parametrize("value", ["1e-30", "1e-7", "0.51", "0.9"])
+def test_alpha_outside_its_documented_range_is_refused_naming_the_range(value):
+    with pytest.raises(UsageError, match=r"--alpha must lie between 1e-06 and 0\.5 \(inclusive\), got"):
+        parse(alpha=value)
+
+
+@pytest.mark.parametrize("value", ["1e-6", "0.5", "0.05"])
+def test_alpha_at_the_ends_of_its_range_is_accepted(value):
+    assert parse(alpha=value).decision.alpha == float(value)
+
+
+def test_settings_stored_by_pairbench_0_2_read_back_shell_and_prepare_as_they_were_meant():
+    old = {"sampling": {"warmup": 1, "max_time_ns": None, "prepare": "sync", "shell": True, "seed": 3}}
+    sampling = settings_from_stored("compare", ("a", "b"), (), old).sampling
+    assert (sampling.prepare, sampling.shell, sampling.conclude, sampling.parameters) == (("sync",), "sh", (), ())
+    old["sampling"].update(shell=False, prepare=None)
+    assert settings_from_stored("compare", ("a", "b"), (), old).sampling.shell == "none"
+
+
+def test_parameters_and_per_command_helpers_are_stored_and_read_back_equal():
+    settings = parse(commands=("a {n} {m}", "b {n} {m}"), parameter_scan=(("n", "1", "3"),),
+                     parameter_list=(("m", "x,y"),), prepare=("pa", "pb"), conclude=("c",), shell="bash --norc")
+    assert settings.sampling.parameters == (("n", ("1", "2", "3")), ("m", ("x", "y")))
+    assert settings.sampling.combinations()[:2] == [(("n", "1"), ("m", "x")), (("n", "1"), ("m", "y"))]
+    assert [settings.sampling.helper_for("prepare", i) for i in (0, 1)] == ["pa", "pb"]
+    assert settings.sampling.helper_for("conclude", 1) == "c"
+    import json
+
+    stored = json.loads(json.dumps(settings.stored()))
+    back = settings_from_stored("compare", settings.commands, (), stored)
+    assert back.sampling == settings.sampling
+
+
+@pytest.mark.parametrize(("options", "problem"), [
+    ({"shell": "sleep 0.1"}, "--shell takes the shell that runs the commands"),
+    ({"shell": "bash", "no_shell": True}, "-N (no shell) and --shell bash contradict"),
+    ({"shell": "'bash"}, "cannot split it into words"),
+    ({"sort": "median"}, "--sort must be one of auto, command, mean-time"),
+    ({"time_unit": "minute"}, "--time-unit must be one of"),
+    ({"json_path": "a.json", "export_json": "b.json"}, "--json and --export-json are one option"),
+    ({"json_path": "-", "export_csv": "-"}, "--json and --export-csv both write to standard output"),
+    ({"input": "/no/such/file"}, "--input '/no/such/file' does not exist"),
+])
+def test_the_hyperfine_options_are_validated_once_here(options, problem):
+    with pytest.raises(UsageError, match=re.escape(problem)):
+        parse(**options)
+
+
+def test_no_shell_is_the_default_and_a_shell_may_be_given_by_path():
+    assert parse().sampling.shell == "none" and parse(no_shell=True).sampling.shell == "none"
+    assert parse(shell="/opt/bin/mysh -e").sampling.shell == "/opt/bin/mysh -e"

@@ -56,7 +56,7 @@ def test_overall_status_is_the_worst_finding(machine):
 
 
 def test_noisy_laptop_names_the_busy_processes_and_pauses_all_but_the_desktop_shell(machine):
-    load = {f.check: f for f in evaluate(machine("noisy-laptop"))}["load"]
+    load = {f.check: f for f in evaluate(machine("noisy-laptop", live=True), live=True)}["load"]
     assert "load average 3.41 (1 min), 2.87 (5 min) on 4 CPUs" in load.reading
     assert "3.60 CPUs busy in the last 100 ms" in load.reading
     assert "firefox -contentproc -childID 7 (pid 2001, 90%)" in load.reading
@@ -286,7 +286,7 @@ def _busy(*processes, ancestors=None) -> dict:
 
 
 def test_the_load_fix_never_pauses_pairbenchs_own_parents():
-    finding = check_load(_busy((900, "make"), (901, "cc1"), ancestors=[900, 899, 1]))
+    finding = check_load(_busy((900, "make"), (901, "cc1"), ancestors=[900, 899, 1]), live=True)
     assert finding.fix == ("pause them while you measure: kill -STOP 901 (then kill -CONT 901); "
                            "leave make (pid 900, a parent of pairbench) running")
 
@@ -294,10 +294,16 @@ def test_the_load_fix_never_pauses_pairbenchs_own_parents():
 @pytest.mark.parametrize("name", ["Xorg", "Xwayland", "gnome-shell", "kwin_wayland", "sway",
                                   "plasmashell", "systemd", "systemd-journal", "sshd", "tmux: server"])
 def test_the_load_fix_says_to_close_rather_than_pause_the_session(name):
-    finding = check_load(_busy((700, name)))
+    finding = check_load(_busy((700, name)), live=True)
     assert "kill -STOP" not in finding.fix
     assert finding.fix == ("close the programs that keep them busy, or wait until they are idle; do not "
                            f"pause {name} (pid 700, part of the desktop or login session)")
+
+
+def test_stored_metadata_names_busy_processes_but_never_a_pid_to_pause():
+    finding = check_load(_busy((901, "cc1"), (902, "ld")))  # as read from a file: not live
+    assert "busiest: cc1 (50%), ld (50%)" in finding.reading and "pid" not in finding.reading
+    assert "kill" not in finding.fix and "`pairbench doctor` on that machine" in finding.fix
 
 
 # ------------------------------------------------------------------ malformed stored metadata

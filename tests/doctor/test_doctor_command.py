@@ -64,6 +64,15 @@ def test_doctor_text_for_each_fixture_machine_matches_its_golden_file(stored, na
     assert_golden(GOLDEN / f"machine-{name}.txt", out)
 
 
+def test_doctor_text_of_the_machine_now_names_command_lines_and_the_pids_to_pause(machine):
+    environment = {**machine("noisy-laptop", live=True), "host": "noisy-laptop"}
+    out = io.StringIO()
+    code = cli.main(["doctor"], stdout=out, stderr=io.StringIO(), color=False,
+                    environment=lambda root, **options: environment)
+    assert code == 0
+    assert_golden(GOLDEN / "machine-noisy-laptop-live.txt", out.getvalue())
+
+
 def test_without_a_file_the_doctor_judges_the_machine_now_through_the_environment_seam():
     seen = {}
 
@@ -74,7 +83,7 @@ def test_without_a_file_the_doctor_judges_the_machine_now_through_the_environmen
     out = io.StringIO()
     code = cli.main(["doctor", "--root", "/srv/tree"], stdout=out, stderr=io.StringIO(), color=False,
                     environment=environment)
-    assert code == 0 and seen == {"root": "/srv/tree", "activity_window_s": DOCTOR_WINDOW_S}
+    assert code == 0 and seen == {"root": "/srv/tree", "activity_window_s": DOCTOR_WINDOW_S, "live": True}
     assert out.getvalue().startswith("pairbench doctor · fixed · Debian GNU/Linux 12 (bookworm)")
 
 

@@ -13,7 +13,7 @@ from pairbench.measure.commandline import (
     measure_shell_startup,
     parse_command,
     resolve_program,
-    shell_syntax_note,
+    shell_syntax,
 )
 from pairbench.measure.fake import FakeExecutor
 from pairbench.measure.posix import PosixExecutor
@@ -28,9 +28,10 @@ def test_words_are_split_like_a_shell_and_program_resolved_on_path():
     assert cmd.shell is False
 
 
-def test_shell_variables_and_operators_are_not_interpreted_without_shell():
-    cmd = parse_command("echo $HOME | wc")
-    assert cmd.argv[1:] == ("$HOME", "|", "wc")
+def test_shell_variables_and_operators_without_a_shell_are_refused_not_passed_on():
+    with pytest.raises(UsageError, match=r"uses shell syntax \('\$HOME', '\|'\).*--shell sh"):
+        parse_command("echo $HOME | wc")
+    assert parse_command("echo '$HOME' '|' wc").argv[1:] == ("$HOME", "|", "wc")
 
 
 def test_shell_mode_passes_the_text_to_sh_unchanged():
@@ -113,11 +114,13 @@ def test_relative_path_is_made_absolute(tmp_path, monkeypatch):
     assert parse_command("./tool x").argv == (str(script), "x")
 
 
-def test_shell_operators_given_without_shell_are_noted():
-    note = shell_syntax_note(parse_command("echo a | wc -l && true"))
-    assert (note.code, note.data) == ("shell-syntax", {"command": "echo a | wc -l && true", "operators": ["|", "&&"]})
-    assert shell_syntax_note(parse_command("echo a", shell=False)) is None
-    assert shell_syntax_note(parse_command("echo a | wc", shell=True)) is None
+@pytest.mark.parametrize(("text", "found"), [
+    ("echo a | wc -l && true", ["|", "&&"]), ("a>b", [">"]), ("a 2>&1", [">&"]), ("(cd x)", ["(", ")"]),
+    ("echo ${X}", ["${"]), ('echo "`id`"', ["`"]), ("a\nb", ["\n"]), ("a # note", ["#"]), ("X=1 a", ["X=1"]),
+    ("echo 'a|b' \"c;d\" e\\&f", []), ("echo a#b x=1 {n}", []), ("echo '$HOME' \"\\$HOME\"", []),
+])
+def test_shell_syntax_is_what_a_shell_would_act_on_outside_quotes(text, found):
+    assert shell_syntax(text) == found
 
 
 def test_shell_startup_is_timed_with_sh_and_an_empty_command():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 
@@ -399,3 +400,32 @@ def test_non_positive_timeout_is_refused(ex, timeout_ns):
 def test_negative_grace_is_refused(make):
     with pytest.raises(UsageError, match="kill_grace_s"):
         make(kill_grace_s=-1)
+
+
+# -- descriptors ----------------------------------------------------------------------
+
+_OPEN_FDS = """
+import os, sys
+def is_open(fd):
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+found = [fd for fd in range(3, 1024) if is_open(fd)]
+with open(sys.argv[1], "w") as f:
+    f.write(" ".join(map(str, found)))
+"""
+
+
+def test_no_descriptor_beyond_stdio_reaches_a_command(make, tmp_path):
+    out = tmp_path / "fds"
+    read_end, write_end = os.pipe()
+    os.set_inheritable(write_end, True)  # as a parent shell or CI runner may pass one to pairbench
+    try:
+        with make() as ex:
+            assert ex.run(Command("python", (sys.executable, "-S", "-I", "-c", _OPEN_FDS, str(out)))).status == 0
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert out.read_text() == ""

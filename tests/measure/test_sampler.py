@@ -125,3 +125,29 @@ def test_adaptive_sampling_stops_at_the_time_budget():
     sampler = Sampler(FakeExecutor(default=0.5),
                       SamplingPlan((CommandTarget(A, "a"),), StopRule(min_runs=2, max_time_ns=3 * 10**9)))
     assert sampler.run() == "reached the time budget (--max-time 3.00 s)" and sampler.rounds == 6
+
+
+def test_the_time_budget_covers_warmup_and_ends_it_with_a_note():
+    recorder = Recorder()
+    runaway = FakeExecutor(default=0.1)
+    plan = SamplingPlan((CommandTarget(A, "a"),), StopRule(min_runs=3, max_time_ns=10**9),
+                        warmup_rounds=10**9)
+
+    class Bounded(Sink):  # a budget ignored would sample forever: fail instead of hanging
+        def on_sample(self, measured):
+            assert len(runaway.calls) < 1000, "the time budget did not end warmup"
+
+    sampler = Sampler(runaway, plan, sinks=[recorder, Bounded()])
+    assert sampler.run() == "reached the time budget (--max-time 1.00 s)"
+    warmups = [m.sample.warmup for m in recorder.samples]
+    assert warmups == [1] * 10 + [0] * 3  # 1 s of 0.1 s warmups, then --min-runs
+    assert [(n.code, n.data) for n in sampler.notes] == [
+        ("warmup-cut-short", {"done": 10, "asked": 10**9})]
+
+
+def test_with_a_fixed_number_of_runs_every_warmup_round_runs_whatever_the_time_budget():
+    sampler = Sampler(FakeExecutor(default=0.5),
+                      SamplingPlan((CommandTarget(A, "a"),), StopRule(runs=2, max_time_ns=10**9),
+                                   warmup_rounds=4))
+    sampler.run()
+    assert [s.warmup for s in sampler.rows[(0, 0)]] == [1, 1, 1, 1, 0, 0] and sampler.notes == []

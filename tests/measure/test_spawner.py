@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 from processes import is_gone, read_pid_when_written, sh, wait_until
 
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
-from pairbench.measure import spawner
+from pairbench.measure import spawner, wire
 from pairbench.measure.executor import OutputPolicy
 from pairbench.measure.posix import PosixExecutor
 from pairbench.measure.spawner import SpawnerExecutor
@@ -133,7 +134,7 @@ def test_usage_errors_raised_in_the_spawner_keep_their_class_and_message(tmp_pat
 def test_error_reply_is_raised_again_as_the_same_class_and_message(raised, expected):
     import json
 
-    again = spawner._reply_error(json.loads(spawner._error_reply(raised)))
+    again = wire.reply_error(json.loads(wire.error_reply(raised)))
     assert type(again) is type(expected) and str(again) == str(expected)
 
 
@@ -160,6 +161,105 @@ def test_command_sees_our_environment_not_the_locale_coercion_of_the_spawners_py
     with SpawnerExecutor(OutputPolicy.parse(str(out))) as ex:
         ex.run(sh('printf %s "${LC_CTYPE-unset}"'))
     assert out.read_text() == "unset"
+
+
+# -- the control pipes ------------------------------------------------------------------
+
+_SAMPLE_FIELDS = "1000, 0, 0, 0, 0, 0, 0, 0, 0"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    "forged",
+    [
+        f'["ok", {_SAMPLE_FIELDS}]',  # a reply with no request id
+        f'[12345, "ok", {_SAMPLE_FIELDS}]',  # the reply to another request
+        "not json",
+        '{"ok": 1}',
+        '[1, "ok", "fast"]',
+        '[1, "floor", 5]',  # a reply of the wrong kind
+    ],
+    ids=["no-id", "other-id", "not-json", "not-a-list", "bad-fields", "wrong-kind"],
+)
+def test_a_reply_not_bound_to_its_request_is_an_error_not_a_sample(forged):
+    ex = SpawnerExecutor()
+    pid = ex.spawner_pid
+    real_replies = ex._replies.fd
+    read_end, write_end = os.pipe()
+    ex._replies = wire.LineReader(read_end)  # replies as a forger holding the pipe would send them
+    try:
+        os.write(write_end, forged.encode() + b"\n")
+        with _fails_after(20), pytest.raises(MeasurementError, match=r"spawner process \(pid \d+\) sent"):
+            ex.run(TRUE)
+        with pytest.raises(MeasurementError, match="closed"):
+            ex.run(TRUE)  # a channel that carried one forged reply is not trusted again
+        assert wait_until(lambda: is_gone(pid), 5.0)
+    finally:
+        ex.close()
+        os.close(write_end)
+        with contextlib.suppress(OSError):
+            os.close(real_replies)
+
+
+# -- processes that leave the command's process group -------------------------------------
+
+_DAEMONS = {
+    # a daemon that calls setsid() while the command waits for it, then the command exits
+    "setsid": "setsid sh -c 'echo $$ > {pid}; exec sleep 30' & while [ ! -s {pid} ]; do sleep 0.01; done",
+    # the classic double fork: the daemon's parent exits at once, so it has no parent left
+    "double-fork": "(setsid sh -c 'echo $$ > {pid}; exec sleep 30' &); while [ ! -s {pid} ]; do sleep 0.01; done",
+}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("how", _DAEMONS)
+def test_a_daemon_that_left_the_commands_process_group_is_reported_and_killed(tmp_path, how):
+    pidfile = tmp_path / "pid"
+    with SpawnerExecutor(kill_grace_s=0.2) as ex:
+        run = ex.run(sh(_DAEMONS[how].format(pid=pidfile)))
+        daemon = read_pid_when_written(pidfile)
+        try:
+            assert run.status == 0 and run.leftover_processes == 1
+            assert is_gone(daemon)
+            assert ex.run(TRUE).leftover_processes == 0
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(daemon, signal.SIGKILL)
+
+
+def _hold_pipes(spawner_pid: int) -> tuple[int, int]:
+    """Open the spawner's ends of both pipes, as a command that inherited them would hold them."""
+    with open(f"/proc/{spawner_pid}/cmdline", "rb") as f:
+        request_fd, reply_fd = f.read().split(b"\0")[-4:-2]  # ... request_fd reply_fd parent_pid
+    return (os.open(f"/proc/{spawner_pid}/fd/{request_fd.decode()}", os.O_RDONLY),
+            os.open(f"/proc/{spawner_pid}/fd/{reply_fd.decode()}", os.O_WRONLY))
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("when", ["idle", "mid-command"])
+def test_a_dead_spawner_is_noticed_at_once_even_while_another_process_holds_its_pipe(tmp_path, when):
+    pidfile = tmp_path / "pid"
+    ex = SpawnerExecutor(kill_grace_s=0.1)
+    held = _hold_pipes(ex.spawner_pid)
+    command = TRUE
+    if when == "idle":
+        os.kill(ex.spawner_pid, signal.SIGKILL)
+        assert wait_until(lambda: is_gone(ex.spawner_pid), 5.0)
+    else:
+        command = sh(f"echo $$ > {pidfile}; exec sleep 30")
+        kill = threading.Thread(target=lambda: (read_pid_when_written(pidfile),
+                                                os.kill(ex.spawner_pid, signal.SIGKILL)))
+        kill.start()
+    try:
+        with _fails_after(10), pytest.raises(MeasurementError, match="exited unexpectedly"):
+            ex.run(command)
+    finally:
+        for fd in held:
+            os.close(fd)
+        ex.close()
+        if pidfile.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
 
 
 # -- processes dying and Ctrl-C ---------------------------------------------------------
@@ -271,18 +371,18 @@ def _fails_after(seconds: float):
 def _ctrl_c_mid_request(monkeypatch, then=lambda: None):
     """Make the next request's write stop halfway with Ctrl-C, as if it landed while a request
     larger than the pipe buffer was being written; ``then`` runs just before the interruption."""
-    real = spawner._write_all
+    real = wire.write_all
     interrupted = []
 
     def write_half(fd, data, **kwargs):
-        if interrupted or not data.startswith(b'["run"'):
+        if interrupted or b',"run",' not in data[:24]:
             return real(fd, data, **kwargs)
         interrupted.append(data)
         real(fd, data[: len(data) // 2])
         then()
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(spawner, "_write_all", write_half)
+    monkeypatch.setattr(wire, "write_all", write_half)
 
 
 BIG = Command("x" * 200_000, ("/bin/true",))  # a request line beyond the 64 KiB pipe buffer
@@ -361,3 +461,27 @@ def test_spawner_that_cannot_import_pairbench_falls_back_with_the_reason(
         assert ex.run(TRUE).status == 0
     assert "No module named 'pairbench'" in ex.info().notes[0].data["reason"]
     assert capfd.readouterr().err == ""  # the failure went to the parent, not to the terminal
+
+
+_FDS_TO = """import os, sys
+found = [fd for fd in range(3, 256) if os.path.exists(f"/proc/self/fd/{fd}")]
+with open(sys.argv[1], "a") as f:
+    f.write(f"{sys.argv[2]}: {found}\\n")
+"""
+
+
+@pytest.mark.e2e
+def test_no_command_of_a_run_setup_prepare_cleanup_or_benchmark_sees_the_spawners_pipes(tmp_path):
+    from cli_runner import invoke
+
+    log = tmp_path / "fds"
+
+    def command(role: str) -> str:
+        return f"{sys.executable} -S -I -c '{_FDS_TO}' {log} {role}"
+
+    result = invoke("run", "--runs", "2", "--setup", command("setup"), "--prepare", command("prepare"),
+                    "--cleanup", command("cleanup"), command("benchmark"))
+    assert result.code == 0, result.err
+    seen = log.read_text().splitlines()
+    assert sorted(seen) == sorted(["setup: []", "prepare: []", "prepare: []", "benchmark: []",
+                                   "benchmark: []", "cleanup: []"])

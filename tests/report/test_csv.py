@@ -17,6 +17,7 @@ from pairbench.report.csvfile import (
     render_summary_csv,
     summary_path,
 )
+from pairbench.report.safe import visible
 from pairbench.settings import parse_settings
 
 
@@ -42,7 +43,7 @@ def test_samples_csv_has_every_sample_with_every_column_in_execution_order(compa
     assert tuple(parsed[0]) == SAMPLE_HEADER == ("benchmark", "side", "label", *SAMPLE_COLUMNS)
     assert len(parsed) == sum(len(s) for _, _, s in compare_run.all_series()) == 82  # 2 x (40 + 1 warmup)
     assert [int(r["seq"]) for r in parsed] == list(range(82))
-    assert {r["side"] for r in parsed} == {"old build", HOSTILE}  # the newline and quotes survive
+    assert {r["side"] for r in parsed} == {"old build", visible(HOSTILE)}  # quotes survive, the newline is shown
     assert {r["benchmark"] for r in parsed} == {"command"}
     base = compare_run.series(0, [side.name for side in compare_run.sides].index("old build"))
     mine = [r for r in parsed if r["side"] == "old build"]
@@ -56,7 +57,7 @@ def test_summary_csv_has_a_row_per_series_and_the_comparison_on_the_candidate(co
     assert tuple(parsed[0]) == SUMMARY_HEADER
     base, cand = parsed
     assert (base["side"], base["label"], base["verdict"], base["unit"]) == ("old build", "baseline", "", "ns")
-    assert (cand["side"], cand["verdict"], cand["baseline"]) == (HOSTILE, "slower", "old build")
+    assert (cand["side"], cand["verdict"], cand["baseline"]) == (visible(HOSTILE), "slower", "old build")
     comparison = compare_analysis.comparisons[0]
     assert float(cand["change_pct"]) == comparison.effect.estimate  # exact round trip
     assert float(cand["pvalue"]) == comparison.pvalue
@@ -104,13 +105,42 @@ def test_large_runs_export_every_row_with_its_quoted_prefix():
     assert text.count("\n") == n + 1 and text.splitlines()[1].startswith('command,"a,b",,1000,')
 
 
-def test_names_with_line_breaks_but_no_quotes_stay_inside_one_quoted_field():
+def test_names_with_line_breaks_are_shown_with_the_breaks_visible_in_one_field():
     for name in ("for i in 1 2; do\n  true\ndone", "a\rb", "x\r\ny"):
         columns = {c: np.zeros(3, dtype=np.int64) for c in SAMPLE_COLUMNS}
         columns["seq"] = np.arange(3, dtype=np.int64)
         columns["iterations"] = np.ones(3, dtype=np.int64)
         run = one_side_run(name, Samples(columns))
-        parsed = rows(render_samples_csv(run))
-        assert [r["side"] for r in parsed] == [name] * 3
+        text = render_samples_csv(run)
+        assert "\r" not in text and text.count("\n") == 4
+        assert [r["side"] for r in rows(text)] == [visible(name)] * 3
         summary = rows(render_summary_csv(run, analyse(run)))
-        assert [r["side"] for r in summary] == [name]
+        assert [r["side"] for r in summary] == [visible(name)]
+
+
+def test_text_cells_that_a_spreadsheet_would_run_as_formulas_are_neutralised_and_numbers_stay_numbers():
+    # OWASP, "CSV Injection": a cell starting with = + - @ tab or carriage return is prefixed with '
+    names = ("=HYPERLINK(\"http://evil.example\",\"x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)",
+             "\tx", "\rx", "plain")
+    sides = tuple(Side(name, Command(name, ("true",)), "baseline" if i == 0 else "candidate")
+                  for i, name in enumerate(names))
+    rng = np.random.default_rng(3)
+    samples = {}
+    for i in range(len(names)):
+        columns = {c: np.zeros(12, dtype=np.int64) for c in SAMPLE_COLUMNS}
+        columns.update(wall_ns=(1_000_000 * rng.lognormal(0, 0.05, 12)).astype(np.int64),
+                       seq=len(names) * np.arange(12) + i, pair=np.arange(12), iterations=np.ones(12, np.int64))
+        samples[(0, i)] = Samples(columns)
+    settings = parse_settings("compare", list(names), {"seed": 1, "runs": 12, "names": list(names)})
+    run = Run("compare", sides, settings, "0", "", samples=samples)
+    expected = ["'=HYPERLINK(\"http://evil.example\",\"x\")", "'+1+cmd|' /C calc'!A0", "'-2+3", "'@SUM(A1:A9)",
+                "'\\tx", "'\\rx", "plain"]
+    summary = rows(render_summary_csv(run, analyse(run)))
+    assert [r["side"] for r in summary] == expected
+    assert [r["command"] for r in summary] == expected
+    assert [r["baseline"] for r in summary[1:]] == [expected[0]] * (len(names) - 1)
+    assert any(float(r["change_pct"]) < 0 for r in summary[1:])  # negative numbers are written as numbers
+    assert all(not r["change_pct"].startswith("'") for r in summary[1:])
+    samples_rows = rows(render_samples_csv(run))
+    assert {r["side"] for r in samples_rows} == set(expected)
+    assert all(r["start_ns"] == "0" and r["pair"].isdigit() for r in samples_rows)

@@ -49,7 +49,7 @@ def test_hostile_names_are_escaped_in_the_page_and_the_chart_data(compare_run, c
     data_block = re.search(r'id="pairbench-charts">(.*?)</script>', html, re.S).group(1)
     assert "<" not in data_block and ">" not in data_block and "&" not in data_block.replace("\\u0026", "")
     names = [t.get("name", "") for fig in chart_data(html).values() for t in fig["data"]]
-    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt; | *new* `build` line 2 &amp; …" in names
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt; | *new* `build`\\nline 2 &amp;…" in names
 
 
 def test_script_json_escapes_what_could_close_a_script_block():

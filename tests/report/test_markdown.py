@@ -11,6 +11,7 @@ from report_helpers import DATA, HOSTILE, assert_golden, self_check_run, two_ben
 
 from pairbench.analysis import analyse
 from pairbench.report.markdown import escape, render_markdown
+from pairbench.report.safe import visible
 from pairbench.report.wording import INLINE, with_subject, word
 from pairbench.store.resultfile import run_from_document
 
@@ -54,7 +55,7 @@ def test_markdown_renders_as_tables_with_the_hostile_name_as_text(compare_run, c
                           "Change (99.36% interval)", "Verdict", "p-value", "Rounds"]
     assert len(verdict) == 2 and len(verdict[1]) == 7  # the pipe in the name did not split the row
     assert verdict[1][4] == "slower" and verdict[1][3] == "+3.6% [+2.5%, +5.3%]"
-    one_line = " ".join(HOSTILE.split())
+    one_line = visible(HOSTILE)  # the newline shown as \n
     expected = (one_line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
                 .replace('"', "&quot;"))
     assert verdict[1][0] == f"{expected} vs old build"
@@ -73,7 +74,8 @@ def test_details_summaries_show_the_name_as_text_on_github(compare_run, compare_
     ("a|b", r"a\|b"),
     ("`code`", r"\`code\`"),
     ("<b>x</b> & y", "&lt;b&gt;x&lt;/b&gt; &amp; y"),
-    ("two\nlines\r\nhere", "two lines here"),
+    ("two\nlines\r\nhere", r"two\\nlines\\r\\nhere"),  # line breaks shown, escaped for Markdown
+    ("title\x1b]0;x\x07", r"title\\x1b\]0;x\\x07"),
     ("*em* _em_ [link](x) ![img](y) ~~s~~ # h", r"\*em\* \_em\_ \[link\](x) \!\[img\](y) \~\~s\~\~ \# h"),
     ("back\\slash", "back\\\\slash"),
     ("", " "),
@@ -86,7 +88,7 @@ def test_escape_neutralises_markdown_and_html(raw, escaped):
 def test_an_escaped_cell_renders_back_to_its_text(raw):
     html = gfm().render(f"| h |\n|---|\n| {escape(raw)} |\n")
     cell = tables_of(html)[0][1][0]
-    expected = " ".join(raw.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    expected = visible(raw).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     assert cell == expected.replace('"', "&quot;")
 
 

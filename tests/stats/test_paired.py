@@ -89,8 +89,15 @@ def test_paired_effect_reports_no_variance_when_every_pair_is_identical():
     assert str(info.value) == (
         "no variance: every pair is identical; is the timer resolution too coarse?"
     )
-    with pytest.raises(NoVariance, match="every pair has the same log-ratio"):
-        paired_effect([2.0, 4.0] * 6, [3.0, 6.0] * 6)
+
+
+
+def test_paired_effect_of_a_constant_nonzero_ratio_is_the_sign_test_interval_at_that_ratio():
+    # every pair 1.5 times slower: the interval [r, r] and the sign test's p = 2 * 0.5**12
+    effect = paired_effect([2.0, 4.0] * 6, [3.0, 6.0] * 6)
+    assert effect.low == effect.high == effect.estimate == pytest.approx(np.log(1.5))
+    assert effect.p_value == pytest.approx(stats.binomtest(12, 12, 0.5).pvalue) == pytest.approx(2 * 0.5**12)
+    assert "coarse-ratios" in [w.code for w in effect.warnings]
 
 
 def test_paired_effect_keeps_precision_for_tiny_changes_in_large_nanosecond_counts():

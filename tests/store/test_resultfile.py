@@ -5,8 +5,8 @@ import os
 
 import numpy as np
 import pytest
+from store_runs import stored_run, two_benchmark_run
 
-from conftest import stored_run, two_benchmark_run
 from pairbench.errors import ResultFileError
 from pairbench.model import SAMPLE_COLUMNS
 from pairbench.store import checks, files
@@ -162,7 +162,7 @@ HOSTILE = {
     "duration of 2**62": (_set_column("wall_ns", [2**62, 1, 1, 1, 1]),
                           r"wall_ns\[0\] is 4611686018427387904, beyond the limit of 2\*\*53"),
     "user time of 2**53": (_set_column("user_ns", [1, 2**53, 1, 1, 1]), r"user_ns\[1\] is 9007199254740992"),
-    "metric of strings": (_set(["series", 0, "metrics"], {"value": ["a"] * 5}), "metrics.value must be a list of numbers"),
+    "metric of strings": (_set(["series", 0, "metrics"], {"value": ["a"] * 5}), r"metrics\['value'\] must be a list of numbers"),
     "metric too short": (_set(["series", 0, "metrics"], {"value": [1.0]}), "different lengths"),
     "argv not strings": (lambda d: d["sides"][0]["command"].update(argv=[1, 2]), "list of strings"),
     "unknown state": (lambda d: d.update(state="exploded"), "unknown state"),
@@ -182,6 +182,8 @@ HOSTILE = {
     "threshold zero": (_set(["settings", "decision", "threshold"], 0), "settings are not valid: --threshold"),
     "seed a flag": (_set(["settings", "sampling", "seed"], True), "settings are not valid: --seed"),
     "unknown setting": (_set(["settings", "sampling", "turbo"], 1), "unknown setting"),
+    "prepare a flag": (_set(["settings", "sampling", "prepare"], True), "settings are not valid"),
+    "prepare a number": (_set(["settings", "sampling", "prepare"], 0.5), "settings are not valid"),
     "executor a number": (lambda d: d["environment"].update(executor=5), "environment.executor must be an object, got int"),
     "executor floor negative": (lambda d: d["environment"].update(executor={"rss_floor_kib": -1}),
                                 "rss_floor_kib must be non-negative, got -1"),

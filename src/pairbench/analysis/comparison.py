@@ -22,11 +22,13 @@ analysis reports. Pure.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats as _sps
 
 from pairbench import stats
 from pairbench.analysis.records import (
@@ -41,11 +43,11 @@ from pairbench.analysis.records import (
     Shift,
 )
 from pairbench.analysis.summary import guarded, refusal_note
-from pairbench.errors import NotEnoughData, StatisticsError
+from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.model import BenchmarkKey, Samples
 from pairbench.notes import Note
-from pairbench.settings import Settings
-from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
+from pairbench.settings import ALPHA_RANGE, Settings
+from pairbench.stats._order import smallest_n_for_median_interval
 from pairbench.stats.paired import log_ratios as _log_ratios
 from pairbench.stats.paired import require_spread
 from pairbench.stats.sequential import RunningSequence, first_bounded_n, upper_ranks
@@ -65,6 +67,13 @@ class Criteria:
     threshold: float = 1.0  # percent
     anytime: bool = True  # adaptive stopping: use the confidence sequence
     family: int = 1  # candidates compared with the baseline (the self-check excluded)
+
+    def __post_init__(self):
+        low, high = ALPHA_RANGE
+        if not low <= self.alpha <= high:
+            raise ValueError(f"alpha must lie between {low:g} and {high:g}, got {self.alpha!r}")
+        if self.family < 1:
+            raise ValueError(f"the family must hold at least 1 candidate, got {self.family!r}")
 
     @classmethod
     def of(cls, settings: Settings, family: int) -> Criteria:
@@ -146,46 +155,119 @@ def verdict_of(effect: Callable[[], tuple[Effect, tuple[Note, ...]]], criteria: 
     return decide(found.low, found.high, criteria.threshold), found, notes
 
 
+@dataclass(frozen=True)
+class RoundsPlan:
+    """How many further rounds should decide an inconclusive comparison; when none is given
+    (``needed`` None) for a reason the user should hear, the ``note`` that says it."""
+
+    needed: int | None
+    note: Note | None = None
+
+
 def rounds_needed(log_ratios: np.ndarray, criteria: Criteria) -> int | None:
-    """Further rounds after which the verdict's interval should be decisive, or None.
+    """Further rounds after which the verdict's interval should be decisive, or None (see
+    :func:`plan_rounds`)."""
+    return plan_rounds(log_ratios, criteria).needed
+
+
+def plan_rounds(log_ratios: np.ndarray, criteria: Criteria) -> RoundsPlan:
+    """Further rounds after which the verdict's interval should be decisive, or why none is given.
 
     An interval no wider than the threshold always decides: if it holds 0 it
     lies within +-threshold. So this is the smallest total n at which the
     interval the criteria use (the sequence's ranks when adaptive, the sign
     test's otherwise) spans at most ln(1 + threshold) in the distribution of
-    the log-ratios seen so far (their empirical quantiles), and never less than
-    the n at which that interval first exists. At least 1 (the verdict is
-    inconclusive now); None with fewer than 3 pairs, no spread, or when it
-    would take more than ``MAX_ROUNDS_PLANNED`` rounds.
+    the log-ratios seen so far, and never less than the n at which that
+    interval first exists. That distribution is the sample's quantile function
+    (linear between order statistics), except between two values that each
+    occur more than once: ties at a timer's resolution have nothing between
+    them, so the quantile steps there instead of sliding.
+
+    Not given (None) with fewer than 3 pairs or no spread (the refusal says
+    why), and with a note when more rounds cannot be expected to decide: the
+    median falls between two tied values further apart than the threshold (the
+    interval then never narrows below that step), or it would take more than
+    ``MAX_ROUNDS_PLANNED`` rounds. Cost: O(m log m) for m pairs, then
+    O(log MAX_ROUNDS_PLANNED) evaluations of the interval's ranks, each closed
+    form (fixed rounds) or a bisection (adaptive): nothing steps through
+    binomial CDFs.
     """
-    r = np.asarray(log_ratios, dtype=np.float64)
-    if r.size < 3 or np.all(r == r[0]):
-        return None
+    r = np.sort(np.asarray(log_ratios, dtype=np.float64))
+    if r.size < 3 or r[0] == r[-1]:
+        return RoundsPlan(None)
     level, target = criteria.level_alpha, math.log1p(criteria.threshold / 100.0)
+    quantile = _TiedQuantile(r)
+    gap = quantile.gap_at_median()
+    if gap is not None and gap[1] - gap[0] > target:
+        return RoundsPlan(None, Note("no-rounds-estimate", {
+            "reason": "ties", "values_pct": [float(100.0 * np.expm1(v)) for v in gap],
+            "threshold": criteria.threshold}))
     floor = (first_bounded_n(level, T_OPT) if criteria.anytime
              else smallest_n_for_median_interval(1.0 - level))
 
     def decisive(n: int) -> bool:
         low_rank, high_rank = _interval_ranks(n, level, criteria.anytime)
-        width = np.quantile(r, [(high_rank - 0.5) / n, (low_rank - 0.5) / n])
-        return float(width[0] - width[1]) <= target
+        if low_rank < 1:
+            return False
+        return quantile((high_rank - 0.5) / n) - quantile((low_rank - 0.5) / n) <= target
 
     if not decisive(MAX_ROUNDS_PLANNED):
-        return None
+        return RoundsPlan(None, Note("no-rounds-estimate", {"reason": "too-many", "limit": MAX_ROUNDS_PLANNED}))
     lo, hi = floor - 1, MAX_ROUNDS_PLANNED  # decisive(hi); bisection on the (nearly monotone) width
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if mid >= floor and decisive(mid) else (mid, hi)
-    return max(hi - int(r.size), 1)
+    return RoundsPlan(max(hi - int(r.size), 1))
 
 
+class _TiedQuantile:
+    """The quantile function of sorted values, linear between order statistics (numpy's default),
+    except between two distinct values that are each tied: there it steps where the empirical
+    distribution does, at the fraction of the values at or below the lower one."""
+
+    def __init__(self, ordered: np.ndarray):
+        self.x = ordered
+        values, counts = np.unique(ordered, return_counts=True)
+        self.tied = np.repeat(counts > 1, counts)  # per order statistic: its value occurs twice or more
+
+    def __call__(self, p: float) -> float:
+        x, last = self.x, self.x.size - 1
+        h = min(max(p, 0.0), 1.0) * last
+        i = min(int(h), last - 1)
+        low, high = float(x[i]), float(x[i + 1])
+        if low != high and self.tied[i] and self.tied[i + 1]:  # i is low's last copy
+            return low if p < (i + 1) / x.size else high
+        return low + (h - i) * (high - low)
+
+    def gap_at_median(self) -> tuple[float, float] | None:
+        """The two tied values the median falls between (half the values at or below the first),
+        or None: where more rounds converge on one value."""
+        x, m = self.x, self.x.size
+        if m % 2:
+            return None
+        i = m // 2 - 1
+        if x[i] != x[i + 1] and self.tied[i] and self.tied[i + 1]:
+            return float(x[i]), float(x[i + 1])
+        return None
+
+
+@functools.lru_cache(maxsize=65536)  # pure; comparisons of one run share level and most n (issue 14.10)
 def _interval_ranks(n: int, level: float, anytime: bool) -> tuple[int, int]:
-    """1-based ranks (low, high) of the interval at n pairs: the sequence's or the sign test's."""
+    """1-based ranks (low, high) of the interval at n pairs, for planning; low 0 while unbounded.
+
+    Adaptive: the sequence's ranks (``stats.sequential.upper_ranks``, a bisection). Fixed: the
+    sign test's, k the largest with P(Binom(n, 1/2) <= k - 1) <= level/2 (Conover, *Practical
+    Nonparametric Statistics*, 3rd ed., section 3.2), found by bisection on k: O(log n) CDFs at
+    any level, where stepping from a quantile could walk millions of CDFs once 1 - level rounds to 1.
+    """
     if anytime:
         high = int(upper_ranks(np.array([n]), level, T_OPT, "beta-binomial")[0])
         return n + 1 - high, high
-    ranks = median_interval_ranks(n, 1.0 - level)
-    return (ranks.low, ranks.high) if ranks else (0, n + 1)
+    lo, hi = 0, (n + 1) // 2 + 1  # the condition holds at lo (k = 0: unbounded), fails at hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if _sps.binom.cdf(mid - 1, n, 0.5) <= level / 2.0 else (lo, mid)
+    return lo, n + 1 - lo
 
 
 # --------------------------------------------------------------------------- one comparison
@@ -207,10 +289,14 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     """One candidate against the baseline: verdict, effect, secondary statistics, notes, chart data."""
     base, cand = paired_values(pairing.base, pairing.cand)
     r = _log_ratios(base, cand) if base.size else np.zeros(0)
-    verdict, effect, notes = verdict_of(lambda: effect_of(r, criteria), criteria)
-    needed = (rounds_needed(r, criteria)
-              if verdict.verdict == "inconclusive" and not (effect and effect.moved) else None)
-    notes = list(notes)
+    never = never_succeeded(pairing)
+    if never is not None:  # nothing to compare, and more rounds of the same would not help
+        verdict, effect, notes, plan = refuse(never), None, (), RoundsPlan(None)
+    else:
+        verdict, effect, notes = verdict_of(lambda: effect_of(r, criteria), criteria)
+        plan = (plan_rounds(r, criteria) if verdict.verdict == "inconclusive" and not (effect and effect.moved)
+                else RoundsPlan(None))
+    notes = [*notes, *([plan.note] if plan.note else [])]
     secondary = secondary_statistics(base, cand, r, 1.0 - criteria.level_alpha, notes)
     lost = failed_rounds(pairing.base, pairing.cand)
     if lost:
@@ -221,9 +307,28 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
         self_check=pairing.self_check, verdict=verdict, effect=effect,
         pvalue=effect.pvalue if effect else None, pvalue_unadjusted=effect.pvalue if effect else None,
         adjustment="none", alpha=criteria.alpha, threshold=criteria.threshold, rounds=int(r.size),
-        rounds_needed=needed, secondary=secondary, notes=tuple(_merged(notes)),
+        rounds_needed=plan.needed, secondary=secondary, notes=tuple(_merged(notes)),
     )
     return comparison, figure
+
+
+def never_succeeded(pairing: Pairing) -> Note | None:
+    """The note of a side with no successful measured sample (the candidate first), or None.
+
+    Under --ignore-failure a command may fail in every round; its comparison then has no
+    verdict at all, which ``--fail-on`` must not pass (``cli.measuring``). ``status`` is the
+    failures' most common status (None: the side never ran, e.g. Ctrl-C in the first round).
+    """
+    for role, name, samples in (("candidate", pairing.candidate, pairing.cand),
+                                ("baseline", pairing.baseline, pairing.base)):
+        if len(samples.measured()):
+            continue
+        statuses = samples.failed()["status"]
+        values, counts = np.unique(statuses, return_counts=True)
+        status = int(values[np.argmax(counts)]) if statuses.size else None
+        return Note("no-successful-samples", {"role": role, "side": name, "failed": int(statuses.size),
+                                              "status": status})
+    return None
 
 
 def bonferroni(comparisons: list[Comparison], family: int) -> list[Comparison]:
@@ -269,9 +374,23 @@ def secondary_statistics(base: np.ndarray, cand: np.ndarray, r: np.ndarray, conf
         hodges_lehmann=guarded(notes, lambda: _hodges_lehmann(cand, base, confidence, notes)),
         mann_whitney_pvalue=guarded(notes, lambda: _kept(stats.mann_whitney(cand, base), notes).pvalue),
         signed_rank_pvalue=guarded(notes, lambda: _kept(stats.signed_rank(cand, base), notes).pvalue),
-        autocorrelation=guarded(notes, lambda: _lag1(r, notes)),
-        outlier_balance=guarded(notes, lambda: _outliers(r, notes)),
+        autocorrelation=_of_pairs(r, notes, lambda: _lag1(r, notes)),
+        outlier_balance=_of_pairs(r, notes, lambda: _outliers(r, notes)),
     )
+
+
+def _of_pairs(r: np.ndarray, notes: list[Note], compute: Callable):
+    """``compute()`` on the log-ratios ``r``, or None with its refusal kept in ``notes``; the
+    refusal of a constant ``r`` is said of the pairs (their common ratio), not as a duration."""
+    try:
+        return compute()
+    except NoVariance:
+        notes.append(Note("no-variance", {"n": int(r.size), "change_pct": float(100.0 * np.expm1(r[0])),
+                                          "pairs": True}))
+        return None
+    except StatisticsError as exc:
+        notes.append(refusal_note(exc))
+        return None
 
 
 def _kept(result, notes: list[Note]):

@@ -8,6 +8,7 @@ read these and compute nothing.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -235,7 +236,15 @@ class Analysis:
                     yield note
 
     def summary_of(self, benchmark: BenchmarkKey, side: str) -> Summary | None:
-        return next((s for s in self.summaries if s.benchmark == benchmark and s.side == side), None)
+        """The summary of ``side`` on ``benchmark``; O(1) (an index built on first use)."""
+        return self._summary_index.get((benchmark, side))
+
+    @functools.cached_property
+    def _summary_index(self) -> dict[tuple[BenchmarkKey, str], Summary]:
+        index: dict[tuple[BenchmarkKey, str], Summary] = {}
+        for s in self.summaries:
+            index.setdefault((s.benchmark, s.side), s)
+        return index
 
     @property
     def real_comparisons(self) -> tuple[Comparison, ...]:

@@ -5,7 +5,8 @@ the keywords replace the real executor, machine metadata and progress clock
 (tests). ``entry_point`` is the console script.
 Exit codes: 0 success; 1 a verdict matched --fail-on; 2 usage error; 3 a
 command could not be measured; 4 a result file (or standard output) could not
-be read or written; 130 interrupted (Ctrl-C); 141 standard output was closed.
+be read or written; 70 internal error (a bug); 130 interrupted (Ctrl-C), 143
+SIGTERM and 129 SIGHUP (handled like Ctrl-C); 141 standard output was closed.
 
 Modules: ``app`` (the group, I/O, main), ``options`` (run's and compare's
 options, read as text: ``settings`` validates them), ``progress`` (live

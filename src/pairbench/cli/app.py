@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -14,14 +16,19 @@ import click
 from pairbench import __version__
 from pairbench.errors import (
     EXIT_BROKEN_PIPE,
+    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RESULT_FILE,
     EXIT_USAGE,
     EXIT_VERDICT,
     PairbenchError,
+    Terminated,
+    interruption_exit_code,
+    interruption_name,
 )
 from pairbench.measure.executor import Executor, OutputPolicy
+from pairbench.report.safe import visible
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -30,19 +37,27 @@ Exit codes:
   2    usage error
   3    a command failed or could not be run
   4    a result file could not be read or written
+  70   internal error (a bug in pairbench; please report it)
+  129  hung up (SIGHUP), handled like Ctrl-C
   130  interrupted (Ctrl-C); finished samples are saved
   141  standard output was closed before everything was printed
+  143  terminated (SIGTERM), handled like Ctrl-C
 """
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+TRACEBACK_VARIABLE = "PAIRBENCH_TRACEBACK"  # set: an internal error prints its traceback too
 
 
 class GuardedStream:
     """A text stream whose first write error (a closed pipe, a full disk) is kept in ``error``
     instead of raised; later writes are dropped. So an unwritable standard output cannot cut a
-    measurement short or hide how it ended: ``main`` turns the error into the exit code."""
+    measurement short or hide how it ended: ``main`` turns the error into the exit code.
+
+    ``stream`` None is a stream that was closed before pairbench started (``>&-``: Python
+    then has no ``sys.stdout``): every write is dropped, and ``error`` says so from the start."""
 
     def __init__(self, stream):
-        self.stream = stream
-        self.error: OSError | None = None
+        self.stream = stream if stream is not None else _ClosedStream()
+        self.error: OSError | None = None if stream is not None else _ClosedStream.error()
 
     def write(self, text: str) -> int:
         self._guarded(self.stream.write, text)
@@ -63,12 +78,32 @@ class GuardedStream:
         return getattr(self.stream, name)
 
 
+class _ClosedStream:
+    """What a closed standard stream reads as: not a terminal, and unwritable."""
+
+    encoding = "utf-8"
+
+    @staticmethod
+    def error() -> OSError:
+        return OSError(9, "it was closed before pairbench started")
+
+    def write(self, text: str) -> int:
+        raise self.error()
+
+    def flush(self) -> None:
+        raise self.error()
+
+    def isatty(self) -> bool:
+        return False
+
+
 class Io:
-    """Where output goes; swapped in tests."""
+    """Where output goes (``sys.stdout`` and ``sys.stderr`` unless given); swapped in tests. A
+    standard stream closed before pairbench started is None there (see :class:`GuardedStream`)."""
 
     def __init__(self, stdout=None, stderr=None, color: bool | None = None):
-        self.stdout = GuardedStream(stdout or sys.stdout)
-        self.stderr = GuardedStream(stderr or sys.stderr)
+        self.stdout = GuardedStream(stdout if stdout is not None else sys.stdout)
+        self.stderr = GuardedStream(stderr if stderr is not None else sys.stderr)
         self.color = _want_color(self.stdout) if color is None else color
 
     def out(self, text: str) -> None:
@@ -119,7 +154,7 @@ class App:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog=EXIT_CODES_HELP)
-@click.version_option(__version__, prog_name="pairbench")
+@click.version_option(__version__, "--version", "-V", prog_name="pairbench")
 def cli():
     """Benchmark commands with interleaved, randomized pairs and verdicts you can trust.
 
@@ -163,19 +198,38 @@ def _invoke(app: App, argv: Sequence[str] | None) -> int:
         io.err(exc.format_message())
         return EXIT_USAGE
     except click.ClickException as exc:
-        io.err(f"error: {exc.format_message()}")
+        io.err(f"error: {visible(exc.format_message())}")
         return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
     except click.exceptions.Abort:
         return EXIT_INTERRUPTED
     except PairbenchError as exc:
-        io.err(f"error: {exc}")
+        io.err(f"error: {visible(exc)}")  # messages quote file names, commands, values from files
         return exc.exit_code
-    except KeyboardInterrupt:
-        io.err("interrupted")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (Terminated)
+        io.err("interrupted" if not isinstance(exc, Terminated) else f"interrupted ({interruption_name(exc)})")
+        return interruption_exit_code(exc)
     except BrokenPipeError:  # written past our streams (click's own output): a reader went away
         return EXIT_BROKEN_PIPE
+    except MemoryError:  # a file too large to hold, past the readers' own limits
+        io.err("error: out of memory reading or analysing the input; it is larger than this "
+               "machine can hold (see the size limits in the README)")
+        return EXIT_RESULT_FILE
+    except Exception as exc:  # a bug: one line and its own code, never 1 (a --fail-on match)
+        return _internal_error(io, exc)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _internal_error(io: Io, exc: Exception) -> int:
+    """Say that pairbench failed (not the benchmark), in one line, and return ``EXIT_INTERNAL``."""
+    if os.environ.get(TRACEBACK_VARIABLE):
+        io.err("".join(traceback.format_exception(exc)).rstrip("\n"))
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" at {os.path.basename(where[0].filename)}:{where[0].lineno}" if where else ""
+    what = visible(" ".join(str(exc).split())[:300])
+    io.err(f"internal error: {type(exc).__name__}{at}{': ' + what if what else ''} "
+           f"(a bug in pairbench {__version__}, not in your benchmark; set {TRACEBACK_VARIABLE}=1 "
+           "for the traceback and please report it)")
+    return EXIT_INTERNAL
 
 
 def _with_output_failure(io: Io, code: int) -> int:
@@ -194,15 +248,49 @@ def _with_output_failure(io: Io, code: int) -> int:
 
 
 def entry_point() -> None:
-    code = main()
+    """The console script (through ``pairbench.__main__``): ``main`` with SIGTERM and SIGHUP handled
+    like Ctrl-C, and no traceback whenever an interruption lands."""
+    try:
+        with terminating_signals_interrupt():
+            code = main()
+    except KeyboardInterrupt as exc:  # outside main's own handling: before or after the command
+        code = interruption_exit_code(exc)
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.write("interrupted\n")
+    except Exception as exc:  # a bug outside main's own handling: still one line, never exit 1
+        code = _internal_error(Io(), exc)
+    for signum in (signal.SIGINT, *TERMINATING_SIGNALS):  # nothing left to save: exit quietly
+        signal.signal(signum, signal.SIG_IGN)
     _silence_exit_flush()
     sys.exit(code)
+
+
+@contextlib.contextmanager
+def terminating_signals_interrupt():
+    """In the block, SIGTERM and SIGHUP raise :class:`~pairbench.errors.Terminated`, which every
+    part of pairbench handles like Ctrl-C (main thread only). A signal that was ignored when
+    pairbench started (``nohup``) stays ignored."""
+
+    def terminate(signum, frame):
+        raise Terminated(signum)
+
+    previous = {}
+    for signum in TERMINATING_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.signal(signum, terminate)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _silence_exit_flush() -> None:
     """Python flushes standard output and error at exit; after a closed pipe or a full disk that
     flush would fail again and print "Exception ignored ...". Point such a stream at /dev/null."""
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed before pairbench started
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):

@@ -32,8 +32,11 @@ Exit codes:
   2    usage error
   3    the command failed or could not be run
   4    the --environment file could not be read
+  70   internal error (a bug in pairbench; please report it)
+  129  hung up (SIGHUP)
   130  interrupted (Ctrl-C)
   141  standard output was closed before everything was printed
+  143  terminated (SIGTERM)
 """
 
 
@@ -82,9 +85,10 @@ def doctor(app: App, command: str | None, as_json: bool, fail_on: str | None, en
     """
     threshold = parse_fail_on(fail_on)
     plan = parse_plan(command, options) if command is not None else _no_plan(options)
-    environment = (stored_environment(environment_path) if environment_path
-                   else app.environment(root, activity_window_s=DOCTOR_WINDOW_S))
-    machine = diagnose_machine(environment)
+    live = not environment_path  # only this machine now has PIDs worth pausing, and shows command lines
+    environment = (app.environment(root, activity_window_s=DOCTOR_WINDOW_S, live=True) if live
+                   else stored_environment(environment_path))
+    machine = diagnose_machine(environment, live=live)
     if plan is None:
         report = machine
         app.io.out(render_json(machine) if as_json else render_machine(machine, color=app.io.color))

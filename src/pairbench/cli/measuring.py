@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 
 import click
 
@@ -17,8 +19,9 @@ from pairbench.cli.report import (
     refuse_shared_paths,
     write_exports,
 )
-from pairbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VERDICT, ResultFileError
+from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError
 from pairbench.settings import Settings, parse_settings
+from pairbench.units import fixed_time_unit
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -30,13 +33,23 @@ def run(app: App, commands: tuple[str, ...], **options):
     """Measure each COMMAND and print an honest summary.
 
     With several commands, samples are interleaved in randomized order: every
-    round runs each command once, so drift affects all of them alike.
+    round runs each command once, so drift affects all of them alike. With
+    -P/-L each parameter value is a benchmark of its own, interleaved too.
+
+    Commands run without a shell (split into words like a shell does); shell
+    syntax such as | && > $VAR is refused unless --shell names one.
+
+    Outliers are reported, never dropped: dropping them doubled the false
+    changes in our simulation (hyperfine #837 asks for it) and would hide a
+    slowdown that lives in the tail.
 
     \b
     Examples:
       pairbench run 'sleep 0.01'
       pairbench run --runs 50 --warmup 3 'gzip -k -f data.bin'
       pairbench run --json out.json 'python -c pass' 'python -S -c pass'
+      pairbench run -L level 1,6,9 'gzip -{level} -k -f data.bin'
+      pairbench run -S bash 'cat big.log | grep -c ERROR'
     """
     return measure(app, parse_settings("run", commands, options))
 
@@ -60,13 +73,20 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
     \b
     Verdicts: slower / faster (the interval excludes 0; "negligible" if it lies
     within ±threshold), equivalent (it includes 0 and lies within ±threshold),
-    inconclusive (otherwise; the rounds still needed are estimated).
+    inconclusive (otherwise; the rounds still needed are estimated when more
+    rounds can decide). A candidate (or baseline) that never succeeded under
+    --ignore-failure has no verdict, and fails any --fail-on gate with exit 3.
+
+    Outliers are reported, never dropped: dropping them doubled the false
+    changes in our simulation (hyperfine #837 asks for it) and would hide a
+    slowdown that lives in the tail.
 
     \b
     Examples:
       pairbench compare ./build-main/app ./build-pr/app
       pairbench compare --fail-on slower --json result.json 'python old.py' 'python new.py'
       pairbench compare --runs 100 --self-check 'gzip -1 -c f' 'gzip -6 -c f' 'gzip -9 -c f'
+      pairbench compare -P n 1000 3000 -D 1000 './old --size {n}' './new --size {n}'
     """
     return measure(app, parse_settings("compare", (baseline, *candidates), options))
 
@@ -84,15 +104,17 @@ def measure(app: App, settings: Settings) -> int:
         outcome = session.measure(progress)
     finally:
         close_progress(progress)
-    run, analysis = outcome.run, outcome.analysis
+    run, analysis = outcome.run, _sorted(outcome.analysis, run_order=outcome.run, sort=settings.outputs.sort)
     render = text_report.render_compare if run.kind == "compare" else text_report.render_run
-    _emit(app, settings, outcome, lambda: render(run, analysis, color=app.io.color))
-    export_failed = _export(app, run, analysis, settings)
+    with fixed_time_unit(settings.outputs.time_unit):
+        _emit(app, settings, outcome, analysis, lambda: render(run, analysis, color=app.io.color))
+        export_failed = _export(app, run, analysis, settings)
     cut_short = _cut_short_exit_code(app, outcome)
     if cut_short is not None:
         return cut_short
+    never_ran = _never_succeeded(app, settings, analysis)  # a failed command (3) wins over an export (4)
     matched = _fail_on(app, settings, analysis)  # said even when an export's failure decides the code
-    return export_failed or matched or EXIT_OK
+    return never_ran or export_failed or matched or EXIT_OK
 
 
 def check_output_paths(settings: Settings) -> None:
@@ -105,23 +127,29 @@ def check_output_paths(settings: Settings) -> None:
     if path and path != "-":
         check_writable_path("--json", path, "result.json")
         files += [("--json", path), ("--json's journal", str(journal_path(path)))]
-    if settings.sampling.output not in ("null", "inherit"):
+    if settings.sampling.output not in ("null", "inherit", "pipe"):
         files.append(("--output", settings.sampling.output))
     check_export_paths(settings.outputs.exports())
     refuse_shared_paths(files + export_paths(settings.outputs.exports()))
 
 
-def _emit(app: App, settings: Settings, outcome, human) -> None:
-    """Print the report (or the document for --json -), and say where --json FILE was written."""
+def _emit(app: App, settings: Settings, outcome, analysis, human) -> None:
+    """Print the report, or instead the one output named ``-`` (the document for --json -, an
+    export for --export-FORMAT -); and say where --json FILE was written."""
+    from pairbench.report.exports import EXPORTS, render
     from pairbench.report.jsonfile import derived_document
     from pairbench.store.resultfile import run_to_document
 
-    path = settings.outputs.json_path
-    if path == "-":
+    path, to_stdout = settings.outputs.json_path, settings.outputs.to_stdout
+    if to_stdout == "json_path":
         derived = derived_document(outcome.run, outcome.analysis) if outcome.analysis else None
         app.io.out(json.dumps(run_to_document(outcome.run, derived), allow_nan=False))
         return
-    app.io.out(human())
+    if to_stdout is not None:
+        for _, text in render(outcome.run, analysis, EXPORTS[to_stdout], None):
+            app.io.out(text.removesuffix("\n"))
+    else:
+        app.io.out(human())
     if path and outcome.result_error is None:
         app.io.err(f"Result written to {path}")
 
@@ -141,6 +169,30 @@ def _export(app: App, run, analysis, settings: Settings) -> int | None:
     return None
 
 
+def _sorted(analysis, *, run_order, sort: str):
+    """``analysis`` with each benchmark's summaries and comparisons in the --sort order: as the
+    commands were given (auto, command), or the fastest (lowest mean) first (mean-time)."""
+    if analysis is None or sort != "mean-time":
+        return analysis
+    benchmark = {key: i for i, key in enumerate(run_order.benchmarks)}
+    mean = {(s.benchmark, s.side): s.mean if s.mean is not None else math.inf for s in analysis.summaries}
+
+    def order(records, side_of) -> list[int]:
+        return sorted(range(len(records)), key=lambda i: (
+            benchmark[records[i].benchmark], mean.get((records[i].benchmark, side_of(records[i])), math.inf)))
+
+    def pick(items, indices):
+        return tuple(items[i] for i in indices) if items else ()
+
+    summaries = order(analysis.summaries, lambda s: s.side)
+    comparisons = order(analysis.comparisons, lambda c: c.candidate)
+    return dataclasses.replace(
+        analysis, summaries=pick(analysis.summaries, summaries),
+        series_figures=pick(analysis.series_figures, summaries),
+        comparisons=pick(analysis.comparisons, comparisons),
+        comparison_figures=pick(analysis.comparison_figures, comparisons))
+
+
 def _cut_short_exit_code(app: App, outcome) -> int | None:
     """The exit code of a session that ended early (error or Ctrl-C) or whose result file could
     not be written, after saying why; else None. An unwritten result file decides the code (4)."""
@@ -151,9 +203,23 @@ def _cut_short_exit_code(app: App, outcome) -> int | None:
         return outcome.result_error.exit_code
     if outcome.error is not None:
         return outcome.error.exit_code
-    if outcome.interrupted:
-        return EXIT_INTERRUPTED
+    if outcome.interrupted:  # 128 + the signal: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP
+        return 128 + outcome.signum
     return None
+
+
+def _never_succeeded(app: App, settings: Settings, analysis) -> int | None:
+    """``EXIT_MEASUREMENT`` when --fail-on gates and a comparison's side never succeeded (under
+    --ignore-failure): a candidate that never ran has no verdict, and must not pass the gate."""
+    if settings.decision.fail_on == "never":
+        return None
+    never = [c for c in analysis.real_comparisons
+             if c.verdict.refusal is not None and c.verdict.refusal.code == "no-successful-samples"]
+    for c in never:
+        side = c.verdict.refusal.data["side"]
+        app.io.err(f"--fail-on {settings.decision.fail_on}: {side} has no successful sample, so its "
+                   f"comparison cannot pass (exit {EXIT_MEASUREMENT})")
+    return EXIT_MEASUREMENT if never else None
 
 
 def _fail_on(app: App, settings: Settings, analysis) -> int | None:

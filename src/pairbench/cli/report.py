@@ -65,8 +65,8 @@ def read_and_analyse(path: str):
     from pairbench.analysis import analyse
     from pairbench.store.resultfile import read_result
 
-    run = read_result(path)
     with analysing_stored(path):
+        run = read_result(path)
         return run, analyse(run)
 
 
@@ -77,6 +77,7 @@ def analysing_stored(path: str) -> Iterator[None]:
 
     The raw samples were validated when read, but a hostile file can still hold
     values no statistic can use; that is a bad file (exit 4), not a usage error.
+    So is a file too large for the memory there is (``MemoryError``).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -84,6 +85,8 @@ def analysing_stored(path: str) -> Iterator[None]:
             yield
         except StatisticsError as exc:
             raise ResultFileError(f"{path}: cannot be analysed: {exc}") from None
+        except MemoryError:
+            raise ResultFileError(f"{path}: not enough memory to read, analyse and report it") from None
         except ResultFileError as exc:
             if str(exc).startswith(f"{path}:"):
                 raise
@@ -110,11 +113,18 @@ def write_files(io: Io, files: list[tuple[str | None, str]]) -> None:
 
 def check_writable_path(option: str, path: str, example: str) -> None:
     """Refuse, before measuring, an output ``path`` that is a directory (suggesting ``example``
-    inside it), or whose directory does not exist or cannot be written."""
+    inside it), reached through a symbolic link pairbench will not follow (``files.writable_target``),
+    or whose directory does not exist or cannot be written."""
+    from pairbench.store.files import writable_target
+
     if Path(path).is_dir():
         raise UsageError(f"{option} {path!r} is a directory; give a file path, e.g. "
                          f"{str(Path(path) / example)!r}")
-    directory = Path(path).resolve().parent
+    try:
+        target = writable_target(Path(path))
+    except OSError as exc:
+        raise UsageError(f"{option} {path!r}: {exc.strerror or exc}") from None
+    directory = target.parent
     if not directory.is_dir():
         raise UsageError(f"{option} {path!r}: the directory {str(directory)!r} does not exist")
     if not os.access(directory, os.W_OK):

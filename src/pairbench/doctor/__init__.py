@@ -33,9 +33,13 @@ __all__ = [
 DOCTOR_WINDOW_S = 0.5  # the doctor can afford a longer look at "right now" than run can
 
 
-def diagnose_machine(environment: Mapping) -> Report:
-    """Judge the machine metadata ``environment``; the metadata goes in the report's details."""
-    return Report("environment", evaluate(environment), {"environment": environment})
+def diagnose_machine(environment: Mapping, *, live: bool = False) -> Report:
+    """Judge the machine metadata ``environment``; the metadata goes in the report's details.
+
+    ``live``: it was read from this machine just now (``pairbench doctor`` without
+    ``--environment``), so the load finding may say which PIDs to pause.
+    """
+    return Report("environment", evaluate(environment, live=live), {"environment": environment})
 
 
 def diagnose_benchmark(plan: ValidationPlan, executor: Executor, *,

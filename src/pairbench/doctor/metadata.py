@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pairbench.environment.activity import without_process_details
 from pairbench.errors import ResultFileError, UsageError
 from pairbench.store import checks
 from pairbench.store.files import parse_json_text, read_text_file
@@ -29,9 +30,18 @@ def stored_environment(path: str | os.PathLike) -> dict:
     raises ``ResultFileError`` (exit 4), as for any result file. Only the
     metadata of a result document is needed, so the rest of it is not
     validated; values of the wrong type in the metadata make their checks
-    ``unknown``. A file without metadata is a ``UsageError``.
+    ``unknown``. A file without metadata is a ``UsageError``. Busy processes
+    are read as a result keeps them, a name and a CPU share: no PID or command
+    line from a file is shown, nor named as one to pause.
     """
     path = Path(path)
+    try:
+        return dict(without_process_details(_environment_in(path)))
+    except MemoryError:
+        raise ResultFileError(f"{path}: not enough memory to read it") from None
+
+
+def _environment_in(path: Path) -> dict:
     text = read_text_file(path)
     if is_journal_text(text):  # a run that did not finish: its journal
         return dict(read_result(path).environment)

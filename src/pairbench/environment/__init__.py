@@ -363,12 +363,15 @@ def _on_battery(mains: list[bool], batteries: list[dict]) -> bool:
 
 def collect_environment(root: str | os.PathLike = "/", *,
                         activity_window_s: float | None = None,
-                        sleep: Callable[[float], None] = time.sleep) -> dict:
+                        sleep: Callable[[float], None] = time.sleep, live: bool = False) -> dict:
     """Metadata describing this machine now, as a JSON-ready dict.
 
     Takes about ``activity_window_s`` (the "right now" snapshots; None means
     the module's ``ACTIVITY_WINDOW_S``, which test suites may set to 0);
     ``sleep`` is the seam tests use to change a fixture tree between the snapshots.
+    The busiest other processes are each a name and a CPU share, as a result
+    stores them; ``live`` (the doctor's view of this machine now) adds their
+    PIDs and command lines (see ``activity``).
     """
     from pairbench import __version__
 
@@ -390,7 +393,7 @@ def collect_environment(root: str | os.PathLike = "/", *,
         "turbo": turbo_control(base),
         "smt": smt(base),
         "load_average": load_average(base),
-        "activity": activity(base, activity_window_s, sleep=sleep, exclude=exclude),
+        "activity": activity(base, activity_window_s, sleep=sleep, exclude=exclude, live=live),
         "isolation": isolation(base),
         "clocksource": clock_source(base),
         "timer": {

@@ -1,11 +1,19 @@
-"""What the machine is doing right now: two /proc snapshots a short window apart."""
+"""What the machine is doing right now: two /proc snapshots a short window apart.
+
+Of the busiest other processes, metadata stored with a result keeps only each
+one's name and CPU share (:func:`stored_processes`): a result is shared (in
+pull-request comments, CI artifacts), while the PIDs and command lines of
+unrelated processes say what else the user runs and are of use only to decide,
+right now, what to pause. So they are read only for the doctor's live view of
+this machine (``live=True``), which names what to pause by PID.
+"""
 
 from __future__ import annotations
 
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pairbench.environment._read import glob_sorted, int_or_none, key_values, read_text
@@ -13,6 +21,7 @@ from pairbench.environment.cgroup import cpu_cgroup, throttle_counts
 
 ACTIVITY_WINDOW_S = 0.1  # default window of the "right now" snapshots (10 ticks at USER_HZ 100)
 TOP_PROCESSES = 5
+STORED_PROCESS_KEYS = ("name", "cpu_percent")  # what a result keeps of a busy process
 MAX_ANCESTORS = 64  # a parent chain longer than this is a malformed tree, not a real one
 
 
@@ -85,7 +94,8 @@ def _snapshot(root: Path, exclude: set[int], cgroup: str | None) -> dict:
 
 
 def activity(root: Path, window_s: float = ACTIVITY_WINDOW_S, *,
-             sleep: Callable[[float], None] = time.sleep, exclude: set[int] | None = None) -> dict:
+             sleep: Callable[[float], None] = time.sleep, exclude: set[int] | None = None,
+             live: bool = False) -> dict:
     """What the machine is doing right now: two snapshots ``window_s`` apart.
 
     CPU use comes from /proc/stat jiffies (``busy_cpus``: CPUs' worth of time
@@ -96,8 +106,10 @@ def activity(root: Path, window_s: float = ACTIVITY_WINDOW_S, *,
     quota throttling from our cgroup's cpu.stat (``cgroup_nr_periods`` quota
     periods passed, ``cgroup_nr_throttled`` of them throttled, in the window).
     Processes in ``exclude`` (by default this process) are left out;
-    ``ancestor_pids`` lists our parent processes. Anything unreadable, or a
-    window in which no jiffy passed, is None. Costs ``window_s``.
+    ``ancestor_pids`` lists our parent processes. Each busy process is its name
+    and CPU share; with ``live`` (the doctor's view of this machine now) also its
+    PID, parent PID and command line. Anything unreadable, or a window in which
+    no jiffy passed, is None. Costs ``window_s``.
     """
     exclude = {os.getpid()} if exclude is None else exclude
     cgroup = (cpu_cgroup(root) or (None,))[0]
@@ -116,8 +128,8 @@ def activity(root: Path, window_s: float = ACTIVITY_WINDOW_S, *,
     use = _cpu_use(before["cpu"], after["cpu"])
     if use is not None:
         result["cpu"], per_cpu_ticks = use
-        result["busiest_processes"] = _busiest(root, before["processes"], after["processes"],
-                                               per_cpu_ticks)
+        busiest = _busiest(root, before["processes"], after["processes"], per_cpu_ticks, live=live)
+        result["busiest_processes"] = busiest if live else stored_processes(busiest)
     return result
 
 
@@ -145,15 +157,39 @@ def _cpu_use(before, after) -> tuple[dict, float] | None:
     return cpu, total / ncpu
 
 
-def _busiest(root: Path, before: dict, after: dict, per_cpu_ticks: float) -> list[dict]:
-    """The ``TOP_PROCESSES`` processes that used the most CPU between the snapshots."""
+def _busiest(root: Path, before: dict, after: dict, per_cpu_ticks: float, *, live: bool) -> list[dict]:
+    """The ``TOP_PROCESSES`` processes that used the most CPU between the snapshots; with ``live``
+    each with its command line."""
     busy = []
     for pid, (name, ticks, ppid) in after.items():
         if pid in before and before[pid][0] == name and ticks > before[pid][1]:
             percent = 100 * (ticks - before[pid][1]) / per_cpu_ticks
             busy.append({"pid": pid, "name": name, "ppid": ppid, "cpu_percent": round(percent, 1)})
     busy.sort(key=lambda p: (-p["cpu_percent"], p["pid"]))
-    for process in busy[:TOP_PROCESSES]:
+    for process in busy[:TOP_PROCESSES] if live else ():
         text = read_text(root, f"proc/{process['pid']}/cmdline") or ""
         process["command"] = " ".join(text.replace("\0", " ").split())[:80] or process["name"]
     return busy[:TOP_PROCESSES]
+
+
+def stored_processes(busiest):
+    """Busy processes as a result keeps them: each one's name and CPU share (``STORED_PROCESS_KEYS``).
+
+    Also applied to metadata read from a file, so the PIDs and command lines an
+    earlier pairbench stored are not shown again. Anything but a list of
+    objects is returned as it is (the checks call it malformed).
+    """
+    if not isinstance(busiest, list):
+        return busiest
+    return [{key: p[key] for key in STORED_PROCESS_KEYS if key in p} if isinstance(p, dict) else p
+            for p in busiest]
+
+
+def without_process_details(environment: Mapping) -> Mapping:
+    """``environment`` (machine metadata read from a file) with its busy processes as a result keeps
+    them (:func:`stored_processes`); unchanged when it has none."""
+    activity_ = environment.get("activity")
+    if not isinstance(activity_, Mapping) or "busiest_processes" not in activity_:
+        return environment
+    kept = {**activity_, "busiest_processes": stored_processes(activity_["busiest_processes"])}
+    return {**environment, "activity": kept}

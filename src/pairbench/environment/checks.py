@@ -27,6 +27,7 @@ never an exception (see :func:`evaluate`).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 
@@ -150,12 +151,14 @@ def check_thermal(env: Mapping) -> Finding:
 # ------------------------------------------------------------------ scheduler and kernel
 
 
-def check_load(env: Mapping) -> Finding:
+def check_load(env: Mapping, *, live: bool = False) -> Finding:
     """Load average and CPU use now: warn from half a CPU busy, fail when under half a CPU is free.
 
     The level is the larger of the 1-minute load average and the CPUs busy in
     the activity window, compared with the machine's online CPUs (the load
-    average is machine-wide).
+    average is machine-wide). Only ``live`` (metadata read from this machine
+    now) names processes by PID and command line and says which PIDs to pause:
+    a PID stored in a file may belong to another process by now.
     """
     title, load, cpus = "load", load_average(env), online_cpus(env)
     activity = section(env, "activity")
@@ -167,7 +170,7 @@ def check_load(env: Mapping) -> Finding:
     level = max(load[0] if load else 0.0, busy_now or 0.0)
     busiest = [p for p in activity.get("busiest_processes") or []
                if p["cpu_percent"] >= BUSY_PROCESS_PERCENT]
-    reading = _load_reading(load, busy_now, cpus, busiest, env)
+    reading = _load_reading(load, busy_now, cpus, busiest, env, live=live)
     data = {"load_average": load, "cpus": cpus, "busy_cpus_now": busy_now,
             "busiest_processes": busiest}
     if cpus and level > cpus - LOAD_WARN and level >= LOAD_WARN:
@@ -176,10 +179,10 @@ def check_load(env: Mapping) -> Finding:
         status = "warn"
     else:
         return Finding("load", title, "ok", reading, why, data=data)
-    return Finding("load", title, status, reading, why, load_fix(busiest, activity), data)
+    return Finding("load", title, status, reading, why, load_fix(busiest, activity, live=live), data)
 
 
-def _load_reading(load, busy_now, cpus, busiest, env: Mapping) -> str:
+def _load_reading(load, busy_now, cpus, busiest, env: Mapping, *, live: bool) -> str:
     parts = []
     if load:
         parts.append(f"load average {load[0]:.2f} (1 min), {load[1]:.2f} (5 min)"
@@ -190,10 +193,13 @@ def _load_reading(load, busy_now, cpus, busiest, env: Mapping) -> str:
     psi = (section(env, "pressure").get("cpu") or {}).get("some_avg10")
     if psi is not None:
         parts.append(f"tasks waited for a CPU {psi:.1f}% of the last 10 s (PSI)")
-    if busiest:
+    if busiest and live:
         parts.append("busiest: " + ", ".join(
             f"{p.get('command') or p['name']} (pid {p['pid']}, {p['cpu_percent']:.0f}%)"
             for p in busiest[:SHOWN_PROCESSES]))
+    elif busiest:
+        parts.append("busiest: " + ", ".join(f"{p['name']} ({p['cpu_percent']:.0f}%)"
+                                             for p in busiest[:SHOWN_PROCESSES]))
     return "; ".join(parts)
 
 
@@ -490,13 +496,16 @@ CHECKS: tuple[tuple[str, str, Callable[[Mapping], Finding]], ...] = (
 MALFORMED = (AttributeError, KeyError, TypeError, IndexError, ValueError)
 
 
-def evaluate(environment: Mapping) -> tuple[Finding, ...]:
+def evaluate(environment: Mapping, *, live: bool = False) -> tuple[Finding, ...]:
     """Judge ``environment`` (as collected or as stored in a result document): one finding per check.
 
+    ``live``: the metadata was read from this machine just now, so the load
+    check may name processes by PID and say which to pause (``check_load``).
     A check that meets a value it cannot use (a missing key, a string where a
     number belongs) answers ``unknown`` with "stored value malformed: ...".
     """
-    return tuple(_guarded(check_id, title, check, environment) for check_id, title, check in CHECKS)
+    return tuple(_guarded(check_id, title, functools.partial(check_load, live=live) if check is check_load
+                          else check, environment) for check_id, title, check in CHECKS)
 
 
 def _guarded(check_id: str, title: str, check: Callable[[Mapping], Finding], environment) -> Finding:

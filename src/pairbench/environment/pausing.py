@@ -39,10 +39,17 @@ def unpausable(process: Mapping, ancestors: set[int]) -> str:
     return ""
 
 
-def load_fix(busiest: list, activity: Mapping) -> str:
-    """Pause the busy processes that may be paused; never pairbench's parents or the session."""
+def load_fix(busiest: list, activity: Mapping, *, live: bool = False) -> str:
+    """Pause the busy processes that may be paused; never pairbench's parents or the session.
+
+    PIDs are named only ``live`` (read from this machine just now): one read from
+    a file may belong to an unrelated process by now.
+    """
     if not busiest:
         return "stop background jobs and wait until `uptime` shows a load well below 0.5"
+    if not live:
+        return ("stop the busy programs or wait until they are idle; run `pairbench doctor` on that machine "
+                "to see which processes to pause")
     ancestors = set(stored(activity.get("ancestor_pids"), list, "activity.ancestor_pids") or ())
     pausable = [p for p in busiest if not unpausable(p, ancestors)][:SHOWN_PROCESSES]
     kept = ", ".join(f"{p['name']} (pid {p['pid']}, {unpausable(p, ancestors)})"

@@ -1,39 +1,79 @@
 """Turning the command string a user typed into a :class:`~pairbench.model.Command`.
 
-Without ``--shell`` a command is split into words the way a POSIX shell splits
-them (:func:`shlex.split`: quotes and backslashes, no variables, globs, pipes
-or redirections) and run directly, with ``argv[0]`` resolved on ``PATH`` once,
-here, so that a typo fails before any measuring starts and every sample runs
-the same program. With ``--shell`` the string is handed to ``/bin/sh -c``, whose
-own start-up cost :func:`measure_shell_startup` measures so it can be reported.
+Without a shell (the default, ``-N``) a command is split into words the way a
+POSIX shell splits them (:func:`shlex.split`: quotes and backslashes) and run
+directly, with ``argv[0]`` resolved on ``PATH`` once, here, so that a typo fails
+before any measuring starts and every sample runs the same program. Shell
+syntax that only a shell would act on (pipes, ``&&``, ``;``, redirections,
+``$VAR``, command substitution, a leading ``NAME=value``) is refused rather
+than handed to the program as plain words (:func:`shell_syntax`): hyperfine runs
+commands through a shell, and its users write such lines. Globs and ``~`` are
+not refused: many programs take ``*.c`` as a pattern of their own.
+
+With ``-S/--shell SHELL`` the string is handed to ``SHELL -c`` (:class:`Shell`),
+whose own start-up cost :func:`measure_shell_startup` measures so it can be
+reported. Helper commands (``--prepare``, ``--conclude``, ``--setup``,
+``--cleanup``) always run through a shell, as hyperfine's do: ``/bin/sh``
+unless ``--shell`` names another. Parameters (``-P``/``-L``) are substituted
+into the text first (:func:`substitute`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pairbench.command import Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
-from pairbench.notes import Note
 
 SHELL = "/bin/sh"
 
-# Words that mean something to a shell but are plain arguments without one.
-_SHELL_OPERATORS = frozenset(
-    {"|", "||", "&&", "&", ";", ">", ">>", "<", "<<", "2>", "2>&1", "&>", "|&", "(", ")"}
-)
+
+@dataclass(frozen=True)
+class Shell:
+    """A shell that runs command strings: ``argv`` comes before ``-c TEXT`` (``/bin/bash --norc``);
+    ``name`` is how the user gave it (``bash --norc``)."""
+
+    name: str
+    argv: tuple[str, ...]
+
+    def command(self, text: str) -> Command:
+        return Command(text, (*self.argv, "-c", text), shell=True)
 
 
-def parse_command(text: str, *, shell: bool = False) -> Command:
-    """Return the :class:`Command` for ``text``, split into argv or wrapped in ``sh -c``.
+DEFAULT_SHELL = Shell("sh", (SHELL,))
 
-    Raises ``UsageError`` for an empty command, a NUL byte or unbalanced
-    quotes, and ``CommandNotFound`` when the program is not on ``PATH`` or not
-    executable.
+
+def resolve_shell(name: str | None) -> Shell | None:
+    """The :class:`Shell` of a validated ``--shell`` value (``settings.parse_shell``), its program
+    found on PATH (``CommandNotFound`` if not); None for ``none``. ``sh`` is ``/bin/sh``."""
+    if name is None or name == "none":
+        return None
+    if name == "sh":
+        return DEFAULT_SHELL
+    words = shlex.split(name)
+    return Shell(name, (resolve_program(words[0]), *words[1:]))
+
+
+def substitute(text: str, combination: Iterable[tuple[str, str]]) -> str:
+    """``text`` with each ``{NAME}`` of the parameter combination replaced by its value (as
+    hyperfine does; other braces are left alone)."""
+    for name, value in combination:
+        text = text.replace("{" + name + "}", value)
+    return text
+
+
+def parse_command(text: str, *, shell: bool | Shell | None = False) -> Command:
+    """Return the :class:`Command` for ``text``, split into argv or wrapped in ``SHELL -c``.
+
+    ``shell`` is a :class:`Shell`, True for ``/bin/sh``, or False/None for none. Raises
+    ``UsageError`` for an empty command, a NUL byte, unbalanced quotes or (without a shell)
+    shell syntax, and ``CommandNotFound`` when the program is not on ``PATH`` or not executable.
 
     >>> parse_command("sleep 0.25").argv[1:]
     ('0.25',)
@@ -47,17 +87,89 @@ def parse_command(text: str, *, shell: bool = False) -> Command:
     if not text.strip():
         raise UsageError(f"empty command {text!r}: give a program to run")
     if shell:
-        return Command(text, (SHELL, "-c", text), shell=True)
+        return (DEFAULT_SHELL if shell is True else shell).command(text)
+    words = split_words(text)
+    found = shell_syntax(text)
+    if found:
+        shown = ", ".join(repr(s) for s in found)
+        raise UsageError(
+            f"command {text!r} uses shell syntax ({shown}) that only a shell acts on, but commands run "
+            "without one unless asked (its start-up would be timed too): add --shell sh (or -S bash) "
+            "to run the commands through that shell, or quote the characters to pass them to the "
+            "program as they are")
+    return Command(text, (resolve_program(words[0]), *words[1:]), shell=False)
+
+
+def split_words(text: str) -> list[str]:
+    """``text`` split into words like a shell (``UsageError`` for unbalanced quotes or no program)."""
     try:
         words = shlex.split(text)
     except ValueError as exc:
         raise UsageError(
             f"cannot split command {text!r} into words: {exc}; balance the quotes, "
-            "or use --shell to pass it to sh as it is"
+            "or use --shell sh to pass it to sh as it is"
         ) from None
     if not words or not words[0]:  # e.g. "''": quotes around nothing
         raise UsageError(f"empty program name in command {text!r}: give a program to run")
-    return Command(text, (resolve_program(words[0]), *words[1:]), shell=False)
+    return words
+
+
+def with_input(command: Command, path: str) -> Command:
+    """``command`` reading ``path`` as its standard input (``--input``): a shell opens the file and
+    then execs the command, so the shell's start-up is in every sample (measured and reported)."""
+    if command.shell:
+        *shell, flag, text = command.argv
+        return Command(command.text, (*shell, flag, f"exec < {shlex.quote(path)}\n{text}"), shell=True)
+    return Command(command.text, (SHELL, "-c", f'exec "$@" < {shlex.quote(path)}', "sh", *command.argv),
+                   shell=True)
+
+
+_OPERATOR_CHARS = frozenset("|&;<>()")
+_PARAMETER_START = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{|\()")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def shell_syntax(text: str) -> list[str]:
+    """What in ``text`` a POSIX shell would act on that a program run without one receives as
+    plain characters: unquoted operators and redirections (``|``, ``&&``, ``;``, ``>>``, ``(``),
+    ``$`` expansions and command substitution (unquoted or in double quotes, as the shell expands
+    them there), a backquote, an unquoted newline, a ``#`` comment, and a leading ``NAME=value``.
+    Quoted (``'|'``, ``"a;b"``) or backslash-escaped characters are the program's. In order of
+    appearance, each once.
+    """
+    found: list[str] = []
+    i, n, quote, word_start = 0, len(text), "", True
+    first_word = text.split(maxsplit=1)[0] if text.strip() else ""
+    if _ASSIGNMENT.match(first_word):
+        found.append(first_word)
+    while i < n:
+        c = text[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":
+            i += 1  # the next character is the program's
+        elif c == "$" and (expansion := _PARAMETER_START.match(text, i)):
+            found.append(expansion.group(0))
+            i = expansion.end() - 1
+        elif c == "`":
+            found.append("`")
+        elif quote == '"':
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c in _OPERATOR_CHARS:
+            j = i
+            while j < n and text[j] in _OPERATOR_CHARS:
+                j += 1
+            found.append(text[i:j])
+            i = j - 1
+        elif c == "\n":
+            found.append("\n")
+        elif c == "#" and word_start:
+            found.append("#")
+        word_start = c in " \t\n" and not quote
+        i += 1
+    return list(dict.fromkeys(found))
 
 
 def resolve_program(name: str) -> str:
@@ -100,20 +212,6 @@ def _find_on_path_unexecutable(name: str) -> str:
     return ""
 
 
-def shell_syntax_note(command: Command) -> Note | None:
-    """A note when a command run without a shell has words only a shell would act on, else None.
-
-    ``pairbench run "make | tee log"`` runs ``make`` with the arguments ``|``,
-    ``tee`` and ``log``; the user almost certainly meant ``--shell``.
-    """
-    if command.shell:
-        return None
-    operators = [w for w in command.argv[1:] if w in _SHELL_OPERATORS]
-    if not operators:
-        return None
-    return Note("shell-syntax", {"command": command.text, "operators": list(dict.fromkeys(operators))})
-
-
 @dataclass(frozen=True)
 class ShellStartup:
     """How long the shell takes to start and exit doing nothing (``sh -c ''``), in ns.
@@ -138,8 +236,9 @@ class ShellStartup:
         }
 
 
-def measure_shell_startup(executor, runs: int = 50, *, warmup: int = 3) -> ShellStartup:
-    """Time ``/bin/sh -c ''`` ``runs`` times with ``executor``, after ``warmup`` untimed runs.
+def measure_shell_startup(executor, runs: int = 50, *, warmup: int = 3, shell: Shell = DEFAULT_SHELL,
+                          ) -> ShellStartup:
+    """Time ``SHELL -c ''`` ``runs`` times with ``executor``, after ``warmup`` untimed runs.
 
     Raises ``MeasurementError`` if the shell does not exit 0.
     """
@@ -147,19 +246,19 @@ def measure_shell_startup(executor, runs: int = 50, *, warmup: int = 3) -> Shell
         raise UsageError(f"`runs` must be an integer >= 1, got {runs!r}")
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise UsageError(f"`warmup` must be an integer >= 0, got {warmup!r}")
-    command = Command("", (SHELL, "-c", ""), shell=True)
+    command = shell.command("")
     values = []
     for i in range(warmup + runs):
         execution = executor.run(command)
         if execution.status != 0:
             raise MeasurementError(
-                f"the shell {SHELL} failed to run an empty command (status {execution.status}); "
+                f"the shell {' '.join(shell.argv)} failed to run an empty command (status {execution.status}); "
                 "check it works, or run without --shell"
             )
         if i >= warmup:
             values.append(execution.wall_ns)
     return ShellStartup(
-        shell=SHELL,
+        shell=shell.name if shell is not DEFAULT_SHELL else SHELL,
         n=len(values),
         median_ns=float(statistics.median(values)),
         min_ns=min(values),

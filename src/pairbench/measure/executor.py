@@ -22,8 +22,9 @@ class Execution:
 
     ``start_ns`` is on the executor's own clock (see :meth:`Executor.now_ns`).
     ``status`` follows the sample convention: exit code, -signal, or
-    ``model.STATUS_TIMEOUT``. ``leftover_processes`` counts processes of the
-    command's process group still alive after it exited (they are killed).
+    ``model.STATUS_TIMEOUT``. ``leftover_processes`` counts processes the command
+    left alive after it exited, in its process group or (through the spawner) having
+    left it with ``setsid``; they are killed.
     """
 
     wall_ns: int

@@ -18,14 +18,22 @@ default, so output is never read, decoded or buffered by us). One sample is:
   (``measure.spawner``), which is why this module and what it imports must
   stay free of numpy and the CLI's libraries.
 
+No descriptor beyond 0-2 reaches a command: those this process inherited
+without close-on-exec (from a shell, a CI runner, the spawner's parent) are
+closed in the child by ``posix_spawn``; Python opens everything else
+close-on-exec.
+
 After the command exits, surviving members of its process group (a daemon it
 backgrounded, say) are counted, terminated (SIGTERM, grace, SIGKILL) so they
 cannot disturb the next sample, and reported in ``Execution.leftover_processes``.
-With a timeout the whole group is killed the same way and the sample's status is
+A daemon that called ``setsid`` has left that group; an executor made with
+``adopts_orphans`` (in the spawner, a child subreaper: see ``measure.leftovers``,
+which finds and kills what a command left) finds those too, as live descendants
+of its process, and treats them alike. With a timeout the whole group is killed the same way and the sample's status is
 ``model.STATUS_TIMEOUT``. On ``KeyboardInterrupt`` (the terminal's SIGINT does
 not reach the command: it is in another process group) the group is killed and
-reaped before the interrupt propagates; SIGINT and SIGTERM are held off while a
-group is being killed, so a second one cannot cut the clean-up short.
+reaped before the interrupt propagates; SIGINT, SIGTERM and SIGHUP are held off
+while a group is being killed, so a second one cannot cut the clean-up short.
 
 The path without a timeout is one ``posix_spawn`` and one blocking ``wait4``:
 no thread, no polling. Linux-specific parts (pidfd, ``/proc`` scan, max RSS in
@@ -35,6 +43,7 @@ surviving group counts as at least one leftover process.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import select
@@ -44,6 +53,7 @@ import time
 
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
+from pairbench.measure import leftovers
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
 
 # Python ignores SIGPIPE (and SIGXFSZ) for itself; a child must get the default
@@ -53,8 +63,7 @@ _RESTORED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name)
 )
 _NULL_OUTPUT = OutputPolicy()
-_HELD_OFF = {signal.SIGINT, signal.SIGTERM}  # while a group is being killed
-_POLL_STEP_S = (0.001, 0.002, 0.005, 0.01, 0.02)  # back-off while waiting on a dying group
+_HELD_OFF = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # while a group is being killed
 
 
 def _pidfd_open(pid: int) -> int:
@@ -72,17 +81,23 @@ class PosixExecutor:
     every sample sees the same one. Use as a context manager or call
     :meth:`close`.
 
+    ``adopts_orphans`` says that this process is a child subreaper that starts
+    no process but the commands (the spawner): then every descendant alive
+    after a command exits is that command's, wherever its process group.
+
     >>> from pairbench.measure.commandline import parse_command
     >>> with PosixExecutor() as ex:
     ...     ex.run(parse_command("true")).status
     0
     """
 
-    def __init__(self, output: OutputPolicy = _NULL_OUTPUT, kill_grace_s: float = 0.5):
+    def __init__(self, output: OutputPolicy = _NULL_OUTPUT, kill_grace_s: float = 0.5, *,
+                 adopts_orphans: bool = False):
         if not kill_grace_s >= 0:
             raise UsageError(f"`kill_grace_s` must be >= 0 seconds, got {kill_grace_s!r}")
         self.output = output
         self.kill_grace_s = float(kill_grace_s)
+        self.adopts_orphans = adopts_orphans
         self._fds: list[int] = []
         self._closed = False
         try:
@@ -94,6 +109,8 @@ class PosixExecutor:
         actions = [(os.POSIX_SPAWN_DUP2, stdin, 0)]
         if out is not None:
             actions += [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
+        # after the dup2s, which may read one of them (closing a closed one is not an error)
+        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_descriptors()]
         self._clear_refs = self._open_clear_refs()
         # Captured once, as bytes: converting os.environ on every spawn costs ~45 us.
         self._environ = dict(os.environb) if os.supports_bytes_environ else dict(os.environ)
@@ -143,13 +160,13 @@ class PosixExecutor:
             self._kill_after_interrupt(pid)
             raise
         try:
-            leftovers = _count_live_members(pid) if _group_exists(pid) else 0
+            survivors = self._survivors(pid)
         except BaseException:
-            _held_off(_kill_group, pid, None, self.kill_grace_s)
+            self._kill_survivors(pid)
             raise
-        if leftovers:
-            _held_off(_kill_group, pid, None, self.kill_grace_s)
-        return _execution(start, end, status, usage, leftovers)
+        if survivors:
+            self._kill_survivors(pid)
+        return _execution(start, end, status, usage, survivors)
 
     def rss_floor_kib(self) -> int:
         """Our own resident set size now, KiB: the smallest max RSS a command can be reported with.
@@ -228,6 +245,21 @@ class PosixExecutor:
 
     # -- waiting and killing ------------------------------------------------------
 
+    def _survivors(self, pgid: int) -> int:
+        """How many processes the command ``pgid`` (reaped) left alive."""
+        if not self.adopts_orphans:
+            return leftovers.count_live_members(pgid) if leftovers.group_exists(pgid) else 0
+        if not leftovers.has_children():  # the usual case: one system call, no /proc scan
+            return 0
+        leftovers.reap_exited_children()
+        return len(leftovers.live_descendants(os.getpid()))
+
+    def _kill_survivors(self, pgid: int) -> None:
+        """Kill what the command ``pgid`` left: its group, and (adopting orphans) every descendant."""
+        _held_off(leftovers.kill_group, pgid, None, self.kill_grace_s)
+        if self.adopts_orphans:
+            _held_off(leftovers.kill_descendants, self.kill_grace_s)
+
     def _wait_with_timeout(self, pid: int, deadline_ns: int):
         """Wait for ``pid`` until ``deadline_ns``; kill its group if it is still running then.
 
@@ -251,7 +283,7 @@ class PosixExecutor:
         end = time.monotonic_ns()
         if reaped_pid == pid:
             return os.waitstatus_to_exitcode(wstatus), usage, end
-        _, usage = _kill_group(pid, pid, self.kill_grace_s)
+        _, usage = leftovers.kill_group(pid, pid, self.kill_grace_s)
         return STATUS_TIMEOUT, usage, end
 
     def _wait_with_timer(self, pid: int, deadline_ns: int):
@@ -264,11 +296,11 @@ class PosixExecutor:
                 if state["done"]:
                     return
                 state["fired_ns"] = time.monotonic_ns()
-                _signal_group(pid, signal.SIGTERM)
-            if not _wait_for_exit(pid, self.kill_grace_s, reap=False):
+                leftovers.signal_group(pid, signal.SIGTERM)
+            if not leftovers.wait_for_exit(pid, self.kill_grace_s, reap=False):
                 with lock:
                     if not state["done"]:
-                        _signal_group(pid, signal.SIGKILL)
+                        leftovers.signal_group(pid, signal.SIGKILL)
 
         timer = threading.Timer(max(0, deadline_ns - time.monotonic_ns()) / 1e9, expire)
         timer.daemon = True
@@ -286,21 +318,24 @@ class PosixExecutor:
 
     def _kill_unrecorded_children(self) -> None:
         """Kill and reap each child of ours that leads its own process group (see ``run``)."""
-        for pid in _own_group_leading_children():
+        for pid in leftovers.own_group_leading_children():
             self._kill_after_interrupt(pid)
 
     def _kill_after_interrupt(self, pid: int) -> None:
         """Kill and reap the command's group with SIGINT held off, so a second Ctrl-C cannot orphan it."""
-        _held_off(_kill_group, pid, pid, self.kill_grace_s)
-        if _group_exists(pid):
-            _held_off(_kill_group, pid, None, self.kill_grace_s)
+        _held_off(leftovers.kill_group, pid, pid, self.kill_grace_s)
+        if leftovers.group_exists(pid):
+            _held_off(leftovers.kill_group, pid, None, self.kill_grace_s)
+        if self.adopts_orphans:
+            _held_off(leftovers.kill_descendants, self.kill_grace_s)
 
 
-# -- process-group helpers (module level: no state of their own) ------------------
+# -- helpers (module level: no state of their own) ------------------------------
 
 
 def _held_off(function, *args):
-    """Call ``function(*args)`` with SIGINT and SIGTERM blocked; one arriving meanwhile acts after."""
+    """Call ``function(*args)`` with SIGINT, SIGTERM and SIGHUP blocked; one arriving meanwhile acts
+    after."""
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_OFF)
     try:
         return function(*args)
@@ -356,142 +391,19 @@ def _shebang_hint(program: str) -> str:
     return f"; the first line names {os.fsdecode(words[0])!r}"
 
 
-def _signal_group(pgid: int, signum: int) -> bool:
-    """Send ``signum`` to the process group; False if the group no longer exists."""
-    try:
-        os.killpg(pgid, signum)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # a member changed its credentials (setuid); it exists but is not ours
-    return True
-
-
-def _group_exists(pgid: int) -> bool:
-    return _signal_group(pgid, 0)
-
-
-def _wait_for_exit(pid: int, timeout_s: float, *, reap: bool):
-    """Poll until child ``pid`` exits, at most ``timeout_s``.
-
-    With ``reap`` the child is reaped and ``(status, rusage)`` returned, else
-    ``True``; ``None``/``False`` if it is still running at the end.
-    """
-    deadline = time.monotonic() + timeout_s
-    for step in _backoff():
-        if reap:
-            try:
-                reaped, wstatus, usage = os.wait4(pid, os.WNOHANG)
-            except ChildProcessError:  # already reaped elsewhere
-                return 0, None
-            if reaped == pid:
-                return os.waitstatus_to_exitcode(wstatus), usage
-        elif _exited(pid):
-            return True
-        if time.monotonic() >= deadline:
-            return None if reap else False
-        time.sleep(step)
-    return None  # not reached: _backoff is endless
-
-
-def _exited(pid: int) -> bool:
-    """True if our child ``pid`` has exited (zombie or reaped), without reaping it."""
-    try:
-        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def _backoff():
-    yield from _POLL_STEP_S
-    while True:
-        yield _POLL_STEP_S[-1]
-
-
-def _kill_group(pgid: int, leader: int | None, grace_s: float):
-    """Terminate process group ``pgid``: SIGTERM, up to ``grace_s``, then SIGKILL.
-
-    If ``leader`` (our child) is given it is reaped and ``(status, rusage)`` is
-    returned; otherwise the group's remaining members (orphans, not our
-    children) are waited for until none is alive, and ``None`` is returned.
-    """
-    _signal_group(pgid, signal.SIGTERM)
-    if leader is not None:
-        result = _wait_for_exit(leader, grace_s, reap=True)
-        if result is None:
-            _signal_group(pgid, signal.SIGKILL)
-            result = _wait_for_exit(leader, float("inf"), reap=True)
-        return result
-    if not _wait_for_group(pgid, grace_s):
-        _signal_group(pgid, signal.SIGKILL)
-        _wait_for_group(pgid, max(grace_s, 1.0))
-    return None
-
-
-def _wait_for_group(pgid: int, timeout_s: float) -> bool:
-    """Wait until no live member of ``pgid`` is left; reap any that are our own children."""
-    deadline = time.monotonic() + timeout_s
-    for step in _backoff():
-        _reap_group_children(pgid)
-        if not _group_exists(pgid) or _count_live_members(pgid) == 0:
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(step)
-    return False  # not reached
-
-
-def _reap_group_children(pgid: int) -> None:
-    """Reap exited children of ours in group ``pgid`` (orphans re-parented to us, if we are a subreaper)."""
-    while True:
+def _inheritable_descriptors() -> list[int]:
+    """Our descriptors beyond 0-2 that a child would inherit (not close-on-exec), from
+    ``/proc/self/fd`` or ``/dev/fd``; empty where neither lists them."""
+    for directory in ("/proc/self/fd", "/dev/fd"):
         try:
-            pid, _ = os.waitpid(-pgid, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-def _own_group_leading_children() -> list[int]:
-    """Our children that lead their own process group, from ``/proc`` (empty without it).
-
-    Every command this executor starts is such a child until it is reaped, so
-    these are the commands started but not yet waited for.
-    """
-    me = os.getpid()
-    found = []
-    for pid, stat in _proc_stats():
-        ppid, pgrp = int(stat[1]), int(stat[2])
-        if ppid == me and pgrp == pid:
-            found.append(pid)
-    return found
-
-
-def _proc_stats():
-    """Yield ``(pid, fields)`` for every process, fields of /proc/PID/stat after the comm."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
+            names = os.listdir(directory)
         except OSError:
-            continue  # exited meanwhile
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        yield int(name), stat[stat.rfind(b")") + 2 :].split()
-
-
-def _count_live_members(pgid: int) -> int:
-    """Processes of group ``pgid`` that are alive (not zombies), from ``/proc``.
-
-    Without ``/proc`` the group is known to exist, so it counts as one.
-    """
-    if not os.path.isdir("/proc/self"):
-        return 1
-    return sum(
-        1 for _, fields in _proc_stats() if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X")
-    )
+            continue
+        found = []
+        for name in names:
+            fd = int(name)
+            with contextlib.suppress(OSError):  # the listing's own descriptor, closed by now
+                if fd > 2 and os.get_inheritable(fd):
+                    found.append(fd)
+        return sorted(found)
+    return []

@@ -5,7 +5,9 @@ with one side a round is a single sample. Warmup rounds come first and are
 stored with ``warmup=1``. After each measured round the stop rule is
 consulted: a fixed number of rounds (``--runs``), or adaptive: at least
 ``min_runs``, then stop when the decision rule says so, or at ``max_runs`` /
-``max_time``.
+``max_time``. The adaptive time budget covers warmup too: once it is spent, no
+further warmup round starts (a ``warmup-cut-short`` note says how many ran), and
+measuring goes on to ``min_runs``.
 
 Whoever needs to follow sampling is a :class:`Sink`: the journal writes each
 sample as it arrives (:meth:`Sink.on_sample`), the stopping rule and the
@@ -141,14 +143,26 @@ class Sampler:
         cases ``rows`` holds everything measured so far.
         """
         self._t0 = self.executor.now_ns()
-        for _ in range(self.plan.warmup_rounds):
-            self._run_round(round_id=-1, warmup=True)
+        self._warm_up()
         while True:
             self._run_round(round_id=self.rounds, warmup=False)
             reason = self._stop_reason()
             if reason:
                 self.stopped_because = reason
                 return reason
+
+    def _warm_up(self) -> None:
+        """Run the warmup rounds, as many as the adaptive time budget leaves time for."""
+        asked = self.plan.warmup_rounds
+        for done in range(asked):
+            if self._out_of_time():
+                self.notes.append(Note("warmup-cut-short", {"done": done, "asked": asked}))
+                return
+            self._run_round(round_id=-1, warmup=True)
+
+    def _out_of_time(self) -> bool:
+        stop = self.plan.stop
+        return stop.adaptive and stop.max_time_ns is not None and self.elapsed_ns() >= stop.max_time_ns
 
     def _run_round(self, *, round_id: int, warmup: bool) -> None:
         taken: list[Measured] = []
@@ -224,6 +238,6 @@ class Sampler:
                 return reason
         if stop.max_runs is not None and self.rounds >= stop.max_runs:
             return f"reached --max-runs {stop.max_runs}"
-        if stop.max_time_ns is not None and self.elapsed_ns() >= stop.max_time_ns:
+        if self._out_of_time():
             return f"reached the time budget (--max-time {format_duration(stop.max_time_ns, digits=3)})"
         return None

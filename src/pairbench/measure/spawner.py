@@ -11,19 +11,34 @@ spawner, so the pipe round trip is not part of any sample; ``start_ns`` is on
 CLOCK_MONOTONIC, which is system-wide, so :meth:`SpawnerExecutor.now_ns` in this
 process agrees with it.
 
-The protocol is one JSON list per line. Requests: ``["run", timeout_ns, shell,
-text, arg...]`` (arguments as their OS bytes, latin-1 decoded, so any bytes
-survive), ``["floor"]`` and ``["sync", n]``. Replies: ``["ok", <Execution
-fields>]``, ``["err", class name, message]`` (``CommandNotFound``,
-``MeasurementError``, ``UsageError``: re-raised here with the same message),
-``["int"]``, ``["floor", kib]``, ``["sync", n]``. At start the parent sends its
-environment (as bytes), the output policy and the grace period; the spawner
-answers ``["ready", floor_kib]`` or an error (an unwritable output file is a
-``UsageError``, as in process).
+The protocol (encoded and checked by ``measure.wire``) is one JSON list per
+line, and every request carries an id that its reply echoes. Requests: ``[id, "run", timeout_ns, shell, text, arg...]``
+(arguments as their OS bytes, latin-1 decoded, so any bytes survive), ``[id,
+"floor"]`` and ``[id, "sync"]``. Replies: ``[id, "ok", <Execution fields>]``,
+``[id, "err", class name, message]`` (``CommandNotFound``, ``MeasurementError``,
+``UsageError``: re-raised here with the same message), ``[id, "int"]``, ``[id,
+"floor", kib]``, ``[id, "sync"]``. A reply that is not JSON, has the wrong shape,
+or answers another request is a ``MeasurementError``, and the spawner is stopped:
+its channel is no longer trusted. At start the parent sends its environment (as
+bytes), the output policy and the grace period; the spawner answers ``[0,
+"ready", floor_kib]`` or an error (an unwritable output file is a ``UsageError``,
+as in process).
+
+The two pipes are the spawner's alone: it marks them close-on-exec, and the
+executor closes every other inherited descriptor in each command
+(``PosixExecutor``), so no command sees a descriptor beyond 0-2 and none can
+write a reply. The spawner is a child subreaper (Linux): a daemon a command
+starts, even one that calls ``setsid`` and so leaves the command's process
+group, becomes the spawner's child when its parent exits, and is counted in
+``Execution.leftover_processes`` and killed after the sample like any other
+leftover. pairbench watches the spawner itself through a pidfd (elsewhere: by
+polling it), so a dead spawner is noticed at once, even if some process still
+holds one of the pipes; a request is written only as the pipe has room for it.
 
 Ctrl-C: the spawner leads its own process group, so the terminal's SIGINT
 reaches only pairbench. When the wait for a reply is interrupted (by
-``KeyboardInterrupt`` or any other exception), pairbench, with SIGINT held off,
+``KeyboardInterrupt`` or any other exception), pairbench, with SIGINT, SIGTERM and
+SIGHUP held off,
 sends the spawner one SIGINT, which interrupts ``PosixExecutor.run`` there (it
 kills and reaps the command's process group), then a ``sync`` request (after a
 newline, if the interruption cut the request's own line short: the spawner
@@ -36,10 +51,11 @@ plus ``CANCEL_TIMEOUT_S`` is taken for dead and killed.
 If pairbench dies, the spawner dies with it and kills a running command's group:
 ``PR_SET_PDEATHSIG`` (Linux; it fires when the *thread* that created the
 executor exits, so create it from the main thread) sends it SIGTERM, which
-interrupts the run the same way; elsewhere a thread watching the request pipe
-for hang-up does. Idle, it exits at end of file on its request pipe; that is how
-:meth:`SpawnerExecutor.close` stops it. If the spawner itself is killed while a
-command runs, that command is not cleaned up.
+interrupts the run the same way (as does SIGHUP); elsewhere a thread watching the
+request pipe for hang-up does. Idle, it exits at end of file on its request pipe;
+that is how :meth:`SpawnerExecutor.close` stops it. If the spawner itself is
+killed while a command runs, pairbench notices at once but that command is not
+cleaned up (the error says so).
 
 If the spawner cannot be started (no ``sys.executable``, an import failure, no
 answer within ``STARTUP_TIMEOUT_S``), the executor falls back to an in-process
@@ -59,8 +75,10 @@ import threading
 import time
 
 from pairbench.command import Command
-from pairbench.errors import CommandNotFound, MeasurementError, PairbenchError, UsageError
+from pairbench.errors import MeasurementError, PairbenchError, UsageError
+from pairbench.measure import wire
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
+from pairbench.measure.leftovers import become_subreaper
 from pairbench.measure.posix import PosixExecutor
 from pairbench.notes import Note
 
@@ -71,10 +89,9 @@ CANCEL_TIMEOUT_S = 5.0
 spawner is taken for dead and killed."""
 
 _NULL_OUTPUT = OutputPolicy()
-_ERRORS = {cls.__name__: cls for cls in (CommandNotFound, MeasurementError, UsageError)}
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
-_INTERRUPTED = b'["int"]\n'
 _CACHED_REQUESTS = 256  # encoded requests kept per side, for commands run again and again
+_HELD_OFF = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # while a run is being cancelled
 
 # The spawner's entry point. Any failure to import is reported on the reply pipe
 # (not on stderr, which belongs to the commands) so the parent can fall back.
@@ -85,14 +102,10 @@ try:
     from pairbench.measure.spawner import serve
 except BaseException as exc:
     import json
-    os.write(int(sys.argv[3]), json.dumps(["fatal", repr(exc)]).encode() + b"\\n")
+    os.write(int(sys.argv[3]), json.dumps([0, "fatal", repr(exc)]).encode() + b"\\n")
     raise SystemExit(70)
 serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
 """
-
-
-class _SpawnerGone(Exception):
-    """The spawner closed its end of a pipe: it exited or was killed."""
 
 
 class SpawnerExecutor:
@@ -127,13 +140,14 @@ class SpawnerExecutor:
         self._inner: PosixExecutor | None = None
         self._closed = False
         self._proc = None
+        self._pidfd: int | None = None
         self._requests: dict = {}
         self._floor_kib = 0
-        self._syncs = 0
+        self._last_id = wire.HANDSHAKE_ID
         self._line_open = False  # a request is being written: its line may be cut short
         try:
             self._start(_lifeline)
-        except _SpawnerGone as why:
+        except wire.SpawnerGone as why:
             self._inner = PosixExecutor(output, kill_grace_s)
             self._floor_kib = self._inner.rss_floor_kib()
             self.notes = (Note("executor-fallback", {"reason": str(why), "floor_kib": self._floor_kib},
@@ -145,7 +159,8 @@ class SpawnerExecutor:
         """Run ``command`` once in the spawner and return its :class:`Execution`.
 
         Raises what ``PosixExecutor.run`` raises (``CommandNotFound``,
-        ``UsageError``), and ``MeasurementError`` if the spawner has died.
+        ``UsageError``), and ``MeasurementError`` if the spawner has died or
+        sent a reply that does not answer this request.
         """
         if self._inner is not None:
             return self._inner.run(command, timeout_ns=timeout_ns)
@@ -156,13 +171,13 @@ class SpawnerExecutor:
         if request is None:
             if len(self._requests) >= _CACHED_REQUESTS:
                 self._requests.clear()
-            request = self._requests[key] = _run_request(command, timeout_ns)
-        reply = self._call(request)
-        if reply[0] == "ok":
-            return Execution(*reply[1:])
-        if reply[0] == "int":  # someone else sent the spawner SIGINT or SIGTERM
+            request = self._requests[key] = wire.run_request(command, timeout_ns)
+        reply = self._call(request, ("ok", "err", "int"))
+        if reply[1] == "ok":
+            return Execution(*reply[2:])
+        if reply[1] == "int":  # someone else sent the spawner SIGINT or SIGTERM
             raise KeyboardInterrupt
-        raise _reply_error(reply)
+        raise wire.reply_error(reply)
 
     def rss_floor_kib(self) -> int:
         """The spawner's resident set size now, KiB: the smallest max RSS a command can be reported with.
@@ -173,9 +188,9 @@ class SpawnerExecutor:
         if self._inner is not None:
             return self._inner.rss_floor_kib()
         if not self._closed:
-            reply = self._call(b'["floor"]\n')
-            if reply[0] == "floor":
-                self._floor_kib = reply[1]
+            reply = self._call(b'"floor"]\n', ("floor", "err"))
+            if reply[1] == "floor":
+                self._floor_kib = reply[2]
         return self._floor_kib
 
     def info(self) -> ExecutorInfo:
@@ -196,7 +211,7 @@ class SpawnerExecutor:
         self._closed = True
         os.close(self._request_fd)
         self._stop_spawner(timeout_s=self.kill_grace_s + 2.0)
-        os.close(self._replies.fd)
+        self._close_pipes()
 
     def __enter__(self) -> SpawnerExecutor:
         return self
@@ -206,18 +221,23 @@ class SpawnerExecutor:
 
     # -- talking to the spawner ---------------------------------------------------
 
-    def _call(self, request: bytes) -> list:
-        """Send one request and return its reply; on any interruption, cancel it first."""
+    def _call(self, tail: bytes, kinds: tuple[str, ...]) -> list:
+        """Send one request (``tail``: its JSON list after the id) and return its checked reply;
+        on any interruption, cancel it first."""
+        self._last_id += 1
+        request_id = self._last_id
         try:
             self._line_open = True
-            _write_all(self._request_fd, request)
+            wire.write_all(self._request_fd, b"[%d," % request_id + tail, pidfd=self._pidfd)
             self._line_open = False
             line = self._replies.read()
             if line is None:
-                raise _SpawnerGone("end of file")
-            return json.loads(line)
-        except (_SpawnerGone, BrokenPipeError):
+                raise wire.SpawnerGone("end of file")
+            return wire.checked_reply(line, request_id, kinds)
+        except (wire.SpawnerGone, BrokenPipeError):
             raise self._spawner_died() from None
+        except wire.BadReply as why:
+            raise self._untrusted(why) from None
         except BaseException:
             self._cancel()
             raise
@@ -225,25 +245,26 @@ class SpawnerExecutor:
     def _cancel(self) -> None:
         """Interrupt the spawner's current run (if any) and wait until it is idle again.
 
-        SIGINT is held off meanwhile, so a second Ctrl-C cannot leave the
-        command running or a reply unread; it takes effect afterwards.
+        SIGINT, SIGTERM and SIGHUP are held off meanwhile, so a second Ctrl-C cannot
+        leave the command running or a reply unread; it takes effect afterwards.
         """
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_OFF)
         deadline = time.monotonic() + self.kill_grace_s + CANCEL_TIMEOUT_S
         try:
-            self._syncs += 1
-            expected = ["sync", self._syncs]
+            self._last_id += 1
             os.kill(self._proc.pid, signal.SIGINT)
             torn = b"\n" if self._line_open else b""  # end a request cut short, so "sync" is read whole
             self._line_open = False
-            _write_all(self._request_fd, torn + json.dumps(expected).encode() + b"\n", deadline=deadline)
-            while True:
+            wire.write_all(self._request_fd, torn + b'[%d,"sync"]\n' % self._last_id, deadline=deadline,
+                       pidfd=self._pidfd)
+            while True:  # the cancelled run's reply (or an error for a torn line) comes first
                 line = self._replies.read(timeout_s=max(0.0, deadline - time.monotonic()))
                 if line is None:
-                    raise _SpawnerGone("no answer")
-                if line.startswith(b'["sync"') and json.loads(line) == expected:
+                    raise wire.SpawnerGone("no answer")
+                with contextlib.suppress(wire.BadReply):
+                    wire.checked_reply(line, self._last_id, ("sync",))
                     return
-        except (_SpawnerGone, OSError):
+        except (wire.SpawnerGone, OSError):
             with contextlib.suppress(OSError):
                 self._proc.kill()  # exited, or hung: either way it is not coming back
             self._spawner_died()
@@ -253,29 +274,50 @@ class SpawnerExecutor:
     def _spawner_died(self) -> MeasurementError:
         """Mark this executor closed after the spawner's death, and say so."""
         status = self._stop_spawner(timeout_s=1.0)
-        if not self._closed:
-            self._closed = True
-            os.close(self._request_fd)
-            os.close(self._replies.fd)
+        self._close_after_failure()
         return MeasurementError(
             f"pairbench's spawner process (pid {self.spawner_pid}) exited unexpectedly "
             f"(status {status}); a command it was running may still be alive"
         )
 
+    def _untrusted(self, why: wire.BadReply) -> MeasurementError:
+        """Stop a spawner whose channel carried a reply to no request of ours, and say so."""
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+        self._stop_spawner(timeout_s=1.0)
+        self._close_after_failure()
+        return MeasurementError(
+            f"pairbench's spawner process (pid {self.spawner_pid}) sent {why}, so its replies "
+            "cannot be trusted and it was stopped; run pairbench again, and if this repeats, look "
+            "for a process that writes to pairbench's pipes"
+        )
+
+    def _close_after_failure(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self._request_fd)
+            self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        os.close(self._replies.fd)
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
     # -- starting and stopping ----------------------------------------------------
 
     def _start(self, lifeline: bool) -> None:
-        """Start the spawner and wait for it to be ready; ``_SpawnerGone`` says why not."""
+        """Start the spawner and wait for it to be ready; ``wire.SpawnerGone`` says why not."""
         import subprocess  # here, not at the top: the spawner process does not need it
 
         executable = sys.executable
         if not executable or not os.access(executable, os.X_OK):
-            raise _SpawnerGone(
+            raise wire.SpawnerGone(
                 f"no Python interpreter to run it with: sys.executable is {executable!r}"
             )
         request_r, self._request_fd = os.pipe()
+        os.set_blocking(self._request_fd, False)  # a full pipe is waited for with the pidfd (wire)
         reply_r, reply_w = os.pipe()
-        self._replies = _LineReader(reply_r)
         group = {"process_group": 0} if sys.version_info >= (3, 11) else {}
         argv = [executable, "-S", "-I", "-c", _BOOTSTRAP, _package_root()]
         try:
@@ -288,45 +330,52 @@ class SpawnerExecutor:
         except OSError as exc:
             os.close(self._request_fd)
             os.close(reply_r)
-            raise _SpawnerGone(f"cannot start {executable}: {exc.strerror or exc}") from None
+            raise wire.SpawnerGone(f"cannot start {executable}: {exc.strerror or exc}") from None
         finally:
             os.close(request_r)
             os.close(reply_w)
         self.spawner_pid = self._proc.pid
+        self._pidfd = _pidfd_of(self._proc.pid)
+        self._replies = wire.LineReader(reply_r, pidfd=self._pidfd, alive=self._alive)
         try:
             self._handshake(lifeline)
         except BaseException:
             self._closed = True
             os.close(self._request_fd)
             self._stop_spawner(timeout_s=1.0)
-            os.close(reply_r)
+            self._close_pipes()
             self.spawner_pid = None
             raise
+
+    def _alive(self) -> bool:
+        return self._proc.poll() is None
 
     def _handshake(self, lifeline: bool) -> None:
         """Send the set-up (environment, output, grace) and read ``ready``."""
         environ = os.environb if os.supports_bytes_environ else {}
         hello = {
-            "env": [[_wire(k), _wire(v)] for k, v in environ.items()],
+            "env": [[wire.wire(k), wire.wire(v)] for k, v in environ.items()],
             "output": [self.output.mode, self.output.path],
             "grace": self.kill_grace_s,
             "lifeline": lifeline,
         }
-        with contextlib.suppress(BrokenPipeError):  # it died at once; the reply pipe says why
-            _write_all(self._request_fd, json.dumps(hello).encode() + b"\n")
+        with contextlib.suppress(BrokenPipeError, wire.SpawnerGone):  # it died at once; the reply pipe says why
+            wire.write_all(self._request_fd, json.dumps(hello).encode() + b"\n", pidfd=self._pidfd)
         line = self._replies.read(timeout_s=STARTUP_TIMEOUT_S)
         if line is None:
-            raise _SpawnerGone(f"it exited, or did not answer within {STARTUP_TIMEOUT_S:g} s")
+            raise wire.SpawnerGone(f"it exited, or did not answer within {STARTUP_TIMEOUT_S:g} s")
         try:
             reply = json.loads(line)
+            if isinstance(reply, list) and len(reply) == 3 and reply[1] == "fatal":
+                raise wire.SpawnerGone(str(reply[2]))
+            reply = wire.checked_reply(line, wire.HANDSHAKE_ID, ("ready", "err"))
+        except wire.BadReply:
+            raise wire.SpawnerGone(f"unexpected answer {line[:200]!r}") from None
         except ValueError:
-            raise _SpawnerGone(f"unexpected answer {line[:200]!r}") from None
-        if reply[0] == "ready":
-            self._floor_kib = reply[1]
-        elif reply[0] == "err":
-            raise _reply_error(reply)
-        else:
-            raise _SpawnerGone(str(reply[-1]))
+            raise wire.SpawnerGone(f"unexpected answer {line[:200]!r}") from None
+        if reply[1] == "err":
+            raise wire.reply_error(reply)
+        self._floor_kib = reply[2]
 
     def _stop_spawner(self, timeout_s: float):
         """Wait up to ``timeout_s`` for the spawner to exit, then SIGKILL it; its exit status."""
@@ -339,40 +388,6 @@ class SpawnerExecutor:
             return self._proc.wait()
 
 
-# -- both sides: encoding ---------------------------------------------------------
-
-
-def _wire(value: str | bytes) -> str:
-    """An OS string as its bytes, decoded as latin-1 so JSON carries every byte."""
-    return (value if isinstance(value, bytes) else os.fsencode(value)).decode("latin-1")
-
-
-def _unwire(text: str) -> bytes:
-    return text.encode("latin-1")
-
-
-def _run_request(command: Command, timeout_ns: int | None) -> bytes:
-    args = [_wire(arg) for arg in command.argv]
-    return json.dumps(["run", timeout_ns, command.shell, command.text, *args]).encode() + b"\n"
-
-
-def _error_reply(exc: BaseException) -> bytes:
-    """``["err", class, message]`` for an exception raised in the spawner."""
-    name = type(exc).__name__
-    if name not in _ERRORS:
-        name = "MeasurementError"
-        if not isinstance(exc, PairbenchError):
-            exc = f"pairbench's spawner process failed: {type(exc).__name__}: {exc}"
-    return json.dumps(["err", name, str(exc)]).encode() + b"\n"
-
-
-def _reply_error(reply: list) -> PairbenchError:
-    """The exception an ``err`` reply stands for (anything unexpected: ``MeasurementError``)."""
-    if reply[0] == "err" and len(reply) == 3:
-        return _ERRORS.get(reply[1], MeasurementError)(reply[2])
-    return MeasurementError(f"pairbench's spawner process sent an unexpected reply: {reply!r}")
-
-
 def _package_root() -> str:
     """The directory holding the ``pairbench`` package, for the spawner's ``sys.path``."""
     import pairbench
@@ -380,41 +395,12 @@ def _package_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(pairbench.__file__)))
 
 
-def _write_all(fd: int, data: bytes, *, deadline: float | None = None) -> None:
-    """Write all of ``data``; by the ``time.monotonic()`` ``deadline``, if one is given, or raise
-    ``_SpawnerGone`` (the reader stopped reading)."""
-    view = memoryview(data)
-    while view:
-        if deadline is not None:
-            left_s = max(0.0, deadline - time.monotonic())
-            if not select.select([], [fd], [], left_s)[1]:
-                raise _SpawnerGone("it stopped reading its requests")
-        view = view[os.write(fd, view) :]
-
-
-class _LineReader:
-    """Reads newline-terminated lines from a pipe, keeping what follows a line for the next call."""
-
-    def __init__(self, fd: int):
-        self.fd = fd
-        self._buffer = b""
-
-    def read(self, timeout_s: float | None = None) -> bytes | None:
-        """The next line without its newline; ``None`` at end of file or after ``timeout_s``."""
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0:
-                line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
-                return line
-            if deadline is not None:
-                left_s = max(0.0, deadline - time.monotonic())
-                if not select.select([self.fd], [], [], left_s)[0]:
-                    return None
-            chunk = os.read(self.fd, 65536)
-            if not chunk:
-                return None
-            self._buffer += chunk
+def _pidfd_of(pid: int) -> int | None:
+    """A pidfd of ``pid`` (readable once it exits), or None where the kernel has none."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 # -- the spawner side -------------------------------------------------------------
@@ -425,11 +411,11 @@ class _State:
 
     running = False  # inside PosixExecutor.run: a signal interrupts it
     cancelled = False  # SIGINT arrived while idle: the next run is cancelled (until "sync")
-    exiting = False  # SIGTERM arrived: finish the current request, then exit
+    exiting = False  # SIGTERM or SIGHUP arrived: finish the current request, then exit
 
 
 def _on_signal(signum, frame) -> None:
-    """SIGINT cancels the current (or next) run; SIGTERM also makes the spawner exit."""
+    """SIGINT cancels the current (or next) run; SIGTERM and SIGHUP also make the spawner exit."""
     if signum != signal.SIGINT:
         _State.exiting = True
     if _State.running:
@@ -441,13 +427,15 @@ def _on_signal(signum, frame) -> None:
 
 def serve(request_fd: int, reply_fd: int, parent_pid: int) -> None:
     """The spawner's main loop: set up from the parent's hello, then answer requests until EOF."""
+    for fd in (request_fd, reply_fd):  # the pipes are ours: no command may inherit them
+        os.set_inheritable(fd, False)
     with contextlib.suppress(
         OSError
     ):  # out of pairbench's group: the terminal's Ctrl-C is the parent's
         os.setpgid(0, 0)
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _on_signal)  # caught, so commands get SIG_DFL back at exec
-    requests = _LineReader(request_fd)
+    requests = wire.LineReader(request_fd)
     line = requests.read()
     if line is None:
         return
@@ -458,59 +446,55 @@ def serve(request_fd: int, reply_fd: int, parent_pid: int) -> None:
         return  # the parent died before we were watching it
     if os.supports_bytes_environ:
         os.environb.clear()  # exactly the parent's, without Python's locale coercion here
-        os.environb.update((_unwire(k), _unwire(v)) for k, v in hello["env"])
+        os.environb.update((wire.unwire(k), wire.unwire(v)) for k, v in hello["env"])
     try:
-        executor = PosixExecutor(OutputPolicy(*hello["output"]), hello["grace"])
+        executor = PosixExecutor(OutputPolicy(*hello["output"]), hello["grace"],
+                                 adopts_orphans=become_subreaper())
     except PairbenchError as exc:
-        _write_all(reply_fd, _error_reply(exc))
+        wire.write_all(reply_fd, wire.error_reply(exc, wire.HANDSHAKE_ID))
         return
     with executor:
         try:
-            _write_all(reply_fd, json.dumps(["ready", executor.rss_floor_kib()]).encode() + b"\n")
+            wire.write_all(reply_fd, wire.encode_reply(wire.HANDSHAKE_ID, "ready", executor.rss_floor_kib()))
             _answer_requests(executor, requests, reply_fd)
         except BrokenPipeError:
             pass  # the parent is gone; nothing is running any more, so just exit
 
 
-def _answer_requests(executor: PosixExecutor, requests: _LineReader, reply_fd: int) -> None:
-    commands: dict[bytes, tuple[Command, int | None]] = {}  # request line -> parsed, for repeats
+def _answer_requests(executor: PosixExecutor, requests: wire.LineReader, reply_fd: int) -> None:
+    commands: dict[bytes, tuple[Command, int | None]] = {}  # request after its id -> parsed
     while not _State.exiting:
         line = requests.read()
         if line is None:
             return
+        request_id, tail = wire.split_request(line)
         try:
-            parsed = commands.get(line)
+            parsed = commands.get(tail)
             if parsed is None:
-                request = json.loads(line)
+                request = json.loads(b"[" + tail)
                 if request[0] != "run":
-                    _write_all(reply_fd, _answer_other(executor, request))
+                    wire.write_all(reply_fd, _answer_other(executor, request_id, request))
                     continue
                 if len(commands) >= _CACHED_REQUESTS:
                     commands.clear()
-                parsed = commands[line] = _parse_run(request)
-            reply = _run(executor, *parsed)
+                parsed = commands[tail] = wire.parse_run(request)
+            reply = _run(executor, request_id, *parsed)
         except Exception as exc:  # a bad request or a bug: say so, and stay up
-            reply = _error_reply(exc)
-        _write_all(reply_fd, reply)
+            reply = wire.error_reply(exc, request_id)
+        wire.write_all(reply_fd, reply)
 
 
-def _parse_run(request: list) -> tuple[Command, int | None]:
-    _, timeout_ns, shell, text, *args = request
-    argv = tuple(os.fsdecode(_unwire(arg)) for arg in args)
-    return Command(text, argv, shell), timeout_ns
-
-
-def _answer_other(executor: PosixExecutor, request: list) -> bytes:
-    if request[0] == "sync":
+def _answer_other(executor: PosixExecutor, request_id: int | None, request: list) -> bytes:
+    if request == ["sync"]:
         _State.cancelled = False
-        return json.dumps(request).encode() + b"\n"
-    if request[0] == "floor":
-        return json.dumps(["floor", executor.rss_floor_kib()]).encode() + b"\n"
+        return wire.encode_reply(request_id, "sync")
+    if request == ["floor"]:
+        return wire.encode_reply(request_id, "floor", executor.rss_floor_kib())
     raise ValueError(f"unknown request {request!r}")
 
 
-def _run(executor: PosixExecutor, command: Command, timeout_ns: int | None) -> bytes:
-    """Run one command; an interruption (SIGINT or SIGTERM) becomes the ``int`` reply."""
+def _run(executor: PosixExecutor, request_id: int | None, command: Command, timeout_ns: int | None) -> bytes:
+    """Run one command; an interruption (SIGINT, SIGTERM, SIGHUP) becomes the ``int`` reply."""
     try:
         _State.running = True
         try:
@@ -522,10 +506,10 @@ def _run(executor: PosixExecutor, command: Command, timeout_ns: int | None) -> b
             _State.running = False
     except KeyboardInterrupt:
         _State.running = False
-        return _INTERRUPTED
+        return wire.encode_reply(request_id, "int")
     except PairbenchError as exc:
-        return _error_reply(exc)
-    return json.dumps(["ok", *vars(execution).values()]).encode() + b"\n"
+        return wire.error_reply(exc, request_id)
+    return wire.encode_reply(request_id, "ok", *vars(execution).values())
 
 
 def _die_with_parent() -> bool:
@@ -544,8 +528,8 @@ def _die_with_parent() -> bool:
 def _watch_request_pipe(request_fd: int) -> None:
     """Without PDEATHSIG: a thread sends us SIGTERM when every writer of the request pipe is gone.
 
-    The thread holds SIGINT and SIGTERM blocked, so they reach the main thread,
-    which may be waiting in ``wait4``.
+    The thread holds SIGINT, SIGTERM and SIGHUP blocked, so they reach the main
+    thread, which may be waiting in ``wait4``.
     """
     main = threading.main_thread().ident
 
@@ -556,7 +540,7 @@ def _watch_request_pipe(request_fd: int) -> None:
             pass
         signal.pthread_kill(main, signal.SIGTERM)
 
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_OFF)
     try:
         threading.Thread(target=watch, name="pairbench-lifeline", daemon=True).start()
     finally:

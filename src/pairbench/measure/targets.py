@@ -5,6 +5,10 @@ One execution may yield rows for several benchmarks (an in-process worker or a
 harness binary reports each of its benchmarks); a whole command yields one
 row, for its one benchmark. Today's target is :class:`CommandTarget`; worker
 and harness targets implement the same protocol.
+
+A command's untimed helpers belong to its target: ``--prepare`` runs right before
+it and ``--conclude`` right after, each the one given for its command (or for
+every command), so each sample gets its own however the round is ordered.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from pairbench.command import Command
+from pairbench.command import Command, describe_status
+from pairbench.errors import HelperCommandFailed
 from pairbench.measure.executor import Execution, Executor
 
 
@@ -47,12 +52,28 @@ class Target(Protocol):
 
 @dataclass(frozen=True)
 class CommandTarget:
-    """A whole command: one execution, one row, for benchmark ``benchmark``."""
+    """A whole command: one execution, one row, for benchmark ``benchmark``; with its
+    ``prepare`` run before it and its ``conclude`` after it, untimed."""
 
     command: Command
     name: str
     benchmark: int = 0
     iterations: int = 1
+    prepare: Command | None = None
+    conclude: Command | None = None
 
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
-        return (Row(self.benchmark, executor.run(self.command, timeout_ns=timeout_ns), self.iterations),)
+        """Run prepare, the command, conclude; a failed helper raises ``HelperCommandFailed``
+        (the sample it followed is lost with it: the run ends there)."""
+        _helper(executor, self.prepare, "--prepare", timeout_ns)
+        row = Row(self.benchmark, executor.run(self.command, timeout_ns=timeout_ns), self.iterations)
+        _helper(executor, self.conclude, "--conclude", timeout_ns)
+        return (row,)
+
+
+def _helper(executor: Executor, command: Command | None, option: str, timeout_ns: int | None) -> None:
+    if command is None:
+        return
+    result = executor.run(command, timeout_ns=timeout_ns)
+    if result.status != 0:
+        raise HelperCommandFailed(f"{option} command {command.text!r} failed: {describe_status(result.status)}")

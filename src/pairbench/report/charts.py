@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench.analysis.records import Comparison, ComparisonFigure, SeriesFigure, Summary
+from pairbench.report.safe import visible
 from pairbench.units import format_percent, time_unit_for
 
 MAX_POINTS = 4000  # per scatter trace
@@ -72,8 +73,8 @@ class Axis:
 def axis_for(summaries: Sequence[Summary]) -> Axis:
     """The axis of a benchmark whose series these are: its unit, in the scale of the fastest median."""
     unit = summaries[0].unit if summaries else "ns"
-    if unit != "ns":
-        return Axis(unit, 1.0, "value per operation", "values")
+    if unit != "ns":  # a unit is a file's text, drawn in plotly's labels
+        return Axis(plotly_text(unit), 1.0, "value per operation", "values")
     medians = [s.median for s in summaries if s.median is not None]
     suffix, scale = time_unit_for(min(medians)) if medians else ("ms", 1_000_000)
     return Axis(suffix, scale)
@@ -99,12 +100,13 @@ class Series:
 
 
 def plotly_text(text: str, limit: int = 0) -> str:
-    """``text`` for plotly's pseudo-HTML labels: entities for &, < and >, so nothing is markup.
+    """``text`` for plotly's pseudo-HTML labels: control characters visible (``safe.visible``), entities
+    for &, < and >, so nothing is markup.
 
     With ``limit``, text longer than that is cut with an ellipsis (chart titles
     do not wrap; the page's headings show names in full).
     """
-    text = " ".join(str(text).split())
+    text = " ".join(visible(text).split())
     if limit and len(text) > limit:
         text = text[: limit - 1] + "…"
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -18,8 +18,14 @@ Summary: ``benchmark``, ``side``, ``label``, ``command``, every number of
 ``notes`` (the series' notes in words, ``; ``-joined), then, for a candidate,
 its comparison with the baseline (change in percent). Values are written
 exactly (integers as integers, floats as Python's shortest round-trip repr),
-empty where undefined. Text is written as given (RFC 4180 quoting), not
-altered against spreadsheet formula injection: this is data for tools.
+empty where undefined. Text (names, commands, notes) is shown as every report
+shows it, with control characters made visible (``safe.visible``), quoted per
+RFC 4180, and, following OWASP's guidance on CSV injection, a text cell that
+a spreadsheet would run as a formula (one starting with ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return) is prefixed with ``'``. Number cells are
+never prefixed: ``-3.2`` stays a number.
+
+Reference: OWASP, "CSV Injection", https://owasp.org/www-community/attacks/CSV_Injection
 """
 
 from __future__ import annotations
@@ -33,8 +39,10 @@ import numpy as np
 
 from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.model import SAMPLE_COLUMNS, Run
+from pairbench.report.safe import visible
 from pairbench.report.wording import word
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula
 SAMPLE_HEADER = ("benchmark", "side", "label", *SAMPLE_COLUMNS)
 _SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(Summary)
                         if f.name not in ("benchmark", "side", "label", "command", "notes"))
@@ -65,11 +73,11 @@ def render_samples_csv(run: Run) -> str:
     """Every stored sample of ``run`` as CSV, in execution order. O(n log n); 1e6 rows in ~2 s."""
     metrics = metric_names(run)
     buffer = io.StringIO()
-    buffer.write(_csv_record((*SAMPLE_HEADER, *metrics)))
+    buffer.write(_csv_record((*SAMPLE_HEADER, *_texts(*metrics))))
     series = [(b, s, samples) for b, s, samples in run.all_series() if len(samples)]
     if not series:
         return buffer.getvalue()
-    prefixes = [_csv_record((run.benchmarks[b].label, run.sides[s].name, run.sides[s].label))[:-1] + ","
+    prefixes = [_csv_record(_texts(run.benchmarks[b].label, run.sides[s].name, run.sides[s].label))[:-1] + ","
                 for b, s, _ in series]
     owner = np.concatenate([np.full(len(samples), i) for i, (_, _, samples) in enumerate(series)])
     columns = [np.concatenate([samples[c] for _, _, samples in series]) for c in SAMPLE_COLUMNS]
@@ -100,9 +108,9 @@ def render_summary_csv(run: Run, analysis: Analysis) -> str:
     buffer.write(_csv_record(SUMMARY_HEADER))
     by_candidate = {(c.benchmark, c.candidate): c for c in analysis.comparisons}
     for s in analysis.summaries:
-        row = [s.benchmark.label, s.side, s.label, s.command]
+        row = _texts(s.benchmark.label, s.side, s.label, s.command)
         row += [_cell(getattr(s, name)) for name in _SUMMARY_FIELDS]
-        row += [s.unit, "; ".join(word(note, s.unit) for note in s.notes)]
+        row += _texts(s.unit, "; ".join(word(note, s.unit) for note in s.notes))
         row += _comparison_cells(by_candidate.get((s.benchmark, s.side)))
         buffer.write(_csv_record(row))
     return buffer.getvalue()
@@ -113,9 +121,8 @@ def _comparison_cells(c: Comparison | None) -> list[str]:
         return [""] * len(COMPARISON_HEADER)
     e = c.effect
     change = (e.estimate, e.low, e.high, e.confidence) if e else (None,) * 4
-    values = (c.baseline, c.verdict.verdict, c.verdict.negligible, *change, c.pvalue, c.rounds,
-              c.rounds_needed)
-    return [_cell(v) for v in values]
+    values = (c.verdict.negligible, *change, c.pvalue, c.rounds, c.rounds_needed)
+    return _texts(c.baseline, c.verdict.verdict) + [_cell(v) for v in values]
 
 
 def _csv_record(fields) -> str:
@@ -129,6 +136,12 @@ def _csv_record(fields) -> str:
     line = io.StringIO()
     csv.writer(line, lineterminator="\r\n").writerow(fields)
     return line.getvalue()[:-2] + "\n"
+
+
+def _texts(*values: str) -> list[str]:
+    """Text cells (names, commands, notes) as shown: control characters visible (``safe.visible``),
+    and a ``'`` before one a spreadsheet would run as a formula (see the module docstring)."""
+    return [("'" if str(value).startswith(FORMULA_START) else "") + visible(value) for value in values]
 
 
 def _cell(value) -> str:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 
-from rich.markup import escape
-
 from pairbench.doctor.plan import ValidationPlan
 from pairbench.environment.findings import STATUSES, Finding, Report
+from pairbench.report.safe import markup
 from pairbench.report.text import render_markup
 
 _STYLE = {"ok": "green", "unknown": "dim", "warn": "yellow", "fail": "bold red"}
@@ -42,12 +41,12 @@ def render_json(report: Report, *, machine: Report | None = None, plan: Validati
 def finding_lines(finding: Finding, *, detail: bool = True) -> list[str]:
     """The verdict line; for a warning or failure also why it matters and the fix (with ``detail``)."""
     style = _STYLE[finding.status]
-    lines = [f"[{style}]{finding.status.upper():<7}[/{style}] [bold]{escape(finding.title)}[/bold]: "
-             f"{escape(finding.reading)}"]
+    lines = [f"[{style}]{finding.status.upper():<7}[/{style}] [bold]{markup(finding.title)}[/bold]: "
+             f"{markup(finding.reading)}"]
     if detail and finding.status in ("warn", "fail"):
-        lines.append(f"        why: {escape(finding.why)}")
+        lines.append(f"        why: {markup(finding.why)}")
         if finding.fix:
-            lines.append(f"        fix: {escape(finding.fix)}")
+            lines.append(f"        fix: {markup(finding.fix)}")
     return lines
 
 
@@ -66,7 +65,7 @@ def machine_lines(report: Report) -> list[str]:
     cpus = (len(online) if isinstance(online, list) else 0) or env.get("logical_cpus")
     header = " · ".join(str(x) for x in (env.get("host"), env.get("os"), env.get("kernel"),
                                          env.get("cpu_model"), f"{cpus} CPUs" if cpus else "") if x)
-    lines = [f"[bold]pairbench doctor[/bold]{' · ' + escape(header) if header else ''}", ""]
+    lines = [f"[bold]pairbench doctor[/bold]{' · ' + markup(header) if header else ''}", ""]
     for finding in report.findings:
         lines += finding_lines(finding)
     return lines + ["", overall_line(report)]
@@ -75,7 +74,7 @@ def machine_lines(report: Report) -> list[str]:
 def benchmark_lines(report: Report, machine: Report, plan: ValidationPlan) -> list[str]:
     """A benchmark's report as rich-markup lines: how it ran, the machine in brief, every finding."""
     details = report.details
-    lines = [f"[bold]pairbench doctor[/bold] · {escape(plan.command)}"]
+    lines = [f"[bold]pairbench doctor[/bold] · {markup(plan.command)}"]
     counts = details.get("iteration_counts")
     if plan.iterated and counts:
         lines.append(f"{plan.runs} runs at each of {', '.join(map(str, counts))} iterations, "

@@ -6,11 +6,13 @@ the tables and sentences the Markdown report shows too (``tables``,
 from the analysis's figure data.
 
 Safety: the page is rendered by Jinja2 with autoescaping on, so a benchmark
-called ``<script>`` is shown as text; chart data is embedded as JSON in a
-non-executed ``<script type="application/json">`` block with ``<``, ``>`` and
-``&`` written as ``\\u003c``-style escapes, and every label handed to plotly
-has its ``<``, ``>`` and ``&`` turned into entities (plotly reads a subset of
-HTML in labels). A Content-Security-Policy meta tag forbids every network request
+called ``<script>`` is shown as text, and every value shown has its control
+characters made visible first (``safe.visible``, as Jinja2's ``finalize``).
+Chart data is embedded as JSON in a non-executed ``<script
+type="application/json">`` block with ``<``, ``>`` and ``&`` written as
+``\\u003c``-style escapes, and every label handed to plotly has its control
+characters made visible and its ``<``, ``>`` and ``&`` turned into entities
+(plotly reads a subset of HTML in labels). A Content-Security-Policy meta tag forbids every network request
 (``default-src 'none'``) and lets only the two inline scripts run, named by
 their SHA-256 hashes: plotly.js (taken once from the installed plotly
 package) and the few lines that draw the charts.
@@ -30,6 +32,7 @@ from pairbench.analysis.records import ComparisonFigure
 from pairbench.model import Run
 from pairbench.report import charts as ch
 from pairbench.report import tables
+from pairbench.report.safe import visible
 from pairbench.report.sentences import comparison_title, detail_lines, verdict_sentence
 
 DRAW_CHARTS_JS = """\
@@ -151,7 +154,16 @@ def _series(analysis: Analysis, with_benchmark: bool) -> list[ch.Series]:
 
 def _axes(run: Run, analysis: Analysis) -> dict:
     """Each benchmark's axis (unit and scale), from its series' summaries."""
-    return {key: ch.axis_for([s for s in analysis.summaries if s.benchmark == key]) for key in run.benchmarks}
+    of = _by_benchmark(run, analysis.summaries, lambda s: s.benchmark)
+    return {key: ch.axis_for(of[key]) for key in run.benchmarks}
+
+
+def _by_benchmark(run: Run, items, benchmark_of) -> dict:
+    """``items`` grouped by their benchmark (every benchmark of ``run`` a key), in order: O(n)."""
+    groups: dict = {key: [] for key in run.benchmarks}
+    for item in items:
+        groups.setdefault(benchmark_of(item), []).append(item)
+    return groups
 
 
 def _overview(run: Run, series: list[ch.Series], axes: Mapping, with_benchmark: bool) -> tuple[ch.Chart, ...]:
@@ -160,10 +172,9 @@ def _overview(run: Run, series: list[ch.Series], axes: Mapping, with_benchmark: 
         return ()
     if not with_benchmark:
         return ch.run_sequence_chart("run-sequence", series, axes[run.benchmarks[0]]), ch.resources_chart(series)
-    sequences = tuple(
-        ch.run_sequence_chart(f"run-sequence-{b}", [s for s in series if s.summary.benchmark == key],
-                              axes[key], key.label)
-        for b, key in enumerate(run.benchmarks))
+    of = _by_benchmark(run, series, lambda s: s.summary.benchmark)
+    sequences = tuple(ch.run_sequence_chart(f"run-sequence-{b}", of[key], axes[key], key.label)
+                      for b, key in enumerate(run.benchmarks))
     return (*sequences, ch.resources_chart(series))
 
 
@@ -216,16 +227,27 @@ def _template():
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_shown,
     )
     env.filters["code_spans"] = code_spans
     return env.get_template("report.html.j2")
+
+
+def _shown(value):
+    """Every value the template shows, control characters made visible; markup the template or a
+    filter built (tables, ``code_spans``, the inlined scripts) is already made of shown values."""
+    import markupsafe
+
+    if value is None or isinstance(value, markupsafe.Markup):
+        return value
+    return visible(value)
 
 
 def code_spans(text: str):
     """Escape ``text`` and show its `backticked` parts (commands in the notes) as <code>."""
     import markupsafe
 
-    parts = str(markupsafe.escape(text)).split("`")
+    parts = str(markupsafe.escape(visible(text))).split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick: leave the text as it is
         return markupsafe.Markup("`".join(parts))
     return markupsafe.Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))

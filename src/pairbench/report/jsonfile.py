@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.model import Run, json_safe
 from pairbench.notes import Note
+from pairbench.report.safe import json_escaped
 from pairbench.report.wording import word
 
 REPORT_FORMAT = "pairbench.report/2"
@@ -32,10 +33,11 @@ REPORT_FORMAT = "pairbench.report/2"
 
 def derived_document(run: Run, analysis: Analysis) -> dict:
     """The analysis as JSON-ready records: ``summaries``, ``comparisons``, ``analysis_notes``."""
+    unit_of = _units(analysis)
     return json_safe({
         "summaries": [summary_record(s) for s in analysis.summaries],
         "comparisons": [comparison_record(c, run.stopped_because) for c in analysis.comparisons],
-        "analysis_notes": [note_record(n, _unit_of(n, analysis)) for n in analysis.all_notes()],
+        "analysis_notes": [note_record(n, unit_of(n)) for n in analysis.all_notes()],
     })
 
 
@@ -50,8 +52,13 @@ def analysed_document(run: Run, analysis: Analysis) -> dict:
 
 
 def render_json(run: Run, analysis: Analysis) -> str:
-    """The analysed result as indented JSON (no NaN or infinity; ends with a newline)."""
-    return json.dumps(analysed_document(run, analysis), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    """The analysed result as indented JSON (no NaN or infinity; ends with a newline).
+
+    Strings are exact; every control character in them is a ``\\u`` escape (``safe.json_escaped``),
+    so the text is safe to print and valid UTF-8 whatever bytes a name held.
+    """
+    text = json.dumps(analysed_document(run, analysis), indent=2, allow_nan=False, ensure_ascii=False)
+    return json_escaped(text) + "\n"
 
 
 def summary_record(s: Summary) -> dict:
@@ -116,9 +123,9 @@ def _counts(samples) -> dict:
             "warmup": int(samples["warmup"].sum())}
 
 
-def _unit_of(note: Note, analysis: Analysis) -> str:
-    """The unit of the benchmark a note is about (``ns`` for the run's own notes)."""
+def _units(analysis: Analysis):
+    """``unit_of(note)``: the unit of the benchmark a note is about (the first summary's for the run's
+    own notes, ``ns`` without any); the benchmarks' units looked up once, not once per note."""
     units: Mapping[str, str] = {s.benchmark.label: s.unit for s in analysis.summaries}
-    if note.subject.benchmark:
-        return units.get(note.subject.benchmark, "ns")
-    return analysis.summaries[0].unit if analysis.summaries else "ns"
+    default = analysis.summaries[0].unit if analysis.summaries else "ns"
+    return lambda note: units.get(note.subject.benchmark, "ns") if note.subject.benchmark else default

@@ -6,8 +6,10 @@ itself (names, commands, warnings, environment values) may hold Markdown or
 HTML, so *every* cell and line goes through :func:`escape`: pipes and
 Markdown punctuation are backslash-escaped, ``<``, ``>`` and ``&`` become
 entities (a benchmark called ``<script>`` is shown as text, not as
-markup; hyperfine's Markdown export escapes only ``|``), and newlines
-become spaces so a name cannot break a table row.
+markup; hyperfine's Markdown export escapes only ``|``), and control
+characters, newlines among them, are made visible (``safe.visible``: ``\n``,
+``\x1b``) so a name can neither break a table row nor drive a terminal that
+prints the report.
 
 GitHub also links text after Markdown is rendered, escaped or not: ``@name``
 notifies a user or team (``npx @biomejs/biome``) and ``#123`` links an issue.
@@ -21,6 +23,7 @@ import re
 
 from pairbench.analysis import Analysis
 from pairbench.model import Run
+from pairbench.report.safe import visible
 from pairbench.report.sentences import comparison_title, detail_lines
 from pairbench.report.tables import (
     Table,
@@ -43,7 +46,7 @@ MAX_VALUE_CHARS = 300  # environment values (process lists) are cut here in Mark
 
 def escape(text: object) -> str:
     """``text`` safe inside a GFM table cell or paragraph: no markup, no HTML, one line."""
-    value = str(text)
+    value = visible(text)
     value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], value)
     value = _BACKSLASHED.sub(r"\\\1", value)
     value = re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value)
@@ -52,7 +55,7 @@ def escape(text: object) -> str:
 
 def escape_html(text: object) -> str:
     """``text`` safe inside a raw HTML element (``<summary>``), where Markdown is not parsed."""
-    value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], str(text))
+    value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], visible(text))
     return _unlinked(re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value)).strip()
 
 

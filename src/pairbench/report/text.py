@@ -1,5 +1,8 @@
 """Terminal rendering: summaries and verdicts as text (ANSI colour only when asked). Returns strings.
 
+Every text that came from outside (names, commands, notes' figures) is shown
+through ``safe.markup``: control characters made visible, rich markup escaped.
+
 A note about one summary or comparison is a numbered footnote marked after its
 title; the run's own notes come first in the list. Everything shown comes from
 the :class:`~pairbench.analysis.Analysis`; nothing is computed here.
@@ -11,11 +14,11 @@ import io
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
-from rich.markup import escape
 
 from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.model import Run
 from pairbench.notes import Note
+from pairbench.report.safe import markup, visible
 from pairbench.report.sentences import (
     change_text,
     interval_line,
@@ -42,7 +45,7 @@ def render_markup(lines: Iterable[str], *, color: bool, width: int = 100) -> str
     console = Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
                       width=width, highlight=False, soft_wrap=True, emoji=False)
     for line in lines:
-        console.print(line)
+        console.print(visible(line))  # idempotent: a second guard for what markup() already showed
     return buffer.getvalue()
 
 
@@ -51,6 +54,7 @@ class Footnotes:
 
     def __init__(self, run_notes: Sequence[Note], unit: str):
         self.lines: list[str] = []
+        self._numbers: dict[str, int] = {}
         for note in listed(run_notes):
             self._number(word(note, unit))
 
@@ -60,23 +64,25 @@ class Footnotes:
         return (" " + " ".join(f"[dim]({n})[/dim]" for n in dict.fromkeys(numbers))) if numbers else ""
 
     def _number(self, text: str) -> int:
-        if text not in self.lines:
+        if text not in self._numbers:
             self.lines.append(text)
-        return self.lines.index(text) + 1
+            self._numbers[text] = len(self.lines)
+        return self._numbers[text]
 
 
 def run_header(run: Run) -> list[str]:
     """The first lines: what was measured and how the samples were ordered."""
     n = len(run.sides)
     rounds, seed = run.rounds, run.settings.sampling.seed
-    lines = [f"[bold]pairbench {escape(run.kind)}[/bold] · {n} {'command' if n == 1 else 'commands'}"]
+    lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {'command' if n == 1 else 'commands'}"]
     if n > 1 and rounds == 0:
         lines.append(f"No round was completed (order seed {seed}).")
     elif n > 1:
         lines.append(f"Samples were interleaved: each of {rounds} rounds ran every command once, "
                      f"in a fresh random order (seed {seed}).")
     if run.shell_overhead:
-        lines.append(f"Commands ran through sh -c; the shell's own start-up costs "
+        shell = run.shell_overhead.get("shell") or "sh"  # a result of pairbench 0.2 ran sh
+        lines.append(f"Commands ran through {markup(shell)} -c; the shell's own start-up costs "
                      f"{format_duration(run.shell_overhead.get('median_ns'))} (median) and is included in "
                      "every time below.")
     return lines
@@ -85,7 +91,7 @@ def run_header(run: Run) -> list[str]:
 def summary_block(s: Summary, footnotes: Footnotes, *, with_benchmark: bool = False) -> list[str]:
     """Lines describing one series; its notes become numbered footnotes."""
     name = f"{s.benchmark.label} · {s.side}" if with_benchmark else s.side
-    title = f"[bold]{escape(name)}[/bold]{footnotes.marks(s.notes, s.unit)}"
+    title = f"[bold]{markup(name)}[/bold]{footnotes.marks(s.notes, s.unit)}"
     if s.n == 0:
         return [title, "  no successful samples"]
     fmt = value_formatter(s.unit, s.median)
@@ -95,7 +101,7 @@ def summary_block(s: Summary, footnotes: Footnotes, *, with_benchmark: bool = Fa
                 if s.median_low is not None else "(no interval)")
     lines = [title, f"  median    {fmt(s.median)}  {interval}   {counts}"]
     if s.mean_se is not None:
-        method = escape({"batch-means": "batch means"}.get(s.mean_method, s.mean_method))
+        method = markup({"batch-means": "batch means"}.get(s.mean_method, s.mean_method))
         n_eff = f", effective n {min(s.n_eff, s.n):.0f}" if s.n_eff is not None else ""
         error = value_formatter(s.unit, s.median, digits=2)(s.mean_se)
         lines.append(f"  mean      {fmt(s.mean)} ± {error}  (standard error, {method}{n_eff})")
@@ -117,14 +123,14 @@ def footer(run: Run, footnotes: Footnotes) -> list[str]:
     """Why sampling stopped, the run's state, and the numbered notes."""
     lines = []
     if run.stopped_because:
-        lines.append(f"Stopped: {escape(run.stopped_because)}.")
+        lines.append(f"Stopped: {markup(run.stopped_because)}.")
     if run.state == "interrupted":
         lines.append("[yellow]The run was interrupted; these are the samples finished before it.[/yellow]")
     elif run.state == "failed":
         lines.append("[red]The run failed; these are the samples finished before the failure.[/red]")
     if footnotes.lines:
         lines.append("Notes:")
-        lines += [f"  {i}. {escape(text)}" for i, text in enumerate(footnotes.lines, start=1)]
+        lines += [f"  {i}. {markup(text)}" for i, text in enumerate(footnotes.lines, start=1)]
     return lines
 
 
@@ -154,7 +160,7 @@ def comparison_table(comparisons: Sequence[Comparison], footnotes: Footnotes, *,
 
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     baselines = {c.baseline for c in comparisons}
-    first = f"vs {escape(_short(next(iter(baselines))))}" if len(baselines) == 1 else "comparison"
+    first = f"vs {markup(_short(next(iter(baselines))))}" if len(baselines) == 1 else "comparison"
     for column in (first, "B min", "C min", "min Δ", "B mean", "C mean", "mean Δ", "change [interval]",
                    "verdict"):
         table.add_column(column, justify="left" if column in (first, "verdict") else "right",
@@ -171,16 +177,16 @@ def _comparison_cells(c: Comparison, footnotes: Footnotes, *, with_baseline: boo
     m = c.secondary.min_mean
     fmt = lambda v: format_value(v, c.benchmark.unit)  # noqa: E731 - local shorthand
     style = _VERDICT_STYLE[c.verdict.verdict]
-    name = escape(_short(c.candidate))
+    name = markup(_short(c.candidate))
     if with_baseline:
-        name += f" vs {escape(_short(c.baseline))}"
+        name += f" vs {markup(_short(c.baseline))}"
     if c.self_check:
         name += " (A/A)"
     numbers = ([fmt(m.baseline_min), fmt(m.candidate_min), format_percent(m.min_delta_pct),
                 fmt(m.baseline_mean), fmt(m.candidate_mean), format_percent(m.paired_difference_pct)]
                if m else ["—"] * 6)
     return [name + footnotes.marks(c.notes, c.benchmark.unit), *numbers, change_text(c),
-            f"[{style}]{escape(verdict_label(c))}[/{style}]"]
+            f"[{style}]{markup(verdict_label(c))}[/{style}]"]
 
 
 def _short(name: str, limit: int = 28) -> str:
@@ -195,7 +201,7 @@ def comparison_details(c: Comparison) -> list[str]:
     """The secondary numbers and the interval, indented (the same lines as the other reports)."""
     lines = secondary_lines(c)
     lines += [line for line in (interval_line(c), shift_line(c)) if line]
-    return ["  " + escape(line) for line in lines]
+    return ["  " + markup(line) for line in lines]
 
 
 def render_compare(run: Run, analysis: Analysis, *, color: bool = False, width: int = 110) -> str:
@@ -203,16 +209,19 @@ def render_compare(run: Run, analysis: Analysis, *, color: bool = False, width: 
     footnotes = Footnotes(analysis.notes, _unit(analysis))
     parts = [render_markup(run_header(run) + [""], color=color, width=width)]
     several = len(run.benchmarks) > 1
+    of: dict = {key: [] for key in run.benchmarks}
+    for c in analysis.comparisons:
+        of.setdefault(c.benchmark, []).append(c)
     for b, key in enumerate(run.benchmarks):
-        found = [c for c in analysis.comparisons if c.benchmark == key]
+        found = of[key]
         if several:
-            parts.append(render_markup([f"[bold]{escape(key.label)}[/bold]"], color=color, width=width))
+            parts.append(render_markup([f"[bold]{markup(key.label)}[/bold]"], color=color, width=width))
         if found or not b:
             parts.append(comparison_table(found, footnotes, color=color, width=width))
     lines = [""]
     for c in analysis.comparisons:
         style = _VERDICT_STYLE[c.verdict.verdict]
-        lines.append(f"[bold {style}]{escape(verdict_sentence(c))}[/bold {style}]")
+        lines.append(f"[bold {style}]{markup(verdict_sentence(c))}[/bold {style}]")
         lines += comparison_details(c)
     lines.append("")
     for summary in analysis.summaries:

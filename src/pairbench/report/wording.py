@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from pairbench.command import describe_status
 from pairbench.notes import Note
 from pairbench.units import format_kib, format_percent, format_rate, format_value
 
@@ -24,8 +25,19 @@ INLINE = frozenset({"tukey-fence", "few-outliers", "outlier-check-disabled", "in
 
 
 def word(note: Note, unit: str = "ns") -> str:
-    """``note`` as one plain-text sentence; values in ``unit`` (the subject's benchmark's)."""
-    return WORDINGS[note.code](note.data, unit)
+    """``note`` as one plain-text sentence; values in ``unit`` (the subject's benchmark's).
+
+    A note read from a file may lack a figure its words need, or hold one of the
+    wrong type: it is shown as its code and figures, as a note of an unknown code is.
+    """
+    try:
+        text = WORDINGS[note.code](note.data, unit)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        text = None
+    if isinstance(text, str):
+        return text
+    figures = repr(dict(note.data))
+    return f"{note.code}: {figures if len(figures) <= 300 else figures[:299] + '…'}"
 
 
 def subject_text(note: Note) -> str:
@@ -101,14 +113,21 @@ def _needed(d: Mapping, unit: str) -> str:
 def _level(confidence: float) -> str:
     """A confidence level as "99.5%", "99.97%": never rounded up to 100%."""
     text = f"{100 * confidence:.6g}"
+    for digits in range(7, 16):  # 1 - 1e-9 is not 100%
+        if float(text) < 100 or confidence >= 1:
+            break
+        text = f"{100 * confidence:.{digits}g}"
     return f"{text}%"
 
 
 def _no_variance(d: Mapping, unit: str) -> str:
     if d.get("pairs"):
         change = d.get("change_pct", 0.0)
-        same = "is identical" if not change else f"has the same ratio ({format_percent(change)})"
-        return f"no variance: every pair {same}; is the timer resolution too coarse?"
+        if change:  # a consistent change: the verdict counts the pairs' signs
+            return (f"every pair has the same ratio ({format_percent(change)}), so the pairs' spread, "
+                    "autocorrelation and outliers are undefined (a coarse timer?); the verdict counts "
+                    "the pairs' signs and stands")
+        return "no variance: every pair is identical; is the timer resolution too coarse?"
     return (f"no variance: all {d['n']} samples took exactly {format_value(d['value'], unit)}; "
             "is the timer resolution too coarse?")
 
@@ -151,10 +170,29 @@ def _shell_syntax(d: Mapping, unit: str) -> str:
             "arguments; use --shell for pipes and redirections")
 
 
+def _no_successful_samples(d: Mapping, unit: str) -> str:
+    if not d.get("failed"):
+        return f"no successful {d['role']} sample exists: {d['side']!r} never ran"
+    return (f"no successful {d['role']} sample exists: all {d['failed']} of its samples failed "
+            f"({describe_status(d['status'])})")
+
+
+def _no_rounds_estimate(d: Mapping, unit: str) -> str:
+    if d.get("reason") == "ties":
+        low, high = d["values_pct"]
+        return (f"more rounds would not decide: the ratios near the median are ties at {format_percent(low)} "
+                f"and {format_percent(high)}, further apart than the ±{d['threshold']:g}% threshold, and "
+                "nothing lies between them (a coarse timer's steps), so the interval cannot narrow; make "
+                "each sample take more timer steps")
+    return (f"more than {d['limit']:,} further rounds would be needed to decide: the change is too small "
+            "for this much noise")
+
+
 def _cleanup(d: Mapping, unit: str) -> str:
+    by = d.get("signal", "Ctrl-C")  # SIGTERM and SIGHUP are handled like Ctrl-C
     if d.get("command") is None:
-        return "cleanup interrupted (Ctrl-C) while the commands' executor was being closed"
-    return f"cleanup interrupted (Ctrl-C): the --cleanup command {d['command']!r} may not have finished"
+        return f"cleanup interrupted ({by}) while the commands' executor was being closed"
+    return f"cleanup interrupted ({by}): the --cleanup command {d['command']!r} may not have finished"
 
 
 WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
@@ -174,6 +212,13 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"autocorrelated and s/sqrt(n) would understate the error {d['factor']:.1f}-fold"),
     "mean-error-fallback": lambda d, u: ("the truncated-lag variance of the mean was not positive, so the "
                                          "error of the mean is by batch means"),
+    "effective-sample-too-small": lambda d, u: (
+        f"no interval for the mean: the samples are so autocorrelated that their {d['n']} values are "
+        f"worth about {d['n_eff']:.1f} independent ones (at least {d['needed']:g} are needed); "
+        "measure longer, or compare variants with interleaved rounds"),
+    "negatively-autocorrelated": lambda d, u: (
+        f"effective sample size {d['n_eff']:.1f} is above n = {d['n']}: neighbouring samples alternate "
+        f"(lag-1 autocorrelation {d['lag1']:+.2f}), so their deviations partly cancel in the mean"),
     "rank-ties": _rank_ties,
     "rank-no-variance": lambda d, u: "no variance in either side: the Hodges-Lehmann shift has no interval",
     "rank-interval-undefined": lambda d, u: ("every non-zero difference is tied: the signed-rank test "
@@ -203,7 +248,9 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "bootstrap-warning": lambda d, u: f"the bootstrap warned: {d['text']}",
     "failed-samples": lambda d, u: f"{d['count']} failed sample(s) are stored but left out of these statistics",
     "no-samples": lambda d, u: "no successful samples to analyse",
+    "no-successful-samples": _no_successful_samples,
     "failed-rounds": lambda d, u: f"{d['count']} round(s) left out because a sample in them failed",
+    "no-rounds-estimate": _no_rounds_estimate,
     "pairs-autocorrelated": lambda d, u: (
         f"the pair differences are autocorrelated (lag-1 r = {d['lag1']:.2f}, outside ±{d['band']:.2f}): "
         "consecutive rounds are not independent; run `pairbench doctor` to see why"),
@@ -237,6 +284,12 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"pairbench itself and a max RSS below ~{d['floor_kib'] // 1024} MB (pairbench's own size) is "
         "pairbench's, not the command's"),
     "cleanup-interrupted": _cleanup,
+    "warmup-cut-short": lambda d, u: (
+        f"the time budget (--max-time) ended warmup after {d['done']} of the {d['asked']} warmup rounds "
+        "asked for; raise --max-time or lower --warmup to warm up fully"),
     "journal-cut-short": lambda d, u: f"the journal's last line was cut short; {d['recovered']} samples recovered",
+    "unrenamed-result": lambda d, u: (
+        f"{d['path']} holds this run's complete result document (the run was killed just before "
+        f"renaming it): rename it to {d['result']}"),
     "recorded": lambda d, u: d["text"],
 }

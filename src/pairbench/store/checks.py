@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from pairbench.environment.activity import without_process_details
 from pairbench.errors import ResultFileError
 from pairbench.model import SAMPLE_COLUMNS, Sample, Samples
 from pairbench.notes import CODES, Note, Subject
@@ -48,6 +49,13 @@ def expect_str_list(value, source: str, where: str) -> list[str]:
     return items
 
 
+def printable(text: object) -> str:
+    """``text`` for an error message that quotes a file: each character Python does not call printable
+    (control characters, bidirectional controls, a byte that was not UTF-8) as its escape, as
+    ``repr`` writes it, so a message cannot drive the terminal it is printed on."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
 def is_int(value) -> bool:
     """An integer, and not ``true`` or ``false`` (which Python counts as 1 and 0)."""
     return isinstance(value, int) and not isinstance(value, bool)
@@ -73,8 +81,8 @@ def samples_from_columns(columns: Mapping, metrics: Mapping, source: str, where:
             raise ResultFileError(f"{source}: {where} lacks the column {name!r}")
         raw = _bounded_list(columns[name], source, f"{where}.{name}")
         arrays[name] = _integer_column(raw, source, f"{where}.{name}")
-    floats = {str(name): _float_column(_bounded_list(raw, source, f"{where}.metrics.{name}"), source,
-                                       f"{where}.metrics.{name}")
+    floats = {str(name): _float_column(_bounded_list(raw, source, f"{where}.metrics[{name!r}]"), source,
+                                       f"{where}.metrics[{name!r}]")  # !r: a name shows no control character
               for name, raw in metrics.items()}
     lengths = {len(a) for a in (*arrays.values(), *floats.values())}
     if len(lengths) > 1:
@@ -158,8 +166,13 @@ def check_sample_values(arrays: Mapping[str, np.ndarray], source: str, where: st
 
 def environment(value, source: str) -> dict:
     """The ``environment`` object; its ``executor``, when present, must be an object with a
-    non-negative integer (or null: unknown) ``rss_floor_kib``, since analysis compares RSS to it."""
-    env = expect(value, dict, source, "environment")
+    non-negative integer (or null: unknown) ``rss_floor_kib``, since analysis compares RSS to it.
+
+    Busy processes are kept as a result keeps them, a name and a CPU share
+    (``environment.activity.without_process_details``): the PIDs and command
+    lines pairbench 0.2.0 and earlier stored are not shown again.
+    """
+    env = dict(without_process_details(expect(value, dict, source, "environment")))
     if "executor" in env:
         executor = expect(env["executor"], dict, source, "environment.executor")
         floor = executor.get("rss_floor_kib")

@@ -2,22 +2,37 @@
 
 Writing: the text goes to a temporary file beside the target, is fsynced and
 renamed over it, and the directory is fsynced, so a reader sees the old file
-or the new one, never half. Reading: a size limit, UTF-8, JSON without NaN or
-Infinity and without nesting deep enough to exhaust the stack, each failure a
+or the new one, never half; a symbolic link on the way is followed only as the
+kernel's protected_symlinks rule allows, and a replaced file keeps its mode.
+Reading: regular files only, a size limit, UTF-8, JSON without NaN, Infinity,
+overflowing numbers or repeated keys, with no more lists, objects and strings
+than a real result holds (so memory stays a small multiple of the size) and
+without nesting deep enough to exhaust the stack, each failure a
 ``ResultFileError`` naming the file and the problem.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import glob
 import json
+import math
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
 
 from pairbench.errors import ResultFileError
 
-MAX_FILE_BYTES = 2 * 1024**3  # refuse to parse anything larger
+# The largest result read: two sides of a million samples each take 137 MB (benchmarks/RESULTS.md);
+# parsing costs about 4 bytes of memory per byte of such a result, and at most ~10 for any text that
+# passes check_shape (floats: 1e9, = 4 bytes, become 32-byte objects).
+MAX_FILE_BYTES = 256 * 2**20
+MAX_FILE_SAMPLES = "3.9 million"  # at the 68 bytes a sample takes in a result document
+MAX_CONTAINERS = 1_000_000  # lists and objects: ~40 a series, so 25,000 series (1,000 sides x 25 benchmarks)
+MAX_STRINGS = 2_000_000  # a series has ~20 keys and names
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -25,13 +40,17 @@ def atomic_write_text(path: Path, text: str) -> None:
 
     A symbolic link is written through: its target is replaced (the temporary
     file lies beside the target, so the rename never crosses file systems) and
-    the link stays a link.
+    the link stays a link; but only a link the kernel would follow
+    (:func:`writable_target`), else ``UnsafeLinkError``. A file replaced keeps
+    its permission bits; a new one gets 0666 less the umask. A path that is a
+    device, a pipe or a socket is never replaced (``OSError``).
     """
-    target = Path(path).resolve()
+    target = writable_target(Path(path))
     directory = target.parent
+    mode = _mode_for(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
-        os.fchmod(fd, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
+        os.fchmod(fd, mode)  # mkstemp makes 0600
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -42,6 +61,88 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.unlink(tmp)
         raise
     _fsync_directory(directory)
+
+
+class UnsafeLinkError(PermissionError):
+    """A symbolic link on the way to a file to write, which the kernel's protected_symlinks rule
+    would not follow; ``strerror`` says which and why."""
+
+
+MAX_LINKS = 40  # as the kernel's ELOOP limit
+
+
+def writable_target(path: Path) -> Path:
+    """The file a write to ``path`` replaces: ``path`` with every symbolic link on the way followed.
+
+    Each link is checked against the kernel's protected_symlinks rule (:func:`may_follow`),
+    which the kernel cannot apply for us: a write that renames a temporary file over
+    the target opens no link. So ``--json /tmp/x.json``, run as root where another
+    user planted ``x.json -> /etc/passwd``, raises ``UnsafeLinkError`` instead of
+    replacing ``/etc/passwd``. Components are resolved as the kernel resolves them
+    (``link/..`` is the parent of the link's target); a missing one is kept as named.
+    """
+    parts = list(Path(path).parts)
+    current = Path(parts.pop(0)) if parts and Path(parts[0]).is_absolute() else Path(os.getcwd())
+    links = 0
+    while parts:
+        part = parts.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            current = current.parent
+            continue
+        candidate = current / part
+        try:
+            info = os.lstat(candidate)
+        except FileNotFoundError:
+            current = candidate
+            continue
+        if not stat.S_ISLNK(info.st_mode):
+            current = candidate
+            continue
+        links += 1
+        if links > MAX_LINKS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+        _check_link(candidate, info, os.stat(current))
+        target = Path(os.readlink(candidate))
+        if target.is_absolute():
+            current = Path(target.parts[0])
+        parts[:0] = [p for p in target.parts if not Path(p).is_absolute()]
+    return current
+
+
+def may_follow(link: os.stat_result, directory: os.stat_result, euid: int) -> bool:
+    """The kernel's protected_symlinks rule (``may_follow_link`` in fs/namei.c;
+    Documentation/admin-guide/sysctl/fs.rst): a link is followed when its owner is the follower,
+    or it does not lie in a sticky, world-writable directory, or its owner owns that directory."""
+    shared = stat.S_ISVTX | stat.S_IWOTH
+    return (link.st_uid == euid or (directory.st_mode & shared) != shared
+            or directory.st_uid == link.st_uid)
+
+
+def _check_link(link: Path, info: os.stat_result, directory: os.stat_result) -> None:
+    if may_follow(info, directory, os.geteuid()):
+        return
+    raise UnsafeLinkError(
+        errno.EACCES,
+        f"refusing to follow the symbolic link {link}: it lies in the sticky, world-writable directory "
+        f"{link.parent} and belongs to uid {info.st_uid}, neither you nor the directory's owner (the "
+        "kernel's protected_symlinks rule); remove it or write elsewhere", str(link))
+
+
+def _mode_for(target: Path) -> int:
+    """The permission bits of the file ``target`` replaces, or 0666 less the umask for a new file;
+    OSError when ``target`` is not a regular file (renaming over a device or a pipe replaces it)."""
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        return 0o666 & ~_current_umask()
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EINVAL, f"{target} is not a regular file (a device, a pipe or a socket); give "
+                      "the path of a file to write", str(target))
+    return stat.S_IMODE(info.st_mode) & 0o777
 
 
 def _current_umask() -> int:
@@ -64,38 +165,116 @@ def _fsync_directory(directory: Path) -> None:
 
 
 def read_text_file(path: Path) -> str:
-    """The text of a result or metadata file; ResultFileError naming the file and the problem."""
+    """The text of a result or metadata file; ResultFileError naming the file and the problem.
+
+    Only a regular file is read (a device such as /dev/zero, a named pipe or a
+    socket is refused without reading it, and opening one never waits for a
+    writer), and at most ``MAX_FILE_BYTES`` of it.
+    """
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ResultFileError(f"{path}: {size} bytes is larger than the {MAX_FILE_BYTES}-byte limit")
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError:
         raise ResultFileError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise ResultFileError(f"{path}: not a pairbench result (not UTF-8 text)") from None
-    except IsADirectoryError:
-        raise ResultFileError(f"{path}: is a directory, not a result file") from None
     except OSError as exc:
         raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        data = _read_regular(path, fd)
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ResultFileError(f"{path}: not a pairbench result (not UTF-8 text)") from None
+    except MemoryError:
+        raise ResultFileError(f"{path}: not enough memory to read its {len(data):,} bytes") from None
+
+
+def _read_regular(path: Path, fd: int) -> bytes:
+    """The bytes of the open file ``fd``: a regular file of at most ``MAX_FILE_BYTES``."""
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        raise ResultFileError(f"{path}: is a directory, not a result file")
+    if not stat.S_ISREG(info.st_mode):
+        raise ResultFileError(f"{path}: is not a regular file (a device, a pipe or a socket); "
+                              "results are read from files")
+    chunks, total = [], 0
+    while total <= MAX_FILE_BYTES:  # st_size may be 0 (/proc) or grow while we read: count what comes
+        chunk = os.read(fd, min(1 << 22, MAX_FILE_BYTES + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+    raise ResultFileError(f"{path}: larger than the limit of {MAX_FILE_BYTES:,} bytes "
+                          f"({MAX_FILE_BYTES // 2**20} MiB, about {MAX_FILE_SAMPLES} samples)")
 
 
 def parse_json_text(path: Path, text: str) -> object:
-    """The JSON value of ``text`` read from ``path``, no NaN or Infinity; ResultFileError otherwise."""
-    if not text.strip():
+    """The JSON value of ``text`` read from ``path``; ResultFileError otherwise.
+
+    Refused: NaN and Infinity, a number too large for a float (``1e400``), an
+    integer longer than Python converts (``sys.get_int_max_str_digits``), a key
+    twice in one object, nesting too deep for the stack, and more lists, objects
+    or strings than a result of the largest size holds (:func:`check_shape`,
+    before parsing: a Python object costs ~50 bytes per two-byte ``[]``).
+    """
+    if not text or text.isspace():
         raise ResultFileError(f"{path}: the file is empty")
+    check_shape(path, text)
     try:
-        return json.loads(text, parse_constant=reject_constant)
+        return json.loads(text, parse_constant=reject_constant, parse_float=finite_float,
+                          object_pairs_hook=unique_keys)
     except RecursionError:
         raise ResultFileError(f"{path}: nested too deeply to be a pairbench result") from None
+    except MemoryError:
+        raise ResultFileError(f"{path}: not enough memory to parse its {len(text):,} characters") from None
     except json.JSONDecodeError as exc:
-        hint = " (truncated?)" if exc.pos >= len(text.rstrip()) - 1 else ""
+        ended = exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string")  # at EOF
+        hint = " (truncated?)" if ended else ""
         raise ResultFileError(
             f"{path}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}"
         ) from None
     except ValueError as exc:
+        if "int_max_str_digits" in str(exc):  # Python's own advice names an interpreter setting
+            raise ResultFileError(f"{path}: holds an integer of more than {sys.get_int_max_str_digits()} "
+                                  "digits; no value in a pairbench result is that long") from None
         raise ResultFileError(f"{path}: {exc}") from None
+
+
+def check_shape(path: Path, text: str) -> None:
+    """Refuse text with more lists and objects than ``MAX_CONTAINERS`` or more strings than
+    ``MAX_STRINGS`` (counted from its brackets and quotes: an upper bound, O(n) at memchr speed)."""
+    containers = text.count("[") + text.count("{")
+    if containers > MAX_CONTAINERS:
+        raise ResultFileError(f"{path}: holds {containers:,} lists and objects, more than a pairbench "
+                              f"result does ({MAX_CONTAINERS:,} at most)")
+    strings = text.count('"') // 2
+    if strings > MAX_STRINGS:
+        raise ResultFileError(f"{path}: holds {strings:,} strings, more than a pairbench result does "
+                              f"({MAX_STRINGS:,} at most)")
+
+
+def finite_float(text: str) -> float:
+    """``json.loads``' ``parse_float``: a JSON number that a float holds (``1e400`` overflows to inf)."""
+    value = float(text)
+    if math.isinf(value):
+        shown = text if len(text) <= 24 else text[:21] + "..."
+        raise ValueError(f"the number {shown} is too large (beyond ±1.8e308, the largest float)")
+    return value
+
+
+def unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``json.loads``' ``object_pairs_hook``: an object with each key once (JSON parsers disagree on
+    which of two values counts, so a result that holds both is refused)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r} appears twice in one object")
+            seen.add(key)
+    return obj
 
 
 def reject_constant(name: str):
@@ -106,3 +285,19 @@ def reject_constant(name: str):
 def dumps(document: object) -> str:
     """Compact JSON with no NaN or Infinity (a ValueError if ``document`` holds one)."""
     return json.dumps(document, allow_nan=False, separators=(",", ":"))
+
+
+def leftover_writes(path: str | os.PathLike) -> list[Path]:
+    """Temporary files that interrupted :func:`atomic_write_text` calls for ``path`` left beside it
+    (hidden: ``.NAME.XXXXXXXX.tmp``), newest first. A kill between the fsync and the rename leaves
+    one that holds the complete text; anything else is cleaned up by the write itself."""
+    found: dict[Path, float] = {}
+    for target in {Path(path), Path(path).resolve()}:
+        pattern = f".{glob.escape(target.name)}.*.tmp"
+        with contextlib.suppress(OSError):
+            for candidate in target.parent.glob(pattern):
+                with contextlib.suppress(OSError):
+                    info = candidate.lstat()
+                    if stat.S_ISREG(info.st_mode):
+                        found[candidate] = info.st_mtime
+    return sorted(found, key=found.__getitem__, reverse=True)

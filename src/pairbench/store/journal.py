@@ -11,11 +11,19 @@ reads like a document (state ``interrupted``). Journals of format /1 read too.
 
 Starting a journal never overwrites one: an existing ``RESULT.partial`` holds
 the samples of a run that did not finish, and is refused rather than truncated.
+A run holds an exclusive ``flock`` on its journal while it writes it, so a second
+run with the same result path is told that another run is live (not that the
+file is left over), and it removes the journal only if the path still names the
+file it created (same device and inode): never another run's. A run killed after
+it wrote its result document to a hidden temporary file but before renaming it
+leaves that complete document beside the journal; refusing the path, and
+reading the journal, say where it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import time
@@ -25,13 +33,21 @@ from pairbench.errors import ResultFileError
 from pairbench.measure.sampler import Measured, Sink
 from pairbench.model import SAMPLE_COLUMNS, Run, Sample, Samples
 from pairbench.notes import Note
+from pairbench.settings import JOURNAL_SUFFIX
 from pairbench.store import checks, legacy
-from pairbench.store.files import dumps, parse_json_text, reject_constant
-from pairbench.store.resultfile import run_from_header, run_header
+from pairbench.store.files import (
+    dumps,
+    finite_float,
+    leftover_writes,
+    parse_json_text,
+    read_text_file,
+    reject_constant,
+    unique_keys,
+)
+from pairbench.store.resultfile import RESULT_FORMAT, run_from_header, run_header
 
 JOURNAL_FORMAT = "pairbench.journal/2"
 LEGACY_JOURNAL_FORMAT = "pairbench.journal/1"
-JOURNAL_SUFFIX = ".partial"
 FSYNC_INTERVAL_S = 1.0
 
 
@@ -58,12 +74,13 @@ class Journal(Sink):
             # "x": never truncate the journal of an earlier run that did not finish
             self._handle = open(self.path, "x", encoding="utf-8")  # noqa: SIM115 - closed in close()
         except FileExistsError:
-            raise ResultFileError(
-                f"{self.path}: holds the samples of a run that did not finish; read it with "
-                f"`pairbench show {self.path}`, then remove it or choose another --json path"
-            ) from None
+            raise ResultFileError(_occupied(self.path, Path(path))) from None
         except OSError as exc:
             raise ResultFileError(f"{self.path}: cannot write the journal ({exc.strerror})") from None
+        created = os.fstat(self._handle.fileno())
+        self._identity = (created.st_dev, created.st_ino)
+        with contextlib.suppress(OSError):  # a file system without locks: no liveness to tell
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         try:
             self._write_line({"journal": JOURNAL_FORMAT, "run": run_header(run)})
             self._sync()
@@ -73,11 +90,25 @@ class Journal(Sink):
             raise ResultFileError(f"{self.path}: cannot write the journal ({reason})") from None
 
     def _discard(self) -> None:
-        """Close and remove a journal that holds no sample yet (its header could not be written)."""
+        """Remove and close a journal that holds no sample yet (its header could not be written)."""
+        with contextlib.suppress(OSError):
+            self._remove_if_ours()
         with contextlib.suppress(OSError):
             self._handle.close()
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+
+    def is_in_place(self) -> bool:
+        """True if the journal's path still names the file this run created (not removed, not
+        replaced by another run's)."""
+        try:
+            now = os.lstat(self.path)
+        except OSError:
+            return False
+        return (now.st_dev, now.st_ino) == self._identity
+
+    def _remove_if_ours(self) -> None:
+        if self.is_in_place():
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
 
     def on_sample(self, measured: Measured) -> None:
         """Record one sample."""
@@ -91,14 +122,17 @@ class Journal(Sink):
             self._sync()
 
     def close(self, *, remove: bool) -> None:
-        """Close the journal; ``remove`` it once the final document is safely written."""
+        """Close the journal; ``remove`` it once the final document is safely written (only if its
+        path still names the file this run created). An ``OSError`` of the last sync passes
+        through, after the journal is closed (and removed)."""
         if self._handle.closed:
             return
-        self._sync()
-        self._handle.close()
-        if remove:
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
+        try:
+            self._sync()
+        finally:
+            if remove:  # while the lock is held: no other run can have taken the path over
+                self._remove_if_ours()
+            self._handle.close()
 
     def _write_line(self, record: dict) -> None:
         self._handle.write(dumps(record) + "\n")
@@ -108,6 +142,51 @@ class Journal(Sink):
         self._handle.flush()
         os.fsync(self._handle.fileno())
         self._last_sync = time.monotonic()
+
+
+def _occupied(path: Path, result: Path) -> str:
+    """Why the journal ``path`` of ``result`` cannot be started: another run writes it, or it holds
+    the samples of a run that did not finish (and perhaps that run's complete document)."""
+    if _locked(path):
+        return (f"{path}: another pairbench run is writing it now (its journal for {result}); "
+                "wait for that run to end, or choose another --json path")
+    document = complete_leftover(result)
+    if document is not None:
+        return (f"{path}: holds the samples of a run that did not finish, and {document} holds its "
+                f"complete result document (the run was killed just before renaming it): rename it "
+                f"to {result} and remove the journal, or choose another --json path")
+    return (f"{path}: holds the samples of a run that did not finish; read it with "
+            f"`pairbench show {path}`, then remove it or choose another --json path")
+
+
+def _locked(path: Path) -> bool:
+    """True if a live run holds the lock on journal ``path``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
+def complete_leftover(result: str | os.PathLike) -> Path | None:
+    """The hidden temporary file beside ``result`` that holds a complete result document (what a
+    run killed just before its final rename leaves), or None."""
+    for candidate in leftover_writes(result):
+        try:
+            document = parse_json_text(candidate, read_text_file(candidate))
+        except ResultFileError:
+            continue
+        if isinstance(document, dict) and document.get("format") == RESULT_FORMAT:
+            return candidate
+    return None
 
 
 # --------------------------------------------------------------------------- reading
@@ -147,6 +226,10 @@ def read_journal(path: Path, text: str) -> Run:
             metrics.setdefault(series, {}).setdefault(name, []).append(value)
     samples = {series: _series(series_rows, metrics.get(series, {}), path)
                for series, series_rows in rows.items()}
+    result = Path(str(path).removesuffix(JOURNAL_SUFFIX))
+    document = complete_leftover(result) if str(path).endswith(JOURNAL_SUFFIX) else None
+    if document is not None:
+        notes.append(Note("unrenamed-result", {"path": str(document), "result": str(result)}))
     state = "interrupted" if run.state == "running" else run.state
     return run.replace(samples=samples, notes=tuple(notes), state=state,
                        stopped_because=run.stopped_because or "the run did not finish")
@@ -155,13 +238,16 @@ def read_journal(path: Path, text: str) -> Run:
 def _parse_line(line: str, path: Path, number: int, *, last: bool) -> object | None:
     """A journal line's JSON; None for a last line cut short, ResultFileError for any other bad one."""
     try:
-        return json.loads(line, parse_constant=reject_constant)
+        return json.loads(line, parse_constant=reject_constant, parse_float=finite_float,
+                          object_pairs_hook=unique_keys)
     except RecursionError:
         raise ResultFileError(f"{path}:{number}: nested too deeply to be a journal line") from None
-    except ValueError:
+    except json.JSONDecodeError:
         if last:
             return None
         raise ResultFileError(f"{path}:{number}: malformed journal line") from None
+    except ValueError as exc:  # a number no float holds, NaN, a key given twice: not a crash's work
+        raise ResultFileError(f"{path}:{number}: {exc}") from None
 
 
 def _sample_v2(record: dict, shape: tuple[int, int], path: Path, number: int):

@@ -165,13 +165,20 @@ def build_run(doc: dict, source: str, **parts) -> Run:
 
 
 def stored_settings(kind: str, sides: tuple[Side, ...], stored: Mapping, source: str) -> Settings:
-    """The run's settings, read through the options' own parsers; a bad one names the file."""
+    """The run's settings, read through the options' own parsers; a bad one names the file.
+
+    The parsers take what a command line gives (text, numbers); a stored value of
+    another type that one of them cannot take (``prepare: true``) is a bad file too.
+    """
     measured = [side for side in sides if side.label != "self-check"] or list(sides)
     try:
         return settings_from_stored(kind, [s.command.text for s in measured], [s.name for s in measured],
                                     stored)
     except UsageError as exc:
-        raise ResultFileError(f"{source}: the stored settings are not valid: {exc}") from None
+        raise ResultFileError(f"{source}: the stored settings are not valid: {checks.printable(exc)}") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ResultFileError(f"{source}: the stored settings are not valid: a value of the wrong type "
+                              f"({type(exc).__name__}: {checks.printable(exc)})") from None
 
 
 def sides_of(value, source: str, where: str = "sides") -> tuple[Side, ...]:

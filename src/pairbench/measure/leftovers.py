@@ -1,0 +1,256 @@
+"""What a command leaves running, found and killed: its process group, and every descendant.
+
+A command runs in its own process group, so what it backgrounded is found by
+that group (:func:`count_live_members`) and killed with it (:func:`kill_group`:
+SIGTERM, a grace period, SIGKILL). A daemon that calls ``setsid`` leaves the
+group; in a process that is a child subreaper (:func:`become_subreaper`) and
+starts nothing but commands, it is found anyway, as a live descendant
+(:func:`live_descendants`), once its parent has exited it is ours, and
+:func:`kill_descendants` ends it. Everything here reads ``/proc`` (Linux) and
+degrades without it: a surviving group then counts as one process.
+
+Module level, no state: the executor (``measure.posix``) calls these. Like it,
+this module must import nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+
+_POLL_STEP_S = (0.001, 0.002, 0.005, 0.01, 0.02)  # back-off while waiting on a dying group
+_PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+_KILL_ROUNDS = 5  # descendants that keep forking while being killed: rounds before giving up
+
+
+def signal_group(pgid: int, signum: int) -> bool:
+    """Send ``signum`` to the process group; False if the group no longer exists."""
+    try:
+        os.killpg(pgid, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # a member changed its credentials (setuid); it exists but is not ours
+    return True
+
+
+def group_exists(pgid: int) -> bool:
+    return signal_group(pgid, 0)
+
+
+def wait_for_exit(pid: int, timeout_s: float, *, reap: bool):
+    """Poll until child ``pid`` exits, at most ``timeout_s``.
+
+    With ``reap`` the child is reaped and ``(status, rusage)`` returned, else
+    ``True``; ``None``/``False`` if it is still running at the end.
+    """
+    deadline = time.monotonic() + timeout_s
+    for step in _backoff():
+        if reap:
+            try:
+                reaped, wstatus, usage = os.wait4(pid, os.WNOHANG)
+            except ChildProcessError:  # already reaped elsewhere
+                return 0, None
+            if reaped == pid:
+                return os.waitstatus_to_exitcode(wstatus), usage
+        elif _exited(pid):
+            return True
+        if time.monotonic() >= deadline:
+            return None if reap else False
+        time.sleep(step)
+    return None  # not reached: _backoff is endless
+
+
+def _exited(pid: int) -> bool:
+    """True if our child ``pid`` has exited (zombie or reaped), without reaping it."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _backoff():
+    yield from _POLL_STEP_S
+    while True:
+        yield _POLL_STEP_S[-1]
+
+
+def kill_group(pgid: int, leader: int | None, grace_s: float):
+    """Terminate process group ``pgid``: SIGTERM, up to ``grace_s``, then SIGKILL.
+
+    If ``leader`` (our child) is given it is reaped and ``(status, rusage)`` is
+    returned; otherwise the group's remaining members (orphans, not our
+    children) are waited for until none is alive, and ``None`` is returned.
+    """
+    signal_group(pgid, signal.SIGTERM)
+    if leader is not None:
+        result = wait_for_exit(leader, grace_s, reap=True)
+        if result is None:
+            signal_group(pgid, signal.SIGKILL)
+            result = wait_for_exit(leader, float("inf"), reap=True)
+        return result
+    if not _wait_for_group(pgid, grace_s):
+        signal_group(pgid, signal.SIGKILL)
+        _wait_for_group(pgid, max(grace_s, 1.0))
+    return None
+
+
+def _wait_for_group(pgid: int, timeout_s: float) -> bool:
+    """Wait until no live member of ``pgid`` is left; reap any that are our own children."""
+    deadline = time.monotonic() + timeout_s
+    for step in _backoff():
+        _reap_group_children(pgid)
+        if not group_exists(pgid) or count_live_members(pgid) == 0:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(step)
+    return False  # not reached
+
+
+def _reap_group_children(pgid: int) -> None:
+    """Reap exited children of ours in group ``pgid`` (orphans re-parented to us, if we are a subreaper)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-pgid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def own_group_leading_children() -> list[int]:
+    """Our children that lead their own process group, from ``/proc`` (empty without it).
+
+    Every command this executor starts is such a child until it is reaped, so
+    these are the commands started but not yet waited for.
+    """
+    me = os.getpid()
+    found = []
+    for pid, stat in _proc_stats():
+        ppid, pgrp = int(stat[1]), int(stat[2])
+        if ppid == me and pgrp == pid:
+            found.append(pid)
+    return found
+
+
+def _proc_stats():
+    """Yield ``(pid, fields)`` for every process, fields of /proc/PID/stat after the comm."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # exited meanwhile
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        yield int(name), stat[stat.rfind(b")") + 2 :].split()
+
+
+def count_live_members(pgid: int) -> int:
+    """Processes of group ``pgid`` that are alive (not zombies), from ``/proc``.
+
+    Without ``/proc`` the group is known to exist, so it counts as one.
+    """
+    if not os.path.isdir("/proc/self"):
+        return 1
+    return sum(
+        1 for _, fields in _proc_stats() if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X")
+    )
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux ``PR_SET_CHILD_SUBREAPER``):
+    a daemon that leaves its process group with ``setsid`` and loses its parent becomes our child
+    instead of init's. True if it worked. Call it only in a process that starts nothing but the
+    commands (the spawner): every such descendant is then taken for a command's leftover."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+def has_children() -> bool:
+    """True if this process has a child, alive or not yet reaped (without reaping it)."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
+
+
+def reap_exited_children() -> None:
+    """Reap every child of ours that has exited (only where all our children are commands')."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def live_descendants(ancestor: int) -> list[int]:
+    """The live (not zombie) descendants of ``ancestor``, from ``/proc`` (empty without it)."""
+    children: dict[int, list[int]] = {}
+    live = set()
+    for pid, fields in _proc_stats():
+        children.setdefault(int(fields[1]), []).append(pid)
+        if fields[0] not in (b"Z", b"X"):
+            live.add(pid)
+    found, stack = [], list(children.get(ancestor, ()))
+    while stack:
+        pid = stack.pop()
+        if pid in live:
+            found.append(pid)
+        stack.extend(children.get(pid, ()))
+    return found
+
+
+def kill_descendants(grace_s: float) -> None:
+    """Terminate every descendant of this process: SIGTERM, up to ``grace_s``, SIGKILL; reap them.
+
+    Repeated while new ones appear (a daemon forking as it is killed), a few rounds at most.
+    """
+    me = os.getpid()
+    for _ in range(_KILL_ROUNDS):
+        reap_exited_children()
+        pids = live_descendants(me)
+        if not pids:
+            return
+        for signum, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, max(grace_s, 1.0))):
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signum)
+            deadline = time.monotonic() + wait_s
+            for step in _backoff():
+                reap_exited_children()
+                pids = [pid for pid in pids if not _gone(pid)]
+                if not pids or time.monotonic() >= deadline:
+                    break
+                time.sleep(step)
+            if not pids:
+                break
+
+
+def _gone(pid: int) -> bool:
+    """True if ``pid`` no longer runs (no such process, or a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2 :][:1] in (b"Z", b"X")

@@ -1,0 +1,158 @@
+"""SIGTERM and SIGHUP end a run like Ctrl-C does; Ctrl-C at any moment, start-up included, is one line.
+
+The in-process tests raise, from the fake executor, the exception pairbench's own
+handler raises for the signal; the ``e2e`` ones send real signals to a real
+``python -m pairbench`` and wait for what it writes, never for a fixed time.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from cli_runner import invoke
+from processes import wait_until
+
+from pairbench import __main__ as main_module
+from pairbench.errors import Terminated
+from pairbench.measure.fake import FakeExecutor
+from pairbench.store.journal import journal_path
+
+SIGNALS = [(signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+SIGNAL_IDS = ["SIGTERM", "SIGHUP"]
+HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@pytest.fixture
+def signal_handlers_restored():
+    """``entry_point`` ignores the signals it handles just before the process exits; in a test that
+    calls it, put the handlers back (an ignored disposition would be inherited by later tests' children)."""
+    saved = {signum: signal.getsignal(signum) for signum in HANDLED}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+def _default_dispositions() -> None:
+    """In a child, before exec: the signals pairbench handles at their defaults, as from a shell."""
+    for signum in HANDLED:
+        signal.signal(signum, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize(("signum", "code"), SIGNALS, ids=SIGNAL_IDS)
+def test_a_terminating_signal_saves_the_result_runs_cleanup_and_exits_128_plus_the_signal(
+        use_executor, tmp_path, signum, code):
+    executor = use_executor(FakeExecutor({"sleep 0.1": [0.1] * 5 + [Terminated(signum)]},
+                                         default=0.01))
+    out = tmp_path / "r.json"
+    result = invoke("run", "--runs", "20", "--seed", "1", "--json", str(out), "--cleanup", "echo clean",
+                    "sleep 0.1")
+    assert result.code == code, result.err
+    document = json.loads(out.read_text())
+    assert document["state"] == "interrupted"
+    assert document["stopped_because"] == f"interrupted ({signal.Signals(signum).name})"
+    assert len(document["series"][0]["samples"]["wall_ns"]) == 5
+    assert executor.texts[-1] == "echo clean"
+    assert not journal_path(out).exists()
+
+
+def test_a_terminating_signal_during_cleanup_is_noted_with_its_name(use_executor, tmp_path):
+    use_executor(FakeExecutor({"echo clean": Terminated(signal.SIGTERM)}, default=0.01))
+    out = tmp_path / "r.json"
+    result = invoke("run", "--runs", "3", "--json", str(out), "--cleanup", "echo clean", "sleep 0.1")
+    assert result.code == 143
+    assert "cleanup interrupted (SIGTERM)" in result.out
+    assert not journal_path(out).exists()
+
+
+def test_ctrl_c_while_pairbench_is_still_importing_is_one_line_and_exit_130(monkeypatch, capfd,
+                                                                           signal_handlers_restored):
+    def interrupted_import():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(main_module, "_load_cli", interrupted_import)
+    with pytest.raises(SystemExit) as exited:
+        main_module.entry_point()
+    assert exited.value.code == 130
+    assert capfd.readouterr().err == "pairbench: interrupted\n"
+
+
+# -- real signals ------------------------------------------------------------------------
+
+
+def _start(*args: str, cwd=None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pairbench", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=cwd, preexec_fn=_default_dispositions)
+
+
+def _journaled_samples(path) -> int:
+    try:
+        return max(0, journal_path(path).read_text().count("\n") - 1)
+    except FileNotFoundError:
+        return 0
+
+
+def _wait_for_samples(process: subprocess.Popen, out, count: int) -> None:
+    """Wait until ``count`` samples are journaled; fail at once, saying why, if pairbench exits first."""
+    wait_until(lambda: _journaled_samples(out) >= count or process.poll() is not None, 60)
+    if process.poll() is not None:
+        pytest.fail(f"pairbench exited {process.returncode} before sampling: {process.communicate()[1]}")
+    assert _journaled_samples(out) >= count
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("signum", "code"), SIGNALS, ids=SIGNAL_IDS)
+def test_a_real_terminating_signal_is_handled_like_ctrl_c(tmp_path, signum, code):
+    out, cleaned = tmp_path / "r.json", tmp_path / "cleaned"
+    process = _start("run", "-q", "--runs", "100000", "--json", str(out), "--cleanup", f"touch {cleaned}",
+                     "sleep 0.02")
+    try:
+        _wait_for_samples(process, out, 2)
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == code, stderr
+    assert "Traceback" not in stderr
+    document = json.loads(out.read_text())
+    assert document["state"] == "interrupted" and document["series"][0]["samples"]["wall_ns"]
+    assert cleaned.exists()
+    assert not journal_path(out).exists()
+
+
+@pytest.mark.e2e
+def test_sighup_stays_ignored_under_nohup(tmp_path):
+    out = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import signal, sys, runpy; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+         "sys.argv = ['pairbench', *sys.argv[1:]]; runpy.run_module('pairbench', run_name='__main__')",
+         "run", "-q", "--runs", "6", "--json", str(out), "sleep 0.3"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_dispositions)
+    try:
+        _wait_for_samples(process, out, 1)
+        process.send_signal(signal.SIGHUP)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, stderr
+    assert json.loads(out.read_text())["state"] == "complete"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("delay_s", [0.0, 0.05, 0.1, 0.2, 0.4])
+def test_ctrl_c_at_any_moment_of_start_up_never_prints_a_traceback(delay_s):
+    """Whenever the signal lands, the outcome is Python's own default action before pairbench runs
+    any code (killed by SIGINT, what a shell reports as 130), exit 130, or (too late) success."""
+    process = _start("run", "--runs", "3", "sleep 0.01")
+    try:
+        time.sleep(delay_s)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    assert process.returncode in (130, -signal.SIGINT, 0), stderr
