@@ -17,59 +17,24 @@ benchmarks/RESULTS.md by hand, with the date and machine.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "out"
-PYTHON = ROOT / ".venv" / "bin" / "python"
+from synthetic_results import OUT, synthetic_columns, synthetic_compare, timed, write_analysed
+
 FORMATS = ("markdown", "csv", "json", "html")
 
 
 def synthetic_run(sides: int, samples: int):
     """A complete comparison of ``sides`` sides (candidate i is i/10 % slower) of ``samples`` rounds."""
-    from pairbench.model import SAMPLE_COLUMNS, Command, Run, Samples, Side
-    from pairbench.settings import parse_settings
-
     rng = np.random.default_rng(2026)
+    columns = [synthetic_columns(2e6 * (1 + 0.001 * i) * rng.lognormal(0, 0.04, samples), rng,
+                                 start_ns=(np.arange(samples) * sides * 2.1e6).astype(np.int64),
+                                 seq=sides * np.arange(samples) + i)
+               for i in range(sides)]
     names = [f"cmd-{i:04d}" for i in range(sides)]
-    built, series = [], {}
-    for i, name in enumerate(names):
-        wall = 2e6 * (1 + 0.001 * i) * rng.lognormal(0, 0.04, samples)
-        columns = {c: np.zeros(samples, dtype=np.int64) for c in SAMPLE_COLUMNS}
-        columns.update(
-            wall_ns=wall.astype(np.int64), user_ns=(0.9 * wall).astype(np.int64),
-            sys_ns=(0.05 * wall).astype(np.int64), max_rss_kib=20_000 + rng.integers(0, 400, samples),
-            voluntary_cs=rng.poisson(1, samples), involuntary_cs=rng.poisson(3, samples),
-            start_ns=(np.arange(samples) * sides * 2.1e6).astype(np.int64),
-            seq=sides * np.arange(samples) + i, pair=np.arange(samples),
-            iterations=np.ones(samples, dtype=np.int64))
-        built.append(Side(name, Command(f"./{name}", (f"./{name}",)), "baseline" if i == 0 else "candidate"))
-        series[(0, i)] = Samples(columns)
-    settings = parse_settings("compare", [f"./{n}" for n in names],
-                              {"runs": samples, "alpha": 0.01, "threshold": 1.0, "seed": 1, "names": names})
-    return Run("compare", tuple(built), settings, "0.2.0", "2026-11-24T00:00:00Z", samples=series,
-               finished_at="2026-11-24T01:00:00Z", state="complete",
-               stopped_because=f"completed the requested {samples} rounds")
-
-
-def write_analysed(run, path: Path) -> None:
-    """Write ``run`` with its analysis beside the samples, as ``pairbench compare --json`` does."""
-    from pairbench.analysis import analyse
-    from pairbench.report.jsonfile import derived_document
-    from pairbench.store.resultfile import write_result
-
-    write_result(run, path, derived_document(run, analyse(run)))
-
-
-def timed(args: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run([str(PYTHON), "-m", "pairbench", *args], check=True, capture_output=True)
-    return time.perf_counter() - start
+    return synthetic_compare(names, columns, "2026-11-24T00:00:00Z", "2026-11-24T01:00:00Z")
 
 
 def measure(label: str, sides: int, samples: int) -> dict:

@@ -15,59 +15,24 @@ and sizes. The HTML must stay under 20 MB and take seconds.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "out"
-PYTHON = ROOT / ".venv" / "bin" / "python"
+from synthetic_results import OUT, ROOT, synthetic_columns, synthetic_compare, timed, write_analysed
 
 
 def synthetic_run(n: int):
-    """A complete two-side comparison of ``n`` rounds, built column by column."""
-    from pairbench.model import SAMPLE_COLUMNS, Command, Run, Samples, Side
-    from pairbench.settings import parse_settings
-
+    """A complete two-side comparison of ``n`` rounds with drift, interruptions and rusage columns."""
     rng = np.random.default_rng(2026)
     drift = 1 + 0.03 * np.sin(np.arange(n) / (n / 7))
-    sides, samples = [], {}
-    for i, name in enumerate(("baseline", "candidate")):
+    columns = []
+    for i in range(2):
         wall = 2e6 * (1 + 0.01 * i) * drift * rng.lognormal(0, 0.04, n)
         wall[rng.random(n) < 0.03] *= 1.5  # interruptions
-        columns = {c: np.zeros(n, dtype=np.int64) for c in SAMPLE_COLUMNS}
-        columns.update(
-            wall_ns=wall.astype(np.int64), user_ns=(0.9 * wall).astype(np.int64),
-            sys_ns=(0.05 * wall).astype(np.int64), max_rss_kib=20_000 + rng.integers(0, 400, n),
-            voluntary_cs=rng.poisson(1, n), involuntary_cs=rng.poisson(3, n),
-            start_ns=(np.arange(n) * 4.2e6).astype(np.int64), seq=2 * np.arange(n) + i,
-            pair=np.arange(n), slot=rng.integers(0, 2, n), iterations=np.ones(n, dtype=np.int64))
-        sides.append(Side(name, Command(f"./{name}", (f"./{name}",)), name))
-        samples[(0, i)] = Samples(columns)
-    settings = parse_settings("compare", ["./baseline", "./candidate"],
-                              {"runs": n, "alpha": 0.01, "threshold": 1.0, "seed": 1,
-                               "names": ["baseline", "candidate"]})
-    return Run("compare", tuple(sides), settings, "0.2.0", "2026-11-22T00:00:00Z", samples=samples,
-               finished_at="2026-11-22T01:00:00Z", state="complete",
-               stopped_because=f"completed the requested {n} rounds")
-
-
-def write_analysed(run, path: Path) -> None:
-    """Write ``run`` with its analysis beside the samples, as ``pairbench compare --json`` does."""
-    from pairbench.analysis import analyse
-    from pairbench.report.jsonfile import derived_document
-    from pairbench.store.resultfile import write_result
-
-    write_result(run, path, derived_document(run, analyse(run)))
-
-
-def timed(args: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run([str(PYTHON), "-m", "pairbench", *args], check=True, capture_output=True)
-    return time.perf_counter() - start
+        columns.append(synthetic_columns(wall, rng, start_ns=(np.arange(n) * 4.2e6).astype(np.int64),
+                                         seq=2 * np.arange(n) + i, slot=rng.integers(0, 2, n)))
+    return synthetic_compare(["baseline", "candidate"], columns, "2026-11-22T00:00:00Z", "2026-11-22T01:00:00Z")
 
 
 def main(sizes: list[int]) -> None:
