@@ -167,9 +167,9 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")))
     outputs = Outputs(json_path=_result_path("--json", _json_path(given("json_path"), given("export_json"))),
-                      export_markdown=_text_or_none("--export-markdown", given("export_markdown")),
-                      export_csv=_text_or_none("--export-csv", given("export_csv")),
-                      export_html=_text_or_none("--export-html", given("export_html")),
+                      export_markdown=_result_path("--export-markdown", given("export_markdown")),
+                      export_csv=_result_path("--export-csv", given("export_csv")),
+                      export_html=_result_path("--export-html", given("export_html")),
                       quiet=_flag("--quiet", given("quiet")),
                       sort=_choice("--sort", given("sort"), SORT_CHOICES),
                       time_unit=parse_time_unit(given("time_unit")))
@@ -310,11 +310,11 @@ JOURNAL_SUFFIX = ".partial"
 
 
 def _result_path(option: str, value) -> str | None:
-    """A result file's path: not a journal's name, which would replace another run's live journal."""
+    """An output file's path: not a journal's name, which would replace another run's live journal."""
     path = _text_or_none(option, value)
     if path is not None and path.endswith(JOURNAL_SUFFIX):
         raise UsageError(f"{option} must not end in {JOURNAL_SUFFIX}, got {path!r}: that names the journal "
-                         f"of a run with {option} {path.removesuffix(JOURNAL_SUFFIX)!r}; choose another name")
+                         f"of a run with --json {path.removesuffix(JOURNAL_SUFFIX)!r}; choose another name")
     return path
 
 

@@ -162,9 +162,9 @@ def test_one_note_names_every_side_whose_max_rss_is_at_the_floor():
     note = rss_floor_note(["busy", "quiet"], 40_000)
     assert (note.code, note.data) == ("rss-at-floor", {"sides": ["busy", "quiet"], "floor_kib": 40_000})
     assert word(note) == (
-        "max RSS of busy, quiet is at the smallest value the executor can report (39.1 MiB, the size of "
-        "the process that spawns commands, which Linux charges to a child at exec): the commands' own "
-        "peak is at most this")
+        "max RSS of busy, quiet is at the smallest value the executor can report (about 39.1 MiB, the "
+        "size of the process that spawns commands, which Linux charges to a child at exec): the commands' "
+        "own peak is at most the value shown")
     assert rss_floor_note([], 40_000) is None
 
 

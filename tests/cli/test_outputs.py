@@ -37,7 +37,6 @@ FAILS_ON_SAMPLE_3 = {"sleep 0.1": [0.1, 0.1, {"duration": 0.1, "status": 2}]}
     ["--export-html", "same", "--export-markdown", "same"],
     ["--export-csv", "s.csv", "--export-markdown", "s.summary.csv"],
     ["--json", "same", "--output", "same"],
-    ["--json", "r.json", "--export-html", "r.json.partial"],
 ])
 @pytest.mark.parametrize("command", ["run", "compare"])
 def test_outputs_naming_one_file_are_refused_before_measuring(use_executor, tmp_path, command, clash):
@@ -46,6 +45,16 @@ def test_outputs_naming_one_file_are_refused_before_measuring(use_executor, tmp_
     result = invoke(command, "--runs", "6", "--seed", "1", *args, "sleep 0.1", "sleep 0.2")
     assert result.code == EXIT_USAGE, result.err
     assert "name the same file" in result.err and "give them different paths" in result.err
+    assert fake.calls == [] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["run", "compare"])
+def test_an_export_over_the_runs_own_journal_is_refused_before_measuring(use_executor, tmp_path, command):
+    fake = use_executor(FakeExecutor())
+    result = invoke(command, "--runs", "6", "--json", str(tmp_path / "r.json"),
+                    "--export-html", str(tmp_path / "r.json.partial"), "sleep 0.1", "sleep 0.2")
+    assert result.code == EXIT_USAGE, result.err
+    assert "--export-html must not end in .partial" in result.err and "journal" in result.err
     assert fake.calls == [] and list(tmp_path.iterdir()) == []
 
 

@@ -263,8 +263,28 @@ def test_a_command_that_is_not_installed_exits_3():
     (("--timeout", "0s", "echo x"), "--timeout: must be a positive duration"),
     (("--fail-on", "slower"), "--fail-on must be one of never, warn, fail; got 'slower'"),
     (("--runs", "5"), "--runs applies only to a COMMAND to validate"),
-    (("--shell", "--name", "x"), "--shell, --name apply only to a COMMAND to validate"),
+    (("--shell", "sh", "--name", "x"), "--shell, --name apply only to a COMMAND to validate"),
+    (("-N",), "-N applies only to a COMMAND to validate"),
+    (("-N", "-S", "bash", "echo x"), "-N (no shell) and --shell bash contradict"),
+    (("--shell", "echo x"), "--shell takes the shell that runs the commands"),
 ])
 def test_a_bad_option_is_a_usage_error_naming_it(args, message):
     code, out, err = invoke("doctor", *args)
     assert (code, out) == (2, "") and message in err, err
+
+
+@pytest.mark.parametrize(("flags", "program"), [(("-S", "bash"), "bash"), (("--shell", "sh"), "/bin/sh")])
+def test_doctor_runs_the_command_and_the_start_up_probe_through_the_named_shell(stored, use_executor, flags,
+                                                                               program):
+    fake = use_executor(FakeExecutor({"echo hi | cat": 0.01, "true": STARTUP_S}))
+    code, out, err = invoke("doctor", "--environment", stored("vm"), "--runs", "3", *flags, "echo hi | cat")
+    assert code == 0, err
+    argvs = {call.command.text: call.command.argv for call in fake.calls}
+    assert argvs["echo hi | cat"][0].endswith(program) and argvs["echo hi | cat"][1:] == ("-c", "echo hi | cat")
+    assert argvs["true"][0].endswith(program)
+
+
+def test_doctor_without_a_shell_refuses_shell_syntax_and_says_how_to_run_it(use_executor):
+    use_executor(FakeExecutor())
+    code, out, err = invoke("doctor", "-N", "echo hi | cat")
+    assert (code, out) == (2, "") and "shell syntax" in err and "--shell sh" in err

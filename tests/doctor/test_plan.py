@@ -11,13 +11,13 @@ from pairbench.errors import UsageError
 def test_options_not_given_take_the_plans_defaults():
     plan = parse_plan("echo {iterations}", {"seed": "7"})
     assert plan == ValidationPlan("echo {iterations}", seed=7)
-    assert (plan.runs, plan.counts, plan.warmup, plan.shell, plan.timeout_ns) == (20, (1, 2, 4, 8), 1, False, None)
+    assert (plan.runs, plan.counts, plan.warmup, plan.shell, plan.timeout_ns) == (20, (1, 2, 4, 8), 1, "none", None)
 
 
 def test_options_typed_as_text_become_typed_values():
     plan = parse_plan("./bench {iterations}", {"runs": "5", "iterations": " 1, 10,100 ", "warmup": "0",
-                                              "shell": True, "name": "bench", "seed": "3", "timeout": "2s"})
-    assert plan == ValidationPlan("./bench {iterations}", shell=True, name="bench", runs=5,
+                                              "shell": "bash --norc", "name": "bench", "seed": "3", "timeout": "2s"})
+    assert plan == ValidationPlan("./bench {iterations}", shell="bash --norc", name="bench", runs=5,
                                   counts=(1, 10, 100), warmup=0, seed=3, timeout_ns=2_000_000_000)
 
 

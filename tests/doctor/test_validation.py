@@ -191,7 +191,7 @@ def test_warmup_rounds_are_run_but_not_judged():
 
 def test_with_shell_the_start_up_probe_pays_the_shell_too():
     executor = FakeExecutor(linear(0.0, 0.001))
-    measure_benchmark(ValidationPlan("echo {iterations}", shell=True, runs=2, warmup=0), executor,
+    measure_benchmark(ValidationPlan("echo {iterations}", shell="sh", runs=2, warmup=0), executor,
                       timer_resolution_ns=TIMER_NS)
     probes = [c.command for c in executor.calls if c.text == "true"]
     assert probes and all(p.argv == ("/bin/sh", "-c", "true") for p in probes)

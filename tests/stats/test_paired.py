@@ -292,3 +292,26 @@ def test_outlier_balance_rejects_bad_input_naming_it(differences, k, message):
     with pytest.raises(StatisticsError) as info:
         outlier_balance(differences, k=k)
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("n", [10, 2000, 100_000])
+def test_no_median_interval_claims_full_confidence(n):
+    # Even [x_(1), x_(n)] misses the median with probability 2^(1-n) > 0, so no sign-test
+    # interval reaches confidence 1; at n = 2000 the binomial CDF underflows to 0 and once
+    # gave ranks (198, 1803) "at 100%".
+    assert median_interval_ranks(n, 1.0) is None
+
+
+def test_median_interval_at_a_tiny_alpha_matches_exact_enumeration():
+    # k is the largest with P(Binom(n, 1/2) <= k - 1) <= alpha / 2 (Conover 3.2), found here by
+    # summing the lower tail exactly in integers, independent of scipy's CDF.
+    from fractions import Fraction
+    from math import comb
+
+    n, alpha = 2000, 1e-12
+    tail, k = Fraction(0), 0
+    while tail + Fraction(comb(n, k), 2 ** n) <= Fraction(alpha) / 2:
+        tail += Fraction(comb(n, k), 2 ** n)
+        k += 1
+    ranks = median_interval_ranks(n, 1.0 - alpha)
+    assert (ranks.low, ranks.high) == (k, n - k + 1)

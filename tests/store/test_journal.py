@@ -209,6 +209,21 @@ def test_a_run_refuses_a_result_name_ending_in_partial(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("option", ["--export-markdown", "--export-csv", "--export-html"])
+def test_an_export_named_like_a_journal_is_refused_before_it_can_replace_one(tmp_path, option):
+    from cli_runner import invoke
+
+    from pairbench.measure.fake import FakeExecutor
+
+    live = tmp_path / "other.json.partial"
+    live.write_text("another run's journal\n")
+    result = invoke("run", "--runs", "3", option, str(live), "sleep 0.1", executor=FakeExecutor())
+    assert result.code == 2
+    assert result.err.startswith(f"error: {option} must not end in .partial")
+    assert "--json 'PATH'".replace("PATH", str(tmp_path / "other.json")) in result.err
+    assert live.read_text() == "another run's journal\n"
+
+
 def test_a_run_whose_journal_was_replaced_does_not_remove_the_newcomer(tmp_path):
     from cli_runner import invoke
 

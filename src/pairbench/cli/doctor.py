@@ -24,6 +24,7 @@ from pairbench.environment.findings import at_least
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, UsageError
 from pairbench.measure.executor import OutputPolicy
 from pairbench.report.doctor import render_benchmark, render_json, render_machine
+from pairbench.settings import parse_shell
 
 DOCTOR_EXIT_HELP = """\b
 Exit codes:
@@ -51,7 +52,10 @@ def _shown(option: str) -> str:
 @click.option("--iterations", metavar="N,N,...",
               help="Iteration counts to try when COMMAND contains {iterations}." + _shown("iterations"))
 @click.option("--warmup", metavar="N", help="Untimed rounds before sampling." + _shown("warmup"))
-@click.option("--shell", is_flag=True, default=None, help="Run COMMAND through sh -c.")
+@click.option("--shell", "-S", metavar="SHELL|none",
+              help="Run COMMAND through SHELL -c (sh, bash, 'bash --norc', a path), as run and compare do; "
+                   "its start-up is in the start-up probe too. Default: none.")
+@click.option("-N", "no_shell", is_flag=True, default=None, help="Run COMMAND without a shell (--shell none).")
 @click.option("--name", "-n", help="The benchmark's name (default: COMMAND).")
 @click.option("--seed", metavar="N", help="Seed of the random order (default: drawn, and shown).")
 @click.option("--timeout", metavar="DURATION", help="Kill a run after this long (e.g. 10s).")
@@ -104,8 +108,13 @@ def doctor(app: App, command: str | None, as_json: bool, fail_on: str | None, en
 
 
 def _no_plan(options: dict) -> None:
-    """Without COMMAND there is nothing to validate: options that shape a validation are refused."""
-    given = [f"--{option}" for option in PLAN_OPTIONS if options.get(option) is not None]
+    """Without COMMAND there is nothing to validate: options that shape a validation are refused.
+
+    ``--shell 'CMD'`` (the old flag's habit: the command taken for a shell) says so first."""
+    if options.get("shell") is not None:
+        parse_shell(options["shell"])
+    given = ["-N" if option == "no_shell" else f"--{option}"
+             for option in PLAN_OPTIONS if options.get(option) is not None]
     if given:
         verb, them = ("applies", "it") if len(given) == 1 else ("apply", "them")
         raise UsageError(f"{', '.join(given)} {verb} only to a COMMAND to validate; give one, or leave {them} out")

@@ -14,14 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pairbench.errors import UsageError
-from pairbench.measure.commandline import parse_command
+from pairbench.measure.commandline import parse_command, resolve_shell
 from pairbench.model import Command
+from pairbench.settings import NO_SHELL, parse_shell
 from pairbench.units import parse_duration_ns
 
 PLACEHOLDER = "{iterations}"
 DEFAULT_COUNTS = (1, 2, 4, 8)
 FAIL_ON_CHOICES = ("never", "warn", "fail")
-PLAN_OPTIONS = ("runs", "iterations", "warmup", "shell", "name", "seed", "timeout")
+PLAN_OPTIONS = ("runs", "iterations", "warmup", "shell", "no_shell", "name", "seed", "timeout")
 
 
 @dataclass(frozen=True)
@@ -31,14 +32,15 @@ class ValidationPlan:
     ``runs`` samples are taken at every iteration count of ``counts`` (once,
     at 1, without a ``{iterations}`` placeholder), after ``warmup`` untimed
     rounds; with ``probe_startup`` every round also runs ``true`` (through
-    ``sh -c`` with ``shell``), whose time is process start-up, measured under
+    ``SHELL -c`` when ``shell`` names one, as ``settings.parse_shell`` gives it: ``sh``,
+    ``bash --norc``, or ``none``), whose time is process start-up, measured under
     the same conditions as the command. ``seed`` seeds the order of each
     round; ``name`` defaults to the command text. Built by :func:`parse_plan`
     from the options, or directly by code that has typed values.
     """
 
     command: str
-    shell: bool = False
+    shell: str = NO_SHELL
     name: str = ""
     runs: int = 20
     counts: tuple[int, ...] = DEFAULT_COUNTS
@@ -62,7 +64,7 @@ class ValidationPlan:
 
     def command_for(self, count: int) -> Command:
         """The command with ``{iterations}`` replaced by ``count`` (the command itself if none)."""
-        return parse_command(self.command.replace(PLACEHOLDER, str(count)), shell=self.shell)
+        return parse_command(self.command.replace(PLACEHOLDER, str(count)), shell=resolve_shell(self.shell))
 
 
 def default(option: str) -> object:
@@ -82,7 +84,7 @@ def parse_plan(command: str, options: Mapping[str, object]) -> ValidationPlan:
     bad value.
 
     ``options`` maps the option names of ``PLAN_OPTIONS`` to the text given, or
-    None when not given (then the plan's defaults apply; ``shell`` is a flag).
+    None when not given (then the plan's defaults apply; ``no_shell`` is -N, a flag).
     A missing seed is drawn at random here, so the report can say which was used.
     """
     if not isinstance(command, str) or not command.strip():
@@ -95,7 +97,8 @@ def parse_plan(command: str, options: Mapping[str, object]) -> ValidationPlan:
     seed = given["seed"]
     return ValidationPlan(
         command=command,
-        shell=bool(given["shell"]),
+        shell=parse_shell(NO_SHELL if given["shell"] is None else given["shell"],
+                          no_shell=bool(given["no_shell"])),
         name=given["name"] or "",
         runs=_whole("--runs", given["runs"], 2) if given["runs"] is not None else default("runs"),
         counts=counts,

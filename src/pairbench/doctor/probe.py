@@ -12,7 +12,7 @@ cannot be started the probe stops trying.
 from __future__ import annotations
 
 from pairbench.errors import CommandNotFound
-from pairbench.measure.commandline import parse_command
+from pairbench.measure.commandline import Shell, parse_command
 from pairbench.measure.executor import Executor
 from pairbench.measure.targets import Row
 from pairbench.model import Command
@@ -31,8 +31,9 @@ class StartupProbe:
         self.runnable = True
 
     @classmethod
-    def for_shell(cls, shell: bool) -> StartupProbe | None:
-        """The probe of commands run with ``shell`` (``sh -c true``), or None when ``true`` is not found."""
+    def for_shell(cls, shell: Shell | None) -> StartupProbe | None:
+        """The probe of commands run through ``shell`` (``sh -c true``; ``true`` itself without one),
+        or None when ``true`` is not found."""
         try:
             return cls(parse_command(STARTUP_COMMAND, shell=shell))
         except CommandNotFound:

@@ -40,6 +40,7 @@ from pairbench.doctor.plan import PLACEHOLDER, ValidationPlan
 from pairbench.doctor.probe import PROBE_BENCHMARK, StartupProbe
 from pairbench.environment.findings import Finding, Report
 from pairbench.errors import CommandFailed
+from pairbench.measure.commandline import resolve_shell
 from pairbench.measure.executor import Executor
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget
@@ -88,7 +89,7 @@ def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
     counts = plan.measured_counts
     targets = [CommandTarget(plan.command_for(count), plan.benchmark_name, BENCHMARK, iterations=count)
                for count in counts]
-    probe = StartupProbe.for_shell(plan.shell) if plan.probe_startup else None
+    probe = StartupProbe.for_shell(resolve_shell(plan.shell)) if plan.probe_startup else None
     sampler = Sampler(executor, SamplingPlan(
         tuple(targets) + ((probe,) if probe else ()), StopRule(runs=plan.runs),
         warmup_rounds=plan.warmup, timeout_ns=plan.timeout_ns, seed=plan.seed))

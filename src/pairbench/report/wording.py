@@ -263,8 +263,8 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         "include their time slices"),
     "rss-at-floor": lambda d, u: (
         f"max RSS of {', '.join(d['sides'])} is at the smallest value the executor can report "
-        f"({format_kib(d['floor_kib'])}, the size of the process that spawns commands, which Linux charges "
-        "to a child at exec): the commands' own peak is at most this"),
+        f"(about {format_kib(d['floor_kib'])}, the size of the process that spawns commands, which Linux "
+        "charges to a child at exec): the commands' own peak is at most the value shown"),
     "machine-busy": _machine(_load),
     "machine-memory-short": _machine(lambda d: (f"memory is short ({d['reading']}): samples that wait for "
                                                 "memory are slow and erratic")),

@@ -38,6 +38,10 @@ def median_interval_ranks(n: int, confidence: float) -> MedianRanks | None:
     Nonparametric Statistics*, 3rd ed., section 3.2). O(1) via the binomial quantile.
     """
     alpha = 1.0 - confidence
+    if not alpha > 0.0:
+        # Even [x_(1), x_(n)] misses the median with probability 2^(1-n) > 0. Without this, cdf
+        # underflows to 0 beyond n ~ 1075 and the loop below walks up to a wrong interval.
+        return None
     # binom.ppf(q) is the smallest j with cdf(j) >= q; step back until cdf(k-1) <= alpha/2.
     k = int(_sps.binom.ppf(alpha / 2.0, n, 0.5)) + 1
     while k > 1 and _sps.binom.cdf(k - 1, n, 0.5) > alpha / 2.0:
