@@ -118,7 +118,10 @@ class CommandFailed(MeasurementError):
 
 
 class HelperCommandFailed(MeasurementError):
-    """A --prepare, --setup or --cleanup command failed."""
+    """A --prepare, --setup, --conclude or --cleanup command failed; ``rows`` holds what a target
+    measured before its helper failed (a --conclude follows a complete sample)."""
+
+    rows: tuple = ()
 
 
 class ResultFileError(PairbenchError):

@@ -98,12 +98,26 @@ def test_with_ignore_failure_failing_samples_are_kept_and_sampling_goes_on():
     assert [s.status for s in sampler.rows[(0, 1)]] == [1, 1, 1]
 
 
-def test_a_failing_prepare_command_stops_sampling():
+def test_a_failing_prepare_command_stops_sampling_before_its_sample():
     prepare = Command("prep", ("prep",))
+    target = CommandTarget(A, "a", prepare=prepare)
     sampler = Sampler(FakeExecutor({"a": 0.01, "prep": {"duration": 0.001, "status": 2}}),
-                      plan(A, runs=3, prepare=prepare))
+                      SamplingPlan((target,), StopRule(runs=3), seed=1))
     with pytest.raises(HelperCommandFailed, match="--prepare command 'prep' failed: exit code 2"):
         sampler.run()
+    assert sampler.rows == {}
+
+
+def test_a_failing_conclude_stops_sampling_but_keeps_the_sample_it_followed():
+    conclude = Command("conc", ("conc",))
+    recorder = Recorder()
+    target = CommandTarget(A, "a", conclude=conclude)
+    sampler = Sampler(FakeExecutor({"a": 0.01, "conc": {"duration": 0.001, "status": 4}}),
+                      SamplingPlan((target,), StopRule(runs=3), seed=1), sinks=[recorder])
+    with pytest.raises(HelperCommandFailed, match="--conclude command 'conc' failed: exit code 4"):
+        sampler.run()
+    assert [s.wall_ns for s in sampler.rows[(0, 0)]] == [10_000_000]
+    assert len(recorder.samples) == 1  # the journal was told too
 
 
 def test_processes_left_running_are_noted_once_per_side():

@@ -26,7 +26,7 @@ import numpy as np
 from pairbench.errors import CommandFailed, HelperCommandFailed
 from pairbench.measure.executor import Executor
 from pairbench.measure.targets import Row, Target
-from pairbench.model import PRIMARY_METRIC, STATUS_TIMEOUT, Command, Sample, describe_status
+from pairbench.model import PRIMARY_METRIC, STATUS_TIMEOUT, Sample, describe_status
 from pairbench.notes import Note
 from pairbench.units import format_duration
 
@@ -53,7 +53,6 @@ class SamplingPlan:
     targets: tuple[Target, ...]
     stop: StopRule
     warmup_rounds: int = 0
-    prepare: Command | None = None
     timeout_ns: int | None = None
     ignore_failure: bool = False
     seed: int = 0
@@ -167,9 +166,14 @@ class Sampler:
     def _run_round(self, *, round_id: int, warmup: bool) -> None:
         taken: list[Measured] = []
         for slot, side in enumerate(self._rng.permutation(len(self.plan.targets))):
-            self._prepare()
             target = self.plan.targets[side]
-            for row in target.execute(self.executor, timeout_ns=self.plan.timeout_ns):
+            try:
+                rows = target.execute(self.executor, timeout_ns=self.plan.timeout_ns)
+            except HelperCommandFailed as exc:
+                for row in exc.rows:  # measured whole before its --conclude failed: kept
+                    self._record(int(side), row, round_id, slot, warmup)
+                raise
+            for row in rows:
                 measured = self._record(int(side), row, round_id, slot, warmup)
                 taken.append(measured)
                 if row.execution.status != 0 and not self.plan.ignore_failure:
@@ -179,15 +183,6 @@ class Sampler:
         end = RoundEnd(round_id, warmup, tuple(taken), self.rounds, self._seq, self.elapsed_ns())
         for sink in self._sinks:
             sink.on_round(end)
-
-    def _prepare(self) -> None:
-        if self.plan.prepare is None:
-            return
-        result = self.executor.run(self.plan.prepare, timeout_ns=self.plan.timeout_ns)
-        if result.status != 0:
-            raise HelperCommandFailed(
-                f"--prepare command {self.plan.prepare.text!r} failed: {describe_status(result.status)}"
-            )
 
     def _record(self, side: int, row: Row, round_id: int, slot: int, warmup: bool) -> Measured:
         ex = row.execution

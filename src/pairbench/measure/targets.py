@@ -63,11 +63,16 @@ class CommandTarget:
     conclude: Command | None = None
 
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
-        """Run prepare, the command, conclude; a failed helper raises ``HelperCommandFailed``
-        (the sample it followed is lost with it: the run ends there)."""
+        """Run prepare, the command, conclude; a failed helper raises ``HelperCommandFailed``, and the
+        run ends there. A failed conclude hands over the sample it followed (``exc.rows``): that sample
+        was measured whole, so it is kept."""
         _helper(executor, self.prepare, "--prepare", timeout_ns)
         row = Row(self.benchmark, executor.run(self.command, timeout_ns=timeout_ns), self.iterations)
-        _helper(executor, self.conclude, "--conclude", timeout_ns)
+        try:
+            _helper(executor, self.conclude, "--conclude", timeout_ns)
+        except HelperCommandFailed as exc:
+            exc.rows = (row,)
+            raise
         return (row,)
 
 
