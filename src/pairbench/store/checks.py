@@ -49,13 +49,6 @@ def expect_str_list(value, source: str, where: str) -> list[str]:
     return items
 
 
-def printable(text: object) -> str:
-    """``text`` for an error message that quotes a file: each character Python does not call printable
-    (control characters, bidirectional controls, a byte that was not UTF-8) as its escape, as
-    ``repr`` writes it, so a message cannot drive the terminal it is printed on."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
-
-
 def is_int(value) -> bool:
     """An integer, and not ``true`` or ``false`` (which Python counts as 1 and 0)."""
     return isinstance(value, int) and not isinstance(value, bool)

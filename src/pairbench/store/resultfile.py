@@ -175,10 +175,10 @@ def stored_settings(kind: str, sides: tuple[Side, ...], stored: Mapping, source:
         return settings_from_stored(kind, [s.command.text for s in measured], [s.name for s in measured],
                                     stored)
     except UsageError as exc:
-        raise ResultFileError(f"{source}: the stored settings are not valid: {checks.printable(exc)}") from None
+        raise ResultFileError(f"{source}: the stored settings are not valid: {exc}") from None
     except (TypeError, ValueError, AttributeError) as exc:
         raise ResultFileError(f"{source}: the stored settings are not valid: a value of the wrong type "
-                              f"({type(exc).__name__}: {checks.printable(exc)})") from None
+                              f"({type(exc).__name__}: {exc})") from None
 
 
 def sides_of(value, source: str, where: str = "sides") -> tuple[Side, ...]:
