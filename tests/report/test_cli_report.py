@@ -8,6 +8,7 @@ import json
 import click
 import pytest
 from click.testing import CliRunner
+from planted_links import needs_root, planted_link
 from report_helpers import DATA, invoke
 
 from pairbench.analysis import analyse
@@ -125,29 +126,9 @@ def test_no_export_options_means_no_files_and_nothing_rendered(tmp_path, monkeyp
     assert result.exit_code == 0
 
 
-def _planted_link(tmp_path):
-    """``shared/x.md -> passwd``: a link another user (uid 4242) planted in a sticky, world-writable
-    directory, pointing at a file of ours with mode 0600."""
-    import os
-
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    shared.chmod(0o1777)
-    victim = tmp_path / "passwd"
-    victim.write_text("root:x:0:0\n")
-    victim.chmod(0o600)
-    link = shared / "x.md"
-    link.symlink_to(victim)
-    os.lchown(link, 4242, 4242)
-    return link, victim
-
-
-needs_root = pytest.mark.skipif(__import__("os").geteuid() != 0, reason="only root can give a link to another user")
-
-
 @needs_root
 def test_report_does_not_write_through_a_link_planted_in_a_shared_directory(tmp_path):
-    link, victim = _planted_link(tmp_path)
+    link, victim = planted_link(tmp_path)
     result = invoke("report", COMPARE, "-o", str(link))
     assert result.code == EXIT_RESULT_FILE
     assert result.err.count("\n") == 1 and "refusing to follow the symbolic link" in result.err
@@ -157,7 +138,7 @@ def test_report_does_not_write_through_a_link_planted_in_a_shared_directory(tmp_
 @needs_root
 @pytest.mark.parametrize("option", ["--json", "--export-markdown"])
 def test_a_planted_link_is_refused_before_measuring(tmp_path, use_executor, option):
-    link, victim = _planted_link(tmp_path)
+    link, victim = planted_link(tmp_path)
     executor = use_executor()
     result = invoke("compare", "--runs", "3", option, str(link), "sleep 0.1", "sleep 0.2")
     assert result.code == EXIT_USAGE and "refusing to follow the symbolic link" in result.err

@@ -6,13 +6,13 @@ import os
 import stat
 
 import pytest
+from planted_links import OTHER_USER as OTHER
+from planted_links import needs_root, planted_link, shared_directory
 
 from pairbench.store import files
 from pairbench.store.files import UnsafeLinkError, atomic_write_text, may_follow
 
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a link to another user")
 STICKY_SHARED = stat.S_IFDIR | 0o1777  # like /tmp
-OTHER = 4242
 
 
 def _stat(mode: int, uid: int) -> os.stat_result:
@@ -34,21 +34,13 @@ def test_links_are_followed_by_the_kernels_protected_symlinks_rule(link_uid, dir
 @pytest.fixture
 def shared(tmp_path):
     """A sticky, world-writable directory like /tmp, and a file of ours outside it."""
-    directory = tmp_path / "shared"
-    directory.mkdir()
-    directory.chmod(0o1777)
-    victim = tmp_path / "passwd"
-    victim.write_text("root:x:0:0\n")
-    victim.chmod(0o600)
-    return directory, victim
+    return shared_directory(tmp_path)
 
 
 @needs_root
-def test_a_link_another_user_planted_in_a_shared_directory_is_not_written_through(shared):
-    directory, victim = shared
-    link = directory / "x.json"
-    link.symlink_to(victim)
-    os.lchown(link, OTHER, OTHER)
+def test_a_link_another_user_planted_in_a_shared_directory_is_not_written_through(tmp_path):
+    link, victim = planted_link(tmp_path, "x.json")
+    directory = link.parent
     with pytest.raises(UnsafeLinkError, match=r"x\.json.*sticky, world-writable directory.*protected_symlinks") as info:
         atomic_write_text(link, "pwned\n")
     assert isinstance(info.value, PermissionError) and "\n" not in info.value.strerror
