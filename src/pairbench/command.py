@@ -11,12 +11,20 @@ from dataclasses import dataclass
 
 STATUS_TIMEOUT = -1000
 """``status`` of a sample that pairbench killed after ``--timeout``."""
+STATUS_PROTOCOL = -1001
+"""``status`` of a sample whose worker broke the worker protocol (and was stopped)."""
+STATUS_BENCHMARK_ERROR = -1002
+"""``status`` of a sample whose benchmark reported an error (the worker goes on)."""
 
 
 def describe_status(status: int) -> str:
     """Say in words what a sample's ``status`` means ("exit code 2", "signal 9 (SIGKILL)")."""
     if status == STATUS_TIMEOUT:
         return "timed out"
+    if status == STATUS_PROTOCOL:
+        return "broke the worker protocol"
+    if status == STATUS_BENCHMARK_ERROR:
+        return "the benchmark reported an error"
     if status < 0:
         try:
             name = signal.Signals(-status).name

@@ -58,6 +58,11 @@ CODES: dict[str, str] = {
     "failed-samples": "failed samples are stored but left out of the statistics",
     "no-samples": "no successful samples to analyse",
     "no-successful-samples": "a side of a comparison never succeeded: no verdict, and --fail-on fails",
+    # bench: benchmarks of workers
+    "benchmarks-added": "benchmarks only the candidate's worker lists: not compared",
+    "benchmarks-removed": "benchmarks only the baseline's worker lists: not compared",
+    "process-blocks": "the verdict is drawn from blocks of rounds, each in fresh worker processes",
+    "benchmark-failed": "a benchmark failed on a side (error, crash, hang, protocol break); the others went on",
     "failed-rounds": "rounds left out of the pairs because a sample in them failed",
     "no-rounds-estimate": "an inconclusive verdict without an estimate of the rounds still needed, and why",
     "pairs-autocorrelated": "the pair differences are autocorrelated",

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pairbench import __version__
-from pairbench.analysis import Analysis, analyse, baseline_and_candidates, criteria_of
+from pairbench.analysis import Analysis, analyse, baseline_and_candidates, compares, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import (
     HelperCommandFailed,
@@ -238,7 +238,7 @@ class Session:
             raise
 
     def _stopping_rule(self) -> StoppingRule | None:
-        if self.settings.kind != "compare" or len(self.sides) < 2:
+        if not compares(self.skeleton):
             return None
         base, candidates = baseline_and_candidates(self.skeleton)
         return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks))
@@ -250,7 +250,7 @@ class Session:
         json_path = self.settings.outputs.json_path
         executor = self._executor()
         try:
-            journal = _RunJournal(json_path, skeleton) if json_path and json_path != "-" else None
+            journal = RunJournal(json_path, skeleton) if json_path and json_path != "-" else None
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
@@ -343,7 +343,7 @@ class Session:
             notes=(*skeleton.notes, *info.notes, *sampler.notes, *([cleanup_note] if cleanup_note else [])))
 
 
-class _RunJournal(Journal):
+class RunJournal(Journal):
     """The run's journal and, at the end, its result file; OS errors become ``ResultFileError``."""
 
     def __init__(self, path: str, skeleton: Run):

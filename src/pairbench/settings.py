@@ -28,7 +28,7 @@ from pairbench.errors import UsageError
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
-KINDS = ("run", "compare")
+KINDS = ("run", "compare", "bench")
 EXPORT_KEYS = ("export_markdown", "export_csv", "export_html")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
 
@@ -40,11 +40,13 @@ DEFAULTS: dict[str, object] = {
     "parameter_step_size": None, "parameter_list": None, "alpha": 0.01, "threshold": 1.0,
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None,
     "export_markdown": None, "export_csv": None, "export_html": None, "sort": "auto", "time_unit": None,
-    "quiet": False,
+    "quiet": False, "filter": None, "sample_time": "1ms", "against": None,
 }
 KIND_DEFAULTS: dict[str, dict[str, object]] = {
     "run": {"warmup": 0, "max_time": "3s"},
     "compare": {"warmup": 1, "max_time": "60s"},
+    # bench: --max-time is per benchmark; a round of two 1 ms samples makes rounds cheap
+    "bench": {"warmup": 16, "max_time": "5s", "min_runs": 32, "timeout": "60s"},
 }
 
 
@@ -103,6 +105,16 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class Workers:
+    """How ``bench`` drives workers: which benchmarks, how long a sample lasts, the git revision
+    Python benchmarks are compared against."""
+
+    filter: str | None = None  # -k: a regular expression searched for in each benchmark's name
+    sample_time_ns: int = 1_000_000  # the iteration count is chosen so that a sample lasts about this
+    against: str | None = None  # --against REV (Python benchmarks): the baseline is this revision
+
+
+@dataclass(frozen=True)
 class Outputs:
     """Where this invocation writes (not stored in the result)."""
 
@@ -134,12 +146,17 @@ class Settings:
     sampling: Sampling
     decision: Decision = field(default_factory=Decision)
     outputs: Outputs = field(default_factory=Outputs)
+    workers: Workers | None = None  # bench only
 
     def stored(self) -> dict:
-        """The settings a result document keeps (JSON-ready): sampling and decision. What was not
-        given (no --prepare, no parameters) is null, as pairbench 0.2 stored it."""
+        """The settings a result document keeps (JSON-ready): sampling and decision (and workers,
+        for bench). What was not given (no --prepare, no parameters) is null, as pairbench 0.2
+        stored it."""
         sampling = {key: None if value == () else value for key, value in asdict(self.sampling).items()}
-        return {"sampling": sampling, "decision": asdict(self.decision)}
+        stored = {"sampling": sampling, "decision": asdict(self.decision)}
+        if self.workers is not None:
+            stored["workers"] = asdict(self.workers)
+        return stored
 
 
 # --------------------------------------------------------------------------- parsing
@@ -174,8 +191,30 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
                       sort=_choice("--sort", given("sort"), SORT_CHOICES),
                       time_unit=parse_time_unit(given("time_unit")))
     _one_to_stdout(outputs)
+    workers = _workers(given) if kind == "bench" else None
     return Settings(kind, tuple(commands), _names(options.get("names") or (), len(commands)),
-                    sampling, decision, outputs)
+                    sampling, decision, outputs, workers)
+
+
+def _workers(given) -> Workers:
+    sample_time = _duration_or_none("--sample-time", given("sample_time"))
+    if sample_time is None or not 1_000 <= sample_time <= 10_000_000_000:
+        raise UsageError(f"--sample-time must lie between 1us and 10s, got {given('sample_time')!r}")
+    return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
+                   against=_text_or_none("--against", given("against")))
+
+
+def _regex(option: str, value) -> str | None:
+    """A regular expression (Python's syntax), checked; None: no filter."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise UsageError(f"{option} must be a regular expression, got {value!r}")
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise UsageError(f"{option} {value!r} is not a regular expression: {exc}") from None
+    return value
 
 
 def _sampling(given, commands: tuple[str, ...]) -> Sampling:
@@ -206,21 +245,22 @@ def _sampling(given, commands: tuple[str, ...]) -> Sampling:
 def settings_from_stored(kind: str, commands: Sequence[str], names: Sequence[str],
                          stored: Mapping) -> Settings:
     """The settings a result document stored, read through the same parsers (``UsageError`` if bad)."""
-    for group in ("sampling", "decision"):
+    for group in ("sampling", "decision", "workers"):
         if not isinstance(stored.get(group, {}), Mapping):
             raise UsageError(f"settings.{group} must be an object")
-    sampling, decision = stored.get("sampling", {}), stored.get("decision", {})
+    sampling, decision, workers = (stored.get(group, {}) for group in ("sampling", "decision", "workers"))
     unknown = (set(sampling) - {f.name for f in fields(Sampling)}) | (
-        set(decision) - {f.name for f in fields(Decision)})
+        set(decision) - {f.name for f in fields(Decision)}) | (set(workers) - {f.name for f in fields(Workers)})
     if unknown:
         raise UsageError(f"unknown setting(s) {', '.join(sorted(map(str, unknown)))}")
-    options = {**{_OPTION_OF.get(k, k): v for k, v in sampling.items()}, **decision}
+    options = {**{_OPTION_OF.get(k, k): v for k, v in sampling.items()}, **decision,
+               **{_OPTION_OF.get(k, k): v for k, v in workers.items()}}
     if "max_time_ns" in sampling and sampling["max_time_ns"] is None:
         options["max_time"] = _NO_LIMIT
     return parse_settings(kind, commands, {**options, "names": tuple(names)})
 
 
-_OPTION_OF = {"max_time_ns": "max_time", "timeout_ns": "timeout"}
+_OPTION_OF = {"max_time_ns": "max_time", "timeout_ns": "timeout", "sample_time_ns": "sample_time"}
 _NO_LIMIT = "none"  # a stored run without a time budget
 
 

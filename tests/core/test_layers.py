@@ -20,9 +20,11 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 
 LAYERS = ("cli", "session", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
-          "vocabulary")
-VOCABULARY = {"errors", "units", "command", "notes", "settings", "model", "verdict", "workloads", "__init__"}
-LAYER_OF = {name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
+          "harness", "vocabulary")
+VOCABULARY = {"errors", "units", "command", "notes", "settings", "model", "verdict", "workloads", "protocol",
+              "__init__"}
+LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
+            | {"pytest_plugin": "cli", "functions": "session", "bench": "session"})
 STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 

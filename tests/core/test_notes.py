@@ -48,6 +48,10 @@ EXAMPLES = {
     "cleanup-interrupted": {"command": "rm -rf build"}, "journal-cut-short": {"recovered": 17},
     "warmup-cut-short": {"done": 10, "asked": 1000},
     "unrenamed-result": {"path": ".r.json.k2j3.tmp", "result": "r.json"},
+    "benchmarks-added": {"side": "./new", "count": 22, "names": [f"b{i}" for i in range(20)]},
+    "benchmarks-removed": {"side": "./old", "count": 1, "names": ["parse"]},
+    "benchmark-failed": {"benchmark": "sort[n=10]", "why": "benchmark 'sort[n=10]' on './new' failed on sample 3"},
+    "process-blocks": {"blocks": 24, "rounds": 768},
     "recorded": {"text": "an old note"},
 }
 

@@ -114,7 +114,7 @@ def _journal_with_header(tmp_path, **run_changes):
     ({"sides": []}, "sides is empty"),
     ({"notes": "a note"}, "notes must be a list"),
     ({"environment": {"executor": 5}}, r"environment\.executor must be an object"),
-    ({"format": "x", "kind": "bench"}, "unknown kind"),
+    ({"format": "x", "kind": "suite"}, "unknown kind"),
 ])
 def test_a_journal_with_a_bad_header_is_refused_naming_the_file(tmp_path, changes, problem):
     path = _journal_with_header(tmp_path, **changes)

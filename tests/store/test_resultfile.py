@@ -166,7 +166,7 @@ HOSTILE = {
     "metric too short": (_set(["series", 0, "metrics"], {"value": [1.0]}), "different lengths"),
     "argv not strings": (lambda d: d["sides"][0]["command"].update(argv=[1, 2]), "list of strings"),
     "unknown state": (lambda d: d.update(state="exploded"), "unknown state"),
-    "unknown kind": (lambda d: d.update(kind="bench"), "unknown kind"),
+    "unknown kind": (lambda d: d.update(kind="benchmark"), "unknown kind"),
     "no sides": (lambda d: d.update(sides=[]), "sides is empty"),
     "two sides of one name": (_set(["sides", 1, "name"], "a"), r"sides\[1\]\.name 'a' is the name of an earlier"),
     "unknown side label": (_set(["sides", 1, "label"], "boss"), r"sides\[1\]\.label must be one of"),

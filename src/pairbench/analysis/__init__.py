@@ -38,7 +38,7 @@ from pairbench.model import Run, Samples
 from pairbench.notes import Subject
 
 __all__ = ["CONFIDENCE", "Analysis", "Comparison", "Criteria", "Effect", "Summary", "analyse",
-           "baseline_and_candidates"]
+           "baseline_and_candidates", "compares"]
 
 SELF_CHECK_LABEL = "self-check"
 
@@ -67,10 +67,20 @@ def baseline_and_candidates(run: Run) -> tuple[int, list[int]]:
     return base, [i for i in range(len(run.sides)) if i != base]
 
 
+COMPARING_KINDS = ("compare", "bench")
+
+
+def compares(run: Run) -> bool:
+    """Whether ``run`` compares candidates with a baseline (compare, or bench with two workers)."""
+    return run.kind in COMPARING_KINDS and len(run.sides) > 1
+
+
 def family_size(run: Run) -> int:
-    """The candidates the family-wise error is split over (the self-check copy is not one)."""
-    candidates = sum(1 for side in run.sides if side.label == "candidate")
-    return candidates or max(len(run.sides) - 1, 1)
+    """The comparisons the family-wise error is split over: the candidates (the self-check copy is
+    not one), and for bench each candidate on each benchmark, since a suite of benchmarks is
+    one question asked many times."""
+    candidates = sum(1 for side in run.sides if side.label == "candidate") or max(len(run.sides) - 1, 1)
+    return candidates * len(run.benchmarks) if run.kind == "bench" else candidates
 
 
 def criteria_of(run: Run) -> Criteria:
@@ -78,7 +88,7 @@ def criteria_of(run: Run) -> Criteria:
 
 
 def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigure, ...]]:
-    if run.kind != "compare" or len(run.sides) < 2:
+    if not compares(run):
         return (), ()
     criteria = criteria_of(run)
     base, others = baseline_and_candidates(run)

@@ -91,10 +91,38 @@ class Criteria:
 
 def paired_values(baseline: Samples, candidate: Samples) -> tuple[np.ndarray, np.ndarray]:
     """One operation's values in the rounds where both sides succeeded, in round order."""
+    b, c, b_index, c_index = _paired(baseline, candidate)
+    return b.values()[b_index], c.values()[c_index]
+
+
+def paired_blocks(baseline: Samples, candidate: Samples) -> np.ndarray | None:
+    """The block (of fresh worker processes, ``measure.worker.Rotation``) of each round
+    ``paired_values`` gives, or None when the samples were not taken in blocks."""
+    if BLOCK_METRIC not in baseline.metrics:
+        return None
+    b, _, b_index, _ = _paired(baseline, candidate)
+    return b[BLOCK_METRIC][b_index]
+
+
+def _paired(baseline: Samples, candidate: Samples):
     b, c = baseline.measured(), candidate.measured()
     common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
     keep = common >= 0
-    return b.values()[b_index[keep]], c.values()[c_index[keep]]
+    return b, c, b_index[keep], c_index[keep]
+
+
+BLOCK_METRIC = "block"
+
+
+def block_effects(log_ratios: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """One value per block, in the order the blocks ran: the median log-ratio of its rounds.
+
+    Rounds within a block share a pair of processes, and with it that pair's own difference
+    (memory layout, hash seeds), so they are not independent observations of the code's effect;
+    blocks are. The verdict is drawn from these values. O(n log n).
+    """
+    ids, first = np.unique(blocks, return_index=True)
+    return np.array([np.median(log_ratios[blocks == block]) for block in ids[np.argsort(first)]])
 
 
 def failed_rounds(baseline: Samples, candidate: Samples) -> int:
@@ -289,14 +317,18 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     """One candidate against the baseline: verdict, effect, secondary statistics, notes, chart data."""
     base, cand = paired_values(pairing.base, pairing.cand)
     r = _log_ratios(base, cand) if base.size else np.zeros(0)
+    blocks = paired_blocks(pairing.base, pairing.cand)
+    decided_on = r if blocks is None else block_effects(r, blocks)
     never = never_succeeded(pairing)
     if never is not None:  # nothing to compare, and more rounds of the same would not help
         verdict, effect, notes, plan = refuse(never), None, (), RoundsPlan(None)
     else:
-        verdict, effect, notes = verdict_of(lambda: effect_of(r, criteria), criteria)
+        verdict, effect, notes = verdict_of(lambda: effect_of(decided_on, criteria), criteria)
         plan = (plan_rounds(r, criteria) if verdict.verdict == "inconclusive" and not (effect and effect.moved)
-                else RoundsPlan(None))
+                and blocks is None else RoundsPlan(None))
     notes = [*notes, *([plan.note] if plan.note else [])]
+    if blocks is not None and r.size:
+        notes.append(Note("process-blocks", {"blocks": int(decided_on.size), "rounds": int(r.size)}))
     secondary = secondary_statistics(base, cand, r, 1.0 - criteria.level_alpha, notes)
     lost = failed_rounds(pairing.base, pairing.cand)
     if lost:

@@ -33,14 +33,24 @@ class StoppingRule(Sink):
     """Follows the rounds and says when every comparison (candidate side x benchmark) is decided."""
 
     def __init__(self, criteria: Criteria, baseline: int, candidates: Sequence[int],
-                 benchmarks: int = 1):
+                 benchmarks: int = 1, *, benchmark_ids: Sequence[int] | None = None,
+                 block_rounds: int | None = None):
+        """Follows every candidate on benchmarks ``0 .. benchmarks - 1``, or on ``benchmark_ids``
+        only (bench measures its benchmarks one at a time, a rule each). With ``block_rounds``
+        (bench's blocks of fresh worker processes) each block of that many rounds is one value,
+        its median log-ratio, as ``analysis.comparison.block_effects`` makes it, and the rule
+        decides only when a block has just ended."""
         self.criteria = criteria
         self.baseline = baseline
-        self.keys = [(b, c) for b in range(benchmarks) for c in candidates]
+        self.block_rounds = block_rounds
+        self._block_ended = False
+        ids = range(benchmarks) if benchmark_ids is None else benchmark_ids
+        self.keys = [(b, c) for b in ids for c in candidates]
         # one store of each comparison's log-ratios: the running sequence when adaptive, a list with --runs
         self._running = ({key: RunningSequence(criteria.level_alpha, T_OPT) for key in self.keys}
                          if criteria.anytime else {})
         self._ratios: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
+        self._block: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
         self.latest: dict[tuple[int, int], tuple[Verdict, Effect | None]] = {}
 
     def on_round(self, end: RoundEnd) -> None:
@@ -52,14 +62,23 @@ class StoppingRule(Sink):
             base, cand = values.get((benchmark, self.baseline)), values.get((benchmark, candidate))
             if base is not None and cand is not None:
                 fresh[(benchmark, candidate)] = math.log1p((cand - base) / base)
+        self._block_ended = self.block_rounds is not None and end.rounds % self.block_rounds == 0
         for key, ratio in fresh.items():
+            if self.block_rounds is not None:
+                self._block[key].append(ratio)
+                if not self._block_ended:
+                    continue
+                ratio, self._block[key] = float(np.median(self._block[key])), []
             if self.criteria.anytime:
                 self._running[key].extend([ratio])
             else:
                 self._ratios[key].append(ratio)
 
     def decide(self) -> str | None:
-        """A reason to stop when every comparison has a verdict, else None (updates ``latest``)."""
+        """A reason to stop when every comparison has a verdict, else None (updates ``latest``).
+        In blocks, only right after a block has ended: the stored samples then hold whole blocks."""
+        if self.block_rounds is not None and not self._block_ended:
+            return None
         verdicts = [self._verdict(key) for key in self.keys]
         if all(v.decided for v in verdicts):
             if len(verdicts) == 1:

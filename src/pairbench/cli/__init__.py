@@ -14,7 +14,7 @@ display, a sampler sink), ``measuring`` (run, compare), ``show``, ``report``,
 ``doctor``. Importing this package registers every command.
 """
 
-from pairbench.cli import doctor, measuring, report, show  # noqa: F401 - importing registers them
+from pairbench.cli import bench, doctor, measuring, report, show  # noqa: F401 - importing registers them
 from pairbench.cli.app import cli, entry_point, main
 
 __all__ = ["cli", "entry_point", "main"]

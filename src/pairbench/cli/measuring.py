@@ -20,6 +20,7 @@ from pairbench.cli.report import (
     write_exports,
 )
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError
+from pairbench.report.safe import visible
 from pairbench.settings import Settings, parse_settings
 from pairbench.units import fixed_time_unit
 
@@ -93,7 +94,6 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
 
 def measure(app: App, settings: Settings) -> int:
     """Measure ``settings``' commands, print the report, write the files asked for; the exit code."""
-    from pairbench.report import text as text_report
     from pairbench.session import Session
 
     check_output_paths(settings)
@@ -104,8 +104,16 @@ def measure(app: App, settings: Settings) -> int:
         outcome = session.measure(progress)
     finally:
         close_progress(progress)
+    return report_outcome(app, settings, outcome)
+
+
+def report_outcome(app: App, settings: Settings, outcome) -> int:
+    """Print a measuring session's report, write the files asked for, and return the exit code."""
+    from pairbench.analysis import compares
+    from pairbench.report import text as text_report
+
     run, analysis = outcome.run, _sorted(outcome.analysis, run_order=outcome.run, sort=settings.outputs.sort)
-    render = text_report.render_compare if run.kind == "compare" else text_report.render_run
+    render = text_report.render_compare if compares(run) else text_report.render_run
     with fixed_time_unit(settings.outputs.time_unit):
         _emit(app, settings, outcome, analysis, lambda: render(run, analysis, color=app.io.color))
         export_failed = _export(app, run, analysis, settings)
@@ -197,9 +205,9 @@ def _cut_short_exit_code(app: App, outcome) -> int | None:
     """The exit code of a session that ended early (error or Ctrl-C) or whose result file could
     not be written, after saying why; else None. An unwritten result file decides the code (4)."""
     if outcome.error is not None:
-        app.io.err(f"error: {outcome.error}")
+        app.io.err(f"error: {visible(outcome.error)}")  # a worker's words may hold control characters
     if outcome.result_error is not None:
-        app.io.err(f"error: {outcome.result_error}")
+        app.io.err(f"error: {visible(outcome.result_error)}")
         return outcome.result_error.exit_code
     if outcome.error is not None:
         return outcome.error.exit_code

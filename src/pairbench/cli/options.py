@@ -19,77 +19,96 @@ def _shown(option: str, kind: str) -> str:
     return "" if value is None else f"  [default: {value}]"
 
 
-def sampling_options(kind: str):
-    """Options shared by ``run`` and ``compare`` (their defaults are ``kind``'s)."""
+BENCH_SAMPLING = ("warmup", "runs", "min_runs", "max_runs", "max_time", "timeout", "output", "seed",
+                  "json_path", "export_json", "sort", "time_unit", "names", "quiet", "version")
+"""The sampling options ``bench`` takes (workers have no shell, helpers, input or parameters)."""
+
+
+def sampling_options(kind: str, *, keep: tuple[str, ...] | None = None):
+    """Options shared by ``run`` and ``compare`` (their defaults are ``kind``'s); only those named
+    in ``keep`` when given (``bench``)."""
 
     def decorate(f):
-        options = [
-            click.option("--warmup", "-w", metavar="N", help="Warmup rounds, run and stored but not analysed."
-                         + _shown("warmup", kind)),
-            click.option("--runs", "-r", metavar="N", help="Exact number of rounds (turns adaptive stopping off)."),
-            click.option("--min-runs", "-m", metavar="N", help="Rounds to run before stopping is considered."
-                         + _shown("min_runs", kind)),
-            click.option("--max-runs", "-M", metavar="N", help="Stop after this many rounds at most."),
-            click.option("--max-time", metavar="DURATION", help="Time budget for sampling (e.g. 30s, 2m)."
-                         + _shown("max_time", kind)),
-            click.option("--prepare", "-p", metavar="CMD", multiple=True,
-                         help="Command run through sh -c before every sample, untimed; once for every "
-                              "command, or once per command in their order."),
-            click.option("--conclude", metavar="CMD", multiple=True,
-                         help="Command run through sh -c after every sample, untimed; once, or once per command."),
-            click.option("--setup", "-s", metavar="CMD", help="Command run through sh -c once before sampling."),
-            click.option("--cleanup", "-c", metavar="CMD", help="Command run through sh -c once at the end."),
-            click.option("--timeout", metavar="DURATION",
-                         help="Kill a sample's process group after this long (e.g. 10s)."),
-            click.option("--shell", "-S", metavar="SHELL|none",
-                         help="Run commands through SHELL -c (sh, bash, 'bash --norc', a path; its start-up "
-                              "is measured and reported). Default: none, commands run directly, split into "
-                              "words like a shell does; shell syntax (| && > $VAR) is refused without a shell."),
-            click.option("-N", "no_shell", is_flag=True, default=None,
-                         help="Run commands without a shell (--shell none), as hyperfine's -N."),
-            click.option("--input", metavar="null|FILE",
-                         help="What the commands read as standard input (FILE through sh's exec, whose "
-                              "start-up is measured and reported)." + _shown("input", kind)),
-            click.option("--output", "output", metavar="null|inherit|pipe|FILE",
-                         help="Where the commands' stdout and stderr go (pipe: read and discarded, as "
-                              "hyperfine's; ./pipe for a file named pipe)." + _shown("output", kind)),
-            click.option("--parameter-scan", "-P", "parameter_scan", nargs=3, multiple=True,
-                         metavar="NAME MIN MAX",
-                         help="Measure each command for NAME = MIN, MIN+1, ... MAX, written as {NAME} in the "
-                              "commands: each value is a benchmark parameter, compared round by round."),
-            click.option("--parameter-step-size", "-D", "parameter_step_size", multiple=True, metavar="STEP",
-                         help="The step of -P/--parameter-scan (decimals allowed)."),
-            click.option("--parameter-list", "-L", "parameter_list", nargs=2, multiple=True, metavar="NAME VALUES",
-                         help="Measure each command for each of the comma-separated VALUES of {NAME}; several "
-                              "-L give every combination."),
-            click.option("--ignore-failure", "-i", is_flag=True,
-                         help="Keep going when a command fails; failed samples are stored, not analysed."),
-            click.option("--seed", metavar="N",
-                         help="Seed of the random order (printed and stored, so runs can be repeated)."),
-            click.option("--json", "json_path", metavar="FILE",
-                         help="Write the result document (raw samples included) to FILE; - for standard output."),
-            click.option("--export-json", "export_json", metavar="FILE",
-                         help="The same as --json (hyperfine's name for it)."),
-            click.option("--sort", metavar="|".join(SORT_CHOICES),
-                         help="Order of the summaries and comparisons: auto and command keep the commands' "
-                              "order; mean-time puts the fastest first." + _shown("sort", kind)),
-            click.option("--time-unit", "-u", "time_unit", metavar="UNIT",
-                         help="Show every duration in this unit: nanosecond, microsecond, millisecond, second "
-                              "(default: a unit that suits each number)."),
-            click.option("--name", "-n", "names", multiple=True,
-                         help="Name for a command, in order (repeat for each command)."),
-            click.option("--quiet", "-q", is_flag=True, help="No progress display."),
-            click.version_option(__version__, "--version", "-V", prog_name="pairbench"),
-        ]
-        for option in reversed(options):
-            f = option(f)
+        options = [(option, _key(option)) for option in _sampling_declarations(kind)]
+        for option, key in reversed(options):
+            if keep is None or key in keep:
+                f = option(f)
         return f
 
     return decorate
 
 
-def decision_options(f):
-    """``compare``'s options: how strict its verdicts are and when CI fails."""
+def _key(decorator) -> str:
+    """The parameter name a click option decorator declares (``max_time``, ``json_path``)."""
+    probe = decorator(lambda **_: None)
+    return probe.__click_params__[-1].name
+
+
+def _sampling_declarations(kind: str) -> list:
+    """Every sampling option, as click decorators, with ``kind``'s defaults in the help."""
+    return [
+        click.option("--warmup", "-w", metavar="N", help="Warmup rounds, run and stored but not analysed."
+                     + _shown("warmup", kind)),
+        click.option("--runs", "-r", metavar="N", help="Exact number of rounds (turns adaptive stopping off)."),
+        click.option("--min-runs", "-m", metavar="N", help="Rounds to run before stopping is considered."
+                     + _shown("min_runs", kind)),
+        click.option("--max-runs", "-M", metavar="N", help="Stop after this many rounds at most."),
+        click.option("--max-time", metavar="DURATION", help="Time budget for sampling (e.g. 30s, 2m)."
+                     + _shown("max_time", kind)),
+        click.option("--prepare", "-p", metavar="CMD", multiple=True,
+                     help="Command run through sh -c before every sample, untimed; once for every "
+                          "command, or once per command in their order."),
+        click.option("--conclude", metavar="CMD", multiple=True,
+                     help="Command run through sh -c after every sample, untimed; once, or once per command."),
+        click.option("--setup", "-s", metavar="CMD", help="Command run through sh -c once before sampling."),
+        click.option("--cleanup", "-c", metavar="CMD", help="Command run through sh -c once at the end."),
+        click.option("--timeout", metavar="DURATION",
+                     help="Kill a sample's process group after this long (e.g. 10s)."),
+        click.option("--shell", "-S", metavar="SHELL|none",
+                     help="Run commands through SHELL -c (sh, bash, 'bash --norc', a path; its start-up "
+                          "is measured and reported). Default: none, commands run directly, split into "
+                          "words like a shell does; shell syntax (| && > $VAR) is refused without a shell."),
+        click.option("-N", "no_shell", is_flag=True, default=None,
+                     help="Run commands without a shell (--shell none), as hyperfine's -N."),
+        click.option("--input", metavar="null|FILE",
+                     help="What the commands read as standard input (FILE through sh's exec, whose "
+                          "start-up is measured and reported)." + _shown("input", kind)),
+        click.option("--output", "output", metavar="null|inherit|pipe|FILE",
+                     help="Where the commands' stdout and stderr go (pipe: read and discarded, as "
+                          "hyperfine's; ./pipe for a file named pipe)." + _shown("output", kind)),
+        click.option("--parameter-scan", "-P", "parameter_scan", nargs=3, multiple=True,
+                     metavar="NAME MIN MAX",
+                     help="Measure each command for NAME = MIN, MIN+1, ... MAX, written as {NAME} in the "
+                          "commands: each value is a benchmark parameter, compared round by round."),
+        click.option("--parameter-step-size", "-D", "parameter_step_size", multiple=True, metavar="STEP",
+                     help="The step of -P/--parameter-scan (decimals allowed)."),
+        click.option("--parameter-list", "-L", "parameter_list", nargs=2, multiple=True, metavar="NAME VALUES",
+                     help="Measure each command for each of the comma-separated VALUES of {NAME}; several "
+                          "-L give every combination."),
+        click.option("--ignore-failure", "-i", is_flag=True,
+                     help="Keep going when a command fails; failed samples are stored, not analysed."),
+        click.option("--seed", metavar="N",
+                     help="Seed of the random order (printed and stored, so runs can be repeated)."),
+        click.option("--json", "json_path", metavar="FILE",
+                     help="Write the result document (raw samples included) to FILE; - for standard output."),
+        click.option("--export-json", "export_json", metavar="FILE",
+                     help="The same as --json (hyperfine's name for it)."),
+        click.option("--sort", metavar="|".join(SORT_CHOICES),
+                     help="Order of the summaries and comparisons: auto and command keep the commands' "
+                          "order; mean-time puts the fastest first." + _shown("sort", kind)),
+        click.option("--time-unit", "-u", "time_unit", metavar="UNIT",
+                     help="Show every duration in this unit: nanosecond, microsecond, millisecond, second "
+                          "(default: a unit that suits each number)."),
+        click.option("--name", "-n", "names", multiple=True,
+                     help="Name for a command, in order (repeat for each command)."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress display."),
+        click.version_option(__version__, "--version", "-V", prog_name="pairbench"),
+    ]
+
+
+def decision_options(f, *, self_check: bool = True):
+    """``compare``'s options: how strict its verdicts are and when CI fails (``bench`` has no
+    --self-check)."""
     options = [
         click.option("--alpha", metavar="P", help="Family-wise error rate of the verdicts, 1e-6 to 0.5."
                      + _shown("alpha", "compare")),
@@ -100,7 +119,7 @@ def decision_options(f):
                           + _shown("fail_on", "compare")),
         click.option("--self-check", is_flag=True,
                      help="Also run a copy of the baseline: an A/A comparison that must not find a change."),
-    ]
+    ][: None if self_check else -1]
     for option in reversed(options):
         f = option(f)
     return f

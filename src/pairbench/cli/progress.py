@@ -29,8 +29,10 @@ class Progress(Sink):
     IMMEDIATE = True
 
     def __init__(self, sampling: Sampling, sides: int, *, effects: Callable[[], list] | None = None,
-                 clock: Callable[[], float] = time.monotonic, interval_s: float = PLAIN_INTERVAL_S):
+                 clock: Callable[[], float] = time.monotonic, interval_s: float = PLAIN_INTERVAL_S,
+                 label: str = ""):
         self.sampling, self.effects, self.clock, self.interval_s = sampling, effects, clock, interval_s
+        self.label = label  # what is being measured, before the line ("[2/9] sort[n=10]"); bench's
         self.rounds = self.samples = self.elapsed_ns = 0
         self.warming_up = sampling.warmup > 0
         self.values: list[list[float]] = [[] for _ in range(sides)]
@@ -69,6 +71,10 @@ class Progress(Sink):
 
     def status_line(self) -> str:
         """One line: rounds, samples, elapsed time, and compare's effects or each side's median."""
+        line = self._status()
+        return f"{self.label}  {line}" if self.label else line
+
+    def _status(self) -> str:
         runs = self.sampling.runs
         rounds = f"{self.rounds}/{runs} rounds" if runs is not None else f"{self.rounds} rounds"
         phase = "warming up" if self.warming_up else rounds
@@ -123,12 +129,12 @@ class TtyProgress(Progress):
 
 def progress_for(io: Io, sampling: Sampling, sides: int, *, quiet: bool,
                  effects: Callable[[], list] | None = None, clock: Callable[[], float] = time.monotonic,
-                 ) -> Progress | None:
+                 label: str = "") -> Progress | None:
     """The progress display for ``io``'s standard error, or None with ``--quiet``."""
     if quiet:
         return None
     kind = TtyProgress if hasattr(io.stderr, "isatty") and io.stderr.isatty() else PlainProgress
-    return kind(io, sampling, sides, effects=effects, clock=clock)
+    return kind(io, sampling, sides, effects=effects, clock=clock, label=label)
 
 
 def close_progress(progress: Progress | None) -> None:

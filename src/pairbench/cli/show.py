@@ -22,10 +22,11 @@ def show(app: App, path: str):
       pairbench show result.json
       pairbench show result.json.partial
     """
+    from pairbench.analysis import compares
     from pairbench.report import text
 
     run, analysis = read_and_analyse(path)
-    render = text.render_compare if run.kind == "compare" else text.render_run
+    render = text.render_compare if compares(run) else text.render_run
     with analysing_stored(path):
         app.io.out(render(run, analysis, color=app.io.color))
     return EXIT_OK

@@ -56,6 +56,8 @@ class SamplingPlan:
     timeout_ns: int | None = None
     ignore_failure: bool = False
     seed: int = 0
+    failure_advice: str = ("Use --ignore-failure to keep failing runs (they are stored and left out of "
+                           "the statistics).")
 
     @property
     def paired(self) -> bool:
@@ -116,7 +118,7 @@ class Sampler:
     """
 
     def __init__(self, executor: Executor, plan: SamplingPlan, *, sinks: Sequence[Sink] = (),
-                 decide: DecisionRule | None = None):
+                 decide: DecisionRule | None = None, origin_ns: int | None = None, first_seq: int = 0):
         self.executor = executor
         self.plan = plan
         self.rows: dict[tuple[int, int], list[Sample]] = {}
@@ -127,9 +129,15 @@ class Sampler:
         self._sinks = tuple(sinks)
         self._decide = decide
         self._rng = np.random.default_rng(plan.seed)
-        self._seq = 0
+        self._seq = first_seq
         self._t0 = 0
+        self._origin = origin_ns  # samples' start_ns count from here (the run's start); None: from run()
         self._leftover_noted: set[int] = set()
+
+    @property
+    def next_seq(self) -> int:
+        """The ``seq`` the next sample would get: where a following sampler of the same run starts."""
+        return self._seq
 
     def elapsed_ns(self) -> int:
         return self.executor.now_ns() - self._t0
@@ -142,6 +150,8 @@ class Sampler:
         cases ``rows`` holds everything measured so far.
         """
         self._t0 = self.executor.now_ns()
+        if self._origin is None:
+            self._origin = self._t0
         self._warm_up()
         while True:
             self._run_round(round_id=self.rounds, warmup=False)
@@ -177,7 +187,7 @@ class Sampler:
                 measured = self._record(int(side), row, round_id, slot, warmup)
                 taken.append(measured)
                 if row.execution.status != 0 and not self.plan.ignore_failure:
-                    raise CommandFailed(self._failure_message(target.name, measured))
+                    raise CommandFailed(self._failure_message(target.name, measured, row.detail))
         if not warmup:
             self.rounds += 1
         end = RoundEnd(round_id, warmup, tuple(taken), self.rounds, self._seq, self.elapsed_ns())
@@ -189,7 +199,7 @@ class Sampler:
         sample = Sample(
             wall_ns=ex.wall_ns, user_ns=ex.user_ns, sys_ns=ex.sys_ns, max_rss_kib=ex.max_rss_kib,
             voluntary_cs=ex.voluntary_cs, involuntary_cs=ex.involuntary_cs, status=ex.status,
-            start_ns=max(ex.start_ns - self._t0, 0), seq=self._seq,
+            start_ns=max(ex.start_ns - self._origin, 0), seq=self._seq,
             pair=round_id if self.plan.paired else -1, slot=slot, iterations=row.iterations,
             warmup=int(warmup),
         )
@@ -207,19 +217,20 @@ class Sampler:
             sink.on_sample(measured)
         return measured
 
-    def _failure_message(self, name: str, measured: Measured) -> str:
+    def _failure_message(self, name: str, measured: Measured, detail: str) -> str:
+        """"command 'x' failed on sample 3: exit code 1. ADVICE"; a target's ``detail`` (and name:
+        "benchmark 'sort' on 'baseline'") replaces the status's words."""
         # warmups and measured samples are numbered apart: "warmup sample 1", "sample 1"
         sample = measured.sample
         series = self.rows[(measured.benchmark, measured.side)]
         number = sum(1 for s in series if s.warmup == sample.warmup)
-        what = describe_status(sample.status)
-        if sample.status == STATUS_TIMEOUT and self.plan.timeout_ns:
+        what = detail or describe_status(sample.status)
+        if sample.status == STATUS_TIMEOUT and self.plan.timeout_ns and not detail:
             what = f"timed out after {format_duration(self.plan.timeout_ns, digits=3)}"
         phase = "warmup sample" if sample.warmup else "sample"
-        return (
-            f"command {name!r} failed on {phase} {number}: {what}. "
-            "Use --ignore-failure to keep failing runs (they are stored and left out of the statistics)."
-        )
+        who = name if detail else f"command {name!r}"
+        advice = f" {self.plan.failure_advice}" if self.plan.failure_advice else ""
+        return f"{who} failed on {phase} {number}: {what.rstrip('.')}.{advice}"
 
     def _stop_reason(self) -> str | None:
         stop = self.plan.stop

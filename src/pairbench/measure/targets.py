@@ -28,13 +28,15 @@ class Row:
 
     ``execution`` holds the time over all ``iterations`` and the resource usage;
     ``metrics`` holds further values (float totals over the iterations, such
-    as bytes allocated), keyed by name.
+    as bytes allocated), keyed by name. ``detail`` says why a failed row failed, when the
+    status alone does not (a worker's error message, the tail of its standard error).
     """
 
     benchmark: int
     execution: Execution
     iterations: int = 1
     metrics: Mapping[str, float] = field(default_factory=dict)
+    detail: str = ""
 
 
 class Target(Protocol):

@@ -189,7 +189,7 @@ def run_title(run: Run, analysis: Analysis) -> str:
         return f"pairbench {run.kind}: {candidates} candidates vs {real[0].baseline}"
     if len(run.sides) == 1:
         return f"pairbench {run.kind}: {run.sides[0].name}"
-    return f"pairbench {run.kind}: {len(run.sides)} commands"
+    return f"pairbench {run.kind}: {len(run.sides)} {'workers' if run.kind == 'bench' else 'commands'}"
 
 
 def level_text(confidence: float) -> str:

@@ -74,9 +74,13 @@ def run_header(run: Run) -> list[str]:
     """The first lines: what was measured and how the samples were ordered."""
     n = len(run.sides)
     rounds, seed = run.rounds, run.settings.sampling.seed
-    lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {'command' if n == 1 else 'commands'}"]
+    what = "worker" if run.kind == "bench" else "command"
+    lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {what if n == 1 else what + 's'}"]
     if n > 1 and rounds == 0:
         lines.append(f"No round was completed (order seed {seed}).")
+    elif n > 1 and run.kind == "bench":
+        lines.append(f"Samples were interleaved: each round asked every worker for one sample of a benchmark, "
+                     f"in a fresh random order (seed {seed}); fresh workers were started for each block of rounds.")
     elif n > 1:
         lines.append(f"Samples were interleaved: each of {rounds} rounds ran every command once, "
                      f"in a fresh random order (seed {seed}).")

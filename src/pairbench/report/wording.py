@@ -58,7 +58,7 @@ def with_subject(note: Note, unit: str = "ns") -> str:
 
 def consequence(kind: str, sides: int) -> str:
     """What machine noise does to this kind of measurement."""
-    if kind == "compare":
+    if kind in ("compare", "bench"):
         return "compare's interleaved rounds cancel what the variants share, but its intervals widen"
     if sides > 1:
         return "the commands were interleaved, so they shared it alike, but each summary absorbs it"
@@ -155,6 +155,11 @@ def _rank_ties(d: Mapping, unit: str) -> str:
 def _shift_unbounded(d: Mapping, unit: str) -> str:
     return (f"{d['unbounded']} of the shift function's {d['total']} decile bounds are open: too few "
             f"samples ({d['n']}) for intervals at {_level(d['level'])} each")
+
+
+def _only_on(d: Mapping, what: str) -> str:
+    names = ", ".join(d["names"]) + (f" and {d['count'] - len(d['names'])} more" if d["count"] > len(d["names"]) else "")
+    return f"{d['count']} benchmark(s) {what} ({d['side']!r}) lists, so not compared: {names}"
 
 
 def _renamed(d: Mapping, unit: str) -> str:
@@ -292,4 +297,11 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"{d['path']} holds this run's complete result document (the run was killed just before "
         f"renaming it): rename it to {d['result']}"),
     "recorded": lambda d, u: d["text"],
+    "benchmarks-added": lambda d, u: _only_on(d, "added: only the candidate"),
+    "benchmarks-removed": lambda d, u: _only_on(d, "removed: only the baseline"),
+    "process-blocks": lambda d, u: (
+        f"the verdict is drawn from {d['blocks']} blocks of rounds ({d['rounds']} rounds in all), each "
+        "measured by freshly started workers, so that what differs between two processes of one program "
+        "(memory layout, hash seeds) counts as noise, not as an effect of the code"),
+    "benchmark-failed": lambda d, u: f"the benchmark {d['benchmark']!r} failed: {d['why']}",
 }

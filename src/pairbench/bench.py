@@ -1,0 +1,329 @@
+"""A ``bench`` session: in-process benchmarks on one or two workers, paired per benchmark.
+
+Each side is a worker (``measure.worker``): a native program built with
+``pairbench.h`` or speaking the worker protocol, or Python benchmark files run
+by the Python harness (with ``--against REV``, the baseline is the same files
+in a worktree of REV). The benchmarks every side lists are measured one after
+another. For each: the iteration count is chosen once (a power of two, equal
+on both sides, about ``--sample-time`` a sample), then a sampler runs seeded
+rounds of random order, one sample per side, and stops on the same anytime
+verdict rule as ``compare`` within ``--max-time``. The verdicts are controlled
+family-wise over every comparison of the invocation (the analysis's
+``family_size``).
+
+A benchmark that fails (an error, a crash, a hang, a protocol break) keeps the
+samples taken, is named in a ``benchmark-failed`` note, and the others go on
+(a crashed worker is started again); the CLI exits 3. Ctrl-C ends the whole
+session, and what was measured is kept. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+from pairbench import __version__
+from pairbench.analysis import analyse, baseline_and_candidates, criteria_of
+from pairbench.analysis.stopping import StoppingRule
+from pairbench.command import STATUS_BENCHMARK_ERROR
+from pairbench.errors import CommandFailed, UsageError
+from pairbench.measure.commandline import parse_command
+from pairbench.measure.executor import ExecutorInfo, OutputPolicy
+from pairbench.measure.revisions import checkout, toplevel
+from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
+from pairbench.measure.worker import (
+    Rotation,
+    Worker,
+    WorkerFailed,
+    WorkerSpec,
+    WorkerTarget,
+    choose_iterations,
+)
+from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
+from pairbench.notes import Note
+from pairbench.protocol import ErrorReply, split_name
+from pairbench.report.jsonfile import derived_document
+from pairbench.session import Outcome, RunJournal, distinct_names, utc_now
+from pairbench.settings import Settings
+
+LISTED_AT_MOST = 20
+BLOCK_TIME_NS = 64_000_000
+"""How long the measured rounds of one block of fresh worker processes last, about: with 1 ms
+samples, 32 rounds. Shorter blocks cost more process starts; longer ones give fewer blocks, the
+values the verdict is drawn from."""  # names a note lists of the benchmarks found on one side only
+BENCH_FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
+
+# (benchmark index, its label, how many) -> the progress sink for that benchmark, or None
+ProgressFactory = Callable[[int, str, int, StoppingRule | None], Sink | None]
+
+
+def is_python_target(text: str) -> bool:
+    """A Python benchmark file or a directory of them (else a worker program, which may take
+    arguments: ``python3 my_worker.py --fast`` is a program)."""
+    return os.path.isdir(text) or (text.endswith(".py") and (os.path.isfile(text)
+                                                            or not any(c.isspace() for c in text)))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The sides (for the run), how to start their workers, and the notes of naming them."""
+
+    sides: tuple[Side, ...]
+    specs: tuple[WorkerSpec, ...]
+    notes: tuple[Note, ...]
+
+
+class _Clock:
+    """The sampler's executor when workers time themselves: only its clock is used."""
+
+    def now_ns(self) -> int:
+        return time.monotonic_ns()
+
+    def info(self) -> ExecutorInfo:
+        return ExecutorInfo("worker")
+
+
+def _worker_cpu() -> int | None:
+    """The one CPU both sides' workers run on, so that neither is measured on a slower or busier
+    CPU than the other (the last this process may use, leaving the others to pairbench itself)."""
+    try:
+        return max(os.sched_getaffinity(0))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def block_rounds(sides: int, sample_time_ns: int) -> int:
+    """Measured rounds per block of fresh worker processes: about ``BLOCK_TIME_NS`` of samples,
+    8 to 256 rounds."""
+    return max(8, min(256, round(BLOCK_TIME_NS / (sides * sample_time_ns))))
+
+
+def python_worker(path: str, root: str) -> Command:
+    """The Python harness serving the benchmarks in ``path``, importing first from ``root``."""
+    argv = (sys.executable, "-m", "pairbench.harness", "--root", root, path)
+    return Command(f"python -m pairbench.harness {path}", argv)
+
+
+class BenchSession:
+    """One ``bench``: workers from settings (checked), then :meth:`measure`."""
+
+    def __init__(self, settings: Settings, environment: Mapping):
+        self.settings = settings
+        self._environment = dict(environment)
+        workers = settings.workers
+        if workers.against and not all(is_python_target(t) for t in settings.commands):
+            raise UsageError("--against compares Python benchmark files with a git revision; for programs "
+                             "give the two builds: pairbench bench ./old ./new")
+        if workers.against and len(settings.commands) != 1:
+            raise UsageError("--against takes one FILE_OR_DIR: its benchmarks in the working tree are "
+                             "compared with the same path at the revision")
+        for text in settings.commands:
+            if not is_python_target(text):
+                parse_command(text, shell=None)  # the program must exist: CommandNotFound before anything runs
+
+    @contextlib.contextmanager
+    def _planned(self) -> Iterator[_Plan]:
+        """The sides and their workers' specs; with --against, inside a worktree of the revision."""
+        settings, output = self.settings, OutputPolicy.parse(self.settings.sampling.output)
+        timeout = settings.sampling.timeout_ns
+        if settings.workers.against:
+            path = settings.commands[0]
+            root = toplevel(path)
+            if root is None:
+                raise UsageError(f"--against needs {path!r} inside a git working tree")
+            relative = os.path.relpath(os.path.abspath(path), root)
+            with checkout(settings.workers.against, root) as tree:
+                specs = (WorkerSpec(python_worker(os.path.join(tree, relative), tree), tree, output, timeout, _worker_cpu()),
+                         WorkerSpec(python_worker(os.path.abspath(path), root), root, output, timeout, _worker_cpu()))
+                names = settings.names or (settings.workers.against, "working tree")
+                yield self._plan(specs, names)
+            return
+        specs = tuple(WorkerSpec(self._worker_command(text), None, output, timeout, _worker_cpu()) for text in settings.commands)
+        yield self._plan(specs, settings.names or settings.commands)
+
+    def _worker_command(self, text: str) -> Command:
+        if not is_python_target(text):
+            return parse_command(text, shell=None)
+        path = os.path.abspath(text)
+        return python_worker(path, toplevel(path) or (path if os.path.isdir(path) else os.path.dirname(path)))
+
+    def _plan(self, specs: tuple[WorkerSpec, ...], names) -> _Plan:
+        names, renamed = distinct_names(list(names))
+        labels = ["baseline", "candidate"] if len(specs) == 2 else [""] * len(specs)
+        sides = tuple(Side(name, spec.command, label) for name, spec, label in zip(names, specs, labels, strict=True))
+        return _Plan(sides, specs, renamed)
+
+    def measure(self, progress: ProgressFactory | None = None) -> Outcome:
+        """Start the workers, list and filter their benchmarks, measure each; analyse; write the result."""
+        with self._planned() as plan:
+            workers = [Worker(spec, side.name) for spec, side in zip(plan.specs, plan.sides, strict=True)]
+            try:
+                return self._measure(plan, workers, progress)
+            finally:
+                for worker in workers:
+                    worker.stop()
+
+    def _measure(self, plan: _Plan, workers: list[Worker], progress: ProgressFactory | None) -> Outcome:
+        names, found_notes = self._benchmarks([_listed(worker) for worker in workers], plan.sides)
+        keys = _keys(names)
+        skeleton = Run(kind="bench", sides=plan.sides, settings=self.settings, tool_version=__version__,
+                       started_at=utc_now(), benchmarks=keys, environment=self._environment,
+                       notes=(*plan.notes, *found_notes), state="running")
+        json_path = self.settings.outputs.json_path
+        journal = RunJournal(json_path, skeleton) if json_path and json_path != "-" else None
+        measuring = _Measuring(self.settings, skeleton, workers, journal, progress)
+        interrupted = None
+        try:
+            measuring.all(names)
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+        run = measuring.finished(skeleton, interrupted)
+        analysis = result_error = None
+        try:
+            analysis = analyse(run)
+        finally:
+            if journal:
+                result_error = journal.save(run, derived_document(run, analysis) if analysis else None)
+        error = CommandFailed(f"{len(measuring.failures)} of {len(names)} benchmarks failed: "
+                              + "; ".join(measuring.failures[:3])
+                              + ("; ..." if len(measuring.failures) > 3 else "")) if measuring.failures else None
+        return Outcome(run, analysis, error, interrupted is not None, result_error,
+                       getattr(interrupted, "signum", signal.SIGINT))
+
+    def _benchmarks(self, listed: list[tuple[str, ...]], sides: tuple[Side, ...]
+                    ) -> tuple[list[str], tuple[Note, ...]]:
+        """The benchmarks every side lists (in the baseline's order) that the filter keeps, and notes
+        naming those found on one side only."""
+        common = [name for name in listed[0] if all(name in other for other in listed[1:])]
+        notes = []
+        if len(listed) == 2:
+            for code, side, only in (("benchmarks-removed", 0, set(listed[0]) - set(listed[1])),
+                                     ("benchmarks-added", 1, set(listed[1]) - set(listed[0]))):
+                if only:
+                    ordered = [n for n in listed[side] if n in only]
+                    notes.append(Note(code, {"side": sides[side].name, "count": len(ordered),
+                                             "names": ordered[:LISTED_AT_MOST]}))
+        pattern = self.settings.workers.filter
+        kept = [name for name in common if pattern is None or re.search(pattern, name)]
+        if not kept:
+            what = f"-k {pattern!r} matches none of the {len(common)}" if pattern else "the sides share none of their"
+            raise UsageError(f"nothing to measure: {what} benchmarks")
+        return kept, tuple(notes)
+
+
+def _listed(worker: Worker) -> tuple[str, ...]:
+    try:
+        return worker.benchmarks()
+    except WorkerFailed as exc:
+        raise CommandFailed(f"the worker of {worker.side!r} ({worker.spec.command.text}) failed to start: "
+                            f"{exc}") from None
+
+
+def _keys(names: list[str]) -> tuple[BenchmarkKey, ...]:
+    """Each name as a key with its parameters (``sort[n=10]``); a name whose key another name
+    already gives is kept whole."""
+    keys, seen = [], set()
+    for name in names:
+        base, params = split_name(name)
+        key = BenchmarkKey(base, params)
+        if key in seen:
+            key = BenchmarkKey(name)
+        seen.add(key)
+        keys.append(key)
+    return tuple(keys)
+
+
+class _Measuring:
+    """The measuring of one bench's benchmarks, one after another, with everything they yielded."""
+
+    def __init__(self, settings: Settings, skeleton: Run, workers: list[Worker], journal: Sink | None,
+                 progress: ProgressFactory | None):
+        self.settings, self.skeleton, self.workers = settings, skeleton, workers
+        self.journal, self.progress = journal, progress
+        self.samples: dict[tuple[int, int], Samples] = {}
+        self.notes: list[Note] = []
+        self.failures: list[str] = []
+        self.stopped: list[str] = []
+        self._seq = 0
+        self._origin = time.monotonic_ns()
+
+    def all(self, names: list[str]) -> None:
+        for b, name in enumerate(names):
+            self.one(b, name)
+
+    def one(self, b: int, name: str) -> None:
+        """Measure benchmark ``b``: choose its iterations, sample until decided or out of time."""
+        label = self.skeleton.benchmarks[b].label
+        try:
+            iterations = choose_iterations(lambda n: self._probe(name, n), self.settings.workers.sample_time_ns)
+        except WorkerFailed as exc:
+            self._failed(label, f"benchmark {label!r} failed while its iteration count was chosen: {exc}")
+            return
+        rotation = Rotation(block_rounds(len(self.workers), self.settings.workers.sample_time_ns), self.workers)
+        rule = self._rule(b, rotation.block_rounds)
+        sinks = [s for s in (rotation, self.journal, rule,
+                             self.progress(b, label, len(self.skeleton.benchmarks), rule) if self.progress else None)
+                 if s is not None]
+        sampler = Sampler(_Clock(), self._sampling_plan(b, name, iterations, rotation), sinks=sinks,
+                          decide=rule.decide if rule and self.settings.sampling.adaptive else None,
+                          origin_ns=self._origin, first_seq=self._seq)
+        try:
+            sampler.run()
+        except CommandFailed as exc:
+            self._failed(label, str(exc).removesuffix(" " + BENCH_FAILURE_ADVICE))
+        finally:
+            self._seq = sampler.next_seq
+            for (bench, side), rows in sampler.rows.items():
+                self.samples[(bench, side)] = Samples.from_rows(rows, sampler.metrics.get((bench, side)))
+            self.notes.extend(sampler.notes)
+
+    def _probe(self, name: str, iterations: int) -> int:
+        """The slowest side's time for ``iterations`` iterations (``WorkerFailed`` on any failure)."""
+        slowest = 0
+        for worker in self.workers:
+            try:
+                reply = worker.sample(name, iterations)
+            except WorkerFailed as exc:
+                raise WorkerFailed(f"on {worker.side!r}: {exc}", exc.status) from None
+            if isinstance(reply, ErrorReply):
+                raise WorkerFailed(f"on {worker.side!r}: the benchmark failed: {reply.message}",
+                                   STATUS_BENCHMARK_ERROR)
+            slowest = max(slowest, reply.ns)
+        return slowest
+
+    def _rule(self, b: int, rounds_per_block: int) -> StoppingRule | None:
+        if len(self.workers) < 2:
+            return None
+        base, candidates = baseline_and_candidates(self.skeleton)
+        return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmark_ids=(b,),
+                            block_rounds=rounds_per_block)
+
+    def _sampling_plan(self, b: int, name: str, iterations: int, rotation: Rotation) -> SamplingPlan:
+        sampling = self.settings.sampling
+        targets = tuple(WorkerTarget(worker, name, b, iterations, rotation) for worker in self.workers)
+        return SamplingPlan(targets=targets,
+                            stop=StopRule(sampling.runs, sampling.min_runs, sampling.max_runs, sampling.max_time_ns),
+                            warmup_rounds=sampling.warmup, timeout_ns=sampling.timeout_ns,
+                            seed=(sampling.seed * 1_000_003 + b) % (1 << 63), failure_advice=BENCH_FAILURE_ADVICE)
+
+    def _failed(self, label: str, why: str) -> None:
+        """Benchmark ``label`` failed (``why`` names it and the side): said at the end, and noted."""
+        self.failures.append(why)
+        self.notes.append(Note("benchmark-failed", {"benchmark": label, "why": why}))
+
+    def finished(self, skeleton: Run, interrupted: KeyboardInterrupt | None) -> Run:
+        state = "interrupted" if interrupted else ("failed" if self.failures else "complete")
+        done = len({b for b, _ in self.samples})
+        because = ("interrupted" if interrupted else
+                   f"measured {done} benchmark{'s' if done != 1 else ''}"
+                   + (f", {len(self.failures)} failed" if self.failures else ""))
+        return skeleton.replace(samples=dict(self.samples), state=state, finished_at=utc_now(),
+                                stopped_because=because,
+                                environment={**skeleton.environment, "executor": _Clock().info().to_dict()},
+                                notes=(*skeleton.notes, *self.notes))

@@ -1,0 +1,436 @@
+"""Workers: long-lived benchmark programs driven over the worker protocol (``docs/worker-protocol.md``).
+
+A :class:`Worker` starts one side's program with two dedicated pipes (passed
+by number in ``PAIRBENCH_WORKER_FDS``; the worker marks them close-on-exec, and
+here they are close-on-exec anyway, so nothing else inherits them), reads its
+greeting, lists its benchmarks and asks for samples. The worker times each
+sample itself, around its loop only: the round trip over the pipes is never
+part of a sample.
+
+Everything a worker says is hostile. Lines are read with a deadline and a
+length limit and parsed strictly (``pairbench.protocol``). A worker that
+exits, is killed, breaks the protocol or does not answer within the timeout
+raises :class:`WorkerFailed` with the sample status that says what happened
+(``STATUS_TIMEOUT``, ``STATUS_PROTOCOL``, an exit code or ``-signal``) and the
+tail of its standard error; it is then stopped, and :meth:`Worker.start` may
+start it again (for the next benchmark).
+
+A :class:`WorkerTarget` is the sampler's view of one benchmark on one worker:
+one execution is one ``run NAME ITERATIONS`` request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+
+from pairbench import protocol
+from pairbench.command import (
+    STATUS_BENCHMARK_ERROR,
+    STATUS_PROTOCOL,
+    STATUS_TIMEOUT,
+    Command,
+    describe_status,
+)
+from pairbench.errors import CommandNotFound
+from pairbench.measure.executor import Execution, Executor, OutputPolicy
+from pairbench.measure.sampler import RoundEnd, Sink
+from pairbench.measure.targets import Row
+from pairbench.protocol import ErrorReply, ProtocolError, SampleReply
+
+STARTUP_TIMEOUT_NS = 60_000_000_000
+"""How long a worker may take to greet and to list its benchmarks when no --timeout is given."""
+STDERR_TAIL_BYTES = 2000
+_KILL_GRACE_S = 0.5
+
+
+class WorkerFailed(Exception):
+    """The worker ended, hung or broke the protocol; ``status`` is the sample status saying which."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """How to start one side's worker: its command (argv, no shell), working directory, where its
+    standard output goes, and the timeout of each request (None: ``STARTUP_TIMEOUT_NS`` for start-up
+    and listing, no limit for samples)."""
+
+    command: Command
+    cwd: str | None = None
+    output: OutputPolicy = OutputPolicy()
+    timeout_ns: int | None = None
+    cpu: int | None = None  # the CPU the worker is pinned to (both sides share one), or None
+
+
+class _LineReader:
+    """Reads ``\\n``-terminated lines from a pipe, each within a deadline and a length limit."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self._buffer = b""
+
+    def readline(self, deadline_ns: int | None) -> str | None:
+        """The next line without its newline; None at end of file (a partial last line is a
+        ``ProtocolError``); ``TimeoutError`` past the deadline."""
+        while True:
+            end = self._buffer.find(b"\n", 0, protocol.MAX_LINE_BYTES)
+            if end >= 0:
+                line, self._buffer = self._buffer[:end], self._buffer[end + 1:]
+                return _decoded(line)
+            if len(self._buffer) >= protocol.MAX_LINE_BYTES:
+                raise ProtocolError(f"a line longer than {protocol.MAX_LINE_BYTES} bytes")
+            chunk = self._read(deadline_ns)
+            if not chunk:
+                if self._buffer:
+                    raise ProtocolError(f"a line cut short by the end of the output: {_shown(self._buffer)}")
+                return None
+            self._buffer += chunk
+
+    def _read(self, deadline_ns: int | None) -> bytes:
+        while True:
+            wait = None if deadline_ns is None else max(deadline_ns - time.monotonic_ns(), 0) / 1e9
+            ready, _, _ = select.select([self.fd], [], [], wait)
+            if ready:
+                return os.read(self.fd, 65536)
+            raise TimeoutError
+
+
+def _decoded(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProtocolError(f"a line that is not UTF-8: {_shown(line)}") from None
+
+
+def _shown(data: bytes) -> str:
+    return repr(data[:80].decode("utf-8", "backslashreplace"))
+
+
+class Worker:
+    """One side's worker process: started on demand, asked for samples, stopped at the end."""
+
+    def __init__(self, spec: WorkerSpec, side: str):
+        self.spec = spec
+        self.side = side
+        self._process: subprocess.Popen | None = None
+        self._requests: int | None = None
+        self._replies: _LineReader | None = None
+        self._stderr = None
+        self._greeted = False
+        self.fresh = False  # started and not yet sampled (a target primes it first)
+        self.block = 0  # the block of the benchmark this process measures (see Rotation)
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None
+
+    def start(self) -> None:
+        """Start the worker and read its greeting (``CommandNotFound`` if it cannot be started,
+        ``WorkerFailed`` if it does not greet)."""
+        self.spawn()
+        self.greeted()
+
+    def spawn(self) -> None:
+        """Start the worker's process, not waiting for its greeting (``greeted`` does): several
+        workers start at once this way."""
+        if self._process is not None:
+            return
+        request_r, request_w = os.pipe()
+        reply_r, reply_w = os.pipe()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
+        try:
+            self._process = self._spawn(request_r, reply_w)
+        except BaseException:
+            for fd in (request_w, reply_r):
+                os.close(fd)
+            self._stderr.close()
+            raise
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(request_r)
+                os.close(reply_w)
+        self._requests, self._replies = request_w, _LineReader(reply_r)
+        self._greeted, self.fresh = False, True
+        if self.spec.cpu is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(self._process.pid, {self.spec.cpu})
+
+    def greeted(self) -> None:
+        """Read the greeting of a just spawned worker (once)."""
+        if self._process is None:
+            self.spawn()
+        if not self._greeted:
+            self._expect(protocol.parse_greeting, self._startup_deadline(), "its greeting")
+            self._greeted = True
+
+    def _spawn(self, request_r: int, reply_w: int) -> subprocess.Popen:
+        env = {**os.environ, protocol.FDS_VARIABLE: f"{request_r},{reply_w}"}
+        stdout = self._open_output()
+        try:
+            return subprocess.Popen(
+                self.spec.command.argv, cwd=self.spec.cwd, env=env, stdin=subprocess.DEVNULL,
+                stdout=stdout, stderr=self._stderr, pass_fds=(request_r, reply_w), start_new_session=True)
+        except OSError as exc:
+            raise CommandNotFound(f"cannot start the worker {self.spec.command.text!r} of {self.side}: "
+                                  f"{exc.strerror or exc}") from None
+        finally:
+            if stdout not in (None, subprocess.DEVNULL):
+                os.close(stdout)
+
+    def _open_output(self):
+        output = self.spec.output
+        if output.mode == "inherit":
+            return None
+        if output.mode == "file":
+            return os.open(output.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        return subprocess.DEVNULL
+
+    def benchmarks(self) -> tuple[str, ...]:
+        """The worker's benchmark names, in its order (checked, distinct)."""
+        self.start()
+        self._send(protocol.list_request())
+        deadline = self._startup_deadline()
+        count = self._expect(protocol.parse_count, deadline, "its list")
+        names = tuple(self._expect(protocol.parse_listed, deadline, "its list") for _ in range(count))
+        if len(set(names)) != len(names):
+            repeated = next(n for i, n in enumerate(names) if n in names[:i])
+            self._fail(f"it lists the benchmark {repeated!r} twice", STATUS_PROTOCOL)
+        return names
+
+    def sample(self, name: str, iterations: int) -> SampleReply | ErrorReply:
+        """One sample of ``iterations`` iterations of benchmark ``name``; ``WorkerFailed`` if the
+        worker ends, hangs (``spec.timeout_ns``) or breaks the protocol."""
+        self.start()
+        self._send(protocol.run_request(name, iterations))
+        deadline = None if self.spec.timeout_ns is None else time.monotonic_ns() + self.spec.timeout_ns
+        return self._expect(protocol.parse_reply, deadline, f"its reply to a sample of {name!r}")
+
+    def stop(self) -> None:
+        """Ask the worker to quit, then stop its process group; idempotent."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(OSError):
+            os.write(self._requests, protocol.quit_request().encode())
+        self._close_pipes()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(_KILL_GRACE_S)
+        _kill_group(process)
+        self._stderr.close()
+
+    def _startup_deadline(self) -> int:
+        return time.monotonic_ns() + (self.spec.timeout_ns or STARTUP_TIMEOUT_NS)
+
+    def _send(self, line: str) -> None:
+        try:
+            os.write(self._requests, line.encode())
+        except BrokenPipeError:
+            self._fail_ended()
+
+    def _expect(self, parse, deadline_ns: int | None, what: str):
+        try:
+            line = self._replies.readline(deadline_ns)
+        except TimeoutError:
+            limit = self.spec.timeout_ns or STARTUP_TIMEOUT_NS
+            self._fail(f"no answer within {limit / 1e9:g} s (--timeout) awaiting {what}", STATUS_TIMEOUT)
+        except ProtocolError as exc:
+            self._fail(f"it broke the worker protocol awaiting {what}: {exc}", STATUS_PROTOCOL)
+        if line is None:
+            self._fail_ended()
+        try:
+            return parse(line)
+        except ProtocolError as exc:
+            self._fail(f"it broke the worker protocol awaiting {what}: {exc}", STATUS_PROTOCOL)
+
+    def _fail_ended(self):
+        """The worker closed its reply pipe: it exited or was killed; say how."""
+        process = self._process
+        try:
+            status = process.wait(_KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            status = None
+        if status is None:
+            self._fail("it closed its reply pipe", STATUS_PROTOCOL)
+        self._fail(f"the worker ended: {describe_status(status)}", status if status != 0 else STATUS_PROTOCOL)
+
+    def _fail(self, why: str, status: int):
+        tail = self._stderr_tail()
+        self._kill()
+        message = why + (f"; its standard error ended with: {tail}" if tail else "")
+        raise WorkerFailed(message, status)
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        self._close_pipes()
+        _kill_group(process)
+        self._stderr.close()
+
+    def _close_pipes(self) -> None:
+        for fd in (self._requests, self._replies.fd if self._replies else None):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._requests = self._replies = None
+
+    def _stderr_tail(self) -> str:
+        """The last lines the worker wrote to standard error (control characters are made visible
+        where they are shown)."""
+        if self._stderr is None or self._stderr.closed:
+            return ""
+        try:
+            size = self._stderr.seek(0, os.SEEK_END)
+            self._stderr.seek(max(size - STDERR_TAIL_BYTES, 0))
+            data = self._stderr.read()
+        except OSError:
+            return ""
+        return data.decode("utf-8", "replace").strip()
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Stop the worker's process group (the worker and whatever its benchmarks left): SIGTERM,
+    a grace period, SIGKILL; reap the worker."""
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signum)
+        try:
+            process.wait(_KILL_GRACE_S)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    process.wait()
+
+
+class Rotation(Sink):
+    """Fresh worker processes every ``block_rounds`` measured rounds: the blocks of a benchmark.
+
+    Two processes of one program differ by a few percent (memory layout, hash seeds, where the
+    allocator put things), a difference that stays with them for their lifetime. Measured in one
+    pair of processes, that difference would pass for an effect of the code. Starting both sides
+    afresh for each block makes it noise that varies from block to block, and the verdict is
+    drawn from the blocks (``analysis.comparison``), as pyperf draws its from many processes.
+    ``block`` is the current block's number; a target restarts its worker when it has moved on.
+    """
+
+    def __init__(self, block_rounds: int, workers: list[Worker]):
+        self.block_rounds = block_rounds
+        self.block = 0
+        self.workers = workers
+
+    def on_round(self, end: RoundEnd) -> None:
+        if not end.warmup and end.rounds % self.block_rounds == 0:
+            self.block += 1
+
+    def refresh(self) -> None:
+        """Start every side's worker afresh for the current block, all at once (a start-up can be
+        long: an interpreter's), if not done yet for this block."""
+        stale = [worker for worker in self.workers if worker.block != self.block]
+        for worker in stale:
+            worker.stop()
+            worker.spawn()
+            worker.block = self.block
+        for worker in stale:
+            worker.greeted()
+
+
+PRIMING_SAMPLES = 2
+"""Samples a fresh worker process runs before its first measured one, untimed and not stored: a new
+process's first samples pay for page faults and cold caches (its first block's warmup rounds are
+stored)."""
+
+
+@dataclass(frozen=True)
+class WorkerTarget:
+    """Benchmark ``name`` (index ``benchmark`` of the run) on one side's worker: one execution is
+    one sample of ``iterations`` iterations. ``timeout_ns`` is the worker's own (its spec's). With a
+    ``rotation``, the worker is started afresh when a new block begins, and each sample's ``block``
+    metric says which block took it."""
+
+    worker: Worker
+    benchmark_name: str
+    benchmark: int
+    iterations: int
+    rotation: Rotation | None = None
+
+    @property
+    def name(self) -> str:
+        """What failure messages call this target: the benchmark on its side."""
+        return f"benchmark {self.benchmark_name!r} on {self.worker.side!r}"
+
+    def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
+        """Ask the worker for one sample; a failure is the row's status, said in ``detail``."""
+        start = executor.now_ns()
+        try:
+            self._rotate()
+            reply = self.worker.sample(self.benchmark_name, self.iterations)
+        except WorkerFailed as exc:
+            return (self._failed(start, exc.status, str(exc)),)
+        if isinstance(reply, ErrorReply):
+            return (self._failed(start, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {reply.message}"),)
+        execution = Execution(wall_ns=reply.ns, start_ns=start, user_ns=reply.user_ns, sys_ns=reply.sys_ns,
+                              max_rss_kib=reply.maxrss_kib, voluntary_cs=reply.vcs, involuntary_cs=reply.ivcs)
+        return (Row(self.benchmark, execution, self.iterations, self._metrics(reply.minflt, reply.majflt)),)
+
+    def _rotate(self) -> None:
+        """Start a fresh worker process if a new block has begun, and prime it."""
+        if self.rotation is None:
+            return
+        if self.worker.block != self.rotation.block:
+            self.rotation.refresh()
+        if not self.worker.fresh:
+            return
+        self.worker.fresh = False
+        for _ in range(PRIMING_SAMPLES):
+            if isinstance(self.worker.sample(self.benchmark_name, self.iterations), ErrorReply):
+                return  # the measured sample that follows fails and says why
+
+    def _metrics(self, minor: int, major: int) -> dict[str, float]:
+        metrics = {"minor_faults": float(minor), "major_faults": float(major)}
+        if self.rotation is not None:
+            metrics["block"] = float(self.rotation.block)
+        return metrics
+
+    def _failed(self, start: int, status: int, detail: str) -> Row:
+        return Row(self.benchmark, Execution(wall_ns=0, start_ns=start, status=status), self.iterations,
+                   self._metrics(0, 0), detail=detail)
+
+
+def choose_iterations(probe, sample_time_ns: int, max_probes: int = 40) -> int:
+    """The power of two of iterations that makes a sample last about ``sample_time_ns``.
+
+    ``probe(n)`` returns the time of a sample of ``n`` iterations on the slowest
+    side. The count grows from 1 (by up to 1024x a step, so a benchmark of a
+    nanosecond needs a few probes) until a probe lasts a quarter of the target,
+    then the per-iteration time it gave picks the nearest power of two.
+    """
+    n = 1
+    for _ in range(max_probes):
+        elapsed = max(int(probe(n)), 0)
+        if elapsed * 4 >= sample_time_ns or n >= protocol.MAX_ITERATIONS:
+            break
+        growth = sample_time_ns // (4 * elapsed) if elapsed else 1024
+        n = min(n * min(max(_power_of_two_below(growth), 2), 1024), protocol.MAX_ITERATIONS)
+    if elapsed == 0:
+        return n
+    exact = sample_time_ns * n / elapsed
+    return max(1, min(_nearest_power_of_two(exact), protocol.MAX_ITERATIONS))
+
+
+def _power_of_two_below(x: int) -> int:
+    return 1 << (max(int(x), 1).bit_length() - 1)
+
+
+def _nearest_power_of_two(x: float) -> int:
+    """The power of two nearest to ``x`` on a log scale (at least 1)."""
+    low = _power_of_two_below(int(x))
+    return low * 2 if x > low * 1.4142135623730951 else low

@@ -1,0 +1,145 @@
+"""``pairbench bench`` with real worker processes: verdicts, results, and every kind of bad worker.
+
+The workers are ``tests/support/protocol_worker.py``: spin-loop benchmarks
+speaking the worker protocol, with a chosen slowdown or misbehaviour per
+benchmark. Short budgets keep each test to a few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from cli_runner import invoke
+
+pytestmark = pytest.mark.e2e
+
+WORKER = Path(__file__).resolve().parents[1] / "support" / "protocol_worker.py"
+FAST = ("--max-time", "3s", "--sample-time", "200us", "--seed", "7", "-q")
+
+
+def worker(*args: str) -> str:
+    return " ".join([sys.executable, str(WORKER), *args])
+
+
+def test_a_benchmark_three_times_slower_is_found_slower_and_fails_the_gate(tmp_path):
+    result = tmp_path / "r.json"
+    code, out, err = invoke("bench", *FAST, "-k", "spin", "--fail-on", "slower", "--json", str(result),
+                            worker(), worker("--slow", "spin[n=200]=3"))
+    assert code == 1, err
+    assert "spin[n=200]" in out and "slower" in out
+    document = json.loads(result.read_text())
+    assert document["kind"] == "bench"
+    verdicts = {(c["benchmark"]["name"], c["benchmark"]["params"].get("n")): c["verdict"]
+                for c in document["comparisons"]}
+    assert verdicts[("spin", "200")] == "slower"
+    assert verdicts[("spin", "2000")] != "slower"
+
+
+def test_samples_carry_the_chosen_power_of_two_iterations_and_their_block(tmp_path):
+    result = tmp_path / "r.json"
+    code, _, err = invoke("bench", *FAST, "-k", "^add$", "--runs", "70", "--sample-time", "1ms", "--json",
+                          str(result), worker(), worker())
+    assert code == 0, err
+    series = json.loads(result.read_text())["series"]
+    iterations = set(series[0]["samples"]["iterations"])
+    assert len(iterations) == 1
+    chosen = iterations.pop()
+    assert chosen > 1 and chosen & (chosen - 1) == 0
+    assert set(series[0]["samples"]["iterations"]) == set(series[1]["samples"]["iterations"])
+    blocks = series[0]["metrics"]["block"]
+    assert blocks == sorted(blocks) and len(set(blocks)) >= 2
+
+
+def test_show_and_report_read_a_bench_result(tmp_path):
+    result = tmp_path / "r.json"
+    assert invoke("bench", *FAST, "-k", "^add$", "--runs", "20", "--json", str(result), worker(), worker()).code == 0
+    code, out, _ = invoke("show", str(result))
+    assert code == 0 and "pairbench bench · 2 workers" in out and "add" in out
+    code, _, err = invoke("report", str(result), "-o", str(tmp_path / "r.html"))
+    assert code == 0, err
+    assert "add" in (tmp_path / "r.html").read_text()
+
+
+def test_one_worker_is_measured_without_a_comparison():
+    code, out, err = invoke("bench", *FAST, "-k", "^add$", "--runs", "20", worker())
+    assert code == 0, err
+    assert "median" in out and "verdict" not in out
+
+
+def test_benchmarks_on_one_side_only_are_listed_as_added_or_removed():
+    code, out, err = invoke("bench", *FAST, "--runs", "12", worker("--only", "add,spin[n=200]"),
+                            worker("--only", "add,spin[n=2000]"))
+    assert code == 0, err
+    assert "removed: only the baseline" in out and "spin[n=200]" in out
+    assert "added: only the candidate" in out and "spin[n=2000]" in out
+
+
+def test_a_filter_matching_nothing_is_a_usage_error_naming_the_pattern():
+    code, _, err = invoke("bench", *FAST, "-k", "nothing-like-this", worker(), worker())
+    assert code == 2
+    assert "nothing-like-this" in err
+
+
+def test_a_worker_that_does_not_exist_fails_before_anything_runs(tmp_path):
+    code, _, err = invoke("bench", *FAST, str(tmp_path / "missing-worker"), worker())
+    assert code == 3
+    assert "missing-worker" in err
+
+
+@pytest.mark.parametrize(("how", "said"), [
+    ("error", "the benchmark failed: ValueError: bad input"),
+    ("crash", "killed by signal 11 (SIGSEGV)"),
+    ("exit", "exit code 3"),
+    ("garbage", "broke the worker protocol"),
+    ("huge", "a line longer than 4096 bytes"),
+    ("truncated", "a line cut short"),
+])
+def test_a_failing_benchmark_is_named_with_its_side_and_the_others_go_on(tmp_path, how, said):
+    result = tmp_path / "r.json"
+    code, out, err = invoke("bench", *FAST, "--runs", "12", "--json", str(result),
+                            worker(), worker("--misbehave", f"spin[n=200]={how}"))
+    assert code == 3, err
+    assert "'spin[n=200]'" in err and said in err
+    document = json.loads(result.read_text())
+    measured = {(s["benchmark"], s["side"]): len(s["samples"]["wall_ns"]) for s in document["series"]}
+    names = [b["name"] + str(b["params"]) for b in document["benchmarks"]]
+    after = names.index("spin{'n': '2000'}")
+    assert measured[(after, 1)] >= 12  # the next benchmark went on, on a fresh worker
+    assert any(n["code"] == "benchmark-failed" for n in document["notes"])
+    assert "\x1b" not in err  # control characters from the worker are made visible
+
+
+def test_a_crash_shows_the_end_of_the_workers_standard_error():
+    code, _, err = invoke("bench", *FAST, "--runs", "12", worker(), worker("--misbehave", "add=crash"))
+    assert code == 3
+    assert "about to crash" in err
+
+
+def test_a_hanging_worker_is_killed_after_the_timeout_and_the_others_go_on():
+    code, _, err = invoke("bench", *FAST, "--runs", "12", "--timeout", "1s", worker(),
+                          worker("--misbehave", "add=hang"))
+    assert code == 3
+    assert "'add'" in err and "no answer within 1 s" in err
+
+
+def test_the_workers_process_groups_are_gone_afterwards(tmp_path):
+    before = _worker_processes()
+    invoke("bench", *FAST, "--runs", "12", "--timeout", "1s", worker(), worker("--misbehave", "add=hang"))
+    assert _worker_processes() == before
+
+
+def _worker_processes() -> set[int]:
+    found = set()
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"protocol_worker.py" in cmdline and b"--misbehave" in cmdline:
+                found.add(int(pid))
+    return found
