@@ -1,0 +1,64 @@
+"""The pure parts of bench: the iteration count, the blocks a verdict is drawn from, the stopping rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pairbench.analysis.comparison import Criteria, block_effects
+from pairbench.analysis.stopping import StoppingRule
+from pairbench.bench import block_rounds
+from pairbench.measure.sampler import Measured, RoundEnd
+from pairbench.measure.worker import choose_iterations
+from pairbench.model import Sample
+from pairbench.protocol import MAX_ITERATIONS
+
+
+@pytest.mark.parametrize(("ns_per_iteration", "expected"), [
+    (1.0, 1 << 20),  # 1 ns: 2^20 iterations make 1.05 ms, the power of two nearest 1 ms
+    (1000.0, 1024),  # 1 µs
+    (3000.0, 256),  # 3 µs: 333 is nearer 256 than 512 on a log scale
+    (2_000_000.0, 1),  # slower than the sample time: one iteration
+])
+def test_the_iteration_count_is_the_power_of_two_nearest_the_sample_time(ns_per_iteration, expected):
+    probes = []
+
+    def probe(n):
+        probes.append(n)
+        return int(n * ns_per_iteration)
+
+    assert choose_iterations(probe, 1_000_000) == expected
+    assert len(probes) <= 6  # a 1 ns body needs a few probes, not twenty doublings
+
+
+def test_a_body_the_timer_cannot_see_gets_the_largest_count_without_looping_forever():
+    assert choose_iterations(lambda n: 0, 1_000_000) == MAX_ITERATIONS
+
+
+def test_block_effects_are_each_blocks_median_in_the_order_the_blocks_ran():
+    ratios = np.array([0.1, 0.3, 0.2, -1.0, -2.0, 5.0, 5.0, 5.0])
+    blocks = np.array([2, 2, 2, 0, 0, 1, 1, 1])
+    assert block_effects(ratios, blocks).tolist() == [0.2, -1.5, 5.0]
+
+
+def test_a_block_lasts_about_64_ms_of_samples_within_bounds():
+    assert block_rounds(2, 1_000_000) == 32
+    assert block_rounds(2, 10_000) == 256
+    assert block_rounds(2, 100_000_000) == 8
+
+
+def _round(number: int, base: float, cand: float) -> RoundEnd:
+    samples = tuple(Measured(side, 0, Sample(wall_ns=int(value), pair=number - 1))
+                    for side, value in ((0, base), (1, cand)))
+    return RoundEnd(number - 1, False, samples, number, 2 * number, 0)
+
+
+def test_in_blocks_the_rule_decides_only_when_a_block_has_just_ended():
+    rule = StoppingRule(Criteria(alpha=0.01, anytime=True), 0, [1], benchmark_ids=(0,), block_rounds=4)
+    decisions = []
+    for number in range(1, 4 * 40 + 1):
+        rule.on_round(_round(number, 1000.0, 2000.0))  # twice as slow: decided once the sequence is bounded
+        decisions.append(rule.decide())
+    stops = [i + 1 for i, reason in enumerate(decisions) if reason]
+    assert stops and all(n % 4 == 0 for n in stops)
+    assert all(reason is None for i, reason in enumerate(decisions) if (i + 1) % 4)

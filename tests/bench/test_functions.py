@@ -1,0 +1,57 @@
+"""``compare_functions``: two Python callables compared in this process, the library call."""
+
+from __future__ import annotations
+
+import pytest
+from cli_runner import invoke
+
+from pairbench.functions import compare_functions, time_calls
+
+pytestmark = pytest.mark.e2e
+
+
+def spin(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def triple(n):
+    return spin(3 * n)
+
+
+def test_a_function_three_times_slower_is_found_slower():
+    result = compare_functions(spin, triple, 300, max_time="5s", seed=3)
+    assert result.verdict.verdict == "slower"
+    assert result.effect.low > 100.0  # percent
+
+
+def test_a_function_against_itself_is_never_called_faster_or_slower():
+    result = compare_functions(spin, spin, 300, max_time="3s", seed=4)
+    assert result.verdict.verdict in ("equivalent", "inconclusive")
+    assert result.baseline != result.candidate
+
+
+def test_an_exception_in_a_function_reaches_the_caller():
+    def broken(n):
+        raise KeyError("no such key")
+
+    with pytest.raises(KeyError, match="no such key"):
+        compare_functions(spin, broken, 10, max_time="1s")
+
+
+def test_the_result_document_can_be_shown(tmp_path):
+    path = tmp_path / "functions.json"
+    compare_functions(spin, triple, 100, max_time="2s", seed=5, json_path=str(path))
+    code, out, _ = invoke("show", str(path))
+    assert code == 0
+    assert "slower" in out
+
+
+def test_the_collector_is_off_inside_the_timed_loop_and_restored_after():
+    import gc
+
+    seen = []
+    time_calls(lambda: seen.append(gc.isenabled()), 4, (), {}, 0)
+    assert seen == [False] * 4 and gc.isenabled()
