@@ -112,7 +112,7 @@ def measure_functions(baseline: Callable, candidate: Callable, args: tuple = (),
         "max_time": options.get("max_time", "10s"), "alpha": options.get("alpha", 0.01),
         "threshold": options.get("threshold", 1.0), "sample_time": options.get("sample_time", "1ms"),
         "seed": options.get("seed"), "names": names, "quiet": True})
-    sides = tuple(Side(name, Command(name, ()), label) for name, label in zip(names, ("baseline", "candidate")))
+    sides = tuple(Side(name, Command(name, ()), label) for name, label in zip(names, ("baseline", "candidate"), strict=True))
     key = BenchmarkKey(getattr(baseline, "__name__", "function"))
     skeleton = Run(kind="bench", sides=sides, settings=settings, tool_version=__version__,
                    started_at=utc_now(), benchmarks=(key,), environment={"executor": _Clock().info().to_dict()})
@@ -120,7 +120,7 @@ def measure_functions(baseline: Callable, candidate: Callable, args: tuple = (),
     iterations = choose_iterations(
         lambda n: max(time_calls(f, n, args, kwargs, 0).wall_ns for f in functions),
         settings.workers.sample_time_ns)
-    targets = tuple(FunctionTarget(f, name, iterations, args, kwargs) for f, name in zip(functions, names))
+    targets = tuple(FunctionTarget(f, name, iterations, args, kwargs) for f, name in zip(functions, names, strict=True))
     run = _sample(skeleton, settings, targets)
     return run, analyse(run)
 
