@@ -100,7 +100,8 @@ def _worker_cpu() -> int | None:
 
 def block_rounds(sides: int, sample_time_ns: int) -> int:
     """Measured rounds per block of fresh worker processes: about ``BLOCK_TIME_NS`` of samples,
-    8 to 256 rounds."""
+    8 to 256 rounds. Not longer when the workers are slow to start: the verdict needs many
+    blocks (each pair of processes has its own difference), not long ones."""
     return max(8, min(256, round(BLOCK_TIME_NS / (sides * sample_time_ns))))
 
 
@@ -113,17 +114,22 @@ def python_worker(path: str, root: str) -> Command:
 class BenchSession:
     """One ``bench``: workers from settings (checked), then :meth:`measure`."""
 
-    def __init__(self, settings: Settings, environment: Mapping):
+    def __init__(self, settings: Settings, environment: Mapping, *,
+                 worker_in: Callable[[str], Command] | None = None):
+        """``worker_in(tree)``, when given, is the worker serving the benchmarks of a working tree
+        (the pytest plugin's); with ``--against`` it is started in a worktree of the revision and
+        in the working tree, in place of the Python harness on ``settings.commands``."""
         self.settings = settings
         self._environment = dict(environment)
+        self._worker_in = worker_in
         workers = settings.workers
-        if workers.against and not all(is_python_target(t) for t in settings.commands):
+        if worker_in is None and workers.against and not all(is_python_target(t) for t in settings.commands):
             raise UsageError("--against compares Python benchmark files with a git revision; for programs "
                              "give the two builds: pairbench bench ./old ./new")
-        if workers.against and len(settings.commands) != 1:
+        if worker_in is None and workers.against and len(settings.commands) != 1:
             raise UsageError("--against takes one FILE_OR_DIR: its benchmarks in the working tree are "
                              "compared with the same path at the revision")
-        for text in settings.commands:
+        for text in settings.commands if worker_in is None else ():
             if not is_python_target(text):
                 parse_command(text, shell=None)  # the program must exist: CommandNotFound before anything runs
 
@@ -131,20 +137,22 @@ class BenchSession:
     def _planned(self) -> Iterator[_Plan]:
         """The sides and their workers' specs; with --against, inside a worktree of the revision."""
         settings, output = self.settings, OutputPolicy.parse(self.settings.sampling.output)
-        timeout = settings.sampling.timeout_ns
+        timeout, cpu = settings.sampling.timeout_ns, _worker_cpu()
         if settings.workers.against:
             path = settings.commands[0]
             root = toplevel(path)
             if root is None:
                 raise UsageError(f"--against needs {path!r} inside a git working tree")
             relative = os.path.relpath(os.path.abspath(path), root)
+            worker_in = self._worker_in or (lambda tree: python_worker(os.path.join(tree, relative), tree))
             with checkout(settings.workers.against, root) as tree:
-                specs = (WorkerSpec(python_worker(os.path.join(tree, relative), tree), tree, output, timeout, _worker_cpu()),
-                         WorkerSpec(python_worker(os.path.abspath(path), root), root, output, timeout, _worker_cpu()))
+                specs = (WorkerSpec(worker_in(tree), tree, output, timeout, cpu),
+                         WorkerSpec(worker_in(root), root, output, timeout, cpu))
                 names = settings.names or (settings.workers.against, "working tree")
                 yield self._plan(specs, names)
             return
-        specs = tuple(WorkerSpec(self._worker_command(text), None, output, timeout, _worker_cpu()) for text in settings.commands)
+        specs = tuple(WorkerSpec(self._worker_command(text), None, output, timeout, cpu)
+                      for text in settings.commands)
         yield self._plan(specs, settings.names or settings.commands)
 
     def _worker_command(self, text: str) -> Command:
@@ -265,7 +273,8 @@ class _Measuring:
         except WorkerFailed as exc:
             self._failed(label, f"benchmark {label!r} failed while its iteration count was chosen: {exc}")
             return
-        rotation = Rotation(block_rounds(len(self.workers), self.settings.workers.sample_time_ns), self.workers)
+        rounds = block_rounds(len(self.workers), self.settings.workers.sample_time_ns)
+        rotation = Rotation(rounds, self.workers)
         rule = self._rule(b, rotation.block_rounds)
         sinks = [s for s in (rotation, self.journal, rule,
                              self.progress(b, label, len(self.skeleton.benchmarks), rule) if self.progress else None)

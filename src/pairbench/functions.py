@@ -103,43 +103,45 @@ def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: 
     return analysis.comparisons[0]
 
 
-def measure_functions(baseline: Callable, candidate: Callable, args: tuple = (), kwargs: Mapping | None = None,
-                      **options) -> tuple[Run, Analysis]:
-    """The run and analysis behind :func:`compare_functions` (``options`` as its keywords)."""
+def measure_functions(baseline: Callable, candidate: Callable | None = None, args: tuple = (),
+                      kwargs: Mapping | None = None, *, name: str | None = None, **options) -> tuple[Run, Analysis]:
+    """The run and analysis behind :func:`compare_functions` (``options`` as its keywords); with no
+    ``candidate``, one function measured alone (its summary, no comparison). ``name`` names the
+    benchmark (default: the baseline's name)."""
     kwargs = dict(kwargs or {})
-    names = _names(baseline, candidate)
+    functions = (baseline,) if candidate is None else (baseline, candidate)
+    names = _names(*functions)
     settings = parse_settings("bench", names, {
         "max_time": options.get("max_time", "10s"), "alpha": options.get("alpha", 0.01),
         "threshold": options.get("threshold", 1.0), "sample_time": options.get("sample_time", "1ms"),
         "seed": options.get("seed"), "names": names, "quiet": True})
-    sides = tuple(Side(name, Command(name, ()), label) for name, label in zip(names, ("baseline", "candidate"), strict=True))
-    key = BenchmarkKey(getattr(baseline, "__name__", "function"))
+    labels = ("baseline", "candidate") if candidate is not None else ("",)
+    sides = tuple(Side(n, Command(n, ()), label) for n, label in zip(names, labels, strict=True))
+    key = BenchmarkKey(name or getattr(baseline, "__name__", None) or "function")
     skeleton = Run(kind="bench", sides=sides, settings=settings, tool_version=__version__,
                    started_at=utc_now(), benchmarks=(key,), environment={"executor": _Clock().info().to_dict()})
-    functions = (baseline, candidate)
     iterations = choose_iterations(
         lambda n: max(time_calls(f, n, args, kwargs, 0).wall_ns for f in functions),
         settings.workers.sample_time_ns)
-    targets = tuple(FunctionTarget(f, name, iterations, args, kwargs) for f, name in zip(functions, names, strict=True))
+    targets = tuple(FunctionTarget(f, n, iterations, args, kwargs) for f, n in zip(functions, names, strict=True))
     run = _sample(skeleton, settings, targets)
     return run, analyse(run)
 
 
 def _sample(skeleton: Run, settings: Settings, targets: tuple[FunctionTarget, ...]) -> Run:
     sampling = settings.sampling
-    rule = StoppingRule(criteria_of(skeleton), 0, [1])
+    rule = StoppingRule(criteria_of(skeleton), 0, [1]) if len(targets) > 1 else None
     plan = SamplingPlan(targets=targets, stop=StopRule(None, sampling.min_runs, None, sampling.max_time_ns),
                         warmup_rounds=sampling.warmup, seed=sampling.seed)
-    sampler = Sampler(_Clock(), plan, sinks=[rule], decide=rule.decide)
+    sampler = Sampler(_Clock(), plan, sinks=[rule] if rule else [], decide=rule.decide if rule else None)
     sampler.run()
     samples = {(0, side): Samples.from_rows(rows) for (_, side), rows in sampler.rows.items()}
     return skeleton.replace(samples=samples, state="complete", finished_at=utc_now(),
                             stopped_because=sampler.stopped_because)
 
 
-def _names(baseline: Callable, candidate: Callable) -> tuple[str, str]:
-    names = [getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
-             for f in (baseline, candidate)]
-    if names[0] == names[1]:
+def _names(*functions: Callable) -> tuple[str, ...]:
+    names = [getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f) for f in functions]
+    if len(names) == 2 and names[0] == names[1]:
         names = [f"{names[0]} (baseline)", f"{names[1]} (candidate)"]
-    return names[0], names[1]
+    return tuple(names)

@@ -1,0 +1,3 @@
+module pairbench.example/worker
+
+go 1.21
