@@ -406,3 +406,26 @@ def test_c_a_wrong_registration_exits_2_naming_it(tmp_path, source, message):
     done = subprocess.run([binary, "--list"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert message in done.stderr
+
+
+def test_pairbench_bench_drives_each_example_worker_to_a_result(example, tmp_path):
+    from cli_runner import invoke
+
+    result = tmp_path / "r.json"
+    program = " ".join(str(word) for word in example.argv)
+    code, out, err = invoke("bench", "-q", "--runs", "16", "--sample-time", "200us", "--json", str(result),
+                            program, program)
+    assert code == 0, err
+    import json
+
+    document = json.loads(result.read_text())
+    assert document["kind"] == "bench" and len(document["benchmarks"]) >= 2
+    assert all(len(s["samples"]["wall_ns"]) >= 16 for s in document["series"])
+
+
+def test_include_dir_names_the_directory_of_the_header():
+    from cli_runner import invoke
+
+    code, out, _ = invoke("include-dir")
+    assert code == 0
+    assert (Path(out.strip()) / "pairbench.h").is_file()
