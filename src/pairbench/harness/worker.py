@@ -1,0 +1,297 @@
+"""The Python worker: serves collected benchmarks over the worker protocol (docs/worker-protocol.md).
+
+``python -m pairbench.harness [--root DIR] FILE_OR_DIR...`` reads its two pipes
+from ``PAIRBENCH_WORKER_FDS``, removes the variable and marks the pipes
+close-on-exec (before any benchmark file is imported, so nothing they start
+inherits them), collects the benchmarks, greets, and answers ``list``,
+``run NAME N`` and ``quit`` until ``quit`` or end of file.
+
+A sample runs the setup (untimed), collects garbage, disables the collector,
+reads the thread's resource usage and the clock, runs the body N times in a
+tight loop, reads both again, restores the collector (as :mod:`timeit` does)
+and runs the teardown (untimed). A benchmark that raises is an ``error`` reply;
+the worker goes on.
+
+Exit status: 0 after ``quit`` or end of file (pairbench has gone), 2 when the
+worker cannot start (not started by pairbench, bad arguments, a benchmark file
+that fails to import) or a request line is over the protocol's limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import os
+import sys
+import time
+from itertools import repeat
+
+from pairbench import protocol
+from pairbench.harness.discovery import collect
+from pairbench.harness.registry import Benchmark, HarnessError
+from pairbench.protocol import SampleReply
+
+try:
+    import resource
+except ImportError:  # not a POSIX system: the resource-usage fields are left out
+    resource = None
+
+EXIT_OK = 0
+EXIT_USAGE = 2  # as pairbench.errors.EXIT_USAGE, which a worker does not import
+
+_RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", None)
+_MAXRSS_DIVISOR = 1024 if sys.platform == "darwin" else 1  # ru_maxrss is bytes on macOS, KiB on Linux
+_CAUGHT = (Exception, SystemExit)  # a benchmark calling sys.exit() fails; Ctrl-C still ends the worker
+_NO_ARGUMENT = object()
+
+
+class StartFailed(Exception):
+    """The worker cannot start serving; the message says why and what to do."""
+
+
+class LineTooLong(Exception):
+    """A request line over ``protocol.MAX_LINE_BYTES``: pairbench never sends one."""
+
+
+class BenchmarkFailed(Exception):
+    """A sample failed: the message is the ``error`` reply's text."""
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the worker (or ``--list`` the benchmarks); the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.list:
+            _print_names(collect(args.paths, args.root))
+            return EXIT_OK
+        request_fd, reply_fd = take_fds(os.environ)
+        benchmarks = collect(args.paths, args.root)
+    except StartFailed as exc:
+        sys.stderr.write(f"{exc}\n\n{parser.format_help()}")
+        return EXIT_USAGE
+    except HarnessError as exc:
+        sys.stderr.write(f"pairbench worker: {exc}\n")
+        return EXIT_USAGE
+    return serve(benchmarks, request_fd, reply_fd)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pairbench.harness",
+        description="A pairbench worker serving the @pairbench.benchmark functions of FILE_OR_DIR "
+                    "(directories are searched for bench_*.py and *_bench.py). pairbench starts it: "
+                    "run `pairbench bench FILE_OR_DIR`.")
+    parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR")
+    parser.add_argument("--root", metavar="DIR",
+                        help="import from DIR (and DIR/src) before anything else, so that the benchmarks "
+                             "measure that tree's copy of your package")
+    parser.add_argument("--list", action="store_true",
+                        help="print the names of the collected benchmarks and exit")
+    return parser
+
+
+def _print_names(benchmarks: list[Benchmark]) -> None:
+    sys.stdout.write("".join(f"{bench.name}\n" for bench in benchmarks))
+
+
+def take_fds(environ) -> tuple[int, int]:
+    """The request and reply descriptors from ``PAIRBENCH_WORKER_FDS``, which is removed from
+    ``environ``; both marked close-on-exec. ``StartFailed`` if absent or not two open descriptors."""
+    text = environ.pop(protocol.FDS_VARIABLE, None)
+    if text is None:
+        raise StartFailed(f"pairbench worker: {protocol.FDS_VARIABLE} is not set, so pairbench did not start "
+                          "this program. Measure the benchmarks with `pairbench bench FILE_OR_DIR`, or see "
+                          "which there are with `python -m pairbench.harness --list FILE_OR_DIR`.")
+    fds = _parse_fds(text)
+    for fd in fds:
+        try:
+            os.set_inheritable(fd, False)
+        except OSError as exc:
+            raise StartFailed(f"pairbench worker: {protocol.FDS_VARIABLE}={text!r} names descriptor {fd}, "
+                              f"which is not open ({exc.strerror})") from None
+    return fds
+
+
+def _parse_fds(text: str) -> tuple[int, int]:
+    parts = text.split(",")
+    if len(parts) != 2 or not all(part.isdigit() and len(part) <= 9 for part in parts):
+        raise StartFailed(f"pairbench worker: {protocol.FDS_VARIABLE}={text[:40]!r} must be two descriptor "
+                          "numbers, R,W")
+    return int(parts[0]), int(parts[1])
+
+
+# --------------------------------------------------------------------------- serving
+
+
+def serve(benchmarks: list[Benchmark], request_fd: int, reply_fd: int) -> int:
+    """Greet, then answer requests until ``quit`` or end of file; the exit status."""
+    table = {bench.name: bench for bench in benchmarks}
+    reader = LineReader(request_fd)
+    try:
+        write_line(reply_fd, protocol.GREETING + "\n")
+        while True:
+            line = reader.readline()
+            if line is None:
+                return EXIT_OK
+            reply = answer(line, table)
+            if reply is None:
+                return EXIT_OK
+            write_line(reply_fd, reply)
+    except LineTooLong:
+        sys.stderr.write(f"pairbench worker: a request line is longer than {protocol.MAX_LINE_BYTES} "
+                         "bytes: the program at the other end does not speak the worker protocol\n")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK  # pairbench has gone
+
+
+def answer(line: bytes, table: dict[str, Benchmark]) -> str | None:
+    """The reply to one request line (without its newline); ``None`` for ``quit``."""
+    try:
+        request = protocol.parse_request(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return protocol.format_error("the request is not UTF-8")
+    except protocol.ProtocolError as exc:
+        return protocol.format_error(str(exc))
+    if request[0] == "quit":
+        return None
+    if request[0] == "list":
+        return protocol.format_list(list(table))
+    _, name, iterations = request
+    bench = table.get(name)
+    if bench is None:
+        return protocol.format_error(f"unknown benchmark {name!r}: this worker has {len(table)}, "
+                                     "send `list` to see them")
+    try:
+        return protocol.format_ok(take_sample(bench, int(iterations)))
+    except BenchmarkFailed as exc:
+        return protocol.format_error(str(exc))
+
+
+class LineReader:
+    """Request lines from a descriptor, each at most ``protocol.MAX_LINE_BYTES`` with its newline."""
+
+    def __init__(self, fd: int):
+        self._fd = fd
+        self._buffer = bytearray()
+
+    def readline(self) -> bytes | None:
+        """The next line without its newline; ``None`` at end of file (a partial last line is
+        dropped: its writer has gone); ``LineTooLong`` past the limit."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                if end + 1 > protocol.MAX_LINE_BYTES:
+                    raise LineTooLong
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                return line
+            if len(self._buffer) >= protocol.MAX_LINE_BYTES:
+                raise LineTooLong
+            chunk = os.read(self._fd, protocol.MAX_LINE_BYTES)
+            if not chunk:
+                return None
+            self._buffer += chunk
+
+
+def write_line(fd: int, text: str) -> None:
+    """Write all of ``text`` to ``fd``."""
+    view = memoryview(text.encode("utf-8"))
+    while view:
+        view = view[os.write(fd, view):]
+
+
+# --------------------------------------------------------------------------- one sample
+
+
+def take_sample(bench: Benchmark, iterations: int) -> SampleReply:
+    """One sample of ``bench``: setup, the timed loop of ``iterations`` calls, teardown.
+    ``BenchmarkFailed`` if any of them raises (the teardown runs even when the body failed, and the
+    body's failure is the one reported)."""
+    call, argument = _prepared(bench)
+    failure = None
+    try:
+        reply = timed_loop(call, argument, iterations)
+    except _CAUGHT as exc:
+        failure = _described(exc)
+    try:
+        if bench.teardown is not None:
+            bench.teardown() if argument is _NO_ARGUMENT else bench.teardown(argument)
+    except _CAUGHT as exc:
+        failure = failure or _described(exc, "in teardown")
+    if failure:
+        raise BenchmarkFailed(failure)
+    return reply
+
+
+def _prepared(bench: Benchmark):
+    """The body to call and its one argument (``_NO_ARGUMENT`` if none), running the setup."""
+    if bench.setup is not None:
+        try:
+            return bench.function, bench.setup(**bench.kwargs)
+        except _CAUGHT as exc:
+            raise BenchmarkFailed(_described(exc, "in setup")) from exc
+    if bench.params:
+        return functools.partial(bench.function, **bench.kwargs), _NO_ARGUMENT
+    return bench.function, _NO_ARGUMENT
+
+
+def timed_loop(call, argument, iterations: int) -> SampleReply:
+    """The ``ok`` reply of ``iterations`` calls of ``call`` (with ``argument`` unless
+    ``_NO_ARGUMENT``): garbage collected before, the collector disabled during and its state
+    restored after, as :mod:`timeit` does. Only the loop is between the two clock readings."""
+    gc_was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        before = _thread_usage()
+        start = time.perf_counter_ns()
+        if argument is _NO_ARGUMENT:
+            for _ in repeat(None, iterations):
+                call()
+        else:
+            for _ in repeat(None, iterations):
+                call(argument)
+        ns = time.perf_counter_ns() - start
+        after = _thread_usage()
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return _reply(ns, before, after)
+
+
+def _thread_usage():
+    return resource.getrusage(_RUSAGE_THREAD) if _RUSAGE_THREAD is not None else None
+
+
+def _reply(ns: int, before, after) -> SampleReply:
+    """The ``ok`` reply: ``ns`` and the thread's usage between ``before`` and ``after``."""
+    if before is None or after is None:
+        return SampleReply(ns=_bounded(ns))
+
+    def delta(field: str) -> int:
+        return _bounded(getattr(after, field) - getattr(before, field))
+
+    def delta_ns(field: str) -> int:  # seconds as floats with microsecond resolution
+        return _bounded((round(getattr(after, field) * 1e6) - round(getattr(before, field) * 1e6)) * 1000)
+
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // _MAXRSS_DIVISOR
+    return SampleReply(ns=_bounded(ns), user_ns=delta_ns("ru_utime"), sys_ns=delta_ns("ru_stime"),
+                                vcs=delta("ru_nvcsw"), ivcs=delta("ru_nivcsw"), minflt=delta("ru_minflt"),
+                                majflt=delta("ru_majflt"), maxrss_kib=_bounded(maxrss))
+
+
+def _bounded(value: int) -> int:
+    return max(0, min(int(value), protocol.MAX_FIELD_VALUE))
+
+
+def _described(exc: BaseException, phase: str = "") -> str:
+    """``Type: message``, with `` (in setup)`` or the like when not raised by the body."""
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return f"{text} ({phase})" if phase else text
+
