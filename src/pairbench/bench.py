@@ -34,7 +34,7 @@ from pairbench.analysis.stopping import StoppingRule
 from pairbench.command import STATUS_BENCHMARK_ERROR
 from pairbench.errors import CommandFailed, UsageError
 from pairbench.measure.commandline import parse_command
-from pairbench.measure.executor import ExecutorInfo, OutputPolicy
+from pairbench.measure.executor import OutputPolicy, WallClock
 from pairbench.measure.revisions import checkout, toplevel
 from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
 from pairbench.measure.worker import (
@@ -79,14 +79,7 @@ class _Plan:
     notes: tuple[Note, ...]
 
 
-class _Clock:
-    """The sampler's executor when workers time themselves: only its clock is used."""
-
-    def now_ns(self) -> int:
-        return time.monotonic_ns()
-
-    def info(self) -> ExecutorInfo:
-        return ExecutorInfo("worker")
+WORKER_CLOCK = WallClock("worker")
 
 
 def _worker_cpu() -> int | None:
@@ -257,7 +250,6 @@ class _Measuring:
         self.samples: dict[tuple[int, int], Samples] = {}
         self.notes: list[Note] = []
         self.failures: list[str] = []
-        self.stopped: list[str] = []
         self._seq = 0
         self._origin = time.monotonic_ns()
 
@@ -279,7 +271,7 @@ class _Measuring:
         sinks = [s for s in (rotation, self.journal, rule,
                              self.progress(b, label, len(self.skeleton.benchmarks), rule) if self.progress else None)
                  if s is not None]
-        sampler = Sampler(_Clock(), self._sampling_plan(b, name, iterations, rotation), sinks=sinks,
+        sampler = Sampler(WORKER_CLOCK, self._sampling_plan(b, name, iterations, rotation), sinks=sinks,
                           decide=rule.decide if rule and self.settings.sampling.adaptive else None,
                           origin_ns=self._origin, first_seq=self._seq)
         try:
@@ -334,5 +326,5 @@ class _Measuring:
                    + (f", {len(self.failures)} failed" if self.failures else ""))
         return skeleton.replace(samples=dict(self.samples), state=state, finished_at=utc_now(),
                                 stopped_because=because,
-                                environment={**skeleton.environment, "executor": _Clock().info().to_dict()},
+                                environment={**skeleton.environment, "executor": WORKER_CLOCK.info().to_dict()},
                                 notes=(*skeleton.notes, *self.notes))

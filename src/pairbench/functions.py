@@ -12,16 +12,15 @@ A/B harness. Nothing here prints.
 
 from __future__ import annotations
 
-import gc
-import itertools
-import time
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pairbench import __version__
 from pairbench.analysis import Analysis, Comparison, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
-from pairbench.measure.executor import Execution, ExecutorInfo
+from pairbench.harness.worker import NO_ARGUMENT, timed_loop
+from pairbench.measure.executor import Execution, WallClock
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations
@@ -29,15 +28,7 @@ from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
 from pairbench.session import utc_now
 from pairbench.settings import Settings, parse_settings
 
-STATUS_RAISED = 1  # a sample whose function raised (the exception is re-raised to the caller)
-
-
-class _Clock:
-    def now_ns(self) -> int:
-        return time.monotonic_ns()
-
-    def info(self) -> ExecutorInfo:
-        return ExecutorInfo("in-process")
+IN_PROCESS_CLOCK = WallClock("in-process")
 
 
 @dataclass(frozen=True)
@@ -57,24 +48,14 @@ class FunctionTarget:
 
 
 def time_calls(function: Callable, iterations: int, args: tuple, kwargs: Mapping, start_ns: int) -> Execution:
-    """Call ``function(*args, **kwargs)`` ``iterations`` times; the loop's nanoseconds as an Execution.
+    """Call ``function(*args, **kwargs)`` ``iterations`` times in the Python harness's timed loop;
+    the loop's nanoseconds as an Execution.
 
-    The youngest generation is collected first and the collector is off inside the loop, so no
-    sample pays for a collection the other did not cause; a full collection here would cost
+    Only the youngest generation is collected first (the collector is off inside the loop, so no
+    sample pays for a collection the other did not cause): a full collection would cost
     milliseconds in a process holding numpy and scipy, longer than the sample."""
-    call = function if not (args or kwargs) else (lambda: function(*args, **kwargs))
-    enabled = gc.isenabled()
-    gc.collect(0)
-    gc.disable()
-    try:
-        begin = time.perf_counter_ns()
-        for _ in itertools.repeat(None, iterations):
-            call()
-        elapsed = time.perf_counter_ns() - begin
-    finally:
-        if enabled:
-            gc.enable()
-    return Execution(wall_ns=elapsed, start_ns=start_ns)
+    call = function if not (args or kwargs) else functools.partial(function, *args, **kwargs)
+    return Execution(wall_ns=timed_loop(call, NO_ARGUMENT, iterations, collect=0).ns, start_ns=start_ns)
 
 
 def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: str = "10s",
@@ -96,11 +77,16 @@ def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: 
     run, analysis = measure_functions(baseline, candidate, args, kwargs, max_time=max_time, alpha=alpha,
                                       threshold=threshold, sample_time=sample_time, seed=seed)
     if json_path:
-        from pairbench.report.jsonfile import derived_document
-        from pairbench.store.resultfile import write_result
-
-        write_result(run, json_path, derived_document(run, analysis))
+        save(run, analysis, json_path)
     return analysis.comparisons[0]
+
+
+def save(run: Run, analysis: Analysis, path: str) -> None:
+    """Write ``run`` as a result document, with its analysis for other tools (atomically)."""
+    from pairbench.report.jsonfile import derived_document
+    from pairbench.store.resultfile import write_result
+
+    write_result(run, path, derived_document(run, analysis))
 
 
 def measure_functions(baseline: Callable, candidate: Callable | None = None, args: tuple = (),
@@ -119,7 +105,7 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
     sides = tuple(Side(n, Command(n, ()), label) for n, label in zip(names, labels, strict=True))
     key = BenchmarkKey(name or getattr(baseline, "__name__", None) or "function")
     skeleton = Run(kind="bench", sides=sides, settings=settings, tool_version=__version__,
-                   started_at=utc_now(), benchmarks=(key,), environment={"executor": _Clock().info().to_dict()})
+                   started_at=utc_now(), benchmarks=(key,), environment={"executor": IN_PROCESS_CLOCK.info().to_dict()})
     iterations = choose_iterations(
         lambda n: max(time_calls(f, n, args, kwargs, 0).wall_ns for f in functions),
         settings.workers.sample_time_ns)
@@ -133,7 +119,7 @@ def _sample(skeleton: Run, settings: Settings, targets: tuple[FunctionTarget, ..
     rule = StoppingRule(criteria_of(skeleton), 0, [1]) if len(targets) > 1 else None
     plan = SamplingPlan(targets=targets, stop=StopRule(None, sampling.min_runs, None, sampling.max_time_ns),
                         warmup_rounds=sampling.warmup, seed=sampling.seed)
-    sampler = Sampler(_Clock(), plan, sinks=[rule] if rule else [], decide=rule.decide if rule else None)
+    sampler = Sampler(IN_PROCESS_CLOCK, plan, sinks=[rule] if rule else [], decide=rule.decide if rule else None)
     sampler.run()
     samples = {(0, side): Samples.from_rows(rows) for (_, side), rows in sampler.rows.items()}
     return skeleton.replace(samples=samples, state="complete", finished_at=utc_now(),

@@ -159,10 +159,9 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
 def _save(config, run, analysis) -> None:
     path = config.getoption("pairbench_json")
     if path:
-        from pairbench.report.jsonfile import derived_document
-        from pairbench.store.resultfile import write_result
+        from pairbench.functions import save
 
-        write_result(run, path, derived_document(run, analysis))
+        save(run, analysis, path)
 
 
 def _from_toplevel(nodeid: str, rootdir: str, top: str) -> str:

@@ -11,6 +11,8 @@ from harness_client import HarnessClient, WorkerGone, worker_argv
 
 from pairbench import protocol
 
+pytestmark = pytest.mark.e2e  # real worker processes
+
 BASIC = """
 import pairbench
 

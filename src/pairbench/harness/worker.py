@@ -43,7 +43,7 @@ EXIT_USAGE = 2  # as pairbench.errors.EXIT_USAGE, which a worker does not import
 _RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", None)
 _MAXRSS_DIVISOR = 1024 if sys.platform == "darwin" else 1  # ru_maxrss is bytes on macOS, KiB on Linux
 _CAUGHT = (Exception, SystemExit)  # a benchmark calling sys.exit() fails; Ctrl-C still ends the worker
-_NO_ARGUMENT = object()
+NO_ARGUMENT = object()
 
 
 class StartFailed(Exception):
@@ -221,7 +221,7 @@ def take_sample(bench: Benchmark, iterations: int) -> SampleReply:
         failure = _described(exc)
     try:
         if bench.teardown is not None:
-            bench.teardown() if argument is _NO_ARGUMENT else bench.teardown(argument)
+            bench.teardown() if argument is NO_ARGUMENT else bench.teardown(argument)
     except _CAUGHT as exc:
         failure = failure or _described(exc, "in teardown")
     if failure:
@@ -230,28 +230,29 @@ def take_sample(bench: Benchmark, iterations: int) -> SampleReply:
 
 
 def _prepared(bench: Benchmark):
-    """The body to call and its one argument (``_NO_ARGUMENT`` if none), running the setup."""
+    """The body to call and its one argument (``NO_ARGUMENT`` if none), running the setup."""
     if bench.setup is not None:
         try:
             return bench.function, bench.setup(**bench.kwargs)
         except _CAUGHT as exc:
             raise BenchmarkFailed(_described(exc, "in setup")) from exc
     if bench.params:
-        return functools.partial(bench.function, **bench.kwargs), _NO_ARGUMENT
-    return bench.function, _NO_ARGUMENT
+        return functools.partial(bench.function, **bench.kwargs), NO_ARGUMENT
+    return bench.function, NO_ARGUMENT
 
 
-def timed_loop(call, argument, iterations: int) -> SampleReply:
+def timed_loop(call, argument, iterations: int, collect: int = 2) -> SampleReply:
     """The ``ok`` reply of ``iterations`` calls of ``call`` (with ``argument`` unless
-    ``_NO_ARGUMENT``): garbage collected before, the collector disabled during and its state
-    restored after, as :mod:`timeit` does. Only the loop is between the two clock readings."""
+    ``NO_ARGUMENT``): garbage collected before (generations up to ``collect``; 2, all, in a
+    worker), the collector disabled during and its state restored after, as :mod:`timeit` does.
+    Only the loop is between the two clock readings."""
     gc_was_enabled = gc.isenabled()
-    gc.collect()
+    gc.collect(collect)
     gc.disable()
     try:
         before = _thread_usage()
         start = time.perf_counter_ns()
-        if argument is _NO_ARGUMENT:
+        if argument is NO_ARGUMENT:
             for _ in repeat(None, iterations):
                 call()
         else:

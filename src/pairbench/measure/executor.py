@@ -9,6 +9,7 @@ clock, so sampling plans, stopping rules and the CLI can be tested exactly.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -69,6 +70,20 @@ class ExecutorInfo:
     def to_dict(self) -> dict:
         """The ``environment.executor`` record of a result document."""
         return {"kind": self.kind, "rss_floor_kib": self.rss_floor_kib}
+
+
+@dataclass(frozen=True)
+class WallClock:
+    """The sampler's executor when the targets time themselves (workers, in-process functions):
+    only its clock is used; ``kind`` names what measured, in the run's environment."""
+
+    kind: str
+
+    def now_ns(self) -> int:
+        return time.monotonic_ns()
+
+    def info(self) -> ExecutorInfo:
+        return ExecutorInfo(self.kind)
 
 
 class Executor(Protocol):

@@ -129,10 +129,6 @@ class Worker:
         self.fresh = False  # started and not yet sampled (a target primes it first)
         self.block = 0  # the block of the benchmark this process measures (see Rotation)
 
-    @property
-    def running(self) -> bool:
-        return self._process is not None
-
     def start(self) -> None:
         """Start the worker and read its greeting (``CommandNotFound`` if it cannot be started,
         ``WorkerFailed`` if it does not greet)."""
@@ -216,14 +212,21 @@ class Worker:
 
     def stop(self) -> None:
         """Ask the worker to quit, then stop its process group; idempotent."""
+        self._end(ask_to_quit=True)
+
+    def _end(self, *, ask_to_quit: bool) -> None:
+        """Close the pipes and stop the process group (after a ``quit`` and a grace period when
+        ``ask_to_quit``; at once for a worker that failed); idempotent."""
         process, self._process = self._process, None
         if process is None:
             return
-        with contextlib.suppress(OSError):
-            os.write(self._requests, protocol.quit_request().encode())
+        if ask_to_quit:
+            with contextlib.suppress(OSError):
+                os.write(self._requests, protocol.quit_request().encode())
         self._close_pipes()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(_KILL_GRACE_S)
+        if ask_to_quit:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(_KILL_GRACE_S)
         _kill_group(process)
         self._stderr.close()
 
@@ -264,17 +267,9 @@ class Worker:
 
     def _fail(self, why: str, status: int):
         tail = self._stderr_tail()
-        self._kill()
+        self._end(ask_to_quit=False)
         message = why + (f"; its standard error ended with: {tail}" if tail else "")
         raise WorkerFailed(message, status)
-
-    def _kill(self) -> None:
-        process, self._process = self._process, None
-        if process is None:
-            return
-        self._close_pipes()
-        _kill_group(process)
-        self._stderr.close()
 
     def _close_pipes(self) -> None:
         for fd in (self._requests, self._replies.fd if self._replies else None):
