@@ -103,7 +103,7 @@ def test_alpha_is_parsed_in_one_place_and_the_command_line_only_reads_it():
 
     from pairbench.cli import cli
 
-    (alpha,) = [p for p in cli.commands["compare"].params if p.name == "alpha"]
+    (alpha,) = [p for p in cli.get_command(None, "compare").params if p.name == "alpha"]
     assert isinstance(alpha.type, click.types.StringParamType) and alpha.callback is None
     assert alpha.default in (None, getattr(click.core, "UNSET", None)) and "[default: 0.01]" in alpha.help
 

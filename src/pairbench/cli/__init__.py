@@ -11,10 +11,10 @@ SIGTERM and 129 SIGHUP (handled like Ctrl-C); 141 standard output was closed.
 Modules: ``app`` (the group, I/O, main), ``options`` (run's and compare's
 options, read as text: ``settings`` validates them), ``progress`` (live
 display, a sampler sink), ``measuring`` (run, compare), ``show``, ``report``,
-``doctor``. Importing this package registers every command.
+``doctor``, ``bench``. Each command is imported when it is used (``app.COMMANDS``), so that
+``pairbench --version`` and ``--help`` load no numpy, scipy or renderer.
 """
 
-from pairbench.cli import bench, doctor, measuring, report, show  # noqa: F401 - importing registers them
 from pairbench.cli.app import cli, entry_point, main
 
 __all__ = ["cli", "entry_point", "main"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import signal
 import sys
@@ -152,8 +153,61 @@ class App:
     clock: Callable[[], float] = time.monotonic
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-             epilog=EXIT_CODES_HELP)
+COMMANDS = {
+    "bench": ("pairbench.cli.bench", "Compare every benchmark two workers share, in-process, sample by sample."),
+    "compare": ("pairbench.cli.measuring", "Is CANDIDATE faster or slower than BASELINE, by how much, how sure?"),
+    "doctor": ("pairbench.cli.doctor", "Check the machine, or validate COMMAND as a benchmark."),
+    "include-dir": ("pairbench.cli.bench", "Print the directory of pairbench.h, the C/C++ worker header."),
+    "report": ("pairbench.cli.report", "Render a saved result (or a journal) as HTML, Markdown, CSV or JSON."),
+    "run": ("pairbench.cli.measuring", "Measure each COMMAND and print an honest summary."),
+    "show": ("pairbench.cli.show",
+             "Analyse and print a saved result, or the journal of a run that did not finish."),
+}
+"""Every command, as ``name -> (module that registers it, first paragraph of its help)``: the
+group imports a command's module only when the command runs or shows its own help, and lists
+them all in ``pairbench --help`` from these summaries (a test checks them against the modules)."""
+
+_NO_SUCH_COMMAND = getattr(click.exceptions, "NoSuchCommand", ())  # click >= 8.4 suggests names
+
+
+class LazyGroup(click.Group):
+    """A click group whose commands are imported on first use, so that ``--version`` and
+    ``--help`` load neither numpy nor scipy nor the renderers (each command module registers its
+    command with ``@cli.command`` when imported). ``lazy`` is a table like :data:`COMMANDS`."""
+
+    def __init__(self, *args, lazy: Mapping[str, tuple[str, str]], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy)
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx, cmd_name: str):
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            importlib.import_module(self.lazy[cmd_name][0])
+        return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except _NO_SUCH_COMMAND as exc:  # suggest from every command, not only those loaded
+            raise _NO_SUCH_COMMAND(exc.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
+
+    def format_commands(self, ctx, formatter) -> None:
+        """The commands and their short help, as click writes them, from the table's summaries for
+        those not loaded yet."""
+        listed = {name: self.commands.get(name) or click.Command(name, help=self.lazy[name][1])
+                  for name in self.list_commands(ctx)}
+        listed = {name: command for name, command in listed.items() if not command.hidden}
+        if not listed:
+            return
+        limit = formatter.width - 6 - max(map(len, listed))
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in listed.items()])
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS, epilog=EXIT_CODES_HELP,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", "-V", prog_name="pairbench")
 def cli():
     """Benchmark commands with interleaved, randomized pairs and verdicts you can trust.
