@@ -22,21 +22,31 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import resource
 import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from pairbench import __version__
 from pairbench.analysis import analyse, baseline_and_candidates, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.command import STATUS_BENCHMARK_ERROR
+from pairbench.doctor import timer_step
+from pairbench.doctor.samplechecks import check_name
+from pairbench.doctor.workerchecks import (
+    VALIDATION_ROUNDS,
+    validate_worker_benchmark,
+    validation_counts,
+)
 from pairbench.errors import CommandFailed, UsageError
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import OutputPolicy, WallClock
 from pairbench.measure.revisions import checkout, toplevel
-from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
+from pairbench.measure.sampler import Measured, Sampler, SamplingPlan, Sink, StopRule
 from pairbench.measure.worker import (
     Rotation,
     Worker,
@@ -45,9 +55,9 @@ from pairbench.measure.worker import (
     WorkerTarget,
     choose_iterations,
 )
-from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
-from pairbench.notes import Note
-from pairbench.protocol import ErrorReply, split_name
+from pairbench.model import BenchmarkKey, Command, Run, Sample, Samples, Side
+from pairbench.notes import Note, Subject
+from pairbench.protocol import ErrorReply, SampleReply, split_name
 from pairbench.report.jsonfile import derived_document
 from pairbench.session import Outcome, RunJournal, distinct_names, utc_now
 from pairbench.settings import Settings
@@ -226,6 +236,39 @@ def _listed(worker: Worker) -> tuple[str, ...]:
                             f"{exc}") from None
 
 
+def _worker_executor() -> dict:
+    """The run's executor record: workers time themselves, and their max RSS is at least the size
+    pairbench had when it started them (Linux charges the spawning process's peak at exec)."""
+    own_peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return WallClock(WORKER_CLOCK.kind, own_peak_kib).info().to_dict()
+
+
+def _sample_on(worker: Worker, name: str, iterations: int) -> SampleReply:
+    """One sample of benchmark ``name`` on ``worker``; ``WorkerFailed`` naming the side on a failure
+    of the worker or an error of the benchmark."""
+    try:
+        reply = worker.sample(name, iterations)
+    except WorkerFailed as exc:
+        raise WorkerFailed(f"on {worker.side!r}: {exc}", exc.status) from None
+    if isinstance(reply, ErrorReply):
+        raise WorkerFailed(f"on {worker.side!r}: the benchmark failed: {reply.message}", STATUS_BENCHMARK_ERROR)
+    return reply
+
+
+@dataclass
+class _Series:
+    """The rows of one side of one benchmark and their metrics' columns, as they are taken."""
+
+    rows: list[Sample] = field(default_factory=list)
+    metrics: dict[str, list[float]] = field(default_factory=dict)
+
+    def extend(self, rows: list[Sample], metrics: Mapping[str, list[float]]) -> None:
+        """Append ``rows`` and their metrics; a metric one part lacks is 0 for its rows."""
+        for key in {*self.metrics, *metrics}:
+            self.metrics.setdefault(key, [0.0] * len(self.rows)).extend(metrics.get(key, [0.0] * len(rows)))
+        self.rows.extend(rows)
+
+
 def _keys(names: list[str]) -> tuple[BenchmarkKey, ...]:
     """Each name as a key with its parameters (``sort[n=10]``); a name whose key another name
     already gives is kept whole."""
@@ -258,12 +301,17 @@ class _Measuring:
             self.one(b, name)
 
     def one(self, b: int, name: str) -> None:
-        """Measure benchmark ``b``: choose its iterations, sample until decided or out of time."""
+        """Measure benchmark ``b``: choose its iterations, validate it, sample until decided or out of
+        time."""
         label = self.skeleton.benchmarks[b].label
+        checked: list[_Series] = [_Series() for _ in self.workers]
         try:
             iterations = choose_iterations(lambda n: self._probe(name, n), self.settings.workers.sample_time_ns)
+            self._validate(b, name, iterations, checked)
         except WorkerFailed as exc:
-            self._failed(label, f"benchmark {label!r} failed while its iteration count was chosen: {exc}")
+            self._failed(label, f"benchmark {label!r} failed before it was measured (while its iteration "
+                                f"count was chosen and checked): {exc}")
+            self._store(b, checked)
             return
         rounds = block_rounds(len(self.workers), self.settings.workers.sample_time_ns)
         rotation = Rotation(rounds, self.workers)
@@ -280,23 +328,57 @@ class _Measuring:
             self._failed(label, str(exc).removesuffix(" " + BENCH_FAILURE_ADVICE))
         finally:
             self._seq = sampler.next_seq
-            for (bench, side), rows in sampler.rows.items():
-                self.samples[(bench, side)] = Samples.from_rows(rows, sampler.metrics.get((bench, side)))
+            for side, series in enumerate(checked):
+                series.extend(sampler.rows.get((b, side), []), sampler.metrics.get((b, side), {}))
+            self._store(b, checked)
             self.notes.extend(sampler.notes)
+
+    def _store(self, b: int, series: list[_Series]) -> None:
+        for side, taken in enumerate(series):
+            if taken.rows:
+                self.samples[(b, side)] = Samples.from_rows(taken.rows, taken.metrics)
+
+    def _validate(self, b: int, name: str, iterations: int, taken: list[_Series]) -> None:
+        """Take each side's validation samples of benchmark ``b`` into ``taken`` (at N/8, N/4, N/2
+        and N iterations, in seeded random order; warmups, journaled), and note each check they fail
+        (``doctor.workerchecks``). ``WorkerFailed`` on any failure."""
+        counts = validation_counts(iterations)
+        order = np.random.default_rng((self.settings.sampling.seed * 1_000_003 + b + 7919) % (1 << 63))
+        resident: list[list[int | None]] = [[] for _ in self.workers]
+        for _ in range(VALIDATION_ROUNDS):
+            for slot, draw in enumerate(order.permutation(len(self.workers) * len(counts))):
+                side, count = divmod(int(draw), len(counts))
+                sample, metrics = self._validation_sample(side, name, counts[count], slot)
+                if self.journal is not None:
+                    self.journal.on_sample(Measured(side, b, sample, metrics))
+                taken[side].extend([sample], {key: [value] for key, value in metrics.items()})
+                resident[side].append(self.workers[side].resident_kib())
+        label = self.skeleton.benchmarks[b].label
+        resolution = timer_step(self.skeleton.environment) or 0
+        for worker, series, memory in zip(self.workers, taken, resident, strict=True):
+            about = Subject(benchmark=label, side=worker.side)
+            self.notes.extend(Note(f"benchmark-{finding.check}", finding.data, about)
+                              for finding in validate_worker_benchmark(series.rows, memory, resolution)
+                              if finding.status == "warn")
+        named = check_name(label)
+        if named.status == "warn":
+            self.notes.append(Note("benchmark-name", named.data, Subject(benchmark=label)))
+
+    def _validation_sample(self, side: int, name: str, iterations: int, slot: int
+                           ) -> tuple[Sample, dict[str, float]]:
+        start = time.monotonic_ns()
+        worker = self.workers[side]
+        reply = _sample_on(worker, name, iterations)
+        sample = Sample(wall_ns=reply.ns, user_ns=reply.user_ns, sys_ns=reply.sys_ns, max_rss_kib=reply.maxrss_kib,
+                        voluntary_cs=reply.vcs, involuntary_cs=reply.ivcs, start_ns=max(start - self._origin, 0),
+                        seq=self._seq, slot=slot, iterations=iterations, warmup=1)
+        self._seq += 1
+        return sample, {"minor_faults": float(reply.minflt), "major_faults": float(reply.majflt),
+                        "block": float(worker.block)}
 
     def _probe(self, name: str, iterations: int) -> int:
         """The slowest side's time for ``iterations`` iterations (``WorkerFailed`` on any failure)."""
-        slowest = 0
-        for worker in self.workers:
-            try:
-                reply = worker.sample(name, iterations)
-            except WorkerFailed as exc:
-                raise WorkerFailed(f"on {worker.side!r}: {exc}", exc.status) from None
-            if isinstance(reply, ErrorReply):
-                raise WorkerFailed(f"on {worker.side!r}: the benchmark failed: {reply.message}",
-                                   STATUS_BENCHMARK_ERROR)
-            slowest = max(slowest, reply.ns)
-        return slowest
+        return max(_sample_on(worker, name, iterations).ns for worker in self.workers)
 
     def _rule(self, b: int, rounds_per_block: int) -> StoppingRule | None:
         if len(self.workers) < 2:
@@ -326,5 +408,5 @@ class _Measuring:
                    + (f", {len(self.failures)} failed" if self.failures else ""))
         return skeleton.replace(samples=dict(self.samples), state=state, finished_at=utc_now(),
                                 stopped_because=because,
-                                environment={**skeleton.environment, "executor": WORKER_CLOCK.info().to_dict()},
+                                environment={**skeleton.environment, "executor": _worker_executor()},
                                 notes=(*skeleton.notes, *self.notes))

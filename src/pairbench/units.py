@@ -78,8 +78,17 @@ def format_duration(ns: float | None, *, unit: tuple[str, int] | None = None, di
         return "—"
     suffix, scale = unit or time_unit_for(ns, digits)
     if scale == 1:
-        return f"{round(ns):d} ns"
+        return f"{_nanoseconds(ns, digits)} ns"
     return f"{_significant(ns / scale, digits)} {suffix}"
+
+
+def _nanoseconds(ns: float, digits: int) -> str:
+    """Whole nanoseconds from 100 up (950); below, up to 3 significant digits without trailing
+    zeros (13.5, 0.523, 30), as a microbenchmark's time per iteration needs."""
+    if abs(ns) >= 99.5:
+        return f"{round(ns):d}"
+    text = _significant(ns, min(digits, 3))
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 _BYTE_UNITS = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024), ("B", 1))
@@ -106,7 +115,7 @@ def format_value(value: float | None, unit: str = "ns", *, scale: tuple[str, flo
         return "—"
     suffix, size = scale or value_scale(unit, value)
     if unit == "ns" and size == 1:
-        return f"{round(value):d} ns"
+        return f"{_nanoseconds(value, digits)} ns"
     if unit == "B":
         digits = min(digits, 3)  # sizes to 3 digits, as format_kib shows them
     return f"{_significant(value / size, digits)} {suffix}"

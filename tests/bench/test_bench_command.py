@@ -45,13 +45,32 @@ def test_samples_carry_the_chosen_power_of_two_iterations_and_their_block(tmp_pa
                           str(result), worker(), worker())
     assert code == 0, err
     series = json.loads(result.read_text())["series"]
-    iterations = set(series[0]["samples"]["iterations"])
-    assert len(iterations) == 1
-    chosen = iterations.pop()
+    measured = [_measured(s, "iterations") for s in series]
+    assert len(set(measured[0])) == 1
+    chosen = measured[0][0]
     assert chosen > 1 and chosen & (chosen - 1) == 0
-    assert set(series[0]["samples"]["iterations"]) == set(series[1]["samples"]["iterations"])
-    blocks = series[0]["metrics"]["block"]
+    assert set(measured[0]) == set(measured[1])
+    blocks = _measured(series[0], "block")
     assert blocks == sorted(blocks) and len(set(blocks)) >= 2
+
+
+def test_validation_samples_at_an_eighth_to_all_of_the_chosen_iterations_are_stored_as_warmups(tmp_path):
+    result = tmp_path / "r.json"
+    code, _, err = invoke("bench", *FAST, "-k", "^add$", "--runs", "20", "--json", str(result), worker(), worker())
+    assert code == 0, err
+    for series in json.loads(result.read_text())["series"]:
+        samples = series["samples"]
+        chosen = _measured(series, "iterations")[0]
+        first = sorted(zip(samples["seq"], samples["iterations"], samples["warmup"], strict=True))[:24]
+        assert all(warm for _, _, warm in first)
+        counts = [n for _, n, _ in first]
+        assert {n: counts.count(n) for n in counts} == {chosen // 8: 6, chosen // 4: 6, chosen // 2: 6, chosen: 6}
+
+
+def _measured(series: dict, column: str) -> list:
+    samples = series["samples"]
+    values = samples[column] if column in samples else series["metrics"][column]
+    return [v for v, warm in zip(values, samples["warmup"], strict=True) if not warm]
 
 
 def test_show_and_report_read_a_bench_result(tmp_path):
@@ -143,3 +162,19 @@ def _worker_processes() -> set[int]:
             if b"protocol_worker.py" in cmdline and b"--misbehave" in cmdline:
                 found.add(int(pid))
     return found
+
+
+def test_a_fixed_cost_per_sample_and_memory_kept_per_iteration_are_noted_for_their_benchmark(tmp_path):
+    result = tmp_path / "r.json"
+    args = ("--fixed", "add=300000", "--leak", "spin[n=200]=2048")
+    code, out, err = invoke("bench", *FAST, "--runs", "20", "--sample-time", "1ms", "--json", str(result),
+                            worker(*args), worker(*args))
+    assert code == 0, err
+    notes = json.loads(result.read_text())["notes"]
+    flagged = {(n["code"], n["subject"]["benchmark"]) for n in notes if n["code"].startswith("benchmark-")}
+    assert ("benchmark-setup-overhead", "add") in flagged
+    assert ("benchmark-memory-growth", "spin[n=200]") in flagged
+    assert not {code for code, bench in flagged if bench == "spin[n=2000]"}
+    assert all(n["subject"]["side"] in {s["name"] for s in json.loads(result.read_text())["sides"]}
+               for n in notes if n["code"] == "benchmark-setup-overhead")
+    assert "add" in out and "fixed cost" in out

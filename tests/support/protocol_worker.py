@@ -1,7 +1,9 @@
 """A worker speaking the worker protocol, for tests: spin-loop benchmarks and chosen misbehaviour.
 
-Run as ``python protocol_worker.py [--slow NAME=FACTOR] [--misbehave NAME=HOW] [--only N,..]``.
-HOW is one of: error (an ``error`` reply), crash (SIGSEGV), exit (exit 3), hang (never answers),
+Run as ``python protocol_worker.py [--slow NAME=FACTOR] [--misbehave NAME=HOW] [--only N,..]
+[--fixed NAME=NS] [--leak NAME=BYTES]``. ``--fixed`` adds a busy wait of NS nanoseconds to every
+sample, inside its timing (a setup in the timed loop); ``--leak`` keeps BYTES of new memory per
+iteration. HOW is one of: error (an ``error`` reply), crash (SIGSEGV), exit (exit 3), hang (never answers),
 garbage, huge (a line over the limit), truncated (half a reply, then exit). The standard library
 only, and no pairbench import: it stands for a worker in any language.
 """
@@ -21,22 +23,31 @@ def spin(n):
     return total
 
 
+KEPT = []
+
+
 def options(argv):
-    slow, misbehave, only = {}, {}, None
+    slow, misbehave, only, fixed, leak = {}, {}, None, {}, {}
     for i, arg in enumerate(argv):
-        if arg == "--slow":
-            name, factor = argv[i + 1].rsplit("=", 1)
-            slow[name] = float(factor)
+        if arg in ("--slow", "--fixed", "--leak"):
+            name, amount = argv[i + 1].rsplit("=", 1)
+            {"--slow": slow, "--fixed": fixed, "--leak": leak}[arg][name] = float(amount)
         elif arg == "--misbehave":
             name, how = argv[i + 1].rsplit("=", 1)
             misbehave[name] = how
         elif arg == "--only":
             only = argv[i + 1].split(",")
-    return slow, misbehave, only
+    return slow, misbehave, only, fixed, leak
+
+
+def busy_wait(ns):
+    end = time.perf_counter_ns() + ns
+    while time.perf_counter_ns() < end:
+        pass
 
 
 def main():
-    slow, misbehave, only = options(sys.argv[1:])
+    slow, misbehave, only, fixed, leak = options(sys.argv[1:])
     fds = os.environ.pop("PAIRBENCH_WORKER_FDS", None)
     if fds is None:
         print("run me with pairbench bench", file=sys.stderr)
@@ -77,9 +88,13 @@ def main():
                 replies.write("error unknown benchmark\n")
             else:
                 n = int(BENCHMARKS[name] * slow.get(name, 1.0))
+                kept = int(leak.get(name, 0))
                 start = time.perf_counter_ns()
+                busy_wait(fixed.get(name, 0))
                 for _ in range(iterations):
                     spin(n)
+                    if kept:
+                        KEPT.append(bytearray(b"x" * kept))
                 replies.write(f"ok ns={time.perf_counter_ns() - start}\n")
 
 

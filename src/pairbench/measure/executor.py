@@ -75,15 +75,18 @@ class ExecutorInfo:
 @dataclass(frozen=True)
 class WallClock:
     """The sampler's executor when the targets time themselves (workers, in-process functions):
-    only its clock is used; ``kind`` names what measured, in the run's environment."""
+    only its clock is used; ``kind`` names what measured, in the run's environment, and
+    ``rss_floor_kib`` the smallest max RSS the targets can report (a worker's is the size of
+    pairbench when it started the worker), if they have one."""
 
     kind: str
+    rss_floor_kib: int | None = None
 
     def now_ns(self) -> int:
         return time.monotonic_ns()
 
     def info(self) -> ExecutorInfo:
-        return ExecutorInfo(self.kind)
+        return ExecutorInfo(self.kind, self.rss_floor_kib)
 
 
 class Executor(Protocol):

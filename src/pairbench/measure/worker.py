@@ -115,6 +115,9 @@ def _shown(data: bytes) -> str:
     return repr(data[:80].decode("utf-8", "backslashreplace"))
 
 
+_PAGE_KIB = os.sysconf("SC_PAGESIZE") // 1024
+
+
 class Worker:
     """One side's worker process: started on demand, asked for samples, stopped at the end."""
 
@@ -201,6 +204,19 @@ class Worker:
             repeated = next(n for i, n in enumerate(names) if n in names[:i])
             self._fail(f"it lists the benchmark {repeated!r} twice", STATUS_PROTOCOL)
         return names
+
+    def resident_kib(self) -> int | None:
+        """The worker's resident memory now (``/proc/PID/statm``), None when unreadable.
+
+        Its self-reported peak RSS cannot show growth below the size of pairbench itself: Linux
+        charges the spawning process's peak to the child at exec. The current size can."""
+        if self._process is None:
+            return None
+        try:
+            with open(f"/proc/{self._process.pid}/statm", "rb") as statm:
+                return int(statm.read(200).split()[1]) * _PAGE_KIB
+        except (OSError, ValueError, IndexError):
+            return None
 
     def sample(self, name: str, iterations: int) -> SampleReply | ErrorReply:
         """One sample of ``iterations`` iterations of benchmark ``name``; ``WorkerFailed`` if the

@@ -28,7 +28,7 @@ from pairbench.report.sentences import (
     verdict_label,
     verdict_sentence,
 )
-from pairbench.report.wording import word
+from pairbench.report.wording import with_subject, word
 from pairbench.units import (
     format_duration,
     format_kib,
@@ -56,7 +56,7 @@ class Footnotes:
         self.lines: list[str] = []
         self._numbers: dict[str, int] = {}
         for note in listed(run_notes):
-            self._number(word(note, unit))
+            self._number(with_subject(note, unit))
 
     def marks(self, notes: Sequence[Note], unit: str) -> str:
         """Number ``notes`` (each text once) and return their marks: " (3) (4)"."""

@@ -162,6 +162,16 @@ def _only_on(d: Mapping, what: str) -> str:
     return f"{d['count']} benchmark(s) {what} ({d['side']!r}) lists, so not compared: {names}"
 
 
+def _elided(d: Mapping, unit: str) -> str:
+    how = (f"grows by only {format_value(d['per_iteration_ns'], 'ns')} an iteration, about what the "
+           "harness's loop alone costs" if d["growing"]
+           else "does not grow with the iteration count")
+    unless = "unless the body is that cheap, " if d["growing"] else ""
+    return (f"the time per sample {how}: {unless}the compiler removed the body (or the loop) because its "
+            "result is unused; pass the result to pairbench_keep() (C), return it (Python), or use "
+            "black_box (Rust) or runtime.KeepAlive (Go)")
+
+
 def _renamed(d: Mapping, unit: str) -> str:
     copies = d["copies"]
     given = (f"twice; the second is named {copies[0]!r}" if len(copies) == 1 else
@@ -304,4 +314,20 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         "measured by freshly started workers, so that what differs between two processes of one program "
         "(memory layout, hash seeds) counts as noise, not as an effect of the code"),
     "benchmark-failed": lambda d, u: f"the benchmark {d['benchmark']!r} failed: {d['why']}",
+    "benchmark-duration": lambda d, u: (
+        f"a sample lasts {format_value(d['median_ns'], 'ns')}, under 1000 steps of the "
+        f"{format_value(d['timer_resolution_ns'], 'ns')} timer, so its time is quantized; give the worker "
+        "a longer --sample-time"),
+    "benchmark-setup-overhead": lambda d, u: (
+        f"a fixed cost of {format_value(d['setup_ns'], 'ns')} per sample is "
+        f"{format_percent(100 * d['setup_share'], signed=False)} of a {d['share_at_iterations']:,}-iteration sample "
+        "(fit of time on the iteration count; the Swift benchmark suite's validation rules ask for under 5%): "
+        "move preparation out of the timed body, into PAIRBENCH_SETUP or setup="),
+    "benchmark-elided-body": _elided,
+    "benchmark-memory-growth": lambda d, u: (
+        f"the worker's resident memory grew by {format_kib(d['growth_kib'])} over {d['iterations']:,} iterations "
+        f"(about {d['per_iteration_bytes']:.3g} bytes each): the body keeps what it allocates, so later "
+        "samples do more work than earlier ones"),
+    "benchmark-name": lambda d, u: (
+        f"the name has {d['length']} characters, over {d['max']}: long names are cut or wrap in report tables"),
 }

@@ -1,0 +1,115 @@
+"""Validation of a worker's benchmark: the doctor's rules, applied by varying the iteration count.
+
+``pairbench bench`` chooses one iteration count N per benchmark (a sample of
+about a millisecond). Before measuring, it asks each side's worker for a few
+samples at N/8, N/4, N/2 and N in seeded random order (:func:`validation_counts`),
+stores them as warmups, and judges them here, per side (pure functions):
+
+* **duration**: a sample at N under 1000 timer steps (``samplechecks.check_duration``);
+* **setup overhead**: the fit time = fixed + iterations x per_iteration has a
+  fixed cost above 5% of a sample (the Swift benchmark suite's validation
+  rules; ``validation.check_setup_overhead``, the same test as for commands);
+* **elided body**: the time does not grow with the iteration count (one-sided
+  slope test, p >= 0.01), or grows by under 1 ns an iteration: a few cycles,
+  what the harness's loop alone costs (an empty ``PAIRBENCH`` body measures
+  0.3-0.6 ns on the project machine), so the compiler most likely removed the
+  body because its result was not used;
+* **memory growth**: a worker lives for many samples, so instead of comparing
+  processes run with different counts (as for commands) its resident memory,
+  read after each sample, is regressed on the iterations run so far; it must
+  not climb with them (one MiB or more, one-sided p < 0.01): a benchmark that
+  keeps what it allocates measures allocation and reclaim, not its body. (Its
+  self-reported peak RSS cannot show this below pairbench's own size, which
+  Linux charges to a child at exec);
+* **name**: at most 40 characters (``samplechecks.check_name``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from pairbench.doctor import samplechecks
+from pairbench.doctor.validation import Measurements, check_setup_overhead
+from pairbench.environment.findings import Finding
+from pairbench.model import Sample
+from pairbench.units import format_duration, format_kib
+
+__all__ = ["ELIDED_NS", "VALIDATION_ROUNDS", "check_elided_body", "check_resident_growth",
+           "validate_worker_benchmark", "validation_counts"]
+
+VALIDATION_ROUNDS = 6  # samples per count and side: 24 points for each fit, ~11 sample times
+ELIDED_NS = 1.0
+WORKER_SETUP_FIX = ("move the preparation out of the timed body: into PAIRBENCH_SETUP (C), setup= of "
+                    "@pairbench.benchmark (Python), or before the loop your harness times")
+
+
+def validation_counts(iterations: int) -> tuple[int, int, int, int]:
+    """The iteration counts validation samples: N/8, N/4, N/2 and N (from 1 up when N < 8)."""
+    base = max(1, iterations // 8)
+    return base, 2 * base, 4 * base, 8 * base
+
+
+def validate_worker_benchmark(samples: Sequence[Sample], resident_kib: Sequence[int | None],
+                              timer_resolution_ns: int) -> tuple[Finding, ...]:
+    """Judge one side's validation samples of a benchmark (successful, in execution order), with
+    the worker's resident memory read after each (None where it could not be)."""
+    by_count: dict[int, list[Sample]] = {}
+    for sample in samples:
+        by_count.setdefault(sample.iterations, []).append(sample)
+    measurements = Measurements({count: tuple(rows) for count, rows in sorted(by_count.items())})
+    findings = [samplechecks.check_duration(by_count[max(by_count)], None, timer_resolution_ns, True)]
+    _, setup = check_setup_overhead(measurements, None)
+    if setup.status == "warn":
+        setup = dataclasses.replace(setup, fix=WORKER_SETUP_FIX)
+    return (*findings, setup, check_elided_body(samples), check_resident_growth(samples, resident_kib))
+
+
+def check_elided_body(samples: Sequence[Sample]) -> Finding:
+    """Does the time grow with the iteration count, by more than a cycle could take?"""
+    title, check = "elided body", "elided-body"
+    why = ("a body whose result is never used can be removed by the compiler; what is left times an "
+           "empty loop, and any change to the real code goes unseen")
+    fix = ("pass the body's result to pairbench_keep() (C), return it (Python), or use your language's "
+           "black_box / KeepAlive")
+    fit = samplechecks.line_fit([s.iterations for s in samples], [s.wall_ns for s in samples],
+                                alternative="greater")
+    if fit is None:
+        return Finding(check, title, "unknown", "no variation in the times or the counts to fit a line", why)
+    data = {"per_iteration_ns": fit["slope"], "pvalue": fit["pvalue"],
+            "growing": fit["pvalue"] < samplechecks.RSS_ALPHA}
+    reading = (f"{format_duration(fit['slope'])} ± {format_duration(fit['slope_ci'])} per iteration "
+               f"(one-sided p = {fit['pvalue']:.2g} that it grows with the count)")
+    if not data["growing"]:
+        return Finding(check, title, "warn", reading + ": the time does not grow with the iterations",
+                       why, fix, data)
+    if fit["slope"] < ELIDED_NS:
+        return Finding(check, title, "warn", reading + f": under {ELIDED_NS} ns, faster than any body runs",
+                       why, fix, data)
+    return Finding(check, title, "ok", reading, why, data=data)
+
+
+def check_resident_growth(samples: Sequence[Sample], resident_kib: Sequence[int | None]) -> Finding:
+    """Does the worker's resident memory, read after each sample, climb with the iterations run?"""
+    title, check = "memory growth", "memory-growth"
+    why = ("a benchmark that keeps what each iteration allocates does more work the longer it runs "
+           "(allocation, page faults, reclaim), so its time per iteration is not a constant")
+    done = np.cumsum([s.iterations for s in samples])
+    read = [(int(d), r) for d, r in zip(done, resident_kib, strict=True) if r is not None]
+    if len(read) < 3:
+        return Finding(check, title, "unknown", "the worker's resident memory could not be read", why)
+    fit = samplechecks.line_fit([d for d, _ in read], [r for _, r in read], alternative="greater")
+    if fit is None:
+        return Finding(check, title, "ok", f"resident memory constant at {format_kib(read[0][1])}", why)
+    growth = float(read[-1][1] - read[0][1])
+    data = {"growth_kib": growth, "per_iteration_bytes": 1024 * fit["slope"], "iterations": read[-1][0],
+            "pvalue": fit["pvalue"]}
+    reading = (f"resident memory {format_kib(read[0][1])} to {format_kib(read[-1][1])} over "
+               f"{read[-1][0]:,} iterations ({1024 * fit['slope']:.3g} bytes per iteration, one-sided "
+               f"p = {fit['pvalue']:.2g})")
+    if fit["pvalue"] < samplechecks.RSS_ALPHA and growth >= samplechecks.RSS_GROWTH_KIB:
+        return Finding(check, title, "warn", reading, why,
+                       "free what each iteration allocates, or allocate once in setup and reuse it", data)
+    return Finding(check, title, "ok", reading, why, data=data)

@@ -1,0 +1,93 @@
+"""The doctor's rules for a worker's benchmark, on samples built with a known cost per iteration,
+fixed cost per sample and memory kept per iteration (the truth is how they were made)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pairbench.doctor.workerchecks import (
+    check_elided_body,
+    check_resident_growth,
+    validate_worker_benchmark,
+    validation_counts,
+)
+from pairbench.model import Sample
+
+
+def samples(per_iteration_ns: float, fixed_ns: float = 0.0, noise: float = 0.005, rounds: int = 6,
+            chosen: int = 1024, seed: int = 1) -> list[Sample]:
+    """Validation samples in a seeded random order: each count ``rounds`` times, with relative
+    noise ``noise`` (normal) on the ideal time."""
+    rng = np.random.default_rng(seed)
+    order = [n for _ in range(rounds) for n in rng.permutation(validation_counts(chosen))]
+    return [Sample(wall_ns=max(1, round((fixed_ns + n * per_iteration_ns) * (1 + noise * rng.standard_normal()))),
+                   iterations=int(n), warmup=1) for n in order]
+
+
+def by_check(findings) -> dict[str, str]:
+    return {f.check: f.status for f in findings}
+
+
+def test_validation_counts_are_an_eighth_a_quarter_a_half_and_all_of_the_chosen_count():
+    assert validation_counts(1024) == (128, 256, 512, 1024)
+    assert validation_counts(8) == (1, 2, 4, 8)
+    assert validation_counts(1) == (1, 2, 4, 8)  # a slow benchmark still gets four distinct counts
+
+
+def test_a_clean_benchmark_passes_every_check():
+    taken = samples(1000.0)
+    assert by_check(validate_worker_benchmark(taken, [2000] * len(taken), timer_resolution_ns=20)) == {
+        "duration": "ok", "setup-overhead": "ok", "elided-body": "ok", "memory-growth": "ok"}
+
+
+def test_a_fixed_cost_of_a_tenth_of_a_sample_is_setup_overhead():
+    per_iteration = 1000.0
+    taken = samples(per_iteration, fixed_ns=0.10 * 1024 * per_iteration)
+    finding = next(f for f in validate_worker_benchmark(taken, [None] * len(taken), 20) if f.check == "setup-overhead")
+    assert finding.status == "warn"
+    assert finding.data["setup_share"] == pytest.approx(0.10 / 1.10, rel=0.15)
+    assert "PAIRBENCH_SETUP" in finding.fix
+
+
+def test_a_time_that_does_not_grow_with_the_iterations_is_an_elided_body():
+    taken = samples(0.0, fixed_ns=40.0, noise=0.05)
+    finding = check_elided_body(taken)
+    assert finding.status == "warn" and finding.data["growing"] is False
+
+
+def test_a_third_of_a_nanosecond_per_iteration_is_an_elided_body_though_it_grows():
+    finding = check_elided_body(samples(0.3, fixed_ns=30.0, chosen=1 << 22))
+    assert finding.status == "warn" and finding.data["growing"] is True
+    assert finding.data["per_iteration_ns"] == pytest.approx(0.3, rel=0.05)
+
+
+def test_two_nanoseconds_per_iteration_is_a_body():
+    assert check_elided_body(samples(2.0, chosen=1 << 19)).status == "ok"
+
+
+def test_memory_kept_by_every_iteration_is_memory_growth():
+    taken = samples(1000.0)
+    kept_bytes = 256
+    resident = list(4096 + np.cumsum([s.iterations for s in taken]) * kept_bytes // 1024)
+    finding = check_resident_growth(taken, resident)
+    assert finding.status == "warn"
+    assert finding.data["per_iteration_bytes"] == pytest.approx(kept_bytes, rel=0.02)
+    assert finding.data["growth_kib"] >= 1024
+
+
+def test_growth_under_a_mebibyte_is_not_flagged_however_steady():
+    taken = samples(1000.0)
+    resident = list(4096 + np.cumsum([s.iterations for s in taken]) // 1024)  # one byte an iteration
+    assert check_resident_growth(taken, resident).status == "ok"
+
+
+def test_unreadable_resident_memory_is_unknown():
+    taken = samples(1000.0)
+    assert check_resident_growth(taken, [None] * len(taken)).status == "unknown"
+
+
+def test_a_sample_under_a_thousand_timer_steps_is_too_short():
+    taken = samples(0.5, chosen=1024)  # ~0.5 us a sample, with a 1 us timer
+    finding = next(f for f in validate_worker_benchmark(taken, [None] * len(taken), 1000) if f.check == "duration")
+    assert finding.status == "warn"
