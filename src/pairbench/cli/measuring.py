@@ -10,7 +10,6 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.options import decision_options, sampling_options
-from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import (
     check_export_paths,
     check_writable_path,
@@ -94,6 +93,7 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
 
 def measure(app: App, settings: Settings) -> int:
     """Measure ``settings``' commands, print the report, write the files asked for; the exit code."""
+    from pairbench.cli.progress import close_progress, progress_for
     from pairbench.session import Session
 
     check_output_paths(settings)

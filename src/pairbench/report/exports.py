@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pairbench.analysis import Analysis
 from pairbench.errors import UsageError
-from pairbench.model import Run
+
+if TYPE_CHECKING:  # not at run time: the CLI reads the formats below for its options and --help,
+    from pairbench.analysis import Analysis  # which must not wait for numpy and scipy
+    from pairbench.model import Run
 
 FORMATS = ("html", "markdown", "csv", "json")
 CSV_TABLES = ("samples", "summary")

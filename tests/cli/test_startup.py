@@ -1,0 +1,103 @@
+"""Start-up: ``--version`` and ``--help`` load no command, and a command loads only what it needs.
+
+The commands are imported when used (``cli.app.COMMANDS``), so a bare
+``pairbench --version`` imports click and the standard library only. These
+tests check which modules a fresh interpreter loads, never how long it takes:
+the time is measured in ``benchmarks/overhead.py --startup``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import signal
+import subprocess
+import sys
+
+import click
+import pytest
+from cli_runner import invoke
+
+import pairbench.cli
+from pairbench.cli.app import COMMANDS, cli
+from pairbench.errors import Terminated
+
+HEAVY = ("numpy", "scipy", "rich", "jinja2", "plotly")
+
+# Runs argv through main in a fresh interpreter; prints the heavy libraries and pairbench.cli modules loaded.
+LOADED = f"HEAVY = {HEAVY!r}" + """
+import io, json, sys
+from pairbench.cli import main
+code = main(sys.argv[1:], stdout=io.StringIO(), stderr=io.StringIO())
+print(json.dumps({"code": code,
+                  "heavy": sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY)),
+                  "commands": sorted(m for m in sys.modules if m.startswith("pairbench.cli."))}))
+"""
+
+
+def _loaded(*argv: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", LOADED, *argv], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["-V"], ["--help"], []], ids=" ".join)
+def test_version_and_help_load_no_command_and_no_numpy_scipy_rich_or_renderer(argv):
+    loaded = _loaded(*argv)
+    assert loaded["heavy"] == [] and loaded["commands"] == ["pairbench.cli.app"]
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "show", "report"])
+def test_a_commands_help_loads_no_numpy_scipy_rich_or_renderer(command):
+    loaded = _loaded(command, "--help")
+    assert loaded["code"] == 0 and loaded["heavy"] == []
+
+
+def _load_every_command() -> None:
+    for module in pkgutil.iter_modules(pairbench.cli.__path__, "pairbench.cli."):
+        importlib.import_module(module.name)
+
+
+def test_the_command_table_names_every_command_its_module_and_its_summary():
+    """``pairbench --help`` lists the commands from the table: it must say what the modules say."""
+    _load_every_command()
+    assert sorted(cli.commands) == sorted(COMMANDS)
+    for name, command in cli.commands.items():
+        module, summary = COMMANDS[name]
+        assert command.callback.__module__ == module, name
+        listed = click.Command(name, help=summary)
+        for limit in (30, 45, 80, 200):
+            assert listed.get_short_help_str(limit) == command.get_short_help_str(limit), (name, limit)
+
+
+def test_help_lists_the_commands_as_it_does_once_they_are_loaded(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")  # click's width, here and in the fresh process
+    fresh = subprocess.run([sys.executable, "-m", "pairbench", "--help"], capture_output=True, text=True,
+                           timeout=120)
+    _load_every_command()
+    assert fresh.returncode == 0, fresh.stderr
+    assert fresh.stdout == invoke("--help").out
+
+
+def test_a_mistyped_command_is_told_the_commands_not_yet_loaded(monkeypatch):
+    monkeypatch.setattr(cli, "commands", {})  # as in a fresh process: nothing loaded
+    code, _, err = invoke("compar")
+    assert code == 2 and "No such command 'compar'" in err
+    if hasattr(click.exceptions, "NoSuchCommand"):  # click >= 8.4 suggests names
+        assert "Did you mean 'compare'?" in err
+
+
+@pytest.mark.parametrize(("interruption", "code", "said"), [
+    (KeyboardInterrupt(), 130, "interrupted\n"),
+    (Terminated(signal.SIGTERM), 143, "interrupted (SIGTERM)\n"),
+])
+def test_an_interruption_while_a_command_loads_is_one_line_and_its_exit_code(monkeypatch, interruption,
+                                                                             code, said):
+    def interrupted(name):
+        raise interruption
+
+    monkeypatch.setitem(cli.lazy, "loading", ("pairbench.cli.loading", "A command still loading."))
+    monkeypatch.setattr("pairbench.cli.app.importlib.import_module", interrupted)
+    result = invoke("loading")
+    assert result.code == code and result.err.lstrip("\n") == said  # click first ends the line of ^C
