@@ -1,9 +1,11 @@
 """``python -m pairbench`` runs the command-line interface; :func:`entry_point` is the console script.
 
-Loading the CLI imports numpy, scipy and click: about half a second in which a
-Ctrl-C would otherwise end in a ``KeyboardInterrupt`` traceback. So the console
-script starts here, in a module that imports only the standard library, and
-an interruption before the CLI is loaded is one line and exit 130.
+Loading the CLI imports click (a few tens of milliseconds; a command's own
+modules, numpy and scipy among them, load later, inside ``main``, which handles
+Ctrl-C itself), a time in which a Ctrl-C would otherwise end in a
+``KeyboardInterrupt`` traceback. So the console script starts here, in a module
+that imports only the standard library, and an interruption before the CLI is
+loaded is one line and exit 130.
 """
 
 import contextlib

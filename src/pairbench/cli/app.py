@@ -254,14 +254,15 @@ def _invoke(app: App, argv: Sequence[str] | None) -> int:
     except click.ClickException as exc:
         io.err(f"error: {visible(exc.format_message())}")
         return EXIT_USAGE if exc.exit_code == 2 else exc.exit_code
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:  # click's word for an interruption outside a measurement
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # loading a command, reading the machine...
+            return _interrupted(io, exc.__cause__)
         return EXIT_INTERRUPTED
     except PairbenchError as exc:
         io.err(f"error: {visible(exc)}")  # messages quote file names, commands, values from files
         return exc.exit_code
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (Terminated)
-        io.err("interrupted" if not isinstance(exc, Terminated) else f"interrupted ({interruption_name(exc)})")
-        return interruption_exit_code(exc)
+        return _interrupted(io, exc)
     except BrokenPipeError:  # written past our streams (click's own output): a reader went away
         return EXIT_BROKEN_PIPE
     except MemoryError:  # a file too large to hold, past the readers' own limits
@@ -271,6 +272,12 @@ def _invoke(app: App, argv: Sequence[str] | None) -> int:
     except Exception as exc:  # a bug: one line and its own code, never 1 (a --fail-on match)
         return _internal_error(io, exc)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _interrupted(io: Io, exc: KeyboardInterrupt) -> int:
+    """Say that pairbench was interrupted (naming SIGTERM or SIGHUP) and return its exit code."""
+    io.err("interrupted" if not isinstance(exc, Terminated) else f"interrupted ({interruption_name(exc)})")
+    return interruption_exit_code(exc)
 
 
 def _internal_error(io: Io, exc: Exception) -> int:
