@@ -429,3 +429,20 @@ def test_include_dir_names_the_directory_of_the_header():
     code, out, _ = invoke("include-dir")
     assert code == 0
     assert (Path(out.strip()) / "pairbench.h").is_file()
+
+
+def test_every_thread_of_a_started_go_worker_is_pinned_to_the_workers_cpu(go_example):
+    from pairbench.measure.executor import OutputPolicy
+    from pairbench.measure.worker import Worker as Driver
+    from pairbench.measure.worker import WorkerSpec
+    from pairbench.model import Command
+
+    cpu = min(os.sched_getaffinity(0))
+    driver = Driver(WorkerSpec(Command("go worker", go_example.argv), None, OutputPolicy(), None, cpu), "go")
+    try:
+        driver.start()
+        threads = [int(tid) for tid in os.listdir(f"/proc/{driver.pid}/task")]
+        assert len(threads) > 1  # the Go runtime's threads, made before the greeting
+        assert all(os.sched_getaffinity(tid) == {cpu} for tid in threads)
+    finally:
+        driver.stop()

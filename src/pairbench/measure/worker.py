@@ -159,17 +159,18 @@ class Worker:
                 os.close(reply_w)
         self._requests, self._replies = request_w, _LineReader(reply_r)
         self._greeted, self.fresh = False, True
-        if self.spec.cpu is not None:
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(self._process.pid, {self.spec.cpu})
 
     def greeted(self) -> None:
-        """Read the greeting of a just spawned worker (once)."""
+        """Read the greeting of a just spawned worker (once), then pin it to ``spec.cpu``: so
+        workers started together start in parallel, and every thread the worker has made by then
+        (a Go runtime's) is pinned."""
         if self._process is None:
             self.spawn()
         if not self._greeted:
             self._expect(protocol.parse_greeting, self._startup_deadline(), "its greeting")
             self._greeted = True
+            if self.spec.cpu is not None:
+                _pin(self._process.pid, self.spec.cpu)
 
     def _spawn(self, request_r: int, reply_w: int) -> subprocess.Popen:
         env = {**os.environ, protocol.FDS_VARIABLE: f"{request_r},{reply_w}"}
@@ -205,15 +206,20 @@ class Worker:
             self._fail(f"it lists the benchmark {repeated!r} twice", STATUS_PROTOCOL)
         return names
 
+    @property
+    def pid(self) -> int | None:
+        """The running worker's process id (None when not started)."""
+        return None if self._process is None else self._process.pid
+
     def resident_kib(self) -> int | None:
         """The worker's resident memory now (``/proc/PID/statm``), None when unreadable.
 
         Its self-reported peak RSS cannot show growth below the size of pairbench itself: Linux
         charges the spawning process's peak to the child at exec. The current size can."""
-        if self._process is None:
+        if self.pid is None:
             return None
         try:
-            with open(f"/proc/{self._process.pid}/statm", "rb") as statm:
+            with open(f"/proc/{self.pid}/statm", "rb") as statm:
                 return int(statm.read(200).split()[1]) * _PAGE_KIB
         except (OSError, ValueError, IndexError):
             return None
@@ -229,6 +235,11 @@ class Worker:
     def stop(self) -> None:
         """Ask the worker to quit, then stop its process group; idempotent."""
         self._end(ask_to_quit=True)
+
+    def retire(self) -> None:
+        """Stop the process group at once, without asking (its block is over: what the worker
+        would do on quitting, an interpreter's shutdown, only delays the next block)."""
+        self._end(ask_to_quit=False)
 
     def _end(self, *, ask_to_quit: bool) -> None:
         """Close the pipes and stop the process group (after a ``quit`` and a grace period when
@@ -308,6 +319,17 @@ class Worker:
         return data.decode("utf-8", "replace").strip()
 
 
+def _pin(pid: int, cpu: int) -> None:
+    """Pin every thread of process ``pid`` to ``cpu`` (best effort: a thread may have ended)."""
+    try:
+        threads = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+    except (OSError, ValueError):
+        threads = [pid]
+    for tid in threads:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(tid, {cpu})
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     """Stop the worker's process group (the worker and whatever its benchmarks left): SIGTERM,
     a grace period, SIGKILL; reap the worker."""
@@ -347,7 +369,7 @@ class Rotation(Sink):
         long: an interpreter's), if not done yet for this block."""
         stale = [worker for worker in self.workers if worker.block != self.block]
         for worker in stale:
-            worker.stop()
+            worker.retire()
             worker.spawn()
             worker.block = self.block
         for worker in stale:
