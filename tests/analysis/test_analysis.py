@@ -106,3 +106,16 @@ def test_all_notes_lists_each_note_once_run_notes_first():
     run = run.replace(notes=(Note("renamed", {"name": "x", "copies": ["x (2)"]}),))
     notes = list(analyse(run).all_notes())
     assert notes[0].code == "renamed" and len(notes) == len({(n.code, repr(n.data), n.subject) for n in notes})
+
+
+def test_the_error_rate_is_split_over_every_candidate_on_every_parameter_value_of_a_compare():
+    from pairbench.analysis import family_size
+    from pairbench.model import BenchmarkKey
+    from runs import make_run, series, side
+
+    sides = [side("old", "baseline"), side("new", "candidate"), side("newer", "candidate")]
+    keys = (BenchmarkKey("sort", (("n", "10"),)), BenchmarkKey("sort", (("n", "1000"),)))
+    samples = {(b, s): series([1000.0 + s] * 8) for b in range(2) for s in range(3)}
+    run = make_run("compare", sides, samples, benchmarks=keys)
+    assert family_size(run) == 2 * 2
+    assert family_size(make_run("compare", sides, {k: v for k, v in samples.items() if k[0] == 0})) == 2

@@ -76,11 +76,11 @@ def compares(run: Run) -> bool:
 
 
 def family_size(run: Run) -> int:
-    """The comparisons the family-wise error is split over: the candidates (the self-check copy is
-    not one), and for bench each candidate on each benchmark, since a suite of benchmarks is
-    one question asked many times."""
+    """The comparisons the family-wise error is split over: each candidate (the self-check copy is
+    not one) on each benchmark (a worker's benchmarks, compare's parameter values), since a gate
+    that fails on any of them asks one question many times."""
     candidates = sum(1 for side in run.sides if side.label == "candidate") or max(len(run.sides) - 1, 1)
-    return candidates * len(run.benchmarks) if run.kind == "bench" else candidates
+    return candidates * max(len(run.benchmarks), 1)
 
 
 def criteria_of(run: Run) -> Criteria:
