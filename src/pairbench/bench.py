@@ -306,7 +306,8 @@ class _Measuring:
         label = self.skeleton.benchmarks[b].label
         checked: list[_Series] = [_Series() for _ in self.workers]
         try:
-            iterations = choose_iterations(lambda n: self._probe(name, n), self.settings.workers.sample_time_ns)
+            iterations = choose_iterations(lambda n: self._probe(b, name, n, checked),
+                                           self.settings.workers.sample_time_ns)
             self._validate(b, name, iterations, checked)
         except WorkerFailed as exc:
             self._failed(label, f"benchmark {label!r} failed before it was measured (while its iteration "
@@ -344,28 +345,33 @@ class _Measuring:
         (``doctor.workerchecks``). ``WorkerFailed`` on any failure."""
         counts = validation_counts(iterations)
         order = np.random.default_rng((self.settings.sampling.seed * 1_000_003 + b + 7919) % (1 << 63))
+        validation: list[list[Sample]] = [[] for _ in self.workers]
         resident: list[list[int | None]] = [[] for _ in self.workers]
         for _ in range(VALIDATION_ROUNDS):
             for slot, draw in enumerate(order.permutation(len(self.workers) * len(counts))):
                 side, count = divmod(int(draw), len(counts))
-                sample, metrics = self._validation_sample(side, name, counts[count], slot)
-                if self.journal is not None:
-                    self.journal.on_sample(Measured(side, b, sample, metrics))
-                taken[side].extend([sample], {key: [value] for key, value in metrics.items()})
+                validation[side].append(self._take(b, side, name, counts[count], slot, taken[side]))
                 resident[side].append(self.workers[side].resident_kib())
         label = self.skeleton.benchmarks[b].label
         resolution = timer_step(self.skeleton.environment) or 0
-        for worker, series, memory in zip(self.workers, taken, resident, strict=True):
+        for worker, rows, memory in zip(self.workers, validation, resident, strict=True):
             about = Subject(benchmark=label, side=worker.side)
             self.notes.extend(Note(f"benchmark-{finding.check}", finding.data, about)
-                              for finding in validate_worker_benchmark(series.rows, memory, resolution)
+                              for finding in validate_worker_benchmark(rows, memory, resolution)
                               if finding.status == "warn")
         named = check_name(label)
         if named.status == "warn":
             self.notes.append(Note("benchmark-name", named.data, Subject(benchmark=label)))
 
-    def _validation_sample(self, side: int, name: str, iterations: int, slot: int
-                           ) -> tuple[Sample, dict[str, float]]:
+    def _probe(self, b: int, name: str, iterations: int, taken: list[_Series]) -> int:
+        """The slowest side's time for ``iterations`` iterations, the samples kept as warmups
+        (``WorkerFailed`` on any failure)."""
+        return max(self._take(b, side, name, iterations, side, taken[side]).wall_ns
+                   for side in range(len(self.workers)))
+
+    def _take(self, b: int, side: int, name: str, iterations: int, slot: int, into: _Series) -> Sample:
+        """One sample of benchmark ``b`` on ``side`` before its measuring (a calibration probe or a
+        validation sample): stored as a warmup, journaled, and kept in ``into``."""
         start = time.monotonic_ns()
         worker = self.workers[side]
         reply = _sample_on(worker, name, iterations)
@@ -373,12 +379,12 @@ class _Measuring:
                         voluntary_cs=reply.vcs, involuntary_cs=reply.ivcs, start_ns=max(start - self._origin, 0),
                         seq=self._seq, slot=slot, iterations=iterations, warmup=1)
         self._seq += 1
-        return sample, {"minor_faults": float(reply.minflt), "major_faults": float(reply.majflt),
-                        "block": float(worker.block)}
-
-    def _probe(self, name: str, iterations: int) -> int:
-        """The slowest side's time for ``iterations`` iterations (``WorkerFailed`` on any failure)."""
-        return max(_sample_on(worker, name, iterations).ns for worker in self.workers)
+        metrics = {"minor_faults": float(reply.minflt), "major_faults": float(reply.majflt),
+                   "block": float(worker.block)}
+        if self.journal is not None:
+            self.journal.on_sample(Measured(side, b, sample, metrics))
+        into.extend([sample], {key: [value] for key, value in metrics.items()})
+        return sample
 
     def _rule(self, b: int, rounds_per_block: int) -> StoppingRule | None:
         if len(self.workers) < 2:

@@ -109,9 +109,10 @@ def test_all_notes_lists_each_note_once_run_notes_first():
 
 
 def test_the_error_rate_is_split_over_every_candidate_on_every_parameter_value_of_a_compare():
+    from runs import make_run, series, side
+
     from pairbench.analysis import family_size
     from pairbench.model import BenchmarkKey
-    from runs import make_run, series, side
 
     sides = [side("old", "baseline"), side("new", "candidate"), side("newer", "candidate")]
     keys = (BenchmarkKey("sort", (("n", "10"),)), BenchmarkKey("sort", (("n", "1000"),)))
