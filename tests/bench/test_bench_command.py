@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from cli_runner import invoke
 
+from pairbench.measure.worker import PRIMING_SAMPLES
+
 pytestmark = pytest.mark.e2e
 
 WORKER = Path(__file__).resolve().parents[1] / "support" / "protocol_worker.py"
@@ -52,6 +54,12 @@ def test_samples_carry_the_chosen_power_of_two_iterations_and_their_block(tmp_pa
     assert set(measured[0]) == set(measured[1])
     blocks = _measured(series[0], "block")
     assert blocks == sorted(blocks) and len(set(blocks)) >= 2
+    for one in series:  # each later block's fresh workers were primed, and the priming kept as warmups
+        samples = one["samples"]
+        first = min(seq for seq, warm in zip(samples["seq"], samples["warmup"], strict=True) if not warm)
+        primed = [pair for seq, warm, pair in zip(samples["seq"], samples["warmup"], samples["pair"], strict=True)
+                  if warm and seq > first]
+        assert len(primed) == PRIMING_SAMPLES * (len(set(blocks)) - 1) and set(primed) == {-1}
 
 
 def test_calibration_probes_and_validation_samples_are_stored_as_warmups(tmp_path):

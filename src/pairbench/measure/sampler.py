@@ -185,6 +185,8 @@ class Sampler:
                 raise
             for row in rows:
                 measured = self._record(int(side), row, round_id, slot, warmup)
+                if row.priming:
+                    continue
                 taken.append(measured)
                 if row.execution.status != 0 and not self.plan.ignore_failure:
                     raise CommandFailed(self._failure_message(target.name, measured, row.detail))
@@ -200,8 +202,8 @@ class Sampler:
             wall_ns=ex.wall_ns, user_ns=ex.user_ns, sys_ns=ex.sys_ns, max_rss_kib=ex.max_rss_kib,
             voluntary_cs=ex.voluntary_cs, involuntary_cs=ex.involuntary_cs, status=ex.status,
             start_ns=max(ex.start_ns - self._origin, 0), seq=self._seq,
-            pair=round_id if self.plan.paired else -1, slot=slot, iterations=row.iterations,
-            warmup=int(warmup),
+            pair=round_id if self.plan.paired and not row.priming else -1, slot=slot,
+            iterations=row.iterations, warmup=int(warmup or row.priming),
         )
         self._seq += 1
         series = (row.benchmark, side)

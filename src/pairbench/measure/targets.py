@@ -30,6 +30,8 @@ class Row:
     ``metrics`` holds further values (float totals over the iterations, such
     as bytes allocated), keyed by name. ``detail`` says why a failed row failed, when the
     status alone does not (a worker's error message, the tail of its standard error).
+    ``priming``: a sample the target took before the one asked for (a fresh worker's first
+    samples), stored as a warmup and never paired.
     """
 
     benchmark: int
@@ -37,6 +39,7 @@ class Row:
     iterations: int = 1
     metrics: Mapping[str, float] = field(default_factory=dict)
     detail: str = ""
+    priming: bool = False
 
 
 class Target(Protocol):

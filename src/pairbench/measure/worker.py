@@ -377,9 +377,8 @@ class Rotation(Sink):
 
 
 PRIMING_SAMPLES = 2
-"""Samples a fresh worker process runs before its first measured one, untimed and not stored: a new
-process's first samples pay for page faults and cold caches (its first block's warmup rounds are
-stored)."""
+"""Samples a fresh worker process runs before its first measured one, stored as warmups and never
+paired: a new process's first samples pay for page faults and cold caches."""
 
 
 @dataclass(frozen=True)
@@ -401,21 +400,29 @@ class WorkerTarget:
         return f"benchmark {self.benchmark_name!r} on {self.worker.side!r}"
 
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
-        """Ask the worker for one sample; a failure is the row's status, said in ``detail``."""
+        """Ask the worker for one sample (after priming a fresh worker, whose samples come first,
+        marked); a failure is the row's status, said in ``detail``."""
+        primed: list[Row] = []
         start = executor.now_ns()
         try:
-            self._rotate()
+            self._rotate(executor, primed)
+            start = executor.now_ns()
             reply = self.worker.sample(self.benchmark_name, self.iterations)
         except WorkerFailed as exc:
-            return (self._failed(start, exc.status, str(exc)),)
+            return (*primed, self._failed(start, exc.status, str(exc)))
         if isinstance(reply, ErrorReply):
-            return (self._failed(start, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {reply.message}"),)
+            return (*primed, self._failed(start, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {reply.message}"))
+        return (*primed, self._row(reply, start))
+
+    def _row(self, reply: SampleReply, start: int, priming: bool = False) -> Row:
         execution = Execution(wall_ns=reply.ns, start_ns=start, user_ns=reply.user_ns, sys_ns=reply.sys_ns,
                               max_rss_kib=reply.maxrss_kib, voluntary_cs=reply.vcs, involuntary_cs=reply.ivcs)
-        return (Row(self.benchmark, execution, self.iterations, self._metrics(reply.minflt, reply.majflt)),)
+        return Row(self.benchmark, execution, self.iterations, self._metrics(reply.minflt, reply.majflt),
+                   priming=priming)
 
-    def _rotate(self) -> None:
-        """Start a fresh worker process if a new block has begun, and prime it."""
+    def _rotate(self, executor: Executor, primed: list[Row]) -> None:
+        """Start a fresh worker process if a new block has begun, and prime it (its samples go to
+        ``primed``)."""
         if self.rotation is None:
             return
         if self.worker.block != self.rotation.block:
@@ -424,8 +431,11 @@ class WorkerTarget:
             return
         self.worker.fresh = False
         for _ in range(PRIMING_SAMPLES):
-            if isinstance(self.worker.sample(self.benchmark_name, self.iterations), ErrorReply):
+            start = executor.now_ns()
+            reply = self.worker.sample(self.benchmark_name, self.iterations)
+            if isinstance(reply, ErrorReply):
                 return  # the measured sample that follows fails and says why
+            primed.append(self._row(reply, start, priming=True))
 
     def _metrics(self, minor: int, major: int) -> dict[str, float]:
         metrics = {"minor_faults": float(minor), "major_faults": float(major)}
