@@ -85,6 +85,7 @@ CODES: dict[str, str] = {
     "shell-syntax": "shell operators reach a program run without a shell",
     "leftover-processes": "a command left processes running; they were killed",
     "executor-fallback": "the spawner could not start; commands ran from pairbench itself",
+    "spawner-fallback": "the native spawner could not start; commands ran from the Python spawner",
     "cleanup-interrupted": "Ctrl-C cut --cleanup short",
     "warmup-cut-short": "the time budget ended warmup before every warmup round ran",
     "journal-cut-short": "a journal's last line was cut short by a crash",

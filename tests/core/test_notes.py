@@ -45,6 +45,7 @@ EXAMPLES = {
     "machine-untuned": {"items": [{"check": "governor", "governors": ["powersave"]}, {"check": "turbo"}]},
     "renamed": {"name": "x", "copies": ["x (2)"]}, "shell-syntax": {"command": "a | b", "operators": ["|"]},
     "leftover-processes": {"side": "x", "count": 2}, "executor-fallback": {"reason": "no fork", "floor_kib": 90_000},
+    "spawner-fallback": {"reason": "exec format error", "floor_kib": 13_000},
     "cleanup-interrupted": {"command": "rm -rf build"}, "journal-cut-short": {"recovered": 17},
     "warmup-cut-short": {"done": 10, "asked": 1000},
     "unrenamed-result": {"path": ".r.json.k2j3.tmp", "result": "r.json"},

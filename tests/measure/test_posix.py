@@ -1,9 +1,11 @@
 """The real executors, end to end: real commands, real clocks, real process groups.
 
 Each behaviour is checked for the in-process ``PosixExecutor`` and for the
-``SpawnerExecutor`` that runs it in a small helper process (``make`` and
-``make_waiting``); what only the in-process one can show (the timer-thread
-fallback, a Ctrl-C landing inside ``posix_spawn``) is checked for it alone.
+``SpawnerExecutor`` with each of its spawners, the native one (``spawner.c``)
+and the Python one that runs ``PosixExecutor`` in a small helper process
+(``make`` and ``make_waiting``); what only the in-process one can show (the
+timer-thread fallback, a Ctrl-C landing inside ``posix_spawn``) is checked for
+it alone.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ import time
 
 import pytest
 from processes import is_gone, py, sh
+from spawners import SPAWNERS, spawner_executor
 
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.measure import posix
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import OutputPolicy
 from pairbench.measure.posix import PosixExecutor
-from pairbench.measure.spawner import SpawnerExecutor
 from pairbench.model import STATUS_TIMEOUT, Command
 
 pytestmark = pytest.mark.e2e
@@ -31,10 +33,12 @@ MB = 1_000_000
 KIB_PER_MB = MB / 1024
 
 
-EXECUTORS = {"in-process": PosixExecutor, "spawner": SpawnerExecutor}
+EXECUTORS = {"in-process": lambda: PosixExecutor, "native-spawner": lambda: spawner_executor("native"),
+             "python-spawner": lambda: spawner_executor("python")}
 
 
-def _factory(cls):
+def _factory(kind):
+    cls = EXECUTORS[kind]()
     made = []
 
     def make(*args, **kwargs):
@@ -46,16 +50,16 @@ def _factory(cls):
 
 @pytest.fixture(params=EXECUTORS)
 def make(request):
-    """Make executors of one kind (in-process or spawner); all are closed after the test."""
-    factory, made = _factory(EXECUTORS[request.param])
+    """Make executors of one kind (in-process or a spawner); all are closed after the test."""
+    factory, made = _factory(request.param)
     yield factory
     for executor in made:
         executor.close()
 
 
 @pytest.fixture(
-    params=[("in-process", False), ("in-process", True), ("spawner", False)],
-    ids=["in-process-pidfd", "in-process-timer-thread", "spawner-pidfd"],
+    params=[("in-process", False), ("in-process", True), ("native-spawner", False), ("python-spawner", False)],
+    ids=["in-process-pidfd", "in-process-timer-thread", "native-spawner", "python-spawner-pidfd"],
 )
 def make_waiting(request, monkeypatch):
     """Like ``make``, over the ways of waiting with a deadline (pidfd, or the timer-thread fallback)."""
@@ -66,7 +70,7 @@ def make_waiting(request, monkeypatch):
             raise OSError(38, "Function not implemented")
 
         monkeypatch.setattr(posix, "_pidfd_open", unavailable)
-    factory, made = _factory(EXECUTORS[kind])
+    factory, made = _factory(kind)
     yield factory
     for executor in made:
         executor.close()
@@ -137,10 +141,11 @@ def test_in_process_our_freed_memory_peak_is_not_charged_to_the_next_command():
         assert small.max_rss_kib < 250 * KIB_PER_MB
 
 
-def test_spawner_does_not_charge_our_resident_memory_to_the_command():
+@pytest.mark.parametrize("kind", SPAWNERS)
+def test_spawner_does_not_charge_our_resident_memory_to_the_command(kind):
     # In process, a command is charged what this process holds at the spawn (300 MB here);
-    # through the spawner it is charged only the spawner's ~13 MB.
-    with SpawnerExecutor(kill_grace_s=0.2) as ex:
+    # through a spawner it is charged only the spawner's ~13 MB (Python) or ~1 MB (native).
+    with spawner_executor(kind)(kill_grace_s=0.2) as ex:
         ballast = b"x" * 300_000_000
         small = ex.run(parse_command("true"))
         assert len(ballast) == 300_000_000  # still held while the command ran

@@ -1,9 +1,11 @@
 """The spawner executor: what running commands from a small helper process changes, and keeps.
 
-The behaviours both executors share (timeouts, leftovers, signals, output
-policies, Ctrl-C) are checked for both in ``test_posix.py``; here are the
-spawner's own: the max RSS floor, the pipe between the processes, and what
-happens when either process dies or is interrupted.
+The behaviours every executor shares (timeouts, leftovers, signals, output
+policies, Ctrl-C) are checked for all in ``test_posix.py``; here are the
+spawner's own, for both spawners (``kind``: the native one and the Python one)
+unless a test is about one of them: the max RSS floor, the pipe between the
+processes, what happens when either process dies or is interrupted, and which
+spawner is chosen. ``test_native_spawner.py`` has the native one's own.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from processes import is_gone, read_pid_when_written, sh, wait_until
+from spawners import SPAWNERS, spawner_executor
 
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.measure import spawner, wire
@@ -32,23 +35,25 @@ KIB_PER_MB = 1_000_000 / 1024
 TRUE = Command("/bin/true", ("/bin/true",))
 
 
+@pytest.fixture(params=SPAWNERS)
+def kind(request) -> str:
+    return request.param
 
 
-
-
-
-
-
+@pytest.fixture
+def make(kind):
+    """``SpawnerExecutor`` with the spawner of this test's ``kind``."""
+    return spawner_executor(kind)
 
 # -- the max RSS floor -----------------------------------------------------------------
 
 
 @pytest.mark.e2e
-def test_true_through_the_spawner_reports_a_small_max_rss_unlike_from_a_process_with_scipy():
+def test_true_through_the_spawner_reports_a_small_max_rss_unlike_from_a_process_with_scipy(make):
     import numpy  # noqa: F401  (what pairbench's CLI process holds)
     import scipy.stats  # noqa: F401
 
-    with SpawnerExecutor() as ex:
+    with make() as ex:
         small = ex.run(TRUE).max_rss_kib
         floor = ex.rss_floor_kib()
     with PosixExecutor() as ex:
@@ -62,8 +67,8 @@ def test_true_through_the_spawner_reports_a_small_max_rss_unlike_from_a_process_
 
 
 @pytest.mark.e2e
-def test_command_allocating_100_mb_through_the_spawner_is_reported_at_about_100_mb():
-    with SpawnerExecutor() as ex:
+def test_command_allocating_100_mb_through_the_spawner_is_reported_at_about_100_mb(make):
+    with make() as ex:
         run = ex.run(Command("alloc", (sys.executable, "-c", "b = b'x' * 100_000_000")))
     assert run.status == 0
     assert 100 * KIB_PER_MB <= run.max_rss_kib <= 130 * KIB_PER_MB
@@ -72,7 +77,7 @@ def test_command_allocating_100_mb_through_the_spawner_is_reported_at_about_100_
 def test_executor_modules_load_none_of_the_big_libraries_in_a_bare_interpreter():
     code = (
         f"import sys; sys.path.insert(0, {str(SRC)!r}); "
-        "import pairbench.measure.spawner, pairbench.measure.posix; "
+        "import pairbench.measure.spawner, pairbench.measure.python_spawner, pairbench.measure.posix; "
         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
     )
     done = subprocess.run([sys.executable, "-S", "-I", "-c", code], capture_output=True, text=True)
@@ -83,10 +88,10 @@ def test_executor_modules_load_none_of_the_big_libraries_in_a_bare_interpreter()
 
 
 @pytest.mark.e2e
-def test_spawner_process_maps_no_numpy_library():
-    with SpawnerExecutor() as ex, open(f"/proc/{ex.spawner_pid}/maps") as f:
+def test_spawner_process_maps_no_numpy_library(make, kind):
+    with make() as ex, open(f"/proc/{ex.spawner_pid}/maps") as f:
         maps = f.read()
-    assert "libpython" in maps or "python" in maps
+    assert ("python" in maps) == (kind == "python")  # the native one runs no interpreter at all
     assert "numpy" not in maps and "scipy" not in maps
 
 
@@ -94,10 +99,10 @@ def test_spawner_process_maps_no_numpy_library():
 
 
 @pytest.mark.e2e
-def test_command_not_found_crosses_the_pipe_with_the_in_process_message(tmp_path):
+def test_command_not_found_crosses_the_pipe_with_the_in_process_message(tmp_path, make):
     missing = Command("vanished", (str(tmp_path / "vanished"),))
     messages = []
-    for cls in (PosixExecutor, SpawnerExecutor):
+    for cls in (PosixExecutor, make):
         with cls() as ex, pytest.raises(CommandNotFound) as raised:
             ex.run(missing)
         messages.append(str(raised.value))
@@ -105,8 +110,8 @@ def test_command_not_found_crosses_the_pipe_with_the_in_process_message(tmp_path
 
 
 @pytest.mark.e2e
-def test_usage_errors_raised_in_the_spawner_keep_their_class_and_message(tmp_path):
-    with SpawnerExecutor() as ex:
+def test_usage_errors_raised_in_the_spawner_keep_their_class_and_message(tmp_path, make):
+    with make() as ex:
         with pytest.raises(UsageError, match=r"^`timeout_ns` must be > 0, got 0$"):
             ex.run(TRUE, timeout_ns=0)
         assert ex.run(TRUE).status == 0  # and the spawner carries on
@@ -114,7 +119,7 @@ def test_usage_errors_raised_in_the_spawner_keep_their_class_and_message(tmp_pat
     with pytest.raises(UsageError) as in_process:
         PosixExecutor(unwritable)
     with pytest.raises(UsageError) as through_spawner:
-        SpawnerExecutor(unwritable)
+        make(unwritable)
     assert str(through_spawner.value) == str(in_process.value)
 
 
@@ -139,26 +144,26 @@ def test_error_reply_is_raised_again_as_the_same_class_and_message(raised, expec
 
 
 @pytest.mark.e2e
-def test_non_utf8_arguments_and_environment_reach_the_command_byte_exact(tmp_path, monkeypatch):
+def test_non_utf8_arguments_and_environment_reach_the_command_byte_exact(tmp_path, monkeypatch, make):
     out = tmp_path / "out"
     monkeypatch.setitem(os.environb, b"PAIRBENCH_PROBE", b"\xff\xfe")
     argument = os.fsdecode(b"caf\xe9")
     command = Command(
         "printf", ("/bin/sh", "-c", 'printf "%s|%s" "$1" "$PAIRBENCH_PROBE"', "sh", argument)
     )
-    with SpawnerExecutor(OutputPolicy.parse(str(out))) as ex:
+    with make(OutputPolicy.parse(str(out))) as ex:
         assert ex.run(command).status == 0
     assert out.read_bytes() == b"caf\xe9|\xff\xfe"
 
 
 @pytest.mark.e2e
 def test_command_sees_our_environment_not_the_locale_coercion_of_the_spawners_python(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, make
 ):
     for name in ("LC_ALL", "LC_CTYPE", "LANG"):
         monkeypatch.delenv(name, raising=False)
     out = tmp_path / "out"
-    with SpawnerExecutor(OutputPolicy.parse(str(out))) as ex:
+    with make(OutputPolicy.parse(str(out))) as ex:
         ex.run(sh('printf %s "${LC_CTYPE-unset}"'))
     assert out.read_text() == "unset"
 
@@ -181,8 +186,8 @@ _SAMPLE_FIELDS = "1000, 0, 0, 0, 0, 0, 0, 0, 0"
     ],
     ids=["no-id", "other-id", "not-json", "not-a-list", "bad-fields", "wrong-kind"],
 )
-def test_a_reply_not_bound_to_its_request_is_an_error_not_a_sample(forged):
-    ex = SpawnerExecutor()
+def test_a_reply_not_bound_to_its_request_is_an_error_not_a_sample(forged, make):
+    ex = make()
     pid = ex.spawner_pid
     real_replies = ex._replies.fd
     read_end, write_end = os.pipe()
@@ -213,9 +218,9 @@ _DAEMONS = {
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("how", _DAEMONS)
-def test_a_daemon_that_left_the_commands_process_group_is_reported_and_killed(tmp_path, how):
+def test_a_daemon_that_left_the_commands_process_group_is_reported_and_killed(tmp_path, how, make):
     pidfile = tmp_path / "pid"
-    with SpawnerExecutor(kill_grace_s=0.2) as ex:
+    with make(kill_grace_s=0.2) as ex:
         run = ex.run(sh(_DAEMONS[how].format(pid=pidfile)))
         daemon = read_pid_when_written(pidfile)
         try:
@@ -237,9 +242,9 @@ def _hold_pipes(spawner_pid: int) -> tuple[int, int]:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("when", ["idle", "mid-command"])
-def test_a_dead_spawner_is_noticed_at_once_even_while_another_process_holds_its_pipe(tmp_path, when):
+def test_a_dead_spawner_is_noticed_at_once_even_while_another_process_holds_its_pipe(tmp_path, when, make):
     pidfile = tmp_path / "pid"
-    ex = SpawnerExecutor(kill_grace_s=0.1)
+    ex = make(kill_grace_s=0.1)
     held = _hold_pipes(ex.spawner_pid)
     command = TRUE
     if when == "idle":
@@ -268,7 +273,7 @@ _RUN_SLEEP = """
 import sys
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.spawner import SpawnerExecutor
-ex = SpawnerExecutor(_lifeline=sys.argv[3] == "lifeline")
+ex = SpawnerExecutor(spawner=sys.argv[4], _lifeline=sys.argv[3] == "lifeline")
 with open(sys.argv[1], "w") as f:
     f.write(f"{ex.spawner_pid}\\n")
 ex.run(parse_command(f"echo $$ > {sys.argv[2]}; exec sleep 30", shell=True))
@@ -277,10 +282,10 @@ ex.run(parse_command(f"echo $$ > {sys.argv[2]}; exec sleep 30", shell=True))
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("watch", ["pdeathsig", "lifeline"])
-def test_pairbench_killed_mid_command_leaves_no_orphan(tmp_path, watch):
+def test_pairbench_killed_mid_command_leaves_no_orphan(tmp_path, watch, make, kind):
     spawner_file, command_file = tmp_path / "spawner.pid", tmp_path / "command.pid"
     parent = subprocess.Popen(
-        [sys.executable, "-c", _RUN_SLEEP, str(spawner_file), str(command_file), watch]
+        [sys.executable, "-c", _RUN_SLEEP, str(spawner_file), str(command_file), watch, kind]
     )
     try:
         command_pid = read_pid_when_written(command_file)
@@ -295,7 +300,7 @@ _CTRL_C = """
 import sys
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.spawner import SpawnerExecutor
-with SpawnerExecutor() as ex:
+with SpawnerExecutor(spawner=sys.argv[2]) as ex:
     try:
         ex.run(parse_command(f"echo $$ > {sys.argv[1]}; exec sleep 30", shell=True))
     except KeyboardInterrupt:
@@ -305,11 +310,11 @@ with SpawnerExecutor() as ex:
 
 
 @pytest.mark.e2e
-def test_ctrl_c_from_the_terminal_kills_the_command_and_leaves_the_spawner_usable(tmp_path):
+def test_ctrl_c_from_the_terminal_kills_the_command_and_leaves_the_spawner_usable(tmp_path, make, kind):
     command_file = tmp_path / "command.pid"
     # pairbench as a shell job: its own process group, which the terminal signals on Ctrl-C
     parent = subprocess.Popen(
-        [sys.executable, "-c", _CTRL_C, str(command_file)],
+        [sys.executable, "-c", _CTRL_C, str(command_file), kind],
         stdout=subprocess.PIPE,
         text=True,
         start_new_session=True,
@@ -328,8 +333,8 @@ def test_ctrl_c_from_the_terminal_kills_the_command_and_leaves_the_spawner_usabl
 
 
 @pytest.mark.e2e
-def test_spawner_killed_while_idle_makes_the_next_run_a_measurement_error():
-    ex = SpawnerExecutor()
+def test_spawner_killed_while_idle_makes_the_next_run_a_measurement_error(make):
+    ex = make()
     os.kill(ex.spawner_pid, signal.SIGKILL)
     with pytest.raises(MeasurementError, match="spawner process .* exited unexpectedly"):
         ex.run(TRUE)
@@ -339,8 +344,8 @@ def test_spawner_killed_while_idle_makes_the_next_run_a_measurement_error():
 
 
 @pytest.mark.e2e
-def test_sigint_sent_to_the_spawner_by_someone_else_interrupts_one_run_only():
-    with SpawnerExecutor() as ex:
+def test_sigint_sent_to_the_spawner_by_someone_else_interrupts_one_run_only(make):
+    with make() as ex:
         os.kill(ex.spawner_pid, signal.SIGINT)
         assert wait_until(lambda: _signal_caught(ex.spawner_pid), 1.0)
         with pytest.raises(KeyboardInterrupt):
@@ -389,9 +394,9 @@ BIG = Command("x" * 200_000, ("/bin/true",))  # a request line beyond the 64 KiB
 
 
 @pytest.mark.e2e
-def test_ctrl_c_in_the_middle_of_writing_a_request_leaves_the_spawner_usable(monkeypatch):
+def test_ctrl_c_in_the_middle_of_writing_a_request_leaves_the_spawner_usable(monkeypatch, make):
     _ctrl_c_mid_request(monkeypatch)
-    with SpawnerExecutor(kill_grace_s=0.1) as ex, _fails_after(20):
+    with make(kill_grace_s=0.1) as ex, _fails_after(20):
         with pytest.raises(KeyboardInterrupt):
             ex.run(BIG)
         assert ex.run(TRUE).status == 0
@@ -399,9 +404,9 @@ def test_ctrl_c_in_the_middle_of_writing_a_request_leaves_the_spawner_usable(mon
 
 
 @pytest.mark.e2e
-def test_a_spawner_that_never_answers_a_cancel_is_killed_not_waited_for(monkeypatch):
+def test_a_spawner_that_never_answers_a_cancel_is_killed_not_waited_for(monkeypatch, make):
     monkeypatch.setattr(spawner, "CANCEL_TIMEOUT_S", 0.5)
-    ex = SpawnerExecutor(kill_grace_s=0.1)
+    ex = make(kill_grace_s=0.1)
     pid = ex.spawner_pid
     _ctrl_c_mid_request(monkeypatch, then=lambda: os.kill(pid, signal.SIGSTOP))
     try:
@@ -427,8 +432,8 @@ def _signal_caught(pid: int) -> bool:
 
 
 @pytest.mark.e2e
-def test_close_stops_the_spawner_and_is_idempotent():
-    ex = SpawnerExecutor()
+def test_close_stops_the_spawner_and_is_idempotent(make):
+    ex = make()
     pid = ex.spawner_pid
     ex.close()
     ex.close()
@@ -442,7 +447,7 @@ def test_close_stops_the_spawner_and_is_idempotent():
 @pytest.mark.e2e
 def test_without_a_python_to_start_it_falls_back_to_in_process_and_says_so(monkeypatch):
     monkeypatch.setattr(sys, "executable", "")
-    with SpawnerExecutor() as ex:
+    with SpawnerExecutor(spawner="python") as ex:
         assert ex.spawner_pid is None
         assert ex.run(TRUE).status == 0
         assert ex.rss_floor_kib() > 0
@@ -456,7 +461,7 @@ def test_spawner_that_cannot_import_pairbench_falls_back_with_the_reason(
     monkeypatch, tmp_path, capfd
 ):
     monkeypatch.setattr(spawner, "_package_root", lambda: str(tmp_path))
-    with SpawnerExecutor() as ex:
+    with SpawnerExecutor(spawner="python") as ex:
         assert ex.spawner_pid is None
         assert ex.run(TRUE).status == 0
     assert "No module named 'pairbench'" in ex.info().notes[0].data["reason"]
@@ -471,9 +476,11 @@ with open(sys.argv[1], "a") as f:
 
 
 @pytest.mark.e2e
-def test_no_command_of_a_run_setup_prepare_cleanup_or_benchmark_sees_the_spawners_pipes(tmp_path):
+def test_no_command_of_a_run_setup_prepare_cleanup_or_benchmark_sees_the_spawners_pipes(
+        tmp_path, monkeypatch, make, kind):
     from cli_runner import invoke
 
+    monkeypatch.setenv("PAIRBENCH_SPAWNER", kind)
     log = tmp_path / "fds"
 
     def command(role: str) -> str:

@@ -91,10 +91,21 @@ def test_run_interrupted_before_any_sample_is_still_read(tmp_path):
 @pytest.mark.parametrize("executor", [{"kind": "FakeExecutor", "rss_floor_kib": None},
                                       {"kind": "SpawnerExecutor", "rss_floor_kib": 0},
                                       {"kind": "SpawnerExecutor", "rss_floor_kib": 1800},
-                                      {"kind": "SpawnerExecutor"}])
+                                      {"kind": "SpawnerExecutor"},
+                                      {"kind": "SpawnerExecutor", "rss_floor_kib": 820, "spawner": "native",
+                                       "peak_memory": "rusage", "peak_memory_reason": "no cgroup v2"},
+                                      {"kind": "SpawnerExecutor", "rss_floor_kib": None, "spawner": "native",
+                                       "peak_memory": "cgroup"}])
 def test_executor_metadata_as_pairbench_writes_it_is_read(tmp_path, run, executor):
     write_result(run.replace(environment={"executor": executor}), tmp_path / "r.json")
     assert read_result(tmp_path / "r.json").environment["executor"] == executor
+
+
+@pytest.mark.parametrize("key", ["spawner", "peak_memory", "peak_memory_reason"])
+def test_executor_metadata_that_is_not_text_is_refused_naming_the_field(tmp_path, run, key):
+    write_result(run.replace(environment={"executor": {"kind": "SpawnerExecutor", key: 3}}), tmp_path / "r.json")
+    with pytest.raises(ResultFileError, match=f"environment.executor.{key}"):
+        read_result(tmp_path / "r.json")
 
 
 def test_writer_refuses_to_emit_nan(tmp_path, run):

@@ -1,7 +1,10 @@
-"""Our cgroup's CPU controller: the quota in CPUs and how often it throttled us."""
+"""Our cgroup's CPU controller (the quota in CPUs and how often it throttled us), and a cgroup v2
+subtree delegated to pairbench for measuring each command's peak memory."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 from pairbench.environment._read import int_or_none, key_values, read_int, read_text
@@ -62,3 +65,73 @@ def _ratio(numerator: str, denominator: str) -> float | None:
         return int(numerator) / int(denominator)
     except (ValueError, ZeroDivisionError):
         return None
+
+
+def delegated_memory_cgroup(root: Path, named: str | None = None) -> tuple[str | None, str]:
+    """A cgroup v2 directory under which each command can run in a child cgroup of its own whose
+    ``memory.peak`` is the command's peak memory; ``(directory, "")``, or ``(None, why not)``.
+
+    ``named`` (``$PAIRBENCH_CGROUP``) names such a directory, or is ``none``
+    (off). Otherwise our own cgroup (``proc/self/cgroup``'s ``0::`` line, under
+    the ``cgroup2`` mount of ``proc/self/mountinfo``) is taken if it enables
+    the memory controller for its children (``memory`` in
+    ``cgroup.subtree_control``) and we may create cgroups in it. cgroup v2
+    allows that only in a cgroup without processes of its own (or the root),
+    so a delegated subtree where pairbench runs in a leaf qualifies, the
+    cgroup of a login shell does not. The spawner makes sure (a child cgroup
+    that holds a process and has ``memory.peak``) before using it.
+    """
+    if named is not None and named.strip():
+        if named.strip().lower() == "none":
+            return None, "turned off (PAIRBENCH_CGROUP=none)"
+        return _usable(Path(named), "", named)
+    mount = _cgroup2_mount(root)
+    if mount is None:
+        return None, "no cgroup v2 hierarchy is mounted"
+    own = _own_cgroup2_path(root, mount[1])
+    if own is None:
+        return None, "pairbench's cgroup v2 is unknown (no 0:: line in /proc/self/cgroup)"
+    relative = mount[0].strip("/") + own
+    return _usable(root, relative, "/" + relative)
+
+
+def _usable(root: Path, relative: str, shown: str) -> tuple[str | None, str]:
+    base = root / relative if relative else root
+    controllers = (read_text(base, "cgroup.controllers") or "").split()
+    if "memory" not in controllers:
+        return None, (f"the cgroup v2 memory controller is not available in {shown} (cgroup.controllers: "
+                      f"{' '.join(controllers) or 'none'})")
+    if "memory" not in (read_text(base, "cgroup.subtree_control") or "").split():
+        return None, (f"{shown} does not enable the memory controller for its child cgroups "
+                      "(cgroup.subtree_control); delegate a cgroup to pairbench and name it with "
+                      "PAIRBENCH_CGROUP")
+    if not os.access(base, os.W_OK):
+        return None, f"{shown} is not writable by this user"
+    return str(base), ""
+
+
+def _cgroup2_mount(root: Path) -> tuple[str, str] | None:
+    """The mount point of the cgroup v2 hierarchy and the cgroup it shows at that point."""
+    for line in (read_text(root, "proc/self/mountinfo") or "").splitlines():
+        fields, _, tail = line.partition(" - ")
+        words = fields.split()
+        if tail.split()[:1] == ["cgroup2"] and len(words) >= 5:
+            return _unescape(words[4]), _unescape(words[3])
+    return None
+
+
+def _own_cgroup2_path(root: Path, mount_root: str) -> str | None:
+    """Our cgroup v2 path, relative to the mount (``/a/b``, or ``""`` for the mount's own cgroup)."""
+    for line in (read_text(root, "proc/self/cgroup") or "").splitlines():
+        if line.startswith("0::"):
+            path = line[3:].rstrip("/")
+            base = mount_root.rstrip("/")
+            if base and (path == base or path.startswith(base + "/")):
+                path = path[len(base):]
+            return path
+    return None
+
+
+def _unescape(text: str) -> str:
+    """A mountinfo field with its octal escapes (``\\040`` for a space) decoded."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)

@@ -142,7 +142,7 @@ class PosixExecutor:
         try:
             pid = os.posix_spawn(argv[0], argv, environ, **kwargs)
         except OSError as exc:
-            raise _not_startable(command, exc) from None
+            raise not_startable(command, exc) from None
         except BaseException:
             # Ctrl-C raised as posix_spawn returned, before its pid was stored. (Holding
             # SIGINT off around the spawn instead costs ~10 us inside the timed window.)
@@ -186,7 +186,7 @@ class PosixExecutor:
 
     def info(self) -> ExecutorInfo:
         """Commands start from this process: its resident set is the RSS floor (None if unknown)."""
-        return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None)
+        return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None, peak_memory="rusage")
 
     def now_ns(self) -> int:
         """The monotonic clock the samples are timed with, in nanoseconds."""
@@ -227,21 +227,10 @@ class PosixExecutor:
             self._clear_refs = None
 
     def _open_output(self, output: OutputPolicy) -> int | None:
-        if output.mode == "inherit":
-            return None
-        if output.mode == "null":
-            return self._open(os.devnull, os.O_WRONLY)
-        if output.mode != "file" or not output.path:
-            raise UsageError(
-                f"`output` must be 'null', 'inherit' or a file path, got {output.mode!r} {output.path!r}"
-            )
-        try:
-            return self._open(output.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
-        except OSError as exc:
-            raise UsageError(
-                f"cannot open output file {output.path!r}: {exc.strerror}; "
-                "choose a writable path or use --output null"
-            ) from None
+        fd = open_output(output)
+        if fd is not None:
+            self._fds.append(fd)
+        return fd
 
     # -- waiting and killing ------------------------------------------------------
 
@@ -358,7 +347,27 @@ def _execution(start: int, end: int, status: int, usage, leftovers: int) -> Exec
     )
 
 
-def _not_startable(command: Command, exc: OSError) -> CommandNotFound:
+def open_output(output: OutputPolicy) -> int | None:
+    """A close-on-exec descriptor for the commands' stdout and stderr, as ``output`` says (None:
+    inherit ours); a file is truncated here, once, and appended to by every sample."""
+    if output.mode == "inherit":
+        return None
+    if output.mode == "null":
+        return os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    if output.mode != "file" or not output.path:
+        raise UsageError(
+            f"`output` must be 'null', 'inherit' or a file path, got {output.mode!r} {output.path!r}"
+        )
+    try:
+        return os.open(output.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot open output file {output.path!r}: {exc.strerror}; "
+            "choose a writable path or use --output null"
+        ) from None
+
+
+def not_startable(command: Command, exc: OSError) -> CommandNotFound:
     """Say why the program could not be started, and what to do about it."""
     program = command.argv[0]
     if exc.errno == errno.ENOENT and os.path.exists(program):

@@ -3,10 +3,22 @@
 Linux charges the spawning process's resident set to a child at ``exec``, so a
 command started from pairbench (numpy, scipy, rich loaded: ~100 MB) is never
 reported below ~100 MB (see ``measure.posix``). A :class:`SpawnerExecutor`
-therefore starts, once, a fresh ``python -S -I`` that imports only
-``pairbench.measure.posix`` and the standard library (~13 MB), and asks it over
-two dedicated pipes to run each command with an ordinary
-:class:`~pairbench.measure.posix.PosixExecutor`. The timed window is inside the
+therefore starts, once, a small spawner process and asks it over two dedicated
+pipes to run each command. There are two spawners:
+
+* the **native** one, ``pairbench-spawner`` (``spawner.c``, built by the
+  install where a C compiler exists, see ``measure.native``): ~1 MiB resident,
+  so the floor is below what almost any program needs; it can also measure
+  each command's peak memory as its own cgroup's ``memory.peak`` (below);
+* the **Python** one (``measure.python_spawner``): a fresh ``python -S -I``
+  that imports only ``pairbench.measure.posix`` and the standard library
+  (~13 MiB) and runs each command with an ordinary
+  :class:`~pairbench.measure.posix.PosixExecutor`.
+
+The native one is used when it was built; ``PAIRBENCH_SPAWNER=python`` (or
+``spawner="python"``) asks for the Python one, ``native`` insists on the
+native one. ``spawner`` says which one runs the commands, and the executor's
+record (``info``) stores it with every result. The timed window is inside the
 spawner, so the pipe round trip is not part of any sample; ``start_ns`` is on
 CLOCK_MONOTONIC, which is system-wide, so :meth:`SpawnerExecutor.now_ns` in this
 process agrees with it.
@@ -16,18 +28,29 @@ line, and every request carries an id that its reply echoes. Requests: ``[id, "r
 (arguments as their OS bytes, latin-1 decoded, so any bytes survive), ``[id,
 "floor"]`` and ``[id, "sync"]``. Replies: ``[id, "ok", <Execution fields>]``,
 ``[id, "err", class name, message]`` (``CommandNotFound``, ``MeasurementError``,
-``UsageError``: re-raised here with the same message), ``[id, "int"]``, ``[id,
+``UsageError``: re-raised here with the same message), ``[id, "noexec", errno]``
+(the native spawner's "cannot start it": worded here as in process), ``[id, "int"]``, ``[id,
 "floor", kib]``, ``[id, "sync"]``. A reply that is not JSON, has the wrong shape,
 or answers another request is a ``MeasurementError``, and the spawner is stopped:
-its channel is no longer trusted. At start the parent sends its environment (as
-bytes), the output policy and the grace period; the spawner answers ``[0,
-"ready", floor_kib]`` or an error (an unwritable output file is a ``UsageError``,
-as in process).
+its channel is no longer trusted. At start the parent sends the Python spawner its
+environment (as bytes), the output policy and the grace period; the native one
+gets the grace period as an option and inherits the environment and, as its
+standard streams, the commands' (opened here). Either answers ``[0, "ready",
+floor_kib, peak_memory, reason]`` or an error (an unwritable output file is a
+``UsageError``, as in process).
 
-The two pipes are the spawner's alone: it marks them close-on-exec, and the
-executor closes every other inherited descriptor in each command
-(``PosixExecutor``), so no command sees a descriptor beyond 0-2 and none can
-write a reply. The spawner is a child subreaper (Linux): a daemon a command
+Peak memory: where the machine delegates a cgroup v2 subtree with the memory
+controller to pairbench (``environment.cgroup.delegated_memory_cgroup``; or
+``PAIRBENCH_CGROUP=DIR`` names one, ``none`` turns this off), the native
+spawner runs each command in a fresh child cgroup and reports that cgroup's
+``memory.peak`` as its max RSS: every process of the command, no floor at all
+(``peak_memory`` is then ``"cgroup"``, and the RSS floor 0). Otherwise, or if
+the spawner finds the cgroup unusable (``peak_memory_reason`` says why), max
+RSS is ``wait4``'s ``ru_maxrss`` (``"rusage"``).
+
+The two pipes are the spawner's alone: it marks them close-on-exec, and
+no command sees a descriptor beyond 0-2, so none can write a reply. The spawner
+is a child subreaper (Linux): a daemon a command
 starts, even one that calls ``setsid`` and so leaves the command's process
 group, becomes the spawner's child when its parent exits, and is counted in
 ``Execution.leftover_processes`` and killed after the sample like any other
@@ -39,7 +62,7 @@ Ctrl-C: the spawner leads its own process group, so the terminal's SIGINT
 reaches only pairbench. When the wait for a reply is interrupted (by
 ``KeyboardInterrupt`` or any other exception), pairbench, with SIGINT, SIGTERM and
 SIGHUP held off,
-sends the spawner one SIGINT, which interrupts ``PosixExecutor.run`` there (it
+sends the spawner one SIGINT, which interrupts the run there (it
 kills and reaps the command's process group), then a ``sync`` request (after a
 newline, if the interruption cut the request's own line short: the spawner
 answers that torn line with an error), and reads replies up to the matching
@@ -51,16 +74,17 @@ plus ``CANCEL_TIMEOUT_S`` is taken for dead and killed.
 If pairbench dies, the spawner dies with it and kills a running command's group:
 ``PR_SET_PDEATHSIG`` (Linux; it fires when the *thread* that created the
 executor exits, so create it from the main thread) sends it SIGTERM, which
-interrupts the run the same way (as does SIGHUP); elsewhere a thread watching the
-request pipe for hang-up does. Idle, it exits at end of file on its request pipe;
+interrupts the run the same way (as does SIGHUP); elsewhere it watches the
+request pipe for hang-up. Idle, it exits at end of file on its request pipe;
 that is how :meth:`SpawnerExecutor.close` stops it. If the spawner itself is
 killed while a command runs, pairbench notices at once but that command is not
 cleaned up (the error says so).
 
-If the spawner cannot be started (no ``sys.executable``, an import failure, no
-answer within ``STARTUP_TIMEOUT_S``), the executor falls back to an in-process
-``PosixExecutor`` and says so in ``notes``. Commands run in the working
-directory the executor was created in.
+If the native spawner was built but cannot be started, the Python one is used
+and ``notes`` says why (``spawner-fallback``). If no spawner can be started (no
+``sys.executable``, an import failure, no answer within ``STARTUP_TIMEOUT_S``),
+the executor falls back to an in-process ``PosixExecutor`` and says so in
+``notes``. Commands run in the working directory the executor was created in.
 """
 
 from __future__ import annotations
@@ -68,18 +92,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import signal
 import sys
-import threading
 import time
 
 from pairbench.command import Command
-from pairbench.errors import MeasurementError, PairbenchError, UsageError
-from pairbench.measure import wire
+from pairbench.errors import MeasurementError, UsageError
+from pairbench.measure import native, wire
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
-from pairbench.measure.leftovers import become_subreaper
-from pairbench.measure.posix import PosixExecutor
+from pairbench.measure.posix import PosixExecutor, not_startable, open_output
 from pairbench.notes import Note
 
 STARTUP_TIMEOUT_S = 10.0
@@ -87,19 +108,23 @@ STARTUP_TIMEOUT_S = 10.0
 CANCEL_TIMEOUT_S = 5.0
 """How long, beyond the kill grace period, a cancelled run may take to answer ``sync`` before the
 spawner is taken for dead and killed."""
+SPAWNER_VARIABLE = "PAIRBENCH_SPAWNER"
+"""The environment variable that chooses the spawner: ``native``, ``python`` or ``auto`` (unset)."""
+CGROUP_VARIABLE = "PAIRBENCH_CGROUP"
+"""The environment variable naming a delegated cgroup v2 directory for ``memory.peak`` (``none``: off)."""
+SPAWNERS = ("native", "python")
 
 _NULL_OUTPUT = OutputPolicy()
-_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 _CACHED_REQUESTS = 256  # encoded requests kept per side, for commands run again and again
 _HELD_OFF = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # while a run is being cancelled
 
-# The spawner's entry point. Any failure to import is reported on the reply pipe
-# (not on stderr, which belongs to the commands) so the parent can fall back.
+# The Python spawner's entry point. Any failure to import is reported on the reply
+# pipe (not on stderr, which belongs to the commands) so the parent can fall back.
 _BOOTSTRAP = """\
 import os, sys
 try:
     sys.path.insert(0, sys.argv[1])
-    from pairbench.measure.spawner import serve
+    from pairbench.measure.python_spawner import serve
 except BaseException as exc:
     import json
     os.write(int(sys.argv[3]), json.dumps([0, "fatal", repr(exc)]).encode() + b"\\n")
@@ -108,14 +133,28 @@ serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
 """
 
 
+def chosen_spawner(asked: str | None = None) -> str:
+    """``"native"``, ``"python"`` or ``"auto"``: ``asked``, else ``$PAIRBENCH_SPAWNER``, else auto."""
+    value = asked if asked is not None else os.environ.get(SPAWNER_VARIABLE, "")
+    value = value.strip().lower() or "auto"
+    if value not in ("auto", *SPAWNERS):
+        raise UsageError(f"{SPAWNER_VARIABLE} must be 'native', 'python' or 'auto', got {value!r}")
+    return value
+
+
 class SpawnerExecutor:
     """Runs commands one at a time from a small helper process and measures what each one cost.
 
     The same protocol as :class:`~pairbench.measure.posix.PosixExecutor` (and
     the same ``output`` and ``kill_grace_s``), but a command's max RSS is not
-    raised to pairbench's own size; see the module docstring. ``notes`` says,
-    for the user, if the in-process fallback is in use; ``spawner_pid`` is the
-    helper's pid (``None`` in the fallback). Use as a context manager or call
+    raised to pairbench's own size; see the module docstring. ``spawner``
+    (``"native"``, ``"python"`` or None: ``$PAIRBENCH_SPAWNER``, else native
+    where it was built) chooses the spawner; the attribute ``spawner`` then
+    says which one runs the commands (None in the in-process fallback), and
+    ``peak_memory`` how max RSS is measured (``"rusage"`` or ``"cgroup"``,
+    with ``peak_memory_reason`` when a cgroup was found but not used).
+    ``notes`` says, for the user, if a fallback is in use; ``spawner_pid`` is
+    the helper's pid (``None`` in process). Use as a context manager or call
     :meth:`close`.
 
     >>> from pairbench.measure.commandline import parse_command
@@ -129,13 +168,18 @@ class SpawnerExecutor:
         output: OutputPolicy = _NULL_OUTPUT,
         kill_grace_s: float = 0.5,
         *,
+        spawner: str | None = None,
         _lifeline: bool = False,
     ):
         if not kill_grace_s >= 0:
             raise UsageError(f"`kill_grace_s` must be >= 0 seconds, got {kill_grace_s!r}")
+        wanted = chosen_spawner(spawner)
         self.output = output
         self.kill_grace_s = float(kill_grace_s)
         self.notes: tuple[Note, ...] = ()
+        self.spawner: str | None = None
+        self.peak_memory = "rusage"
+        self.peak_memory_reason = ""
         self.spawner_pid: int | None = None
         self._inner: PosixExecutor | None = None
         self._closed = False
@@ -146,7 +190,7 @@ class SpawnerExecutor:
         self._last_id = wire.HANDSHAKE_ID
         self._line_open = False  # a request is being written: its line may be cut short
         try:
-            self._start(_lifeline)
+            self._start(wanted, _lifeline)
         except wire.SpawnerGone as why:
             self._inner = PosixExecutor(output, kill_grace_s)
             self._floor_kib = self._inner.rss_floor_kib()
@@ -166,17 +210,21 @@ class SpawnerExecutor:
             return self._inner.run(command, timeout_ns=timeout_ns)
         if self._closed:
             raise MeasurementError("this executor is closed; create a new SpawnerExecutor")
+        if timeout_ns is not None and timeout_ns <= 0:
+            raise UsageError(f"`timeout_ns` must be > 0, got {timeout_ns!r}")
         key = (command, timeout_ns)
         request = self._requests.get(key)
         if request is None:
             if len(self._requests) >= _CACHED_REQUESTS:
                 self._requests.clear()
             request = self._requests[key] = wire.run_request(command, timeout_ns)
-        reply = self._call(request, ("ok", "err", "int"))
+        reply = self._call(request, ("ok", "err", "int", "noexec"))
         if reply[1] == "ok":
             return Execution(*reply[2:])
         if reply[1] == "int":  # someone else sent the spawner SIGINT or SIGTERM
             raise KeyboardInterrupt
+        if reply[1] == "noexec":
+            raise not_startable(command, OSError(reply[2], os.strerror(reply[2])))
         raise wire.reply_error(reply)
 
     def rss_floor_kib(self) -> int:
@@ -194,8 +242,11 @@ class SpawnerExecutor:
         return self._floor_kib
 
     def info(self) -> ExecutorInfo:
-        """The spawner's size is the RSS floor (pairbench's own in the fallback, said in ``notes``)."""
-        return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None, self.notes)
+        """The spawner's size is the RSS floor (pairbench's own in the fallback, said in ``notes``;
+        none with the cgroup's ``memory.peak``); which spawner, and how peak memory was measured."""
+        return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None, self.notes,
+                            spawner=self.spawner, peak_memory=self.peak_memory,
+                            peak_memory_reason=self.peak_memory_reason)
 
     def now_ns(self) -> int:
         """The monotonic clock the samples are timed with (CLOCK_MONOTONIC, shared with the spawner)."""
@@ -306,52 +357,122 @@ class SpawnerExecutor:
 
     # -- starting and stopping ----------------------------------------------------
 
-    def _start(self, lifeline: bool) -> None:
-        """Start the spawner and wait for it to be ready; ``wire.SpawnerGone`` says why not."""
+    def _start(self, wanted: str, lifeline: bool) -> None:
+        """Start the spawner ``wanted`` asks for (auto: native where built, else Python) and wait for
+        it to be ready; ``wire.SpawnerGone`` says why not."""
+        if wanted != "python":
+            program = native.program_path()
+            if not os.access(program, os.X_OK):
+                if wanted == "native":
+                    raise UsageError(
+                        f"{SPAWNER_VARIABLE}=native, but the native spawner was not built ({program} is "
+                        f"missing): install pairbench again where a C compiler is installed (cc), or set "
+                        f"{SPAWNER_VARIABLE}=python")
+            else:
+                try:
+                    return self._launch("native", lifeline)
+                except wire.SpawnerGone as why:
+                    if wanted == "native":
+                        raise
+                    native_failure = str(why)
+                floor = self._launch("python", lifeline)
+                self.notes = (Note("spawner-fallback", {"reason": native_failure, "floor_kib": floor},
+                                   message=f"the native spawner could not be started ({native_failure})"),)
+                return None
+        return self._launch("python", lifeline)
+
+    def _launch(self, kind: str, lifeline: bool) -> int:
+        """Start the ``kind`` spawner and wait for its ``ready``; its RSS floor (KiB)."""
         import subprocess  # here, not at the top: the spawner process does not need it
 
+        if kind == "python":
+            argv, streams, opened = self._python_command(), {"stdin": subprocess.DEVNULL}, []
+            if sys.version_info >= (3, 11):
+                streams["process_group"] = 0
+        else:
+            argv, streams, opened = [native.program_path()], {}, []
+        request_r, self._request_fd = os.pipe()
+        os.set_blocking(self._request_fd, False)  # a full pipe is waited for with the pidfd (wire)
+        reply_r, reply_w = os.pipe()
+        try:
+            if kind == "native":
+                argv, streams, opened = self._native_command(lifeline)
+            self._proc = subprocess.Popen(
+                [*argv, str(request_r), str(reply_w), str(os.getpid())],
+                pass_fds=(request_r, reply_w), **streams)
+        except BaseException as exc:
+            os.close(self._request_fd)
+            os.close(reply_r)
+            if isinstance(exc, OSError):
+                raise wire.SpawnerGone(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+            raise
+        finally:
+            for fd in (request_r, reply_w, *opened):
+                os.close(fd)
+        self.spawner_pid = self._proc.pid
+        self._pidfd = _pidfd_of(self._proc.pid)
+        self._replies = wire.LineReader(reply_r, pidfd=self._pidfd, alive=self._alive)
+        try:
+            if kind == "python":
+                self._send_hello(lifeline)
+            self._await_ready()
+        except BaseException:
+            self._stop_after_failed_start()
+            raise
+        self.spawner = kind
+        return self._floor_kib
+
+    def _python_command(self) -> list[str]:
         executable = sys.executable
         if not executable or not os.access(executable, os.X_OK):
             raise wire.SpawnerGone(
                 f"no Python interpreter to run it with: sys.executable is {executable!r}"
             )
-        request_r, self._request_fd = os.pipe()
-        os.set_blocking(self._request_fd, False)  # a full pipe is waited for with the pidfd (wire)
-        reply_r, reply_w = os.pipe()
-        group = {"process_group": 0} if sys.version_info >= (3, 11) else {}
-        argv = [executable, "-S", "-I", "-c", _BOOTSTRAP, _package_root()]
+        return [executable, "-S", "-I", "-c", _BOOTSTRAP, _package_root()]
+
+    def _native_command(self, lifeline: bool) -> tuple[list[str], dict, list[int]]:
+        """The native spawner's command line, and its standard streams: the commands' (it passes
+        them on), opened here as the output policy says; the descriptors to close once it started."""
+        opened = [os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)]
         try:
-            self._proc = subprocess.Popen(
-                [*argv, str(request_r), str(reply_w), str(os.getpid())],
-                stdin=subprocess.DEVNULL,
-                pass_fds=(request_r, reply_w),
-                **group,
-            )
-        except OSError as exc:
-            os.close(self._request_fd)
-            os.close(reply_r)
-            raise wire.SpawnerGone(f"cannot start {executable}: {exc.strerror or exc}") from None
-        finally:
-            os.close(request_r)
-            os.close(reply_w)
-        self.spawner_pid = self._proc.pid
-        self._pidfd = _pidfd_of(self._proc.pid)
-        self._replies = wire.LineReader(reply_r, pidfd=self._pidfd, alive=self._alive)
-        try:
-            self._handshake(lifeline)
+            out = open_output(self.output)
         except BaseException:
-            self._closed = True
-            os.close(self._request_fd)
-            self._stop_spawner(timeout_s=1.0)
-            self._close_pipes()
-            self.spawner_pid = None
+            os.close(opened[0])
             raise
+        if out is not None:
+            opened.append(out)
+        argv = [native.program_path(), "--grace-ns", str(round(self.kill_grace_s * 1e9))]
+        if lifeline:
+            argv.append("--lifeline")
+        cgroup = self._delegated_cgroup()
+        if cgroup:
+            argv += ["--cgroup", cgroup]
+        environ = dict(os.environb) if os.supports_bytes_environ else None  # the commands' environment
+        return argv, {"stdin": opened[0], "stdout": out, "stderr": out, "env": environ}, opened
+
+    def _delegated_cgroup(self) -> str | None:
+        """The cgroup v2 directory to run commands under for ``memory.peak``, if the machine (or
+        ``$PAIRBENCH_CGROUP``) delegates one; else None, with the reason kept."""
+        from pathlib import Path
+
+        from pairbench.environment.cgroup import delegated_memory_cgroup
+
+        directory, self.peak_memory_reason = delegated_memory_cgroup(Path("/"), os.environ.get(CGROUP_VARIABLE))
+        return directory
+
+    def _stop_after_failed_start(self) -> None:
+        self._closed = True
+        os.close(self._request_fd)
+        self._stop_spawner(timeout_s=1.0)
+        self._close_pipes()
+        self.spawner_pid = None
+        self._closed = False  # the next spawner (a fallback) starts afresh
 
     def _alive(self) -> bool:
         return self._proc.poll() is None
 
-    def _handshake(self, lifeline: bool) -> None:
-        """Send the set-up (environment, output, grace) and read ``ready``."""
+    def _send_hello(self, lifeline: bool) -> None:
+        """Send the Python spawner its set-up: environment, output, grace, lifeline."""
         environ = os.environb if os.supports_bytes_environ else {}
         hello = {
             "env": [[wire.wire(k), wire.wire(v)] for k, v in environ.items()],
@@ -361,6 +482,9 @@ class SpawnerExecutor:
         }
         with contextlib.suppress(BrokenPipeError, wire.SpawnerGone):  # it died at once; the reply pipe says why
             wire.write_all(self._request_fd, json.dumps(hello).encode() + b"\n", pidfd=self._pidfd)
+
+    def _await_ready(self) -> None:
+        """Read ``ready``: the RSS floor, and how peak memory is measured."""
         line = self._replies.read(timeout_s=STARTUP_TIMEOUT_S)
         if line is None:
             raise wire.SpawnerGone(f"it exited, or did not answer within {STARTUP_TIMEOUT_S:g} s")
@@ -369,13 +493,13 @@ class SpawnerExecutor:
             if isinstance(reply, list) and len(reply) == 3 and reply[1] == "fatal":
                 raise wire.SpawnerGone(str(reply[2]))
             reply = wire.checked_reply(line, wire.HANDSHAKE_ID, ("ready", "err"))
-        except wire.BadReply:
-            raise wire.SpawnerGone(f"unexpected answer {line[:200]!r}") from None
-        except ValueError:
+        except (wire.BadReply, ValueError):
             raise wire.SpawnerGone(f"unexpected answer {line[:200]!r}") from None
         if reply[1] == "err":
             raise wire.reply_error(reply)
-        self._floor_kib = reply[2]
+        self._floor_kib, self.peak_memory = reply[2], reply[3]
+        if reply[4]:
+            self.peak_memory_reason = reply[4]
 
     def _stop_spawner(self, timeout_s: float):
         """Wait up to ``timeout_s`` for the spawner to exit, then SIGKILL it; its exit status."""
@@ -401,147 +525,3 @@ def _pidfd_of(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except (AttributeError, OSError):
         return None
-
-
-# -- the spawner side -------------------------------------------------------------
-
-
-class _State:
-    """What the spawner's signal handler needs to know (module level: one per process)."""
-
-    running = False  # inside PosixExecutor.run: a signal interrupts it
-    cancelled = False  # SIGINT arrived while idle: the next run is cancelled (until "sync")
-    exiting = False  # SIGTERM or SIGHUP arrived: finish the current request, then exit
-
-
-def _on_signal(signum, frame) -> None:
-    """SIGINT cancels the current (or next) run; SIGTERM and SIGHUP also make the spawner exit."""
-    if signum != signal.SIGINT:
-        _State.exiting = True
-    if _State.running:
-        raise KeyboardInterrupt  # PosixExecutor.run kills and reaps the command's group
-    if _State.exiting:
-        raise SystemExit(0)
-    _State.cancelled = True
-
-
-def serve(request_fd: int, reply_fd: int, parent_pid: int) -> None:
-    """The spawner's main loop: set up from the parent's hello, then answer requests until EOF."""
-    for fd in (request_fd, reply_fd):  # the pipes are ours: no command may inherit them
-        os.set_inheritable(fd, False)
-    with contextlib.suppress(
-        OSError
-    ):  # out of pairbench's group: the terminal's Ctrl-C is the parent's
-        os.setpgid(0, 0)
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _on_signal)  # caught, so commands get SIG_DFL back at exec
-    requests = wire.LineReader(request_fd)
-    line = requests.read()
-    if line is None:
-        return
-    hello = json.loads(line)
-    if hello["lifeline"] or not _die_with_parent():
-        _watch_request_pipe(request_fd)
-    if os.getppid() != parent_pid:
-        return  # the parent died before we were watching it
-    if os.supports_bytes_environ:
-        os.environb.clear()  # exactly the parent's, without Python's locale coercion here
-        os.environb.update((wire.unwire(k), wire.unwire(v)) for k, v in hello["env"])
-    try:
-        executor = PosixExecutor(OutputPolicy(*hello["output"]), hello["grace"],
-                                 adopts_orphans=become_subreaper())
-    except PairbenchError as exc:
-        wire.write_all(reply_fd, wire.error_reply(exc, wire.HANDSHAKE_ID))
-        return
-    with executor:
-        try:
-            wire.write_all(reply_fd, wire.encode_reply(wire.HANDSHAKE_ID, "ready", executor.rss_floor_kib()))
-            _answer_requests(executor, requests, reply_fd)
-        except BrokenPipeError:
-            pass  # the parent is gone; nothing is running any more, so just exit
-
-
-def _answer_requests(executor: PosixExecutor, requests: wire.LineReader, reply_fd: int) -> None:
-    commands: dict[bytes, tuple[Command, int | None]] = {}  # request after its id -> parsed
-    while not _State.exiting:
-        line = requests.read()
-        if line is None:
-            return
-        request_id, tail = wire.split_request(line)
-        try:
-            parsed = commands.get(tail)
-            if parsed is None:
-                request = json.loads(b"[" + tail)
-                if request[0] != "run":
-                    wire.write_all(reply_fd, _answer_other(executor, request_id, request))
-                    continue
-                if len(commands) >= _CACHED_REQUESTS:
-                    commands.clear()
-                parsed = commands[tail] = wire.parse_run(request)
-            reply = _run(executor, request_id, *parsed)
-        except Exception as exc:  # a bad request or a bug: say so, and stay up
-            reply = wire.error_reply(exc, request_id)
-        wire.write_all(reply_fd, reply)
-
-
-def _answer_other(executor: PosixExecutor, request_id: int | None, request: list) -> bytes:
-    if request == ["sync"]:
-        _State.cancelled = False
-        return wire.encode_reply(request_id, "sync")
-    if request == ["floor"]:
-        return wire.encode_reply(request_id, "floor", executor.rss_floor_kib())
-    raise ValueError(f"unknown request {request!r}")
-
-
-def _run(executor: PosixExecutor, request_id: int | None, command: Command, timeout_ns: int | None) -> bytes:
-    """Run one command; an interruption (SIGINT, SIGTERM, SIGHUP) becomes the ``int`` reply."""
-    try:
-        _State.running = True
-        try:
-            if _State.cancelled:
-                _State.cancelled = False
-                raise KeyboardInterrupt
-            execution = executor.run(command, timeout_ns=timeout_ns)
-        finally:
-            _State.running = False
-    except KeyboardInterrupt:
-        _State.running = False
-        return wire.encode_reply(request_id, "int")
-    except PairbenchError as exc:
-        return wire.error_reply(exc, request_id)
-    return wire.encode_reply(request_id, "ok", *vars(execution).values())
-
-
-def _die_with_parent() -> bool:
-    """Ask Linux for SIGTERM when our parent dies (``PR_SET_PDEATHSIG``); False where unavailable."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
-    except (ImportError, OSError, AttributeError):
-        return False
-
-
-def _watch_request_pipe(request_fd: int) -> None:
-    """Without PDEATHSIG: a thread sends us SIGTERM when every writer of the request pipe is gone.
-
-    The thread holds SIGINT, SIGTERM and SIGHUP blocked, so they reach the main
-    thread, which may be waiting in ``wait4``.
-    """
-    main = threading.main_thread().ident
-
-    def watch():
-        poller = select.poll()
-        poller.register(request_fd, 0)  # POLLHUP and POLLERR are reported without asking
-        while not poller.poll():
-            pass
-        signal.pthread_kill(main, signal.SIGTERM)
-
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_OFF)
-    try:
-        threading.Thread(target=watch, name="pairbench-lifeline", daemon=True).start()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)

@@ -28,7 +28,7 @@ ERRORS = {cls.__name__: cls for cls in (CommandNotFound, MeasurementError, Usage
 """The errors that cross the pipe with their class (any other is a ``MeasurementError``)."""
 _EXECUTION_FIELDS = len(Execution.__dataclass_fields__)
 REPLY_FIELDS = {"ok": (int,) * _EXECUTION_FIELDS, "err": (str, str), "int": (), "floor": (int,),
-                "sync": (), "ready": (int,)}
+                "sync": (), "ready": (int, str, str), "noexec": (int,)}
 """The fields of each kind of reply after its id and kind, by type."""
 
 

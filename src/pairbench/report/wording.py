@@ -298,6 +298,9 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"the small spawner process could not be started ({d['reason']}), so commands are started from "
         f"pairbench itself and a max RSS below ~{d['floor_kib'] // 1024} MB (pairbench's own size) is "
         "pairbench's, not the command's"),
+    "spawner-fallback": lambda d, u: (
+        f"the native spawner could not be started ({d['reason']}), so commands ran from the Python spawner "
+        f"and a max RSS below ~{d['floor_kib'] // 1024} MiB (its size) is the spawner's, not the command's"),
     "cleanup-interrupted": _cleanup,
     "warmup-cut-short": lambda d, u: (
         f"the time budget (--max-time) ended warmup after {d['done']} of the {d['asked']} warmup rounds "

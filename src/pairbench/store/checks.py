@@ -159,7 +159,9 @@ def check_sample_values(arrays: Mapping[str, np.ndarray], source: str, where: st
 
 def environment(value, source: str) -> dict:
     """The ``environment`` object; its ``executor``, when present, must be an object with a
-    non-negative integer (or null: unknown) ``rss_floor_kib``, since analysis compares RSS to it.
+    non-negative integer (or null: unknown) ``rss_floor_kib``, since analysis compares RSS to it,
+    and text (when present: results written before the native spawner lack them) in ``spawner``,
+    ``peak_memory`` and ``peak_memory_reason``, which say how max RSS was measured.
 
     Busy processes are kept as a result keeps them, a name and a CPU share
     (``environment.activity.without_process_details``): the PIDs and command
@@ -172,6 +174,9 @@ def environment(value, source: str) -> dict:
         if floor is not None and expect(floor, int, source, "environment.executor.rss_floor_kib") < 0:
             raise ResultFileError(f"{source}: environment.executor.rss_floor_kib must be non-negative, "
                                   f"got {floor}")
+        for key in ("spawner", "peak_memory", "peak_memory_reason"):
+            if key in executor:
+                expect(executor[key], str, source, f"environment.executor.{key}")
     return env
 
 

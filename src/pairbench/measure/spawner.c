@@ -1,0 +1,1149 @@
+/* pairbench-spawner: the native spawner, a small C process that runs pairbench's commands.
+ *
+ * Linux charges the spawning process's resident set to a child at exec, so a
+ * command's max RSS is never reported below the size of the process that
+ * starts it. This program is that process: about 1 MiB, against ~13 MiB for
+ * the Python spawner (measure/spawner.py), which it replaces wherever it was
+ * built. It speaks the same protocol over the same two pipes, with these
+ * differences (the parent, SpawnerExecutor, knows them):
+ *
+ *   pairbench-spawner [--grace-ns N] [--lifeline] [--cgroup DIR] REQUEST_FD REPLY_FD PARENT_PID
+ *
+ * - There is no hello line. The environment is this process's own (the parent
+ *   starts it with the environment the commands get), and so are standard
+ *   input, output and error (the parent opens them as the output policy says;
+ *   each command inherits them). The kill grace period and the lifeline
+ *   (watch the request pipe for hang-up instead of PR_SET_PDEATHSIG) are
+ *   options; --cgroup names a cgroup v2 directory delegated to pairbench.
+ * - It starts by answering [0,"ready",floor_kib,memory,reason]: memory is
+ *   "cgroup" (each command runs in a fresh child cgroup of DIR and its max RSS
+ *   is that cgroup's memory.peak) or "rusage" (wait4's ru_maxrss; reason says
+ *   why not the cgroup, "" if none was asked for).
+ * - A command that cannot be started is answered [id,"noexec",errno]: the
+ *   parent words the error, as the in-process executor does.
+ *
+ * Requests are JSON lines [id,"run",timeout_ns|null,shell,text,arg...],
+ * [id,"floor"], [id,"sync"]; replies [id,"ok",wall_ns,start_ns,status,user_ns,
+ * sys_ns,max_rss_kib,voluntary_cs,involuntary_cs,leftover_processes],
+ * [id,"err",class,message], [id,"int"], [id,"floor",kib], [id,"sync"]. An
+ * arg is a string whose characters are the argument's bytes (latin-1).
+ *
+ * The guarantees are the Python spawner's:
+ * - the pipes are close-on-exec, and so is every other descriptor beyond 0-2
+ *   this process inherited: no command sees any;
+ * - each command leads its own process group, with stdin from the parent's
+ *   choice (/dev/null), default SIGPIPE and SIGXFSZ, and no signal blocked;
+ * - this process is a child subreaper: what a command leaves alive, in its
+ *   group or having left it with setsid, is counted in leftover_processes and
+ *   killed (SIGTERM, the grace period, SIGKILL) before the reply;
+ * - a timeout kills the command's group the same way (status -1000);
+ * - SIGINT, SIGTERM and SIGHUP are blocked except while waiting, so they
+ *   never cut a clean-up short. One arriving while a command runs kills its
+ *   group and the run is answered "int"; SIGINT while idle cancels the next
+ *   run (until "sync"); SIGTERM or SIGHUP also make this process exit once the
+ *   current request is answered. It leads its own process group, so the
+ *   terminal's Ctrl-C reaches only pairbench, which forwards one SIGINT;
+ * - it dies with pairbench: PR_SET_PDEATHSIG sends it SIGTERM (or, with
+ *   --lifeline, the request pipe's hang-up does), and at end of file on its
+ *   request pipe it exits.
+ *
+ * Waiting never polls: every wait for a child is a ppoll() that unblocks the
+ * signals above, woken by SIGCHLD, so no signal can slip in between the check
+ * and the sleep. The timed window runs from just before posix_spawn to just
+ * after the wait4 that reaps the command, on CLOCK_MONOTONIC (pairbench's clock).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+extern char **environ;
+
+#define STATUS_TIMEOUT (-1000)
+/* The test suite builds a variant with -DPAIRBENCH_TESTING_WITHOUT_PEAK=1, which runs commands in
+ * cgroups that lack memory.peak (a cgroup v2 hierarchy without the memory controller), to exercise
+ * the cgroup path on machines that do not delegate memory; such a command's peak is ru_maxrss. */
+#ifdef PAIRBENCH_TESTING_WITHOUT_PEAK
+#define TESTING_WITHOUT_PEAK 1
+#else
+#define TESTING_WITHOUT_PEAK 0
+#endif
+#define CHUNK 65536
+#define KILL_ROUNDS 5
+#define MESSAGE_MAX 512
+
+/* -- state ------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t got_int;  /* SIGINT arrived */
+static volatile sig_atomic_t got_term; /* SIGTERM or SIGHUP arrived, or the lifeline broke */
+static int cancelled;                  /* SIGINT while idle: the next run is answered "int" */
+static sigset_t blocked_mask;          /* what is blocked while not waiting */
+static sigset_t waiting_mask;          /* what is blocked while waiting (nothing of ours) */
+
+static int request_fd = -1, reply_fd = -1;
+static long long grace_ns = 500000000LL;
+static int lifeline;
+static int adopts_orphans;
+static int clear_refs_fd = -1;
+static pid_t self_pid;
+
+static const char *cgroup_dir; /* --cgroup, while usable */
+static char memory_reason[MESSAGE_MAX];
+static unsigned long long cgroup_serial;
+static volatile int *exec_errno; /* shared with a forked child (cgroup mode) */
+
+static char *in_buf;          /* the request pipe's unread bytes */
+static size_t in_len, in_cap;
+
+/* -- small helpers ---------------------------------------------------------------- */
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *grow(void *block, size_t size)
+{
+    void *bigger = realloc(block, size ? size : 1);
+    if (!bigger) {
+        _exit(71); /* the parent notices the exit and says so */
+    }
+    return bigger;
+}
+
+static void on_signal(int signum)
+{
+    if (signum == SIGINT)
+        got_int = 1;
+    else if (signum == SIGTERM || signum == SIGHUP)
+        got_term = 1;
+    /* SIGCHLD: only wakes ppoll */
+}
+
+/* Let a signal that is pending (blocked) run its handler now. */
+static void deliver_pending(void)
+{
+    sigset_t pending;
+    if (sigpending(&pending) == 0 && (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+                                      sigismember(&pending, SIGHUP))) {
+        sigprocmask(SIG_SETMASK, &waiting_mask, NULL);
+        sigprocmask(SIG_SETMASK, &blocked_mask, NULL);
+    }
+}
+
+/* Sleep until a signal of ours (SIGCHLD included), the deadline (ns on CLOCK_MONOTONIC, or
+ * -1: none), or, with ``watch`` and the lifeline, a hang-up of the request pipe (which sets
+ * got_term). */
+static void sleep_until(long long deadline, int watch)
+{
+    struct timespec left, *timeout = NULL;
+    if (deadline >= 0) {
+        long long rest = deadline - now_ns();
+        if (rest <= 0)
+            return;
+        left.tv_sec = rest / 1000000000LL;
+        left.tv_nsec = rest % 1000000000LL;
+        timeout = &left;
+    }
+    struct pollfd pipe_end = {.fd = request_fd, .events = 0};
+    watch = watch && lifeline;
+    int n = ppoll(watch ? &pipe_end : NULL, watch ? 1 : 0, timeout, &waiting_mask);
+    if (n > 0 && (pipe_end.revents & (POLLHUP | POLLERR | POLLNVAL)))
+        got_term = 1;
+}
+
+static void sleep_ns(long long ns)
+{
+    struct timespec ts = {ns / 1000000000LL, ns % 1000000000LL};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Poll steps while waiting on processes that are not our children: 1, 2, 5, 10, 20, 20... ms. */
+static long long backoff_ns(int step)
+{
+    static const long long steps[] = {1000000LL, 2000000LL, 5000000LL, 10000000LL, 20000000LL};
+    return steps[step < 4 ? step : 4];
+}
+
+static int exit_code(int wstatus)
+{
+    if (WIFEXITED(wstatus))
+        return WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus))
+        return -WTERMSIG(wstatus);
+    return 0;
+}
+
+/* -- replies ---------------------------------------------------------------------- */
+
+static void write_all(int fd, const char *data, size_t size)
+{
+    while (size) {
+        ssize_t n = write(fd, data, size);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            _exit(0); /* the parent is gone; nothing runs any more */
+        }
+        data += n;
+        size -= (size_t)n;
+    }
+}
+
+/* The request id as JSON: a number, or null for a request without one. */
+static void format_id(char *out, size_t size, long long id)
+{
+    if (id < 0)
+        snprintf(out, size, "null");
+    else
+        snprintf(out, size, "%lld", id);
+}
+
+static void reply_kind(long long id, const char *kind)
+{
+    char line[96], ids[32];
+    format_id(ids, sizeof ids, id);
+    int n = snprintf(line, sizeof line, "[%s,\"%s\"]\n", ids, kind);
+    write_all(reply_fd, line, (size_t)n);
+}
+
+static void reply_number(long long id, const char *kind, long long value)
+{
+    char line[128], ids[32];
+    format_id(ids, sizeof ids, id);
+    int n = snprintf(line, sizeof line, "[%s,\"%s\",%lld]\n", ids, kind, value);
+    write_all(reply_fd, line, (size_t)n);
+}
+
+/* Append ``text`` as a JSON string (bytes beyond ASCII as \u00XX, so any byte survives). */
+static size_t json_quote(char *out, size_t at, size_t size, const char *text)
+{
+    if (at < size)
+        out[at++] = '"';
+    for (const unsigned char *p = (const unsigned char *)text; *p && at + 8 < size; p++) {
+        if (*p == '"' || *p == '\\') {
+            out[at++] = '\\';
+            out[at++] = (char)*p;
+        } else if (*p < 0x20 || *p >= 0x7f) {
+            at += (size_t)snprintf(out + at, size - at, "\\u%04x", *p);
+        } else {
+            out[at++] = (char)*p;
+        }
+    }
+    if (at < size)
+        out[at++] = '"';
+    return at;
+}
+
+static void reply_error(long long id, const char *class_name, const char *message)
+{
+    char line[4 * MESSAGE_MAX], ids[32];
+    format_id(ids, sizeof ids, id);
+    size_t at = (size_t)snprintf(line, sizeof line, "[%s,\"err\",", ids);
+    at = json_quote(line, at, sizeof line - 4, class_name);
+    line[at++] = ',';
+    at = json_quote(line, at, sizeof line - 4, message);
+    line[at++] = ']';
+    line[at++] = '\n';
+    write_all(reply_fd, line, at);
+}
+
+static void reply_failure(long long id, const char *why)
+{
+    char message[MESSAGE_MAX];
+    snprintf(message, sizeof message, "pairbench's spawner process failed: %s", why);
+    reply_error(id, "MeasurementError", message);
+}
+
+struct sample {
+    long long wall_ns, start_ns;
+    int status;
+    struct rusage usage;
+    int have_usage;
+    long long max_rss_kib;
+    int leftovers;
+};
+
+static long long usage_ns(struct timeval tv)
+{
+    return ((long long)tv.tv_sec * 1000000LL + tv.tv_usec) * 1000LL;
+}
+
+static void reply_sample(long long id, const struct sample *s)
+{
+    char line[512];
+    const struct rusage *u = &s->usage;
+    int n = snprintf(line, sizeof line, "[%lld,\"ok\",%lld,%lld,%d,%lld,%lld,%lld,%ld,%ld,%d]\n", id,
+                     s->wall_ns, s->start_ns, s->status, s->have_usage ? usage_ns(u->ru_utime) : 0,
+                     s->have_usage ? usage_ns(u->ru_stime) : 0, s->max_rss_kib,
+                     s->have_usage ? u->ru_nvcsw : 0L, s->have_usage ? u->ru_nivcsw : 0L, s->leftovers);
+    write_all(reply_fd, line, (size_t)n);
+}
+
+/* -- /proc: processes, groups, descendants ------------------------------------------ */
+
+struct proc {
+    pid_t pid, ppid, pgrp;
+    char state;
+};
+
+/* Every process from /proc (pid, parent, group, state); -1 without /proc. */
+static long scan_processes(struct proc **found)
+{
+    DIR *dir = opendir("/proc");
+    if (!dir)
+        return -1;
+    size_t count = 0, cap = 256;
+    struct proc *list = grow(NULL, cap * sizeof *list);
+    struct dirent *entry;
+    char path[64], stat[512];
+    while ((entry = readdir(dir))) {
+        if (!isdigit((unsigned char)entry->d_name[0]))
+            continue;
+        snprintf(path, sizeof path, "/proc/%.20s/stat", entry->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* exited meanwhile */
+        ssize_t n = read(fd, stat, sizeof stat - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        stat[n] = '\0';
+        char *close_paren = strrchr(stat, ')'); /* "pid (comm) state ppid pgrp ...": comm may hold ')' */
+        struct proc p = {.pid = (pid_t)atol(entry->d_name)};
+        int ppid, pgrp;
+        if (!close_paren || sscanf(close_paren + 1, " %c %d %d", &p.state, &ppid, &pgrp) != 3)
+            continue;
+        p.ppid = ppid;
+        p.pgrp = pgrp;
+        if (count == cap)
+            list = grow(list, (cap *= 2) * sizeof *list);
+        list[count++] = p;
+    }
+    closedir(dir);
+    *found = list;
+    return (long)count;
+}
+
+static int is_live(const struct proc *p)
+{
+    return p->state != 'Z' && p->state != 'X';
+}
+
+static int group_exists(pid_t pgid)
+{
+    return killpg(pgid, 0) == 0 || errno == EPERM;
+}
+
+/* Live members of group ``pgid``; 1 without /proc (the group exists: at least one). */
+static int count_live_members(pid_t pgid)
+{
+    struct proc *list;
+    long n = scan_processes(&list);
+    if (n < 0)
+        return 1;
+    int live = 0;
+    for (long i = 0; i < n; i++)
+        live += list[i].pgrp == pgid && is_live(&list[i]);
+    free(list);
+    return live;
+}
+
+/* The live descendants of ``ancestor`` into ``*out`` (malloc'd); their count. */
+static size_t live_descendants(pid_t ancestor, pid_t **out)
+{
+    struct proc *list;
+    long n = scan_processes(&list);
+    *out = NULL;
+    if (n <= 0)
+        return 0;
+    pid_t *queue = grow(NULL, ((size_t)n + 1) * sizeof *queue);
+    pid_t *found = grow(NULL, (size_t)n * sizeof *found);
+    size_t head = 0, tail = 0, count = 0;
+    queue[tail++] = ancestor;
+    while (head < tail) {
+        pid_t parent = queue[head++];
+        for (long i = 0; i < n && tail <= (size_t)n; i++) {
+            if (list[i].ppid != parent || list[i].pid == ancestor)
+                continue;
+            queue[tail++] = list[i].pid;
+            if (is_live(&list[i]))
+                found[count++] = list[i].pid;
+        }
+    }
+    free(queue);
+    free(list);
+    *out = found;
+    return count;
+}
+
+static int has_children(void)
+{
+    siginfo_t info;
+    return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+static void reap_exited_children(void)
+{
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+}
+
+static int process_gone(pid_t pid)
+{
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return kill(pid, 0) != 0 && errno == ESRCH;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    stat[n] = '\0';
+    char *close_paren = strrchr(stat, ')');
+    char state = close_paren && close_paren[1] ? close_paren[2] : 'X';
+    return state == 'Z' || state == 'X';
+}
+
+/* -- waiting and killing ---------------------------------------------------------- */
+
+enum waited { REAPED, DEADLINE, INTERRUPTED };
+
+/* Wait for our child ``pid`` until ``deadline`` (-1: none); with ``interruptible``, a signal of
+ * ours ends the wait too. On REAPED, its wait status and rusage. */
+static enum waited wait_child(pid_t pid, long long deadline, int interruptible, int *wstatus,
+                              struct rusage *usage)
+{
+    for (;;) {
+        pid_t reaped = wait4(pid, wstatus, WNOHANG, usage);
+        if (reaped == pid)
+            return REAPED;
+        if (reaped < 0 && errno != EINTR) { /* reaped elsewhere (ECHILD): nothing to wait for */
+            *wstatus = 0;
+            memset(usage, 0, sizeof *usage);
+            return REAPED;
+        }
+        if (interruptible && (got_int || got_term))
+            return INTERRUPTED;
+        if (deadline >= 0 && now_ns() >= deadline)
+            return DEADLINE;
+        sleep_until(deadline, interruptible);
+    }
+}
+
+/* Terminate group ``pgid`` whose leader is our child ``leader``: SIGTERM, the grace period,
+ * SIGKILL; reap the leader. */
+static void kill_group_with_leader(pid_t pgid, pid_t leader, int *wstatus, struct rusage *usage)
+{
+    killpg(pgid, SIGTERM);
+    if (wait_child(leader, now_ns() + grace_ns, 0, wstatus, usage) == REAPED)
+        return;
+    killpg(pgid, SIGKILL);
+    wait_child(leader, -1, 0, wstatus, usage);
+}
+
+static void reap_group_children(pid_t pgid)
+{
+    while (waitpid(-pgid, NULL, WNOHANG) > 0) {
+    }
+}
+
+static int wait_for_group(pid_t pgid, long long timeout_ns)
+{
+    long long deadline = now_ns() + timeout_ns;
+    for (int step = 0;; step++) {
+        reap_group_children(pgid);
+        if (!group_exists(pgid) || count_live_members(pgid) == 0)
+            return 1;
+        if (now_ns() >= deadline)
+            return 0;
+        sleep_ns(backoff_ns(step));
+    }
+}
+
+/* Terminate what is left of group ``pgid`` (its leader reaped): SIGTERM, grace, SIGKILL. */
+static void kill_group(pid_t pgid)
+{
+    if (killpg(pgid, SIGTERM) != 0 && errno == ESRCH)
+        return;
+    if (!wait_for_group(pgid, grace_ns)) {
+        killpg(pgid, SIGKILL);
+        wait_for_group(pgid, grace_ns > 1000000000LL ? grace_ns : 1000000000LL);
+    }
+}
+
+/* Terminate every descendant of ours (SIGTERM, grace, SIGKILL), again while new ones appear. */
+static void kill_descendants(void)
+{
+    for (int round = 0; round < KILL_ROUNDS; round++) {
+        reap_exited_children();
+        pid_t *pids;
+        size_t n = live_descendants(self_pid, &pids);
+        if (!n) {
+            free(pids);
+            return;
+        }
+        const int signals[2] = {SIGTERM, SIGKILL};
+        for (int s = 0; s < 2 && n; s++) {
+            long long wait = s == 0 ? grace_ns : (grace_ns > 1000000000LL ? grace_ns : 1000000000LL);
+            for (size_t i = 0; i < n; i++)
+                kill(pids[i], signals[s]);
+            long long deadline = now_ns() + wait;
+            for (int step = 0;; step++) {
+                reap_exited_children();
+                size_t left = 0;
+                for (size_t i = 0; i < n; i++)
+                    if (!process_gone(pids[i]))
+                        pids[left++] = pids[i];
+                n = left;
+                if (!n || now_ns() >= deadline)
+                    break;
+                sleep_ns(backoff_ns(step));
+            }
+        }
+        free(pids);
+        if (!n)
+            break;
+    }
+}
+
+/* How many processes the command ``pgid`` (reaped) left alive. */
+static int survivors(pid_t pgid)
+{
+    if (!adopts_orphans)
+        return group_exists(pgid) ? count_live_members(pgid) : 0;
+    if (!has_children()) /* the usual case: one system call, no /proc scan */
+        return 0;
+    reap_exited_children();
+    pid_t *pids;
+    size_t n = live_descendants(self_pid, &pids);
+    free(pids);
+    return (int)n;
+}
+
+static void kill_survivors(pid_t pgid)
+{
+    kill_group(pgid);
+    if (adopts_orphans)
+        kill_descendants();
+}
+
+/* After an interruption: kill and reap the command's group, then whatever else it left. */
+static void kill_after_interrupt(pid_t pid, int *wstatus, struct rusage *usage)
+{
+    kill_group_with_leader(pid, pid, wstatus, usage);
+    if (group_exists(pid))
+        kill_group(pid);
+    if (adopts_orphans)
+        kill_descendants();
+}
+
+/* -- peak memory: wait4's ru_maxrss, or a cgroup's memory.peak ------------------------ */
+
+static long long rss_now_kib(void)
+{
+    char buffer[128];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buffer, sizeof buffer - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buffer[n] = '\0';
+    long long size, resident;
+    if (sscanf(buffer, "%lld %lld", &size, &resident) != 2)
+        return 0;
+    return resident * sysconf(_SC_PAGESIZE) / 1024;
+}
+
+/* The smallest max RSS a command can be reported with: our own size (0 with the cgroup, whose
+ * peak holds none of ours). */
+static long long floor_kib(void)
+{
+    return cgroup_dir ? 0 : rss_now_kib();
+}
+
+/* Lower our peak RSS to our current RSS, so no transient peak of ours is charged to a command. */
+static void reset_peak_rss(void)
+{
+    if (clear_refs_fd >= 0 && write(clear_refs_fd, "5", 1) != 1) {
+        close(clear_refs_fd);
+        clear_refs_fd = -1;
+    }
+}
+
+static int read_file(const char *path, char *buffer, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buffer, size - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buffer[n] = '\0';
+    return (int)n;
+}
+
+static void sample_cgroup_path(char *out, size_t size, unsigned long long serial)
+{
+    snprintf(out, size, "%s/pairbench-%d-%llu", cgroup_dir, (int)self_pid, serial);
+}
+
+#ifdef SYS_clone3
+/* Start ``argv`` in a fresh child of the cgroup ``cgroup_fd`` (clone3 with CLONE_INTO_CGROUP, so it
+ * never runs outside it; without ``argv`` the child exits at once); its pid, or -1 with errno. */
+static pid_t spawn_into_cgroup(char *const argv[], int cgroup_fd)
+{
+    struct clone_args args;
+    memset(&args, 0, sizeof args);
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = (uint64_t)cgroup_fd;
+    *exec_errno = 0;
+    long pid = syscall(SYS_clone3, &args, sizeof args);
+    if (pid > 0)
+        setpgid((pid_t)pid, (pid_t)pid); /* as the child does: no kill may miss its group */
+    if (pid != 0)
+        return (pid_t)pid; /* parent (or -1) */
+    if (!argv)
+        _exit(0);
+    setpgid(0, 0);
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGXFSZ, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execve(argv[0], argv, environ);
+    *exec_errno = errno ? errno : ENOEXEC;
+    _exit(127);
+}
+#endif
+
+/* Check that --cgroup can be used: a fresh child cgroup has memory.peak, and a process starts in
+ * it. Else say why in memory_reason and use rusage. */
+static void probe_cgroup(void)
+{
+    char path[4096], text[256];
+#ifndef SYS_clone3
+    snprintf(memory_reason, sizeof memory_reason, "this spawner was built without clone3");
+    cgroup_dir = NULL;
+    return;
+#else
+    exec_errno = mmap(NULL, sizeof *exec_errno, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (exec_errno == MAP_FAILED) {
+        snprintf(memory_reason, sizeof memory_reason, "mmap: %s", strerror(errno));
+        cgroup_dir = NULL;
+        return;
+    }
+    sample_cgroup_path(path, sizeof path, cgroup_serial++);
+    if (mkdir(path, 0755) != 0) {
+        snprintf(memory_reason, sizeof memory_reason, "cannot create a cgroup in %.300s: %s", cgroup_dir,
+                 strerror(errno));
+        cgroup_dir = NULL;
+        return;
+    }
+    char peak[4200];
+    snprintf(peak, sizeof peak, "%s/memory.peak", path);
+    int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    pid_t pid = fd < 0 ? -1 : spawn_into_cgroup(NULL, fd); /* a child that exits at once */
+    if (fd < 0) {
+        snprintf(memory_reason, sizeof memory_reason, "cannot open %.300s: %s", path, strerror(errno));
+    } else if (pid < 0) {
+        snprintf(memory_reason, sizeof memory_reason, "cannot start a process in the cgroup %.300s "
+                 "(clone3 with CLONE_INTO_CGROUP): %s", path, strerror(errno));
+    } else {
+        int wstatus;
+        struct rusage usage;
+        wait_child(pid, -1, 0, &wstatus, &usage);
+        if (read_file(peak, text, sizeof text) <= 0 && !TESTING_WITHOUT_PEAK)
+            snprintf(memory_reason, sizeof memory_reason,
+                     "%.300s has no memory.peak (the memory controller is not enabled for its children, "
+                     "or the kernel is older than 5.19)", path);
+        else
+            memory_reason[0] = '\0';
+    }
+    if (fd >= 0)
+        close(fd);
+    rmdir(path);
+    if (memory_reason[0])
+        cgroup_dir = NULL;
+#endif
+}
+
+/* -- running one command ---------------------------------------------------------- */
+
+static posix_spawnattr_t spawn_attributes;
+
+static void init_spawn_attributes(void)
+{
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE); /* ignored here, default in a command, as in a shell */
+    sigaddset(&defaults, SIGXFSZ);
+    sigemptyset(&none);
+    posix_spawnattr_init(&spawn_attributes);
+    posix_spawnattr_setpgroup(&spawn_attributes, 0);
+    posix_spawnattr_setsigdefault(&spawn_attributes, &defaults);
+    posix_spawnattr_setsigmask(&spawn_attributes, &none);
+    posix_spawnattr_setflags(&spawn_attributes,
+                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+}
+
+/* Run ``argv`` once with ``timeout_ns`` (-1: none) and answer request ``id``. */
+static void run_command(long long id, char *const argv[], long long timeout_ns)
+{
+    struct sample s = {0};
+    int wstatus = 0, cgroup_fd = -1;
+    char cgroup_path[4096];
+    pid_t pid;
+    if (cgroup_dir) {
+        sample_cgroup_path(cgroup_path, sizeof cgroup_path, cgroup_serial++);
+        if (mkdir(cgroup_path, 0755) != 0 ||
+            (cgroup_fd = open(cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+            char why[MESSAGE_MAX];
+            snprintf(why, sizeof why, "cannot create the command's cgroup %.300s: %s", cgroup_path,
+                     strerror(errno));
+            rmdir(cgroup_path);
+            reply_error(id, "MeasurementError", why);
+            return;
+        }
+    } else {
+        reset_peak_rss();
+    }
+    s.start_ns = now_ns();
+    int failed = 0;
+#ifdef SYS_clone3
+    if (cgroup_fd >= 0) {
+        pid = spawn_into_cgroup(argv, cgroup_fd);
+        failed = pid < 0 ? errno : 0;
+    } else
+#endif
+        failed = posix_spawn(&pid, argv[0], NULL, &spawn_attributes, argv, environ);
+    if (failed) {
+        if (cgroup_fd >= 0) {
+            close(cgroup_fd);
+            rmdir(cgroup_path);
+        }
+        reply_number(id, "noexec", failed);
+        return;
+    }
+    long long deadline = timeout_ns >= 0 ? s.start_ns + timeout_ns : -1;
+    enum waited how = wait_child(pid, deadline, 1, &wstatus, &s.usage);
+    long long end = now_ns();
+    if (how == REAPED) {
+        s.status = exit_code(wstatus);
+    } else if (how == DEADLINE) {
+        kill_group_with_leader(pid, pid, &wstatus, &s.usage);
+        s.status = STATUS_TIMEOUT;
+    } else {
+        kill_after_interrupt(pid, &wstatus, &s.usage);
+    }
+    s.wall_ns = end - s.start_ns;
+    s.have_usage = 1;
+    s.max_rss_kib = s.usage.ru_maxrss;
+    if (how != INTERRUPTED) {
+        s.leftovers = survivors(pid);
+        if (s.leftovers)
+            kill_survivors(pid);
+    }
+    if (cgroup_fd >= 0) {
+        close(cgroup_fd);
+        char peak_path[4200], text[64];
+        snprintf(peak_path, sizeof peak_path, "%s/memory.peak", cgroup_path);
+        int exec_failed = *exec_errno, unread = 0;
+        if (read_file(peak_path, text, sizeof text) > 0)
+            s.max_rss_kib = atoll(text) / 1024;
+        else
+            unread = TESTING_WITHOUT_PEAK ? 0 : (errno ? errno : EIO);
+        rmdir(cgroup_path);
+        if (exec_failed && how == REAPED) {
+            reply_number(id, "noexec", exec_failed);
+            return;
+        }
+        if (unread) {
+            char why[MESSAGE_MAX];
+            snprintf(why, sizeof why, "cannot read %.300s: %s", peak_path, strerror(unread));
+            reply_error(id, "MeasurementError", why);
+            return;
+        }
+    }
+    deliver_pending();
+    if (how == INTERRUPTED || got_int || got_term) { /* a signal during the run or its clean-up */
+        got_int = 0;
+        reply_kind(id, "int");
+        return;
+    }
+    reply_sample(id, &s);
+}
+
+/* -- requests: one JSON list per line ----------------------------------------------- */
+
+struct cursor {
+    const char *p, *end;
+    int bad;
+};
+
+static void skip_space(struct cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n'))
+        c->p++;
+}
+
+static int take(struct cursor *c, char ch)
+{
+    skip_space(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+static int take_word(struct cursor *c, const char *word)
+{
+    skip_space(c);
+    size_t n = strlen(word);
+    if ((size_t)(c->end - c->p) >= n && memcmp(c->p, word, n) == 0) {
+        c->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+static int hex4(const char *p, unsigned *value)
+{
+    *value = 0;
+    for (int i = 0; i < 4; i++) {
+        int ch = (unsigned char)p[i], digit;
+        if (ch >= '0' && ch <= '9')
+            digit = ch - '0';
+        else if (ch >= 'a' && ch <= 'f')
+            digit = ch - 'a' + 10;
+        else if (ch >= 'A' && ch <= 'F')
+            digit = ch - 'A' + 10;
+        else
+            return 0;
+        *value = *value * 16 + (unsigned)digit;
+    }
+    return 1;
+}
+
+/* A JSON string; with ``out``, its characters as bytes (each must be below 256: the wire's
+ * latin-1 encoding of OS bytes), NUL-terminated, and their count in ``*size``. */
+static int take_string(struct cursor *c, char *out, size_t *size)
+{
+    skip_space(c);
+    if (c->p >= c->end || *c->p != '"')
+        return 0;
+    c->p++;
+    size_t n = 0;
+    while (c->p < c->end && *c->p != '"') {
+        unsigned value = (unsigned char)*c->p++;
+        if (value == '\\') {
+            if (c->p >= c->end)
+                return 0;
+            char esc = *c->p++;
+            switch (esc) {
+            case '"': case '\\': case '/': value = (unsigned char)esc; break;
+            case 'b': value = '\b'; break;
+            case 'f': value = '\f'; break;
+            case 'n': value = '\n'; break;
+            case 'r': value = '\r'; break;
+            case 't': value = '\t'; break;
+            case 'u':
+                if (c->end - c->p < 4 || !hex4(c->p, &value))
+                    return 0;
+                c->p += 4;
+                break;
+            default:
+                return 0;
+            }
+        } else if (value >= 0x80 && out) {
+            return 0; /* json.dumps escapes every non-ASCII character */
+        }
+        if (out) {
+            if (value > 0xff || value == 0)
+                return 0;
+            out[n] = (char)value;
+        }
+        n++;
+    }
+    if (c->p >= c->end)
+        return 0;
+    c->p++;
+    if (out)
+        out[n] = '\0';
+    if (size)
+        *size = n;
+    return 1;
+}
+
+static int take_integer(struct cursor *c, long long *value)
+{
+    skip_space(c);
+    char *after;
+    errno = 0;
+    long long parsed = strtoll(c->p, &after, 10);
+    if (after == c->p || errno)
+        return 0;
+    c->p = after;
+    *value = parsed;
+    return 1;
+}
+
+/* ``b'[12,"run",...]'`` -> 12 and the text after the comma; -1 if the line has no id. */
+static long long split_id(const char *line, size_t size, const char **tail)
+{
+    *tail = line;
+    if (size < 3 || line[0] != '[')
+        return -1;
+    long long id = 0;
+    size_t i = 1;
+    for (; i < size && i < 19 && isdigit((unsigned char)line[i]); i++)
+        id = id * 10 + (line[i] - '0');
+    if (i == 1 || i >= size || line[i] != ',')
+        return -1;
+    *tail = line + i + 1;
+    return id;
+}
+
+static char **run_argv;
+static char *run_bytes;
+
+/* Answer one request line (without its newline, NUL-terminated). */
+static void answer(char *line, size_t size)
+{
+    const char *tail;
+    long long id = split_id(line, size, &tail);
+    struct cursor c = {tail, line + size, 0};
+    if (id < 0)
+        c.p = line + size; /* no id: a torn or foreign line */
+    if (take_word(&c, "\"sync\"") && take(&c, ']')) {
+        deliver_pending();
+        cancelled = 0;
+        got_int = 0;
+        reply_kind(id, "sync");
+        return;
+    }
+    c.p = tail;
+    if (id >= 0 && take_word(&c, "\"floor\"") && take(&c, ']')) {
+        reply_number(id, "floor", floor_kib());
+        return;
+    }
+    c.p = tail;
+    long long timeout_ns = -1;
+    if (id < 0 || !take_word(&c, "\"run\"") || !take(&c, ',')) {
+        reply_failure(id, "unknown or malformed request");
+        return;
+    }
+    if (!take_word(&c, "null") && !(take_integer(&c, &timeout_ns) && timeout_ns > 0)) {
+        reply_failure(id, "a run request's timeout must be null or a positive integer");
+        return;
+    }
+    if (!take(&c, ',') || !(take_word(&c, "true") || take_word(&c, "false")) || !take(&c, ',') ||
+        !take_string(&c, NULL, NULL)) {
+        reply_failure(id, "malformed run request");
+        return;
+    }
+    size_t argc = 0, used = 0;
+    run_bytes = grow(run_bytes, size + 1);
+    while (take(&c, ',')) {
+        size_t n;
+        if (!take_string(&c, run_bytes + used, &n)) {
+            reply_failure(id, "a run request's arguments must be strings of bytes without NUL");
+            return;
+        }
+        run_argv = grow(run_argv, (argc + 2) * sizeof *run_argv);
+        run_argv[argc++] = run_bytes + used;
+        used += n + 1;
+    }
+    if (!take(&c, ']') || argc == 0) {
+        reply_failure(id, "malformed run request");
+        return;
+    }
+    run_argv[argc] = NULL;
+    deliver_pending();
+    if (got_term) { /* SIGTERM or SIGHUP while idle: exit without running */
+        reply_kind(id, "int");
+        _exit(0);
+    }
+    if (cancelled || got_int) {
+        cancelled = 0;
+        got_int = 0;
+        reply_kind(id, "int");
+        return;
+    }
+    run_command(id, run_argv, timeout_ns);
+    if (size > 4 * CHUNK) { /* a huge request: give its memory back */
+        free(run_bytes);
+        run_bytes = NULL;
+    }
+}
+
+/* The next request line (NUL-terminated, without its newline) and its length; NULL at end of
+ * file. While idle, SIGINT marks the next run cancelled and SIGTERM or SIGHUP exit. */
+static char *next_line(size_t *size, size_t *consumed)
+{
+    if (*consumed) {
+        memmove(in_buf, in_buf + *consumed, in_len - *consumed);
+        in_len -= *consumed;
+        *consumed = 0;
+        if (in_cap > 4 * CHUNK && in_len < CHUNK) /* after a huge request: give the memory back */
+            in_buf = grow(in_buf, in_cap = CHUNK);
+    }
+    for (;;) {
+        char *newline = memchr(in_buf, '\n', in_len);
+        if (newline) {
+            *newline = '\0';
+            *size = (size_t)(newline - in_buf);
+            *consumed = *size + 1;
+            return in_buf;
+        }
+        if (in_cap - in_len < CHUNK)
+            in_buf = grow(in_buf, in_cap = in_cap * 2 + CHUNK);
+        struct pollfd readable = {.fd = request_fd, .events = POLLIN};
+        int n = ppoll(&readable, 1, NULL, &waiting_mask);
+        if (got_term)
+            return NULL;
+        if (got_int) {
+            got_int = 0;
+            cancelled = 1;
+        }
+        if (n <= 0)
+            continue;
+        ssize_t got = read(request_fd, in_buf + in_len, in_cap - in_len);
+        if (got == 0)
+            return NULL;
+        if (got < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            return NULL;
+        }
+        in_len += (size_t)got;
+    }
+}
+
+/* -- set-up ------------------------------------------------------------------------- */
+
+/* Mark every descriptor beyond 0-2 close-on-exec: the pipes, and whatever we inherited. */
+static void close_on_exec_beyond_stdio(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir)
+        dir = opendir("/dev/fd");
+    if (dir) {
+        struct dirent *entry;
+        while ((entry = readdir(dir))) {
+            int fd = atoi(entry->d_name);
+            if (fd > 2 && isdigit((unsigned char)entry->d_name[0]))
+                fcntl(fd, F_SETFD, FD_CLOEXEC);
+        }
+        closedir(dir);
+        return;
+    }
+    long max = sysconf(_SC_OPEN_MAX);
+    for (long fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+        fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+}
+
+static void install_signals(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_signal; /* no SA_RESTART: a signal ends the wait it lands in */
+    sigemptyset(&action.sa_mask);
+    sigemptyset(&blocked_mask);
+    const int ours[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+    for (size_t i = 0; i < sizeof ours / sizeof *ours; i++) {
+        sigaddset(&blocked_mask, ours[i]);
+        sigaction(ours[i], &action, NULL);
+    }
+    signal(SIGPIPE, SIG_IGN); /* a dead parent is an EPIPE on the reply pipe, then exit */
+    sigprocmask(SIG_SETMASK, &blocked_mask, NULL);
+    sigemptyset(&waiting_mask);
+}
+
+static int usage(void)
+{
+    static const char text[] =
+        "usage: pairbench-spawner [--grace-ns N] [--lifeline] [--cgroup DIR] REQUEST_FD REPLY_FD "
+        "PARENT_PID\n(started by pairbench, not by hand)\n";
+    write_all(2, text, sizeof text - 1);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int i = 1;
+    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+        if (strcmp(argv[i], "--grace-ns") == 0 && i + 1 < argc)
+            grace_ns = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--lifeline") == 0)
+            lifeline = 1;
+        else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc)
+            cgroup_dir = argv[++i];
+        else
+            return usage();
+    }
+    if (argc - i != 3 || grace_ns < 0)
+        return usage();
+    request_fd = atoi(argv[i]);
+    reply_fd = atoi(argv[i + 1]);
+    pid_t parent = (pid_t)atol(argv[i + 2]);
+    self_pid = getpid();
+    install_signals();
+    close_on_exec_beyond_stdio();
+    setpgid(0, 0); /* out of pairbench's group: the terminal's Ctrl-C is pairbench's */
+#ifdef __linux__
+    if (!lifeline && prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0)
+        lifeline = 1;
+    adopts_orphans = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+#else
+    lifeline = 1;
+#endif
+    if (getppid() != parent)
+        return 0; /* the parent died before we were watching it */
+    clear_refs_fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    init_spawn_attributes();
+    if (cgroup_dir)
+        probe_cgroup();
+    in_buf = grow(NULL, in_cap = CHUNK);
+    char ready[MESSAGE_MAX * 2];
+    size_t at = (size_t)snprintf(ready, sizeof ready, "[0,\"ready\",%lld,\"%s\",", floor_kib(),
+                                 cgroup_dir ? "cgroup" : "rusage");
+    at = json_quote(ready, at, sizeof ready - 4, memory_reason);
+    ready[at++] = ']';
+    ready[at++] = '\n';
+    write_all(reply_fd, ready, at);
+    size_t size, consumed = 0;
+    char *line;
+    while (!got_term && (line = next_line(&size, &consumed)))
+        answer(line, size);
+    return 0;
+}

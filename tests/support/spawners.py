@@ -1,0 +1,31 @@
+"""The spawners executor tests run against: the Python one, and the native one where it was built."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import pytest
+
+from pairbench.measure import native
+from pairbench.measure.spawner import SpawnerExecutor
+
+SPAWNERS = ("native", "python")
+
+
+def require_native() -> None:
+    """Skip where the native spawner cannot have been built (no C compiler); fail where it could
+    have been and was not, so a broken build never passes as a skip."""
+    if os.access(native.program_path(), os.X_OK):
+        return
+    if native.find_compiler() is None:
+        pytest.skip("no C compiler, so the native spawner was not built")
+    pytest.fail(f"a C compiler is installed but {native.program_path()} was not built: run `make setup` "
+                "(pip install -e .) or python -m pairbench.measure.native")
+
+
+def spawner_executor(kind: str):
+    """``SpawnerExecutor`` with the spawner ``kind`` ("native" or "python")."""
+    if kind == "native":
+        require_native()
+    return functools.partial(SpawnerExecutor, spawner=kind)
