@@ -49,7 +49,7 @@
  *
  * Waiting never polls: every wait for a child is a ppoll() that unblocks the
  * signals above, woken by SIGCHLD, so no signal can slip in between the check
- * and the sleep. The timed window runs from just before posix_spawn to just
+ * and the sleep. The timed window runs from just before vfork to just
  * after the wait4 that reaps the command, on CLOCK_MONOTONIC (pairbench's clock).
  */
 #define _GNU_SOURCE
@@ -59,7 +59,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +109,8 @@ static pid_t self_pid;
 static const char *cgroup_dir; /* --cgroup, while usable */
 static char memory_reason[MESSAGE_MAX];
 static unsigned long long cgroup_serial;
-static volatile int *exec_errno; /* shared with a forked child (cgroup mode) */
+static volatile int *exec_errno; /* a shared page: the exec's errno, written by a failing child */
+static struct sigaction default_action; /* SIG_DFL */
 
 static char *in_buf;          /* the request pipe's unread bytes */
 static size_t in_len, in_cap;
@@ -615,6 +615,41 @@ static void sample_cgroup_path(char *out, size_t size, unsigned long long serial
     snprintf(out, size, "%s/pairbench-%d-%llu", cgroup_dir, (int)self_pid, serial);
 }
 
+/* In a new child, vfork's (sharing our memory and stack until it execs) or clone3's: its own
+ * process group, the default disposition of every signal we handle or ignore, no signal blocked,
+ * then the program; if that fails, its errno in *exec_errno and exit 127. Never returns. Only
+ * system calls here: signals we handle are blocked in the parent, so none can run a handler in
+ * the child before they are reset. */
+__attribute__((noreturn)) static void exec_child(char *const argv[])
+{
+    static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGXFSZ};
+    setpgid(0, 0);
+    for (size_t i = 0; i < sizeof reset / sizeof *reset; i++)
+        sigaction(reset[i], &default_action, NULL);
+    sigprocmask(SIG_SETMASK, &waiting_mask, NULL); /* the empty set */
+    execve(argv[0], argv, environ);
+    *exec_errno = errno ? errno : ENOEXEC;
+    _exit(127);
+}
+
+/* Start ``argv`` in a new process group (vfork: no page tables copied; we wait until it execs);
+ * its pid, or -1 with the errno of the vfork or of the exec (the child is then reaped). */
+static pid_t spawn(char *const argv[])
+{
+    *exec_errno = 0;
+    pid_t pid = vfork();
+    if (pid == 0)
+        exec_child(argv);
+    if (pid > 0 && *exec_errno) {
+        int failed = *exec_errno, wstatus;
+        struct rusage usage;
+        wait_child(pid, -1, 0, &wstatus, &usage);
+        errno = failed;
+        return -1;
+    }
+    return pid;
+}
+
 #ifdef SYS_clone3
 /* Start ``argv`` in a fresh child of the cgroup ``cgroup_fd`` (clone3 with CLONE_INTO_CGROUP, so it
  * never runs outside it; without ``argv`` the child exits at once); its pid, or -1 with errno. */
@@ -633,15 +668,7 @@ static pid_t spawn_into_cgroup(char *const argv[], int cgroup_fd)
         return (pid_t)pid; /* parent (or -1) */
     if (!argv)
         _exit(0);
-    setpgid(0, 0);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGXFSZ, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    execve(argv[0], argv, environ);
-    *exec_errno = errno ? errno : ENOEXEC;
-    _exit(127);
+    exec_child(argv);
 }
 #endif
 
@@ -655,12 +682,6 @@ static void probe_cgroup(void)
     cgroup_dir = NULL;
     return;
 #else
-    exec_errno = mmap(NULL, sizeof *exec_errno, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (exec_errno == MAP_FAILED) {
-        snprintf(memory_reason, sizeof memory_reason, "mmap: %s", strerror(errno));
-        cgroup_dir = NULL;
-        return;
-    }
     sample_cgroup_path(path, sizeof path, cgroup_serial++);
     if (mkdir(path, 0755) != 0) {
         snprintf(memory_reason, sizeof memory_reason, "cannot create a cgroup in %.300s: %s", cgroup_dir,
@@ -698,23 +719,6 @@ static void probe_cgroup(void)
 
 /* -- running one command ---------------------------------------------------------- */
 
-static posix_spawnattr_t spawn_attributes;
-
-static void init_spawn_attributes(void)
-{
-    sigset_t defaults, none;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE); /* ignored here, default in a command, as in a shell */
-    sigaddset(&defaults, SIGXFSZ);
-    sigemptyset(&none);
-    posix_spawnattr_init(&spawn_attributes);
-    posix_spawnattr_setpgroup(&spawn_attributes, 0);
-    posix_spawnattr_setsigdefault(&spawn_attributes, &defaults);
-    posix_spawnattr_setsigmask(&spawn_attributes, &none);
-    posix_spawnattr_setflags(&spawn_attributes,
-                             POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-}
-
 /* Run ``argv`` once with ``timeout_ns`` (-1: none) and answer request ``id``. */
 static void run_command(long long id, char *const argv[], long long timeout_ns)
 {
@@ -737,15 +741,14 @@ static void run_command(long long id, char *const argv[], long long timeout_ns)
         reset_peak_rss();
     }
     s.start_ns = now_ns();
-    int failed = 0;
 #ifdef SYS_clone3
-    if (cgroup_fd >= 0) {
+    if (cgroup_fd >= 0)
         pid = spawn_into_cgroup(argv, cgroup_fd);
-        failed = pid < 0 ? errno : 0;
-    } else
+    else
 #endif
-        failed = posix_spawn(&pid, argv[0], NULL, &spawn_attributes, argv, environ);
-    if (failed) {
+        pid = spawn(argv);
+    if (pid < 0) {
+        int failed = errno;
         if (cgroup_fd >= 0) {
             close(cgroup_fd);
             rmdir(cgroup_path);
@@ -1130,7 +1133,10 @@ int main(int argc, char **argv)
     if (getppid() != parent)
         return 0; /* the parent died before we were watching it */
     clear_refs_fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-    init_spawn_attributes();
+    default_action.sa_handler = SIG_DFL;
+    exec_errno = mmap(NULL, sizeof *exec_errno, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (exec_errno == MAP_FAILED)
+        return 71;
     if (cgroup_dir)
         probe_cgroup();
     in_buf = grow(NULL, in_cap = CHUNK);
