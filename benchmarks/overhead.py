@@ -20,6 +20,21 @@ Usage::
 
     .venv/bin/python benchmarks/overhead.py [--blocks 6] [--runs 300] [--warmup 20] [--bare]
 
+``overhead.py startup`` measures instead what a pairbench process costs around
+its samples (issue 15): how long ``pairbench --version``, ``--help`` and
+``compare --help`` take (timed by ``hyperfine -N``, beside ``python -c pass``
+and ``hyperfine --version``), and how long ``pairbench compare --runs N``
+spends before its first sample and after its last, against ``hyperfine -N
+--runs N`` on the same two commands, in interleaved rounds. The commands are
+``date +%s%N``: each sample writes the wall clock, so the time from launch to
+the first sample and from the last sample to exit is read, not inferred.
+``--source LABEL=DIR`` (repeatable) measures the pairbench whose package is in
+DIR (e.g. a ``git worktree``'s ``src``) instead of the installed one, so two
+versions are compared in the same run::
+
+    .venv/bin/python benchmarks/overhead.py startup [--blocks 5] [--rounds 10] [--runs 10] \
+        [--source before=/tmp/old/src --source after=src]
+
 hyperfine is installed from the Debian package with apt-get if it is missing.
 """
 
@@ -29,12 +44,14 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from pairbench.command import Command
 from pairbench.measure.posix import PosixExecutor
@@ -119,6 +136,9 @@ def us(ns: float) -> str:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["startup"]:
+        return startup_main(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", type=int, default=6)
     parser.add_argument("--runs", type=int, default=300, help="executions per block and tool")
@@ -183,6 +203,150 @@ def print_summary(walls: dict[str, list[int]]) -> int:
         print(f", {tool} {us(med)} us (ratio {ratio:.3f})", end="")
     print(f"\ntarget <= {TARGET_RATIO:.2f} for both: {'met' if met else 'MISSED'}")
     return 0 if met else 1
+
+
+# --------------------------------------------------------------------------- start-up (issue 15)
+
+STARTUP_ARGS = (("--version",), ("--help",), ("compare", "--help"))
+TIMESTAMP = "date +%s%N"  # a sample that prints the wall clock (ns) when it runs
+STARTUP_TARGET_S = 0.150  # --version and --help
+FIXED_TARGET_S = 0.300  # compare: before the first sample plus after the last
+
+
+def startup_main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="overhead.py startup", description=startup_main.__doc__)
+    parser.add_argument("--blocks", type=int, default=5, help="hyperfine start-up blocks")
+    parser.add_argument("--startup-runs", type=int, default=20, help="runs per start-up command and block")
+    parser.add_argument("--rounds", type=int, default=10, help="compare invocations per tool")
+    parser.add_argument("--runs", type=int, default=10, help="--runs of each compare")
+    parser.add_argument("--source", action="append", default=[], metavar="LABEL=DIR",
+                        help="measure the pairbench package in DIR (default: the installed one)")
+    args = parser.parse_args(argv)
+    sources = dict(item.split("=", 1) for item in args.source) or {"installed": ""}
+    hyperfine = ensure_hyperfine()
+    version = subprocess.run([hyperfine, "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"machine: {machine()}")
+    print(f"python {platform.python_version()}, {version}; {time.strftime('%Y-%m-%d %H:%M %Z')}")
+    for label, src in sources.items():
+        print(f"pairbench {label}: {src or 'installed in ' + sys.prefix}")
+    started = startup_table(hyperfine, sources, args.blocks, args.startup_runs)
+    fixed = fixed_cost_table(hyperfine, sources, args.rounds, args.runs)
+    return 0 if started and fixed else 1
+startup_main.__doc__ = "Start-up of pairbench --version/--help and the fixed cost of compare, against hyperfine -N."
+
+
+def _pairbench(src: str, *args: str) -> list[str]:
+    """argv running the console script with the package in ``src`` (through env, like every
+    command timed here, so all pay the same exec of env)."""
+    script = str(Path(sys.executable).with_name("pairbench"))
+    return ["env", *([f"PYTHONPATH={os.path.abspath(src)}"] if src else []), script, *args]
+
+
+def startup_table(hyperfine: str, sources: dict[str, str], blocks: int, runs: int) -> bool:
+    """Median time of each start-up command over ``blocks`` hyperfine runs (order rotated per
+    block); prints the table; True when every pairbench --version and --help meets the target."""
+    commands = {"python -c pass": ["env", sys.executable, "-c", "pass"],
+                "hyperfine --version": ["env", hyperfine, "--version"]}
+    for label, src in sources.items():
+        for args in STARTUP_ARGS:
+            commands[f"pairbench {' '.join(args)} ({label})"] = _pairbench(src, *args)
+    names, times = list(commands), {name: [] for name in commands}
+    for block in range(blocks):
+        order = names[block % len(names):] + names[:block % len(names)]
+        for name, measured in zip(order, _hyperfine_times(hyperfine, [commands[n] for n in order], runs),
+                                  strict=True):
+            times[name] += measured
+    print(f"\nstart-up, hyperfine -N, {blocks} blocks x {runs} runs (+3 warmup) per command:\n")
+    print("| command | median (ms) | min (ms) | target |")
+    print("|---|---|---|---|")
+    met = True
+    for name in names:
+        median = statistics.median(times[name])
+        gated = name.startswith(("pairbench --version", "pairbench --help"))
+        met &= median <= STARTUP_TARGET_S or not gated
+        target = (f"<= {STARTUP_TARGET_S * 1000:.0f} ms: {'met' if median <= STARTUP_TARGET_S else 'MISSED'}"
+                  if gated else "")
+        print(f"| `{name}` | {median * 1000:.1f} | {min(times[name]) * 1000:.1f} | {target} |")
+    return met
+
+
+def _hyperfine_times(hyperfine: str, commands: list[list[str]], runs: int) -> list[list[float]]:
+    """hyperfine -N's per-run wall times (s) of each command, in order."""
+    with tempfile.TemporaryDirectory() as tmp:
+        export = os.path.join(tmp, "startup.json")
+        done = subprocess.run([hyperfine, "-N", "--style", "none", "--runs", str(runs), "--warmup", "3",
+                               "--export-json", export, *(shlex.join(c) for c in commands)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"hyperfine failed ({done.returncode}):\n{done.stderr}")
+        with open(export) as f:
+            return [result["times"] for result in json.load(f)["results"]]
+
+
+def fixed_cost_table(hyperfine: str, sources: dict[str, str], rounds: int, runs: int) -> bool:
+    """``rounds`` invocations of each tool comparing two ``date`` commands with ``runs`` rounds, in
+    rotating order; prints medians of wall time, before the first sample, after the last, their
+    sum, and wall time minus the samples' own; True when each pairbench meets the fixed-cost target."""
+    tools = [*(f"pairbench {label}" for label in sources), "hyperfine"]
+    rows: dict[str, list[dict]] = {tool: [] for tool in tools}
+    for r in range(rounds):
+        for tool in tools[r % len(tools):] + tools[:r % len(tools)]:
+            if tool == "hyperfine":
+                rows[tool].append(_hyperfine_compare(hyperfine, runs))
+            else:
+                rows[tool].append(_pairbench_compare(sources[tool.removeprefix("pairbench ")], runs))
+    print(f"\n`compare --runs {runs}` of `{TIMESTAMP}` twice (pairbench also runs its 1 warmup round; "
+          f"hyperfine -N --runs {runs} none), {rounds} invocations per tool, medians in ms:\n")
+    print("| tool | wall | before first sample | after last sample | fixed (sum) "
+          "| wall minus the samples' own time | target |")
+    print("|---|---|---|---|---|---|---|")
+    met = True
+    for tool in tools:
+        med = {key: statistics.median(row[key] for row in rows[tool])
+               for key, value in rows[tool][0].items() if value is not None}
+        target = ""
+        if tool != "hyperfine":
+            ok = med["fixed"] <= FIXED_TARGET_S
+            met &= ok
+            target = f"<= {FIXED_TARGET_S * 1000:.0f} ms: {'met' if ok else 'MISSED'}"
+        cells = " | ".join("" if med.get(key) is None else f"{med[key] * 1000:.0f}"
+                           for key in ("wall", "before", "after", "fixed", "outside"))
+        print(f"| {tool} | {cells} | {target} |")
+    return met
+
+
+def _timed(argv: list[str]) -> tuple[float, int, int]:
+    """Run ``argv``; its wall time (s) and the wall clock (ns) at launch and at exit."""
+    launched, t0 = time.time_ns(), time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True)
+    wall, ended = time.perf_counter() - t0, time.time_ns()
+    if done.returncode != 0:
+        sys.exit(f"{shlex.join(argv)} failed ({done.returncode}):\n{done.stderr}")
+    return wall, launched, ended
+
+
+def _pairbench_compare(src: str, runs: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        stamps, result = os.path.join(tmp, "stamps"), os.path.join(tmp, "result.json")
+        wall, launched, ended = _timed(_pairbench(
+            src, "compare", "--quiet", "--seed", "1", "--runs", str(runs), "--output", stamps,
+            "--json", result, TIMESTAMP, TIMESTAMP))
+        with open(stamps) as f:
+            written = [int(line) for line in f]
+        with open(result) as f:
+            own = sum(sum(s["samples"]["wall_ns"]) for s in json.load(f)["series"]) / 1e9
+    before, after = (written[0] - launched) / 1e9, (ended - written[-1]) / 1e9
+    return {"wall": wall, "before": before, "after": after, "fixed": before + after, "outside": wall - own}
+
+
+def _hyperfine_compare(hyperfine: str, runs: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        export = os.path.join(tmp, "hyperfine.json")
+        wall, _, _ = _timed([hyperfine, "-N", "--style", "none", "--runs", str(runs),
+                             "--export-json", export, TIMESTAMP, TIMESTAMP])
+        with open(export) as f:
+            own = sum(sum(r["times"]) for r in json.load(f)["results"])
+    return {"wall": wall, "before": None, "after": None, "fixed": None, "outside": wall - own}
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import click
 import pytest
 from cli_runner import invoke
 
+import pairbench
 import pairbench.cli
 from pairbench.cli.app import COMMANDS, cli
 from pairbench.errors import Terminated
@@ -101,3 +102,33 @@ def test_an_interruption_while_a_command_loads_is_one_line_and_its_exit_code(mon
     monkeypatch.setattr("pairbench.cli.app.importlib.import_module", interrupted)
     result = invoke("loading")
     assert result.code == code and result.err.lstrip("\n") == said  # click first ends the line of ^C
+
+
+# The console script ends with os._exit once the CLI is done (no teardown of numpy and scipy).
+CONSOLE = """
+import atexit, sys, threading, time
+sys.argv = ["pairbench", *sys.argv[1:]]
+atexit.register(lambda: print("atexit handler ran", flush=True))
+if "--with-thread" in sys.argv:
+    sys.argv.remove("--with-thread")
+    threading.Thread(target=lambda: (time.sleep(0.2), print("thread finished", flush=True))).start()
+from pairbench.__main__ import entry_point
+entry_point()
+"""
+
+
+def _console(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", CONSOLE, *argv], capture_output=True, text=True, timeout=120)
+
+
+def test_the_console_script_exits_with_the_clis_code_after_flushing_and_running_atexit_handlers():
+    done = _console("--version")
+    assert done.returncode == 0 and done.stdout == f"pairbench, version {pairbench.__version__}\natexit handler ran\n"
+    done = _console("compar")
+    assert done.returncode == 2 and "No such command 'compar'" in done.stderr
+    assert done.stdout == "atexit handler ran\n"
+
+
+def test_the_console_script_waits_for_a_thread_still_running():
+    done = _console("--with-thread", "--version")
+    assert done.returncode == 0 and "thread finished" in done.stdout.splitlines()
