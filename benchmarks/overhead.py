@@ -25,14 +25,15 @@ its samples (issue 15): how long ``pairbench --version``, ``--help`` and
 ``compare --help`` take (timed by ``hyperfine -N``, beside ``python -c pass``
 and ``hyperfine --version``), and how long ``pairbench compare --runs N``
 spends before its first sample and after its last, against ``hyperfine -N
---runs N`` on the same two commands, in interleaved rounds. The commands are
-``date +%s%N``: each sample writes the wall clock, so the time from launch to
-the first sample and from the last sample to exit is read, not inferred.
+--runs N`` on the same two commands, in interleaved rounds. The commands
+(``--command-ms``, default 25 ms) print the wall clock as they start and end,
+so the time from launch to the first sample and from the last sample to exit is
+read, not inferred.
 ``--source LABEL=DIR`` (repeatable) measures the pairbench whose package is in
 DIR (e.g. a ``git worktree``'s ``src``) instead of the installed one, so two
 versions are compared in the same run::
 
-    .venv/bin/python benchmarks/overhead.py startup [--blocks 5] [--rounds 10] [--runs 10] \
+    .venv/bin/python benchmarks/overhead.py startup [--blocks 5] [--rounds 10] [--runs 30] [--command-ms 25] \
         [--source before=/tmp/old/src --source after=src]
 
 hyperfine is installed from the Debian package with apt-get if it is missing.
@@ -209,6 +210,12 @@ def print_summary(walls: dict[str, list[int]]) -> int:
 
 STARTUP_ARGS = (("--version",), ("--help",), ("compare", "--help"))
 TIMESTAMP = "date +%s%N"  # a sample that prints the wall clock (ns) when it runs
+
+
+def stamped_command(ms: float) -> str:
+    """A command of about ``ms`` that prints the wall clock (ns) as it starts and as it ends (only
+    ``date`` for 0), so the time before the first sample and after the last is read, not inferred."""
+    return TIMESTAMP if ms <= 0 else f"sh -c 'date +%s%N; sleep {ms / 1000:g}; date +%s%N'"
 STARTUP_TARGET_S = 0.150  # --version and --help
 FIXED_TARGET_S = 0.300  # compare: before the first sample plus after the last
 
@@ -218,7 +225,9 @@ def startup_main(argv) -> int:
     parser.add_argument("--blocks", type=int, default=5, help="hyperfine start-up blocks")
     parser.add_argument("--startup-runs", type=int, default=20, help="runs per start-up command and block")
     parser.add_argument("--rounds", type=int, default=10, help="compare invocations per tool")
-    parser.add_argument("--runs", type=int, default=10, help="--runs of each compare")
+    parser.add_argument("--runs", type=int, default=30, help="--runs of each compare")
+    parser.add_argument("--command-ms", type=float, default=25.0,
+                        help="how long each compared command takes (0: `date` alone)")
     parser.add_argument("--source", action="append", default=[], metavar="LABEL=DIR",
                         help="measure the pairbench package in DIR (default: the installed one)")
     args = parser.parse_args(argv)
@@ -230,7 +239,7 @@ def startup_main(argv) -> int:
     for label, src in sources.items():
         print(f"pairbench {label}: {src or 'installed in ' + sys.prefix}")
     started = startup_table(hyperfine, sources, args.blocks, args.startup_runs)
-    fixed = fixed_cost_table(hyperfine, sources, args.rounds, args.runs)
+    fixed = fixed_cost_table(hyperfine, sources, args.rounds, args.runs, stamped_command(args.command_ms))
     return 0 if started and fixed else 1
 startup_main.__doc__ = "Start-up of pairbench --version/--help and the fixed cost of compare, against hyperfine -N."
 
@@ -283,7 +292,7 @@ def _hyperfine_times(hyperfine: str, commands: list[list[str]], runs: int) -> li
             return [result["times"] for result in json.load(f)["results"]]
 
 
-def fixed_cost_table(hyperfine: str, sources: dict[str, str], rounds: int, runs: int) -> bool:
+def fixed_cost_table(hyperfine: str, sources: dict[str, str], rounds: int, runs: int, command: str) -> bool:
     """``rounds`` invocations of each tool comparing two ``date`` commands with ``runs`` rounds, in
     rotating order; prints medians of wall time, before the first sample, after the last, their
     sum, and wall time minus the samples' own; True when each pairbench meets the fixed-cost target."""
@@ -292,10 +301,10 @@ def fixed_cost_table(hyperfine: str, sources: dict[str, str], rounds: int, runs:
     for r in range(rounds):
         for tool in tools[r % len(tools):] + tools[:r % len(tools)]:
             if tool == "hyperfine":
-                rows[tool].append(_hyperfine_compare(hyperfine, runs))
+                rows[tool].append(_hyperfine_compare(hyperfine, runs, command))
             else:
-                rows[tool].append(_pairbench_compare(sources[tool.removeprefix("pairbench ")], runs))
-    print(f"\n`compare --runs {runs}` of `{TIMESTAMP}` twice (pairbench also runs its 1 warmup round; "
+                rows[tool].append(_pairbench_compare(sources[tool.removeprefix("pairbench ")], runs, command))
+    print(f"\n`compare --runs {runs}` of `{command}` twice (pairbench also runs its 1 warmup round; "
           f"hyperfine -N --runs {runs} none), {rounds} invocations per tool, medians in ms:\n")
     print("| tool | wall | before first sample | after last sample | fixed (sum) "
           "| wall minus the samples' own time | target |")
@@ -325,12 +334,12 @@ def _timed(argv: list[str]) -> tuple[float, int, int]:
     return wall, launched, ended
 
 
-def _pairbench_compare(src: str, runs: int) -> dict:
+def _pairbench_compare(src: str, runs: int, command: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         stamps, result = os.path.join(tmp, "stamps"), os.path.join(tmp, "result.json")
         wall, launched, ended = _timed(_pairbench(
             src, "compare", "--quiet", "--seed", "1", "--runs", str(runs), "--output", stamps,
-            "--json", result, TIMESTAMP, TIMESTAMP))
+            "--json", result, command, command))
         with open(stamps) as f:
             written = [int(line) for line in f]
         with open(result) as f:
@@ -339,11 +348,11 @@ def _pairbench_compare(src: str, runs: int) -> dict:
     return {"wall": wall, "before": before, "after": after, "fixed": before + after, "outside": wall - own}
 
 
-def _hyperfine_compare(hyperfine: str, runs: int) -> dict:
+def _hyperfine_compare(hyperfine: str, runs: int, command: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         export = os.path.join(tmp, "hyperfine.json")
         wall, _, _ = _timed([hyperfine, "-N", "--style", "none", "--runs", str(runs),
-                             "--export-json", export, TIMESTAMP, TIMESTAMP])
+                             "--export-json", export, command, command])
         with open(export) as f:
             own = sum(sum(r["times"]) for r in json.load(f)["results"])
     return {"wall": wall, "before": None, "after": None, "fixed": None, "outside": wall - own}

@@ -8,12 +8,10 @@ that imports only the standard library, and an interruption before the CLI is
 loaded is one line and exit 130.
 """
 
-import atexit
-import contextlib
+# Only what the interpreter has loaded before any script runs: a Ctrl-C while this module loads
+# would be a traceback. Everything else is imported inside entry_point, which catches it.
 import os
-import signal
 import sys
-import threading
 
 EXIT_INTERRUPTED = 130  # as pairbench.errors.EXIT_INTERRUPTED, without importing anything first
 EXIT_INTERNAL = 70  # as pairbench.errors.EXIT_INTERNAL
@@ -22,11 +20,11 @@ EXIT_INTERNAL = 70  # as pairbench.errors.EXIT_INTERNAL
 def entry_point() -> None:
     """Load the CLI and run it; Ctrl-C while loading exits 130, a failure to load exits 70, each
     with one line."""
-    _give_closed_standard_streams_devnull()
     try:
+        _give_closed_standard_streams_devnull()
         run = _load_cli()
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not traceback at exit
+        _ignore_interrupts()  # a second Ctrl-C must not traceback at exit
         _say("pairbench: interrupted\n")
         sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:  # a broken installation (a missing dependency): one line, never exit 1
@@ -44,8 +42,14 @@ def _exit_now(code) -> None:
     """Exit with ``code`` as ``sys.exit`` would, without tearing down every module loaded (about
     0.1 s once numpy and scipy are, spent after the result is written): the atexit handlers run
     (temporary directories' finalizers among them) and the standard streams are flushed, then
-    ``os._exit``. While another thread runs, or for a code that is not a number, Python's own exit."""
-    if threading.active_count() > 1 or not isinstance(code, int | None) or not hasattr(atexit, "_run_exitfuncs"):
+    ``os._exit``. While another thread runs (not a daemon thread, such as the background imports of
+    ``pairbench.preload``, which an exit ends), or for a code that is not a number, Python's own exit."""
+    import atexit
+    import contextlib
+    import threading
+
+    others = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
+    if others or not isinstance(code, int | None) or not hasattr(atexit, "_run_exitfuncs"):
         sys.exit(code)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
@@ -69,13 +73,23 @@ def _give_closed_standard_streams_devnull() -> None:
         try:
             os.fstat(fd)
         except OSError:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 (contextlib is not loaded yet: see the imports)
                 os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                pass
+
+
+def _ignore_interrupts() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _say(text: str) -> None:
-    with contextlib.suppress(OSError):  # standard error closed: nothing to say it on
+    try:  # noqa: SIM105 (as above)
         os.write(2, text.encode())
+    except OSError:  # standard error closed: nothing to say it on
+        pass
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ import itertools
 import math
 import os
 import re
-import secrets
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -237,7 +236,7 @@ def _sampling(given, commands: tuple[str, ...]) -> Sampling:
         input=_input(given("input")),
         output=_output(given("output")),
         ignore_failure=_flag("--ignore-failure", given("ignore_failure")),
-        seed=secrets.randbits(32) if seed is None else _count("--seed", seed, 0),
+        seed=int.from_bytes(os.urandom(4), "big") if seed is None else _count("--seed", seed, 0),
         parameters=_parameters(given, commands),
     )
 

@@ -90,7 +90,7 @@ def test_container_quota_and_vm_steal_become_notes_but_unknowns_do_not(machine):
     assert container[1].data["paused_now"] is True
     assert word(container[1]).startswith(
         "docker container; cgroup CPU quota 0.5 CPUs; throttled in 1 of 1 quota periods in the last "
-        "100 ms (313 since the cgroup began): the hypervisor or the cgroup quota paused the benchmark")
+        "100 ms (312 since the cgroup began): the hypervisor or the cgroup quota paused the benchmark")
     vm = machine_notes(machine("vm"), "compare", 2)
     assert codes(vm) == ["machine-paused"]
     assert vm[0].data["reading"] == "virtual machine (QEMU Standard PC (Q35 + ICH9, 2009)); steal 12.5% now"

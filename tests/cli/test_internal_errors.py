@@ -147,6 +147,7 @@ def test_running_out_of_memory_on_an_input_is_one_line_and_exit_4(tmp_path, monk
     def exhausted(*args, **kwargs):
         raise MemoryError
 
+
     monkeypatch.setattr("pairbench.cli.report.read_and_analyse", exhausted)
     monkeypatch.setattr("pairbench.cli.show.read_and_analyse", exhausted)
     result = invoke("show", str(tmp_path / "r.json"))

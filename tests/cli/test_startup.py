@@ -55,6 +55,35 @@ def test_a_commands_help_loads_no_numpy_scipy_rich_or_renderer(command):
     assert loaded["code"] == 0 and loaded["heavy"] == []
 
 
+# compare through main with a scripted executor that notes, at each sample, whether scipy is loaded
+# and whether the background thread loading it has started.
+SCIPY_WHILE_SAMPLING = """
+import io, json, sys, threading
+from pairbench.cli import main
+from pairbench.measure.fake import FakeExecutor
+seen = []
+def duration(command, index, clock_ns):
+    seen.append({"scipy": "scipy.stats" in sys.modules,
+                 "loading": any(t.name == "pairbench-preload" for t in threading.enumerate())})
+    return 0.01
+code = main(["compare", "--runs", "20", "--seed", "1", "true", "true -a"], stdout=io.StringIO(), stderr=io.StringIO(),
+            executor_factory=lambda output: FakeExecutor(duration), environment=lambda *a, **k: {})
+print(json.dumps({"code": code, "seen": seen, "scipy_at_end": "scipy.stats" in sys.modules}))
+"""
+
+
+def test_compare_takes_its_first_round_before_loading_scipy_and_loads_it_in_the_background():
+    done = subprocess.run([sys.executable, "-c", SCIPY_WHILE_SAMPLING], capture_output=True, text=True,
+                          timeout=120, cwd="/")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["code"] == 0 and len(found["seen"]) == 2 * 21  # the warmup round and 20 measured
+    first_round = found["seen"][:2]
+    assert not any(s["scipy"] or s["loading"] for s in first_round)
+    assert found["seen"][2]["loading"] or found["seen"][2]["scipy"]  # started once the first round ended
+    assert found["scipy_at_end"]
+
+
 def _load_every_command() -> None:
     for module in pkgutil.iter_modules(pairbench.cli.__path__, "pairbench.cli."):
         importlib.import_module(module.name)

@@ -80,7 +80,7 @@ def test_fixes_are_the_exact_commands(machine):
 def test_a_cgroup_quota_under_one_cpu_fails_and_says_how_much_to_give(machine):
     virt = {f.check: f for f in evaluate(machine("container"))}["virtualization"]
     assert virt.reading == ("docker container; cgroup CPU quota 0.5 CPUs; throttled in 1 of 1 quota "
-                            "periods in the last 100 ms (313 since the cgroup began)")
+                            "periods in the last 100 ms (312 since the cgroup began)")
     # the check warns while the quota is below the CPUs pairbench may run on, so the fix names those
     assert virt.fix.startswith("give the container all 4 CPUs it may run on (docker run --cpus=4)")
 

@@ -79,7 +79,7 @@ def test_noisy_laptop_readings(machine):
 def test_container_reads_what_exists_and_none_for_the_rest(machine):
     env = machine("container")
     assert env["virtualization"]["container"] == "docker"
-    assert env["virtualization"]["cgroup_cpu"] == {"quota_cpus": 0.5, "nr_throttled": 313}
+    assert env["virtualization"]["cgroup_cpu"] == {"quota_cpus": 0.5, "nr_throttled": 312}
     assert env["virtualization"]["hypervisor_flag"] is None
     assert env["governors"] == {} and env["turbo"] is None
     assert env["smt"] == {"control": None, "active": None, "sibling_groups": []}
@@ -108,6 +108,24 @@ def test_activity_without_a_passing_jiffy_reports_nothing_rather_than_zero(tmp_p
     result = activity(root, 0.0, sleep=lambda s: None, exclude=set())
     assert result["cpu"] is None and result["busiest_processes"] is None
     assert result["swap_in_pages"] == 0
+
+
+def _proc_stat(root: Path, busy_ticks: int, idle_ticks: int, pid_ticks: int) -> None:
+    (root / "proc").mkdir(parents=True, exist_ok=True)
+    (root / "proc/stat").write_text(f"cpu  {busy_ticks} 0 0 {idle_ticks} 0 0 0 0 0 0\ncpu0 0\ncpu1 0\n")
+    (root / "proc/4242").mkdir(exist_ok=True)
+    (root / "proc/4242/stat").write_text(f"4242 (pairbench) S 1 1 1 0 -1 0 0 0 0 0 {pid_ticks} 0 0 0\n")
+
+
+def test_our_own_cpu_time_in_the_window_is_not_counted_as_the_machine_being_busy(tmp_path):
+    # 2 CPUs, 20 ticks in the window: 12 busy, of which 10 were ours (pairbench loading its code)
+    _proc_stat(tmp_path, busy_ticks=100, idle_ticks=100, pid_ticks=50)
+    later = lambda _s: _proc_stat(tmp_path, busy_ticks=112, idle_ticks=108, pid_ticks=60)  # noqa: E731
+    ours = activity(tmp_path, 0.1, sleep=later, exclude={4242})
+    assert ours["cpu"]["busy_cpus"] == 0.2  # the 2 ticks of others, as CPUs: 2 / 20 * 2
+    _proc_stat(tmp_path, busy_ticks=100, idle_ticks=100, pid_ticks=50)
+    theirs = activity(tmp_path, 0.1, sleep=later, exclude=set())
+    assert theirs["cpu"]["busy_cpus"] == 1.2 and theirs["busiest_processes"][0]["name"] == "pairbench"
 
 
 def test_cgroup_v1_quota_is_read_from_the_cpu_hierarchy(tmp_path):
@@ -266,5 +284,23 @@ def test_the_real_parent_chain_starts_at_our_parent():
 def test_cgroup_throttling_is_counted_over_the_activity_window(machine):
     env = machine("container")
     assert env["activity"]["cgroup_nr_periods"] == 1 and env["activity"]["cgroup_nr_throttled"] == 1
-    assert env["virtualization"]["cgroup_cpu"]["nr_throttled"] == 313  # since the cgroup began
+    assert env["virtualization"]["cgroup_cpu"]["nr_throttled"] == 312  # since the cgroup began, read as the window opened
     assert machine("tuned-server")["activity"]["cgroup_nr_throttled"] == 0
+
+
+def test_library_versions_agree_with_importlib_metadata():
+    from importlib import metadata
+
+    from pairbench.environment import LIBRARIES, library_versions
+
+    assert library_versions() == {name: metadata.version(name) for name in LIBRARIES}
+
+
+def test_a_library_version_is_read_from_its_dist_info_directory_name(tmp_path, monkeypatch):
+    from pairbench.environment import _dist_info_version
+
+    (tmp_path / "Some_Lib-3.1.4.dist-info").mkdir()
+    (tmp_path / "other-1.0.dist-info").mkdir()
+    monkeypatch.setattr("sys.path", [str(tmp_path / "missing"), str(tmp_path)])
+    assert _dist_info_version("some-lib") == "3.1.4"
+    assert _dist_info_version("absent") is None

@@ -4,6 +4,8 @@
 (``use_executor``, a fixture in ``tests/conftest.py``, installs one for the
 test), the machine's metadata (``FIXED_ENVIRONMENT`` unless a test passes its
 own; ``real_environment=True`` reads this machine) and the progress clock.
+The statistics the CLI loads in the background while it measures
+(``pairbench.preload``) are loaded first.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import io
 from typing import NamedTuple
 
-from pairbench import cli
+from pairbench import cli, preload
 
 # A quiet, tuned machine with nothing to say, in the shapes the collector writes
 # (``environment.collect_environment``): golden output does not depend on the host.
@@ -46,6 +48,10 @@ class Seams:
 def invoke(*args: str, executor=None, environment=None, real_environment: bool = False, clock=None,
            stdout=None, stderr=None) -> CliResult:
     out, err = stdout or io.StringIO(), stderr or io.StringIO()
+    # The statistics are loaded before the CLI runs (it would load them in the background while
+    # measuring), so the round at which the stopping rule first looks never depends on a thread.
+    preload.start()
+    preload.wait()
     chosen = executor if executor is not None else Seams.executor
     if environment is None and not real_environment:
         environment = dict(FIXED_ENVIRONMENT)

@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from pairbench import stats
-from pairbench.analysis.comparison import Criteria, Pairing, bonferroni, compare
+from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import (
     CONFIDENCE,
     Analysis,
@@ -88,6 +88,9 @@ def criteria_of(run: Run) -> Criteria:
 
 
 def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigure, ...]]:
+    # imported here: scipy (~0.6 s) loads while a measuring command's first rounds run (preload)
+    from pairbench.analysis.comparison import Pairing, bonferroni, compare
+
     if not compares(run):
         return (), ()
     criteria = criteria_of(run)

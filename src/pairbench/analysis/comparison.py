@@ -31,6 +31,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from pairbench import stats
+from pairbench.analysis.criteria import T_OPT, Criteria
 from pairbench.analysis.records import (
     Comparison,
     ComparisonFigure,
@@ -46,44 +47,15 @@ from pairbench.analysis.summary import guarded, refusal_note
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.model import BenchmarkKey, Samples
 from pairbench.notes import Note
-from pairbench.settings import ALPHA_RANGE, Settings
 from pairbench.stats._order import smallest_n_for_median_interval
 from pairbench.stats.paired import log_ratios as _log_ratios
 from pairbench.stats.paired import require_spread
 from pairbench.stats.sequential import RunningSequence, first_bounded_n, upper_ranks
 from pairbench.verdict import Verdict, decide, moved, refuse
 
-T_OPT = 200  # rounds at which the confidence sequence is tightest (see stats.sequential)
 MAX_ROUNDS_PLANNED = 10_000_000  # beyond this, "rounds still needed" is not given
 ANYTIME_METHOD = "anytime-valid confidence sequence for the median, intersected over rounds"
 FIXED_METHOD = "sign-test interval for the median"
-
-
-@dataclass(frozen=True)
-class Criteria:
-    """How strict a comparison is: error rate, smallest change that matters, interval kind, family."""
-
-    alpha: float = 0.01
-    threshold: float = 1.0  # percent
-    anytime: bool = True  # adaptive stopping: use the confidence sequence
-    family: int = 1  # candidates compared with the baseline (the self-check excluded)
-
-    def __post_init__(self):
-        low, high = ALPHA_RANGE
-        if not low <= self.alpha <= high:
-            raise ValueError(f"alpha must lie between {low:g} and {high:g}, got {self.alpha!r}")
-        if self.family < 1:
-            raise ValueError(f"the family must hold at least 1 candidate, got {self.family!r}")
-
-    @classmethod
-    def of(cls, settings: Settings, family: int) -> Criteria:
-        return cls(settings.decision.alpha, settings.decision.threshold, settings.sampling.adaptive,
-                   max(family, 1))
-
-    @property
-    def level_alpha(self) -> float:
-        """The per-comparison alpha after the Bonferroni split over the family."""
-        return self.alpha / self.family
 
 
 # --------------------------------------------------------------------------- pairing

@@ -7,7 +7,7 @@ import os
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.measuring import check_output_paths, report_outcome
+from pairbench.cli.measuring import check_output_paths, open_activity_window, report_outcome
 from pairbench.cli.options import BENCH_SAMPLING, _shown, decision_options, sampling_options
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
@@ -59,13 +59,14 @@ def bench(app: App, workers: tuple[str, ...], **options):
       pairbench bench benchmarks/ --against main
       pairbench bench bench_parse.py
     """
-    from pairbench.bench import BenchSession
-
     if len(workers) > 2:
         raise click.UsageError(f"bench takes one worker or two (baseline and candidate), got {len(workers)}")
+    window = open_activity_window()  # its 0.1 s pass while the code below loads
+    from pairbench.bench import BenchSession
+
     settings = parse_settings("bench", workers, options)
     check_output_paths(settings)
-    session = BenchSession(settings, app.environment())
+    session = BenchSession(settings, app.environment(activity_since=window))
     shown = []
 
     def progress(b: int, label: str, count: int, rule):

@@ -93,18 +93,41 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
 
 def measure(app: App, settings: Settings) -> int:
     """Measure ``settings``' commands, print the report, write the files asked for; the exit code."""
+    window = open_activity_window()  # its 0.1 s pass while the code below loads
     from pairbench.cli.progress import close_progress, progress_for
     from pairbench.session import Session
 
     check_output_paths(settings)
-    session = Session(settings, app.executor_factory, app.environment())
+    session = Session(settings, app.executor_factory, app.environment(activity_since=window))
     progress = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
                             effects=session.rule.current if session.rule else None, clock=app.clock)
     try:
-        outcome = session.measure(progress)
+        outcome = session.measure(progress, also=[_LoadStatisticsWhileSampling()])
     finally:
         close_progress(progress)
     return report_outcome(app, settings, outcome)
+
+
+def open_activity_window():
+    """The machine's "right now" window, opened on this machine now, so that it passes while a
+    measuring command loads its code (``environment.collect_environment(activity_since=...)``)."""
+    from pairbench.environment.activity import ActivityWindow
+
+    return ActivityWindow.here()
+
+
+class _LoadStatisticsWhileSampling:
+    """A sampler sink that starts loading the statistics in the background once the first round
+    has ended (``pairbench.preload``): by then this thread has imported what sampling uses, so the
+    two threads never import at once."""
+
+    def on_sample(self, measured) -> None:
+        pass
+
+    def on_round(self, end) -> None:
+        from pairbench import preload
+
+        preload.start()
 
 
 def report_outcome(app: App, settings: Settings, outcome) -> int:

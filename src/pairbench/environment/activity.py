@@ -87,9 +87,23 @@ def _parent_pid(root: Path, pid: str) -> int | None:
     return int_or_none(key_values(read_text(root, f"proc/{pid}/status")).get("PPid"))
 
 
+def _own_ticks(root: Path, pids: set[int]) -> int:
+    """User + system clock ticks of the processes ``pids`` (all their threads); 0 for one unread."""
+    total = 0
+    for pid in pids:
+        text = read_text(root, f"proc/{pid}/stat") or ""
+        fields = text[text.rfind(")") + 2:].split() if ")" in text else []
+        try:
+            total += int(fields[11]) + int(fields[12])
+        except (IndexError, ValueError):
+            continue
+    return total
+
+
 def _snapshot(root: Path, exclude: set[int], cgroup: str | None) -> dict:
     """One reading of every counter ``activity`` differences."""
     return {"cpu": _cpu_times(root), "processes": _process_ticks(root, exclude),
+            "excluded_ticks": _own_ticks(root, exclude),
             "swap": _swap_pages(root), "throttle": throttle_counts(root, cgroup)}
 
 
@@ -99,7 +113,9 @@ def activity(root: Path, window_s: float = ACTIVITY_WINDOW_S, *,
     """What the machine is doing right now: two snapshots ``window_s`` apart.
 
     CPU use comes from /proc/stat jiffies (``busy_cpus``: CPUs' worth of time
-    spent running tasks, i.e. neither idle, iowait nor stolen by the hypervisor;
+    spent running tasks other than the processes in ``exclude``, i.e. neither
+    idle, iowait, stolen by the hypervisor nor ours: pairbench reads the
+    machine while it loads its own code;
     ``steal_percent`` and ``iowait_percent`` of all CPU time);
     per-process CPU from /proc/[pid]/stat user + system ticks, as a percentage
     of one CPU over the same window; swapping from /proc/vmstat pswpin/pswpout;
@@ -111,11 +127,40 @@ def activity(root: Path, window_s: float = ACTIVITY_WINDOW_S, *,
     PID, parent PID and command line. Anything unreadable, or a window in which
     no jiffy passed, is None. Costs ``window_s``.
     """
-    exclude = {os.getpid()} if exclude is None else exclude
-    cgroup = (cpu_cgroup(root) or (None,))[0]
-    before = _snapshot(root, exclude, cgroup)
-    sleep(window_s)
-    after = _snapshot(root, exclude, cgroup)
+    return ActivityWindow(root, exclude).finish(window_s, sleep=sleep, live=live)
+
+
+class ActivityWindow:
+    """:func:`activity` in two halves: the first snapshot when made, the second at :meth:`finish`,
+    so that other reading can fill the window (``collect_environment`` reads the rest of the
+    machine meanwhile)."""
+
+    @classmethod
+    def here(cls) -> ActivityWindow:
+        """A window on this machine, leaving this process out."""
+        return cls(Path("/"))
+
+    def __init__(self, root: Path, exclude: set[int] | None = None):
+        self.root = root
+        self.exclude = {os.getpid()} if exclude is None else exclude
+        self.cgroup = (cpu_cgroup(root) or (None,))[0]
+        self.started = time.monotonic()
+        self.before = _snapshot(root, self.exclude, self.cgroup)
+
+    def finish(self, window_s: float = ACTIVITY_WINDOW_S, *, sleep: Callable[[float], None] = time.sleep,
+               live: bool = False) -> dict:
+        """The activity from the first snapshot to a second one ``window_s`` after it (``sleep`` waits
+        what is left of the window; called even when nothing is left, as tests' seam)."""
+        sleep(max(window_s - (time.monotonic() - self.started), 0.0))
+        after = _snapshot(self.root, self.exclude, self.cgroup)
+        elapsed = time.monotonic() - self.started
+        # opened long before (while pairbench loaded), the window is as long as it was
+        length = window_s if elapsed < 1.5 * window_s else round(elapsed, 3)
+        return _activity_between(self.root, self.before, after, length, live)
+
+
+def _activity_between(root: Path, before: dict, after: dict, window_s: float, live: bool) -> dict:
+    """What changed between two snapshots (see :func:`activity`)."""
     periods, throttled = (_counter_delta(b, a)
                           for b, a in zip(before["throttle"], after["throttle"], strict=True))
     result: dict = {"window_s": window_s, "cpu": None, "busiest_processes": None,
@@ -125,7 +170,7 @@ def activity(root: Path, window_s: float = ACTIVITY_WINDOW_S, *,
     if before["swap"] and after["swap"]:
         result["swap_in_pages"] = after["swap"][0] - before["swap"][0]
         result["swap_out_pages"] = after["swap"][1] - before["swap"][1]
-    use = _cpu_use(before["cpu"], after["cpu"])
+    use = _cpu_use(before["cpu"], after["cpu"], after["excluded_ticks"] - before["excluded_ticks"])
     if use is not None:
         result["cpu"], per_cpu_ticks = use
         busiest = _busiest(root, before["processes"], after["processes"], per_cpu_ticks, live=live)
@@ -140,8 +185,9 @@ def _counter_delta(before: int | None, after: int | None) -> int | None:
     return after - before
 
 
-def _cpu_use(before, after) -> tuple[dict, float] | None:
-    """The CPU figures between two /proc/stat readings and the ticks one CPU had; None if none passed."""
+def _cpu_use(before, after, excluded_ticks: int = 0) -> tuple[dict, float] | None:
+    """The CPU figures between two /proc/stat readings and the ticks one CPU had; None if none passed.
+    ``excluded_ticks``, the excluded processes' CPU time in the window, is not counted as busy."""
     if not before or not after:
         return None
     delta = [b - a for a, b in zip(before[0], after[0], strict=True)]
@@ -149,8 +195,9 @@ def _cpu_use(before, after) -> tuple[dict, float] | None:
     if total <= 0:
         return None
     idle, iowait, steal = delta[3], delta[4], delta[7]
+    busy = max(total - idle - iowait - steal - max(excluded_ticks, 0), 0)
     cpu = {
-        "busy_cpus": round((total - idle - iowait - steal) / total * ncpu, 3),
+        "busy_cpus": round(busy / total * ncpu, 3),
         "steal_percent": round(100 * steal / total, 2),
         "iowait_percent": round(100 * iowait / total, 2),
     }
