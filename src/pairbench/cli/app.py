@@ -37,7 +37,7 @@ Exit codes:
   1    a verdict matched --fail-on (compare)
   2    usage error
   3    a command failed or could not be run
-  4    a result file could not be read or written
+  4    a result file or the history store could not be read or written
   70   internal error (a bug in pairbench; please report it)
   129  hung up (SIGHUP), handled like Ctrl-C
   130  interrupted (Ctrl-C); finished samples are saved

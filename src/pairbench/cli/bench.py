@@ -7,8 +7,8 @@ import os
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.measuring import check_output_paths, report_outcome
-from pairbench.cli.options import BENCH_SAMPLING, _shown, decision_options, sampling_options
+from pairbench.cli.measuring import check_output_paths, report_outcome, store_target
+from pairbench.cli.options import BENCH_SAMPLING, _shown, decision_options, sampling_options, store_options
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
@@ -38,6 +38,7 @@ def bench_options(f):
 @sampling_options("bench", keep=BENCH_SAMPLING)
 @lambda f: decision_options(f, self_check=False)
 @export_options
+@store_options
 @click.pass_obj
 def bench(app: App, workers: tuple[str, ...], **options):
     """Compare every benchmark two workers share, in-process, sample by sample.
@@ -58,12 +59,15 @@ def bench(app: App, workers: tuple[str, ...], **options):
       pairbench bench -k 'sort|parse' --fail-on slower ./bench-old ./bench-new
       pairbench bench benchmarks/ --against main
       pairbench bench bench_parse.py
+      pairbench bench --store postgresql://ci@db/bench ./build/bench
     """
     from pairbench.bench import BenchSession
 
     if len(workers) > 2:
         raise click.UsageError(f"bench takes one worker or two (baseline and candidate), got {len(workers)}")
+    store, no_store = options.pop("store"), options.pop("no_store")
     settings = parse_settings("bench", workers, options)
+    target = store_target(store, no_store)
     check_output_paths(settings)
     session = BenchSession(settings, app.environment())
     shown = []
@@ -80,7 +84,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
         outcome = session.measure(progress)
     finally:
         close_progress(shown[-1] if shown else None)
-    return report_outcome(app, settings, outcome)
+    return report_outcome(app, settings, outcome, target)
 
 
 @cli.command("include-dir")
