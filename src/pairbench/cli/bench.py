@@ -8,15 +8,22 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.measuring import check_output_paths, report_outcome, store_target
-from pairbench.cli.options import BENCH_SAMPLING, _shown, decision_options, sampling_options, store_options
+from pairbench.cli.options import (
+    BENCH_SAMPLING,
+    _shown,
+    decision_options,
+    sampling_options,
+    store_options,
+)
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
 from pairbench.settings import parse_settings
 
 
-def bench_options(f):
-    """``bench``'s own options: which benchmarks, how long a sample, the revision to compare with."""
+def bench_options(f, *, against: bool = True):
+    """``bench``'s own options: which benchmarks, how long a sample, the revision to compare with
+    (not for ``confirm``, which names its two revisions)."""
     options = [
         click.option("--filter", "-k", "filter", metavar="REGEX",
                      help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench)."),
@@ -26,7 +33,7 @@ def bench_options(f):
         click.option("--against", metavar="REV",
                      help="Python benchmarks: compare the working tree with git revision REV (checked out "
                           "into a temporary worktree; each side imports its own tree)."),
-    ]
+    ][: None if against else -1]
     for option in reversed(options):
         f = option(f)
     return f

@@ -132,7 +132,7 @@ def measure(app: App, settings: Settings, target=None) -> int:
     return report_outcome(app, settings, outcome, target)
 
 
-def report_outcome(app: App, settings: Settings, outcome, target=None) -> int:
+def report_outcome(app: App, settings: Settings, outcome, target=None, *, provenance=None) -> int:
     """Print a measuring session's report, write the files asked for, keep the result in the store
     ``target`` (after its file: a store that fails loses nothing), and return the exit code."""
     from pairbench.analysis import compares
@@ -143,7 +143,7 @@ def report_outcome(app: App, settings: Settings, outcome, target=None) -> int:
     with fixed_time_unit(settings.outputs.time_unit):
         _emit(app, settings, outcome, analysis, lambda: render(run, analysis, color=app.io.color))
         export_failed = _export(app, run, analysis, settings)
-    store_failed = _store(app, settings, outcome, target)
+    store_failed = _store(app, settings, outcome, target, provenance)
     cut_short = _cut_short_exit_code(app, outcome)
     if cut_short is not None:
         return cut_short
@@ -152,7 +152,7 @@ def report_outcome(app: App, settings: Settings, outcome, target=None) -> int:
     return never_ran or export_failed or store_failed or matched or EXIT_OK
 
 
-def _store(app: App, settings: Settings, outcome, target) -> int | None:
+def _store(app: App, settings: Settings, outcome, target, provenance=None) -> int | None:
     """Keep the result in the history store; on failure say why and where the result is kept, and
     return the store's exit code (4). Never raises."""
     if target is None:
@@ -161,7 +161,7 @@ def _store(app: App, settings: Settings, outcome, target) -> int | None:
 
     path = settings.outputs.json_path
     written = path if path and path != "-" and outcome.result_error is None else None
-    recorded = record(outcome.run, outcome.analysis, target, result_path=written)
+    recorded = record(outcome.run, outcome.analysis, target, result_path=written, provenance=provenance)
     if recorded.error is None:
         app.io.err(f"Result {recorded.uid[:12]} stored in {target.url.shown}"
                    + ("" if recorded.added else " (it was there already)"))

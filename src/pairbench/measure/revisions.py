@@ -54,13 +54,22 @@ def tree_state(path: str) -> TreeState | None:
     if root is None:
         return None
     try:
-        commit, epoch = _git(["show", "-s", "--format=%H %ct", "HEAD"], cwd=root).stdout.split()[:2]
+        commit = _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], cwd=root).stdout.strip()
+        when = commit_time(commit, root)
         branch = _git(["rev-parse", "--abbrev-ref", "HEAD"], cwd=root).stdout.strip()
         changed = _git(["status", "--porcelain", "--untracked-files=no"], cwd=root).stdout.strip()
-    except (UsageError, ValueError):
+    except UsageError:
         return None
-    when = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).isoformat(timespec="seconds")
     return TreeState(commit, when, None if branch in ("", "HEAD") else branch, bool(changed))
+
+
+def commit_time(commit: str, repository: str) -> str:
+    """The committer time of ``commit`` (a full hash) as ISO 8601 in UTC: what orders a history."""
+    epoch = _git(["show", "-s", "--format=%ct", commit], cwd=repository).stdout.strip()
+    try:
+        return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).isoformat(timespec="seconds")
+    except ValueError:
+        raise UsageError(f"git gave no time for commit {commit}") from None
 
 
 def resolve(revision: str, repository: str, *, option: str = "--against") -> str:
