@@ -162,9 +162,11 @@ def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
     return BenchmarkHistory(benchmark, tuple(points), steps, noise if logs is not None else None)
 
 
-def detect(y: np.ndarray) -> tuple[tuple[int, ...], float | None]:
-    """The breakpoints of ``y`` (module docstring) and the noise's SD; none below 2 segments' length."""
-    if y.size < 2 * MIN_SEGMENT:
+def detect(y: np.ndarray, *, penalty_factor: float = PENALTY_FACTOR, min_segment: int = MIN_SEGMENT
+           ) -> tuple[tuple[int, ...], float | None]:
+    """The breakpoints of ``y`` (module docstring) and the noise's SD; none below 2 segments' length.
+    ``penalty_factor`` and ``min_segment`` are for the simulation that chose their defaults."""
+    if y.size < 2 * min_segment:
         return (), None
     sd = stats.noise_scale(y)
     if sd <= 0:  # most values equal: the SD of all differences, else nothing moves
@@ -172,7 +174,7 @@ def detect(y: np.ndarray) -> tuple[tuple[int, ...], float | None]:
         if sd <= 0:
             return (), 0.0
     z = clipped((y - np.median(y)) / sd)
-    return stats.pelt(z, PENALTY_FACTOR * math.log(y.size), MIN_SEGMENT), sd
+    return stats.pelt(z, penalty_factor * math.log(y.size), min_segment), sd
 
 
 def clipped(z: np.ndarray) -> np.ndarray:
