@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from pathlib import Path
 
 USER = "pairbench"
 UNPRIVILEGED = "nobody"
@@ -66,11 +67,11 @@ class PostgresServer:
         subprocess.run(self._as_server_user([f"{self.bin}/initdb", "-D", self.data, "-U", USER, "--auth=trust",
                                              "--no-sync", "-E", "UTF8", "--locale=C"]),
                        check=True, capture_output=True, cwd=self.dir)
-        log = open(os.path.join(self.dir, "server.log"), "wb")
-        self.process = subprocess.Popen(self._as_server_user([
-            f"{self.bin}/postgres", "-D", self.data, "-p", str(self.port), "-k", self.dir,
-            "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
-            "-c", "max_connections=60"]), stdout=log, stderr=subprocess.STDOUT, cwd=self.dir)
+        with open(os.path.join(self.dir, "server.log"), "wb") as log:  # the server keeps its own copy
+            self.process = subprocess.Popen(self._as_server_user([
+                f"{self.bin}/postgres", "-D", self.data, "-p", str(self.port), "-k", self.dir,
+                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
+                "-c", "max_connections=60"]), stdout=log, stderr=subprocess.STDOUT, cwd=self.dir)
         self._wait_ready()
         return self
 
@@ -84,7 +85,7 @@ class PostgresServer:
                 return
             except psycopg.OperationalError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    log = open(os.path.join(self.dir, "server.log"), errors="replace").read()[-2000:]
+                    log = Path(self.dir, "server.log").read_text(errors="replace")[-2000:]
                     raise RuntimeError(f"the test PostgreSQL server did not start:\n{log}") from None
                 time.sleep(0.1)
 
