@@ -53,7 +53,9 @@ def decode(blob: bytes) -> Samples:
         head = inflater.decompress(bytes(blob[4:]), 4 + MAX_HEADER)
         n, names, header_end = _header(head)
         body_size = 8 * n * (len(SAMPLE_COLUMNS) + len(names))
-        rest = inflater.decompress(inflater.unconsumed_tail, body_size - (len(head) - header_end) + 1)
+        have = len(head) - header_end
+        # at most one byte beyond the body is inflated (0 would mean "no limit" to zlib)
+        rest = inflater.decompress(inflater.unconsumed_tail, body_size - have + 1) if have <= body_size else b""
     except zlib.error as exc:
         raise ValueError(f"the samples are corrupt ({exc})") from None
     body = head[header_end:] + rest
