@@ -35,7 +35,8 @@ import numpy as np
 from pairbench.analysis.history import MIN_SEGMENT, PENALTY_FACTOR, detect
 
 ROOT = Path(__file__).resolve().parent.parent
-NOISE = ROOT / "benchmarks" / "data" / "history-noise.json"
+NOISE = {"quiet": ROOT / "benchmarks" / "data" / "history-noise-2.json",
+         "busy": ROOT / "benchmarks" / "data" / "history-noise-busy.json"}
 STEPS = (1.0, 3.0, 10.0)
 BEFORE = 200
 MAX_AFTER = 150
@@ -43,7 +44,7 @@ TOLERANCE = 3
 BLOCK = 20
 
 
-def real_noise(path: Path = NOISE) -> np.ndarray:
+def real_noise(path: Path) -> np.ndarray:
     logs = np.log(np.array(json.loads(path.read_text())["medians_ns"], dtype=float))
     return logs - np.median(logs)
 
@@ -81,7 +82,8 @@ def delay(noise, how: str, factor: float, step_pct: float, rng) -> tuple[int | N
 
 def study(noise, how: str, factor: float, nulls: int, trials: int, rng) -> dict:
     steps, commits = false_alarms(noise, how, factor, nulls, rng)
-    row = {"how": how, "factor": factor, "null_alarms_per_1000": 1000 * steps / commits, "null_series": nulls}
+    row = {"how": how, "factor": factor, "null_alarms_per_1000": 1000 * steps / commits, "null_series": nulls,
+           "null_alarms": steps}
     for pct in STEPS:
         delays, alarms = [], 0
         for _ in range(trials):
@@ -98,12 +100,13 @@ def study(noise, how: str, factor: float, nulls: int, trials: int, rng) -> dict:
 
 
 def markdown(rows: list[dict]) -> str:
-    head = ["noise", "penalty", "false alarms / 1000 commits (no step)"]
+    head = ["noise", "drawn", "penalty", "false alarms / 1000 commits (no step)"]
     for pct in STEPS:
         head += [f"+{pct:g}%: found within 150", "median delay", "90% delay", "within 10"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [r["how"], f"{r['factor']:g} ln n", f"{r['null_alarms_per_1000']:.2f}"]
+        cells = [r["noise"], r["how"], f"{r['factor']:g} ln n",
+                 f"{r['null_alarms_per_1000']:.2f} ({r['null_alarms']} in {r['null_series']:,} series)"]
         for pct in STEPS:
             d = r[pct]
             cells += [f"{d['found']}/{d['trials']}", _n(d["median"]), _n(d["p90"]), f"{d['within_10']}"]
@@ -121,21 +124,23 @@ def main(argv=None) -> int:
     parser.add_argument("--factors", default=str(PENALTY_FACTOR))
     parser.add_argument("--null", type=int, default=300, help="null series of 1,000 commits per row")
     parser.add_argument("--trials", type=int, default=200, help="step series per step size and row")
+    parser.add_argument("--noise", default="quiet,busy", help="which real noise: quiet, busy")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    noise = real_noise()
-    print(f"real noise: {noise.size} results, SD of log medians {np.std(noise, ddof=1):.4f}, "
-          f"MAD-SD {1.4826 * np.median(np.abs(noise)):.4f}")
     rows = []
     started = time.time()
-    for factor in (float(f) for f in args.factors.split(",")):
-        for how in ("iid", "blocks"):
-            rng = np.random.default_rng([args.seed, int(factor * 100), how == "blocks"])
-            rows.append(study(noise, how, factor, args.null, args.trials, rng))
-            print(f"factor {factor:g} {how}: {time.time() - started:.0f} s", flush=True)
+    for name in args.noise.split(","):
+        noise = real_noise(NOISE[name])
+        print(f"{name} noise: {noise.size} results, SD of log medians {np.std(noise, ddof=1):.4f}, "
+              f"MAD-SD {1.4826 * np.median(np.abs(noise)):.4f}")
+        for factor in (float(f) for f in args.factors.split(",")):
+            for how in ("iid", "blocks"):
+                rng = np.random.default_rng([args.seed, int(factor * 100), how == "blocks", len(name)])
+                rows.append({"noise": name, **study(noise, how, factor, args.null, args.trials, rng)})
+                print(f"{name} factor {factor:g} {how}: {time.time() - started:.0f} s", flush=True)
     print(markdown(rows))
     for r in rows:
-        print(f"{r['how']} {r['factor']:g}: false alarms in step series per 1000 commits: "
+        print(f"{r['noise']} {r['how']} {r['factor']:g}: false alarms in step series per 1000 commits: "
               + ", ".join(f"+{pct:g}%: {r[pct]['alarms_per_1000']:.2f}" for pct in STEPS))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=str) + "\n")

@@ -50,6 +50,7 @@ def main(argv=None) -> int:
     parser.add_argument("--results", type=int, default=300)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks" / "out" / "history-noise")
+    parser.add_argument("--out", type=Path, default=OUT, help="where the medians go")
     args = parser.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     spin = build_spin(args.out_dir)
@@ -69,8 +70,8 @@ def main(argv=None) -> int:
         "lag1_autocorrelation": float(np.corrcoef(logs[:-1], logs[1:])[0, 1]),
         "medians_ns": [round(v) for v in medians],
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(summary, indent=1) + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: v for k, v in summary.items() if k != "medians_ns"}, indent=1))
     return 0
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from history_runs import MACHINE_ENV, OTHER_ENV, commit, result, store_history
+from history_runs import MACHINE_ENV, OTHER_ENV, commit, commit_hash, result, store_history
 from store_runs import stored_run
 
 from pairbench.analysis import analyse
@@ -95,7 +95,7 @@ def test_a_history_is_in_commit_order_whatever_the_order_results_arrived(tmp_pat
             store.add(run, summaries_of(run, analyse(run)), machine_of(MACHINE_ENV), commit(k))
         [machine] = store.machines()
         series = store.series(machine.id, store.benchmarks(machine.id)[0])
-    assert series.commit == tuple(f"{k:040x}" for k in range(3))
+    assert series.commit == tuple(commit_hash(k) for k in range(3))
     assert np.allclose(series.median / 1e6, [1, 2, 3], rtol=0.01)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from runs import make_run, series, side
 
@@ -26,9 +28,14 @@ def result(medians: dict[str, float], k: int, *, environment=None, n: int = 9, s
     return run.replace(started_at=stamp, finished_at=stamp)
 
 
+def commit_hash(k: int) -> str:
+    """The made-up hash of commit number ``k`` (distinct in its first characters, as real ones are)."""
+    return hashlib.sha1(f"commit {k}".encode()).hexdigest()
+
+
 def commit(k: int) -> Provenance:
     """Commit number ``k`` of a made-up history: its hash and time (one a minute)."""
-    return Provenance(f"{k:040x}", f"2026-02-01T{k // 60 % 24:02d}:{k % 60:02d}:00+00:00", "main", False)
+    return Provenance(commit_hash(k), f"2026-02-01T{k // 60 % 24:02d}:{k % 60:02d}:00+00:00", "main", False)
 
 
 def store_history(store, medians_by_commit, *, environment=None, seed: int = 0) -> None:

@@ -71,11 +71,13 @@ def sparkline(values: np.ndarray, width: int = WIDTH) -> tuple[str, list[int]]:
 
 
 def _markers(history: BenchmarkHistory, column_of: list[int], numbers: dict) -> str:
-    line = [" "] * (max(column_of) + 1 if column_of else 0)
+    """``^N`` under the column of each step, N its change point's number."""
+    line: list[str] = []
     for step in history.steps:
-        line[column_of[step.index]] = "^"
-    labels = " ".join(f"^{numbers[id(step)]}" for step in history.steps)
-    return "".join(line).rstrip() + (f"   {labels}" if labels else "")
+        column = column_of[step.index]
+        line += [" "] * (column - len(line))
+        line[column:] = list(f"^{numbers[id(step)]}")
+    return "".join(line)
 
 
 # --------------------------------------------------------------------------- terminal
