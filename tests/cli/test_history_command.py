@@ -39,10 +39,11 @@ def repository(tmp_path, monkeypatch):
     return tmp_path
 
 
-@pytest.fixture
-def stored(tmp_path):
-    """A store with 50 commits of two benchmarks on the fixed machine: parse 10% slower from commit 30."""
-    url = f"sqlite:///{tmp_path / 'history.db'}"
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A store with 50 commits of two benchmarks on the fixed machine: parse 10% slower from commit 30
+    (read, never written, by the tests that use it)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('stored') / 'history.db'}"
     medians = [{"parse": 1e6 * (1.1 if k >= 30 else 1.0) * (1 + 0.004 * ((k * 7) % 5 - 2)),
                 "sort": 2.5e5 * (1 + 0.004 * ((k * 3) % 5 - 2))} for k in range(50)]
     with Store.open(url) as store:
