@@ -46,7 +46,9 @@ def free_port() -> int:
 
 
 class PostgresServer:
-    def __init__(self):
+    def __init__(self, *, durable: bool = False):
+        """``durable``: fsync as a production server does (for timing studies); else off, for speed."""
+        self.durable = durable
         self.bin = binaries()
         self.dir = tempfile.mkdtemp(prefix="pairbench-pg-", dir="/tmp")
         self.data = os.path.join(self.dir, "data")
@@ -70,8 +72,9 @@ class PostgresServer:
         with open(os.path.join(self.dir, "server.log"), "wb") as log:  # the server keeps its own copy
             self.process = subprocess.Popen(self._as_server_user([
                 f"{self.bin}/postgres", "-D", self.data, "-p", str(self.port), "-k", self.dir,
-                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
-                "-c", "max_connections=60"]), stdout=log, stderr=subprocess.STDOUT, cwd=self.dir)
+                "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=60",
+                *(() if self.durable else ("-c", "fsync=off", "-c", "full_page_writes=off"))]),
+                stdout=log, stderr=subprocess.STDOUT, cwd=self.dir)
         self._wait_ready()
         return self
 

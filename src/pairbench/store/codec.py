@@ -36,12 +36,15 @@ def encode(samples: Samples) -> bytes:
     """The blob of ``samples`` (columns in ``SAMPLE_COLUMNS`` order, then the metrics by name)."""
     names = sorted(samples.metrics)
     header = json.dumps({"n": len(samples), "metrics": names}, separators=(",", ":")).encode()
-    parts = [struct.pack("<I", len(header)), header]
-    for column in SAMPLE_COLUMNS:
-        values = np.asarray(samples.columns[column], dtype="<i8")
-        parts.append((np.diff(values, prepend=0) if column in DELTA_COLUMNS else values).astype("<i8").tobytes())
+    table = np.array([samples.columns[column] for column in SAMPLE_COLUMNS], dtype="<i8").reshape(
+        len(SAMPLE_COLUMNS), len(samples))
+    table[_DELTA_ROWS, 1:] = np.diff(table[_DELTA_ROWS], axis=1)  # first values kept: deltas from 0
+    parts = [struct.pack("<I", len(header)), header, table.tobytes()]
     parts += [np.asarray(samples.metrics[name], dtype="<f8").tobytes() for name in names]
     return MAGIC + zlib.compress(b"".join(parts), LEVEL)
+
+
+_DELTA_ROWS = [list(SAMPLE_COLUMNS).index(column) for column in DELTA_COLUMNS]
 
 
 def decode(blob: bytes) -> Samples:

@@ -117,8 +117,9 @@ def create_engine(store: StoreUrl):
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(f"{store.shown}: cannot create its directory ({exc.strerror or exc})") from None
+    # one connection kept for the store's life (closing the last one checkpoints the WAL each time)
     engine = sqlalchemy.create_engine(store.url, connect_args={"timeout": store.busy_timeout_s},
-                                      poolclass=sqlalchemy.pool.NullPool)
+                                      poolclass=sqlalchemy.pool.SingletonThreadPool)
     sqlalchemy.event.listen(engine, "connect", _sqlite_connected)
     sqlalchemy.event.listen(engine, "begin", _sqlite_begin)
     return engine

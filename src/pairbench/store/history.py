@@ -243,13 +243,21 @@ class Store:
         return inserted[0] if inserted else None
 
     def _benchmark_ids(self, conn, keys: set[BenchmarkKey]) -> dict[BenchmarkKey, int]:
+        """Each benchmark's id, those the store does not know yet added (another writer may add one
+        at the same moment: the insert ignores it, and the second look finds it)."""
+        identity = {key: tuple(_benchmark_row(key).values()) for key in keys}
+        found = self._known_benchmarks(conn, keys)
+        missing = [dict(zip(("name", "params", "unit"), identity[key], strict=True))
+                   for key in sorted(keys) if identity[key] not in found]
+        if missing:
+            conn.execute(_insert_ignoring(conn, schema.metadata.tables["benchmarks"]), missing)
+            found = self._known_benchmarks(conn, keys)
+        return {key: found[identity[key]] for key in keys}
+
+    def _known_benchmarks(self, conn, keys: set[BenchmarkKey]) -> dict[tuple, int]:
         table = schema.metadata.tables["benchmarks"]
-        rows = [_benchmark_row(key) for key in sorted(keys)]
-        if rows:
-            conn.execute(_insert_ignoring(conn, table), rows)
-        found = conn.execute(table.select().where(table.c.name.in_({key.name for key in keys}))).all()
-        by_identity = {(r.name, r.params, r.unit): r.id for r in found}
-        return {key: by_identity[tuple(_benchmark_row(key).values())] for key in keys}
+        rows = conn.execute(table.select().where(table.c.name.in_({key.name for key in keys}))).all()
+        return {(r.name, r.params, r.unit): r.id for r in rows}
 
     # ------------------------------------------------------------------ reading
 
