@@ -47,9 +47,9 @@ def render_history_html(history: History, *, plotly_js: str | None = None) -> st
 def build_history_page(history: History) -> HistoryPage:
     numbers = {id(step): k for k, cp in enumerate(history.change_points, 1) for step in cp.steps}
     charts = tuple(trend_chart(f"trend-{i}", h, numbers) for i, h in enumerate(history.histories))
-    lines = tuple(f"{k}. {step_range(cp)}: " + "; ".join(
+    lines = tuple(f"{step_range(cp)}: " + "; ".join(  # numbered by the list, as in the charts
         f"{visible(s.benchmark.label)} {step_size(s)} {step_status(s)}" for s in cp.steps)
-        for k, cp in enumerate(history.change_points, 1))
+        for cp in history.change_points)
     return HistoryPage(
         title=f"pairbench history · {len(history.histories)} benchmark(s)", machine=history.machine,
         change_points=lines, sections=tuple((h.benchmark.label, c) for h, c in zip(
