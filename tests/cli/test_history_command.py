@@ -98,6 +98,13 @@ def test_history_of_another_machine_is_asked_for_by_name_or_fingerprint(stored):
     assert code == 0 and out.startswith("pairbench history · 1 benchmark(s)")
 
 
+def test_history_of_one_branch_leaves_the_others_out(stored):
+    code, out, _ = invoke("history", "--store", stored, "sort", "--branch", "main")
+    assert code == 0 and "sort · 50 commit(s)" in out
+    code, out, _ = invoke("history", "--store", stored, "sort", "--branch", "feature")
+    assert code == 0 and "sort ·" not in out and "No change points." in out
+
+
 def test_history_of_an_empty_store_says_so(tmp_path):
     code, _, err = invoke("history", "--store", str(tmp_path / "new.db"))
     assert code == 4 and "has no results of this machine" in err and "no results" in err

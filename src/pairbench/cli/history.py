@@ -26,9 +26,10 @@ SUFFIX_FORMATS = {".md": "markdown", ".json": "json", ".csv": "csv", ".html": "h
 @click.option("--output", "-o", default=None, metavar="FILE", help="Write to FILE instead of standard output.")
 @click.option("--last", type=click.IntRange(min=2), default=None, metavar="N",
               help="Only the latest N commits of each benchmark.")
+@click.option("--branch", metavar="NAME", help="Only the results measured on this branch (e.g. main).")
 @click.pass_obj
 def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: str | None, fmt: str | None,
-            output: str | None, last: int | None):
+            output: str | None, last: int | None, branch: str | None):
     """Show benchmarks over commits on one machine, with their change points.
 
     Each BENCHMARK is a name as the results call it (sort[n=100]; a whole
@@ -41,7 +42,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     \b
     Examples:
       pairbench history
-      pairbench history 'sort*' --last 200
+      pairbench history 'sort*' --last 200 --branch main
       pairbench history parse -o history.html
       pairbench history --format json --store postgresql://ci@db/bench > history.json
     """
@@ -53,7 +54,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     target = target_of(project, store, default=True)
     fmt = fmt or SUFFIX_FORMATS.get(_suffix(output), "text")
     with open_store(target) as opened:
-        found = load_history(opened, _machine_of(app, opened, target, machine), benchmarks, last)
+        found = load_history(opened, _machine_of(app, opened, target, machine), benchmarks, last, branch)
     write_files(app.io, [(output if output not in (None, "-") else None, render(found, fmt))])
     return EXIT_OK
 
@@ -94,8 +95,9 @@ def _machine_of(app: App, store, target, wanted: str | None):
     raise UsageError(f"{what} matches {len(found)} machines; give more of the fingerprint: {listed}")
 
 
-def load_history(store, machine, patterns: tuple[str, ...], last: int | None):
-    """The history of the benchmarks ``patterns`` name (all without any) on ``machine``."""
+def load_history(store, machine, patterns: tuple[str, ...], last: int | None, branch: str | None = None):
+    """The history of the benchmarks ``patterns`` name (all without any) on ``machine`` (of one
+    ``branch`` when given)."""
     from pairbench.analysis.history import (
         History,
         benchmark_history,
@@ -110,7 +112,7 @@ def load_history(store, machine, patterns: tuple[str, ...], last: int | None):
         by_id.setdefault(confirmation.benchmark_id, []).append(confirmation)
     histories = []
     for benchmark in chosen:
-        points = points_of(store.series(machine.id, benchmark))
+        points = points_of(store.series(machine.id, benchmark, branch))
         points = points[-last:] if last else points
         if points:
             histories.append(benchmark_history(benchmark.key, points, by_id.get(benchmark.id, ())))

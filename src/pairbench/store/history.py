@@ -289,8 +289,9 @@ class Store:
         found = [StoredBenchmark(r[0], _key(r[1], r[2], r[3]), r[4]) for r in rows]
         return sorted(found, key=lambda b: b.key)
 
-    def series(self, machine_id: int, benchmark: StoredBenchmark) -> Series:
-        """The history of ``benchmark`` on ``machine_id`` (see :class:`Series`)."""
+    def series(self, machine_id: int, benchmark: StoredBenchmark, branch: str | None = None) -> Series:
+        """The history of ``benchmark`` on ``machine_id`` (see :class:`Series`), of one ``branch``
+        when given."""
         from sqlalchemy import func, select
 
         series, results = (schema.metadata.tables[n] for n in ("series", "results"))
@@ -302,6 +303,8 @@ class Store:
                  .where(series.c.benchmark_id == benchmark.id, results.c.machine_id == machine_id,
                         series.c.role.in_(HISTORY_ROLES))
                  .order_by(order, results.c.started_at, results.c.id, series.c.id))
+        if branch is not None:
+            query = query.where(results.c.branch == branch)
         with translated_errors(self.url, f"reading the history of {benchmark.key.label}"), \
                 self._engine.connect() as conn:
             rows = conn.execute(query).all()
