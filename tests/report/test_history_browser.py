@@ -7,7 +7,6 @@ import json
 import re
 
 import pytest
-from chromium import Browser, find_chromium
 from history_runs import store_history
 from report_helpers import ARTIFACTS, HOSTILE
 
@@ -35,15 +34,6 @@ def page(tmp_path_factory):
     path.write_text(render_history_html(History("Test CPU", tuple(histories), group_change_points(histories))))
     data = re.search(r'id="pairbench-charts">(.*?)</script>', path.read_text(), re.S).group(1)
     return path, json.loads(data)
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    path = find_chromium()
-    if path is None:
-        pytest.fail("chromium is not installed: run scripts/install-test-deps.sh (make test does)")
-    with Browser(path) as browser:
-        yield browser
 
 
 def test_the_history_page_draws_every_trend_offline_with_its_steps(chromium, page):
