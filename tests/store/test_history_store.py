@@ -224,7 +224,17 @@ def test_eight_concurrent_writers_to_a_new_store_lose_nothing(store_url):
         assert all(len(store.series(machine.id, benchmarks[f"own-{w}"])) == each for w in range(writers))
 
 
-def test_sqlite_stores_are_in_wal_mode_with_foreign_keys(tmp_path):
+def test_a_benchmark_row_another_program_wrote_wrongly_is_a_store_error(tmp_path):
+    path = tmp_path / "h.db"
+    with Store.open(str(path)) as store:
+        store_history(store, [{"parse": 1e6}])
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE benchmarks SET params = '[1, 2'")
+    with Store.open(str(path)) as store, pytest.raises(StoreError, match="'parse' is stored wrongly"):
+        store.benchmarks(store.machines()[0].id)
+
+
+def test_sqlite_stores_are_in_wal_mode_which_lets_readers_go_on_while_one_writes(tmp_path):
     path = tmp_path / "h.db"
     Store.open(str(path)).close()
     with sqlite3.connect(path) as conn:

@@ -286,7 +286,10 @@ class Store:
                  .group_by(benchmarks.c.id, benchmarks.c.name, benchmarks.c.params, benchmarks.c.unit))
         with translated_errors(self.url, "listing the benchmarks"), self._engine.connect() as conn:
             rows = conn.execute(query).all()
-        found = [StoredBenchmark(r[0], _key(r[1], r[2], r[3]), r[4]) for r in rows]
+        try:
+            found = [StoredBenchmark(r[0], _key(r[1], r[2], r[3]), r[4]) for r in rows]
+        except ValueError as exc:
+            raise StoreError(f"{self.url.shown}: {exc}; was the store written by another program?") from None
         return sorted(found, key=lambda b: b.key)
 
     def series(self, machine_id: int, benchmark: StoredBenchmark, branch: str | None = None) -> Series:
@@ -356,7 +359,14 @@ def _benchmark_row(key: BenchmarkKey) -> dict:
 
 
 def _key(name: str, params: str, unit: str) -> BenchmarkKey:
-    return BenchmarkKey(name, tuple(sorted(json.loads(params).items())), unit)
+    """A stored benchmark's key; ``ValueError`` when the row is not one pairbench wrote."""
+    try:
+        decoded = json.loads(params)
+        if not isinstance(decoded, dict) or not all(isinstance(v, str) for v in decoded.values()):
+            raise ValueError("params is not an object of strings")
+        return BenchmarkKey(name, tuple(sorted(decoded.items())), unit)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the benchmark {name!r} is stored wrongly ({exc})") from None
 
 
 def _series_row(run: Run, b: int, s: int, result_id: int, benchmark_id: int,
