@@ -15,14 +15,17 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pairbench.analysis import Analysis
 from pairbench.environment.fingerprint import Machine, machine_of
 from pairbench.errors import StoreError
 from pairbench.model import Run
 from pairbench.store.database import StoreUrl, parse_url
 from pairbench.store.history import Provenance, SeriesSummary, Store, result_uid
 from pairbench.store.project import Project
+
+if TYPE_CHECKING:  # history and store commands need no analysis of a run
+    from pairbench.analysis import Analysis
 
 UNSTORED_DIR = ".pairbench/unstored"
 

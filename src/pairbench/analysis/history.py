@@ -27,6 +27,7 @@ with its 95% interval, shown as a percentage change. Pure: no I/O.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -141,12 +142,13 @@ def points_of(series) -> tuple[Point, ...]:
 
 
 def _point(series, rows: list[int]) -> Point:
-    medians = series.median[rows]
-    lows = [v for v in series.median_low[rows] if math.isfinite(v)]
-    highs = [v for v in series.median_high[rows] if math.isfinite(v)]
+    """The point of the results ``rows`` (plain Python: a history has one per commit, 10,000 of them)."""
+    medians = [float(series.median[i]) for i in rows]
+    lows = [v for i in rows if math.isfinite(v := float(series.median_low[i]))]
+    highs = [v for i in rows if math.isfinite(v := float(series.median_high[i]))]
     first, latest = rows[0], rows[-1]
     return Point(series.commit[first], series.commit_time[first], series.branch[latest],
-                 bool(series.dirty[first]), series.started_at[latest], len(rows), float(np.median(medians)),
+                 bool(series.dirty[first]), series.started_at[latest], len(rows), statistics.median(medians),
                  min(lows) if lows else None, max(highs) if highs else None,
                  tuple(series.result_uid[i] for i in rows))
 

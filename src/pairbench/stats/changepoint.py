@@ -53,17 +53,23 @@ def pelt(y, penalty: float, min_size: int = 2) -> tuple[int, ...]:
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     last = np.zeros(n + 1, dtype=np.int64)
-    admissible = np.zeros(0, dtype=np.int64)
+    admissible = np.empty(n + 1, dtype=np.int64)  # its first ``m`` entries, ascending
+    m = 0
     for t in range(min_size, n + 1):
         start = t - min_size
         if start == 0 or start >= min_size:  # a segmentation of y[:start] exists
-            admissible = np.append(admissible, start)
-        length = t - admissible
-        fitted = best[admissible] + (s2[t] - s2[admissible]) - (s1[t] - s1[admissible]) ** 2 / length
-        k = int(np.argmin(fitted))
+            admissible[m] = start
+            m += 1
+        s = admissible[:m]
+        # F(s) + C(s, t), C the squared deviations of y[s:t] from their mean
+        mean_sum = s1[t] - s1[s]
+        fitted = best[s] + (s2[t] - s2[s]) - mean_sum * mean_sum / (t - s)
+        k = int(fitted.argmin())
         best[t] = fitted[k] + penalty
-        last[t] = admissible[k]
-        admissible = admissible[fitted <= best[t]]  # pruning: F(s) + C(s, t) + K <= F(t) + K, K = penalty
+        last[t] = s[k]
+        kept = s[fitted <= best[t]]  # pruning: F(s) + C(s, t) + K <= F(t) + K, K = penalty
+        m = kept.size
+        admissible[:m] = kept
     return _backtrack(last, n)
 
 
