@@ -183,7 +183,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", type=int, default=10_000)
     parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument("--query-only", metavar="SQLITE_FILE",
+                        help="time the history of bench-042 in a store a previous run kept (--keep), no inserts")
+    parser.add_argument("--keep", type=Path, help="keep the SQLite store here (to --query-only it later)")
     args = parser.parse_args(argv)
+    if args.query_only:
+        url = f"sqlite:///{Path(args.query_only).resolve()}"
+        best, bare, steps = query(url)
+        cli = command(url)
+        print(f"history {1000 * best:.0f} ms, bare SELECT {1000 * bare:.0f} ms, steps {steps}; "
+              f"pairbench history best {min(cli):.2f} s, median {statistics.median(cli):.2f} s")
+        return 0
     work = Path(tempfile.mkdtemp(prefix="pairbench-store-study-"))
     rows = []
     try:
@@ -198,6 +208,8 @@ def main(argv=None) -> int:
                 server.stop()
     finally:
         sizes = {p.name: p.stat().st_size for p in work.iterdir()}
+        if args.keep:
+            shutil.copy(work / "history.db", args.keep)
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n{platform.node()} {platform.machine()}, Python {platform.python_version()}; SQLite files: {sizes}")
     print("| database | results x benchmarks | insert (pairbench) | per result | driver alone | ratio | "

@@ -78,13 +78,12 @@ def _default_target(project):
 
 def _flagged(app: App, target, session) -> str | None:
     """The -k pattern of the benchmarks with a step between the two commits in this machine's history."""
-    from pairbench.cli.history import load_history
+    from pairbench.cli.history import load_history, this_machine
     from pairbench.confirming import filter_for, flagged_benchmarks
-    from pairbench.environment.fingerprint import machine_of
     from pairbench.errors import StoreError
     from pairbench.recording import open_store
 
-    fingerprint = machine_of(app.environment(), target.machine_name).fingerprint
+    fingerprint = this_machine(app, target).fingerprint
     with open_store(target) as opened:
         machine = next((m for m in opened.machines() if m.fingerprint == fingerprint), None)
         if machine is None:

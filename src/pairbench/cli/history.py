@@ -75,11 +75,9 @@ def render(found, fmt: str) -> str:
 def _machine_of(app: App, store, target, wanted: str | None):
     """The stored machine whose history is shown: ``wanted`` (a name, or a fingerprint's prefix),
     else this one (its fingerprint, or the name the project gives it)."""
-    from pairbench.environment.fingerprint import machine_of
-
     machines = store.machines()
     if wanted is None:
-        fingerprint = machine_of(app.environment(), target.machine_name).fingerprint
+        fingerprint = this_machine(app, target).fingerprint
         found = [m for m in machines if m.fingerprint == fingerprint]
         what = "this machine"
     else:
@@ -93,6 +91,14 @@ def _machine_of(app: App, store, target, wanted: str | None):
         raise StoreError(f"{target.url.shown} has no results of {what}; it has: {listed or 'no results'}. "
                          "Give --machine NAME|FINGERPRINT")
     raise UsageError(f"{what} matches {len(found)} machines; give more of the fingerprint: {listed}")
+
+
+def this_machine(app: App, target):
+    """The machine pairbench runs on, as the store knows machines (its fingerprint, or its name);
+    read without the 0.1 s window of what runs right now, which a fingerprint does not use."""
+    from pairbench.environment.fingerprint import machine_of
+
+    return machine_of(app.environment(activity_window_s=0.0), target.machine_name)
 
 
 def load_history(store, machine, patterns: tuple[str, ...], last: int | None, branch: str | None = None):
