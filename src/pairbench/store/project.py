@@ -85,18 +85,20 @@ class Project:
 
 
 def find_project(start: str | os.PathLike | None = None) -> Project:
-    """The project the directory ``start`` (the working directory) is in (see the module docstring)."""
-    from pairbench.measure.revisions import toplevel
+    """The project the directory ``start`` (the working directory) is in (see the module docstring).
 
+    The git working tree's top is the first directory up that holds ``.git`` (a
+    directory, or a worktree's file): found without running git, since every
+    ``run`` and ``compare`` looks for the config.
+    """
     here = Path(start or os.getcwd()).resolve()
-    top = toplevel(str(here))
     for directory in (here, *here.parents):
         found = _config_in(directory)
         if found is not None:
             return found
-        if top is not None and directory == Path(top):
-            break
-    return Project(Path(top) if top else here)
+        if (directory / ".git").exists():
+            return Project(directory)
+    return Project(here)
 
 
 def _config_in(directory: Path) -> Project | None:
