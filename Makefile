@@ -13,7 +13,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml setup.py src/pairbench/measure/spawner.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,postgresql]'
 	@touch $(STAMP)
 
 demo: setup

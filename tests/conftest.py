@@ -28,3 +28,22 @@ def instant_activity_snapshot(monkeypatch):
     import pairbench.environment
 
     monkeypatch.setattr(pairbench.environment, "ACTIVITY_WINDOW_S", 0.0)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL server for this test session (each xdist worker its own), stopped and
+    removed at the end (``tests/support/postgres.py``)."""
+    from postgres import PostgresServer
+
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """The URL of a fresh, empty database on the session's PostgreSQL server."""
+    return postgres_server.database()

@@ -21,6 +21,7 @@ Exception tree::
     |   +-- CommandFailed               non-zero exit, signal or timeout of a timed command
     |   +-- HelperCommandFailed         --prepare / --setup / --cleanup failed
     +-- ResultFileError                 a result file or journal cannot be read or written (exit 4)
+    +-- StoreError                      the history store cannot be reached, read or written (exit 4)
 """
 
 from __future__ import annotations
@@ -126,5 +127,12 @@ class HelperCommandFailed(MeasurementError):
 
 class ResultFileError(PairbenchError):
     """A result document or journal is malformed, truncated, hostile or unwritable."""
+
+    exit_code = EXIT_RESULT_FILE
+
+
+class StoreError(PairbenchError):
+    """The history store cannot be reached, is of a newer schema, is locked, or refused a write;
+    the message names the store (its URL without a password) and what to do next."""
 
     exit_code = EXIT_RESULT_FILE

@@ -29,3 +29,15 @@ def single_run():
 @pytest.fixture(scope="session")
 def single_analysis(single_run):
     return analyse(single_run)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Headless Chromium (Debian's, installed by scripts/install-test-deps.sh), for the browser tests."""
+    from chromium import Browser, find_chromium
+
+    path = find_chromium()
+    if path is None:
+        pytest.fail("chromium is not installed: run scripts/install-test-deps.sh (make test does)")
+    with Browser(path) as browser:
+        yield browser

@@ -11,7 +11,6 @@ import json
 import re
 
 import pytest
-from chromium import Browser, find_chromium
 from report_helpers import ARTIFACTS, DATA, HOSTILE, invoke
 
 pytestmark = pytest.mark.browser
@@ -24,15 +23,6 @@ CHART_STATE = """Array.from(document.querySelectorAll('[data-chart]')).map(e => 
   marks: e.querySelectorAll('svg.main-svg .trace path, svg.main-svg .trace rect').length,
   title: (e.querySelector('.gtitle') || {}).textContent || ''
 }))"""
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    path = find_chromium()
-    if path is None:
-        pytest.fail("chromium is not installed: run scripts/install-test-deps.sh (make test does)")
-    with Browser(path) as browser:
-        yield browser
 
 
 @pytest.fixture(scope="module")

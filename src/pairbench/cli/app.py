@@ -37,7 +37,7 @@ Exit codes:
   1    a verdict matched --fail-on (compare)
   2    usage error
   3    a command failed or could not be run
-  4    a result file could not be read or written
+  4    a result file or the history store could not be read or written
   70   internal error (a bug in pairbench; please report it)
   129  hung up (SIGHUP), handled like Ctrl-C
   130  interrupted (Ctrl-C); finished samples are saved
@@ -156,12 +156,16 @@ class App:
 COMMANDS = {
     "bench": ("pairbench.cli.bench", "Compare every benchmark two workers share, in-process, sample by sample."),
     "compare": ("pairbench.cli.measuring", "Is CANDIDATE faster or slower than BASELINE, by how much, how sure?"),
+    "confirm": ("pairbench.cli.confirm",
+                "Measure two commits again, side by side, to confirm or reject a step between them."),
     "doctor": ("pairbench.cli.doctor", "Check the machine, or validate COMMAND as a benchmark."),
+    "history": ("pairbench.cli.history", "Show benchmarks over commits on one machine, with their change points."),
     "include-dir": ("pairbench.cli.bench", "Print the directory of pairbench.h, the C/C++ worker header."),
     "report": ("pairbench.cli.report", "Render a saved result (or a journal) as HTML, Markdown, CSV or JSON."),
     "run": ("pairbench.cli.measuring", "Measure each COMMAND and print an honest summary."),
     "show": ("pairbench.cli.show",
              "Analyse and print a saved result, or the journal of a run that did not finish."),
+    "store": ("pairbench.cli.store", "Load result files into the history store, and list what it holds."),
 }
 """Every command, as ``name -> (module that registers it, first paragraph of its help)``: the
 group imports a command's module only when the command runs or shows its own help, and lists

@@ -7,16 +7,28 @@ import os
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.measuring import check_output_paths, open_activity_window, report_outcome
-from pairbench.cli.options import BENCH_SAMPLING, _shown, decision_options, sampling_options
+from pairbench.cli.measuring import (
+    check_output_paths,
+    open_activity_window,
+    report_outcome,
+    store_target,
+)
+from pairbench.cli.options import (
+    BENCH_SAMPLING,
+    _shown,
+    decision_options,
+    sampling_options,
+    store_options,
+)
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
 from pairbench.settings import parse_settings
 
 
-def bench_options(f):
-    """``bench``'s own options: which benchmarks, how long a sample, the revision to compare with."""
+def bench_options(f, *, against: bool = True):
+    """``bench``'s own options: which benchmarks, how long a sample, the revision to compare with
+    (not for ``confirm``, which names its two revisions)."""
     options = [
         click.option("--filter", "-k", "filter", metavar="REGEX",
                      help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench)."),
@@ -26,7 +38,7 @@ def bench_options(f):
         click.option("--against", metavar="REV",
                      help="Python benchmarks: compare the working tree with git revision REV (checked out "
                           "into a temporary worktree; each side imports its own tree)."),
-    ]
+    ][: None if against else -1]
     for option in reversed(options):
         f = option(f)
     return f
@@ -38,6 +50,7 @@ def bench_options(f):
 @sampling_options("bench", keep=BENCH_SAMPLING)
 @lambda f: decision_options(f, self_check=False)
 @export_options
+@store_options
 @click.pass_obj
 def bench(app: App, workers: tuple[str, ...], **options):
     """Compare every benchmark two workers share, in-process, sample by sample.
@@ -58,13 +71,16 @@ def bench(app: App, workers: tuple[str, ...], **options):
       pairbench bench -k 'sort|parse' --fail-on slower ./bench-old ./bench-new
       pairbench bench benchmarks/ --against main
       pairbench bench bench_parse.py
+      pairbench bench --store postgresql://ci@db/bench ./build/bench
     """
     if len(workers) > 2:
         raise click.UsageError(f"bench takes one worker or two (baseline and candidate), got {len(workers)}")
     window = open_activity_window()  # its 0.1 s pass while the code below loads
     from pairbench.bench import BenchSession
 
+    store, no_store = options.pop("store"), options.pop("no_store")
     settings = parse_settings("bench", workers, options)
+    target = store_target(store, no_store)
     check_output_paths(settings)
     session = BenchSession(settings, app.environment(activity_since=window))
     shown = []
@@ -81,7 +97,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
         outcome = session.measure(progress)
     finally:
         close_progress(shown[-1] if shown else None)
-    return report_outcome(app, settings, outcome)
+    return report_outcome(app, settings, outcome, target)
 
 
 @cli.command("include-dir")

@@ -9,7 +9,7 @@ import math
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.options import decision_options, sampling_options
+from pairbench.cli.options import decision_options, sampling_options, store_options
 from pairbench.cli.report import (
     check_export_paths,
     check_writable_path,
@@ -28,6 +28,7 @@ from pairbench.units import fixed_time_unit
 @click.argument("commands", nargs=-1, required=True)
 @sampling_options("run")
 @export_options
+@store_options
 @click.pass_obj
 def run(app: App, commands: tuple[str, ...], **options):
     """Measure each COMMAND and print an honest summary.
@@ -50,8 +51,11 @@ def run(app: App, commands: tuple[str, ...], **options):
       pairbench run --json out.json 'python -c pass' 'python -S -c pass'
       pairbench run -L level 1,6,9 'gzip -{level} -k -f data.bin'
       pairbench run -S bash 'cat big.log | grep -c ERROR'
+      pairbench run --store sqlite:///.pairbench/history.db --name parse './parse big.json'
     """
-    return measure(app, parse_settings("run", commands, options))
+    store, no_store = options.pop("store"), options.pop("no_store")
+    settings = parse_settings("run", commands, options)
+    return measure(app, settings, store_target(store, no_store))
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -60,6 +64,7 @@ def run(app: App, commands: tuple[str, ...], **options):
 @sampling_options("compare")
 @decision_options
 @export_options
+@store_options
 @click.pass_obj
 def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
     """Is CANDIDATE faster or slower than BASELINE, by how much, how sure?
@@ -88,11 +93,31 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
       pairbench compare --runs 100 --self-check 'gzip -1 -c f' 'gzip -6 -c f' 'gzip -9 -c f'
       pairbench compare -P n 1000 3000 -D 1000 './old --size {n}' './new --size {n}'
     """
-    return measure(app, parse_settings("compare", (baseline, *candidates), options))
+    store, no_store = options.pop("store"), options.pop("no_store")
+    settings = parse_settings("compare", (baseline, *candidates), options)
+    return measure(app, settings, store_target(store, no_store))
 
 
-def measure(app: App, settings: Settings) -> int:
-    """Measure ``settings``' commands, print the report, write the files asked for; the exit code."""
+def store_target(given: str | None, no_store: bool):
+    """The history store a measuring command's result goes to (``--store``, ``PAIRBENCH_STORE``, the
+    project config), reached and migrated now so that a store that cannot take it fails before
+    anything is measured; None when results are not stored."""
+    from pairbench.recording import open_store, target_of
+    from pairbench.store.project import find_project
+
+    if no_store:
+        if given:
+            raise click.UsageError("--store and --no-store contradict; give one of them")
+        return None
+    target = target_of(find_project(), given)
+    if target is not None:
+        open_store(target).close()
+    return target
+
+
+def measure(app: App, settings: Settings, target=None) -> int:
+    """Measure ``settings``' commands, print the report, write the files asked for, keep the result
+    in the store ``target``; the exit code."""
     window = open_activity_window()  # its 0.1 s pass while the code below loads
     from pairbench.cli.progress import close_progress, progress_for
     from pairbench.session import Session
@@ -105,7 +130,7 @@ def measure(app: App, settings: Settings) -> int:
         outcome = session.measure(progress, also=[_LoadStatisticsWhileSampling()])
     finally:
         close_progress(progress)
-    return report_outcome(app, settings, outcome)
+    return report_outcome(app, settings, outcome, target)
 
 
 def open_activity_window():
@@ -130,8 +155,9 @@ class _LoadStatisticsWhileSampling:
         preload.start()
 
 
-def report_outcome(app: App, settings: Settings, outcome) -> int:
-    """Print a measuring session's report, write the files asked for, and return the exit code."""
+def report_outcome(app: App, settings: Settings, outcome, target=None, *, provenance=None) -> int:
+    """Print a measuring session's report, write the files asked for, keep the result in the store
+    ``target`` (after its file: a store that fails loses nothing), and return the exit code."""
     from pairbench.analysis import compares
     from pairbench.report import text as text_report
 
@@ -140,12 +166,34 @@ def report_outcome(app: App, settings: Settings, outcome) -> int:
     with fixed_time_unit(settings.outputs.time_unit):
         _emit(app, settings, outcome, analysis, lambda: render(run, analysis, color=app.io.color))
         export_failed = _export(app, run, analysis, settings)
+    store_failed = _store(app, settings, outcome, target, provenance)
     cut_short = _cut_short_exit_code(app, outcome)
     if cut_short is not None:
         return cut_short
     never_ran = _never_succeeded(app, settings, analysis)  # a failed command (3) wins over an export (4)
     matched = _fail_on(app, settings, analysis)  # said even when an export's failure decides the code
-    return never_ran or export_failed or matched or EXIT_OK
+    return never_ran or export_failed or store_failed or matched or EXIT_OK
+
+
+def _store(app: App, settings: Settings, outcome, target, provenance=None) -> int | None:
+    """Keep the result in the history store; on failure say why and where the result is kept, and
+    return the store's exit code (4). Never raises."""
+    if target is None:
+        return None
+    from pairbench.recording import record
+
+    path = settings.outputs.json_path
+    written = path if path and path != "-" and outcome.result_error is None else None
+    recorded = record(outcome.run, outcome.analysis, target, result_path=written, provenance=provenance)
+    if recorded.error is None:
+        app.io.err(f"Result {recorded.uid[:12]} stored in {target.url.shown}"
+                   + ("" if recorded.added else " (it was there already)"))
+        return None
+    kept = (f"the result is kept in {recorded.kept_in}; store it later with `pairbench store import "
+            f"{recorded.kept_in}`" if recorded.kept_in else "the result could not be kept on disk either; "
+            "only this report shows it")
+    app.io.err(f"error: {visible(recorded.error)}; {kept}")
+    return recorded.error.exit_code
 
 
 def check_output_paths(settings: Settings) -> None:

@@ -123,3 +123,18 @@ def decision_options(f, *, self_check: bool = True):
     for option in reversed(options):
         f = option(f)
     return f
+
+
+def store_options(f):
+    """``--store URL`` and ``--no-store`` for a measuring command (not settings: where a result goes)."""
+    options = [
+        click.option("--store", "store", metavar="URL",
+                     help="Also keep the result in this history store: sqlite:///PATH (or a file path), "
+                          "postgresql://USER@HOST/DB. Default: $PAIRBENCH_STORE, else the [store] of "
+                          "pairbench.toml or [tool.pairbench] in pyproject.toml, else not stored."),
+        click.option("--no-store", "no_store", is_flag=True, default=False,
+                     help="Do not keep the result in the history store, whatever the config says."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f

@@ -1,19 +1,24 @@
-"""Git revisions checked out beside the working tree, for ``bench --against REV``.
+"""Git revisions: checked out beside the working tree (``bench --against REV``, ``confirm``), and
+the state of a working tree (what the history store records of a result).
 
 :func:`checkout` adds a detached worktree of REV in a temporary directory and
 removes it afterwards, so each side's worker imports its own tree. A revision
 that does not exist, or a worktree git cannot make, is a ``UsageError`` that
 says what git said (control characters are made visible by the CLI).
+:func:`tree_state` reads the commit checked out, its time, the branch and
+whether tracked files differ from it; :func:`resolve` names a revision's commit.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import os
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from pairbench.errors import UsageError
 
@@ -31,19 +36,60 @@ def toplevel(path: str) -> str | None:
     return done.stdout.strip() or None
 
 
-@contextlib.contextmanager
-def checkout(revision: str, repository: str) -> Iterator[str]:
-    """A detached worktree of ``revision`` of the repository at ``repository`` (its path), removed
-    when the block ends."""
+@dataclass(frozen=True)
+class TreeState:
+    """A working tree's commit (full hash), its committer time (ISO 8601, UTC), the branch checked
+    out (None when detached) and whether tracked files differ from the commit (``dirty``)."""
+
+    commit: str
+    commit_time: str
+    branch: str | None
+    dirty: bool
+
+
+def tree_state(path: str) -> TreeState | None:
+    """The state of the git working tree ``path`` is in; None outside one, before its first commit,
+    or without git."""
+    root = toplevel(path)
+    if root is None:
+        return None
+    try:
+        commit = _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], cwd=root).stdout.strip()
+        when = commit_time(commit, root)
+        branch = _git(["rev-parse", "--abbrev-ref", "HEAD"], cwd=root).stdout.strip()
+        changed = _git(["status", "--porcelain", "--untracked-files=no"], cwd=root).stdout.strip()
+    except UsageError:
+        return None
+    return TreeState(commit, when, None if branch in ("", "HEAD") else branch, bool(changed))
+
+
+def commit_time(commit: str, repository: str) -> str:
+    """The committer time of ``commit`` (a full hash) as ISO 8601 in UTC: what orders a history."""
+    epoch = _git(["show", "-s", "--format=%ct", commit], cwd=repository).stdout.strip()
+    try:
+        return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).isoformat(timespec="seconds")
+    except ValueError:
+        raise UsageError(f"git gave no time for commit {commit}") from None
+
+
+def resolve(revision: str, repository: str, *, option: str = "--against") -> str:
+    """The full hash of the commit ``revision`` names in ``repository``; ``UsageError`` otherwise."""
     if not revision or revision.startswith("-") or any(c.isspace() for c in revision):
-        raise UsageError(f"--against {revision!r} is not a git revision")
-    commit = _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=repository,
-                  what=f"--against {revision!r}: no such revision in {repository}").stdout.strip()
+        raise UsageError(f"{option} {revision!r} is not a git revision")
+    return _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=repository,
+                what=f"{option} {revision!r}: no such revision in {repository}").stdout.strip()
+
+
+@contextlib.contextmanager
+def checkout(revision: str, repository: str, *, option: str = "--against") -> Iterator[str]:
+    """A detached worktree of ``revision`` of the repository at ``repository`` (its path), removed
+    when the block ends; ``option`` names the option the revision came from in errors."""
+    commit = resolve(revision, repository, option=option)
     parent = tempfile.mkdtemp(prefix="pairbench-against-")
     tree = os.path.join(parent, "tree")
     try:
         _git(["worktree", "add", "--detach", "--quiet", tree, commit], cwd=repository,
-             what=f"--against {revision!r}: cannot make a worktree")
+             what=f"{option} {revision!r}: cannot make a worktree")
         try:
             yield tree
         finally:

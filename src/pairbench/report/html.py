@@ -119,6 +119,12 @@ def build_page(run: Run, analysis: Analysis) -> Page:
 def render_html(run: Run, analysis: Analysis, *, plotly_js: str | None = None) -> str:
     """The whole report as one HTML document (``plotly_js`` defaults to the installed plotly's)."""
     page = build_page(run, analysis)
+    return render_document("report.html.j2", page, plotly_js=plotly_js)
+
+
+def render_document(template: str, page, *, plotly_js: str | None = None) -> str:
+    """A page (anything with ``charts``, key -> plotly figure) through ``template``, with plotly.js
+    and the chart script inlined under a Content-Security-Policy that allows only them."""
     plotly = plotly_js if plotly_js is not None else _installed_plotly_js()
     for name, script in (("plotly.js", plotly), ("the chart script", DRAW_CHARTS_JS)):
         if "</script" in script.lower() or "<!--" in script:
@@ -132,8 +138,8 @@ def render_html(run: Run, analysis: Analysis, *, plotly_js: str | None = None) -
         "base-uri 'none'",
         "form-action 'none'",
     ))
-    return _template().render(page=page, csp=csp, plotly_js=plotly, draw_js=DRAW_CHARTS_JS,
-                              charts_json=script_json(page.charts))
+    return _template(template).render(page=page, csp=csp, plotly_js=plotly, draw_js=DRAW_CHARTS_JS,
+                                      charts_json=script_json(page.charts))
 
 
 def script_json(value) -> str:
@@ -216,8 +222,8 @@ def _installed_plotly_js() -> str:
     return get_plotlyjs()
 
 
-@functools.lru_cache(maxsize=1)
-def _template():
+@functools.lru_cache(maxsize=4)
+def _template(name: str = "report.html.j2"):
     import jinja2
 
     env = jinja2.Environment(
@@ -230,7 +236,7 @@ def _template():
         finalize=_shown,
     )
     env.filters["code_spans"] = code_spans
-    return env.get_template("report.html.j2")
+    return env.get_template(name)
 
 
 def _shown(value):

@@ -62,6 +62,9 @@ _EXPORTS = {
     "QuantileInterval": "shift",
     "shift_function": "shift",
     "ShiftFunction": "shift",
+    # change points in a series (the history of a benchmark)
+    "pelt": "changepoint",
+    "noise_scale": "changepoint",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",

@@ -1,0 +1,146 @@
+"""``pairbench confirm``: measure two commits again, side by side, and record what that found."""
+
+from __future__ import annotations
+
+import click
+
+from pairbench.cli.app import EXIT_CODES_HELP, App, cli
+from pairbench.cli.bench import bench_options
+from pairbench.cli.measuring import check_output_paths, report_outcome, store_target
+from pairbench.cli.options import BENCH_SAMPLING, decision_options, sampling_options
+from pairbench.cli.report import export_options
+from pairbench.report.safe import visible
+from pairbench.settings import parse_settings
+
+CONFIRM_SAMPLING = tuple(option for option in BENCH_SAMPLING if option != "names")
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("before", metavar="REV_BEFORE")
+@click.argument("after", metavar="REV_AFTER")
+@click.option("--store", "store", metavar="URL",
+              help="The history store to read the steps from and record the confirmations in (default: as "
+                   "for history).")
+@lambda f: bench_options(f, against=False)
+@sampling_options("bench", keep=CONFIRM_SAMPLING)
+@lambda f: decision_options(f, self_check=False)
+@export_options
+@click.pass_obj
+def confirm(app: App, before: str, after: str, store: str | None, **options):
+    """Measure two commits again, side by side, to confirm or reject a step between them.
+
+    Both revisions are checked out into temporary git worktrees and built with
+    the [confirm] build command of pairbench.toml (or [tool.pairbench.confirm]
+    in pyproject.toml); then `pairbench bench` measures the [confirm] bench
+    target of both builds in interleaved, randomized paired rounds. The
+    benchmarks measured are those whose history has a step between the two
+    commits on this machine (all of them when none has; -k chooses). A change
+    (slower or faster, not negligible) confirms the step, an equivalent one
+    rejects it; the result and the confirmations are recorded in the store, so
+    `pairbench history` shows confirmed, rejected and unconfirmed steps apart.
+
+    \b
+    Example pairbench.toml:
+      [confirm]
+      build = "make -j2 bench"
+      bench = "build/bench"
+
+    \b
+    Examples:
+      pairbench confirm 1a2b3c4 5d6e7f8
+      pairbench confirm v1.3.0 v1.4.0 -k parse --max-time 20s
+    """
+    from pairbench.confirming import ConfirmSession, bench_settings
+    from pairbench.store.project import find_project
+
+    project = find_project()
+    session = ConfirmSession(project, before, after)
+    target = store_target(store, False) or _default_target(project)
+    settings = parse_settings("bench", ("BEFORE", "AFTER"), options)
+    check_output_paths(settings)
+    flagged = _flagged(app, target, session)
+    names = tuple(f"{r.name} ({r.commit[:10]})" if r.name != r.commit else r.commit[:10] for r in session.revisions)
+    with session.built() as built:
+        settings = bench_settings(settings, session.targets(built), names, flagged)
+        outcome = _measure(app, settings)
+    code = report_outcome(app, settings, outcome, target, provenance=_provenance_of(session))
+    _record(app, target, outcome, session)
+    return code
+
+
+def _default_target(project):
+    from pairbench.recording import open_store, target_of
+
+    target = target_of(project, None, default=True)
+    open_store(target).close()
+    return target
+
+
+def _flagged(app: App, target, session) -> str | None:
+    """The -k pattern of the benchmarks with a step between the two commits in this machine's history."""
+    from pairbench.cli.history import load_history, this_machine
+    from pairbench.confirming import filter_for, flagged_benchmarks
+    from pairbench.errors import StoreError
+    from pairbench.recording import open_store
+
+    fingerprint = this_machine(app, target).fingerprint
+    with open_store(target) as opened:
+        machine = next((m for m in opened.machines() if m.fingerprint == fingerprint), None)
+        if machine is None:
+            return None
+        try:
+            found = load_history(opened, machine, (), None)
+        except StoreError:
+            return None
+    keys = flagged_benchmarks(found.histories, session.revisions)
+    if keys:
+        app.io.err("Steps between these commits in the history: " + ", ".join(visible(k.label) for k in keys))
+    return filter_for(keys)
+
+
+def _measure(app: App, settings):
+    from pairbench.bench import BenchSession
+    from pairbench.cli.progress import close_progress, progress_for
+
+    session = BenchSession(settings, app.environment())
+    shown = []
+
+    def progress(b: int, label: str, count: int, rule):
+        close_progress(shown[-1] if shown else None)
+        display = progress_for(app.io, settings.sampling, 2, quiet=settings.outputs.quiet,
+                               effects=rule.current if rule else None, clock=app.clock,
+                               label=f"[{b + 1}/{count}] {label}")
+        shown.append(display)
+        return display
+
+    try:
+        return session.measure(progress)
+    finally:
+        close_progress(shown[-1] if shown else None)
+
+
+def _provenance_of(session):
+    """The re-measurement's commit is the later revision's (its candidate side), never dirty."""
+    from pairbench.measure.revisions import commit_time
+    from pairbench.store.history import Provenance
+
+    after = session.revisions[1].commit
+    return Provenance(after, commit_time(after, session.repository), None, False, "confirm")
+
+
+def _record(app: App, target, outcome, session) -> None:
+    from pairbench.confirming import confirmations
+    from pairbench.errors import StoreError
+    from pairbench.recording import machine_for, open_store
+
+    found = confirmations(outcome, session.revisions)
+    if not found:
+        return
+    try:
+        with open_store(target) as opened:
+            opened.add_confirmations(machine_for(outcome.run, target), found)
+    except StoreError as exc:
+        app.io.err(f"error: {visible(exc)}; the confirmations were not recorded")
+        return
+    for key, c in found:
+        app.io.err(f"{visible(key.label)}: {c.status} ({c.verdict}) between {c.before[:10]} and {c.after[:10]}")

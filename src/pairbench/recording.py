@@ -1,0 +1,120 @@
+"""Recording results in the history store: after ``run``, ``compare`` and ``bench``, and on import.
+
+A measuring command writes its result file first (``session``), then calls
+:func:`record`: the run, the summary of each series from its analysis (for
+queries), the machine it ran on and the commit the working tree was at go to
+the store in one transaction. A store that fails then loses nothing: the
+result file holds the run, or, when no ``--json`` was given, the document is
+written to ``.pairbench/unstored/`` in the project, and the error says how to
+import it later (``pairbench store import FILE``). Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pairbench.environment.fingerprint import Machine, machine_of
+from pairbench.errors import StoreError
+from pairbench.model import Run
+from pairbench.store.database import StoreUrl, parse_url
+from pairbench.store.history import Provenance, SeriesSummary, Store, result_uid
+from pairbench.store.project import Project
+
+if TYPE_CHECKING:  # history and store commands need no analysis of a run
+    from pairbench.analysis import Analysis
+
+UNSTORED_DIR = ".pairbench/unstored"
+
+
+@dataclass(frozen=True)
+class StoreTarget:
+    """Where results go: the store's URL, the machine's given name (None: its fingerprint) and the
+    project (its root keeps the results a failed store could not take)."""
+
+    url: StoreUrl
+    machine_name: str | None
+    project: Project
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What became of a result sent to the store: its uid and whether it was new, or the error and
+    where the result is kept instead (``kept_in`` None: nowhere but on screen)."""
+
+    uid: str
+    added: bool = False
+    error: StoreError | None = None
+    kept_in: str | None = None
+
+
+def target_of(project: Project, given: str | None, *, default: bool = False,
+              environ: Mapping[str, str] = os.environ) -> StoreTarget | None:
+    """The store ``given`` (``--store``), the environment or the project config names, or None
+    when results are not stored (see ``Project.store_url``)."""
+    chosen = project.store_url(given, environ=environ, default=default)
+    if chosen is None:
+        return None
+    text, base = chosen
+    return StoreTarget(parse_url(text, base=base), project.machine_name(environ), project)
+
+
+def summaries_of(run: Run, analysis: Analysis | None) -> dict[tuple[int, int], SeriesSummary]:
+    """The analysis's summary of each series, by (benchmark, side) index, for the store's queries."""
+    if analysis is None:
+        return {}
+    benchmark = {key: b for b, key in enumerate(run.benchmarks)}
+    side = {s.name: i for i, s in enumerate(run.sides)}
+    return {(benchmark[s.benchmark], side[s.side]): SeriesSummary(
+        s.n, s.n_failed, s.median, s.median_low, s.median_high, s.mean) for s in analysis.summaries}
+
+
+def provenance_here(source: str = "measured", directory: str | None = None) -> Provenance:
+    """The commit, branch and dirtiness of the working tree at ``directory`` (the working directory)."""
+    from pairbench.measure.revisions import tree_state
+
+    state = tree_state(directory or os.getcwd())
+    if state is None:
+        return Provenance(source=source)
+    return Provenance(state.commit, state.commit_time, state.branch, state.dirty, source)
+
+
+def machine_for(run: Run, target: StoreTarget) -> Machine:
+    return machine_of(run.environment, target.machine_name)
+
+
+def open_store(target: StoreTarget) -> Store:
+    """The store, opened (reached, and migrated when older): ``StoreError`` otherwise."""
+    return Store(target.url)
+
+
+def record(run: Run, analysis: Analysis | None, target: StoreTarget, *, result_path: str | None,
+           provenance: Provenance | None = None) -> Recorded:
+    """Store ``run``; on failure keep it (see the module docstring) and say where in ``Recorded``."""
+    provenance = provenance or provenance_here()
+    try:
+        with open_store(target) as store:
+            uid, added = store.add(run, summaries_of(run, analysis), machine_for(run, target), provenance)
+        return Recorded(uid, added)
+    except StoreError as error:
+        uid = result_uid(run)
+        return Recorded(uid, error=error, kept_in=result_path or keep_unstored(run, analysis, target, uid))
+
+
+def keep_unstored(run: Run, analysis: Analysis | None, target: StoreTarget, uid: str) -> str | None:
+    """Write the result document to ``.pairbench/unstored/`` in the project; its path, or None
+    when that cannot be written either."""
+    from pairbench.report.jsonfile import derived_document
+    from pairbench.store.resultfile import write_result
+
+    stamp = "".join(c for c in run.started_at if c.isdigit())[:14] or "result"
+    path = Path(target.project.root) / UNSTORED_DIR / f"{stamp}-{uid[:12]}.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_result(run, path, derived_document(run, analysis) if analysis else None)
+    except OSError:
+        return None
+    return str(path)

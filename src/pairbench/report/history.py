@@ -1,0 +1,213 @@
+"""The history of benchmarks on one machine, as text: terminal, Markdown, CSV and JSON.
+
+Every renderer takes a :class:`~pairbench.analysis.history.History` and
+computes nothing. The terminal shows each benchmark as a trend line (one
+block character per group of commits, its height the median) with its steps
+marked under it, the steps with their commits, sizes and whether ``confirm``
+confirmed them, and the latest commits; Markdown the same for a pull request
+(a sparkline per benchmark); CSV one row per point; JSON (format
+``pairbench.history/1``) every point and every change point with its commits.
+Names and commits come from a database others write: every text goes through
+``safe.visible`` (and Markdown's and CSV's own escaping).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from pairbench.analysis.history import BenchmarkHistory, History, Point, Step
+from pairbench.model import json_safe
+from pairbench.report.csvfile import _cell, _csv_record, _texts
+from pairbench.report.markdown import escape
+from pairbench.report.safe import visible
+from pairbench.units import format_percent, value_formatter
+
+HISTORY_FORMAT = "pairbench.history/1"
+BLOCKS = "▁▂▃▄▅▆▇█"
+WIDTH = 64
+SHORT = 10  # characters of a commit hash shown
+LATEST = 5  # commits listed under each benchmark in the terminal
+CSV_HEADER = ("benchmark", "unit", "commit", "commit_time", "branch", "dirty", "results", "started_at",
+              "median", "median_low", "median_high", "step", "change_pct", "change_low_pct",
+              "change_high_pct", "status")
+
+
+def commit_name(commit: str | None, dirty: bool = False) -> str:
+    """A commit as shown: its first ``SHORT`` characters, "+dirty" for a tree with changes."""
+    if commit is None:
+        return "(no commit)"
+    return visible(commit[:SHORT]) + ("+dirty" if dirty else "")
+
+
+def step_range(step_or_point) -> str:
+    """``before..after``, the commits a step lies between."""
+    return f"{commit_name(step_or_point.before)}..{commit_name(step_or_point.after)}"
+
+
+def step_size(step: Step) -> str:
+    interval = "" if step.low is None or step.high is None else \
+        f" [{format_percent(step.low)}, {format_percent(step.high)}]"
+    return f"{format_percent(step.change)}{interval}"
+
+
+def step_status(step: Step) -> str:
+    return step.status + (f" ({step.verdict})" if step.verdict and step.status != "unconfirmed" else "")
+
+
+def sparkline(values: np.ndarray, width: int = WIDTH) -> tuple[str, list[int]]:
+    """One block per column (the mean of its points' values), and each point's column."""
+    n = values.size
+    if n == 0:
+        return "", []
+    columns = min(width, n)
+    column_of = (np.arange(n) * columns) // n
+    means = np.bincount(column_of, weights=values, minlength=columns) / np.bincount(column_of, minlength=columns)
+    low, high = float(means.min()), float(means.max())
+    levels = np.zeros(columns, dtype=int) if high == low else \
+        np.minimum(((means - low) / (high - low) * len(BLOCKS)).astype(int), len(BLOCKS) - 1)
+    return "".join(BLOCKS[k] for k in levels), column_of.tolist()
+
+
+def _markers(history: BenchmarkHistory, column_of: list[int], numbers: dict) -> str:
+    """``^N`` under the column of each step, N its change point's number."""
+    line: list[str] = []
+    for step in history.steps:
+        column = column_of[step.index]
+        line += [" "] * (column - len(line))
+        line[column:] = list(f"^{numbers[id(step)]}")
+    return "".join(line)
+
+
+# --------------------------------------------------------------------------- terminal
+
+
+def render_history(history: History) -> str:
+    """The terminal's history: each benchmark's trend and steps, then the change points."""
+    numbers = _numbers(history)
+    lines = [f"pairbench history · {len(history.histories)} benchmark(s) · machine {visible(history.machine)}"]
+    for h in history.histories:
+        lines += ["", *_benchmark_lines(h, numbers)]
+    lines += ["", *_change_point_lines(history, numbers)]
+    return "\n".join(lines) + "\n"
+
+
+def _numbers(history: History) -> dict[int, int]:
+    """Each step's change point number (1 = the oldest), by the step's identity."""
+    return {id(step): k for k, cp in enumerate(history.change_points, 1) for step in cp.steps}
+
+
+def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
+    values = h.values()
+    show = value_formatter(h.benchmark.unit, float(np.median(values)) if values.size else None)
+    results = sum(p.results for p in h.points)
+    first, last = h.points[0], h.points[-1]
+    lines = [f"{visible(h.benchmark.label)} · {len(h.points)} commit(s), {results} result(s), "
+             f"{_day(first)} … {_day(last)}"]
+    line, column_of = sparkline(values)
+    lines += [f"  {line}", f"  {_markers(h, column_of, numbers)}".rstrip()]
+    noise = f"; noise about {format_percent(100 * h.noise, signed=False)} per commit" if h.noise else ""
+    lines.append(f"  {show(float(values.min()))} … {show(float(values.max()))}{noise}")
+    lines += [f"  step {numbers[id(s)]} at {step_range(s)}: {step_size(s)} {step_status(s)}" for s in h.steps]
+    lines.append("  latest:")
+    lines += [f"    {_point_line(p, show)}" for p in h.points[-LATEST:]]
+    return lines
+
+
+def _point_line(p: Point, show) -> str:
+    interval = f"[{show(p.low)}, {show(p.high)}]" if p.low is not None and p.high is not None else ""
+    return f"{commit_name(p.commit, p.dirty):<16} {_day(p):<10}  {show(p.median):>10}  {interval:<24} " \
+           f"{p.results} result(s)".rstrip()
+
+
+def _day(p: Point) -> str:
+    return visible((p.commit_time or p.started_at)[:10])
+
+
+def _change_point_lines(history: History, numbers: dict) -> list[str]:
+    if not history.change_points:
+        return ["No change points."]
+    lines = ["Change points:"]
+    for k, cp in enumerate(history.change_points, 1):
+        steps = "; ".join(f"{visible(s.benchmark.label)} {step_size(s)} {step_status(s)}" for s in cp.steps)
+        lines.append(f"  {k}. {step_range(cp)}: {steps}")
+        if any(s.status == "unconfirmed" for s in cp.steps) and cp.before and cp.after:
+            lines.append(f"     confirm it: pairbench confirm {visible(cp.before[:SHORT])} "
+                         f"{visible(cp.after[:SHORT])}")
+    return lines
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def render_history_markdown(history: History) -> str:
+    """A pull-request comment: the change points, then a sparkline per benchmark."""
+    lines = [f"### pairbench history · machine {escape(history.machine)}", ""]
+    if history.change_points:
+        lines += ["| # | commits | benchmark | change | status |", "|---|---|---|---|---|"]
+        for k, cp in enumerate(history.change_points, 1):
+            lines += [f"| {k} | {escape(step_range(cp))} | {escape(s.benchmark.label)} | "
+                      f"{escape(step_size(s))} | {escape(step_status(s))} |" for s in cp.steps]
+    else:
+        lines.append("No change points.")
+    lines += ["", "| benchmark | trend | commits | latest | steps |", "|---|---|---|---|---|"]
+    for h in history.histories:
+        values = h.values()
+        show = value_formatter(h.benchmark.unit, float(np.median(values)) if values.size else None)
+        lines.append(f"| {escape(h.benchmark.label)} | {sparkline(values, 32)[0]} | {len(h.points)} | "
+                     f"{escape(show(h.points[-1].median))} | {len(h.steps)} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- CSV and JSON
+
+
+def render_history_csv(history: History) -> str:
+    """One row per point of every benchmark; a step's number, size and status on its first point."""
+    numbers = _numbers(history)
+    rows = [_csv_record(CSV_HEADER)]
+    for h in history.histories:
+        starting = {s.index: s for s in h.steps}
+        for i, p in enumerate(h.points):
+            step = starting.get(i)
+            change = (numbers[id(step)], step.change, step.low, step.high) if step else (None,) * 4
+            rows.append(_csv_record(
+                _texts(h.benchmark.label, h.benchmark.unit, p.commit or "", p.commit_time or "", p.branch or "")
+                + [_cell(v) for v in (p.dirty, p.results)] + _texts(p.started_at)
+                + [_cell(v) for v in (p.median, p.low, p.high, *change)] + _texts(step.status if step else "")))
+    return "".join(rows)
+
+
+def history_document(history: History) -> dict:
+    """The JSON document of ``history`` (format ``pairbench.history/1``)."""
+    numbers = _numbers(history)
+    return json_safe({
+        "format": HISTORY_FORMAT,
+        "machine": history.machine,
+        "benchmarks": [{
+            "benchmark": h.benchmark.to_dict(), "label": h.benchmark.label, "noise": h.noise,
+            "points": [_point_record(p) for p in h.points],
+            "steps": [{"change_point": numbers[id(s)], **_step_record(s)} for s in h.steps],
+        } for h in history.histories],
+        "change_points": [{"number": k, "before": cp.before, "after": cp.after,
+                           "benchmarks": [_step_record(s) for s in cp.steps]}
+                          for k, cp in enumerate(history.change_points, 1)],
+    })
+
+
+def render_history_json(history: History) -> str:
+    return json.dumps(history_document(history), indent=1, allow_nan=False) + "\n"
+
+
+def _point_record(p: Point) -> dict:
+    return {"commit": p.commit, "commit_time": p.commit_time, "branch": p.branch, "dirty": p.dirty,
+            "started_at": p.started_at, "results": p.results, "median": p.median, "low": p.low,
+            "high": p.high, "result_uids": list(p.result_uids)}
+
+
+def _step_record(s: Step) -> dict:
+    return {"benchmark": s.benchmark.label, "index": s.index, "before": s.before, "after": s.after,
+            "change_pct": s.change, "low_pct": s.low, "high_pct": s.high, "confidence": s.confidence,
+            "status": s.status, "verdict": s.verdict}
+

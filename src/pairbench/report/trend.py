@@ -1,0 +1,112 @@
+"""The history as one self-contained HTML page: a trend chart per benchmark, its change points marked.
+
+Each chart draws a benchmark's points in commit order (the median, with the
+range of its 95% intervals as error bars; hover shows the commit, its date,
+branch and results), the level of each segment between steps as a line, and
+each step as a vertical line at its first commit, coloured by what ``confirm``
+found: red confirmed, grey rejected, orange dashed unconfirmed. The page is
+rendered like the run report (``html.render_document``): offline, under a
+Content-Security-Policy, every label escaped for plotly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pairbench.analysis.history import BenchmarkHistory, History
+from pairbench.report import charts as ch
+from pairbench.report import html
+from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
+from pairbench.report.safe import visible
+from pairbench.units import time_unit_for
+
+STATUS_STYLE = {"confirmed": ("#d62728", "solid"), "rejected": (ch.GREY, "dot"),
+                "unconfirmed": ("#ff7f0e", "dash")}
+MAX_POINTS = 20_000
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """What the history template shows: a title, the change points' lines, a chart per benchmark."""
+
+    title: str
+    machine: str
+    change_points: tuple[str, ...]
+    sections: tuple[tuple[str, ch.Chart], ...]
+    text: str
+    charts: Mapping[str, dict] = field(default_factory=dict)
+
+
+def render_history_html(history: History, *, plotly_js: str | None = None) -> str:
+    return html.render_document("history.html.j2", build_history_page(history), plotly_js=plotly_js)
+
+
+def build_history_page(history: History) -> HistoryPage:
+    numbers = {id(step): k for k, cp in enumerate(history.change_points, 1) for step in cp.steps}
+    charts = tuple(trend_chart(f"trend-{i}", h, numbers) for i, h in enumerate(history.histories))
+    lines = tuple(f"{step_range(cp)}: " + "; ".join(  # numbered by the list, as in the charts
+        f"{visible(s.benchmark.label)} {step_size(s)} {step_status(s)}" for s in cp.steps)
+        for cp in history.change_points)
+    return HistoryPage(
+        title=f"pairbench history · {len(history.histories)} benchmark(s)", machine=history.machine,
+        change_points=lines, sections=tuple((h.benchmark.label, c) for h, c in zip(
+            history.histories, charts, strict=True)),
+        text=render_history(history), charts={c.key: c.figure for c in charts})
+
+
+def _axis(history: BenchmarkHistory) -> ch.Axis:
+    if history.benchmark.unit != "ns":
+        return ch.Axis(ch.plotly_text(history.benchmark.unit), 1.0, "value per operation", "values")
+    values = history.values()
+    suffix, scale = time_unit_for(float(np.median(values))) if values.size else ("ms", 1_000_000)
+    return ch.Axis(suffix, scale)
+
+
+def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int]) -> ch.Chart:
+    """The trend of one benchmark (module docstring); the latest ``MAX_POINTS`` commits at most."""
+    axis = _axis(history)
+    points = history.points[-MAX_POINTS:]
+    offset = len(history.points) - len(points)
+    x = np.arange(offset, offset + len(points))
+    y = axis([p.median for p in points])
+    low = axis([p.low if p.low is not None else p.median for p in points])
+    high = axis([p.high if p.high is not None else p.median for p in points])
+    hover = [ch.plotly_text(f"{commit_name(p.commit, p.dirty)} · {(p.commit_time or p.started_at)[:19]}"
+                            f" · {p.branch or ''} · {p.results} result(s)") for p in points]
+    traces = [{"type": "scattergl" if len(points) > 2000 else "scatter", "mode": "markers+lines",
+               "name": "median per commit", "x": x.tolist(), "y": y.tolist(), "text": hover,
+               "hovertemplate": "%{text}<br>%{y:.4g} " + axis.suffix + "<extra></extra>",
+               "line": {"color": "#1f77b4", "width": 1}, "marker": {"size": 4},
+               "error_y": {"type": "data", "symmetric": False, "array": (high - y).tolist(),
+                           "arrayminus": (y - low).tolist(), "thickness": 1, "width": 0,
+                           "color": "#9ecae1"}}]
+    traces += _levels(history, axis)
+    shapes, notes = [], []
+    for step in history.steps:
+        color, dash = STATUS_STYLE[step.status]
+        shapes.append(ch._vline(step.index - 0.5, dash=dash, color=color, width=2))
+        notes.append({"x": step.index - 0.5, "y": 1.0, "xref": "x", "yref": "paper", "showarrow": False,
+                      "yanchor": "bottom", "font": {"size": 11, "color": color},
+                      "text": ch.plotly_text(f"{numbers.get(id(step), '')}: {step_size(step)} {step.status}")})
+    layout = ch._layout(history.benchmark.label, "commit (oldest first)", axis.label("median"),
+                        shapes=shapes, annotations=notes)
+    caption = "Steps: red confirmed, grey rejected, orange dashed unconfirmed by pairbench confirm."
+    if offset:
+        caption += f" Showing the latest {len(points):,} of {len(history.points):,} commits."
+    return ch.Chart(key, history.benchmark.label, {"data": traces, "layout": layout}, caption)
+
+
+def _levels(history: BenchmarkHistory, axis: ch.Axis) -> list[dict]:
+    """The median level of each segment between steps, as one broken line."""
+    bounds = [0, *(s.index for s in history.steps), len(history.points)]
+    values = history.values()
+    x, y = [], []
+    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+        level = float(axis([np.median(values[start:end])])[0])
+        x += [start - 0.5, end - 0.5, None]
+        y += [level, level, None]
+    return [{"type": "scatter", "mode": "lines", "name": "segment median", "x": x, "y": y,
+             "hoverinfo": "skip", "line": {"color": "#2ca02c", "width": 2}}]

@@ -1,0 +1,220 @@
+"""``pairbench history``, ``store import`` and ``--store``: results kept with their commits, shown as
+trends with their change points, in every format; and the errors users meet."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_runner import FIXED_ENVIRONMENT, invoke
+from golden import assert_golden
+from history_runs import commit_hash, store_history
+
+from pairbench.measure.fake import FakeExecutor
+from pairbench.store.history import Store
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_AUTHOR_DATE": "2026-02-01T10:00:00Z",
+           "GIT_COMMITTER_DATE": "2026-02-01T10:00:00Z"}
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+@pytest.fixture
+def repository(tmp_path, monkeypatch):
+    """A git repository with one commit on main, as the working directory."""
+    _git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "app.txt").write_text("1\n")
+    _git(tmp_path, "add", "app.txt")
+    _git(tmp_path, "commit", "-q", "-m", "first")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
+    monkeypatch.delenv("PAIRBENCH_MACHINE", raising=False)
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A store with 50 commits of two benchmarks on the fixed machine: parse 10% slower from commit 30
+    (read, never written, by the tests that use it)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('stored') / 'history.db'}"
+    medians = [{"parse": 1e6 * (1.1 if k >= 30 else 1.0) * (1 + 0.004 * ((k * 7) % 5 - 2)),
+                "sort": 2.5e5 * (1 + 0.004 * ((k * 3) % 5 - 2))} for k in range(50)]
+    with Store.open(url) as store:
+        store_history(store, medians, environment=FIXED_ENVIRONMENT)
+    return url
+
+
+def test_history_shows_each_benchmark_its_steps_and_the_change_points(stored):
+    code, out, err = invoke("history", "--store", stored)
+    assert code == 0, err
+    assert_golden(GOLDEN / "history.txt", out)
+
+
+def test_history_as_json_lists_the_change_points_with_their_commits(stored):
+    code, out, _ = invoke("history", "--store", stored, "--format", "json")
+    document = json.loads(out)
+    [change] = document["change_points"]
+    assert document["format"] == "pairbench.history/1"
+    assert (change["before"], change["after"]) == (commit_hash(29), commit_hash(30))
+    [step] = change["benchmarks"]
+    assert step["benchmark"] == "parse" and step["low_pct"] < 10 < step["high_pct"] and step["status"] == "unconfirmed"
+    parse = next(b for b in document["benchmarks"] if b["label"] == "parse")
+    assert len(parse["points"]) == 50 and parse["points"][0]["commit"] == commit_hash(0)
+
+
+def test_history_as_markdown_csv_and_html(stored, tmp_path):
+    code, out, _ = invoke("history", "--store", stored, "--format", "markdown")
+    assert code == 0
+    assert_golden(GOLDEN / "history.md", out)
+    code, out, _ = invoke("history", "--store", stored, "parse", "--format", "csv")
+    rows = out.splitlines()
+    assert rows[0].startswith("benchmark,unit,commit,") and len(rows) == 51
+    assert rows[31].split(",")[11:16] == ["1", *rows[31].split(",")[12:15], "unconfirmed"]
+    code, _, err = invoke("history", "--store", stored, "-o", str(tmp_path / "h.html"))
+    page = (tmp_path / "h.html").read_text()
+    assert code == 0 and "Report written to" in err
+    assert "default-src &#39;none&#39;" in page and '"trend-0"' in page and "1: +10.0%" in page
+
+
+def test_history_of_a_benchmark_with_no_data_here_names_what_there_is(stored):
+    code, _, err = invoke("history", "--store", stored, "parsing")
+    assert code == 4
+    assert "no results of benchmark 'parsing' on machine Example CPU" in err and "it has: parse, sort" in err
+
+
+def test_history_of_another_machine_is_asked_for_by_name_or_fingerprint(stored):
+    code, _, err = invoke("history", "--store", stored, environment={**FIXED_ENVIRONMENT, "cpu_model": "Other"})
+    assert code == 4 and "has no results of this machine" in err and "Example CPU" in err
+    fingerprint = err.split("it has: ")[1].split(" ")[0]
+    code, out, _ = invoke("history", "--store", stored, "--machine", fingerprint[:6], "sort",
+                          environment={**FIXED_ENVIRONMENT, "cpu_model": "Other"})
+    assert code == 0 and out.startswith("pairbench history · 1 benchmark(s)")
+
+
+def test_history_of_one_branch_leaves_the_others_out(stored):
+    code, out, _ = invoke("history", "--store", stored, "sort", "--branch", "main")
+    assert code == 0 and "sort · 50 commit(s)" in out
+    code, out, _ = invoke("history", "--store", stored, "sort", "--branch", "feature")
+    assert code == 0 and "sort ·" not in out and "No change points." in out
+
+
+def test_history_of_an_empty_store_says_so(tmp_path):
+    code, _, err = invoke("history", "--store", str(tmp_path / "new.db"))
+    assert code == 4 and "has no results of this machine" in err and "no results" in err
+
+
+# --------------------------------------------------------------------------- --store on run and compare
+
+
+def _open_series(url: str):
+    with Store.open(url) as store:
+        [machine] = store.machines()
+        return {b.key.label: store.series(machine.id, b) for b in store.benchmarks(machine.id)}
+
+
+def test_run_with_a_store_keeps_the_result_with_its_commit_branch_and_dirtiness(repository, use_executor):
+    use_executor(FakeExecutor())
+    head = _git(repository, "rev-parse", "HEAD")
+    code, _, err = invoke("run", "--runs", "5", "--store", "h.db", "--name", "nap", "sleep 0.1")
+    assert code == 0 and "stored in sqlite:///" in err
+    (repository / "app.txt").write_text("2\n")
+    use_executor(FakeExecutor())  # an executor serves one session
+    invoke("run", "--runs", "5", "--store", "h.db", "--name", "nap", "sleep 0.2")
+    series = _open_series(str(repository / "h.db"))["nap"]
+    assert series.commit == (head, head) and series.branch == ("main", "main") and series.dirty == (False, True)
+    assert series.commit_time == ("2026-02-01T10:00:00+00:00",) * 2
+    assert series.median.tolist() == [1e8, 2e8]
+
+
+def test_compare_keeps_the_candidates_in_the_history_and_the_baseline_beside(repository, use_executor):
+    use_executor(FakeExecutor())
+    code, _, _ = invoke("compare", "--runs", "6", "--store", "h.db", "-n", "old", "-n", "new", "sleep 0.1",
+                        "sleep 0.2")
+    assert code == 0 and sorted(_open_series(str(repository / "h.db"))) == ["new"]
+
+
+def test_the_project_config_turns_storing_on_and_no_store_turns_it_off(repository, use_executor):
+    use_executor(FakeExecutor())
+    (repository / "pairbench.toml").write_text('[store]\nurl = "sqlite:///.pairbench/history.db"\n')
+    (repository / "sub").mkdir()
+    os.chdir(repository / "sub")  # a relative URL is the project's, wherever pairbench runs in it
+    code, _, err = invoke("run", "--runs", "5", "sleep 0.1")
+    assert code == 0 and f"stored in sqlite:///{repository / '.pairbench' / 'history.db'}" in err
+    use_executor(FakeExecutor())
+    code, _, err = invoke("run", "--runs", "5", "--no-store", "sleep 0.1")
+    assert code == 0 and "stored" not in err
+    assert len(_open_series(str(repository / ".pairbench" / "history.db"))["sleep 0.1"]) == 1
+
+
+def test_a_pyproject_tool_table_configures_the_store(repository, use_executor, monkeypatch):
+    use_executor(FakeExecutor())
+    (repository / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.pairbench.store]\nurl = "h.db"\n'
+                                               'machine = "laptop"\n')
+    code, _, err = invoke("run", "--runs", "5", "sleep 0.1")
+    assert code == 0 and f"stored in sqlite:///{repository / 'h.db'}" in err
+    with Store.open(str(repository / "h.db")) as store:
+        assert [m.label for m in store.machines()] == ["laptop"]
+    monkeypatch.setenv("PAIRBENCH_STORE", "other.db")  # the environment wins over the config
+    use_executor(FakeExecutor())
+    invoke("run", "--runs", "5", "sleep 0.1")
+    assert (repository / "other.db").exists()
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    ("[store]\nurl = 3\n", "[store] url must be a non-empty string"),
+    ("[store]\npath = 'x'\n", "unknown key 'path' in [store]"),
+    ("[stor]\n", "unknown section [stor]"),
+    ("[store\n", "not valid TOML"),
+])
+def test_a_bad_project_config_is_refused_naming_the_file(repository, use_executor, config, message):
+    fake = use_executor(FakeExecutor())
+    (repository / "pairbench.toml").write_text(config)
+    code, _, err = invoke("run", "--runs", "5", "sleep 0.1")
+    assert code == 2 and message in err and "pairbench.toml" in err and not fake.calls
+
+
+def test_a_store_that_cannot_be_reached_fails_before_anything_is_measured(repository, use_executor):
+    fake = use_executor(FakeExecutor())
+    code, _, err = invoke("run", "--runs", "5", "--store", "postgresql://bench:pw@127.0.0.1:1/h", "sleep 0.1")
+    assert code == 4 and "cannot reach the store postgresql+psycopg://bench:***@127.0.0.1:1/h" in err
+    assert not fake.calls
+
+
+def test_store_and_no_store_together_are_a_usage_error(repository):
+    code, _, err = invoke("run", "--store", "h.db", "--no-store", "sleep 0.1")
+    assert code == 2 and "contradict" in err
+
+
+# --------------------------------------------------------------------------- store import
+
+
+def test_store_import_keeps_good_files_names_bad_ones_and_keeps_each_result_once(repository, use_executor):
+    for k in (1, 2):
+        use_executor(FakeExecutor())
+        invoke("run", "--runs", "5", "--json", f"r{k}.json", "--name", "nap", f"sleep 0.{k}")
+    (repository / "bad.json").write_text('{"format": "hyperfine"}')
+    code, _, err = invoke("store", "import", "r1.json", "bad.json", "r2.json", "--store", "h.db",
+                          "--commit", "HEAD", "--branch", "main")
+    assert code == 4
+    assert "bad.json: unsupported format 'hyperfine'" in err and "; not stored" in err
+    assert "2 of 3 file(s) in sqlite:///" in err
+    series = _open_series(str(repository / "h.db"))["nap"]
+    assert series.median.tolist() == [1e8, 2e8] and series.commit == (_git(repository, "rev-parse", "HEAD"),) * 2
+    code, _, err = invoke("store", "import", "r1.json", "--store", "h.db")
+    assert code == 0 and "was stored before" in err
+    code, out, _ = invoke("store", "info", "--store", "h.db")
+    assert code == 0 and "Example CPU @ 3.0GHz · 2 CPUs · x86_64: 2 result(s), 1 benchmark(s)" in out
+
+
+def test_store_import_of_a_revision_that_does_not_exist_is_a_usage_error(repository, use_executor):
+    use_executor(FakeExecutor())
+    invoke("run", "--runs", "5", "--json", "r.json", "sleep 0.1")
+    code, _, err = invoke("store", "import", "r.json", "--store", "h.db", "--commit", "nope")
+    assert code == 2 and "--commit 'nope': no such revision" in err
