@@ -40,7 +40,11 @@ DEFAULTS: dict[str, object] = {
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None,
     "export_markdown": None, "export_csv": None, "export_html": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": "1ms", "against": None,
+    "tuned_rounds": 30,  # no option: see Decision.tuned_rounds
 }
+LEGACY_TUNED_ROUNDS = 200
+"""The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
+the intervals they were decided with."""
 KIND_DEFAULTS: dict[str, dict[str, object]] = {
     "run": {"warmup": 0, "max_time": "3s"},
     "compare": {"warmup": 1, "max_time": "60s"},
@@ -101,6 +105,7 @@ class Decision:
     threshold: float = 1.0  # percent
     fail_on: str = "never"
     self_check: bool = False
+    tuned_rounds: int = 30  # the rounds at which the adaptive interval is tightest (analysis.criteria)
 
 
 @dataclass(frozen=True)
@@ -181,7 +186,8 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
     sampling = _sampling(given, tuple(commands))
     decision = Decision(alpha=parse_alpha(given("alpha")), threshold=parse_threshold(given("threshold")),
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
-                        self_check=_flag("--self-check", given("self_check")))
+                        self_check=_flag("--self-check", given("self_check")),
+                        tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1))
     outputs = Outputs(json_path=_result_path("--json", _json_path(given("json_path"), given("export_json"))),
                       export_markdown=_result_path("--export-markdown", given("export_markdown")),
                       export_csv=_result_path("--export-csv", given("export_csv")),
@@ -256,6 +262,7 @@ def settings_from_stored(kind: str, commands: Sequence[str], names: Sequence[str
                **{_OPTION_OF.get(k, k): v for k, v in workers.items()}}
     if "max_time_ns" in sampling and sampling["max_time_ns"] is None:
         options["max_time"] = _NO_LIMIT
+    options.setdefault("tuned_rounds", LEGACY_TUNED_ROUNDS)
     return parse_settings(kind, commands, {**options, "names": tuple(names)})
 
 

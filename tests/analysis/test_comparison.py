@@ -16,6 +16,7 @@ from pairbench.analysis.comparison import (
     rounds_needed,
     verdict_of,
 )
+from pairbench.analysis.criteria import tuning_rounds
 from pairbench.stats._order import smallest_n_for_median_interval
 from pairbench.stats.sequential import RunningSequence, first_bounded_n, upper_ranks
 from pairbench.verdict import MOVED_REASON
@@ -74,7 +75,7 @@ def test_a_candidate_exactly_twice_as_slow_in_12_of_12_pairs_is_slower_by_the_si
 def test_a_constant_ratio_in_adaptive_mode_decides_once_the_sequence_allows_it():
     """Adaptive rounds decide only where the anytime-valid sequence is bounded: before that the
     verdict waits (sampling goes on), from then on every pair twice as slow is "slower"."""
-    needed = first_bounded_n(0.01)
+    needed = first_bounded_n(0.01, tuning_rounds(0.01))
     verdict, _ = verdict_for(np.full(needed - 1, np.log(2.0)), Criteria())
     assert verdict.refusal.code == "not-enough-data"
     verdict, effect = verdict_for(np.full(needed, np.log(2.0)), Criteria())
@@ -108,7 +109,7 @@ def _crossing_probability(horizon: int, alpha: float) -> float:
     """P(the running interval ever lies above 0 within ``horizon`` rounds) when each round is a tie
     (log-ratio 0) or one tick slower with probability 1/2 each: exact, by dynamic programming over
     the number of ties. The lower bound exceeds 0 at t exactly when #ties <= t - c_t."""
-    c = upper_ranks(np.arange(1, horizon + 1), alpha, 200, "beta-binomial")
+    c = upper_ranks(np.arange(1, horizon + 1), alpha, tuning_rounds(alpha), "beta-binomial")
     alive = np.zeros(horizon + 1)
     alive[0] = 1.0
     crossed = 0.0
@@ -127,10 +128,10 @@ def test_ties_at_one_tick_keep_the_adaptive_error_rate_exactly_and_in_a_seeded_s
     assert _crossing_probability(2000, 0.01) <= 0.005
     rng = np.random.default_rng(20)
     criteria, wrong, stopped_slower = Criteria(), 0, 0
-    c = upper_ranks(np.arange(1, 121), 0.01, 200, "beta-binomial")
+    c = upper_ranks(np.arange(1, 121), 0.01, tuning_rounds(0.01), "beta-binomial")
     for _ in range(200):
         r = np.log(np.where(rng.random(120) < 0.5, 2.0, 1.0))
-        running = RunningSequence(0.01, 200)
+        running = RunningSequence(0.01, tuning_rounds(0.01))
         for t, value in enumerate(r, start=1):
             running.extend([value])
             if t < 10:
@@ -148,14 +149,14 @@ def test_ties_at_one_tick_keep_the_adaptive_error_rate_exactly_and_in_a_seeded_s
 def test_too_few_rounds_are_refused_with_how_many_an_interval_needs():
     verdict, _ = verdict_for(np.random.default_rng(1).normal(0, 0.01, 5), Criteria())
     assert verdict.refusal.code == "not-enough-data"
-    assert verdict.refusal.data == {"needed": first_bounded_n(0.01), "got": 5, "purpose": "anytime-interval",
+    assert verdict.refusal.data == {"needed": first_bounded_n(0.01, tuning_rounds(0.01)), "got": 5, "purpose": "anytime-interval",
                                     "alpha": 0.01}
 
 
 @pytest.mark.parametrize("anytime", [False, True])
 def test_rounds_needed_never_undercuts_the_rounds_an_interval_needs(anytime):
     criteria = Criteria(anytime=anytime)
-    floor = first_bounded_n(0.01) if anytime else smallest_n_for_median_interval(0.99)
+    floor = first_bounded_n(0.01, tuning_rounds(0.01)) if anytime else smallest_n_for_median_interval(0.99)
     for sd in (1e-4, 1e-3, 3e-3):
         r = np.random.default_rng(1).normal(0, sd, 4)
         assert 4 + rounds_needed(r, criteria) >= floor
@@ -284,7 +285,7 @@ def test_the_planning_ranks_of_the_sign_test_are_the_exact_ranks(n, level):
     from pairbench.analysis.comparison import _interval_ranks
     from pairbench.stats._order import median_interval_ranks
 
-    low, high = _interval_ranks(n, level, anytime=False)
+    low, high = _interval_ranks(n, level, t_opt=None)
     exact = median_interval_ranks(n, 1.0 - level)
     assert low + high == n + 1
     assert low == (exact.low if exact else 0)

@@ -13,6 +13,7 @@ from scipy import stats as sps
 
 from pairbench.analysis import analyse
 from pairbench.analysis.comparison import Criteria
+from pairbench.analysis.criteria import tuning_rounds
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.command import Command
 from pairbench.measure.fake import FakeExecutor
@@ -136,6 +137,6 @@ def analyse_effect(sampler: Sampler) -> float:
 
     a, b = Samples.from_rows(sampler.rows[(0, 0)]), Samples.from_rows(sampler.rows[(0, 1)])
     ratios = np.log(b.measured().values() / a.measured().values())
-    running = RunningSequence(0.01, 200)
+    running = RunningSequence(0.01, tuning_rounds(0.01))
     running.extend(list(ratios))
     return anytime_effect(running)[0].estimate

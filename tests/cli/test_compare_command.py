@@ -349,13 +349,14 @@ def test_a_candidate_exactly_twice_as_slow_in_every_pair_is_slower_not_without_v
 
 
 def test_a_constant_ratio_stops_an_adaptive_run_once_the_sequence_is_bounded(use_executor, tmp_path):
+    from pairbench.analysis.criteria import tuning_rounds
     from pairbench.stats.sequential import first_bounded_n
 
     use_executor(FakeExecutor({BASE: 0.001, CAND: 0.002}))
     out = tmp_path / "r.json"
     result = invoke("compare", "--warmup", "0", "--json", str(out), BASE, CAND)
     comparison = comparisons(out)[0]
-    assert comparison["verdict"] == "slower" and comparison["rounds"] == first_bounded_n(0.01)
+    assert comparison["verdict"] == "slower" and comparison["rounds"] == first_bounded_n(0.01, tuning_rounds(0.01))
     assert "the verdict was decided (slower)" in result.out
     assert "every pair has the same ratio (+100.0%); is the timer resolution too coarse?" not in result.out
 

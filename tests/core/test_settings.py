@@ -84,6 +84,16 @@ def test_stored_settings_read_back_equal_through_the_same_parsers():
     assert back.outputs.json_path is None  # where an invocation wrote is not part of the result
 
 
+def test_new_runs_tune_the_interval_at_30_rounds_and_results_stored_before_keep_their_200():
+    # Results stored before the tuning was a setting were decided with the sequence tuned at 200
+    # rounds (pairbench 0.1 and 0.2): show must give them the intervals they were decided with.
+    settings = parse()
+    assert settings.decision.tuned_rounds == 30 and settings.stored()["decision"]["tuned_rounds"] == 30
+    before = {"sampling": settings.stored()["sampling"],
+              "decision": {k: v for k, v in settings.stored()["decision"].items() if k != "tuned_rounds"}}
+    assert settings_from_stored("compare", ("a", "b"), (), before).decision.tuned_rounds == 200
+
+
 def test_a_run_stored_without_a_time_budget_reads_back_without_one():
     settings = parse(max_time=None)
     stored = {**settings.stored(), "sampling": {**settings.stored()["sampling"], "max_time_ns": None}}

@@ -31,7 +31,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from pairbench import stats
-from pairbench.analysis.criteria import T_OPT, Criteria
+from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import (
     Comparison,
     ComparisonFigure,
@@ -115,7 +115,7 @@ def effect_of(log_ratios: np.ndarray, criteria: Criteria) -> tuple[Effect, tuple
     can be given. ``log_ratios`` are in round order (the adaptive interval intersects over rounds)."""
     level = criteria.level_alpha
     if criteria.anytime:
-        running = RunningSequence(level, T_OPT)
+        running = RunningSequence(level, criteria.t_opt)
         running.extend(log_ratios)
         return anytime_effect(running)
     effect = stats.paired_effect(np.ones_like(log_ratios), np.exp(log_ratios), 1.0 - level)
@@ -129,7 +129,7 @@ def anytime_effect(running: RunningSequence) -> tuple[Effect, tuple[Note, ...]]:
     An empty running interval is said by the verdict (``verdict.moved``), so its
     note is not repeated.
     """
-    needed = first_bounded_n(running.alpha, T_OPT)
+    needed = first_bounded_n(running.alpha, running.t_opt)
     if running.n < needed:
         raise NotEnoughData(
             f"too few rounds for an anytime-valid interval at alpha {running.alpha:.3g}: "
@@ -202,11 +202,11 @@ def plan_rounds(log_ratios: np.ndarray, criteria: Criteria) -> RoundsPlan:
         return RoundsPlan(None, Note("no-rounds-estimate", {
             "reason": "ties", "values_pct": [float(100.0 * np.expm1(v)) for v in gap],
             "threshold": criteria.threshold}))
-    floor = (first_bounded_n(level, T_OPT) if criteria.anytime
+    floor = (first_bounded_n(level, criteria.t_opt) if criteria.anytime
              else smallest_n_for_median_interval(1.0 - level))
 
     def decisive(n: int) -> bool:
-        low_rank, high_rank = _interval_ranks(n, level, criteria.anytime)
+        low_rank, high_rank = _interval_ranks(n, level, criteria.t_opt if criteria.anytime else None)
         if low_rank < 1:
             return False
         return quantile((high_rank - 0.5) / n) - quantile((low_rank - 0.5) / n) <= target
@@ -252,16 +252,17 @@ class _TiedQuantile:
 
 
 @functools.lru_cache(maxsize=65536)  # pure; comparisons of one run share level and most n (issue 14.10)
-def _interval_ranks(n: int, level: float, anytime: bool) -> tuple[int, int]:
+def _interval_ranks(n: int, level: float, t_opt: int | None) -> tuple[int, int]:
     """1-based ranks (low, high) of the interval at n pairs, for planning; low 0 while unbounded.
 
-    Adaptive: the sequence's ranks (``stats.sequential.upper_ranks``, a bisection). Fixed: the
+    Adaptive (``t_opt``, the sequence's tuning): its ranks (``stats.sequential.upper_ranks``, a
+    bisection). Fixed (``t_opt`` None): the
     sign test's, k the largest with P(Binom(n, 1/2) <= k - 1) <= level/2 (Conover, *Practical
     Nonparametric Statistics*, 3rd ed., section 3.2), found by bisection on k: O(log n) CDFs at
     any level, where stepping from a quantile could walk millions of CDFs once 1 - level rounds to 1.
     """
-    if anytime:
-        high = int(upper_ranks(np.array([n]), level, T_OPT, "beta-binomial")[0])
+    if t_opt is not None:
+        high = int(upper_ranks(np.array([n]), level, t_opt, "beta-binomial")[0])
         return n + 1 - high, high
     lo, hi = 0, (n + 1) // 2 + 1  # the condition holds at lo (k = 0: unbounded), fails at hi
     while hi - lo > 1:

@@ -8,11 +8,26 @@ scipy: the statistics are imported while the first rounds run
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from pairbench.settings import ALPHA_RANGE, Settings
 
-T_OPT = 200  # rounds at which the confidence sequence is tightest (see stats.sequential)
+T_OPT = 30
+"""The rounds at which the confidence sequence's mixture is tuned to be tightest (``stats.sequential``),
+for new runs (a result stores its tuning: ``settings.Decision.tuned_rounds``).
+
+Chosen by ``benchmarks/sequential_power.py`` (RESULTS.md, "Fewer rounds at the
+same error rate"): tuned at 30 rounds rather than 200, the sequence is bounded
+from 11 rounds instead of 18 at alpha 0.01 and at most one or two ranks wider
+from 100 rounds on (69 against 68 of 100), so a 3% change is decided in about
+two thirds of the rounds, a 1% change in up to 30% fewer, at the same error rate."""
+
+
+def tuning_rounds(alpha: float, tuned: int = T_OPT) -> int:
+    """``tuned``, or more at a level so small (a large family's share of alpha) that the mixture
+    could not be tuned below twice the rounds that level needs at the very least (log2 1/alpha)."""
+    return max(tuned, math.ceil(2.0 * math.log2(1.0 / alpha)))
 
 
 @dataclass(frozen=True)
@@ -23,6 +38,7 @@ class Criteria:
     threshold: float = 1.0  # percent
     anytime: bool = True  # adaptive stopping: use the confidence sequence
     family: int = 1  # candidates compared with the baseline (the self-check excluded)
+    tuned: int = T_OPT  # the rounds at which the confidence sequence is tightest
 
     def __post_init__(self):
         low, high = ALPHA_RANGE
@@ -34,9 +50,14 @@ class Criteria:
     @classmethod
     def of(cls, settings: Settings, family: int) -> Criteria:
         return cls(settings.decision.alpha, settings.decision.threshold, settings.sampling.adaptive,
-                   max(family, 1))
+                   max(family, 1), settings.decision.tuned_rounds)
 
     @property
     def level_alpha(self) -> float:
         """The per-comparison alpha after the Bonferroni split over the family."""
         return self.alpha / self.family
+
+    @property
+    def t_opt(self) -> int:
+        """The rounds the confidence sequence at ``level_alpha`` is tuned for (``tuning_rounds``)."""
+        return tuning_rounds(self.level_alpha, self.tuned)

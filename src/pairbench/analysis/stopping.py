@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pairbench import preload
-from pairbench.analysis.criteria import T_OPT, Criteria
+from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Effect
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.verdict import Verdict
@@ -78,7 +78,7 @@ class StoppingRule(Sink):
 
         for key, waiting in self._pending.items() if self.criteria.anytime else ():
             if key not in self._running:
-                self._running[key] = RunningSequence(self.criteria.level_alpha, T_OPT)
+                self._running[key] = RunningSequence(self.criteria.level_alpha, self.criteria.t_opt)
             if waiting:
                 self._running[key].extend(waiting)
                 self._pending[key] = []
