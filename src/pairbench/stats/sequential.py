@@ -57,7 +57,10 @@ beta-binomial boundary at t_opt. With t_opt = 200 and alpha = 0.05 or 0.01 the
 beta-binomial ranks are never wider than the normal mixture's for n < 1000 and
 one rank narrower at 5-15% of those n (it is finite from n = 16 vs 17 at alpha =
 0.05, 18 vs 19 at 0.01); beyond n ~ 3000 it is one rank wider at about 10% of n.
-So it is the default. Cost per call: O(log n) special-function evaluations for
+So it is the default. (``pairbench compare`` and ``bench`` tune at 30 rounds,
+about what a verdict takes: bounded from 11 pairs at alpha 0.01, and at most
+one or two ranks wider than at 200 from 100 pairs on; ``analysis.criteria``
+and RESULTS.md, "Fewer rounds at the same error rate".) Cost per call: O(log n) special-function evaluations for
 c_n plus O(n) for two order statistics (np.partition).
 """
 
