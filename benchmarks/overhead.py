@@ -88,21 +88,28 @@ def pairbench_block(name: str, runs: int, warmup: int) -> tuple[list[int], float
     spawner the pipe round trip. A median, so a stall of a shared machine does
     not swamp it.
     """
-    command = Command(PROGRAM, (PROGRAM,))
-    clock = time.monotonic_ns
     with EXECUTORS[name]() as executor:
         if getattr(executor, "notes", ()):
             sys.exit(f"{name}: {executor.notes[0]}")
-        for _ in range(warmup):
-            executor.run(command)
-        samples, outside = [], []
-        for _ in range(runs):
-            t0 = clock()
-            sample = executor.run(command)
-            outside.append(clock() - t0 - sample.wall_ns)
-            samples.append(sample)
+        samples, outside = time_program(executor, runs, warmup)
     rss = statistics.median(s.max_rss_kib for s in samples)
-    return [s.wall_ns for s in samples], statistics.median(outside), rss
+    return [s.wall_ns for s in samples], outside, rss
+
+
+def time_program(executor, runs: int, warmup: int) -> tuple[list, float]:
+    """``runs`` executions of PROGRAM (after ``warmup`` more) by ``executor``: the samples, and the
+    median time per call outside the timed window (ns)."""
+    command = Command(PROGRAM, (PROGRAM,))
+    clock = time.monotonic_ns
+    for _ in range(warmup):
+        executor.run(command)
+    samples, outside = [], []
+    for _ in range(runs):
+        t0 = clock()
+        sample = executor.run(command)
+        outside.append(clock() - t0 - sample.wall_ns)
+        samples.append(sample)
+    return samples, statistics.median(outside)
 
 
 def hyperfine_block(hyperfine: str, runs: int, warmup: int) -> list[int]:

@@ -30,8 +30,7 @@ import subprocess
 import sys
 import time
 
-from overhead import PROGRAM, ensure_hyperfine, hyperfine_block, machine, us
-from pairbench.command import Command
+from overhead import PROGRAM, ensure_hyperfine, hyperfine_block, machine, time_program, us
 from pairbench.measure.spawner import SpawnerExecutor
 
 SPAWNERS = ("native", "python")
@@ -43,21 +42,12 @@ TARGET_FLOOR_KIB = 2048
 def spawner_block(kind: str, runs: int, warmup: int) -> dict:
     """Wall times (ns) of ``runs`` executions of ``/bin/true`` through the ``kind`` spawner, with the
     median cost per call outside the timed window (ns), the median max RSS and the floor (KiB)."""
-    command = Command(PROGRAM, (PROGRAM,))
-    clock = time.monotonic_ns
     with SpawnerExecutor(spawner=kind) as executor:
         if executor.spawner != kind:
             sys.exit(f"{kind}: the {kind} spawner did not start ({executor.notes})")
-        for _ in range(warmup):
-            executor.run(command)
-        samples, outside = [], []
-        for _ in range(runs):
-            t0 = clock()
-            sample = executor.run(command)
-            outside.append(clock() - t0 - sample.wall_ns)
-            samples.append(sample)
+        samples, outside = time_program(executor, runs, warmup)
         floor = executor.rss_floor_kib()
-    return {"walls": [s.wall_ns for s in samples], "outside": statistics.median(outside),
+    return {"walls": [s.wall_ns for s in samples], "outside": outside,
             "rss": statistics.median(s.max_rss_kib for s in samples), "floor": floor}
 
 
