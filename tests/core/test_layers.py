@@ -24,7 +24,7 @@ LAYERS = ("cli", "session", "report", "doctor", "analysis", "store", "measure", 
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "model", "verdict", "workloads", "protocol",
               "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
-            | {"pytest_plugin": "cli", "functions": "session", "bench": "session"})
+            | {"pytest_plugin": "cli", "functions": "session", "bench": "session", "suite": "session"})
 STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 

@@ -154,7 +154,8 @@ class App:
 
 
 COMMANDS = {
-    "bench": ("pairbench.cli.bench", "Compare every benchmark two workers share, in-process, sample by sample."),
+    "bench": ("pairbench.cli.bench",
+              "Compare every benchmark two builds of a suite share, interleaved, benchmark by benchmark."),
     "compare": ("pairbench.cli.measuring", "Is CANDIDATE faster or slower than BASELINE, by how much, how sure?"),
     "doctor": ("pairbench.cli.doctor", "Check the machine, or validate COMMAND as a benchmark."),
     "include-dir": ("pairbench.cli.bench", "Print the directory of pairbench.h, the C/C++ worker header."),
