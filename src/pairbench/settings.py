@@ -28,7 +28,7 @@ from pairbench.errors import UsageError
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
-KINDS = ("run", "compare", "bench")
+KINDS = ("run", "compare", "bench", "import")
 EXPORT_KEYS = ("export_markdown", "export_csv", "export_html")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
 
@@ -48,6 +48,8 @@ KIND_DEFAULTS: dict[str, dict[str, object]] = {
     "compare": {"warmup": 1, "max_time": "60s"},
     # bench: --max-time is per benchmark; a round of two 1 ms samples makes rounds cheap
     "bench": {"warmup": 16, "max_time": "5s", "min_runs": 32, "timeout": "60s"},
+    # import: samples another tool measured; nothing is sampled, so no budget
+    "import": {"warmup": 0, "max_time": None},
 }
 
 

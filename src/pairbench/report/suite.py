@@ -42,6 +42,14 @@ def harness_sentence(run: Run) -> str:
             f"process filtered to that benchmark, in a fresh random order (seed {seed}).")
 
 
+def imported_sentence(run: Run) -> str:
+    """Where an imported run's samples came from, and that pairbench did not measure them."""
+    imported = run.environment.get("import") or {}
+    tool = imported.get("tool", "another tool")
+    return (f"Imported from {tool} ({imported.get('source', 'a file')}): the samples are as {tool} recorded "
+            "them, one side after another, not interleaved by pairbench.")
+
+
 def shard_sentence(run: Run) -> str | None:
     """ "Shard 2 of 4 of a suite of 50 benchmarks." or "Merged from shards 1-4 ...", or None."""
     suite = run.suite or {}

@@ -32,6 +32,7 @@ from pairbench.report.suite import (
     HARNESS_NAMES,
     finding_lines,
     harness_sentence,
+    imported_sentence,
     shard_sentence,
     suite_blocks,
 )
@@ -88,6 +89,8 @@ def run_header(run: Run) -> list[str]:
                 else "")]
     shard = shard_sentence(run) if run.kind == "bench" else None
     lines += [markup(shard)] if shard else []
+    if run.kind == "import":
+        return lines + [markup(imported_sentence(run))]
     if n > 1 and rounds == 0:
         lines.append(f"No round was completed (order seed {seed}).")
     elif n > 1 and run.kind == "bench":

@@ -103,6 +103,7 @@ def _needed(d: Mapping, unit: str) -> str:
     what = {"median-interval": f"a {_level(d.get('confidence', 0.95))} interval of the median",
             "paired-interval": f"a {_level(d.get('confidence', 0.95))} interval of the paired effect",
             "anytime-interval": f"an anytime-valid interval at alpha {d.get('alpha', 0):.3g}",
+            "unpaired-interval": "a two-sample interval of the change",
             "ljung-box": "the Ljung-Box test"}.get(d.get("purpose", ""), d.get("purpose") or "this statistic")
     noun = "rounds" if d.get("purpose") == "anytime-interval" else "samples"
     if d.get("purpose") == "paired-interval":
@@ -187,6 +188,15 @@ _KEEP = {
     "criterion": "pass the input and the result through std::hint::black_box (criterion::black_box)",
     "pytest-benchmark": "return the result from the benchmarked function",
 }
+
+
+def _not_paired(d: Mapping, unit: str) -> str:
+    hosts = ("" if d.get("old_host") == d.get("new_host") else
+             f", and on different machines ({d.get('old_host') or 'unknown'}, {d.get('new_host') or 'unknown'})")
+    return (f"not paired: the two results were measured at different times ({d.get('old_started') or 'unknown'} "
+            f"and {d.get('new_started') or 'unknown'}){hosts}, so whatever the machine did in between (load, "
+            "clock speed, temperature) is part of every difference here; for the interleaved answer measure "
+            "both builds together: pairbench bench OLD_BUILD NEW_BUILD")
 
 
 def _renamed(d: Mapping, unit: str) -> str:
@@ -358,6 +368,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"one iteration takes {format_value(d['iteration_ns'], 'ns')}, so a sample cannot be as short as "
         f"--sample-time ({format_value(d['sample_time_ns'], 'ns')}): a round takes longer and the budget buys "
         "fewer of them; split the benchmark, or give it a smaller input"),
+    "runs-not-paired": _not_paired,
     "suite-budget-spent": lambda d, u: (
         f"{d['count']} benchmark(s) were not measured: the suite's time budget (--suite-time "
         f"{format_value(d['suite_time_ns'], 'ns')}) was spent before their turn: "

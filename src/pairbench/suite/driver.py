@@ -58,6 +58,9 @@ from pairbench.suite.sizing import SuiteBudget, bracket
 FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists
 TOO_LONG_FACTOR = 2  # a sample of one iteration over twice --sample-time: the iteration is too long
+SLOW_SAMPLE_NS = 100_000_000
+"""A sample outside the rounds that costs more than this here (pytest's start-up: about a second) gets
+one validation round instead of the lane's several: 8 points per side still fit a line."""
 
 # (benchmark index, its label, how many, its stopping rule) -> the progress sink for it, or None
 ProgressFactory = Callable[[int, str, int, StoppingRule | None], Sink | None]
@@ -107,6 +110,7 @@ class SuiteDriver:
         self._numbering = itertools.count().__next__
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._local = threading.local()  # per job: what its latest probe cost
         self._queue = list(enumerate(self.names))
         sampling = settings.sampling
         self.budget = SuiteBudget(settings.workers.suite_time_ns, sampling.max_time_ns, len(self.names),
@@ -217,6 +221,11 @@ class SuiteDriver:
 
         return choose_iterations(slowest, self.sample_time_ns)
 
+    @property
+    def _pilot_cost_ns(self) -> int:
+        """What the latest sample outside the rounds cost here (a harness's start-up included)."""
+        return getattr(self._local, "cost_ns", 0)
+
     def _validate(self, lane: Lane, b: int, name: str, iterations: int | None, taken: list[_Series],
                   notes: list[Note]) -> int:
         """Take each side's validation samples of benchmark ``b`` (at 1/8, 1/4, 1/2 and all of the
@@ -227,7 +236,7 @@ class SuiteDriver:
                  else tuple(self.sample_time_ns * k // 8 for k in (1, 2, 4, 8)))
         order = np.random.default_rng((self.settings.sampling.seed * 1_000_003 + b + 7919) % (1 << 63))
         probes: list[list[tuple[int, Probe]]] = [[] for _ in range(sides)]
-        for _ in range(lane.validation_rounds):
+        for _ in range(lane.validation_rounds if self._pilot_cost_ns < SLOW_SAMPLE_NS else 1):
             for draw in order.permutation(sides * len(sizes)):
                 side, k = divmod(int(draw), len(sizes))
                 count, time_ns = (sizes[k], self.sample_time_ns) if iterations is not None else (None, sizes[k])
@@ -252,6 +261,7 @@ class SuiteDriver:
               taken: list[_Series]) -> Probe:
         """One sample outside the rounds: stored as a warmup, journaled, kept in ``taken``."""
         probe = lane.probe(side, name, b, iterations, sample_time_ns)
+        self._local.cost_ns = probe.cost_ns
         sample = Sample(**{**probe.sample.__dict__, "seq": self._numbering(), "slot": side})
         if self.journal is not None:
             self.journal.on_sample(Measured(side, b, sample, probe.metrics))

@@ -93,11 +93,13 @@ class Program:
     target: str = ""
 
     def command(self, *options: str, text: str = "") -> Command:
-        """The command running this program with ``options`` (its variables set by ``env(1)``, which
-        replaces itself with the program: the rusage is the program's)."""
+        """The command running this program with ``options``; its directory and variables set by
+        ``env(1)`` (``--chdir``, GNU coreutils), which replaces itself with the program, so the
+        rusage is the program's and the executor's own directory does not matter."""
         argv = (*self.argv, *options)
-        if self.env:
-            argv = (_env_program(), *(f"{k}={v}" for k, v in self.env), *argv)
+        if self.env or self.cwd:
+            where = (f"--chdir={self.cwd}",) if self.cwd else ()
+            argv = (_env_program(), *where, *(f"{k}={v}" for k, v in self.env), *argv)
         return Command(text or f"{self.text or self.argv[0]} {' '.join(options)}".strip(), argv)
 
     def environment(self) -> dict[str, str]:
@@ -156,7 +158,7 @@ def tail_text(data: bytes) -> str:
     return data[-TAIL_BYTES:].decode("utf-8", "replace").strip()
 
 
-def capture(command: Command, *, cwd: str | None = None, timeout_s: float | None = None) -> Captured:
+def capture(command: Command, *, timeout_s: float | None = None) -> Captured:
     """Run ``command`` unmeasured (a listing, a discovery run) and keep its output, standard output
     and error together, at most ``MAX_OUTPUT_BYTES`` of it; kill its process group past the timeout.
 
@@ -164,7 +166,7 @@ def capture(command: Command, *, cwd: str | None = None, timeout_s: float | None
     limit = LISTING_TIMEOUT_S if timeout_s is None else timeout_s
     with tempfile.TemporaryFile() as sink:
         try:
-            process = subprocess.Popen(command.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=sink,
+            process = subprocess.Popen(command.argv, stdin=subprocess.DEVNULL, stdout=sink,
                                        stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
             raise DiscoveryError(f"cannot start {command.argv[0]!r}: {exc.strerror or exc}") from None

@@ -51,7 +51,7 @@ class Criterion:
     markers = MARKERS
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
-        listed = capture(program.command("--bench", "--list"), cwd=program.cwd, timeout_s=timeout_s)
+        listed = capture(program.command("--bench", "--list"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (--bench --list)"))
         names = []

@@ -62,7 +62,7 @@ class Gbench:
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
         """The binary's benchmark names, in its order, and whether it takes an iteration count."""
-        listed = capture(program.command("--benchmark_list_tests=true"), cwd=program.cwd, timeout_s=timeout_s)
+        listed = capture(program.command("--benchmark_list_tests=true"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (--benchmark_list_tests)"))
         names = tuple(line.strip() for line in listed.text().splitlines() if line.strip())
@@ -97,7 +97,7 @@ def _takes_iteration_counts(program: Program, timeout_s: float | None) -> bool:
     """Whether the library takes ``--benchmark_min_time=Nx`` (Google Benchmark 1.8 and later): 1.7
     refuses the value and exits 1."""
     probe = capture(program.command("--benchmark_list_tests=true", "--benchmark_min_time=1x"),
-                    cwd=program.cwd, timeout_s=timeout_s)
+                    timeout_s=timeout_s)
     return probe.status == 0
 
 
@@ -111,7 +111,11 @@ class GbenchReport:
 
 def parse_json(text: str, source: str) -> GbenchReport:
     """Read a ``--benchmark_format=json`` or ``--benchmark_out`` document (every version since 1.5)."""
-    document = _loads(text, source)
+    return parse_document(_loads(text, source), source)
+
+
+def parse_document(document, source: str) -> GbenchReport:
+    """The report of a parsed Google Benchmark JSON document."""
     if not isinstance(document, dict) or not isinstance(document.get("benchmarks"), list):
         raise FormatError(NAME, source, "not a Google Benchmark JSON report: no \"benchmarks\" list "
                           "(write it with --benchmark_format=json or --benchmark_out=FILE)")

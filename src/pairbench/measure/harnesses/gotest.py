@@ -73,14 +73,14 @@ class GoTest:
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
         """Every benchmark the binary runs, sub-benchmarks included, in its order."""
-        listed = capture(program.command("-test.list", "^Benchmark"), cwd=program.cwd, timeout_s=timeout_s)
+        listed = capture(program.command("-test.list", "^Benchmark"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (-test.list)"))
         top = [line.strip() for line in listed.text().splitlines() if line.strip().startswith("Benchmark")]
         if not top:
             return Discovery((), explicit_iterations=True)
         bench = "^(" + "|".join(_RE2_SPECIAL.sub(r"\\\1", name) for name in top) + ")$"
-        ran = capture(program.command(*self._options(bench, 1)), cwd=program.cwd, timeout_s=timeout_s)
+        ran = capture(program.command(*self._options(bench, 1)), timeout_s=timeout_s)
         if ran.status != 0:
             raise DiscoveryError(ran.failure("running each benchmark once to find its sub-benchmarks "
                                              "(-test.benchtime 1x)"))

@@ -68,7 +68,7 @@ class PytestBenchmark:
         report_path = scratch / "discovery.json"
         ran = capture(program.command(program.target, *_COMMON, "--benchmark-min-rounds=1",
                                       "--benchmark-max-time=0.000001", f"--benchmark-json={report_path}"),
-                      cwd=program.cwd, timeout_s=timeout_s)
+                      timeout_s=timeout_s)
         if ran.status not in (0, 1) or not report_path.exists():  # 1: some test failed; 5: none collected
             raise DiscoveryError(ran.failure("running its benchmarks once to list them (--benchmark-only)"))
         names = tuple(r.name for r in parse_json(read_bounded(report_path, NAME), str(report_path)).results)
@@ -115,6 +115,11 @@ def parse_json(text: str, source: str) -> PytestReport:
             from None
     except (ValueError, RecursionError) as exc:
         raise FormatError(NAME, source, f"not JSON pairbench reads ({exc})") from None
+    return parse_document(document, source)
+
+
+def parse_document(document, source: str) -> PytestReport:
+    """The report of a parsed pytest-benchmark JSON document."""
     if not isinstance(document, dict) or not isinstance(document.get("benchmarks"), list):
         raise FormatError(NAME, source, "not a pytest-benchmark JSON report: no \"benchmarks\" list")
     results, rounds = [], []
