@@ -93,6 +93,8 @@ def read_import(path: str, fmt: str | None = None) -> Run:
 
 
 def _recognised(path: Path, text: str) -> str:
+    if not text.strip():
+        raise ResultFileError(f"{path}: the file is empty")
     head = text.lstrip()[:1]
     if head in ("{", "["):
         document = parse_json_text(path, text)
@@ -120,7 +122,8 @@ _KNOWN = ("hyperfine --export-json, Google Benchmark JSON, go test -bench text, 
 
 def _hyperfine(path: Path, document) -> Run:
     results = hyperfine.parse_document(document, str(path))
-    names = _distinct([r.command for r in results])
+    names = _distinct([r.command + (" [" + ",".join(f"{k}={v}" for k, v in r.parameters.items()) + "]"
+                                    if r.parameters else "") for r in results])
     built = _Built([Side(name, Command(r.command, (r.command,))) for name, r in zip(names, results, strict=True)])
     b = built.key("command")
     for s, r in enumerate(results):

@@ -73,6 +73,7 @@ class Gbench:
         """One run of ``name``: ``iterations`` exactly (1.8+), or about ``sample_time_ns`` of it (1.7)."""
         amount = f"{iterations}x" if iterations is not None else f"{sample_time_ns / 1e9:.9g}"
         result_path = scratch / "gbench.json"
+        result_path.unlink(missing_ok=True)  # an earlier invocation's report must not be read as this one's
         options = (f"--benchmark_filter={filter_for(name)}", "--benchmark_repetitions=1",
                    f"--benchmark_min_time={amount}", f"--benchmark_out={result_path}",
                    "--benchmark_out_format=json")
@@ -82,9 +83,9 @@ class Gbench:
         """The report of the invocation's benchmark from its JSON file (``NoResult`` when the filter
         matched nothing, ``FormatError`` when the file cannot be read)."""
         path = invocation.result_path
+        if b"Failed to match any benchmarks" in output:  # it leaves an empty report file
+            raise NoResult(NAME, invocation.command.text, "the filter matched no benchmark")
         if path is None or not path.exists():
-            if b"Failed to match any benchmarks" in output:
-                raise NoResult(NAME, invocation.command.text, "the filter matched no benchmark")
             raise NoResult(NAME, str(path), "the harness wrote no JSON report")
         report = parse_json(read_bounded(path, NAME), str(path))
         found = [r for r in report.results if r.name == invocation.benchmark]

@@ -79,13 +79,19 @@ class GoTest:
         top = [line.strip() for line in listed.text().splitlines() if line.strip().startswith("Benchmark")]
         if not top:
             return Discovery((), explicit_iterations=True)
+        names = self._leaves(program, top, timeout_s)
+        if names is None:  # one of them failed the run: each alone, so the others are found
+            names = [leaf for name in top for leaf in (self._leaves(program, [name], timeout_s) or [name])]
+        return Discovery(tuple(dict.fromkeys(names)), explicit_iterations=True)
+
+    def _leaves(self, program: Program, top: list[str], timeout_s: float | None) -> list[str] | None:
+        """The benchmarks that report results when ``top`` run once each (sub-benchmarks in place of
+        their parents); None when the run fails (a benchmark panicked: it is named when measured)."""
         bench = "^(" + "|".join(_RE2_SPECIAL.sub(r"\\\1", name) for name in top) + ")$"
         ran = capture(program.command(*self._options(bench, 1)), timeout_s=timeout_s)
         if ran.status != 0:
-            raise DiscoveryError(ran.failure("running each benchmark once to find its sub-benchmarks "
-                                             "(-test.benchtime 1x)"))
-        found = parse_text(ran.text(), program.text or program.argv[0], self.suffix)
-        return Discovery(tuple(dict.fromkeys(r.name for r in found.results)), explicit_iterations=True)
+            return None
+        return [r.name for r in parse_text(ran.text(), program.text or program.argv[0], self.suffix).results]
 
     @property
     def suffix(self) -> str:
@@ -144,9 +150,9 @@ def parse_text(text: str, source: str, suffix: str | None = None) -> GoReport:
 
 
 def _has_measurement(rest: str) -> bool:
-    """Whether the rest of a line holds "VALUE UNIT" pairs (a log line after a name does not)."""
-    words = rest.split()
-    return len(words) >= 2 and bool(_UNIT_VALUE.match(words[0]))
+    """Whether the rest of a line after "NAME N" can be "VALUE UNIT" pairs (two words at least; what
+    follows is then read strictly, as benchfmt does)."""
+    return len(rest.split()) >= 2
 
 
 def _result(m: re.Match, source: str, line: int, suffix: str | None) -> Report:

@@ -77,8 +77,7 @@ class PytestBenchmark:
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
         report_path = scratch / "pytest-benchmark.json"
-        if report_path.exists():
-            report_path.unlink()
+        report_path.unlink(missing_ok=True)  # an earlier invocation's report must not be read as this one's
         options = (name, *_COMMON, "--benchmark-min-rounds=5", f"--benchmark-max-time={sample_time_ns / 1e9:.9g}",
                    f"--benchmark-json={report_path}")
         return Invocation(program.command(*options, text=f"{program.text} {name}"), name, None, report_path)
