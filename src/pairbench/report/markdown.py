@@ -25,7 +25,7 @@ from pairbench.analysis import Analysis
 from pairbench.model import Run
 from pairbench.report.safe import visible
 from pairbench.report.sentences import comparison_title, detail_lines
-from pairbench.report.suite import finding_lines, suite_blocks
+from pairbench.report.suite import finding_lines, plural, suite_blocks
 from pairbench.report.tables import (
     Table,
     environment_table,
@@ -112,7 +112,7 @@ def _suite_parts(run: Run, analysis: Analysis) -> list[str]:
              for heading, t in suite_blocks(run, analysis)]
     findings = finding_lines(analysis.suite, run)
     if findings:
-        parts.append(details(f"Validation ({len(findings)} findings)", _bullets(findings)))
+        parts.append(details(f"Validation ({plural(len(findings), 'finding')})", _bullets(findings)))
     return parts
 
 

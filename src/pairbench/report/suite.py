@@ -98,9 +98,17 @@ def finding_lines(summary: SuiteSummary, run: Run) -> list[str]:
     return [f"WARN  {subject_text(n)}: {word(n, units.get(n.subject.benchmark, 'ns'))}" for n in summary.findings]
 
 
+_COUNTED = {"regressions": ("regression", "regressions"), "improvements": ("improvement", "improvements"),
+            "equivalent": ("equivalent", "equivalent"), "inconclusive": ("inconclusive", "inconclusive")}
+
+
 def counts_line(summary: SuiteSummary) -> str:
-    counts = [(title, len(getattr(summary, key))) for title, key in GROUPS]
-    return ", ".join(f"{n} {title.lower()}" for title, n in counts) + "."
+    counts = [(key, len(getattr(summary, key))) for _, key in GROUPS]
+    return ", ".join(f"{n} {_COUNTED[key][n != 1]}" for key, n in counts) + "."
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def suite_blocks(run: Run, analysis: Analysis) -> list[tuple[str, Table | None]]:

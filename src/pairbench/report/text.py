@@ -33,6 +33,7 @@ from pairbench.report.suite import (
     finding_lines,
     harness_sentence,
     imported_sentence,
+    plural,
     shard_sentence,
     suite_blocks,
 )
@@ -269,16 +270,20 @@ def render_suite(run: Run, analysis: Analysis, *, color: bool = False, width: in
     footnotes = Footnotes([n for n in analysis.notes if n.subject.is_run and n.code not in shown_elsewhere],
                           _unit(analysis))
     parts = [render_markup(run_header(run) + [""], color=color, width=width)]
+    after_table = False
     for heading, table in suite_blocks(run, analysis):
         if table is None:
-            parts.append(render_markup([markup(heading)], color=color, width=width))
+            parts.append(render_markup([""] * after_table + [markup(heading)], color=color, width=width))
+            after_table = False
             continue
-        parts.append(render_markup([f"[bold]{markup(heading)}[/bold]"], color=color, width=width))
+        parts.append(render_markup(["", f"[bold]{markup(heading)}[/bold]"], color=color, width=width))
         parts.append(_plain_table(table, color=color, width=width))
+        after_table = True
     findings = finding_lines(analysis.suite, run)
     lines = [""]
     if findings:
-        lines += [f"[bold]Validation ({len(findings)} findings)[/bold]"] + [f"  {markup(f)}" for f in findings] + [""]
+        lines += [f"[bold]Validation ({plural(len(findings), 'finding')})[/bold]"]
+        lines += [f"  {markup(f)}" for f in findings] + [""]
     lines.append("Every benchmark's statistics and notes: pairbench show --details RESULT, or pairbench report.")
     parts.append(render_markup(lines + footer(run, footnotes), color=color, width=width))
     return "".join(parts)
@@ -289,7 +294,7 @@ def _plain_table(table, *, color: bool, width: int) -> str:
 
     rich_table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for i, column in enumerate(table.header):
-        rich_table.add_column(column, justify="left" if i == 0 else "right", overflow="fold")
+        rich_table.add_column(markup(column), justify="left" if i == 0 else "right", overflow="fold")
     for row in table.rows:
         rich_table.add_row(*(markup(cell) for cell in row))
     buffer = io.StringIO()
