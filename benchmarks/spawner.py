@@ -31,7 +31,6 @@ import sys
 import time
 
 from overhead import PROGRAM, ensure_hyperfine, hyperfine_block, machine, us
-
 from pairbench.command import Command
 from pairbench.measure.spawner import SpawnerExecutor
 

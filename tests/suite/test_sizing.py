@@ -5,14 +5,14 @@ from __future__ import annotations
 from pairbench.suite.sizing import SuiteBudget, bracket
 
 
-def test_the_bracket_is_the_largest_power_of_two_of_rounds_that_fits_the_budget():
-    assert bracket(5_000_000_000, 40_000_000, 10) == 64  # 125 rounds fit: the bracket is 64
-    assert bracket(5_000_000_000, 39_000_000, 10) == 128  # 128.2 fit
-    assert bracket(5_000_000_000, 41_000_000, 10) == 64
+def test_the_bracket_is_the_power_of_two_of_rounds_nearest_to_what_fits_the_budget():
+    assert bracket(5_000_000_000, 40_000_000, 10) == 128  # 125 rounds fit
+    assert bracket(5_000_000_000, 56_000_000, 10) == 64  # 89.3 fit: below 64 x 1.41
+    assert bracket(5_000_000_000, 52_000_000, 10) == 128  # 96.2 fit: above 64 x 1.41
 
 
 def test_pilots_a_little_apart_land_in_the_same_bracket():
-    assert {bracket(5_000_000_000, cost, 10) for cost in (27_000_000, 30_000_000, 33_000_000)} == {128}
+    assert {bracket(5_000_000_000, cost, 10) for cost in (36_000_000, 40_000_000, 44_000_000)} == {128}
 
 
 def test_the_bracket_is_at_least_min_runs_and_at_most_max_runs():
@@ -21,8 +21,8 @@ def test_the_bracket_is_at_least_min_runs_and_at_most_max_runs():
 
 
 def test_no_bracket_when_it_would_stop_before_a_verdict_is_possible_or_nothing_sizes_it():
-    assert bracket(1_000_000_000, 40_000_000, 10, first_verdict=19) is None  # 16 < 19: time decides
-    assert bracket(1_000_000_000, 40_000_000, 10, max_runs=300, first_verdict=19) == 300
+    assert bracket(1_000_000_000, 60_000_000, 10, first_verdict=19) is None  # 16 < 19: time decides
+    assert bracket(1_000_000_000, 60_000_000, 10, max_runs=300, first_verdict=19) == 300
     assert bracket(None, 40_000_000, 10) is None
     assert bracket(5_000_000_000, 0, 10) is None
 

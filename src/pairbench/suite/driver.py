@@ -12,8 +12,8 @@ For each benchmark, on the lane of the job that takes it (``suite.lanes``):
    becomes a note naming the benchmark and side;
 3. **rounds**: one sample per side in random order, with the stopping rule
    after each (anytime-valid, at the suite's family-wise level), within the
-   bracket of rounds the pilot sized (``suite.sizing``) and the benchmark's time
-   budget.
+   bracket of rounds the pilot sized from the benchmark's time budget
+   (``suite.sizing``; time stops it only at 1.5 times the budget).
 
 Every sample outside the rounds is stored as a warmup and journaled as it
 arrives, like those of the rounds. A benchmark that fails keeps what it took,
@@ -53,7 +53,7 @@ from pairbench.notes import Note, Subject
 from pairbench.settings import Settings
 from pairbench.stats.sequential import first_bounded_n
 from pairbench.suite.lanes import Lane, LaneFailed, Probe, block_rounds
-from pairbench.suite.sizing import SuiteBudget, bracket
+from pairbench.suite.sizing import BUDGET_SLACK, SuiteBudget, bracket
 
 FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists
@@ -189,7 +189,9 @@ class SuiteDriver:
         most = bracket(budget_ns, round_ns, sampling.min_runs, sampling.max_runs,
                        first_verdict=_first_verdict(rule, per_block))
         progress = self.progress(b, label, len(self.skeleton.benchmarks), rule) if self.progress else None
-        plan = SamplingPlan(targets=targets, stop=StopRule(sampling.runs, sampling.min_runs, most, budget_ns),
+        limit = budget_ns if most is None or budget_ns is None or most == sampling.max_runs \
+            else int(budget_ns * BUDGET_SLACK)
+        plan = SamplingPlan(targets=targets, stop=StopRule(sampling.runs, sampling.min_runs, most, limit),
                             warmup_rounds=sampling.warmup if lane.warms_up else 0, timeout_ns=sampling.timeout_ns,
                             seed=(sampling.seed * 1_000_003 + b) % (1 << 63), failure_advice=FAILURE_ADVICE)
         sampler = Sampler(lane.executor, plan, origin_ns=self._origin, numbering=self._numbering,
