@@ -540,6 +540,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    args.out = args.out.resolve()  # hyperfine -N runs a program by an absolute path only
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         if shutil.which("hyperfine") is None and args.part == "overhead":

@@ -42,7 +42,7 @@ from pairbench.errors import CommandFailed, UsageError
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import Executor, OutputPolicy, WallClock
 from pairbench.measure.harnesses import PAIRBENCH, adapter
-from pairbench.measure.harnesses.base import DiscoveryError, Program, harness_words
+from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program, harness_words
 from pairbench.measure.harnesses.detect import detect_program, detect_python, is_python_target
 from pairbench.measure.harnesses.pytest_benchmark import program_for
 from pairbench.measure.revisions import checkout, toplevel
@@ -205,7 +205,7 @@ class BenchSession:
             where.mkdir()
             try:
                 found = chosen.discover(program, where, self._listing_timeout())
-            except DiscoveryError as exc:
+            except (DiscoveryError, FormatError) as exc:
                 raise CommandFailed(f"the {harness_words(self.harness)} program of {side.name!r} "
                                     f"({program.text}) could not list its benchmarks: {exc}") from None
             _check_distinct(found.names, side.name)

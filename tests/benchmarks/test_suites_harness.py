@@ -4,27 +4,12 @@ from benchstat (golang.org/x/perf, 2026) on two `-count=10` runs of a Go benchma
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from scripts import benchmark_script
 
-_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, _DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-if "calibration" not in sys.modules:
-    _load("calibration")
-suites = _load("suites")
+benchmark_script("calibration")
+suites = benchmark_script("suites")
 
 BENCHSTAT_CSV = """goos: linux
 goarch: amd64

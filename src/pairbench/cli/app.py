@@ -34,7 +34,7 @@ from pairbench.report.safe import visible
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    success
-  1    a verdict matched --fail-on (compare)
+  1    a verdict matched --fail-on (compare, bench, merge, diff)
   2    usage error
   3    a command failed or could not be run
   4    a result file could not be read or written

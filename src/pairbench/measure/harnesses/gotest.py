@@ -86,12 +86,16 @@ class GoTest:
 
     def _leaves(self, program: Program, top: list[str], timeout_s: float | None) -> list[str] | None:
         """The benchmarks that report results when ``top`` run once each (sub-benchmarks in place of
-        their parents); None when the run fails (a benchmark panicked: it is named when measured)."""
+        their parents); None when the run fails or prints a line that cannot be read (that benchmark
+        is named when it is measured)."""
         bench = "^(" + "|".join(_RE2_SPECIAL.sub(r"\\\1", name) for name in top) + ")$"
         ran = capture(program.command(*self._options(bench, 1)), timeout_s=timeout_s)
         if ran.status != 0:
             return None
-        return [r.name for r in parse_text(ran.text(), program.text or program.argv[0], self.suffix).results]
+        try:
+            return [r.name for r in parse_text(ran.text(), program.text or program.argv[0], self.suffix).results]
+        except FormatError:
+            return None
 
     @property
     def suffix(self) -> str:
