@@ -180,14 +180,22 @@ def invocation_argv(harness: str, program: Path, document: dict, scratch: Path) 
             f"{iterations}x", "-test.benchmem", "-test.count", "1", "-test.cpu", str(procs())]
 
 
-def hyperfine_mean(argv: list[str], runs: int, scratch: Path) -> float:
-    """hyperfine -N's mean wall time of ``argv`` over ``runs`` runs, seconds."""
+def hyperfine_times(argv: list[str], runs: int, scratch: Path) -> tuple[float, float]:
+    """hyperfine -N's mean and median wall time of ``argv`` over ``runs`` runs, seconds."""
     export = scratch / "hf.json"
     import shlex
 
     subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "3", "--runs", str(runs), "--export-json",
                     str(export), shlex.join(argv)], check=True, capture_output=True)
-    return float(json.loads(export.read_text())["results"][0]["mean"])
+    result = json.loads(export.read_text())["results"][0]
+    return float(result["mean"]), float(result["median"])
+
+
+def invocation_walls(document: dict) -> np.ndarray:
+    """The wall time of every measured invocation of a bench document (the executor's), seconds."""
+    return np.array([w / 1e9 for series in document["series"]
+                     for w, warm in zip(series["samples"]["wall_ns"], series["samples"]["warmup"], strict=True)
+                     if not warm])
 
 
 def overhead_part(args) -> None:
@@ -201,10 +209,15 @@ def overhead_part(args) -> None:
                 document = pairbench_bench(["--seed", str(args.seed + repeat), "--runs", str(args.rounds),
                                             str(built["a"]), str(built["a2"])], scratch / "r.json")
                 rounds, span = rounds_span(document)
-                alone = hyperfine_mean(invocation_argv(harness, built["a"], document, scratch), 2 * args.rounds,
-                                       scratch)
+                alone, alone_median = hyperfine_times(invocation_argv(harness, built["a"], document, scratch),
+                                                      2 * args.rounds, scratch)
+                walls = invocation_walls(document)
                 record = {"part": "overhead", "harness": harness, "repeat": repeat, "rounds": rounds,
                           "round_s": span / rounds, "invocation_alone_s": alone,
+                          "invocation_alone_median_s": alone_median,
+                          "invocation_in_pairbench_s": float(walls.mean()),
+                          "invocation_in_pairbench_median_s": float(np.median(walls)),
+                          "driver_per_round_s": span / rounds - 2 * float(walls.mean()),
                           "overhead_per_round_s": span / rounds - 2 * alone, "pairbench_wall_s": document["_wall_s"]}
                 sink.write(json.dumps(record) + "\n")
                 sink.flush()
@@ -459,17 +472,22 @@ def _rate_row(harness: str, kind: str, design: str, found: list[str], times: lis
 
 def render(args) -> str:
     lines = [f"machine: {json.dumps(cal.machine())}", ""]
-    overhead = cal.load_records(args.out / "overhead.jsonl")
+    overhead = [r for r in cal.load_records(args.out / "overhead.jsonl") if "driver_per_round_s" in r]
     if overhead:
-        lines += ["| harness | rounds | pairbench round | invocation alone (hyperfine -N) | ratio round / 2 invocations | "
-                  "overhead per round |", "|---|---|---|---|---|---|"]
+        lines += ["| harness | rounds | pairbench round (mean) | invocation in pairbench (median) | invocation alone, "
+                  "hyperfine -N (median) | ratio | driver per round | round / 2 x invocation alone (means) |",
+                  "|---|---|---|---|---|---|---|---|"]
         for harness in ("gbench", "go"):
             cell = [r for r in overhead if r["harness"] == harness]
             if cell:
-                rnd = float(np.median([r["round_s"] for r in cell]))
-                alone = float(np.median([r["invocation_alone_s"] for r in cell]))
-                lines.append(f"| {harness} | {cell[0]['rounds']} x {len(cell)} | {rnd * 1e3:.2f} ms | {alone * 1e3:.2f} ms | "
-                             f"{rnd / (2 * alone):.2f} | {(rnd - 2 * alone) * 1e3:.2f} ms |")
+                def med(key, cell=cell):
+                    return float(np.median([r[key] for r in cell]))
+
+                lines.append(
+                    f"| {harness} | {cell[0]['rounds']} x {len(cell)} | {med('round_s') * 1e3:.2f} ms | "
+                    f"{med('invocation_in_pairbench_median_s') * 1e3:.2f} ms | {med('invocation_alone_median_s') * 1e3:.2f} ms | "
+                    f"{med('invocation_in_pairbench_median_s') / med('invocation_alone_median_s'):.2f} | "
+                    f"{med('driver_per_round_s') * 1e3:.2f} ms | {med('round_s') / (2 * med('invocation_alone_s')):.2f} |")
         lines.append("")
     records = cal.load_records(args.out / "calibration.jsonl")
     if records:
