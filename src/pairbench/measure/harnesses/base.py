@@ -14,8 +14,6 @@ naming the source, the line when there is one, and the harness.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
 import signal
 import subprocess
@@ -25,13 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.command import Command, describe_status
+from pairbench.measure.worker import kill_group
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 """The most of a harness's output (or result file) read: a report of one benchmark is a few KiB."""
 TAIL_BYTES = 2000
 LISTING_TIMEOUT_S = 120.0
 """How long a listing (or a discovery run) may take when no --timeout is given."""
-_KILL_GRACE_S = 0.5
 
 
 class FormatError(ValueError):
@@ -91,20 +89,18 @@ class Program:
     env: tuple[tuple[str, str], ...] = ()
     text: str = ""
     target: str = ""
+    unset: tuple[str, ...] = ()  # variables removed from its environment
 
     def command(self, *options: str, text: str = "") -> Command:
         """The command running this program with ``options``; its directory and variables set by
         ``env(1)`` (``--chdir``, GNU coreutils), which replaces itself with the program, so the
         rusage is the program's and the executor's own directory does not matter."""
         argv = (*self.argv, *options)
-        if self.env or self.cwd:
+        if self.env or self.cwd or self.unset:
             where = (f"--chdir={self.cwd}",) if self.cwd else ()
-            argv = (_env_program(), *where, *(f"{k}={v}" for k, v in self.env), *argv)
+            removed = tuple(f"--unset={name}" for name in self.unset)
+            argv = (_env_program(), *where, *removed, *(f"{k}={v}" for k, v in self.env), *argv)
         return Command(text or f"{self.text or self.argv[0]} {' '.join(options)}".strip(), argv)
-
-    def environment(self) -> dict[str, str]:
-        """This process's environment with the program's variables added (for listings)."""
-        return {**os.environ, **dict(self.env)}
 
 
 def _env_program() -> str:
@@ -176,22 +172,9 @@ def capture(command: Command, *, timeout_s: float | None = None) -> Captured:
         except subprocess.TimeoutExpired:
             timed_out, status = True, -signal.SIGKILL
         finally:
-            _kill_group(process)
+            kill_group(process)
         sink.seek(0)
         return Captured(status, sink.read(MAX_OUTPUT_BYTES), timed_out)
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    """Stop what is left of the process group (the program, or what it started) and reap it."""
-    for signum in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signum)
-        try:
-            process.wait(_KILL_GRACE_S)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-    process.wait()
 
 
 def read_bounded(path: Path, harness: str) -> str:

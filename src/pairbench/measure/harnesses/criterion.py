@@ -19,6 +19,7 @@ times all the iterations it ran.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -71,7 +72,7 @@ class Criterion:
         if home.exists():
             shutil.rmtree(home)  # a result left by an earlier invocation must not be read as this one's
         seconds = sample_time_ns / 1e9
-        env = Program(program.argv, program.cwd, (*program.env, ("CRITERION_HOME", str(home))), program.text)
+        env = dataclasses.replace(program, env=(*program.env, ("CRITERION_HOME", str(home))))
         options = ("--bench", "--exact", name, "--noplot", "--warm-up-time", f"{seconds / 2:.9g}",
                    "--measurement-time", f"{seconds:.9g}", "--sample-size", str(SAMPLES),
                    "--nresamples", "1000")

@@ -3,7 +3,9 @@
 A side is a path (a test file or directory) in its own tree: its tests run
 with this Python (``python -m pytest``), in the tree's root (the git working
 tree holding the path, else the path's directory), with that root and its
-``src/`` first on ``PYTHONPATH``, so each side imports its own code.
+``src/`` first on ``PYTHONPATH``, so each side imports its own code, and
+without pytest-xdist's worker variables (pytest-benchmark disables itself
+under them).
 
 Listing: one discovery run of the path with ``--benchmark-only`` and the
 shortest rounds names, in its JSON report, exactly the tests that benchmark.
@@ -44,6 +46,9 @@ from pairbench.measure.harnesses.base import (
 from pairbench.measure.revisions import toplevel
 
 NAME = "pytest-benchmark"
+XDIST_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
+"""Set in a pytest-xdist worker: a pytest started from one (a test suite, a plugin) would see them, and
+pytest-benchmark then disables every benchmark. The runs pairbench starts do without them."""
 _COMMON = ("-q", "-p", "no:cacheprovider", "--benchmark-only", "--benchmark-warmup=off")
 
 
@@ -56,7 +61,7 @@ def program_for(path: str) -> Program:
     existing = os.environ.get("PYTHONPATH")
     env = (("PYTHONPATH", os.pathsep.join(paths + ([existing] if existing else []))),)
     argv = (sys.executable, "-m", "pytest", f"--rootdir={root}")
-    return Program(argv, root, env, text=f"pytest {relative}", target=relative)
+    return Program(argv, root, env, text=f"pytest {relative}", target=relative, unset=XDIST_VARIABLES)
 
 
 class PytestBenchmark:
