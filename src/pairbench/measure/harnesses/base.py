@@ -14,6 +14,7 @@ naming the source, the line when there is one, and the harness.
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import subprocess
@@ -192,6 +193,21 @@ def read_bounded(path: Path, harness: str) -> str:
     if len(data) > MAX_OUTPUT_BYTES:
         raise FormatError(harness, str(path), f"larger than {MAX_OUTPUT_BYTES // (1024 * 1024)} MiB")
     return data.decode("utf-8", "replace")
+
+
+def load_json(text: str, harness: str, source: str):
+    """The JSON value of a harness's report (``FormatError`` naming the line when it is not JSON, or
+    holds NaN or Infinity, which JSON does not allow)."""
+    def refuse(word: str):
+        raise ValueError(f"{word} is not a number JSON allows")
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except json.JSONDecodeError as exc:
+        raise FormatError(harness, source, f"not JSON ({exc.msg}, column {exc.colno}); the file may be cut "
+                          "short", exc.lineno) from None
+    except (ValueError, RecursionError) as exc:
+        raise FormatError(harness, source, f"not JSON pairbench reads ({exc})") from None
 
 
 def finite_number(value, harness: str, source: str, where: str, *, line: int = 0) -> float:

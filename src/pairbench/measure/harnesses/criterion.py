@@ -20,7 +20,6 @@ times all the iterations it ran.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from pairbench.measure.harnesses.base import (
     Report,
     capture,
     finite_number,
+    load_json,
     read_bounded,
 )
 
@@ -157,15 +157,4 @@ def typical_estimate(estimates, source: str) -> float:
 
 
 def _json(path: Path):
-    text = read_bounded(path, NAME)
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise FormatError(NAME, str(path), f"not JSON ({exc.msg}, column {exc.colno}); cut short?",
-                          exc.lineno) from None
-    except (ValueError, RecursionError) as exc:
-        raise FormatError(NAME, str(path), f"not JSON pairbench reads ({exc})") from None
-
-
-def _no_constant(word: str):
-    raise ValueError(f"{word} is not a number JSON allows")
+    return load_json(read_bounded(path, NAME), NAME, str(path))

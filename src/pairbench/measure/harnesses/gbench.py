@@ -18,7 +18,6 @@ per second, and every user counter.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from pairbench.measure.harnesses.base import (
     Report,
     capture,
     finite_number,
+    load_json,
     read_bounded,
 )
 
@@ -112,7 +112,7 @@ class GbenchReport:
 
 def parse_json(text: str, source: str) -> GbenchReport:
     """Read a ``--benchmark_format=json`` or ``--benchmark_out`` document (every version since 1.5)."""
-    return parse_document(_loads(text, source), source)
+    return parse_document(load_json(text, NAME, source), source)
 
 
 def parse_document(document, source: str) -> GbenchReport:
@@ -132,19 +132,6 @@ def parse_document(document, source: str) -> GbenchReport:
             continue  # an aggregate (mean, median, stddev, cv) of repetitions
         results.append(_result(entry, source, where, context))
     return GbenchReport(context, tuple(results))
-
-
-def _loads(text: str, source: str):
-    def constant(word: str):
-        raise ValueError(f"{word} is not a number JSON allows")
-
-    try:
-        return json.loads(text, parse_constant=constant)
-    except json.JSONDecodeError as exc:
-        raise FormatError(NAME, source, f"not JSON ({exc.msg}, column {exc.colno}); the file may be cut "
-                          "short", exc.lineno) from None
-    except (ValueError, RecursionError) as exc:
-        raise FormatError(NAME, source, f"not JSON pairbench reads ({exc})") from None
 
 
 def _result(entry: dict, source: str, where: str, context: Mapping) -> Report:

@@ -24,7 +24,6 @@ import keeps as samples.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Mapping
@@ -41,6 +40,7 @@ from pairbench.measure.harnesses.base import (
     Report,
     capture,
     finite_number,
+    load_json,
     read_bounded,
 )
 from pairbench.measure.revisions import toplevel
@@ -112,14 +112,7 @@ class PytestReport:
 
 def parse_json(text: str, source: str) -> PytestReport:
     """Read a ``--benchmark-json`` (or ``--benchmark-save``) document of pytest-benchmark 3 to 5."""
-    try:
-        document = json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise FormatError(NAME, source, f"not JSON ({exc.msg}, column {exc.colno}); cut short?", exc.lineno) \
-            from None
-    except (ValueError, RecursionError) as exc:
-        raise FormatError(NAME, source, f"not JSON pairbench reads ({exc})") from None
-    return parse_document(document, source)
+    return parse_document(load_json(text, NAME, source), source)
 
 
 def parse_document(document, source: str) -> PytestReport:
@@ -155,7 +148,3 @@ def _result(entry, source: str, where: str) -> tuple[Report, tuple[float, ...]]:
     per_round = tuple(finite_number(v, NAME, source, f"{where}.stats.data[{j}]") for j, v in enumerate(data))
     count = rounds * iterations
     return Report(name, count, mean * 1e9 * count, {"rounds": float(rounds)}), per_round
-
-
-def _no_constant(word: str):
-    raise ValueError(f"{word} is not a number JSON allows")
