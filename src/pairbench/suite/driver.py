@@ -58,6 +58,7 @@ from pairbench.suite.sizing import BUDGET_SLACK, SuiteBudget, bracket
 FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists
 TOO_LONG_FACTOR = 2  # a sample of one iteration over twice --sample-time: the iteration is too long
+PILOT_SAMPLES = 2  # per side and iteration count tried by the pilot; the quicker one counts
 SLOW_SAMPLE_NS = 100_000_000
 """A sample outside the rounds that costs more than this here (pytest's start-up: about a second) gets
 one validation round instead of the lane's several: 8 points per side still fit a line."""
@@ -219,7 +220,10 @@ class SuiteDriver:
             return None
 
         def slowest(n: int) -> float:
-            return max(self._take(lane, side, name, b, n, self.sample_time_ns, taken).measured_ns for side in sides)
+            """The slowest side's time of ``n`` iterations, each side's the quicker of two samples: a
+            sample another task preempted must not size the benchmark's samples."""
+            return max(min(self._take(lane, side, name, b, n, self.sample_time_ns, taken).measured_ns
+                           for _ in range(PILOT_SAMPLES)) for side in sides)
 
         return choose_iterations(slowest, self.sample_time_ns)
 
