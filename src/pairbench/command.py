@@ -15,6 +15,11 @@ STATUS_PROTOCOL = -1001
 """``status`` of a sample whose worker broke the worker protocol (and was stopped)."""
 STATUS_BENCHMARK_ERROR = -1002
 """``status`` of a sample whose benchmark reported an error (the worker goes on)."""
+STATUS_UNREADABLE = -1003
+"""``status`` of a harness invocation whose output could not be read (a format pairbench does not know)."""
+STATUS_NO_RESULT = -1004
+"""``status`` of a harness invocation that exited without a result for its benchmark (the filter
+matched nothing: the benchmark was renamed or removed)."""
 
 
 def describe_status(status: int) -> str:
@@ -25,6 +30,10 @@ def describe_status(status: int) -> str:
         return "broke the worker protocol"
     if status == STATUS_BENCHMARK_ERROR:
         return "the benchmark reported an error"
+    if status == STATUS_UNREADABLE:
+        return "its output could not be read"
+    if status == STATUS_NO_RESULT:
+        return "it reported no result for the benchmark"
     if status < 0:
         try:
             name = signal.Signals(-status).name

@@ -32,7 +32,7 @@ from pairbench.settings import Settings
 __all__ = [
     "COMMAND_BENCHMARK", "PRIMARY_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
     "STATUS_TIMEOUT", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
-    "describe_status", "json_safe",
+    "append_metrics", "describe_status", "json_safe",
 ]
 
 # Column name -> meaning. All columns are int64; order is the document's order.
@@ -128,6 +128,16 @@ class Sample:
         return self.status == 0
 
 
+def append_metrics(columns: dict[str, list[float]], rows_before: int, metrics: Mapping[str, float]) -> None:
+    """Append one sample's ``metrics`` to a series' metric ``columns`` (each ``rows_before`` long), so
+    that they stay as long as its rows: a metric the sample lacks (a failed sample's) is 0 for it, one
+    new with it is 0 for the samples before."""
+    for name in metrics.keys() - columns.keys():
+        columns[name] = [0.0] * rows_before
+    for name, values in columns.items():
+        values.append(float(metrics.get(name, 0.0)))
+
+
 def _int_columns(rows: list[Sample]) -> dict[str, np.ndarray]:
     return {name: np.fromiter((getattr(r, name) for r in rows), dtype=np.int64, count=len(rows))
             for name in SAMPLE_COLUMNS}
@@ -208,7 +218,10 @@ class Run:
     ``samples[(b, s)]`` is the series of benchmark ``benchmarks[b]`` on side
     ``sides[s]``; a series never measured is absent (``series`` gives it empty).
     ``notes`` are what was noticed while measuring (a renamed command, processes
-    left behind); everything derived from the samples is ``analysis``'s.
+    left behind); everything derived from the samples is ``analysis``'s. ``suite``
+    (bench) says which suite the run measured: how many benchmarks it compares
+    (the family its error rate is split over), a digest of their names, the shard
+    this run measured of it, and for a merged run which shards it joins.
     """
 
     kind: str  # "run" or "compare"
@@ -224,6 +237,7 @@ class Run:
     environment: Mapping = field(default_factory=dict)
     shell_overhead: Mapping | None = None
     notes: tuple[Note, ...] = ()
+    suite: Mapping | None = None  # bench: the whole suite this run belongs to (``suite.shards``)
 
     def __post_init__(self):
         if self.state not in RUN_STATES:
@@ -268,6 +282,7 @@ class Run:
             "sides": [{"name": s.name, "label": s.label, "command": s.command.to_dict()} for s in self.sides],
             "benchmarks": [key.to_dict() for key in self.benchmarks],
             "notes": [note.to_dict() for note in self.notes],
+            **({"suite": dict(self.suite)} if self.suite is not None else {}),
         }
 
     @property

@@ -68,6 +68,11 @@ CODES: dict[str, str] = {
     "benchmark-elided-body": "a worker's time does not grow with the iterations: the body was likely removed",
     "benchmark-memory-growth": "a worker's peak RSS climbs with the iterations it runs",
     "benchmark-name": "a benchmark's name is over 40 characters",
+    "benchmark-peak-growth": "a harness invocation's peak RSS grows with the iterations it runs",
+    "benchmark-too-long": "one iteration makes a sample far longer than --sample-time",
+    "suite-budget-spent": "benchmarks not measured because --suite-time was spent",
+    # diff: two saved results compared without pairs
+    "runs-not-paired": "diff compares runs made at different times: machine drift is part of the difference",
     "failed-rounds": "rounds left out of the pairs because a sample in them failed",
     "no-rounds-estimate": "an inconclusive verdict without an estimate of the rounds still needed, and why",
     "pairs-autocorrelated": "the pair differences are autocorrelated",

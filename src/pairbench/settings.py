@@ -27,7 +27,7 @@ from pairbench.errors import UsageError
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
-KINDS = ("run", "compare", "bench")
+KINDS = ("run", "compare", "bench", "import")
 EXPORT_KEYS = ("export_markdown", "export_csv", "export_html")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
 
@@ -39,7 +39,8 @@ DEFAULTS: dict[str, object] = {
     "parameter_step_size": None, "parameter_list": None, "alpha": 0.01, "threshold": 1.0,
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None,
     "export_markdown": None, "export_csv": None, "export_html": None, "sort": "auto", "time_unit": None,
-    "quiet": False, "filter": None, "sample_time": "1ms", "against": None,
+    "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
+    "shard": None, "suite_time": None, "balance": None,
     "tuned_rounds": 30,  # no option: see Decision.tuned_rounds
 }
 LEGACY_TUNED_ROUNDS = 200
@@ -50,6 +51,8 @@ KIND_DEFAULTS: dict[str, dict[str, object]] = {
     "compare": {"warmup": 1, "max_time": "60s"},
     # bench: --max-time is per benchmark; a round of two 1 ms samples makes rounds cheap
     "bench": {"warmup": 16, "max_time": "5s", "min_runs": 32, "timeout": "60s"},
+    # import: samples another tool measured; nothing is sampled, so no budget
+    "import": {"warmup": 0, "max_time": None},
 }
 
 
@@ -108,14 +111,34 @@ class Decision:
     tuned_rounds: int = 30  # the rounds at which the adaptive interval is tightest (analysis.criteria)
 
 
+WORKER_SAMPLE_TIME_NS = 1_000_000
+"""--sample-time of pairbench's own workers: a round trip costs microseconds, so samples can be short."""
+HARNESS_SAMPLE_TIME_NS = 10_000_000
+"""--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
+10 ms keeps the start-up from dominating a round while rounds stay many."""
+HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pairbench")
+MAX_JOBS = 64
+
+
 @dataclass(frozen=True)
 class Workers:
-    """How ``bench`` drives workers: which benchmarks, how long a sample lasts, the git revision
-    Python benchmarks are compared against."""
+    """How ``bench`` drives a suite: which benchmarks, how long a sample lasts, the git revision
+    Python benchmarks are compared against, the harness, the jobs, the shard and the suite's budget."""
 
     filter: str | None = None  # -k: a regular expression searched for in each benchmark's name
-    sample_time_ns: int = 1_000_000  # the iteration count is chosen so that a sample lasts about this
+    sample_time_ns: int | None = None  # a sample lasts about this (None: the harness's default)
     against: str | None = None  # --against REV (Python benchmarks): the baseline is this revision
+    harness: str | None = None  # --harness; None: detected from the programs
+    jobs: int = 1  # benchmarks measured at once
+    shard: tuple[int, int] | None = None  # --shard K/N: this invocation measures share K of N
+    suite_time_ns: int | None = None  # --suite-time: the budget of the whole suite
+    balance: str | None = None  # --balance RESULT: shards balanced by the measuring times in RESULT
+
+    def sample_time(self, harness: str) -> int:
+        """The sample time: --sample-time, else the default of ``harness``'s kind."""
+        if self.sample_time_ns is not None:
+            return self.sample_time_ns
+        return WORKER_SAMPLE_TIME_NS if harness == "pairbench" else HARNESS_SAMPLE_TIME_NS
 
 
 @dataclass(frozen=True)
@@ -203,10 +226,33 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
 
 def _workers(given) -> Workers:
     sample_time = _duration_or_none("--sample-time", given("sample_time"))
-    if sample_time is None or not 1_000 <= sample_time <= 10_000_000_000:
+    if sample_time is not None and not 1_000 <= sample_time <= 10_000_000_000:
         raise UsageError(f"--sample-time must lie between 1us and 10s, got {given('sample_time')!r}")
+    harness = given("harness")
+    if harness is not None and harness not in HARNESS_CHOICES:
+        raise UsageError(f"--harness must be one of {', '.join(HARNESS_CHOICES)}, got {harness!r}")
+    jobs = _count("--jobs", given("jobs"), 1)
+    if jobs > MAX_JOBS:
+        raise UsageError(f"--jobs must be at most {MAX_JOBS}, got {jobs}")
     return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
-                   against=_text_or_none("--against", given("against")))
+                   against=_text_or_none("--against", given("against")), harness=harness, jobs=jobs,
+                   shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
+                   balance=_text_or_none("--balance", given("balance")))
+
+
+def parse_shard(value) -> tuple[int, int] | None:
+    """--shard K/N (1 <= K <= N <= 10000), or a stored [K, N]; None: the whole suite."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        value = f"{value[0]}/{value[1]}"
+    match = re.fullmatch(r"\s*(\d{1,5})\s*/\s*(\d{1,5})\s*", value) if isinstance(value, str) else None
+    if not match:
+        raise UsageError(f"--shard must be K/N (this is share K of N, 1 <= K <= N), got {value!r}")
+    k, n = int(match.group(1)), int(match.group(2))
+    if not 1 <= k <= n <= 10_000:
+        raise UsageError(f"--shard K/N needs 1 <= K <= N <= 10000, got {value!r}")
+    return k, n
 
 
 def _regex(option: str, value) -> str | None:
@@ -266,7 +312,8 @@ def settings_from_stored(kind: str, commands: Sequence[str], names: Sequence[str
     return parse_settings(kind, commands, {**options, "names": tuple(names)})
 
 
-_OPTION_OF = {"max_time_ns": "max_time", "timeout_ns": "timeout", "sample_time_ns": "sample_time"}
+_OPTION_OF = {"max_time_ns": "max_time", "timeout_ns": "timeout", "sample_time_ns": "sample_time",
+              "suite_time_ns": "suite_time"}
 _NO_LIMIT = "none"  # a stored run without a time budget
 
 

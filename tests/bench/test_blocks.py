@@ -7,11 +7,11 @@ import pytest
 
 from pairbench.analysis.comparison import Criteria, block_effects
 from pairbench.analysis.stopping import StoppingRule
-from pairbench.bench import block_rounds
 from pairbench.measure.sampler import Measured, RoundEnd
 from pairbench.measure.worker import choose_iterations
 from pairbench.model import Sample
 from pairbench.protocol import MAX_ITERATIONS
+from pairbench.suite.lanes import block_rounds
 
 
 @pytest.mark.parametrize(("ns_per_iteration", "expected"), [

@@ -6,20 +6,14 @@ Statistical expected values come from R 4.2.2 (code in comments) or closed forms
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from scripts import benchmark_script
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "calibration.py"
-_spec = importlib.util.spec_from_file_location("calibration", _PATH)
-cal = importlib.util.module_from_spec(_spec)
-sys.modules["calibration"] = cal
-_spec.loader.exec_module(cal)
+cal = benchmark_script("calibration")
 
 
 # --------------------------------------------------------------------------- load schedule

@@ -8,27 +8,13 @@ captured from real runs of pyperf 2.x and pytest-benchmark 5.x in the study (ben
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
+from scripts import benchmark_script
 
-_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, _DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-if "calibration" not in sys.modules:
-    _load("calibration")
-mb = _load("microbench")
+benchmark_script("calibration")
+mb = benchmark_script("microbench")
 
 # --------------------------------------------------------------------------- captured outputs
 

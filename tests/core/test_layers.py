@@ -25,7 +25,7 @@ VOCABULARY = {"errors", "units", "command", "notes", "settings", "model", "verdi
               "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli", "functions": "session", "bench": "session", "recording": "session",
-               "confirming": "session"})
+               "confirming": "session", "suite": "session"})
 STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 

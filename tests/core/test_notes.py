@@ -58,6 +58,11 @@ EXAMPLES = {
     "benchmark-elided-body": {"per_iteration_ns": 0.27, "pvalue": 1e-9, "growing": True},
     "benchmark-memory-growth": {"growth_kib": 23_000.0, "per_iteration_bytes": 256.0, "iterations": 92_160},
     "benchmark-name": {"length": 58, "max": 40},
+    "benchmark-peak-growth": {"slope": 1.0, "pvalue": 1e-9, "growth_kib": 8192.0, "intercept": 4096.0},
+    "benchmark-too-long": {"iteration_ns": 52_000_000.0, "sample_time_ns": 10_000_000},
+    "suite-budget-spent": {"count": 3, "names": ["BM_a", "BM_b"], "suite_time_ns": 60_000_000_000},
+    "runs-not-paired": {"old_started": "2026-11-20T10:00:00+00:00", "new_started": "2026-11-21T10:00:00+00:00",
+                        "old_host": "ci-1", "new_host": "ci-2"},
     "recorded": {"text": "an old note"},
 }
 

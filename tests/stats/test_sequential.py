@@ -425,3 +425,29 @@ def test_an_empty_running_intersection_falls_back_to_the_last_interval_and_says_
     cs = running.current()
     assert (cs.low, cs.high) == (confidence_sequence(x, alpha=0.01).low, confidence_sequence(x, alpha=0.01).high)
     assert any("running interval became empty" in str(w) for w in cs.warnings)
+
+
+# --------------------------------------------------------------------------- one mixture, several levels
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_sequences_of_one_mixture_are_nested_and_exclude_zero_exactly_when_its_p_value_is_that_low(seed):
+    """Holm's procedure lowers the level of a sequence measured at alpha / m; the sequences keep the
+    mixture tuned for alpha / m, so each level's running interval excludes 0 exactly when that
+    mixture's anytime p-value is at most the level (``tuning``)."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(rng.uniform(-0.01, 0.03), 0.02, int(rng.integers(20, 300)))
+    tuned = 0.01 / 20
+    p = anytime_pvalue(values, tuned)
+    previous = (-np.inf, np.inf)
+    for level in (tuned, 0.01 / 7, 0.01 / 3, 0.01, 0.05):
+        low, high = running_bounds(values, level, tuned_for=tuned)
+        assert (low > 0 or high < 0) == (p <= level)
+        assert previous[0] <= low and high <= previous[1]  # a larger level only narrows
+        previous = (low, high)
+    assert anytime_pvalue(values, 0.01 / 3, tuned_for=tuned) == p
+
+
+def test_a_sequence_tuned_for_its_own_level_is_the_default():
+    values = np.random.default_rng(4).normal(0.01, 0.02, 120)
+    assert running_bounds(values, 0.01, tuned_for=0.01) == running_bounds(values, 0.01)

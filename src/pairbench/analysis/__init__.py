@@ -52,12 +52,25 @@ def analyse(run: Run) -> Analysis:
         subject = _series_subject(run, b, s)
         summaries.append(dataclasses.replace(summary, notes=tuple(n.about(subject) for n in summary.notes)))
         figures.append(_series_figure(b, s, samples))
-    comparisons, comparison_figures = _comparisons(run)
+    comparisons, comparison_figures, values = _comparisons(run)
     at_floor = [s.side for s in summaries if s.max_rss_at_floor]
     floor_note = rss_floor_note(list(dict.fromkeys(at_floor)), floor or 0)
     notes = (*run.notes, *machine_notes(run.environment, run.kind, len(run.sides)),
              *([floor_note] if floor_note else []))
-    return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures)
+    suite = _suite_summary(run, comparisons, values) if is_suite(run) else None
+    return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite)
+
+
+def _suite_summary(run: Run, comparisons, values):
+    from pairbench.analysis.suite import summarize_suite  # with scipy: see _comparisons
+
+    return summarize_suite(comparisons, values, run.notes, criteria_of(run), run.settings.sampling.seed)
+
+
+def is_suite(run: Run) -> bool:
+    """Whether ``run`` compares a suite (``bench`` with a baseline and a candidate): its verdicts
+    are corrected with Holm's procedure and summarized (``analysis.suite``)."""
+    return run.kind == "bench" and compares(run)
 
 
 def baseline_and_candidates(run: Run) -> tuple[int, list[int]]:
@@ -77,25 +90,30 @@ def compares(run: Run) -> bool:
 
 def family_size(run: Run) -> int:
     """The comparisons the family-wise error is split over: each candidate (the self-check copy is
-    not one) on each benchmark (a worker's benchmarks, compare's parameter values), since a gate
-    that fails on any of them asks one question many times."""
+    not one) on each benchmark (a suite's benchmarks, compare's parameter values), since a gate
+    that fails on any of them asks one question many times. A shard of a suite counts the whole
+    suite's benchmarks (``run.suite``), so its verdicts hold when the shards are merged."""
     candidates = sum(1 for side in run.sides if side.label == "candidate") or max(len(run.sides) - 1, 1)
-    return candidates * max(len(run.benchmarks), 1)
+    suite = run.suite.get("benchmarks", 0) if run.suite else 0
+    return candidates * max(len(run.benchmarks), suite, 1)
 
 
 def criteria_of(run: Run) -> Criteria:
     return Criteria.of(run.settings, family_size(run))
 
 
-def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigure, ...]]:
+def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigure, ...], list[np.ndarray]]:
+    """Every comparison (with the family's correction), its chart data, and the values its verdict
+    was drawn from."""
     # imported here: scipy (~0.6 s) loads while a measuring command's first rounds run (preload)
     from pairbench.analysis.comparison import Pairing, bonferroni, compare
+    from pairbench.analysis.suite import holm, verdict_values
 
     if not compares(run):
-        return (), ()
+        return (), (), []
     criteria = criteria_of(run)
     base, others = baseline_and_candidates(run)
-    found, figures = [], []
+    found, figures, values = [], [], []
     for b, key in enumerate(run.benchmarks):
         for c in others:
             pairing = Pairing(key, run.sides[base].name, run.sides[c].name, run.series(b, base),
@@ -108,7 +126,10 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
                 notes.append(aa.about(subject))
             found.append(dataclasses.replace(comparison, notes=tuple(notes)))
             figures.append(figure)
-    return tuple(bonferroni(found, criteria.family)), tuple(figures)
+            values.append(verdict_values(pairing))
+    if is_suite(run):
+        return tuple(holm(found, criteria, values.__getitem__)), tuple(figures), values
+    return tuple(bonferroni(found, criteria.family)), tuple(figures), values
 
 
 def _benchmark_name(run: Run, benchmark: int) -> str:

@@ -215,7 +215,8 @@ class Analysis:
     ``comparisons`` one per candidate side and benchmark; ``notes`` are the
     run's own (measuring, the machine, the self-check, the RSS floor); the
     summaries and comparisons carry theirs. ``series_figures`` and
-    ``comparison_figures`` parallel ``summaries`` and ``comparisons``.
+    ``comparison_figures`` parallel ``summaries`` and ``comparisons``. ``suite`` is the
+    summary of a bench suite (``analysis.suite``).
     """
 
     summaries: tuple[Summary, ...]
@@ -223,6 +224,7 @@ class Analysis:
     notes: tuple[Note, ...] = ()
     series_figures: tuple[SeriesFigure, ...] = ()
     comparison_figures: tuple[ComparisonFigure, ...] = ()
+    suite: object | None = None  # analysis.suite.SuiteSummary of a bench suite, else None
 
     def all_notes(self) -> Iterator[Note]:
         """Every note, run first, then each summary's and each comparison's, each note once."""

@@ -34,7 +34,7 @@ from pairbench.report.safe import visible
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    success
-  1    a verdict matched --fail-on (compare)
+  1    a verdict matched --fail-on (compare, bench, merge, diff)
   2    usage error
   3    a command failed or could not be run
   4    a result file or the history store could not be read or written
@@ -154,13 +154,17 @@ class App:
 
 
 COMMANDS = {
-    "bench": ("pairbench.cli.bench", "Compare every benchmark two workers share, in-process, sample by sample."),
+    "bench": ("pairbench.cli.bench",
+              "Compare every benchmark two builds of a suite share, interleaved, benchmark by benchmark."),
     "compare": ("pairbench.cli.measuring", "Is CANDIDATE faster or slower than BASELINE, by how much, how sure?"),
     "confirm": ("pairbench.cli.confirm",
                 "Measure two commits again, side by side, to confirm or reject a step between them."),
+    "diff": ("pairbench.cli.suite", "Compare two saved results per benchmark, without pairs (two-sample statistics)."),
     "doctor": ("pairbench.cli.doctor", "Check the machine, or validate COMMAND as a benchmark."),
     "history": ("pairbench.cli.history", "Show benchmarks over commits on one machine, with their change points."),
+    "import": ("pairbench.cli.suite", "Read a result another tool saved and write it as a pairbench result."),
     "include-dir": ("pairbench.cli.bench", "Print the directory of pairbench.h, the C/C++ worker header."),
+    "merge": ("pairbench.cli.suite", "Join the results of a suite's shards (bench --shard K/N) into one suite result."),
     "report": ("pairbench.cli.report", "Render a saved result (or a journal) as HTML, Markdown, CSV or JSON."),
     "run": ("pairbench.cli.measuring", "Measure each COMMAND and print an honest summary."),
     "show": ("pairbench.cli.show",

@@ -1,8 +1,9 @@
-"""``pairbench bench``: in-process benchmarks of one or two workers; ``pairbench include-dir``."""
+"""``pairbench bench``: a suite of benchmarks on one or two benchmark programs; ``pairbench include-dir``."""
 
 from __future__ import annotations
 
 import os
+import threading
 
 import click
 
@@ -23,7 +24,7 @@ from pairbench.cli.options import (
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
-from pairbench.settings import parse_settings
+from pairbench.settings import HARNESS_CHOICES, parse_settings
 
 
 def bench_options(f, *, against: bool = True):
@@ -34,11 +35,28 @@ def bench_options(f, *, against: bool = True):
                      help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench)."),
         click.option("--sample-time", metavar="DURATION",
                      help="How long one sample lasts: the iteration count (a power of two, the same on both "
-                          "sides) is chosen for it." + _shown("sample_time", "bench")),
-        click.option("--against", metavar="REV",
-                     help="Python benchmarks: compare the working tree with git revision REV (checked out "
-                          "into a temporary worktree; each side imports its own tree)."),
-    ][: None if against else -1]
+                          "sides) is chosen for it.  [default: 1ms for workers, 10ms for a harness's "
+                          "invocations]"),
+        *([click.option("--against", metavar="REV",
+                        help="Python benchmarks: compare the working tree with git revision REV (checked out "
+                             "into a temporary worktree; each side imports its own tree).")] if against else []),
+        click.option("--harness", metavar="|".join(HARNESS_CHOICES),
+                     help="The harness of the benchmark programs (default: detected from them): Google "
+                          "Benchmark, go test -c binaries, criterion bench binaries, pytest-benchmark tests, "
+                          "or pairbench's worker protocol."),
+        click.option("--jobs", "-j", metavar="N",
+                     help="Measure N benchmarks at once, each on its own CPU where there are enough (see the "
+                          "README for what it costs)." + _shown("jobs", "bench")),
+        click.option("--shard", metavar="K/N",
+                     help="Measure share K of N of the suite (deterministic, balanced by name or by "
+                          "--balance); join the shards' results with pairbench merge."),
+        click.option("--balance", metavar="RESULT",
+                     help="With --shard: balance the shards by how long each benchmark took in RESULT (an "
+                          "earlier result of the suite, merged or not)."),
+        click.option("--suite-time", metavar="DURATION",
+                     help="Time budget of the whole suite, shared among the benchmarks as it is spent "
+                          "(--max-time still caps each)."),
+    ]
     for option in reversed(options):
         f = option(f)
     return f
@@ -53,22 +71,29 @@ def bench_options(f, *, against: bool = True):
 @store_options
 @click.pass_obj
 def bench(app: App, workers: tuple[str, ...], **options):
-    """Compare every benchmark two workers share, in-process, sample by sample.
+    """Compare every benchmark two builds of a suite share, interleaved, benchmark by benchmark.
 
-    A worker is a benchmark program speaking pairbench's worker protocol (built
-    with pairbench.h, or any language: see docs/worker-protocol.md), or Python
-    benchmark files (FILE.py or a directory of bench_*.py) with functions marked
-    @pairbench.benchmark. Given one worker, its benchmarks are measured; given
-    two, each benchmark they share is compared: rounds of one sample per side in
-    random order, about --sample-time each, until the verdict is decided or
-    --max-time (per benchmark) is spent. The error rate alpha holds for all the
-    comparisons together. Benchmarks found on one side only are listed.
+    A side is a benchmark program: a Google Benchmark binary, a Go test binary
+    (go test -c), a criterion bench binary, pytest-benchmark tests (a file or
+    directory), or a program speaking pairbench's worker protocol (built with
+    pairbench.h, any language: docs/worker-protocol.md), or Python benchmark
+    files with functions marked @pairbench.benchmark. The harness is detected,
+    or named with --harness. Given one side, its benchmarks are measured; given
+    two, each benchmark they share is compared: a pilot sizes the sample (a
+    power of two of iterations, the same on both sides) and the rounds, the
+    benchmark is validated, then rounds of one sample per side in random order
+    run until the verdict is decided or --max-time (per benchmark) is spent. A
+    harness runs once per sample, filtered to the one benchmark. The error rate
+    alpha holds for the whole suite (Holm's procedure over every comparison, all
+    shards included). Benchmarks found on one side only are listed.
 
     \b
     Examples:
-      cc -O2 -I"$(pairbench include-dir)" bench.c -o bench-new
       pairbench bench ./bench-old ./bench-new
-      pairbench bench -k 'sort|parse' --fail-on slower ./bench-old ./bench-new
+      pairbench bench build-main/micro_bench build-pr/micro_bench --fail-on slower
+      pairbench bench --harness go old.test new.test -k 'Parse' --json result.json
+      pairbench bench old/tests/bench new/tests/bench --harness pytest-benchmark
+      pairbench bench --shard 2/4 --json shard-2.json ./old ./new
       pairbench bench benchmarks/ --against main
       pairbench bench bench_parse.py
       pairbench bench --store postgresql://ci@db/bench ./build/bench
@@ -82,16 +107,23 @@ def bench(app: App, workers: tuple[str, ...], **options):
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
     check_output_paths(settings)
-    session = BenchSession(settings, app.environment(activity_since=window))
+    session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory)
     shown = []
+    lock = threading.Lock()
 
     def progress(b: int, label: str, count: int, rule):
-        close_progress(shown[-1] if shown else None)
-        display = progress_for(app.io, settings.sampling, len(workers) if not settings.workers.against else 2,
-                               quiet=settings.outputs.quiet, effects=rule.current if rule else None,
-                               clock=app.clock, label=f"[{b + 1}/{count}] {label}")
-        shown.append(display)
-        return display
+        with lock:
+            if settings.workers.jobs == 1:
+                close_progress(shown[-1] if shown else None)
+            display = progress_for(app.io, settings.sampling, 2 if settings.workers.against else len(workers),
+                                   quiet=settings.outputs.quiet, effects=rule.current if rule else None,
+                                   clock=app.clock, label=f"[{b + 1}/{count}] {label}")
+            shown.append(display)
+        if settings.workers.jobs == 1 or display is None:
+            return display
+        from pairbench.measure.sampler import LockedSink
+
+        return LockedSink(display, lock)
 
     try:
         outcome = session.measure(progress)

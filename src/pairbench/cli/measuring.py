@@ -158,11 +158,10 @@ class _LoadStatisticsWhileSampling:
 def report_outcome(app: App, settings: Settings, outcome, target=None, *, provenance=None) -> int:
     """Print a measuring session's report, write the files asked for, keep the result in the store
     ``target`` (after its file: a store that fails loses nothing), and return the exit code."""
-    from pairbench.analysis import compares
     from pairbench.report import text as text_report
 
     run, analysis = outcome.run, _sorted(outcome.analysis, run_order=outcome.run, sort=settings.outputs.sort)
-    render = text_report.render_compare if compares(run) else text_report.render_run
+    render = text_report.renderer(run, analysis)
     with fixed_time_unit(settings.outputs.time_unit):
         _emit(app, settings, outcome, analysis, lambda: render(run, analysis, color=app.io.color))
         export_failed = _export(app, run, analysis, settings)

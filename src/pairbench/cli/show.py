@@ -11,22 +11,26 @@ from pairbench.errors import EXIT_OK
 
 @cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("path", metavar="FILE")
+@click.option("--details", is_flag=True,
+              help="For a suite (bench): every benchmark's comparison and statistics, not the summary.")
 @click.pass_obj
-def show(app: App, path: str):
+def show(app: App, path: str, details: bool):
     """Analyse and print a saved result, or the journal of a run that did not finish.
 
     The verdicts and every number are computed again from the stored samples.
+    A suite (pairbench bench, merge) is shown as its summary: regressions,
+    improvements, equivalent and inconclusive benchmarks, the geometric mean.
 
     \b
     Examples:
       pairbench show result.json
+      pairbench show --details suite.json
       pairbench show result.json.partial
     """
-    from pairbench.analysis import compares
     from pairbench.report import text
 
     run, analysis = read_and_analyse(path)
-    render = text.render_compare if compares(run) else text.render_run
+    render = text.renderer(run, analysis, details=details)
     with analysing_stored(path):
         app.io.out(render(run, analysis, color=app.io.color))
     return EXIT_OK

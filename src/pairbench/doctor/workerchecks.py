@@ -32,18 +32,20 @@ from collections.abc import Sequence
 import numpy as np
 
 from pairbench.doctor import samplechecks
-from pairbench.doctor.validation import Measurements, check_setup_overhead
+from pairbench.doctor.validation import Measurements, check_memory_growth, check_setup_overhead
 from pairbench.environment.findings import Finding
 from pairbench.model import Sample
 from pairbench.units import format_duration, format_kib
 
 __all__ = ["ELIDED_NS", "VALIDATION_ROUNDS", "check_elided_body", "check_resident_growth",
-           "validate_worker_benchmark", "validation_counts"]
+           "validate_harness_benchmark", "validate_worker_benchmark", "validation_counts"]
 
 VALIDATION_ROUNDS = 6  # samples per count and side: 24 points for each fit, ~11 sample times
 ELIDED_NS = 1.0
 WORKER_SETUP_FIX = ("move the preparation out of the timed body: into PAIRBENCH_SETUP (C), setup= of "
                     "@pairbench.benchmark (Python), or before the loop your harness times")
+HARNESS_SETUP_FIX = ("move the preparation out of the timed loop: before it (Google Benchmark's "
+                     "`for (auto _ : state)`, Go's b.ResetTimer()), or into an untimed setup")
 
 
 def validation_counts(iterations: int) -> tuple[int, int, int, int]:
@@ -65,6 +67,26 @@ def validate_worker_benchmark(samples: Sequence[Sample], resident_kib: Sequence[
     if setup.status == "warn":
         setup = dataclasses.replace(setup, fix=WORKER_SETUP_FIX)
     return (*findings, setup, check_elided_body(samples), check_resident_growth(samples, resident_kib))
+
+
+def validate_harness_benchmark(samples: Sequence[Sample], timer_resolution_ns: int,
+                               rss_floor_kib: int) -> tuple[Finding, ...]:
+    """Judge one side's validation invocations of a harness's benchmark (successful, in execution
+    order). Each sample's ``wall_ns`` is the time the harness measured (not the invocation's), its
+    ``max_rss_kib`` the invocation's peak: a fresh process per sample, so memory growth is the peak
+    regressed on the iteration count, as for commands (``validation.check_memory_growth``)."""
+    by_count: dict[int, list[Sample]] = {}
+    for sample in samples:
+        by_count.setdefault(sample.iterations, []).append(sample)
+    measurements = Measurements({count: tuple(rows) for count, rows in sorted(by_count.items())},
+                                rss_floor_kib=rss_floor_kib)
+    largest = sorted(samples, key=lambda s: s.iterations)[len(samples) // 2:]
+    findings = [samplechecks.check_duration(largest, None, timer_resolution_ns, True)]
+    _, setup = check_setup_overhead(measurements, None)
+    if setup.status == "warn":
+        setup = dataclasses.replace(setup, fix=HARNESS_SETUP_FIX)
+    _, memory = check_memory_growth(measurements)
+    return (*findings, setup, check_elided_body(samples), memory)
 
 
 def check_elided_body(samples: Sequence[Sample]) -> Finding:

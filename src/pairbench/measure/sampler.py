@@ -18,6 +18,7 @@ a failure or Ctrl-C part-way loses nothing: the caller builds the run from them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -26,7 +27,7 @@ import numpy as np
 from pairbench.errors import CommandFailed, HelperCommandFailed
 from pairbench.measure.executor import Executor
 from pairbench.measure.targets import Row, Target
-from pairbench.model import PRIMARY_METRIC, STATUS_TIMEOUT, Sample, describe_status
+from pairbench.model import PRIMARY_METRIC, STATUS_TIMEOUT, Sample, append_metrics, describe_status
 from pairbench.notes import Note
 from pairbench.units import format_duration
 
@@ -106,6 +107,21 @@ class Sink:
         """A round ended (warmup rounds included)."""
 
 
+class LockedSink(Sink):
+    """A sink that the samplers of several jobs (threads) feed: one event at a time."""
+
+    def __init__(self, sink: Sink, lock: threading.Lock | None = None):
+        self.sink, self.lock = sink, lock or threading.Lock()
+
+    def on_sample(self, measured: Measured) -> None:
+        with self.lock:
+            self.sink.on_sample(measured)
+
+    def on_round(self, end: RoundEnd) -> None:
+        with self.lock:
+            self.sink.on_round(end)
+
+
 # Consulted after each measured round once min_runs are done: a reason to stop, or None.
 DecisionRule = Callable[[], "str | None"]
 
@@ -118,7 +134,8 @@ class Sampler:
     """
 
     def __init__(self, executor: Executor, plan: SamplingPlan, *, sinks: Sequence[Sink] = (),
-                 decide: DecisionRule | None = None, origin_ns: int | None = None, first_seq: int = 0):
+                 decide: DecisionRule | None = None, origin_ns: int | None = None, first_seq: int = 0,
+                 numbering: Callable[[], int] | None = None):
         self.executor = executor
         self.plan = plan
         self.rows: dict[tuple[int, int], list[Sample]] = {}
@@ -130,6 +147,7 @@ class Sampler:
         self._decide = decide
         self._rng = np.random.default_rng(plan.seed)
         self._seq = first_seq
+        self._numbering = numbering  # the seq of each sample, shared by samplers running at once
         self._t0 = 0
         self._origin = origin_ns  # samples' start_ns count from here (the run's start); None: from run()
         self._leftover_noted: set[int] = set()
@@ -201,15 +219,14 @@ class Sampler:
         sample = Sample(
             wall_ns=ex.wall_ns, user_ns=ex.user_ns, sys_ns=ex.sys_ns, max_rss_kib=ex.max_rss_kib,
             voluntary_cs=ex.voluntary_cs, involuntary_cs=ex.involuntary_cs, status=ex.status,
-            start_ns=max(ex.start_ns - self._origin, 0), seq=self._seq,
+            start_ns=max(ex.start_ns - self._origin, 0), seq=self._numbering() if self._numbering else self._seq,
             pair=round_id if self.plan.paired and not row.priming else -1, slot=slot,
             iterations=row.iterations, warmup=int(warmup or row.priming),
         )
         self._seq += 1
         series = (row.benchmark, side)
         self.rows.setdefault(series, []).append(sample)
-        for name, value in row.metrics.items():
-            self.metrics.setdefault(series, {}).setdefault(name, []).append(float(value))
+        self._record_metrics(series, row.metrics)
         if ex.leftover_processes and side not in self._leftover_noted:
             self._leftover_noted.add(side)
             self.notes.append(Note("leftover-processes", {"side": self.plan.targets[side].name,
@@ -218,6 +235,11 @@ class Sampler:
         for sink in self._sinks:
             sink.on_sample(measured)
         return measured
+
+    def _record_metrics(self, series: tuple[int, int], metrics: Mapping[str, float]) -> None:
+        """Append a row's metrics to its series' columns, as long as its rows (``append_metrics``)."""
+        if metrics or series in self.metrics:
+            append_metrics(self.metrics.setdefault(series, {}), len(self.rows[series]) - 1, metrics)
 
     def _failure_message(self, name: str, measured: Measured, detail: str) -> str:
         """"command 'x' failed on sample 3: exit code 1. ADVICE"; a target's ``detail`` (and name:

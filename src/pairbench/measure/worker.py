@@ -254,7 +254,7 @@ class Worker:
         if ask_to_quit:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(_KILL_GRACE_S)
-        _kill_group(process)
+        kill_group(process)
         self._stderr.close()
 
     def _startup_deadline(self) -> int:
@@ -330,9 +330,9 @@ def _pin(pid: int, cpu: int) -> None:
             os.sched_setaffinity(tid, {cpu})
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    """Stop the worker's process group (the worker and whatever its benchmarks left): SIGTERM,
-    a grace period, SIGKILL; reap the worker."""
+def kill_group(process: subprocess.Popen) -> None:
+    """Stop the process group of ``process`` (a worker and whatever its benchmarks left, or a harness
+    program's listing run): SIGTERM, a grace period, SIGKILL; reap it."""
     for signum in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signum)

@@ -9,7 +9,9 @@ Format history (``"format"`` key of ``pairbench report --format json``):
                         side; values per operation in the benchmark's unit),
                         ``comparisons`` (effects in percent) and ``analysis_notes``
                         (every note: ``code``, ``data``, ``subject``, and ``text``, the
-                        note in words).
+                        note in words); for a suite (bench), ``suite_summary``: the multiple-testing
+                        correction, the benchmarks by verdict group, the geometric mean,
+                        the benchmarks added, removed and not measured.
 
 The same ``summaries``, ``comparisons`` and ``analysis_notes`` are written into
 the result document (``--json``) for other tools; pairbench never reads them
@@ -38,7 +40,22 @@ def derived_document(run: Run, analysis: Analysis) -> dict:
         "summaries": [summary_record(s) for s in analysis.summaries],
         "comparisons": [comparison_record(c, run.stopped_because) for c in analysis.comparisons],
         "analysis_notes": [note_record(n, unit_of(n)) for n in analysis.all_notes()],
+        **({"suite_summary": suite_record(analysis.suite)} if analysis.suite is not None else {}),
     })
+
+
+def suite_record(summary) -> dict:
+    """A suite's summary (``analysis.suite.SuiteSummary``): the correction, each group's benchmarks in
+    reading order, the geometric mean, and the benchmarks added, removed and not measured."""
+    groups = {key: [c.benchmark.label for c in getattr(summary, key)]
+              for key in ("regressions", "improvements", "equivalent", "inconclusive")}
+    g = summary.geometric_mean
+    return {
+        "correction": summary.correction, "family": summary.family, "alpha": summary.alpha, **groups,
+        "geometric_mean": dataclasses.asdict(g) if g is not None else None,
+        **{key: {"count": getattr(summary, key).count, "names": list(getattr(summary, key).names)}
+           for key in ("added", "removed", "not_measured")},
+    }
 
 
 def analysed_document(run: Run, analysis: Analysis) -> dict:

@@ -25,6 +25,7 @@ from pairbench.analysis import Analysis
 from pairbench.model import Run
 from pairbench.report.safe import visible
 from pairbench.report.sentences import comparison_title, detail_lines
+from pairbench.report.suite import finding_lines, plural, suite_blocks
 from pairbench.report.tables import (
     Table,
     environment_table,
@@ -82,8 +83,11 @@ def render_markdown(run: Run, analysis: Analysis) -> str:
     with_benchmark = several_benchmarks(run)
     variants = table(variant_table(analysis.summaries, with_benchmark=with_benchmark))
     parts = [f"### {escape(run_title(run, analysis))}"]
-    if analysis.comparisons:
+    if analysis.suite is not None and with_benchmark:
+        parts += _suite_parts(run, analysis)
+    elif analysis.comparisons:
         parts.append(table(verdict_table(run, analysis)))
+    if analysis.comparisons:
         parts += [details(f"Details: {comparison_title(c, with_benchmark=with_benchmark)}",
                           _bullets(detail_lines(c, run.stopped_because)))
                   for c in analysis.comparisons]
@@ -99,6 +103,17 @@ def render_markdown(run: Run, analysis: Analysis) -> str:
                              "\n".join(f"{i}. {escape(n)}" for i, n in enumerate(notes, 1))))
     parts.append(escape(_footer(run)))
     return "\n\n".join(parts) + "\n"
+
+
+def _suite_parts(run: Run, analysis: Analysis) -> list[str]:
+    """A suite's summary: the correction, the verdict groups as tables, the geometric mean, the
+    benchmarks added, removed and not measured, and the validation findings (folded)."""
+    parts = [f"**{escape(heading)}**\n\n{table(t)}" if t is not None else escape(heading)
+             for heading, t in suite_blocks(run, analysis)]
+    findings = finding_lines(analysis.suite, run)
+    if findings:
+        parts.append(details(f"Validation ({plural(len(findings), 'finding')})", _bullets(findings)))
+    return parts
 
 
 def _run_table(analysis: Analysis, with_benchmark: bool) -> Table:

@@ -28,6 +28,15 @@ from pairbench.report.sentences import (
     verdict_label,
     verdict_sentence,
 )
+from pairbench.report.suite import (
+    HARNESS_NAMES,
+    finding_lines,
+    harness_sentence,
+    imported_sentence,
+    plural,
+    shard_sentence,
+    suite_blocks,
+)
 from pairbench.report.wording import with_subject, word
 from pairbench.units import (
     format_duration,
@@ -74,13 +83,19 @@ def run_header(run: Run) -> list[str]:
     """The first lines: what was measured and how the samples were ordered."""
     n = len(run.sides)
     rounds, seed = run.rounds, run.settings.sampling.seed
-    what = "worker" if run.kind == "bench" else "command"
-    lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {what if n == 1 else what + 's'}"]
+    harness = (run.suite or {}).get("harness", "pairbench")
+    what = "command" if run.kind != "bench" else "worker" if harness == "pairbench" else "program"
+    lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {what if n == 1 else what + 's'}"
+             + (f" · {markup(HARNESS_NAMES.get(harness, harness))}" if run.kind == "bench" and harness != "pairbench"
+                else "")]
+    shard = shard_sentence(run) if run.kind == "bench" else None
+    lines += [markup(shard)] if shard else []
+    if run.kind == "import":
+        return lines + [markup(imported_sentence(run))]
     if n > 1 and rounds == 0:
         lines.append(f"No round was completed (order seed {seed}).")
     elif n > 1 and run.kind == "bench":
-        lines.append(f"Samples were interleaved: each round asked every worker for one sample of a benchmark, "
-                     f"in a fresh random order (seed {seed}); fresh workers were started for each block of rounds.")
+        lines.append("Samples were interleaved. " + harness_sentence(run))
     elif n > 1:
         lines.append(f"Samples were interleaved: each of {rounds} rounds ran every command once, "
                      f"in a fresh random order (seed {seed}).")
@@ -136,6 +151,16 @@ def footer(run: Run, footnotes: Footnotes) -> list[str]:
         lines.append("Notes:")
         lines += [f"  {i}. {markup(text)}" for i, text in enumerate(footnotes.lines, start=1)]
     return lines
+
+
+def renderer(run: Run, analysis: Analysis | None, *, details: bool = False):
+    """The terminal renderer of ``run``: a suite's summary (unless ``details``), a comparison, or
+    summaries."""
+    from pairbench.analysis import compares
+
+    if not details and analysis is not None and analysis.suite is not None and len(run.benchmarks) > 1:
+        return render_suite
+    return render_compare if compares(run) else render_run
 
 
 def render_run(run: Run, analysis: Analysis, *, color: bool = False, width: int = 100) -> str:
@@ -232,3 +257,47 @@ def render_compare(run: Run, analysis: Analysis, *, color: bool = False, width: 
         lines += summary_block(summary, footnotes, with_benchmark=several) + [""]
     parts.append(render_markup(lines + footer(run, footnotes), color=color, width=width))
     return "".join(parts)
+
+
+# --------------------------------------------------------------------------- suite
+
+
+def render_suite(run: Run, analysis: Analysis, *, color: bool = False, width: int = 110) -> str:
+    """The terminal report of a ``bench`` suite: the summary in reading order, the validation
+    findings, the run's notes; each benchmark's statistics are in ``show --details``, ``report``
+    and the result document."""
+    shown_elsewhere = {"benchmarks-added", "benchmarks-removed", "suite-budget-spent"}
+    footnotes = Footnotes([n for n in analysis.notes if n.subject.is_run and n.code not in shown_elsewhere],
+                          _unit(analysis))
+    parts = [render_markup(run_header(run) + [""], color=color, width=width)]
+    after_table = False
+    for heading, table in suite_blocks(run, analysis):
+        if table is None:
+            parts.append(render_markup([""] * after_table + [markup(heading)], color=color, width=width))
+            after_table = False
+            continue
+        parts.append(render_markup(["", f"[bold]{markup(heading)}[/bold]"], color=color, width=width))
+        parts.append(_plain_table(table, color=color, width=width))
+        after_table = True
+    findings = finding_lines(analysis.suite, run)
+    lines = [""]
+    if findings:
+        lines += [f"[bold]Validation ({plural(len(findings), 'finding')})[/bold]"]
+        lines += [f"  {markup(f)}" for f in findings] + [""]
+    lines.append("Every benchmark's statistics and notes: pairbench show --details RESULT, or pairbench report.")
+    parts.append(render_markup(lines + footer(run, footnotes), color=color, width=width))
+    return "".join(parts)
+
+
+def _plain_table(table, *, color: bool, width: int) -> str:
+    from rich.table import Table
+
+    rich_table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for i, column in enumerate(table.header):
+        rich_table.add_column(markup(column), justify="left" if i == 0 else "right", overflow="fold")
+    for row in table.rows:
+        rich_table.add_row(*(markup(cell) for cell in row))
+    buffer = io.StringIO()
+    Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
+            width=width, highlight=False).print(rich_table)
+    return buffer.getvalue()

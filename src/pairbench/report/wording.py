@@ -103,6 +103,7 @@ def _needed(d: Mapping, unit: str) -> str:
     what = {"median-interval": f"a {_level(d.get('confidence', 0.95))} interval of the median",
             "paired-interval": f"a {_level(d.get('confidence', 0.95))} interval of the paired effect",
             "anytime-interval": f"an anytime-valid interval at alpha {d.get('alpha', 0):.3g}",
+            "unpaired-interval": "a two-sample interval of the change",
             "ljung-box": "the Ljung-Box test"}.get(d.get("purpose", ""), d.get("purpose") or "this statistic")
     noun = "rounds" if d.get("purpose") == "anytime-interval" else "samples"
     if d.get("purpose") == "paired-interval":
@@ -167,9 +168,35 @@ def _elided(d: Mapping, unit: str) -> str:
            "harness's loop alone costs" if d["growing"]
            else "does not grow with the iteration count")
     unless = "unless the body is that cheap, " if d["growing"] else ""
+    keep = _KEEP.get(d.get("harness", "pairbench"), _KEEP["pairbench"])
     return (f"the time per sample {how}: {unless}the compiler removed the body (or the loop) because its "
-            "result is unused; pass the result to pairbench_keep() (C), return it (Python), or use "
-            "black_box (Rust) or runtime.KeepAlive (Go)")
+            f"result is unused; {keep}")
+
+
+_SETUP = {
+    "pairbench": "move preparation out of the timed body, into PAIRBENCH_SETUP or setup=",
+    "gbench": "move preparation before the `for (auto _ : state)` loop, or pause the timer around it",
+    "go": "move preparation before the b.N loop and call b.ResetTimer() after it",
+    "criterion": "move preparation out of the closure given to iter (iter_batched takes an untimed setup)",
+    "pytest-benchmark": "move preparation out of the benchmarked function (benchmark.pedantic takes a setup)",
+}
+_KEEP = {
+    "pairbench": "pass the result to pairbench_keep() (C), return it (Python), or use black_box (Rust) or "
+                 "runtime.KeepAlive (Go)",
+    "gbench": "pass the result to benchmark::DoNotOptimize(), or call benchmark::ClobberMemory() after writes",
+    "go": "keep the result alive (runtime.KeepAlive, or assign it to a package-level variable)",
+    "criterion": "pass the input and the result through std::hint::black_box (criterion::black_box)",
+    "pytest-benchmark": "return the result from the benchmarked function",
+}
+
+
+def _not_paired(d: Mapping, unit: str) -> str:
+    hosts = ("" if d.get("old_host") == d.get("new_host") else
+             f", and on different machines ({d.get('old_host') or 'unknown'}, {d.get('new_host') or 'unknown'})")
+    return (f"not paired: the two results were measured at different times ({d.get('old_started') or 'unknown'} "
+            f"and {d.get('new_started') or 'unknown'}){hosts}, so whatever the machine did in between (load, "
+            "clock speed, temperature) is part of every difference here; for the interleaved answer measure "
+            "both builds together: pairbench bench OLD_BUILD NEW_BUILD")
 
 
 def _renamed(d: Mapping, unit: str) -> str:
@@ -325,7 +352,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"a fixed cost of {format_value(d['setup_ns'], 'ns')} per sample is "
         f"{format_percent(100 * d['setup_share'], signed=False)} of a {d['share_at_iterations']:,}-iteration sample "
         "(fit of time on the iteration count; the Swift benchmark suite's validation rules ask for under 5%): "
-        "move preparation out of the timed body, into PAIRBENCH_SETUP or setup="),
+        + _SETUP.get(d.get("harness", "pairbench"), _SETUP["pairbench"])),
     "benchmark-elided-body": _elided,
     "benchmark-memory-growth": lambda d, u: (
         f"the worker's resident memory grew by {format_kib(d['growth_kib'])} over {d['iterations']:,} iterations "
@@ -333,4 +360,17 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         "samples do more work than earlier ones"),
     "benchmark-name": lambda d, u: (
         f"the name has {d['length']} characters, over {d['max']}: long names are cut or wrap in report tables"),
+    "benchmark-peak-growth": lambda d, u: (
+        f"the invocation's peak memory grows by {format_kib(d['slope'])} an iteration (one-sided p = "
+        f"{d['pvalue']:.2g}; {format_kib(d['growth_kib'])} over the counts tried): the body keeps what it "
+        "allocates, so longer samples do more work than shorter ones"),
+    "benchmark-too-long": lambda d, u: (
+        f"one iteration takes {format_value(d['iteration_ns'], 'ns')}, so a sample cannot be as short as "
+        f"--sample-time ({format_value(d['sample_time_ns'], 'ns')}): a round takes longer and the budget buys "
+        "fewer of them; split the benchmark, or give it a smaller input"),
+    "runs-not-paired": _not_paired,
+    "suite-budget-spent": lambda d, u: (
+        f"{d['count']} benchmark(s) were not measured: the suite's time budget (--suite-time "
+        f"{format_value(d['suite_time_ns'], 'ns')}) was spent before their turn: "
+        + ", ".join(d["names"]) + (f" and {d['count'] - len(d['names'])} more" if d["count"] > len(d["names"]) else "")),
 }

@@ -113,7 +113,8 @@ class ConfidenceSequence:
 
 
 def confidence_sequence(
-    values, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial"
+    values, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial", *,
+    tuned_for: float | None = None,
 ) -> ConfidenceSequence:
     """The anytime-valid confidence sequence for the median of ``values`` at their current n.
 
@@ -121,15 +122,19 @@ def confidence_sequence(
     any order (only their order statistics matter). Call it after every round;
     each call costs O(n). ``alpha`` is the probability that the sequence *ever*
     misses the median; ``t_opt`` is the n at which it is tightest; ``method``
-    is "beta-binomial" (default, tighter) or "normal-mixture".
+    is "beta-binomial" (default, tighter) or "normal-mixture". ``tuned_for`` is the
+    level the mixture is tuned for (default ``alpha``): the sequences of one
+    mixture at several levels are nested, and each excludes 0 exactly when that
+    mixture's ``anytime_pvalue`` is at most its level (see :func:`tuning`).
     """
     alpha = check_confidence(alpha, "alpha")
+    tuned = tuning(alpha, tuned_for)
     t_opt = _check_t_opt(t_opt)
     if method not in METHODS:
         raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
     x = as_sample(values, "values", min_n=1, what="for a confidence sequence")
     t = x.size
-    high_rank = int(upper_ranks(np.array([t]), alpha, t_opt, method)[0])
+    high_rank = int(upper_ranks(np.array([t]), alpha, t_opt, method, tuned_for=tuned)[0])
     low_rank = t + 1 - high_rank
     low, high = _order_statistics(x, low_rank, high_rank)
     estimate = float(np.median(x))
@@ -146,12 +151,26 @@ def confidence_sequence(
         estimate_pct=_percent(estimate),
         low_pct=_percent(low),
         high_pct=_percent(high),
-        warnings=_warnings(x, low_rank, alpha, t_opt, method),
+        warnings=_warnings(x, low_rank, alpha, t_opt, method, tuned),
     )
 
 
+def tuning(alpha: float, tuned_for: float | None) -> float:
+    """The level a mixture is tuned for: ``tuned_for`` (checked), else ``alpha``.
+
+    A suite first measures every benchmark at one level (alpha / m, Bonferroni)
+    and then lets Holm's procedure reject at larger levels. Those later
+    intervals keep the mixture the measuring used and only lower its threshold
+    1 / level, so they are the level sets of the one p-value that Holm's
+    procedure adjusts: an interval excludes 0 exactly when that p-value is at
+    most its level. (A mixture tuned afresh for each level would not be nested.)
+    """
+    return alpha if tuned_for is None else check_confidence(tuned_for, "tuned_for")
+
+
 def anytime_pvalue(
-    values, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial"
+    values, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial", *,
+    tuned_for: float | None = None,
 ) -> float:
     """The anytime-valid p-value of "median = 0" after each of ``values`` (in time order) was seen.
 
@@ -169,21 +188,22 @@ def anytime_pvalue(
     if method not in METHODS:
         raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
     x = as_sample(values, "values", min_n=1, what="for an anytime p-value")
-    return _pvalue_of(_max_log_m_at_zero(x, alpha, t_opt, method))
+    return _pvalue_of(_max_log_m_at_zero(x, tuning(alpha, tuned_for), t_opt, method))
 
 
-def _max_log_m_at_zero(x: np.ndarray, alpha: float, t_opt: int, method: str) -> float:
+def _max_log_m_at_zero(x: np.ndarray, tuned: float, t_opt: int, method: str) -> float:
     """max over t of ln M_t for "median = 0", the first t of ``x`` (time order) at each t. O(n)."""
     t = np.arange(1, x.size + 1, dtype=np.float64)
-    return float(np.max(_log_m_at_zero(t, np.cumsum(x < 0.0), np.cumsum(x <= 0.0), alpha, t_opt, method)))
+    return float(np.max(_log_m_at_zero(t, np.cumsum(x < 0.0), np.cumsum(x <= 0.0), tuned, t_opt, method)))
 
 
-def _log_m_at_zero(t, below, at_or_below, alpha: float, t_opt: int, method: str):
-    """ln M_t for "median = 0" from the counts of values < 0 and <= 0 among the first t (vectorised)."""
+def _log_m_at_zero(t, below, at_or_below, tuned: float, t_opt: int, method: str):
+    """ln M_t for "median = 0" from the counts of values < 0 and <= 0 among the first t (vectorised);
+    the mixture tuned for level ``tuned``."""
     s = np.clip(t / 2.0, below, at_or_below)  # the point of [below, at_or_below] nearest t/2
     if method == "beta-binomial":
-        return _log_beta_binomial(s, t, _best_a(alpha, t_opt))
-    rho = _best_rho(alpha, t_opt)
+        return _log_beta_binomial(s, t, _best_a(tuned, t_opt))
+    rho = _best_rho(tuned, t_opt)
     v = t / 4.0 + rho
     return 0.5 * np.log(rho / v) + (s - t / 2.0) ** 2 / (2.0 * v)
 
@@ -193,7 +213,8 @@ def _pvalue_of(max_log_m: float) -> float:
 
 
 def running_bounds(
-    values, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial"
+    values, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial", *,
+    tuned_for: float | None = None,
 ) -> tuple[float, float]:
     """The intersection over t = 1..n of the sequence's intervals for the first t ``values``.
 
@@ -213,10 +234,11 @@ def running_bounds(
     t" and c_t). O(n log n).
     """
     alpha = check_confidence(alpha, "alpha")
+    tuned = tuning(alpha, tuned_for)
     t_opt = _check_t_opt(t_opt)
     x = as_sample(values, "values", min_n=1, what="for a confidence sequence")
     t = np.arange(1, x.size + 1)
-    c = upper_ranks(t, alpha, t_opt, method)
+    c = upper_ranks(t, alpha, t_opt, method, tuned_for=tuned)
     bounded = c <= t
     if not bounded.any():
         return -math.inf, math.inf
@@ -253,8 +275,10 @@ class RunningSequence:
     the stored samples agree.
     """
 
-    def __init__(self, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial"):
+    def __init__(self, alpha: float = 0.01, t_opt: int = 200, method: str = "beta-binomial", *,
+                 tuned_for: float | None = None):
         self.alpha = check_confidence(alpha, "alpha")
+        self.tuned = tuning(self.alpha, tuned_for)  # the level the mixture is tuned for
         self.t_opt = _check_t_opt(t_opt)
         if method not in METHODS:
             raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
@@ -271,17 +295,17 @@ class RunningSequence:
             return
         self._append(new)
         x = self.values
-        args = (self.alpha, self.t_opt, self.method)
+        args, mixture = (self.alpha, self.t_opt, self.method), (self.tuned, self.t_opt, self.method)
         if new.size == 1 and x.size > 1:
-            self._latest = confidence_sequence(x, *args)
+            self._latest = confidence_sequence(x, *args, tuned_for=self.tuned)
             self.low, self.high = max(self.low, self._latest.low), min(self.high, self._latest.high)
             t = np.array([float(x.size)])
-            log_m = _log_m_at_zero(t, np.count_nonzero(x < 0.0), np.count_nonzero(x <= 0.0), *args)
+            log_m = _log_m_at_zero(t, np.count_nonzero(x < 0.0), np.count_nonzero(x <= 0.0), *mixture)
             self._max_log_m = max(self._max_log_m, float(log_m[0]))
         else:
             self._latest = None
-            self.low, self.high = running_bounds(x, *args)
-            self._max_log_m = _max_log_m_at_zero(x, *args)
+            self.low, self.high = running_bounds(x, *args, tuned_for=self.tuned)
+            self._max_log_m = _max_log_m_at_zero(x, *mixture)
 
     def _append(self, new: np.ndarray) -> None:
         needed = self._n + new.size
@@ -313,7 +337,8 @@ class RunningSequence:
 
         An empty intersection keeps the current interval and says why in ``warnings``.
         """
-        cs = self._latest or confidence_sequence(self.values, self.alpha, self.t_opt, self.method)
+        cs = self._latest or confidence_sequence(self.values, self.alpha, self.t_opt, self.method,
+                                                 tuned_for=self.tuned)
         self._latest = cs
         if self.low > self.high:
             empty = note("running-interval-empty",
@@ -347,10 +372,10 @@ def _order_statistics(x: np.ndarray, low_rank: int, high_rank: int) -> tuple[flo
     return low, high
 
 
-def _warnings(x, low_rank: int, alpha: float, t_opt: int, method: str) -> tuple[Note, ...]:
+def _warnings(x, low_rank: int, alpha: float, t_opt: int, method: str, tuned: float) -> tuple[Note, ...]:
     out = []
     if low_rank < 1:
-        first = first_bounded_n(alpha, t_opt, method)
+        first = first_bounded_n(alpha, t_opt, method, tuned_for=tuned)
         out.append(note(
             "sequence-unbounded",
             f"the sequence is unbounded with {x.size} pairs; it needs at least {first}"
@@ -370,21 +395,24 @@ def _warnings(x, low_rank: int, alpha: float, t_opt: int, method: str) -> tuple[
 # Boundaries: c_t, the smallest integer count > t/2 at which M_t >= 1/alpha.
 
 
-def upper_ranks(t: np.ndarray, alpha: float, t_opt: int, method: str) -> np.ndarray:
+def upper_ranks(t: np.ndarray, alpha: float, t_opt: int, method: str, *,
+                tuned_for: float | None = None) -> np.ndarray:
     """c_t for each t (int array, >= 1): the CS at t is [x_(t + 1 - c_t), x_(c_t)].
 
     c_t = t + 1 means the sequence is still unbounded at t. Vectorised over t;
     the simulations in tests/ and benchmarks/ use it to monitor every t cheaply.
+    The threshold is 1 / ``alpha``; the mixture is tuned for ``tuned_for`` (default ``alpha``).
     """
     t = np.asarray(t, dtype=np.int64)
     if np.any(t < 1):
         raise StatisticsError("t must be >= 1")
+    tuned = alpha if tuned_for is None else tuned_for
     if method == "normal-mixture":
-        u = _normal_mixture_radius(t.astype(np.float64), alpha, _best_rho(alpha, t_opt))
+        u = _normal_mixture_radius(t.astype(np.float64), alpha, _best_rho(tuned, t_opt))
         c = np.ceil(t / 2.0 + u).astype(np.int64)
         return np.minimum(c, t + 1)
     if method == "beta-binomial":
-        return _beta_binomial_ranks(t, alpha, _best_a(alpha, t_opt))
+        return _beta_binomial_ranks(t, alpha, _best_a(tuned, t_opt))
     raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
 
 
@@ -455,10 +483,11 @@ def _best_a(alpha: float, t_opt: int) -> float:
 
 
 @lru_cache(maxsize=256)
-def first_bounded_n(alpha: float, t_opt: int = 200, method: str = "beta-binomial") -> int:
+def first_bounded_n(alpha: float, t_opt: int = 200, method: str = "beta-binomial", *,
+                    tuned_for: float | None = None) -> int:
     """The smallest n at which the sequence is a finite interval (c_n <= n); cached."""
     t = np.arange(1, 4097)
-    bounded = np.flatnonzero(upper_ranks(t, alpha, t_opt, method) <= t)
+    bounded = np.flatnonzero(upper_ranks(t, alpha, t_opt, method, tuned_for=tuned_for) <= t)
     if bounded.size == 0:  # pragma: no cover - only for absurdly small alpha
         raise StatisticsError(f"alpha = {alpha:g} needs more than 4096 pairs for a finite interval")
     return int(t[bounded[0]])

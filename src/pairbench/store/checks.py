@@ -180,6 +180,22 @@ def environment(value, source: str) -> dict:
     return env
 
 
+def suite(value, source: str) -> dict | None:
+    """A bench run's ``suite``: null, or an object with ``benchmarks`` (the suite's comparisons, at
+    least 1), a ``digest`` string, and ``shard`` null or [K, N] with 1 <= K <= N."""
+    if value is None:
+        return None
+    record = expect(value, dict, source, "suite")
+    if expect(record.get("benchmarks"), int, source, "suite.benchmarks") < 1:
+        raise ResultFileError(f"{source}: suite.benchmarks must be at least 1, got {record['benchmarks']}")
+    expect(record.get("digest"), str, source, "suite.digest")
+    shard = record.get("shard")
+    if shard is not None and not (isinstance(shard, list) and len(shard) == 2 and all(is_int(x) for x in shard)
+                                  and 1 <= shard[0] <= shard[1]):
+        raise ResultFileError(f"{source}: suite.shard must be null or [K, N] with 1 <= K <= N, got {shard!r}")
+    return record
+
+
 def shell_overhead(value, source: str) -> dict | None:
     """The shell's start-up cost (``--shell``): null, or an object with ``median_ns`` and ``min_ns``
     (finite, non-negative, below 2**53) and ``n`` (a non-negative integer)."""

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from pairbench.errors import ResultFileError
 from pairbench.measure.sampler import Measured, Sink
-from pairbench.model import SAMPLE_COLUMNS, Run, Sample, Samples
+from pairbench.model import SAMPLE_COLUMNS, Run, Sample, Samples, append_metrics
 from pairbench.notes import Note
 from pairbench.settings import JOURNAL_SUFFIX
 from pairbench.store import checks, legacy
@@ -222,8 +222,8 @@ def read_journal(path: Path, text: str) -> Run:
         series, sample, values = read_line(checks.expect(record, dict, str(path), f"line {number}"),
                                            (len(run.benchmarks), len(run.sides)), path, number)
         rows.setdefault(series, []).append(sample)
-        for name, value in values.items():
-            metrics.setdefault(series, {}).setdefault(name, []).append(value)
+        if values or series in metrics:
+            append_metrics(metrics.setdefault(series, {}), len(rows[series]) - 1, values)
     samples = {series: _series(series_rows, metrics.get(series, {}), path)
                for series, series_rows in rows.items()}
     result = Path(str(path).removesuffix(JOURNAL_SUFFIX))
@@ -265,8 +265,6 @@ def _sample_v2(record: dict, shape: tuple[int, int], path: Path, number: int):
 
 
 def _series(rows: list[Sample], metrics: dict[str, list[float]], path: Path) -> Samples:
-    if any(len(values) != len(rows) for values in metrics.values()):
-        raise ResultFileError(f"{path}: a metric is missing from some of a series' samples")
     samples = Samples.from_rows(rows, metrics)
     checks.check_sample_values(dict(samples.columns), str(path), "the journal's samples")
     return samples

@@ -45,7 +45,7 @@ RESULT_FORMAT = "pairbench.result/2"
 LEGACY_FORMAT = "pairbench.result/1"
 MAX_SIDES = 1000
 MAX_BENCHMARKS = 100_000
-DERIVED_KEYS = ("summaries", "comparisons", "analysis_notes")
+DERIVED_KEYS = ("summaries", "comparisons", "analysis_notes", "suite_summary")
 
 
 # --------------------------------------------------------------------------- writing
@@ -140,7 +140,7 @@ def run_from_header(doc: dict, source: str) -> Run:
     return build_run(doc, source, kind=kind, sides=sides, benchmarks=benchmarks_of(doc.get("benchmarks"), source),
                      settings=stored_settings(kind, sides, expect(doc.get("settings", {}), dict, source,
                                                                   "settings"), source),
-                     notes=checks.notes(doc.get("notes", []), source))
+                     notes=checks.notes(doc.get("notes", []), source), suite=checks.suite(doc.get("suite"), source))
 
 
 def build_run(doc: dict, source: str, **parts) -> Run:

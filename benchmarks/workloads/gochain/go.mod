@@ -1,0 +1,3 @@
+module example.com/pairbench/gochain
+
+go 1.21

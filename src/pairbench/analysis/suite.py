@@ -1,0 +1,237 @@
+"""A suite's comparisons together: Holm's procedure across them, and the suite summary.
+
+**Multiple testing: Holm.** A suite compares hundreds of benchmarks, and a CI
+gate fails on any regression, so the error that matters is a wrong verdict
+*anywhere* in the suite: the family-wise error. Every benchmark is measured
+(and stops) at level alpha / m, m the suite's comparisons (Bonferroni: its
+level cannot wait for the other benchmarks' results), so its interval is one
+of m simultaneous intervals at 1 - alpha. Then Holm's step-down procedure
+(Holm 1979) on the comparisons' own p-values: sorted ascending, the j-th is
+rejected at level alpha / (m - j + 1) while every one before it was. It keeps
+the chance of any wrong slower/faster verdict at alpha under any dependence
+between benchmarks, and never rejects less than Bonferroni. A comparison Holm
+rejects whose alpha / m interval still held 0 is given the interval of the same
+anytime-valid mixture at its Holm level, which then excludes 0 exactly as the
+p-value says (``stats.sequential.tuning``), and its slower/faster verdict from
+that interval. The ``equivalent`` verdicts rest on the alpha / m intervals.
+
+Why not Benjamini-Hochberg: it controls the expected share of false verdicts
+among those flagged, which lets a pull request that truly speeds up many
+benchmarks loosen the bar for the rest, so real improvements would make false
+regressions (and failed gates) more likely; and its guarantee needs
+independence or positive dependence between benchmarks, which parallel jobs on
+shared cores do not promise.
+
+**The summary** orders the comparisons as a reviewer reads them: regressions
+(largest first), improvements (largest first), then equivalent and
+inconclusive ones (suite order); adds the geometric-mean change with a
+bootstrap interval, the benchmarks added and removed, those the suite's budget
+left unmeasured, and the validation findings. Pure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pairbench import stats
+from pairbench.analysis.comparison import (
+    Criteria,
+    Pairing,
+    anytime_effect,
+    block_effects,
+    paired_blocks,
+    paired_values,
+)
+from pairbench.analysis.records import Comparison, Effect
+from pairbench.errors import StatisticsError
+from pairbench.notes import Note
+from pairbench.stats.paired import log_ratios
+from pairbench.stats.sequential import RunningSequence
+from pairbench.verdict import decide
+
+CORRECTION = "holm"
+GEOMEAN_CONFIDENCE = 0.95
+GEOMEAN_RESAMPLES = 2000
+VALIDATION_CODES = frozenset({"benchmark-duration", "benchmark-setup-overhead", "benchmark-elided-body",
+                              "benchmark-memory-growth", "benchmark-peak-growth", "benchmark-name",
+                              "benchmark-too-long"})
+
+# a comparison's index -> the values its verdict is drawn from (per-round log-ratios or block medians)
+DecidedOn = Callable[[int], np.ndarray]
+
+
+def verdict_values(pairing: Pairing) -> np.ndarray:
+    """What a comparison's verdict is drawn from, in round order: the per-round log-ratios, or one
+    median per block of fresh worker processes (``comparison.block_effects``)."""
+    base, cand = paired_values(pairing.base, pairing.cand)
+    if not base.size:
+        return np.zeros(0)
+    r = log_ratios(base, cand)
+    blocks = paired_blocks(pairing.base, pairing.cand)
+    return r if blocks is None else block_effects(r, blocks)
+
+
+# --------------------------------------------------------------------------- Holm
+
+
+def holm(comparisons: Sequence[Comparison], criteria: Criteria, decided_on: DecidedOn) -> list[Comparison]:
+    """The comparisons with Holm-adjusted p-values over the family (``criteria.family``, at least
+    the comparisons given: benchmarks of other shards, or not measured, count with p = 1), and a
+    slower/faster verdict for each that Holm rejects at a level its alpha / m interval did not reach.
+    The A/A self-check is left out of the family, as always."""
+    family = [i for i, c in enumerate(comparisons) if not c.self_check]
+    m = max(criteria.family, len(family))
+    pvalues = [comparisons[i].pvalue_unadjusted for i in family]
+    raw = np.array([1.0 if p is None else p for p in pvalues] + [1.0] * (m - len(family)))
+    if not len(family):
+        return list(comparisons)
+    adjusted = stats.holm(raw)
+    order = np.argsort(raw, kind="stable")
+    step = np.empty(m, dtype=np.int64)
+    step[order] = np.arange(m)
+    result = list(comparisons)
+    for position, i in enumerate(family):
+        c = dataclasses.replace(comparisons[i], pvalue=float(adjusted[position]), adjustment=CORRECTION)
+        level = criteria.alpha / (m - int(step[position]))
+        if adjusted[position] <= criteria.alpha and c.pvalue_unadjusted is not None and not _directional(c):
+            c = _at_holm_level(c, criteria, level, decided_on(i))
+        result[i] = c
+    return result
+
+
+def _directional(c: Comparison) -> bool:
+    return c.verdict.verdict in ("slower", "faster")
+
+
+def _at_holm_level(c: Comparison, criteria: Criteria, level: float, values: np.ndarray) -> Comparison:
+    """``c`` judged on the interval at its Holm ``level``, when that interval excludes 0 (it does for
+    the anytime mixture the measuring used, whose p-value Holm adjusted; a fixed-rounds sign-test
+    interval may not, and then the verdict stays)."""
+    effect = _effect_at(values, criteria, level)
+    if effect is None or (effect.low <= 0.0 <= effect.high):
+        return c
+    return dataclasses.replace(c, effect=effect, verdict=decide(effect.low, effect.high, criteria.threshold))
+
+
+def _effect_at(values: np.ndarray, criteria: Criteria, level: float) -> Effect | None:
+    try:
+        if criteria.anytime:
+            running = RunningSequence(level, criteria.t_opt, tuned_for=criteria.level_alpha)
+            running.extend(values)
+            effect, _ = anytime_effect(running)
+            return dataclasses.replace(effect, method=effect.method + f", Holm step at alpha {level:.3g}")
+        fixed = stats.paired_effect(np.ones_like(values), np.exp(values), 1.0 - level)
+    except StatisticsError:
+        return None
+    return Effect(fixed.estimate_pct, fixed.low_pct, fixed.high_pct, fixed.achieved_confidence,
+                  f"sign-test interval for the median, Holm step at alpha {level:.3g}", fixed.p_value,
+                  "sign test", fixed.n)
+
+
+# --------------------------------------------------------------------------- the summary
+
+
+@dataclass(frozen=True)
+class GeometricMean:
+    """The suite's geometric-mean change in percent (exp of the mean of the benchmarks' median
+    log-ratios, minus 1), with a percentile bootstrap interval: each benchmark's values (rounds, or
+    blocks) resampled on their own (``scipy.stats.bootstrap``, seeded)."""
+
+    estimate: float
+    low: float | None
+    high: float | None
+    confidence: float
+    benchmarks: int
+    method: str = "percentile bootstrap, each benchmark's rounds resampled"
+
+
+@dataclass(frozen=True)
+class Listed:
+    """Names of benchmarks found on one side only (at most 20 shown), and how many there are."""
+
+    count: int = 0
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SuiteSummary:
+    """A suite at a glance: the comparisons in reading order, the overall change, what changed in
+    the suite itself, and the validation findings (notes about benchmarks and sides)."""
+
+    correction: str
+    family: int
+    alpha: float
+    regressions: tuple[Comparison, ...]
+    improvements: tuple[Comparison, ...]
+    equivalent: tuple[Comparison, ...]
+    inconclusive: tuple[Comparison, ...]
+    geometric_mean: GeometricMean | None
+    added: Listed
+    removed: Listed
+    not_measured: Listed
+    findings: tuple[Note, ...]
+
+
+def summarize_suite(comparisons: Sequence[Comparison], decided_on: Sequence[np.ndarray], run_notes: Sequence[Note],
+                    criteria: Criteria, seed: int) -> SuiteSummary:
+    """The summary of a suite's ``comparisons`` (``decided_on[i]``: the values comparison i's
+    verdict was drawn from), with the run's notes for what was added, removed and not measured."""
+    real = [(c, v) for c, v in zip(comparisons, decided_on, strict=True) if not c.self_check]
+
+    def group(verdict: str, negligible: bool | None = None) -> list[Comparison]:
+        return [c for c, _ in real if c.verdict.verdict == verdict
+                and (negligible is None or c.verdict.negligible == negligible)]
+
+    by_change = lambda c: c.effect.estimate if c.effect else 0.0  # noqa: E731 - a sort key
+    regressions = sorted(group("slower", False), key=by_change, reverse=True)
+    improvements = sorted(group("faster", False), key=by_change)
+    negligible = {id(c) for c in (*group("slower", True), *group("faster", True))}
+    equivalent = [c for c, _ in real if c.verdict.verdict == "equivalent" or id(c) in negligible]
+    return SuiteSummary(
+        correction=CORRECTION, family=criteria.family, alpha=criteria.alpha,
+        regressions=tuple(regressions), improvements=tuple(improvements), equivalent=tuple(equivalent),
+        inconclusive=tuple(group("inconclusive")),
+        geometric_mean=geometric_mean([v for c, v in real if c.effect is not None], seed),
+        added=_listed(run_notes, "benchmarks-added"), removed=_listed(run_notes, "benchmarks-removed"),
+        not_measured=_listed(run_notes, "suite-budget-spent"),
+        findings=tuple(n for n in run_notes if n.code in VALIDATION_CODES))
+
+
+def geometric_mean(values: Sequence[np.ndarray], seed: int, confidence: float = GEOMEAN_CONFIDENCE,
+                   n_resamples: int = GEOMEAN_RESAMPLES) -> GeometricMean | None:
+    """The geometric-mean change over benchmarks whose verdict values are ``values`` (log-ratios),
+    None without any. The interval is omitted (None) when a benchmark has fewer than 2 values or
+    none of them vary (no resampling spread)."""
+    samples = [np.asarray(v, dtype=np.float64) for v in values if len(v)]
+    if not samples:
+        return None
+    estimate = _percent(float(np.mean([np.median(s) for s in samples])))
+    if any(s.size < 2 for s in samples):
+        return GeometricMean(estimate, None, None, confidence, len(samples))
+    try:
+        ci = stats.bootstrap_ci(tuple(samples), _mean_of_medians, confidence=confidence, n_resamples=n_resamples,
+                                method="percentile", seed=seed)
+    except StatisticsError:
+        return GeometricMean(estimate, None, None, confidence, len(samples))
+    return GeometricMean(estimate, _percent(ci.low), _percent(ci.high), confidence, len(samples))
+
+
+def _mean_of_medians(*samples, axis=-1):
+    return np.mean([np.median(s, axis=axis) for s in samples], axis=0)
+
+
+def _percent(log_ratio: float) -> float:
+    return float(100.0 * math.expm1(log_ratio))
+
+
+def _listed(notes: Sequence[Note], code: str) -> Listed:
+    found = [n for n in notes if n.code == code]
+    if not found:
+        return Listed()
+    names = tuple(name for n in found for name in n.data.get("names", []))
+    return Listed(sum(int(n.data.get("count", 0)) for n in found), names)

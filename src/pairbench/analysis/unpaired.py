@@ -1,0 +1,188 @@
+"""``pairbench diff OLD NEW``: two saved results compared per benchmark, without pairs.
+
+The samples of two runs made at different times were never interleaved, so
+nothing pairs them: the comparison is two-sample. Per benchmark (and side)
+found in both:
+
+* the change is the Hodges-Lehmann shift of the log values (new - old), as a
+  percent change, with its interval, distribution-free (the interval of
+  Wilcoxon's rank-sum test; R's ``wilcox.test(conf.int = TRUE)``); beside it the
+  Hodges-Lehmann shift in the benchmark's unit;
+* the p-value is the Mann-Whitney test's;
+* the verdict is the same rule as a paired comparison's (``verdict.decide``)
+  on the interval at alpha / m, m the benchmarks compared; Holm's procedure
+  over the p-values decides slower/faster, and a Holm-only rejection is judged
+  on the interval at its Holm level (``analysis.suite``).
+
+The caveat is part of the result (a ``runs-not-paired`` note, and the report
+says it first): whatever the machine did between the two runs (load, clock,
+thermal state, another host) is part of every difference here. The interleaved
+answer is ``pairbench bench OLD_BUILD NEW_BUILD``. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pairbench import stats
+from pairbench.errors import StatisticsError
+from pairbench.model import BenchmarkKey, Run, Samples
+from pairbench.notes import Note
+from pairbench.verdict import Verdict, decide, refuse
+
+MIN_SAMPLES = 4  # per side: fewer gives no rank-sum interval at any useful level
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One benchmark of one side in both results: the unpaired change and its verdict."""
+
+    benchmark: BenchmarkKey
+    side: str
+    verdict: Verdict
+    change_pct: float | None
+    low_pct: float | None
+    high_pct: float | None
+    confidence: float
+    shift: float | None  # Hodges-Lehmann shift in the unit, new - old
+    pvalue: float | None  # Holm-adjusted
+    pvalue_unadjusted: float | None
+    old_n: int
+    new_n: int
+    old_median: float | None
+    new_median: float | None
+    notes: tuple[Note, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diff:
+    """Every benchmark both results hold, those only one holds, and the notes (the caveat first)."""
+
+    differences: tuple[Difference, ...]
+    only_old: tuple[str, ...]
+    only_new: tuple[str, ...]
+    alpha: float
+    threshold: float
+    notes: tuple[Note, ...]
+    correction: str = "holm"
+
+
+def diff_runs(old: Run, new: Run, *, alpha: float, threshold: float) -> Diff:
+    """Compare ``new`` with ``old`` per benchmark (and side), unpaired (see the module docstring)."""
+    pairs, only_old, only_new = _matched(old, new)
+    m = max(len(pairs), 1)
+    found = [_difference(key, side, o, n, alpha / m, threshold) for key, side, o, n in pairs]
+    found = _holm(found, pairs, alpha, m, threshold)
+    return Diff(tuple(found), tuple(only_old), tuple(only_new), alpha, threshold, (_caveat(old, new),))
+
+
+def _matched(old: Run, new: Run) -> tuple[list[tuple[BenchmarkKey, str, Samples, Samples]], list[str], list[str]]:
+    """(benchmark, side, old samples, new samples) of every series both runs hold, and the names of
+    those only one holds: by benchmark alone when each run has one side, else by benchmark and side."""
+    by_side = len(old.sides) > 1 or len(new.sides) > 1
+
+    def series(run: Run) -> dict[str, tuple[BenchmarkKey, str, Samples]]:
+        return {run.benchmarks[b].label + (f" · {run.sides[s].name}" if by_side else ""):
+                (run.benchmarks[b], run.sides[s].name, samples)
+                for b, s, samples in run.all_series() if len(samples.measured())}
+
+    a, b = series(old), series(new)
+    pairs = [(a[name][0], b[name][1], a[name][2], b[name][2]) for name in a if name in b]
+    return pairs, [name for name in a if name not in b], [name for name in b if name not in a]
+
+
+def _difference(key: BenchmarkKey, side: str, old: Samples, new: Samples, level: float,
+                threshold: float) -> Difference:
+    x, y = new.measured().values(), old.measured().values()
+    base = dict(benchmark=key, side=side, old_n=int(y.size), new_n=int(x.size),
+                old_median=float(np.median(y)) if y.size else None, new_median=float(np.median(x)) if x.size else None)
+    if min(x.size, y.size) < MIN_SAMPLES or min(x.min(initial=1), y.min(initial=1)) <= 0:
+        why = Note("not-enough-data", {"needed": MIN_SAMPLES, "got": int(min(x.size, y.size)),
+                                       "purpose": "unpaired-interval"})
+        return Difference(verdict=refuse(why), change_pct=None, low_pct=None, high_pct=None, confidence=1 - level,
+                          shift=None, pvalue=None, pvalue_unadjusted=None, **base)
+    notes: list[Note] = []
+    logged = _log_interval(x, y, level, notes)
+    shift = _guarded(lambda: stats.hodges_lehmann(x, y, 1 - level).estimate, notes)
+    pvalue = _guarded(lambda: _kept(stats.mann_whitney(x, y), notes).pvalue, notes)
+    if logged is None:
+        verdict = refuse(notes[-1] if notes else Note("no-samples", {}))
+        return Difference(verdict=verdict, change_pct=None, low_pct=None, high_pct=None, confidence=1 - level,
+                          shift=shift, pvalue=pvalue, pvalue_unadjusted=pvalue, notes=tuple(notes), **base)
+    estimate, low, high = logged
+    return Difference(verdict=decide(low, high, threshold), change_pct=estimate, low_pct=low, high_pct=high,
+                      confidence=1 - level, shift=shift, pvalue=pvalue, pvalue_unadjusted=pvalue,
+                      notes=_distinct(notes), **base)
+
+
+def _log_interval(x: np.ndarray, y: np.ndarray, level: float, notes: list[Note]) -> tuple[float, float, float] | None:
+    """The Hodges-Lehmann shift of the log values and its interval, as percent changes; None when
+    it has no finite interval (the refusal or the note says why)."""
+    try:
+        hl = stats.hodges_lehmann(np.log(x), np.log(y), 1 - level)
+    except StatisticsError as exc:
+        notes.append(Note(exc.code or "not-enough-data", exc.data))
+        return None
+    notes.extend(hl.warnings)
+    if not (np.isfinite(hl.low) and np.isfinite(hl.high)):
+        return None
+    return tuple(float(100 * np.expm1(v)) for v in (hl.estimate, hl.low, hl.high))
+
+
+def _distinct(notes: list[Note]) -> tuple[Note, ...]:
+    """Each note once; the ties the rank statistics each report, as one note naming them all."""
+    tests = [t for n in notes if n.code == "rank-ties" for t in n.data.get("tests", [])]
+    seen: dict[tuple[str, str], Note] = {}
+    for note in notes:
+        if note.code == "rank-ties":
+            note = Note("rank-ties", {"tests": list(dict.fromkeys(tests))})
+        seen.setdefault((note.code, repr(sorted(note.data.items()))), note)
+    return tuple(seen.values())
+
+
+def _guarded(compute, notes: list[Note]):
+    try:
+        return float(compute())
+    except StatisticsError as exc:
+        notes.append(Note(exc.code or "not-enough-data", exc.data))
+        return None
+
+
+def _kept(result, notes: list[Note]):
+    notes.extend(result.warnings)
+    return result
+
+
+def _holm(found: list[Difference], pairs: Sequence, alpha: float, m: int, threshold: float) -> list[Difference]:
+    """Holm-adjusted p-values; a Holm-only rejection judged on its interval at its Holm level."""
+    import dataclasses
+
+    tested = [i for i, d in enumerate(found) if d.pvalue_unadjusted is not None]
+    if not tested:
+        return found
+    raw = np.array([found[i].pvalue_unadjusted for i in tested] + [1.0] * (m - len(tested)))
+    adjusted = stats.holm(raw)
+    rank = np.empty(raw.size, dtype=np.int64)
+    rank[np.argsort(raw, kind="stable")] = np.arange(raw.size)
+    out = list(found)
+    for position, i in enumerate(tested):
+        d = dataclasses.replace(found[i], pvalue=float(adjusted[position]))
+        if adjusted[position] <= alpha and d.verdict.verdict not in ("slower", "faster"):
+            key, side, old, new = pairs[i]
+            level = alpha / (m - int(rank[position]))
+            again = _difference(key, side, old, new, level, threshold)
+            if again.low_pct is not None and not (again.low_pct <= 0 <= again.high_pct):
+                d = dataclasses.replace(again, pvalue=d.pvalue, pvalue_unadjusted=d.pvalue_unadjusted)
+        out[i] = d
+    return out
+
+
+def _caveat(old: Run, new: Run) -> Note:
+    """The note every diff carries: the runs were not paired."""
+    return Note("runs-not-paired", {
+        "old_started": old.started_at, "new_started": new.started_at,
+        "old_host": str(old.environment.get("host", "")), "new_host": str(new.environment.get("host", "")),
+    })

@@ -1,0 +1,178 @@
+"""``pairbench merge``, ``pairbench import`` and ``pairbench diff``: suites across machines, and the
+results other tools saved."""
+
+from __future__ import annotations
+
+import click
+
+from pairbench.cli.app import EXIT_CODES_HELP, App, cli
+from pairbench.cli.report import check_writable_path, refuse_shared_paths
+from pairbench.errors import EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
+from pairbench.verdict import FAIL_ON_CHOICES
+
+IMPORT_FORMATS = ("hyperfine", "gbench", "go", "pytest-benchmark", "criterion")
+
+
+def _write_result(app: App, run, analysis, path: str) -> None:
+    """Write ``run`` with its analysis to ``path`` (``-``: standard output), atomically."""
+    import json
+
+    from pairbench.report.jsonfile import derived_document
+    from pairbench.store.resultfile import run_to_document, write_result
+
+    derived = derived_document(run, analysis)
+    if path == "-":
+        app.io.out(json.dumps(run_to_document(run, derived), allow_nan=False))
+        return
+    try:
+        write_result(run, path, derived)
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
+    app.io.err(f"Result written to {path}")
+
+
+def _gate(app: App, analysis_comparisons, fail_on: str) -> int:
+    """``EXIT_VERDICT`` when a verdict matches --fail-on, after saying how many."""
+    from pairbench.verdict import matches_fail_on
+
+    failing = [c for c in analysis_comparisons if matches_fail_on(c.verdict, fail_on)]
+    if failing:
+        app.io.err(f"--fail-on {fail_on}: {len(failing)} comparison(s) matched")
+        return EXIT_VERDICT
+    return EXIT_OK
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("shards", nargs=-1, required=True, metavar="SHARD.json...")
+@click.option("--json", "json_path", required=True, metavar="FILE",
+              help="Write the merged suite result to FILE (- for standard output).")
+@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default="never",
+              help="Exit 1 when a verdict of the merged suite (not negligible) matches.  [default: never]")
+@click.pass_obj
+def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
+    """Join the results of a suite's shards (bench --shard K/N) into one suite result.
+
+    The shards must be of one suite (the same benchmarks, settings, sides and
+    pairbench version), each shard once, none missing. The merged result is
+    analysed as one suite: Holm's procedure across every shard's comparisons.
+
+    \b
+    Examples:
+      pairbench merge --json suite.json shard-1.json shard-2.json shard-3.json
+      pairbench merge --json suite.json --fail-on slower shards/*.json
+    """
+    from pairbench.analysis import analyse
+    from pairbench.report import text
+    from pairbench.store.resultfile import read_result
+    from pairbench.suite.merge import Shard
+    from pairbench.suite.merge import merge as join
+
+    if json_path != "-":
+        check_writable_path("--json", json_path, "suite.json")
+        refuse_shared_paths([("--json", json_path), *((f"shard {p}", p) for p in shards)])
+    run = join([Shard(path, read_result(path)) for path in shards])
+    analysis = analyse(run)
+    if json_path != "-":
+        app.io.out(text.renderer(run, analysis)(run, analysis, color=app.io.color))
+    _write_result(app, run, analysis, json_path)
+    return _gate(app, analysis.real_comparisons, fail_on)
+
+
+@cli.command("import", epilog=EXIT_CODES_HELP)
+@click.argument("path", metavar="FILE")
+@click.option("--json", "json_path", required=True, metavar="OUT",
+              help="Write the pairbench result document to OUT (- for standard output).")
+@click.option("--format", "fmt", type=click.Choice(IMPORT_FORMATS), default=None,
+              help="The format of FILE (default: recognised from its content).")
+@click.pass_obj
+def import_(app: App, path: str, json_path: str, fmt: str | None):
+    """Read a result another tool saved and write it as a pairbench result.
+
+    \b
+    hyperfine         --export-json FILE
+    gbench            Google Benchmark --benchmark_format=json or --benchmark_out
+    go                go test -bench output (text; -count N gives N samples)
+    pytest-benchmark  --benchmark-json, or --benchmark-save with --benchmark-save-data
+    criterion         target/criterion (or one benchmark's directory)
+
+    The samples are as the tool recorded them (not interleaved). pairbench show,
+    report and diff then read the result like any other.
+
+    \b
+    Examples:
+      hyperfine --export-json base.json './app'; pairbench import --json base.pb.json base.json
+      go test -bench . -count 10 > old.txt; pairbench import --json old.json old.txt
+      pairbench diff old.json new.json
+    """
+    from pairbench.analysis import analyse
+    from pairbench.report import text
+    from pairbench.store.imports import read_import
+
+    if json_path != "-":
+        check_writable_path("--json", json_path, "imported.json")
+        refuse_shared_paths([("the file imported", path), ("--json", json_path)])
+    run = read_import(path, fmt)
+    analysis = analyse(run)
+    if json_path != "-":
+        app.io.out(text.renderer(run, analysis)(run, analysis, color=app.io.color))
+    _write_result(app, run, analysis, json_path)
+    return EXIT_OK
+
+
+@cli.command(epilog=EXIT_CODES_HELP)
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@click.option("--alpha", metavar="P", default="0.01", show_default=True,
+              help="Family-wise error rate of the verdicts (Holm's procedure over the benchmarks).")
+@click.option("--threshold", metavar="PERCENT", default="1", show_default=True,
+              help="Smallest change that matters, in percent.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default="never",
+              help="Exit 1 when a verdict (not negligible) matches.  [default: never]")
+@click.option("--json", "json_path", metavar="FILE", help="Also write the differences as JSON to FILE (- for "
+              "standard output, instead of the table).")
+@click.pass_obj
+def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str, json_path: str | None):
+    """Compare two saved results per benchmark, without pairs (two-sample statistics).
+
+    OLD and NEW are pairbench results (of run, compare, bench, merge or import).
+    Each benchmark both hold is compared with the Hodges-Lehmann shift and the
+    Mann-Whitney test. The runs were made at different times and are not
+    paired: whatever the machine did between them is part of every difference
+    (how much, on this project's machine: benchmarks/RESULTS.md). For the
+    interleaved answer measure both builds at once: pairbench bench OLD NEW.
+
+    \b
+    Examples:
+      pairbench diff main.json pr.json
+      pairbench import --json old.json old-gbench.json; pairbench diff old.json new.json --fail-on slower
+    """
+    from pairbench.analysis.unpaired import diff_runs
+    from pairbench.cli.report import analysing_stored
+    from pairbench.report.diff import render_diff, render_diff_json
+    from pairbench.settings import parse_alpha, parse_threshold
+    from pairbench.store.resultfile import read_result
+    from pairbench.verdict import matches_fail_on
+
+    level, smallest = parse_alpha(alpha), parse_threshold(threshold)
+    if json_path not in (None, "-"):
+        check_writable_path("--json", json_path, "diff.json")
+    runs = []
+    for path in (old, new):
+        with analysing_stored(path):
+            runs.append(read_result(path))
+    result = diff_runs(*runs, alpha=level, threshold=smallest)
+    if not result.differences:
+        raise UsageError(f"{old} and {new} have no benchmark in common: nothing to compare")
+    if json_path == "-":
+        app.io.out(render_diff_json(result, old, new).removesuffix("\n"))
+    else:
+        app.io.out(render_diff(result, old, new, color=app.io.color))
+        if json_path:
+            from pairbench.cli.report import write_files
+
+            write_files(app.io, [(json_path, render_diff_json(result, old, new))])
+    failing = [d for d in result.differences if matches_fail_on(d.verdict, fail_on)]
+    if failing:
+        app.io.err(f"--fail-on {fail_on}: {len(failing)} benchmark(s) matched")
+        return EXIT_VERDICT
+    return EXIT_OK

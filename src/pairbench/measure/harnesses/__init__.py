@@ -1,0 +1,64 @@
+"""Harness adapters: benchmark programs of other harnesses, driven one benchmark at a time.
+
+``pairbench bench`` measures two kinds of benchmark program through one suite
+driver: pairbench's own *workers* (``measure.worker``: long-lived processes
+that time a loop when asked) and the programs of the harnesses people already
+use, here. Each adapter knows one harness: how to list a program's benchmarks
+(:meth:`Adapter.discover`), how to run one of them once, short, with a filter
+that matches it alone (:meth:`Adapter.invocation`), and how to read the time
+the harness measured around its own loop (:meth:`Adapter.read`). A
+:class:`~pairbench.measure.harnesses.target.HarnessTarget` is the sampler's
+view of that: one execution is one invocation, and yields one row.
+
+=====================  ============================================================
+``gbench``             Google Benchmark binaries (``measure.harnesses.gbench``)
+``go``                 Go test binaries from ``go test -c`` (``measure.harnesses.gotest``)
+``criterion``          criterion.rs bench binaries (``measure.harnesses.criterion``)
+``pytest-benchmark``   pytest tests using the ``benchmark`` fixture (``...pytest_benchmark``)
+=====================  ============================================================
+
+The parsers of their output formats are also what ``pairbench import`` reads
+saved results with.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from pairbench.measure.harnesses.base import Discovery, Invocation, Program, Report
+
+HARNESSES = ("gbench", "go", "criterion", "pytest-benchmark")
+"""The harnesses with an adapter; ``pairbench`` (the worker protocol) is the fifth choice of --harness."""
+PAIRBENCH = "pairbench"
+HARNESS_CHOICES = (*HARNESSES, PAIRBENCH)
+
+
+class Adapter(Protocol):
+    """One harness: listing a program's benchmarks, running one, reading its report."""
+
+    name: str
+
+    def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
+        """The program's benchmarks (``DiscoveryError`` if it cannot list them)."""
+        ...
+
+    def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
+                   scratch: Path) -> Invocation:
+        """The command that runs benchmark ``name`` once: ``iterations`` of it exactly (when the
+        harness takes a count, else None) or about ``sample_time_ns`` of it."""
+        ...
+
+    def read(self, invocation: Invocation, output: bytes) -> Report:
+        """The benchmark's report after the invocation exited 0 (``output``: its standard output and
+        error); ``NoResult`` or ``FormatError`` when there is none that can be read."""
+        ...
+
+
+def adapter(harness: str) -> Adapter:
+    """The adapter of ``harness`` (one of ``HARNESSES``)."""
+    from pairbench.measure.harnesses import criterion, gbench, gotest, pytest_benchmark
+
+    adapters = {"gbench": gbench.Gbench, "go": gotest.GoTest, "criterion": criterion.Criterion,
+                "pytest-benchmark": pytest_benchmark.PytestBenchmark}
+    return adapters[harness]()

@@ -1,0 +1,188 @@
+"""Go: test binaries built with ``go test -c``, their ``Benchmark*`` functions and sub-benchmarks.
+
+Listing: ``-test.list ^Benchmark`` names the top-level benchmarks; one
+discovery run at one iteration each (``-test.benchtime 1x``) names every
+sub-benchmark (``b.Run``) as well, since only running a benchmark reveals them.
+An invocation runs one benchmark (``-test.bench``, each level of its name
+anchored and quoted, as the testing package splits the pattern on ``/``) for
+exactly N iterations (``-test.benchtime Nx``) with ``-test.benchmem`` and no
+tests (``-test.run ^$``). GOMAXPROCS is fixed with ``-test.cpu`` to what it
+would be anyway (``$GOMAXPROCS``, else the CPUs pairbench may use), so the
+``-P`` suffix the testing package adds to every name is known and removed.
+
+Read from the text (``parse_text``, also used by ``pairbench import``): lines
+in the Go benchmark format, ``NAME-P  N  V ns/op  V B/op  V allocs/op  V
+unit...``; ns/op times N is the sample, and every other per-operation unit is
+kept as a total over the N iterations (``B``, ``allocs``, ``widgets``), other
+units (``MB/s``) as reported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pairbench.measure.harnesses.base import (
+    Discovery,
+    DiscoveryError,
+    FormatError,
+    Invocation,
+    NoResult,
+    Program,
+    Report,
+    capture,
+)
+
+NAME = "go"
+MARKERS = (b"test.benchtime",)
+_RE2_SPECIAL = re.compile(r"([\\.+*?()|\[\]{}^$])")
+_LINE = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(\S.*)$")
+_CONFIG = re.compile(r"^([a-z][^\s:]*):\s?(.*)$")
+_UNIT_VALUE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def procs() -> int:
+    """GOMAXPROCS as a Go program started by pairbench would have it: ``$GOMAXPROCS``, else the
+    number of CPUs this process may run on."""
+    value = os.environ.get("GOMAXPROCS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def pattern_for(name: str) -> str:
+    """The ``-test.bench`` pattern that matches ``name`` alone: each ``/``-separated level
+    anchored and quoted (Go's ``regexp.QuoteMeta`` set)."""
+    return "/".join("^" + _RE2_SPECIAL.sub(r"\\\1", part) + "$" for part in name.split("/"))
+
+
+class GoTest:
+    """The adapter of Go test binaries."""
+
+    name = NAME
+    markers = MARKERS
+
+    def __init__(self, gomaxprocs: int | None = None):
+        self.gomaxprocs = gomaxprocs or procs()
+
+    def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
+        """Every benchmark the binary runs, sub-benchmarks included, in its order."""
+        listed = capture(program.command("-test.list", "^Benchmark"), timeout_s=timeout_s)
+        if listed.status != 0:
+            raise DiscoveryError(listed.failure("listing its benchmarks (-test.list)"))
+        top = [line.strip() for line in listed.text().splitlines() if line.strip().startswith("Benchmark")]
+        if not top:
+            return Discovery((), explicit_iterations=True)
+        names = self._leaves(program, top, timeout_s)
+        if names is None:  # one of them failed the run: each alone, so the others are found
+            names = [leaf for name in top for leaf in (self._leaves(program, [name], timeout_s) or [name])]
+        return Discovery(tuple(dict.fromkeys(names)), explicit_iterations=True)
+
+    def _leaves(self, program: Program, top: list[str], timeout_s: float | None) -> list[str] | None:
+        """The benchmarks that report results when ``top`` run once each (sub-benchmarks in place of
+        their parents); None when the run fails or prints a line that cannot be read (that benchmark
+        is named when it is measured)."""
+        bench = "^(" + "|".join(_RE2_SPECIAL.sub(r"\\\1", name) for name in top) + ")$"
+        ran = capture(program.command(*self._options(bench, 1)), timeout_s=timeout_s)
+        if ran.status != 0:
+            return None
+        try:
+            return [r.name for r in parse_text(ran.text(), program.text or program.argv[0], self.suffix).results]
+        except FormatError:
+            return None
+
+    @property
+    def suffix(self) -> str:
+        """What the testing package appends to every name: "-P" for GOMAXPROCS P > 1."""
+        return f"-{self.gomaxprocs}" if self.gomaxprocs > 1 else ""
+
+    def _options(self, bench: str, iterations: int) -> tuple[str, ...]:
+        return ("-test.run", "^$", "-test.bench", bench, "-test.benchtime", f"{iterations}x", "-test.benchmem",
+                "-test.count", "1", "-test.cpu", str(self.gomaxprocs))
+
+    def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
+                   scratch: Path) -> Invocation:
+        """One run of ``name`` at exactly ``iterations`` (the testing package always takes a count)."""
+        count = iterations or 1
+        return Invocation(program.command(*self._options(pattern_for(name), count)), name, count, None)
+
+    def read(self, invocation: Invocation, output: bytes) -> Report:
+        """The benchmark's line in the invocation's output (``NoResult`` if it printed none)."""
+        source = invocation.command.text
+        found = [r for r in parse_text(output.decode("utf-8", "replace"), source, self.suffix).results
+                 if r.name == invocation.benchmark]
+        if not found:
+            raise NoResult(NAME, source, f"no result line for {invocation.benchmark!r} (the -test.bench "
+                           "pattern matched none)")
+        return found[-1]
+
+
+@dataclass(frozen=True)
+class GoReport:
+    """Go benchmark text: its configuration lines (``goos``, ``pkg``, ``cpu``...) and its results, each
+    with the configuration in force at its line (``configs``, one per result)."""
+
+    config: Mapping[str, str]
+    results: tuple[Report, ...]
+    configs: tuple[Mapping[str, str], ...] = field(default=())
+
+
+def parse_text(text: str, source: str, suffix: str | None = None) -> GoReport:
+    """Read Go benchmark lines (``go test -bench`` output, with ``-count`` any number of lines a
+    benchmark). ``suffix`` is the "-P" to remove from names; None removes any trailing "-digits" as
+    benchstat does. Lines of other kinds (PASS, ok, logs) are skipped; a benchmark line that is not
+    well formed is a ``FormatError`` naming its line."""
+    config: dict[str, str] = {}
+    results, configs = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.rstrip()
+        if m := _CONFIG.match(line):
+            config[m.group(1)] = m.group(2)
+            continue
+        m = _LINE.match(line)
+        if not m or not _has_measurement(m.group(3)):
+            continue
+        results.append(_result(m, source, number, suffix))
+        configs.append(dict(config))
+    return GoReport(config, tuple(results), tuple(configs))
+
+
+def _has_measurement(rest: str) -> bool:
+    """Whether the rest of a line after "NAME N" can be "VALUE UNIT" pairs (two words at least; what
+    follows is then read strictly, as benchfmt does)."""
+    return len(rest.split()) >= 2
+
+
+def _result(m: re.Match, source: str, line: int, suffix: str | None) -> Report:
+    name = _without_procs(m.group(1), suffix)
+    iterations = int(m.group(2))
+    if iterations < 1:
+        raise FormatError(NAME, source, f"{name!r} ran {iterations} iterations", line)
+    values = dict(_pairs(m.group(3).split(), name, source, line))
+    if "ns/op" not in values:
+        raise FormatError(NAME, source, f"{name!r} has no ns/op value (units: {', '.join(values)})", line)
+    metrics = {(unit[:-3] if unit.endswith("/op") else unit): value * iterations if unit.endswith("/op")
+               else value for unit, value in values.items() if unit != "ns/op"}
+    return Report(name, iterations, values["ns/op"] * iterations, metrics)
+
+
+def _pairs(words: list[str], name: str, source: str, line: int) -> Iterable[tuple[str, float]]:
+    if len(words) % 2:
+        raise FormatError(NAME, source, f"{name!r}: values and units do not pair up: {' '.join(words)!r}"[:300],
+                          line)
+    for value, unit in zip(words[::2], words[1::2], strict=True):
+        if not _UNIT_VALUE.match(value):
+            raise FormatError(NAME, source, f"{name!r}: {value!r} is not a number (before {unit!r})"[:300], line)
+        yield unit, float(value)
+
+
+def _without_procs(name: str, suffix: str | None) -> str:
+    if suffix is None:
+        return re.sub(r"-\d+$", "", name)
+    return name[: -len(suffix)] if suffix and name.endswith(suffix) else name

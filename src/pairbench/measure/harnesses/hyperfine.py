@@ -1,0 +1,71 @@
+"""hyperfine's ``--export-json`` document (read by ``pairbench import``; hyperfine is no harness).
+
+``{"results": [{"command", "times": [seconds...], "exit_codes": [...],
+"parameters": {...}, "memory_usage_byte": [...], "mean", "user", ...}]}``: each
+result is one command (with ``-P``/``-L``, one per parameter value), each time
+one run of it. ``times`` is needed (hyperfine has written it since 1.2);
+``exit_codes`` (1.11) and ``memory_usage_byte`` (1.19) are used when present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pairbench.measure.harnesses.base import FormatError, finite_number
+
+NAME = "hyperfine"
+
+
+@dataclass(frozen=True)
+class HyperfineResult:
+    """One command's runs: wall times (ns), exit codes, peak memory (KiB, 0 when not recorded)."""
+
+    command: str
+    parameters: Mapping[str, str]
+    times_ns: tuple[int, ...]
+    exit_codes: tuple[int, ...]
+    max_rss_kib: tuple[int, ...]
+
+
+def parse_document(document, source: str) -> tuple[HyperfineResult, ...]:
+    """The results of a parsed hyperfine JSON export."""
+    if not isinstance(document, dict) or not isinstance(document.get("results"), list):
+        raise FormatError(NAME, source, "not a hyperfine --export-json document: no \"results\" list")
+    results = tuple(_result(entry, source, f"results[{i}]") for i, entry in enumerate(document["results"]))
+    if not results:
+        raise FormatError(NAME, source, "\"results\" is empty")
+    return results
+
+
+def _result(entry, source: str, where: str) -> HyperfineResult:
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        raise FormatError(NAME, source, f"{where} needs a \"command\" string")
+    times = entry.get("times")
+    if not isinstance(times, list) or not times:
+        raise FormatError(NAME, source, f"{where} ({entry['command']!r}) has no \"times\": each run's time is "
+                          "needed (hyperfine 1.2 and later write them)")
+    times_ns = tuple(max(1, round(finite_number(t, NAME, source, f"{where}.times[{j}]") * 1e9))
+                     for j, t in enumerate(times))
+    codes = _integers(entry.get("exit_codes", [0] * len(times)), len(times), source, f"{where}.exit_codes")
+    memory = entry.get("memory_usage_byte")
+    rss = (tuple(b // 1024 for b in _integers(memory, len(times), source, f"{where}.memory_usage_byte"))
+           if memory is not None else (0,) * len(times))
+    parameters = entry.get("parameters") or {}
+    if not isinstance(parameters, dict) or not all(isinstance(v, str) for v in parameters.values()):
+        raise FormatError(NAME, source, f"{where}.parameters must map names to strings")
+    return HyperfineResult(entry["command"], dict(parameters), times_ns, codes, rss)
+
+
+def _integers(values, length: int, source: str, where: str) -> tuple[int, ...]:
+    if not isinstance(values, list) or len(values) != length:
+        raise FormatError(NAME, source, f"{where} must be a list as long as \"times\" ({length})")
+    out = []
+    for j, value in enumerate(values):
+        if value is None:  # a run without an exit code (killed by a signal)
+            out.append(-1)
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**53:
+            raise FormatError(NAME, source, f"{where}[{j}] must be a whole number, got {value!r}"[:300])
+        out.append(value)
+    return tuple(out)

@@ -1,0 +1,124 @@
+"""The sampler's view of one benchmark of a harness program: one execution is one invocation.
+
+A :class:`HarnessTarget` asks its adapter for the invocation of its benchmark,
+runs it on the executor (timed, with the invocation's rusage: the process's
+whole life, start-up and the harness's own calibration included), and turns
+the harness's report into one row: ``iterations`` as the harness ran them and
+the metric ``value``, the time the harness measured around its loop over all
+of them, which is what the analysis compares. ``wall_ns`` keeps the
+invocation's own wall time, so the overhead of a sample stays visible.
+
+The invocation's standard output and error go to a file of the job's executor
+(:class:`OutputFile`), read after each invocation for the report (Go prints
+it) or, when the invocation failed, for the last lines to show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pairbench.command import (
+    STATUS_BENCHMARK_ERROR,
+    STATUS_NO_RESULT,
+    STATUS_UNREADABLE,
+    describe_status,
+)
+from pairbench.measure.executor import Execution, Executor
+from pairbench.measure.harnesses import Adapter
+from pairbench.measure.harnesses.base import (
+    MAX_OUTPUT_BYTES,
+    FormatError,
+    NoResult,
+    Program,
+    Report,
+    harness_words,
+    tail_text,
+)
+from pairbench.measure.targets import Row
+from pairbench.model import PRIMARY_METRIC
+
+
+class OutputFile:
+    """The file an executor writes its commands' standard output and error to (opened by the
+    executor for appending): emptied before an invocation, read after it, at most
+    ``MAX_OUTPUT_BYTES``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def clear(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.truncate(self.path, 0)
+
+    def read(self) -> bytes:
+        try:
+            with open(self.path, "rb") as handle:
+                return handle.read(MAX_OUTPUT_BYTES)
+        except FileNotFoundError:
+            return b""
+
+
+@dataclass(frozen=True)
+class HarnessTarget:
+    """Benchmark ``benchmark_name`` (index ``benchmark`` of the run) of one side's harness program,
+    at ``iterations`` (None: the harness chooses from ``sample_time_ns``)."""
+
+    adapter: Adapter
+    program: Program
+    side: str
+    benchmark_name: str
+    benchmark: int
+    iterations: int | None
+    sample_time_ns: int
+    scratch: Path
+    output: OutputFile
+
+    @property
+    def name(self) -> str:
+        """What failure messages call this target."""
+        return f"benchmark {self.benchmark_name!r} on {self.side!r} ({harness_words(self.adapter.name)})"
+
+    def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
+        """One invocation, one row; a failure (exit, signal, timeout, no result, an unreadable report,
+        the harness's own error) is the row's status, said in ``detail``."""
+        invocation = self.adapter.invocation(self.program, self.benchmark_name, self.iterations,
+                                             self.sample_time_ns, self.scratch)
+        self.output.clear()
+        execution = executor.run(invocation.command, timeout_ns=timeout_ns)
+        output = self.output.read()
+        if execution.status != 0:
+            tail = tail_text(output)
+            return (self._failed(execution, execution.status, f"it {_ended(execution.status)}"
+                                 + (f"; its output ended with: {tail}" if tail else "")),)
+        try:
+            report = self.adapter.read(invocation, output)
+        except NoResult as exc:
+            return (self._failed(execution, STATUS_NO_RESULT, f"no result: {exc}; was the benchmark renamed "
+                                 "or removed?"),)
+        except FormatError as exc:
+            return (self._failed(execution, STATUS_UNREADABLE, f"its report could not be read: {exc}"),)
+        if report.error:
+            return (self._failed(execution, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {report.error}"),)
+        return (self.row(execution, report),)
+
+    def row(self, execution: Execution, report: Report) -> Row:
+        """The row of a report: the harness's iterations and time (``value``), its metrics."""
+        if report.total_ns <= 0:
+            return self._failed(execution, STATUS_UNREADABLE, f"it reported a time of {report.total_ns} ns")
+        return Row(self.benchmark, execution, report.iterations,
+                   {PRIMARY_METRIC: float(report.total_ns), **report.metrics})
+
+    def _failed(self, execution: Execution, status: int, detail: str) -> Row:
+        return Row(self.benchmark, Execution(wall_ns=max(execution.wall_ns, 1), start_ns=execution.start_ns,
+                                             status=status, user_ns=execution.user_ns, sys_ns=execution.sys_ns,
+                                             max_rss_kib=execution.max_rss_kib),
+                   self.iterations or 1, {PRIMARY_METRIC: 0.0}, detail=detail)
+
+
+def _ended(status: int) -> str:
+    if status > 0:
+        return f"exited with {describe_status(status)}"
+    return describe_status(status)

@@ -1,0 +1,110 @@
+"""``pairbench diff`` in words: the unpaired comparison of two saved results, its caveat first.
+
+The terminal table and the JSON document (format ``pairbench.diff/1``) are
+rendered from ``analysis.unpaired.Diff``; nothing is computed here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from pairbench.analysis.unpaired import Diff, Difference
+from pairbench.model import json_safe
+from pairbench.report.safe import json_escaped, markup
+from pairbench.report.sentences import format_pvalue
+from pairbench.report.text import render_markup
+from pairbench.report.wording import word
+from pairbench.units import format_percent, format_value
+
+DIFF_FORMAT = "pairbench.diff/1"
+_STYLE = {"slower": "red", "faster": "green", "equivalent": "cyan", "inconclusive": "yellow"}
+
+
+def change_cell(d: Difference) -> str:
+    if d.change_pct is None:
+        return "—"
+    return f"{format_percent(d.change_pct)} [{format_percent(d.low_pct)}, {format_percent(d.high_pct)}]"
+
+
+def verdict_cell(d: Difference) -> str:
+    if d.verdict.refused:
+        return f"inconclusive ({word(d.verdict.refusal, d.benchmark.unit)})"
+    return d.verdict.verdict + (" (negligible)" if d.verdict.negligible else "")
+
+
+def correction_line(diff: Diff) -> str:
+    m = max(len(diff.differences), 1)
+    return (f"Two-sample statistics (Hodges-Lehmann shift of the log times with the rank-sum interval, "
+            f"Mann-Whitney p); Holm's step-down procedure over the {m} benchmark{'s' if m != 1 else ''} compared "
+            f"keeps the chance of any wrong slower or faster verdict at alpha = {diff.alpha:g}.")
+
+
+def render_diff(diff: Diff, old: str, new: str, *, color: bool = False, width: int = 110) -> str:
+    """The terminal report of ``diff`` of result files ``old`` and ``new``."""
+    lines = [f"[bold]pairbench diff[/bold] · {markup(old)} → {markup(new)}",
+             f"[yellow]{markup(_sentence(word(diff.notes[0])))}[/yellow]", markup(correction_line(diff)), ""]
+    parts = [render_markup(lines, color=color, width=width)]
+    if diff.differences:
+        parts.append(_table(diff, color=color, width=width))
+    listed = [f"Only in {markup(old)} ({len(diff.only_old)}): {markup(', '.join(diff.only_old))}"] if diff.only_old else []
+    listed += [f"Only in {markup(new)} ({len(diff.only_new)}): {markup(', '.join(diff.only_new))}"] if diff.only_new else []
+    notes = [f"  {markup(d.benchmark.label)}: {markup(word(n, d.benchmark.unit))}"
+             for d in diff.differences for n in d.notes]
+    tail = [""] + listed + (["Notes:"] + notes if notes else [])
+    parts.append(render_markup(tail, color=color, width=width))
+    return "".join(parts)
+
+
+def _table(diff: Diff, *, color: bool, width: int) -> str:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for column in ("benchmark", "old median", "new median", "change [interval]", "verdict", "p (Holm)", "n old/new"):
+        table.add_column(column, justify="left" if column in ("benchmark", "verdict") else "right", overflow="fold")
+    for d in diff.differences:
+        style = _STYLE[d.verdict.verdict]
+        name = d.benchmark.label + (f" · {d.side}" if d.side and len({x.side for x in diff.differences}) > 1 else "")
+        table.add_row(markup(name), _value(d.old_median, d), _value(d.new_median, d), change_cell(d),
+                      f"[{style}]{markup(verdict_cell(d))}[/{style}]",
+                      format_pvalue(d.pvalue).removeprefix("p ").removeprefix("= "), f"{d.old_n}/{d.new_n}")
+    buffer = io.StringIO()
+    Console(file=buffer, force_terminal=color, color_system="standard" if color else None, width=width,
+            highlight=False).print(table)
+    return buffer.getvalue()
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
+
+
+def _value(value: float | None, d: Difference) -> str:
+    return "—" if value is None else format_value(value, d.benchmark.unit)
+
+
+def diff_document(diff: Diff, old: str, new: str) -> dict:
+    """``diff --json``: every difference as a record, the caveat in words, the benchmarks on one side."""
+    return json_safe({
+        "format": DIFF_FORMAT, "old": old, "new": new, "alpha": diff.alpha, "threshold": diff.threshold,
+        "correction": diff.correction, "paired": False, "caveat": word(diff.notes[0]),
+        "differences": [_record(d) for d in diff.differences],
+        "only_old": list(diff.only_old), "only_new": list(diff.only_new),
+        "notes": [{**n.to_dict(), "text": word(n)} for n in diff.notes],
+    })
+
+
+def _record(d: Difference) -> dict:
+    return {"benchmark": d.benchmark.to_dict(), "side": d.side, "verdict": d.verdict.verdict,
+            "negligible": d.verdict.negligible,
+            "change": {"estimate": d.change_pct, "low": d.low_pct, "high": d.high_pct, "confidence": d.confidence,
+                       "method": "Hodges-Lehmann shift of log values, rank-sum interval"},
+            "shift": d.shift, "pvalue": d.pvalue, "pvalue_unadjusted": d.pvalue_unadjusted,
+            "pvalue_method": "Mann-Whitney", "old": {"n": d.old_n, "median": d.old_median},
+            "new": {"n": d.new_n, "median": d.new_median},
+            "notes": [{**n.to_dict(), "text": word(n, d.benchmark.unit)} for n in d.notes]}
+
+
+def render_diff_json(diff: Diff, old: str, new: str) -> str:
+    return json_escaped(json.dumps(diff_document(diff, old, new), indent=2, allow_nan=False,
+                                   ensure_ascii=False)) + "\n"

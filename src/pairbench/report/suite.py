@@ -1,0 +1,124 @@
+"""A suite's summary in words and tables: the same lines for the terminal and for Markdown.
+
+Everything comes from ``analysis.suite.SuiteSummary``; nothing is computed here.
+Cells are plain text: the terminal shows them through ``safe.markup``, Markdown
+through its ``escape``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pairbench.analysis import Analysis, Comparison
+from pairbench.analysis.suite import GeometricMean, Listed, SuiteSummary
+from pairbench.model import Run
+from pairbench.report.sentences import change_text, format_pvalue, verdict_label
+from pairbench.report.tables import Table
+from pairbench.report.wording import subject_text, word
+from pairbench.units import format_percent
+
+GROUPS = (("Regressions", "regressions"), ("Improvements", "improvements"), ("Equivalent", "equivalent"),
+          ("Inconclusive", "inconclusive"))
+HARNESS_NAMES = {"gbench": "Google Benchmark", "go": "go test -bench", "criterion": "criterion",
+                 "pytest-benchmark": "pytest-benchmark", "pairbench": "pairbench workers"}
+
+
+def correction_sentence(summary: SuiteSummary) -> str:
+    """Which multiple-testing control, over how many comparisons, at which level."""
+    return (f"Holm's step-down procedure over the suite's {summary.family} comparison"
+            f"{'s' if summary.family != 1 else ''}: the chance of any wrong slower or faster verdict "
+            f"in the suite is at most alpha = {summary.alpha:g}; intervals are simultaneous at "
+            f"{100 * (1 - summary.alpha):g}% (Bonferroni).")
+
+
+def harness_sentence(run: Run) -> str:
+    """How the samples were taken, for the run's harness."""
+    harness = (run.suite or {}).get("harness", "pairbench")
+    seed = run.settings.sampling.seed
+    if harness == "pairbench":
+        return (f"Each round asked every worker for one sample of a benchmark, in a fresh random order (seed "
+                f"{seed}); fresh workers were started for each block of rounds.")
+    return (f"Each round ran one benchmark once on every side, each run a fresh {HARNESS_NAMES.get(harness, harness)} "
+            f"process filtered to that benchmark, in a fresh random order (seed {seed}).")
+
+
+def imported_sentence(run: Run) -> str:
+    """Where an imported run's samples came from, and that pairbench did not measure them."""
+    imported = run.environment.get("import") or {}
+    tool = imported.get("tool", "another tool")
+    return (f"Imported from {tool} ({imported.get('source', 'a file')}): the samples are as {tool} recorded "
+            "them, one side after another, not interleaved by pairbench.")
+
+
+def shard_sentence(run: Run) -> str | None:
+    """ "Shard 2 of 4 of a suite of 50 benchmarks." or "Merged from shards 1-4 ...", or None."""
+    suite = run.suite or {}
+    if suite.get("shard"):
+        k, n = suite["shard"]
+        return f"Shard {k} of {n} of a suite of {suite['benchmarks']} benchmarks."
+    if suite.get("merged"):
+        shards = suite["merged"]
+        return f"Merged from {len(shards)} shards of a suite of {suite['benchmarks']} benchmarks."
+    return None
+
+
+def group_table(comparisons: Sequence[Comparison]) -> Table:
+    """One row per comparison: benchmark, change with its interval, verdict, Holm p, rounds."""
+    rows = tuple((c.benchmark.label, change_text(c), verdict_label(c),
+                  format_pvalue(c.pvalue).removeprefix("p ").removeprefix("= "), str(c.rounds))
+                 for c in comparisons)
+    return Table(("Benchmark", "Change [interval]", "Verdict", "p (Holm)", "Rounds"), rows)
+
+
+def geometric_mean_line(g: GeometricMean | None) -> str:
+    if g is None:
+        return "Geometric mean: no benchmark has an estimate."
+    interval = (f" [{format_percent(g.low)}, {format_percent(g.high)}] ({100 * g.confidence:g}% {g.method})"
+                if g.low is not None else " (no interval: a benchmark has fewer than 2 rounds, or none vary)")
+    return f"Geometric mean of the changes over {g.benchmarks} benchmarks: {format_percent(g.estimate)}{interval}."
+
+
+def listed_line(title: str, listed: Listed) -> str | None:
+    if not listed.count:
+        return None
+    more = f" and {listed.count - len(listed.names)} more" if listed.count > len(listed.names) else ""
+    return f"{title} ({listed.count}): {', '.join(listed.names)}{more}."
+
+
+def membership_lines(summary: SuiteSummary) -> list[str]:
+    lines = [listed_line("Added, only the candidate has them", summary.added),
+             listed_line("Removed, only the baseline has them", summary.removed),
+             listed_line("Not measured, --suite-time was spent", summary.not_measured)]
+    return [line for line in lines if line]
+
+
+def finding_lines(summary: SuiteSummary, run: Run) -> list[str]:
+    """Each validation finding as the doctor shows one: "WARN  BM_x · new: ..."."""
+    units = {key.label: key.unit for key in run.benchmarks}
+    return [f"WARN  {subject_text(n)}: {word(n, units.get(n.subject.benchmark, 'ns'))}" for n in summary.findings]
+
+
+_COUNTED = {"regressions": ("regression", "regressions"), "improvements": ("improvement", "improvements"),
+            "equivalent": ("equivalent", "equivalent"), "inconclusive": ("inconclusive", "inconclusive")}
+
+
+def counts_line(summary: SuiteSummary) -> str:
+    counts = [(key, len(getattr(summary, key))) for _, key in GROUPS]
+    return ", ".join(f"{n} {_COUNTED[key][n != 1]}" for key, n in counts) + "."
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def suite_blocks(run: Run, analysis: Analysis) -> list[tuple[str, Table | None]]:
+    """The summary as (heading, table) blocks in reading order; a heading without a table is a line."""
+    summary: SuiteSummary = analysis.suite
+    blocks: list[tuple[str, Table | None]] = [(correction_sentence(summary), None), (counts_line(summary), None)]
+    for title, key in GROUPS:
+        group = getattr(summary, key)
+        if group:
+            blocks.append((f"{title} ({len(group)})", group_table(group)))
+    blocks.append((geometric_mean_line(summary.geometric_mean), None))
+    blocks += [(line, None) for line in membership_lines(summary)]
+    return blocks

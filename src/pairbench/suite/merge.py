@@ -1,0 +1,165 @@
+"""Joining the shards of one suite (``bench --shard K/N``) into one suite result.
+
+Each shard is a result document of ``pairbench bench --shard K/N``, measured
+on its own machine. :func:`merge` checks, before joining anything, that they
+belong together, and refuses with one message naming the file and what differs:
+
+* every file is a shard (``suite.shard`` set) of the same N, each K once, none missing;
+* of the same suite: the same number of benchmarks and the same digest of their names;
+* with the same settings (all but ``--shard``, ``--balance`` and the outputs),
+  the same sides, and the same pairbench version;
+* no benchmark in two shards.
+
+The merged run holds every shard's benchmarks (in shard order) and samples
+(``seq`` offset so they stay distinct), every shard's notes, the first shard's
+environment with each shard's machine listed in ``suite.shards``, and a
+``suite`` that says which shards it joins. Its analysis then applies Holm's
+procedure across the whole suite, as a single run's would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pairbench.errors import UsageError
+from pairbench.model import Run, Samples
+
+UNCHECKED_SETTINGS = ("shard", "balance")  # bench options that may differ between shards
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One shard's run and the file it came from."""
+
+    path: str
+    run: Run
+
+    @property
+    def index(self) -> int:
+        return self.run.suite["shard"][0]
+
+    @property
+    def count(self) -> int:
+        return self.run.suite["shard"][1]
+
+
+def merge(shards: Sequence[Shard]) -> Run:
+    """The suite result joining ``shards`` (``UsageError`` naming the file when they do not belong
+    together; a file that cannot be read is the caller's ``ResultFileError``)."""
+    if not shards:
+        raise UsageError("merge needs the shard files to join")
+    for shard in shards:
+        _check_is_shard(shard)
+    first = shards[0]
+    for shard in shards[1:]:
+        _check_same_suite(first, shard)
+    ordered = sorted(shards, key=lambda s: s.index)
+    _check_complete(ordered)
+    return _joined(ordered)
+
+
+def _check_is_shard(shard: Shard) -> None:
+    run = shard.run
+    if run.kind != "bench" or not run.suite or not run.suite.get("shard"):
+        raise UsageError(f"{shard.path}: not a shard of a suite (it was not measured with pairbench bench "
+                         "--shard K/N); merge joins shard files")
+    if run.state == "running":
+        raise UsageError(f"{shard.path}: the shard is still running (or its run crashed); merge its result "
+                         "once it has finished")
+
+
+def _check_same_suite(first: Shard, other: Shard) -> None:
+    a, b = first.run, other.run
+    where = f"{other.path} and {first.path}"
+    if a.tool_version != b.tool_version:
+        raise UsageError(f"{where} were written by different pairbench versions ({b.tool_version} and "
+                         f"{a.tool_version}); measure every shard with the same version")
+    if other.count != first.count:
+        raise UsageError(f"{where} split the suite into different numbers of shards ({other.count} and "
+                         f"{first.count}); give every shard the same --shard K/N")
+    if (a.suite["benchmarks"], a.suite["digest"]) != (b.suite["benchmarks"], b.suite["digest"]):
+        raise UsageError(f"{where} are shards of different suites ({b.suite['benchmarks']} and "
+                         f"{a.suite['benchmarks']} benchmarks, names digest {b.suite['digest'][:12]} and "
+                         f"{a.suite['digest'][:12]}): the programs or the -k filter differ")
+    if [(s.name, s.label) for s in a.sides] != [(s.name, s.label) for s in b.sides]:
+        raise UsageError(f"{where} compare different sides ({', '.join(s.name for s in b.sides)} and "
+                         f"{', '.join(s.name for s in a.sides)}); name them alike with --name")
+    differing = _differing_settings(a, b)
+    if differing:
+        raise UsageError(f"{where} were measured with different settings ({'; '.join(differing)}); "
+                         "give every shard the same options")
+
+
+def _differing_settings(a: Run, b: Run) -> list[str]:
+    first, other = _comparable(a), _comparable(b)
+    return [f"{group}.{key}: {other[group].get(key)!r} and {first[group].get(key)!r}"
+            for group in sorted(first.keys() | other.keys())
+            for key in sorted(first.get(group, {}).keys() | other.get(group, {}).keys())
+            if first.get(group, {}).get(key) != other.get(group, {}).get(key)]
+
+
+def _comparable(run: Run) -> dict:
+    stored = run.settings.stored()
+    workers = {k: v for k, v in stored.get("workers", {}).items() if k not in UNCHECKED_SETTINGS}
+    sampling = {k: v for k, v in stored["sampling"].items() if k != "seed"}
+    return {**stored, "workers": workers, "sampling": sampling}
+
+
+def _check_complete(ordered: Sequence[Shard]) -> None:
+    indices = [s.index for s in ordered]
+    for previous, shard in zip(ordered, ordered[1:], strict=False):
+        if shard.index == previous.index:
+            raise UsageError(f"{shard.path} and {previous.path} are both shard {shard.index} of {shard.count}; "
+                             "give each shard once")
+    missing = sorted(set(range(1, ordered[0].count + 1)) - set(indices))
+    if missing:
+        raise UsageError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of "
+                         f"{ordered[0].count} {'are' if len(missing) > 1 else 'is'} missing; merge needs every "
+                         "shard of the suite")
+    seen: dict = {}
+    for shard in ordered:
+        for key in shard.run.benchmarks:
+            if key in seen:
+                raise UsageError(f"{shard.path} and {seen[key]} both measured {key.label!r}: they are not "
+                                 "shards of one split (was --balance given to some and not others?)")
+            seen[key] = shard.path
+
+
+def _joined(ordered: Sequence[Shard]) -> Run:
+    """One run of every shard's benchmarks, samples and notes."""
+    first = ordered[0].run
+    benchmarks, samples, notes, machines = [], {}, [], []
+    offset = 0
+    for shard in ordered:
+        run = shard.run
+        base = len(benchmarks)
+        benchmarks.extend(run.benchmarks)
+        for (b, s), series in run.samples.items():
+            samples[(base + b, s)] = _offset(series, offset)
+        offset += 1 + max((int(series["seq"].max()) for series in run.samples.values() if len(series)), default=0)
+        notes.extend(run.notes)
+        machines.append({"shard": shard.index, "file": shard.path, "host": run.environment.get("host"),
+                         "cpu_model": run.environment.get("cpu_model"), "started_at": run.started_at,
+                         "finished_at": run.finished_at, "state": run.state})
+    states = {s.run.state for s in ordered}
+    state = next((s for s in ("interrupted", "failed") if s in states), "complete")
+    suite = {**first.suite, "shard": None, "merged": [s.index for s in ordered], "shards": machines}
+    return first.replace(benchmarks=tuple(benchmarks), samples=samples, notes=tuple(notes), state=state,
+                         started_at=min(s.run.started_at for s in ordered),
+                         finished_at=max(s.run.finished_at for s in ordered),
+                         stopped_because=f"merged {len(ordered)} shards", suite=suite,
+                         settings=_without_shard(first))
+
+
+def _offset(series: Samples, offset: int) -> Samples:
+    columns = dict(series.columns)
+    columns["seq"] = series["seq"] + offset
+    return Samples(columns, dict(series.metrics))
+
+
+def _without_shard(run: Run):
+    import dataclasses
+
+    workers = dataclasses.replace(run.settings.workers, shard=None, balance=None)
+    return dataclasses.replace(run.settings, workers=workers)

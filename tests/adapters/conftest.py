@@ -1,0 +1,170 @@
+"""Real harness programs for the adapter tests, each built once per test session.
+
+* Google Benchmark (Debian's ``libbenchmark-dev``): ``programs/gbench_suite.cc``, as the baseline and
+  as a candidate whose ``BM_work`` does twice as much and whose ``BM_crash`` aborts;
+* Go (``go test -c``): ``programs/gobench``, likewise (``-ldflags -X``);
+* criterion.rs: ``programs/critbench``, built once into a cache that outlives the session
+  (``~/.cache/pairbench-tests``, or ``$PAIRBENCH_TEST_CACHE``): criterion and its crates take about a
+  minute to compile here; later sessions link nothing. Its candidate is a copy named ``*slow*``;
+* pytest-benchmark (the dev extra): test files written per test.
+
+``scripts/install-test-deps.sh`` installs the compilers and libraries; a missing one fails these
+tests with the command that installs it, it does not skip them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+INSTALL = "scripts/install-test-deps.sh"
+GO_PACKAGE = "example.com/pairbench/gobench"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A baseline program and a candidate whose ``work`` benchmark does twice as much (and, for Google
+    Benchmark and Go, whose crash benchmark crashes): a change no machine's noise hides, so that the
+    tests check what the adapters do, not the statistics (the studies in benchmarks/ do that)."""
+
+    baseline: str
+    candidate: str
+    same: str  # a second build of the baseline: an A/A candidate
+
+
+def _require(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        pytest.fail(f"{tool} is not installed; run {INSTALL}")
+    return path
+
+
+def _run(argv: list[str], cwd: Path | None = None, env: dict | None = None, timeout: int = 600) -> None:
+    done = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+
+
+@pytest.fixture(scope="session")
+def gbench(tmp_path_factory) -> Pair:
+    compiler = _require("g++")
+    if not Path("/usr/include/benchmark/benchmark.h").exists():
+        pytest.fail(f"Google Benchmark (libbenchmark-dev) is not installed; run {INSTALL}")
+    out = tmp_path_factory.mktemp("gbench")
+    source = PROGRAMS / "gbench_suite.cc"
+
+    def build(name: str, *defines: str) -> str:
+        target = out / name
+        _run([compiler, "-O2", "-std=c++17", *defines, str(source), "-o", str(target), "-lbenchmark", "-lpthread"])
+        return str(target)
+
+    return Pair(build("base"), build("slower", "-DWORK=4000", "-DCRASH"), build("same"))
+
+
+@pytest.fixture(scope="session")
+def gotest(tmp_path_factory) -> Pair:
+    go = _require("go")
+    out = tmp_path_factory.mktemp("gotest")
+    env = {"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "GO111MODULE": "on"}
+
+    def build(name: str, flags: str = "") -> str:
+        target = out / f"{name}.test"
+        _run([go, "test", "-c", "-o", str(target), *(["-ldflags", flags] if flags else []), "."],
+             cwd=PROGRAMS / "gobench", env=env)
+        return str(target)
+
+    slower = f"-X {GO_PACKAGE}.work=4000 -X {GO_PACKAGE}.crash=yes"
+    return Pair(build("base"), build("slower", slower), build("same"))
+
+
+def criterion_cache() -> Path:
+    root = Path(os.environ.get("PAIRBENCH_TEST_CACHE") or Path.home() / ".cache" / "pairbench-tests")
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sorted((PROGRAMS / "critbench").rglob("*"))
+                                     if p.is_file())).hexdigest()[:16]
+    return root / f"critbench-{digest}"
+
+
+def build_criterion() -> Path:
+    """The criterion bench binary, built once into the cache (a lock keeps test workers from
+    building it twice at once)."""
+    cargo = _require("cargo")
+    cache = criterion_cache()
+    cache.mkdir(parents=True, exist_ok=True)
+    built = cache / "chains"
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if built.exists():
+            return built
+        crate = cache / "crate"
+        shutil.rmtree(crate, ignore_errors=True)
+        shutil.copytree(PROGRAMS / "critbench", crate)
+        done = subprocess.run([cargo, "bench", "--no-run", "--message-format=json"], cwd=crate,
+                              env={**os.environ, "CARGO_TARGET_DIR": str(cache / "target")},
+                              capture_output=True, text=True, timeout=1200, check=False)
+        if done.returncode != 0:
+            pytest.fail(f"building the criterion bench failed (crates from crates.io are needed; run {INSTALL}):\n"
+                        f"{done.stderr[-3000:]}")
+        executables = [json.loads(line).get("executable") for line in done.stdout.splitlines()
+                       if line.startswith("{") and '"executable"' in line]
+        chains = [e for e in executables if e and Path(e).name.startswith("chains-")]
+        shutil.copy2(chains[0], built)
+    return built
+
+
+@pytest.fixture(scope="session")
+def criterion(tmp_path_factory) -> Pair:
+    built = build_criterion()
+    out = tmp_path_factory.mktemp("criterion")
+    copies = []
+    for name in ("chains-base", "chains-slow", "chains-same"):
+        shutil.copy2(built, out / name)
+        copies.append(str(out / name))
+    return Pair(*copies)
+
+
+PYTEST_BENCH = '''
+def chain(n):
+    x = 1
+    for _ in range(n):
+        x = (x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+    return x
+
+
+def test_work(benchmark):
+    benchmark(chain, {work})
+
+
+def test_same(benchmark):
+    benchmark(chain, 300)
+
+
+def test_plain():
+    assert chain(3) > 0
+'''
+
+
+@pytest.fixture
+def pybench_files(tmp_path) -> Pair:
+    """Two directories of pytest-benchmark tests: the candidate's test_work does four times as much (three
+    samples a side must show it, on a loaded machine too)."""
+    try:
+        import pytest_benchmark  # noqa: F401 - the harness under test must be installed
+    except ImportError:
+        pytest.fail("pytest-benchmark is not installed: it is in the dev extra, run make setup")
+    sides = []
+    for name, work in (("base", 300), ("slower", 1200), ("same", 300)):
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "test_chain.py").write_text(PYTEST_BENCH.replace("{work}", str(work)))
+        sides.append(str(directory / "test_chain.py"))
+    return Pair(*sides)

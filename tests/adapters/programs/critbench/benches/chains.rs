@@ -1,0 +1,22 @@
+// criterion benchmarks for pairbench's adapter tests. A copy of the binary whose file name contains
+// "slow" runs BenchmarkId chain/work twice as long, so one build gives both sides of a comparison.
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+
+fn chain(mut x: u64, n: u32) -> u64 {
+    for _ in 0..n {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    }
+    x
+}
+
+fn benches(c: &mut Criterion) {
+    let slow = std::env::args().next().map_or(false, |p| p.contains("slow"));
+    let work = if slow { 4000 } else { 2000 };
+    c.bench_function("same", |b| b.iter(|| chain(black_box(1), black_box(2000))));
+    let mut group = c.benchmark_group("chain");
+    group.bench_with_input(BenchmarkId::new("work", 2000), &work, |b, &n| b.iter(|| chain(black_box(1), n)));
+    group.finish();
+}
+
+criterion_group!(group, benches);
+criterion_main!(group);

@@ -1,0 +1,1 @@
+// The crate's benches are in benches/; the library is empty.

@@ -1,0 +1,70 @@
+// Go benchmarks for pairbench's adapter tests (tests/adapters/conftest.py builds them with go test -c):
+// -ldflags "-X example.com/pairbench/gobench.work=4000" doubles BenchmarkWork's chain,
+// "-X example.com/pairbench/gobench.crash=yes" makes BenchmarkPanic panic.
+package gobench
+
+import (
+	"strconv"
+	"testing"
+)
+
+var (
+	work  = "2000"
+	crash = ""
+	sink  uint64
+	kept  []byte
+)
+
+func chain(x uint64, n int) uint64 {
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+func BenchmarkWork(b *testing.B) {
+	n, _ := strconv.Atoi(work)
+	x := uint64(1)
+	for i := 0; i < b.N; i++ {
+		x = chain(x, n)
+	}
+	sink = x
+}
+
+func BenchmarkSame(b *testing.B) {
+	x := uint64(1)
+	for i := 0; i < b.N; i++ {
+		x = chain(x, 2000)
+	}
+	sink = x
+}
+
+func BenchmarkAlloc(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		kept = make([]byte, 64+i%2)
+	}
+	b.ReportMetric(3, "widgets/op")
+}
+
+func BenchmarkSizes(b *testing.B) {
+	for _, n := range []int{100, 400} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			x := uint64(1)
+			for i := 0; i < b.N; i++ {
+				x = chain(x, n)
+			}
+			sink = x
+		})
+	}
+}
+
+func BenchmarkPanic(b *testing.B) {
+	if crash != "" {
+		panic("the fixture is broken")
+	}
+	x := uint64(1)
+	for i := 0; i < b.N; i++ {
+		x = chain(x, 100)
+	}
+	sink = x
+}

@@ -1,0 +1,3 @@
+module example.com/pairbench/gobench
+
+go 1.21

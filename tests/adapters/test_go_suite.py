@@ -1,0 +1,61 @@
+"""``pairbench bench`` on real Go test binaries (go test -c): sub-benchmarks found by running, exact
+iteration counts, B/op and allocs/op kept, and a benchmark that panics named while the others go on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_runner import invoke
+
+from pairbench.measure.harnesses.base import Program
+from pairbench.measure.harnesses.gotest import GoTest
+
+pytestmark = pytest.mark.e2e
+
+QUICK = ("--seed", "5", "-q", "--sample-time", "2ms", "--max-time", "2s")
+
+
+def test_every_benchmark_and_sub_benchmark_is_listed_by_running_each_once(gotest, tmp_path):
+    found = GoTest().discover(Program((gotest.baseline,), text="base.test"), tmp_path, 120)
+    assert found.names == ("BenchmarkWork", "BenchmarkSame", "BenchmarkAlloc", "BenchmarkSizes/n=100",
+                           "BenchmarkSizes/n=400", "BenchmarkPanic")
+    assert found.explicit_iterations
+
+
+def test_a_go_suite_is_compared_with_equal_power_of_two_iterations_on_both_sides(gotest, tmp_path):
+    result = tmp_path / "r.json"
+    code, out, err = invoke("bench", *QUICK, "-k", "Work|Same|n=100", "--json", str(result),
+                            gotest.baseline, gotest.candidate)
+    assert code == 0, err
+    document = json.loads(result.read_text())
+    verdicts = {c["benchmark"]["name"]: c["verdict"] for c in document["comparisons"]}
+    assert verdicts["BenchmarkWork"] == "slower"
+    assert set(verdicts) == {"BenchmarkWork", "BenchmarkSame", "BenchmarkSizes/n=100"}
+    for series in document["series"]:
+        counts = {n for n, warm in zip(series["samples"]["iterations"], series["samples"]["warmup"], strict=True)
+                  if not warm}
+        (count,) = counts
+        assert count & (count - 1) == 0
+    assert "go test -bench" in out
+
+
+def test_bytes_and_allocations_per_operation_are_kept_as_totals(gotest, tmp_path):
+    result = tmp_path / "r.json"
+    code, _, err = invoke("bench", *QUICK, "--runs", "12", "-k", "Alloc", "--json", str(result), gotest.baseline)
+    assert code == 0, err
+    (series,) = json.loads(result.read_text())["series"]
+    metrics, iterations = series["metrics"], series["samples"]["iterations"]
+    for i, n in enumerate(iterations):
+        assert metrics["allocs"][i] == pytest.approx(n, rel=0.01)  # one allocation an iteration
+        assert metrics["B"][i] >= 64 * n and metrics["widgets"][i] == pytest.approx(3 * n)
+
+
+def test_a_benchmark_that_panics_on_one_side_is_named_and_the_others_are_measured(gotest, tmp_path):
+    result = tmp_path / "r.json"
+    code, _, err = invoke("bench", *QUICK, "-k", "Panic|Same", "--json", str(result), gotest.baseline,
+                          gotest.candidate)
+    assert code == 3
+    assert "BenchmarkPanic" in err and "exit code 2" in err and "the fixture is broken" in err
+    document = json.loads(result.read_text())
+    assert [c["verdict"] for c in document["comparisons"] if c["benchmark"]["name"] == "BenchmarkSame"] != []

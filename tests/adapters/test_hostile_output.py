@@ -1,0 +1,54 @@
+"""A harness program whose output cannot be read: the benchmark is named with its side, the harness,
+the file and the line, what was measured before is kept, and the other benchmarks go on.
+
+The programs here are shell scripts that answer like a Go test binary (``-test.list``, a run with
+``-test.bench``) but print one benchmark's line wrongly, as a harness of another version or a
+broken one might: real Go binaries never print such lines, so no real one can stand in."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_runner import invoke
+
+pytestmark = pytest.mark.e2e
+
+SCRIPT = r"""#!/bin/sh
+case "$*" in
+  *-test.list*) printf 'BenchmarkGood\nBenchmarkBad\n'; exit 0 ;;
+esac
+n=1
+while [ $# -gt 0 ]; do
+  case "$1" in -test.benchtime) n="${2%x}"; shift ;; -test.bench) pattern="$2"; shift ;; esac
+  shift
+done
+echo "goos: linux"
+case "$pattern" in
+  *Good*) echo "BenchmarkGood-2   $n   $((1000 + $$ % 7)) ns/op" ;;
+esac
+case "$pattern" in
+  *Bad*) echo "BenchmarkBad-2   $n   fast ns/op" ;;
+esac
+echo PASS
+"""
+
+
+@pytest.fixture
+def hostile(tmp_path) -> str:
+    path = tmp_path / "broken.test"
+    path.write_text(SCRIPT)
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_output_the_adapter_cannot_read_names_the_benchmark_side_harness_and_line(hostile, tmp_path):
+    result = tmp_path / "r.json"
+    code, _, err = invoke("bench", "--harness", "go", "--seed", "3", "-q", "--runs", "12", "--sample-time", "1ms",
+                          "--json", str(result), hostile)
+    assert code == 3
+    assert "BenchmarkBad" in err and "line 2" in err and "'fast' is not a number" in err
+    assert "(go test -bench output)" in err and repr(hostile) in err
+    document = json.loads(result.read_text())
+    good = [s for s in document["series"] if document["benchmarks"][s["benchmark"]]["name"] == "BenchmarkGood"]
+    assert sum(1 for w in good[0]["samples"]["warmup"] if not w) == 12

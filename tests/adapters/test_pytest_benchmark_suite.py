@@ -1,0 +1,33 @@
+"""``pairbench bench`` on real pytest-benchmark tests: each sample is one pytest run of one test (by
+its node id), each side importing its own tree; tests without the fixture are not benchmarks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_runner import invoke
+
+pytestmark = pytest.mark.e2e
+
+
+def test_pytest_benchmark_tests_are_listed_and_compared_by_node_id(pybench_files, tmp_path):
+    result = tmp_path / "r.json"
+    code, out, err = invoke("bench", "--seed", "5", "-q", "--runs", "3", "--sample-time", "20ms", "-k", "work",
+                            "--json", str(result), pybench_files.baseline, pybench_files.candidate)
+    assert code == 0, err
+    document = json.loads(result.read_text())
+    assert document["suite"]["harness"] == "pytest-benchmark"
+    assert [b["name"] for b in document["benchmarks"]] == ["test_chain.py::test_work"]
+    (comparison,) = document["comparisons"]
+    assert comparison["rounds"] == 3  # too few for a verdict, enough to see four times the work:
+    base, cand = (s["median"] for s in document["summaries"])
+    assert cand > 1.5 * base
+    assert "pytest-benchmark" in out
+
+
+def test_only_tests_that_take_the_benchmark_fixture_are_listed(pybench_files, tmp_path):
+    from pairbench.measure.harnesses.pytest_benchmark import PytestBenchmark, program_for
+
+    found = PytestBenchmark().discover(program_for(pybench_files.baseline), tmp_path, 120)
+    assert found.names == ("test_chain.py::test_work", "test_chain.py::test_same")

@@ -1,0 +1,74 @@
+"""A suite's summary as ``show``, ``report --format markdown`` and ``diff`` print it, against golden
+files (a suite built by hand: regressions, an improvement, equivalent and inconclusive benchmarks,
+some added and removed, validation findings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from cli_runner import invoke
+from golden import assert_golden
+from runs import make_run, series, side
+
+from pairbench.model import BenchmarkKey
+from pairbench.notes import Note, Subject
+from pairbench.store.resultfile import write_result
+from pairbench.suite import shards
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def suite_file(tmp_path) -> Path:
+    rng = np.random.default_rng(11)
+    ratios = {"BM_parse": rng.normal(0.10, 0.01, 48), "BM_encode": rng.normal(0.025, 0.004, 48),
+              "BM_hash": rng.normal(-0.055, 0.005, 48), "BM_copy": rng.normal(0, 0.001, 300),
+              "BM_noisy": rng.normal(0, 0.2, 40)}
+    samples = {}
+    for b, values in enumerate(ratios.values()):
+        samples[(b, 0)] = series(np.full(len(values), 2_000_000), start_seq=0, stride=2)
+        samples[(b, 1)] = series(2_000_000 * np.exp(values), start_seq=1, stride=2)
+    notes = (Note("benchmarks-added", {"side": "new", "count": 1, "names": ["BM_zip"]}),
+             Note("benchmarks-removed", {"side": "old", "count": 2, "names": ["BM_old", "BM_older"]}),
+             Note("benchmark-elided-body", {"per_iteration_ns": 0.3, "pvalue": 0.5, "growing": False,
+                                            "harness": "gbench"}, Subject("BM_copy", "new")))
+    run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                   benchmarks=[BenchmarkKey(n) for n in ratios]).replace(
+        notes=notes, stopped_because="measured 5 benchmarks", suite=shards.suite_record(list(ratios), None, "gbench"))
+    path = tmp_path / "suite.json"
+    write_result(run, path)
+    return path
+
+
+def test_show_prints_a_suite_as_its_summary_in_reading_order(tmp_path):
+    code, out, err = invoke("show", str(suite_file(tmp_path)))
+    assert code == 0, err
+    assert_golden(GOLDEN / "suite.txt", out)
+
+
+def test_show_details_prints_every_benchmark_of_a_suite(tmp_path):
+    code, out, _ = invoke("show", "--details", str(suite_file(tmp_path)))
+    assert code == 0 and out.count("Hodges-Lehmann shift") == 5
+
+
+def test_the_markdown_report_of_a_suite_opens_with_its_summary(tmp_path):
+    code, out, err = invoke("report", "--format", "markdown", str(suite_file(tmp_path)))
+    assert code == 0, err
+    assert_golden(GOLDEN / "suite.md", out)
+
+
+def test_diff_prints_the_caveat_before_the_differences(tmp_path):
+    def saved(name: str, factor: float, started: str) -> Path:
+        rng = np.random.default_rng(5)
+        samples = {(b, 0): series(np.floor(1e6 * scale * factor ** (b == 0) * rng.lognormal(0, 0.01, 20)),
+                                  pairs=[-1] * 20) for b, scale in enumerate((1.0, 3.0))}
+        run = make_run("run", [side("app")], samples, benchmarks=[BenchmarkKey("BM_a"), BenchmarkKey("BM_b")])
+        path = tmp_path / name
+        write_result(run.replace(started_at=started, environment={"host": "ci-1"}), path)
+        return path
+
+    old = saved("old.json", 1.0, "2026-11-20T10:00:00+00:00")
+    new = saved("new.json", 1.1, "2026-11-21T10:00:00+00:00")
+    code, out, err = invoke("diff", str(old), str(new))
+    assert code == 0, err
+    assert_golden(GOLDEN / "diff.txt", out.replace(str(tmp_path), "TMP"))

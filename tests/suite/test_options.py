@@ -1,0 +1,49 @@
+"""The suite options of ``pairbench bench`` are checked before anything runs, each error naming the
+option and the value."""
+
+from __future__ import annotations
+
+import pytest
+from cli_runner import invoke
+
+from pairbench.errors import UsageError
+from pairbench.settings import parse_settings
+
+
+@pytest.mark.parametrize(("options", "problem"), [
+    (("--shard", "3/2"), "--shard K/N needs 1 <= K <= N <= 10000, got '3/2'"),
+    (("--shard", "half"), "--shard must be K/N"),
+    (("--jobs", "0"), "--jobs must be at least 1, got 0"),
+    (("--jobs", "65"), "--jobs must be at most 64, got 65"),
+    (("--harness", "jmh"), "--harness must be one of gbench, go, criterion, pytest-benchmark, pairbench"),
+    (("--suite-time", "soon"), "--suite-time"),
+])
+def test_a_bad_suite_option_is_a_usage_error_naming_it(options, problem):
+    code, _, err = invoke("bench", *options, "/bin/true")
+    assert code == 2 and problem in err
+
+
+def test_the_suite_settings_are_stored_and_read_back():
+    settings = parse_settings("bench", ["./a", "./b"], {"shard": "2/5", "jobs": "2", "harness": "go",
+                                                        "suite_time": "10m", "seed": 1})
+    stored = settings.stored()["workers"]
+    assert stored["shard"] == (2, 5) and stored["jobs"] == 2 and stored["suite_time_ns"] == 600_000_000_000
+    again = parse_settings("bench", ["./a", "./b"], {**{k: v for k, v in stored.items() if k != "suite_time_ns"},
+                                                     "suite_time": stored["suite_time_ns"], "seed": 1})
+    assert again.workers == settings.workers
+
+
+def test_the_sample_time_defaults_to_the_harness_kind():
+    workers = parse_settings("bench", ["./a"], {"seed": 1}).workers
+    assert workers.sample_time("pairbench") == 1_000_000 and workers.sample_time("gbench") == 10_000_000
+    assert parse_settings("bench", ["./a"], {"seed": 1, "sample_time": "3ms"}).workers.sample_time("go") == 3_000_000
+    with pytest.raises(UsageError):
+        parse_settings("bench", ["./a"], {"seed": 1, "sample_time": "20s"})
+
+
+def test_merge_import_and_diff_say_what_they_need():
+    assert invoke("merge", "a.json")[0] == 2
+    code, _, err = invoke("import", "--json", "out.json", "--format", "jmh", "x.json")
+    assert code == 2 and "jmh" in err
+    code, _, err = invoke("diff", "--alpha", "2", "a.json", "b.json")
+    assert code == 2 and "--alpha must lie between" in err
