@@ -31,7 +31,9 @@ so the time from launch to the first sample and from the last sample to exit is
 read, not inferred.
 ``--source LABEL=DIR`` (repeatable) measures the pairbench whose package is in
 DIR (e.g. a ``git worktree``'s ``src``) instead of the installed one, so two
-versions are compared in the same run::
+versions are compared in the same run. The packages' modules are byte-compiled
+first, as a ``pip install`` does (an editable install, or
+PYTHONDONTWRITEBYTECODE=1, would compile them at every start)::
 
     .venv/bin/python benchmarks/overhead.py startup [--blocks 5] [--rounds 10] [--runs 30] [--command-ms 25] \
         [--source before=/tmp/old/src --source after=src]
@@ -239,6 +241,8 @@ def startup_main(argv) -> int:
                         help="measure the pairbench package in DIR (default: the installed one)")
     args = parser.parse_args(argv)
     sources = dict(item.split("=", 1) for item in args.source) or {"installed": ""}
+    for src in [*sources.values(), str(Path(__import__("pairbench").__file__).parent)]:
+        compile_package(src)
     hyperfine = ensure_hyperfine()
     version = subprocess.run([hyperfine, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {machine()}")
@@ -249,6 +253,13 @@ def startup_main(argv) -> int:
     fixed = fixed_cost_table(hyperfine, sources, args.rounds, args.runs, stamped_command(args.command_ms))
     return 0 if started and fixed else 1
 startup_main.__doc__ = "Start-up of pairbench --version/--help and the fixed cost of compare, against hyperfine -N."
+
+
+def compile_package(src: str) -> None:
+    """Byte-compile the modules under ``src``, as an installed package's are: an editable install
+    (or PYTHONDONTWRITEBYTECODE=1) would otherwise compile pairbench's own modules at every start."""
+    if src:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", src], check=True)
 
 
 def _pairbench(src: str, *args: str) -> list[str]:

@@ -1,5 +1,8 @@
 """Recording results in the history store: after ``run``, ``compare`` and ``bench``, and on import.
 
+SQLAlchemy (through ``store.history``) is imported only where a store is used:
+a measuring command without one must not pay for it before its first sample.
+
 A measuring command writes its result file first (``session``), then calls
 :func:`record`: the run, the summary of each series from its analysis (for
 queries), the machine it ran on and the commit the working tree was at go to
@@ -21,11 +24,11 @@ from pairbench.environment.fingerprint import Machine, machine_of
 from pairbench.errors import StoreError
 from pairbench.model import Run
 from pairbench.store.database import StoreUrl, parse_url
-from pairbench.store.history import Provenance, SeriesSummary, Store, result_uid
 from pairbench.store.project import Project
 
 if TYPE_CHECKING:  # history and store commands need no analysis of a run
     from pairbench.analysis import Analysis
+    from pairbench.store.history import Provenance, SeriesSummary, Store
 
 UNSTORED_DIR = ".pairbench/unstored"
 
@@ -64,6 +67,8 @@ def target_of(project: Project, given: str | None, *, default: bool = False,
 
 def summaries_of(run: Run, analysis: Analysis | None) -> dict[tuple[int, int], SeriesSummary]:
     """The analysis's summary of each series, by (benchmark, side) index, for the store's queries."""
+    from pairbench.store.history import SeriesSummary  # SQLAlchemy: only once results are stored
+
     if analysis is None:
         return {}
     benchmark = {key: b for b, key in enumerate(run.benchmarks)}
@@ -75,6 +80,7 @@ def summaries_of(run: Run, analysis: Analysis | None) -> dict[tuple[int, int], S
 def provenance_here(source: str = "measured", directory: str | None = None) -> Provenance:
     """The commit, branch and dirtiness of the working tree at ``directory`` (the working directory)."""
     from pairbench.measure.revisions import tree_state
+    from pairbench.store.history import Provenance
 
     state = tree_state(directory or os.getcwd())
     if state is None:
@@ -88,6 +94,8 @@ def machine_for(run: Run, target: StoreTarget) -> Machine:
 
 def open_store(target: StoreTarget) -> Store:
     """The store, opened (reached, and migrated when older): ``StoreError`` otherwise."""
+    from pairbench.store.history import Store
+
     return Store(target.url)
 
 
@@ -100,6 +108,8 @@ def record(run: Run, analysis: Analysis | None, target: StoreTarget, *, result_p
             uid, added = store.add(run, summaries_of(run, analysis), machine_for(run, target), provenance)
         return Recorded(uid, added)
     except StoreError as error:
+        from pairbench.store.history import result_uid
+
         uid = result_uid(run)
         return Recorded(uid, error=error, kept_in=result_path or keep_unstored(run, analysis, target, uid))
 

@@ -63,7 +63,7 @@ from pairbench.cli import main
 from pairbench.measure.fake import FakeExecutor
 seen = []
 def duration(command, index, clock_ns):
-    seen.append({"scipy": "scipy.stats" in sys.modules,
+    seen.append({"scipy": "scipy.stats" in sys.modules, "sqlalchemy": "sqlalchemy" in sys.modules,
                  "loading": any(t.name == "pairbench-preload" for t in threading.enumerate())})
     return 0.01
 code = main(["compare", "--runs", "20", "--seed", "1", "true", "true -a"], stdout=io.StringIO(), stderr=io.StringIO(),
@@ -73,6 +73,7 @@ print(json.dumps({"code": code, "seen": seen, "scipy_at_end": "scipy.stats" in s
 
 
 def test_compare_takes_its_first_round_before_loading_scipy_and_loads_it_in_the_background():
+    # run from / so that no project config names a store
     done = subprocess.run([sys.executable, "-c", SCIPY_WHILE_SAMPLING], capture_output=True, text=True,
                           timeout=120, cwd="/")
     assert done.returncode == 0, done.stderr
@@ -80,6 +81,7 @@ def test_compare_takes_its_first_round_before_loading_scipy_and_loads_it_in_the_
     assert found["code"] == 0 and len(found["seen"]) == 2 * 21  # the warmup round and 20 measured
     first_round = found["seen"][:2]
     assert not any(s["scipy"] or s["loading"] for s in first_round)
+    assert not any(s["sqlalchemy"] for s in found["seen"])  # no store given: no database library
     assert found["seen"][2]["loading"] or found["seen"][2]["scipy"]  # started once the first round ended
     assert found["scipy_at_end"]
 
