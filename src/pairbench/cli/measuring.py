@@ -53,9 +53,10 @@ def run(app: App, commands: tuple[str, ...], **options):
       pairbench run -S bash 'cat big.log | grep -c ERROR'
       pairbench run --store sqlite:///.pairbench/history.db --name parse './parse big.json'
     """
+    window = open_activity_window()  # its 0.1 s pass while the code that measures loads
     store, no_store = options.pop("store"), options.pop("no_store")
     settings = parse_settings("run", commands, options)
-    return measure(app, settings, store_target(store, no_store))
+    return measure(app, settings, store_target(store, no_store), window)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -93,9 +94,10 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
       pairbench compare --runs 100 --self-check 'gzip -1 -c f' 'gzip -6 -c f' 'gzip -9 -c f'
       pairbench compare -P n 1000 3000 -D 1000 './old --size {n}' './new --size {n}'
     """
+    window = open_activity_window()  # its 0.1 s pass while the code that measures loads
     store, no_store = options.pop("store"), options.pop("no_store")
     settings = parse_settings("compare", (baseline, *candidates), options)
-    return measure(app, settings, store_target(store, no_store))
+    return measure(app, settings, store_target(store, no_store), window)
 
 
 def store_target(given: str | None, no_store: bool):
@@ -115,10 +117,11 @@ def store_target(given: str | None, no_store: bool):
     return target
 
 
-def measure(app: App, settings: Settings, target=None) -> int:
+def measure(app: App, settings: Settings, target=None, window=None) -> int:
     """Measure ``settings``' commands, print the report, write the files asked for, keep the result
-    in the store ``target``; the exit code."""
-    window = open_activity_window()  # its 0.1 s pass while the code below loads
+    in the store ``target``; the exit code. ``window``: the machine's activity window, opened when
+    the command began (``open_activity_window``)."""
+    window = window or open_activity_window()
     from pairbench.cli.progress import close_progress, progress_for
     from pairbench.session import Session
 
