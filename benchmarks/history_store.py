@@ -209,7 +209,7 @@ def main(argv=None) -> int:
     finally:
         sizes = {p.name: p.stat().st_size for p in work.iterdir()}
         if args.keep:
-            shutil.copy(work / "history.db", args.keep)
+            keep_copy(work / "history.db", args.keep)
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n{platform.node()} {platform.machine()}, Python {platform.python_version()}; SQLite files: {sizes}")
     print("| database | results x benchmarks | insert (pairbench) | per result | driver alone | ratio | "
@@ -221,6 +221,19 @@ def main(argv=None) -> int:
               f"{r['reference_s']:.0f} s | {r['insert_ratio']:.2f} | {1000 * r['history_s']:.0f} ms | "
               f"{1000 * r['select_s']:.0f} ms | {r['steps']} | {r['cli_best_s']:.2f} s / {r['cli_median_s']:.2f} s |")
     return 0
+
+
+def keep_copy(store: Path, target: Path) -> None:
+    """Copy the SQLite store to ``target`` through SQLite's backup API: the file alone lacks what its
+    write-ahead log still holds (a copy of it once kept an empty store)."""
+    import sqlite3
+
+    source, copy = sqlite3.connect(store), sqlite3.connect(target)
+    try:
+        source.backup(copy)
+    finally:
+        copy.close()
+        source.close()
 
 
 if __name__ == "__main__":
