@@ -3,12 +3,20 @@
 Importing scipy.stats costs about 0.6 s, more than everything else a ``compare``
 does before its first sample. Nothing needs it until the stopping rule first
 looks at the samples, and the analysis after the last one. So a measuring
-command calls :func:`start` once its first round has ended: a daemon thread at the
-lowest scheduling priority (``SCHED_IDLE``, where the OS has it: it runs only
-on a CPU nothing else wants, so it takes no CPU time from a command being
-measured) imports :data:`MODULES`. The stopping rule looks only once
-:func:`ready` (an anytime-valid rule may skip looks: the verdict at any round
-is valid), and the analysis calls :func:`wait` first.
+command calls :func:`start` once its first round has ended: a daemon thread
+imports :data:`MODULES` under ``SCHED_BATCH`` where the OS has it (its fair share
+of a CPU, but it never preempts a command that wakes up). The stopping rule
+looks only once :func:`ready` (an anytime-valid rule may skip looks: the
+verdict at any round is valid), and the analysis calls :func:`wait` first.
+
+Not ``SCHED_IDLE``: a thread there runs only on a CPU nothing else wants, so on
+a machine whose every CPU is busy (the command on one, other work on the rest)
+it starved for seconds, and the rule could not look meanwhile: under phased
+background load a verdict took a median 55 rounds where the same samples
+decided in 25 (``benchmarks/RESULTS.md``, issue 15). An unprivileged thread
+cannot leave ``SCHED_IDLE`` again (``RLIMIT_NICE``), so it cannot be raised
+when it starves. With randomized pairs a thread that takes CPU time from some
+rounds adds noise to both sides alike, not a bias.
 
 The main thread never imports these modules while the thread does (it waits,
 or checks :func:`ready`), and by the end of the first round it has imported
@@ -65,14 +73,15 @@ def wait() -> None:
 
 
 def _import_all(modules: tuple[str, ...]) -> None:
-    _lowest_priority()
+    _yield_to_wakeups()
     for name in modules:
         with contextlib.suppress(Exception):  # the main thread's import says what went wrong
             importlib.import_module(name)
 
 
-def _lowest_priority() -> None:
-    """This thread runs only on an otherwise idle CPU (Linux: a thread's own scheduling policy)."""
+def _yield_to_wakeups() -> None:
+    """This thread takes its fair share of a CPU but never preempts a thread that wakes up
+    (Linux: ``SCHED_BATCH``, a thread's own scheduling policy)."""
     with contextlib.suppress(AttributeError, OSError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
 
