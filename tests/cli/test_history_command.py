@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,25 @@ def test_store_import_of_a_revision_that_does_not_exist_is_a_usage_error(reposit
     invoke("run", "--runs", "5", "--json", "r.json", "sleep 0.1")
     code, _, err = invoke("store", "import", "r.json", "--store", "h.db", "--commit", "nope")
     assert code == 2 and "--commit 'nope': no such revision" in err
+
+
+# history in a fresh interpreter: which statistics it loads (the time is in benchmarks/history_store.py)
+HISTORY_LOADS = """
+import io, json, sys
+from pairbench.cli import main
+out = io.StringIO()
+code = main(sys.argv[1:], stdout=out, stderr=io.StringIO())
+print(json.dumps({"code": code, "shown": "parse" in out.getvalue(), "scipy_stats": "scipy.stats" in sys.modules}))
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_history_loads_no_scipy_stats_which_would_be_most_of_its_time(stored, fmt):
+    # scipy.stats costs ~0.6 s to import; the history of 10,000 commits ~0.3 s of work
+    from pairbench.environment.fingerprint import machine_of
+
+    machine = machine_of(FIXED_ENVIRONMENT).fingerprint
+    done = subprocess.run([sys.executable, "-c", HISTORY_LOADS, "history", "--store", stored, "--machine", machine,
+                           "--format", fmt], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"code": 0, "shown": True, "scipy_stats": False}

@@ -20,8 +20,7 @@ import numpy as np
 from pairbench.analysis.history import BenchmarkHistory, History, Point, Step
 from pairbench.model import json_safe
 from pairbench.report.csvfile import _cell, _csv_record, _texts
-from pairbench.report.markdown import escape
-from pairbench.report.safe import visible
+from pairbench.report.safe import escape, visible
 from pairbench.units import format_percent, value_formatter
 
 HISTORY_FORMAT = "pairbench.history/1"

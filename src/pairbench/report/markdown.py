@@ -19,11 +19,9 @@ precedes a letter or digit breaks both, in table cells, lines and ``<summary>``.
 
 from __future__ import annotations
 
-import re
-
 from pairbench.analysis import Analysis
 from pairbench.model import Run
-from pairbench.report.safe import visible
+from pairbench.report.safe import escape, escape_html
 from pairbench.report.sentences import comparison_title, detail_lines
 from pairbench.report.suite import finding_lines, plural, suite_blocks
 from pairbench.report.tables import (
@@ -38,31 +36,7 @@ from pairbench.report.tables import (
 )
 from pairbench.units import format_duration
 
-_BACKSLASHED = re.compile(r"([\\`*_\[\]{}|~#!])")
-_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
-_LINK_TRIGGER = re.compile(r"([@#])(?=\w)")  # a mention or an issue reference starts here
-WORD_JOINER = "\u2060"
 MAX_VALUE_CHARS = 300  # environment values (process lists) are cut here in Markdown
-
-
-def escape(text: object) -> str:
-    """``text`` safe inside a GFM table cell or paragraph: no markup, no HTML, one line."""
-    value = visible(text)
-    value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], value)
-    value = _BACKSLASHED.sub(r"\\\1", value)
-    value = re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value)
-    return _unlinked(value).strip() or " "
-
-
-def escape_html(text: object) -> str:
-    """``text`` safe inside a raw HTML element (``<summary>``), where Markdown is not parsed."""
-    value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], visible(text))
-    return _unlinked(re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value)).strip()
-
-
-def _unlinked(text: str) -> str:
-    """``text`` with a word joiner after each ``@`` or ``#`` GitHub would turn into a mention or link."""
-    return _LINK_TRIGGER.sub(r"\1" + WORD_JOINER, text)
 
 
 def table(t: Table) -> str:

@@ -20,7 +20,9 @@ is shown as that byte, ``\\xff``, so a report can always be written as UTF-8.
 :func:`visible` is idempotent (its escapes hold no control character), so
 text that passes through it twice is shown the same. The JSON report keeps
 strings exact instead, with the same characters written as ``\\u`` escapes
-(:func:`json_escaped`).
+(:func:`json_escaped`). Markdown text goes through :func:`escape` (and
+:func:`escape_html` inside raw HTML), which also neutralises Markdown, HTML and
+GitHub's mentions (``report.markdown`` says why each).
 """
 
 from __future__ import annotations
@@ -62,3 +64,30 @@ def json_escaped(text: str) -> str:
     bidirectional controls, separators, lone surrogates) written as a ``\\uXXXX`` escape: the same JSON
     value, safe to print and always valid UTF-8."""
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# Markdown (GitHub-flavoured): see report.markdown for why each of these is escaped
+_BACKSLASHED = re.compile(r"([\\`*_\[\]{}|~#!])")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_LINK_TRIGGER = re.compile(r"([@#])(?=\w)")  # a mention or an issue reference starts here
+WORD_JOINER = "\u2060"
+
+
+def escape(text: object) -> str:
+    """``text`` safe inside a GFM table cell or paragraph: no markup, no HTML, one line."""
+    value = visible(text)
+    value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], value)
+    value = _BACKSLASHED.sub(r"\\\1", value)
+    value = re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value)
+    return _unlinked(value).strip() or " "
+
+
+def escape_html(text: object) -> str:
+    """``text`` safe inside a raw HTML element (``<summary>``), where Markdown is not parsed."""
+    value = re.sub(r"[&<>\"]", lambda m: _ENTITIES[m.group(0)], visible(text))
+    return _unlinked(re.sub(r"[\r\n\t\v\f\u2028\u2029]+", " ", value)).strip()
+
+
+def _unlinked(text: str) -> str:
+    """``text`` with a word joiner after each ``@`` or ``#`` GitHub would turn into a mention or link."""
+    return _LINK_TRIGGER.sub(r"\1" + WORD_JOINER, text)
