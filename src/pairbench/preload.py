@@ -3,7 +3,9 @@
 Importing scipy.stats costs about 0.6 s, more than everything else a ``compare``
 does before its first sample. Nothing needs it until the stopping rule first
 looks at the samples, and the analysis after the last one. So a measuring
-command calls :func:`start` once its first round has ended: a daemon thread
+command calls :func:`start` once its first round has ended (``bench``: once the
+first benchmark's validation samples are taken, which are judged after its
+rounds): a daemon thread
 imports :data:`MODULES` under ``SCHED_BATCH`` where the OS has it (its fair share
 of a CPU, but it never preempts a command that wakes up). The stopping rule
 looks only once :func:`ready` (an anytime-valid rule may skip looks: the
@@ -31,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import sys
 import threading
 
 MODULES = (
@@ -49,16 +52,18 @@ MODULES = (
 ``stats`` submodules through the package's lazy names)."""
 
 _loading: threading.Thread | None = None
+_starting = threading.Lock()  # bench's lanes (--jobs) may start it from several threads
 
 
 def start(modules: tuple[str, ...] = MODULES) -> None:
     """Import ``modules`` in a background thread, once per process; an import error is left for
     the main thread's own import to raise."""
     global _loading
-    if _loading is not None:
-        return
-    _loading = threading.Thread(target=_import_all, args=(modules,), name="pairbench-preload", daemon=True)
-    _loading.start()
+    with _starting:
+        if _loading is not None:
+            return
+        _loading = threading.Thread(target=_import_all, args=(modules,), name="pairbench-preload", daemon=True)
+        _loading.start()
 
 
 def ready() -> bool:
@@ -72,11 +77,21 @@ def wait() -> None:
         _loading.join()
 
 
+SWITCH_INTERVAL_S = 0.0002
+"""How long this thread may hold the GIL while the main thread waits for it (Python's default: 5 ms, as
+long as several samples of a microbenchmark)."""
+
+
 def _import_all(modules: tuple[str, ...]) -> None:
     _yield_to_wakeups()
-    for name in modules:
-        with contextlib.suppress(Exception):  # the main thread's import says what went wrong
-            importlib.import_module(name)
+    usual = sys.getswitchinterval()
+    sys.setswitchinterval(min(usual, SWITCH_INTERVAL_S))
+    try:
+        for name in modules:
+            with contextlib.suppress(Exception):  # the main thread's import says what went wrong
+                importlib.import_module(name)
+    finally:
+        sys.setswitchinterval(usual)
 
 
 def _yield_to_wakeups() -> None:

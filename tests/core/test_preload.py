@@ -53,3 +53,21 @@ def test_the_background_import_finishes_while_every_cpu_is_busy(probe_module):
         for spinner in spinners:
             spinner.kill()
             spinner.wait()
+
+
+def test_while_importing_the_thread_hands_the_gil_back_quickly_and_restores_the_interval_after(probe_module):
+    # the main thread drives 1 ms samples: a 5 ms hold of the GIL by the import would stretch every round
+    seen = []
+    usual = sys.getswitchinterval()
+    original = preload.importlib.import_module
+
+    def noting(name):
+        seen.append(sys.getswitchinterval())
+        return original(name)
+
+    preload.importlib.import_module = noting
+    try:
+        _import_in_background(probe_module).join(timeout=30)
+    finally:
+        preload.importlib.import_module = original
+    assert seen == [pytest.approx(preload.SWITCH_INTERVAL_S)] and sys.getswitchinterval() == usual

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pairbench import preload
 from pairbench.analysis import baseline_and_candidates, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.doctor.samplechecks import check_name
@@ -58,6 +59,9 @@ FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists
 TOO_LONG_FACTOR = 2  # a sample of one iteration over twice --sample-time: the iteration is too long
 PILOT_SAMPLES = 2  # per side and iteration count tried by the pilot; the quicker one counts
+VALIDATION_SIZES = 4  # 1/8, 1/4, 1/2 and all of a sample
+STATISTICS = (*preload.MODULES, "pairbench.doctor.workerchecks", "scipy.stats")
+"""What judging the validation samples and the analysis import: loaded in the background (pairbench.preload)."""
 SLOW_SAMPLE_NS = 100_000_000
 """A sample outside the rounds that costs more than this here (pytest's start-up: about a second) gets
 one validation round instead of the lane's several: 8 points per side still fit a line."""
@@ -176,12 +180,13 @@ class SuiteDriver:
         notes: list[Note] = []
         try:
             iterations = self._pilot(lane, b, name, taken)
-            round_ns = self._validate(lane, b, name, iterations, taken, notes)
+            probes, round_ns = self._validate(lane, b, name, iterations, taken)
         except LaneFailed as exc:
             self._failed(label, f"benchmark {label!r} failed before it was measured (while its sample was sized "
                                 f"and checked): {exc}")
             self._store(b, taken, notes)
             return
+        preload.start(STATISTICS)  # the checks' fit needs scipy.stats: it loads while the rounds run
         sampling = self.settings.sampling
         targets, sinks, per_block = lane.rounds(b, name, iterations, self.sample_time_ns,
                                                 block_rounds(len(taken), self.sample_time_ns))
@@ -207,8 +212,12 @@ class SuiteDriver:
                 for row, metrics in zip(sampler.rows.get((b, side), []),
                                         _rows_of(sampler.metrics.get((b, side), {})), strict=False):
                     series.add(row, metrics)
-            notes.extend(sampler.notes)
-            self._store(b, taken, notes)
+            try:  # a Ctrl-C while the statistics load must not lose the samples: stored in any case
+                preload.wait()
+                notes.extend(self._validation_notes(lane, b, probes))
+            finally:
+                notes.extend(sampler.notes)
+                self._store(b, taken, notes)
 
     def _pilot(self, lane: Lane, b: int, name: str, taken: list[_Series]) -> int | None:
         """The iteration count of a sample (None: the harness chooses it from --sample-time)."""
@@ -232,10 +241,11 @@ class SuiteDriver:
         return getattr(self._local, "cost_ns", 0)
 
     def _validate(self, lane: Lane, b: int, name: str, iterations: int | None, taken: list[_Series],
-                  notes: list[Note]) -> int:
+                  ) -> tuple[list[list[tuple[int, Probe]]], int]:
         """Take each side's validation samples of benchmark ``b`` (at 1/8, 1/4, 1/2 and all of the
-        sample, in seeded random order), note each check they fail, and return what a round costs
-        here (the sides' median cost at the full sample)."""
+        sample, in seeded random order); return them, each with the index of its size, and what a
+        round costs here (the sides' median cost at the full sample). They are judged after the
+        rounds (``_validation_notes``), once the statistics the checks use have loaded."""
         sides = len(taken)
         sizes = (validation_counts(iterations) if iterations is not None
                  else tuple(self.sample_time_ns * k // 8 for k in (1, 2, 4, 8)))
@@ -246,7 +256,14 @@ class SuiteDriver:
                 side, k = divmod(int(draw), len(sizes))
                 count, time_ns = (sizes[k], self.sample_time_ns) if iterations is not None else (None, sizes[k])
                 probes[side].append((k, self._take(lane, side, name, b, count, time_ns, taken)))
+        full = VALIDATION_SIZES - 1
+        return probes, int(sum(float(np.median([p.cost_ns for k, p in side_probes if k == full]))
+                               for side_probes in probes))
+
+    def _validation_notes(self, lane: Lane, b: int, probes: list[list[tuple[int, Probe]]]) -> list[Note]:
+        """A note for each check benchmark ``b``'s validation samples fail, per side, and for its name."""
         label = self.skeleton.benchmarks[b].label
+        notes = []
         for side, taken_probes in enumerate(probes):
             about = Subject(benchmark=label, side=self.skeleton.sides[side].name)
             views = [p.view() for _, p in taken_probes]
@@ -254,13 +271,12 @@ class SuiteDriver:
                 if finding.status == "warn":
                     code = lane.memory_code if finding.check == "memory-growth" else f"benchmark-{finding.check}"
                     notes.append(Note(code, {**finding.data, "harness": lane.harness}, about))
-            full = [p for k, p in taken_probes if k == len(sizes) - 1]
+            full = [p for k, p in taken_probes if k == VALIDATION_SIZES - 1]
             notes.extend(_too_long(full, self.sample_time_ns, about))
         named = check_name(label)
         if named.status == "warn":
             notes.append(Note("benchmark-name", named.data, Subject(benchmark=label)))
-        return int(sum(float(np.median([p.cost_ns for k, p in side_probes if k == len(sizes) - 1]))
-                       for side_probes in probes))
+        return notes
 
     def _take(self, lane: Lane, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int,
               taken: list[_Series]) -> Probe:
