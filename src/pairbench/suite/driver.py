@@ -59,7 +59,6 @@ FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists
 TOO_LONG_FACTOR = 2  # a sample of one iteration over twice --sample-time: the iteration is too long
 PILOT_SAMPLES = 2  # per side and iteration count tried by the pilot; the quicker one counts
-VALIDATION_SIZES = 4  # 1/8, 1/4, 1/2 and all of a sample
 STATISTICS = (*preload.MODULES, "pairbench.doctor.workerchecks", "scipy.stats")
 """What judging the validation samples and the analysis import: loaded in the background (pairbench.preload)."""
 SLOW_SAMPLE_NS = 100_000_000
@@ -241,26 +240,25 @@ class SuiteDriver:
         return getattr(self._local, "cost_ns", 0)
 
     def _validate(self, lane: Lane, b: int, name: str, iterations: int | None, taken: list[_Series],
-                  ) -> tuple[list[list[tuple[int, Probe]]], int]:
+                  ) -> tuple[list[list[tuple[bool, Probe]]], int]:
         """Take each side's validation samples of benchmark ``b`` (at 1/8, 1/4, 1/2 and all of the
-        sample, in seeded random order); return them, each with the index of its size, and what a
+        sample, in seeded random order); return them, each marked True at the full sample, and what a
         round costs here (the sides' median cost at the full sample). They are judged after the
         rounds (``_validation_notes``), once the statistics the checks use have loaded."""
         sides = len(taken)
         sizes = (validation_counts(iterations) if iterations is not None
                  else tuple(self.sample_time_ns * k // 8 for k in (1, 2, 4, 8)))
         order = np.random.default_rng((self.settings.sampling.seed * 1_000_003 + b + 7919) % (1 << 63))
-        probes: list[list[tuple[int, Probe]]] = [[] for _ in range(sides)]
+        probes: list[list[tuple[bool, Probe]]] = [[] for _ in range(sides)]
         for _ in range(lane.validation_rounds if self._pilot_cost_ns < SLOW_SAMPLE_NS else 1):
             for draw in order.permutation(sides * len(sizes)):
                 side, k = divmod(int(draw), len(sizes))
                 count, time_ns = (sizes[k], self.sample_time_ns) if iterations is not None else (None, sizes[k])
-                probes[side].append((k, self._take(lane, side, name, b, count, time_ns, taken)))
-        full = VALIDATION_SIZES - 1
-        return probes, int(sum(float(np.median([p.cost_ns for k, p in side_probes if k == full]))
+                probes[side].append((k == len(sizes) - 1, self._take(lane, side, name, b, count, time_ns, taken)))
+        return probes, int(sum(float(np.median([p.cost_ns for full, p in side_probes if full]))
                                for side_probes in probes))
 
-    def _validation_notes(self, lane: Lane, b: int, probes: list[list[tuple[int, Probe]]]) -> list[Note]:
+    def _validation_notes(self, lane: Lane, b: int, probes: list[list[tuple[bool, Probe]]]) -> list[Note]:
         """A note for each check benchmark ``b``'s validation samples fail, per side, and for its name."""
         label = self.skeleton.benchmarks[b].label
         notes = []
@@ -271,7 +269,7 @@ class SuiteDriver:
                 if finding.status == "warn":
                     code = lane.memory_code if finding.check == "memory-growth" else f"benchmark-{finding.check}"
                     notes.append(Note(code, {**finding.data, "harness": lane.harness}, about))
-            full = [p for k, p in taken_probes if k == VALIDATION_SIZES - 1]
+            full = [p for at_full, p in taken_probes if at_full]
             notes.extend(_too_long(full, self.sample_time_ns, about))
         named = check_name(label)
         if named.status == "warn":
