@@ -117,11 +117,10 @@ def store_target(given: str | None, no_store: bool):
     return target
 
 
-def measure(app: App, settings: Settings, target=None, window=None) -> int:
+def measure(app: App, settings: Settings, target, window) -> int:
     """Measure ``settings``' commands, print the report, write the files asked for, keep the result
-    in the store ``target``; the exit code. ``window``: the machine's activity window, opened when
-    the command began (``open_activity_window``)."""
-    window = window or open_activity_window()
+    in the store ``target`` (None: none); the exit code. ``window``: the machine's activity window,
+    opened when the command began (``open_activity_window``)."""
     from pairbench.cli.progress import close_progress, progress_for
     from pairbench.session import Session
 
