@@ -51,6 +51,10 @@ MODULES = (
 """What the stopping rule, ``analyse`` and the terminal report import (``analyse`` reaches the
 ``stats`` submodules through the package's lazy names)."""
 
+SWITCH_INTERVAL_S = 0.0002
+"""How long this thread may hold the GIL while the main thread waits for it (Python's default: 5 ms, as
+long as several samples of a microbenchmark)."""
+
 _loading: threading.Thread | None = None
 _starting = threading.Lock()  # bench's lanes (--jobs) may start it from several threads
 
@@ -75,11 +79,6 @@ def wait() -> None:
     """Return when the background imports are done (at once if none were started)."""
     if _loading is not None:
         _loading.join()
-
-
-SWITCH_INTERVAL_S = 0.0002
-"""How long this thread may hold the GIL while the main thread waits for it (Python's default: 5 ms, as
-long as several samples of a microbenchmark)."""
 
 
 def _import_all(modules: tuple[str, ...]) -> None:

@@ -8,13 +8,12 @@ import os
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
 from pairbench import preload
 
-SPIN = "import time\nend = time.monotonic() + 20\nwhile time.monotonic() < end: pass\n"
+SPIN = "import time\nprint('spinning', flush=True)\nend = time.monotonic() + 20\nwhile time.monotonic() < end: pass\n"
 
 
 @pytest.fixture
@@ -36,16 +35,18 @@ def _import_in_background(module: str) -> threading.Thread:
     return thread
 
 
-@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="SCHED_BATCH is Linux's")
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"),
+                    reason="a platform limit: SCHED_BATCH is Linux's; elsewhere the thread keeps the default policy")
 def test_the_background_import_runs_as_a_batch_thread_that_never_preempts_a_waking_command(probe_module):
     _import_in_background(probe_module).join(timeout=30)
     assert sys.modules[probe_module].POLICY == os.SCHED_BATCH
 
 
 def test_the_background_import_finishes_while_every_cpu_is_busy(probe_module):
-    spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(os.cpu_count() or 1)]
+    spinners = [subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.PIPE, text=True)
+                for _ in range(os.cpu_count() or 1)]
     try:
-        time.sleep(0.3)  # the spinners hold every CPU
+        assert all(spinner.stdout.readline() == "spinning\n" for spinner in spinners)  # every CPU is held
         thread = _import_in_background(probe_module)
         thread.join(timeout=8)  # ~0.05 s of CPU at a fair share; an idle-only thread waits 20 s
         assert not thread.is_alive(), "the background import starved behind busy CPUs"
@@ -55,7 +56,8 @@ def test_the_background_import_finishes_while_every_cpu_is_busy(probe_module):
             spinner.wait()
 
 
-def test_while_importing_the_thread_hands_the_gil_back_quickly_and_restores_the_interval_after(probe_module):
+def test_while_importing_the_thread_hands_the_gil_back_quickly_and_restores_the_interval_after(
+        probe_module, monkeypatch):
     # the main thread drives 1 ms samples: a 5 ms hold of the GIL by the import would stretch every round
     seen = []
     usual = sys.getswitchinterval()
@@ -65,9 +67,7 @@ def test_while_importing_the_thread_hands_the_gil_back_quickly_and_restores_the_
         seen.append(sys.getswitchinterval())
         return original(name)
 
-    preload.importlib.import_module = noting
-    try:
-        _import_in_background(probe_module).join(timeout=30)
-    finally:
-        preload.importlib.import_module = original
+    monkeypatch.setattr(preload.importlib, "import_module", noting)
+    _import_in_background(probe_module).join(timeout=30)
+    monkeypatch.undo()
     assert seen == [pytest.approx(preload.SWITCH_INTERVAL_S)] and sys.getswitchinterval() == usual
