@@ -128,8 +128,8 @@ def block_ratio_interval(per_block: list[float]) -> tuple[float, float, float]:
     logs = np.log(per_block)
     if len(logs) < 2:
         return float(np.exp(logs.mean())), float("nan"), float("nan")
-    half = stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs))
-    return tuple(float(np.exp(v)) for v in (logs.mean(), logs.mean() - half, logs.mean() + half))
+    low, high = stats.t.interval(0.95, len(logs) - 1, loc=logs.mean(), scale=stats.sem(logs))
+    return tuple(float(np.exp(v)) for v in (logs.mean(), low, high))
 
 
 def ratio_outcome(pooled: float, upper: float) -> str:
