@@ -3,6 +3,8 @@ fixed cost per sample and memory kept per iteration (the truth is how they were 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from pairbench.doctor.workerchecks import (
     validate_worker_benchmark,
     validation_counts,
 )
+from pairbench.doctor.samplechecks import trend_fit
 from pairbench.model import Sample
 
 
@@ -64,6 +67,41 @@ def test_a_third_of_a_nanosecond_per_iteration_is_an_elided_body_though_it_grows
 
 def test_two_nanoseconds_per_iteration_is_a_body():
     assert check_elided_body(samples(2.0, chosen=1 << 19)).status == "ok"
+
+
+def stretched(taken: list[Sample], positions: tuple[int, ...], by_ns: float) -> list[Sample]:
+    """The samples with those at ``positions`` made ``by_ns`` longer: what a preemption does."""
+    return [dataclasses.replace(s, wall_ns=s.wall_ns + int(by_ns)) if i in positions else s
+            for i, s in enumerate(taken)]
+
+
+def test_a_body_is_not_called_elided_because_the_scheduler_stretched_two_of_its_samples():
+    # 40 us an iteration, samples of 0.1-1 ms; two of them preempted for 20 ms (a busy CI machine)
+    taken = stretched(samples(40_000.0, chosen=25, noise=0.1, seed=3), (0, 5), 20e6)
+    finding = check_elided_body(taken)
+    assert finding.status == "ok"
+    assert finding.data["per_iteration_ns"] == pytest.approx(40_000.0, rel=0.1)
+
+
+def test_an_elided_body_stays_elided_with_a_stretched_sample():
+    taken = stretched(samples(0.0, fixed_ns=40.0, noise=0.05), (len(samples(0.0)) - 1,), 20e6)
+    finding = check_elided_body(taken)
+    assert finding.status == "warn" and finding.data["growing"] is False
+
+
+def test_four_samples_are_too_few_to_tell_an_elided_body():
+    finding = check_elided_body(samples(2.0, chosen=1 << 19, rounds=1))
+    assert finding.status == "unknown" and "too few" in finding.reading
+
+
+def test_the_trend_slope_is_the_median_of_every_pairwise_slope():
+    rng = np.random.default_rng(11)
+    x = rng.integers(1, 50, size=15).astype(float)
+    y = 3.0 * x + rng.standard_exponential(15) * 20
+    pairwise = [(y[j] - y[i]) / (x[j] - x[i]) for i in range(15) for j in range(i + 1, 15) if x[j] != x[i]]
+    fit = trend_fit(x, y)
+    assert fit["slope"] == pytest.approx(float(np.median(pairwise)))
+    assert fit["slope_low"] <= fit["slope"] <= fit["slope_high"]
 
 
 def test_memory_kept_by_every_iteration_is_memory_growth():

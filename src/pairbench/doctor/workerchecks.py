@@ -9,8 +9,10 @@ stores them as warmups, and judges them here, per side (pure functions):
 * **setup overhead**: the fit time = fixed + iterations x per_iteration has a
   fixed cost above 5% of a sample (the Swift benchmark suite's validation
   rules; ``validation.check_setup_overhead``, the same test as for commands);
-* **elided body**: the time does not grow with the iteration count (one-sided
-  slope test, p >= 0.01), or grows by under 1 ns an iteration: a few cycles,
+* **elided body**: the time does not grow with the iteration count (Kendall's
+  tau, one-sided p >= 0.01), or grows by under 1 ns an iteration (Theil-Sen's
+  slope; both robust to the few samples a busy machine's scheduler stretches,
+  ``samplechecks.trend_fit``): a few cycles,
   what the harness's loop alone costs (an empty ``PAIRBENCH`` body measures
   0.3-0.6 ns on the project machine), so the compiler most likely removed the
   body because its result was not used;
@@ -27,6 +29,7 @@ stores them as warmups, and judges them here, per side (pure functions):
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -96,14 +99,18 @@ def check_elided_body(samples: Sequence[Sample]) -> Finding:
            "empty loop, and any change to the real code goes unseen")
     fix = ("pass the body's result to pairbench_keep() (C), return it (Python), or use your language's "
            "black_box / KeepAlive")
-    fit = samplechecks.line_fit([s.iterations for s in samples], [s.wall_ns for s in samples],
-                                alternative="greater")
+    if math.factorial(len(samples)) * samplechecks.RSS_ALPHA <= 1:
+        return Finding(check, title, "unknown", f"{len(samples)} samples: too few for a rank test to show "
+                       f"growth at p < {samplechecks.RSS_ALPHA} (the smallest p it can give is 1/{len(samples)}!)",
+                       why)
+    fit = samplechecks.trend_fit([s.iterations for s in samples], [s.wall_ns for s in samples])
     if fit is None:
         return Finding(check, title, "unknown", "no variation in the times or the counts to fit a line", why)
     data = {"per_iteration_ns": fit["slope"], "pvalue": fit["pvalue"],
             "growing": fit["pvalue"] < samplechecks.RSS_ALPHA}
-    reading = (f"{format_duration(fit['slope'])} ± {format_duration(fit['slope_ci'])} per iteration "
-               f"(one-sided p = {fit['pvalue']:.2g} that it grows with the count)")
+    reading = (f"{format_duration(fit['slope'])} per iteration (95% interval {format_duration(fit['slope_low'])} "
+               f"to {format_duration(fit['slope_high'])}; Kendall's tau {fit['tau']:.2f}, one-sided "
+               f"p = {fit['pvalue']:.2g} that the time grows with the count)")
     if not data["growing"]:
         return Finding(check, title, "warn", reading + ": the time does not grow with the iterations",
                        why, fix, data)

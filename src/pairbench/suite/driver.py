@@ -63,7 +63,8 @@ STATISTICS = (*preload.MODULES, "pairbench.doctor.workerchecks", "scipy.stats")
 """What judging the validation samples and the analysis import: loaded in the background (pairbench.preload)."""
 SLOW_SAMPLE_NS = 100_000_000
 """A sample outside the rounds that costs more than this here (pytest's start-up: about a second) gets
-one validation round instead of the lane's several: 8 points per side still fit a line."""
+one validation round instead of the lane's several: 4 points per side fit a line for the setup
+overhead, though too few for the elided-body rank test, which then says it cannot tell."""
 
 # (benchmark index, its label, how many, its stopping rule) -> the progress sink for it, or None
 ProgressFactory = Callable[[int, str, int, StoppingRule | None], Sink | None]
