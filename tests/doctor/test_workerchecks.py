@@ -8,13 +8,13 @@ import dataclasses
 import numpy as np
 import pytest
 
+from pairbench.doctor.samplechecks import trend_fit
 from pairbench.doctor.workerchecks import (
     check_elided_body,
     check_resident_growth,
     validate_worker_benchmark,
     validation_counts,
 )
-from pairbench.doctor.samplechecks import trend_fit
 from pairbench.model import Sample
 
 
@@ -51,6 +51,21 @@ def test_a_fixed_cost_of_a_tenth_of_a_sample_is_setup_overhead():
     assert finding.status == "warn"
     assert finding.data["setup_share"] == pytest.approx(0.10 / 1.10, rel=0.15)
     assert "PAIRBENCH_SETUP" in finding.fix
+
+
+def test_a_fixed_cost_is_seen_through_two_samples_the_scheduler_stretched():
+    per_iteration = 1000.0
+    clean = samples(per_iteration, fixed_ns=0.30 * 1024 * per_iteration, noise=0.02)
+    taken = stretched(clean, (1, 9), 20e6)
+    finding = next(f for f in validate_worker_benchmark(taken, [None] * len(taken), 20) if f.check == "setup-overhead")
+    assert finding.status == "warn"
+    assert finding.data["setup_share"] == pytest.approx(0.30 / 1.30, rel=0.15)
+
+
+def test_a_small_fixed_cost_is_not_pushed_over_the_line_by_stretched_samples():
+    taken = stretched(samples(1000.0, fixed_ns=0.02 * 1024 * 1000.0, noise=0.01), (0, 2), 20e6)
+    finding = next(f for f in validate_worker_benchmark(taken, [None] * len(taken), 20) if f.check == "setup-overhead")
+    assert finding.status == "ok"
 
 
 def test_a_time_that_does_not_grow_with_the_iterations_is_an_elided_body():

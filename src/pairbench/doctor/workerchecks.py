@@ -8,7 +8,8 @@ stores them as warmups, and judges them here, per side (pure functions):
 * **duration**: a sample at N under 1000 timer steps (``samplechecks.check_duration``);
 * **setup overhead**: the fit time = fixed + iterations x per_iteration has a
   fixed cost above 5% of a sample (the Swift benchmark suite's validation
-  rules; ``validation.check_setup_overhead``, the same test as for commands);
+  rules; ``validation.check_setup_overhead``, the same test as for commands,
+  through each count's median sample: ``check_typical_setup_overhead``);
 * **elided body**: the time does not grow with the iteration count (Kendall's
   tau, one-sided p >= 0.01), or grows by under 1 ns an iteration (Theil-Sen's
   slope; both robust to the few samples a busy machine's scheduler stretches,
@@ -41,7 +42,8 @@ from pairbench.model import Sample
 from pairbench.units import format_duration, format_kib
 
 __all__ = ["ELIDED_NS", "VALIDATION_ROUNDS", "check_elided_body", "check_resident_growth",
-           "validate_harness_benchmark", "validate_worker_benchmark", "validation_counts"]
+           "check_typical_setup_overhead", "validate_harness_benchmark", "validate_worker_benchmark",
+           "validation_counts"]
 
 VALIDATION_ROUNDS = 6  # samples per count and side: 24 points for each fit, ~11 sample times
 ELIDED_NS = 1.0
@@ -61,14 +63,9 @@ def validate_worker_benchmark(samples: Sequence[Sample], resident_kib: Sequence[
                               timer_resolution_ns: int) -> tuple[Finding, ...]:
     """Judge one side's validation samples of a benchmark (successful, in execution order), with
     the worker's resident memory read after each (None where it could not be)."""
-    by_count: dict[int, list[Sample]] = {}
-    for sample in samples:
-        by_count.setdefault(sample.iterations, []).append(sample)
-    measurements = Measurements({count: tuple(rows) for count, rows in sorted(by_count.items())})
+    by_count = _by_count(samples)
     findings = [samplechecks.check_duration(by_count[max(by_count)], None, timer_resolution_ns, True)]
-    _, setup = check_setup_overhead(measurements, None)
-    if setup.status == "warn":
-        setup = dataclasses.replace(setup, fix=WORKER_SETUP_FIX)
+    setup = check_typical_setup_overhead(by_count, WORKER_SETUP_FIX)
     return (*findings, setup, check_elided_body(samples), check_resident_growth(samples, resident_kib))
 
 
@@ -78,18 +75,36 @@ def validate_harness_benchmark(samples: Sequence[Sample], timer_resolution_ns: i
     order). Each sample's ``wall_ns`` is the time the harness measured (not the invocation's), its
     ``max_rss_kib`` the invocation's peak: a fresh process per sample, so memory growth is the peak
     regressed on the iteration count, as for commands (``validation.check_memory_growth``)."""
+    by_count = _by_count(samples)
+    largest = sorted(samples, key=lambda s: s.iterations)[len(samples) // 2:]
+    findings = [samplechecks.check_duration(largest, None, timer_resolution_ns, True)]
+    setup = check_typical_setup_overhead(by_count, HARNESS_SETUP_FIX)
+    _, memory = check_memory_growth(Measurements(by_count, rss_floor_kib=rss_floor_kib))
+    return (*findings, setup, check_elided_body(samples), memory)
+
+
+def check_typical_setup_overhead(by_count: dict[int, tuple[Sample, ...]], fix: str) -> Finding:
+    """The setup-overhead rule (``validation.check_setup_overhead``) on each count's median sample.
+
+    The line is fitted through the medians, not every sample: a few validation samples of a
+    millisecond that the scheduler stretched to 20 ms (a busy CI machine) would widen a least
+    squares fit through them all until a fixed cost of 30% of a sample could no longer be told
+    from none, or tip a 3% one over the line; the median of each count's samples moves by one
+    sample's worth at most. Four medians leave the interval 2 degrees of freedom, so it is wider,
+    and an answer near 5% is more often unknown than it would be on a quiet machine.
+    """
+    typical = {count: (dataclasses.replace(rows[0], wall_ns=int(np.median([s.wall_ns for s in rows]))),)
+               for count, rows in by_count.items()}
+    _, setup = check_setup_overhead(Measurements(typical), None)
+    return dataclasses.replace(setup, fix=fix) if setup.status == "warn" else setup
+
+
+def _by_count(samples: Sequence[Sample]) -> dict[int, tuple[Sample, ...]]:
+    """The samples at each iteration count, in execution order, counts ascending."""
     by_count: dict[int, list[Sample]] = {}
     for sample in samples:
         by_count.setdefault(sample.iterations, []).append(sample)
-    measurements = Measurements({count: tuple(rows) for count, rows in sorted(by_count.items())},
-                                rss_floor_kib=rss_floor_kib)
-    largest = sorted(samples, key=lambda s: s.iterations)[len(samples) // 2:]
-    findings = [samplechecks.check_duration(largest, None, timer_resolution_ns, True)]
-    _, setup = check_setup_overhead(measurements, None)
-    if setup.status == "warn":
-        setup = dataclasses.replace(setup, fix=HARNESS_SETUP_FIX)
-    _, memory = check_memory_growth(measurements)
-    return (*findings, setup, check_elided_body(samples), memory)
+    return {count: tuple(rows) for count, rows in sorted(by_count.items())}
 
 
 def check_elided_body(samples: Sequence[Sample]) -> Finding:
