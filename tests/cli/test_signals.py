@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from cli_runner import invoke
@@ -22,6 +23,8 @@ from pairbench import __main__ as main_module
 from pairbench.errors import Terminated
 from pairbench.measure.fake import FakeExecutor
 from pairbench.store.journal import journal_path
+
+PACKAGE = Path(main_module.__file__).resolve().parent
 
 SIGNALS = [(signal.SIGTERM, 143), (signal.SIGHUP, 129)]
 SIGNAL_IDS = ["SIGTERM", "SIGHUP"]
@@ -163,8 +166,9 @@ def test_ctrl_c_at_any_moment_of_start_up_never_prints_a_traceback(delay_s):
 
 
 def _interrupted_before_pairbench_ran(stderr: str) -> bool:
-    """A KeyboardInterrupt traceback whose frames are all the interpreter's own start-up (``site``,
-    ``runpy``: ``<frozen ...>``) before any module of pairbench ran: a Ctrl-C there is Python's."""
+    """A KeyboardInterrupt traceback none of whose frames is in pairbench: the interpreter's own
+    start-up (``site``, ``runpy`` and the standard library they import, such as ``collections``
+    for ``runpy``'s ``contextlib``) before any module of pairbench ran. A Ctrl-C there is Python's."""
     files = re.findall(r'File "([^"]*)"', stderr)
     return (stderr.rstrip().endswith("KeyboardInterrupt") and bool(files)
-            and all(f.startswith("<frozen ") for f in files))
+            and not any(Path(f).resolve().is_relative_to(PACKAGE) for f in files if not f.startswith("<")))
