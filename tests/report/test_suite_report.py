@@ -4,6 +4,7 @@ some added and removed, validation findings)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -72,3 +73,20 @@ def test_diff_prints_the_caveat_before_the_differences(tmp_path):
     code, out, err = invoke("diff", str(old), str(new))
     assert code == 0, err
     assert_golden(GOLDEN / "diff.txt", out.replace(str(tmp_path), "TMP"))
+
+
+def test_the_html_report_of_a_suite_opens_with_its_summary(tmp_path):
+    page = tmp_path / "suite.html"
+    code, _, err = invoke("report", str(suite_file(tmp_path)), "-o", str(page))
+    assert code == 0, err
+    html = page.read_text()
+    suite = html[html.index('<section id="suite">'):html.index('<section id="verdict">')]
+    assert "Holm&#39;s step-down procedure over the suite&#39;s 5 comparisons" in suite
+    groups = re.findall(r"<h3>(\w+) \((\d+)\)</h3>", suite)
+    assert [name for name, _ in groups] == ["Regressions", "Improvements", "Equivalent", "Inconclusive"]
+    regressions = suite[suite.index("<h3>Regressions"):suite.index("<h3>Improvements")]
+    assert regressions.index("BM_parse") < regressions.index("BM_encode")  # largest first
+    assert "Geometric mean of the changes over 5 benchmarks" in suite
+    assert "Removed, only the baseline has them (2): BM_old, BM_older." in suite
+    assert "<summary>Validation (1 finding)</summary>" in suite and "WARN  BM_copy · new" in suite
+    assert 'class="verdicts"' not in html  # the groups replace the flat verdict table

@@ -2,7 +2,7 @@
 
 Everything shown comes from the run and its :class:`~pairbench.analysis.Analysis`:
 the tables and sentences the Markdown report shows too (``tables``,
-``sentences``), every standalone note once, and the charts (``charts``) drawn
+``sentences``; a suite's summary from ``suite``), every standalone note once, and the charts (``charts``) drawn
 from the analysis's figure data.
 
 Safety: the page is rendered by Jinja2 with autoescaping on, so a benchmark
@@ -34,6 +34,7 @@ from pairbench.report import charts as ch
 from pairbench.report import tables
 from pairbench.report.safe import visible
 from pairbench.report.sentences import comparison_title, detail_lines, verdict_sentence
+from pairbench.report.suite import finding_lines, suite_blocks
 
 DRAW_CHARTS_JS = """\
 (function () {
@@ -84,6 +85,8 @@ class Page:
     notes: tuple[str, ...]
     state_banner: str = ""
     charts: Mapping[str, dict] = field(default_factory=dict)
+    suite: tuple[tuple[str, tables.Table | None], ...] = ()  # (heading, table); a heading alone is a line
+    suite_findings: tuple[str, ...] = ()
 
 
 def build_page(run: Run, analysis: Analysis) -> Page:
@@ -99,11 +102,12 @@ def build_page(run: Run, analysis: Analysis) -> Page:
                 charts=tuple(ch.series_charts(i, s, axes[s.summary.benchmark])))
         for i, s in enumerate(series))
     everything = list(overview) + [c for part in comparisons + variants for c in part.charts]
+    suite = analysis.suite is not None and with_benchmark
     return Page(
         title=tables.run_title(run, analysis),
         facts=_facts(run),
         verdicts=tuple((c.verdict.verdict, verdict_sentence(c)) for c in analysis.comparisons),
-        verdict_table=tables.verdict_table(run, analysis) if analysis.comparisons else None,
+        verdict_table=tables.verdict_table(run, analysis) if analysis.comparisons and not suite else None,
         variant_table=tables.variant_table(analysis.summaries, with_benchmark=with_benchmark),
         overview=overview,
         comparisons=comparisons,
@@ -113,6 +117,8 @@ def build_page(run: Run, analysis: Analysis) -> Page:
         notes=tables.note_lines(analysis),
         state_banner=_state_banner(run),
         charts={chart.key: chart.figure for chart in everything},
+        suite=tuple(suite_blocks(run, analysis)) if suite else (),
+        suite_findings=tuple(finding_lines(analysis.suite, run)) if suite else (),
     )
 
 
