@@ -34,7 +34,6 @@ from pairbench.report import charts as ch
 from pairbench.report import tables
 from pairbench.report.safe import visible
 from pairbench.report.sentences import comparison_title, detail_lines, verdict_sentence
-from pairbench.report.suite import finding_lines, suite_blocks
 
 DRAW_CHARTS_JS = """\
 (function () {
@@ -102,12 +101,12 @@ def build_page(run: Run, analysis: Analysis) -> Page:
                 charts=tuple(ch.series_charts(i, s, axes[s.summary.benchmark])))
         for i, s in enumerate(series))
     everything = list(overview) + [c for part in comparisons + variants for c in part.charts]
-    suite = analysis.suite is not None and with_benchmark
+    suite_blocks, suite_findings = _suite_parts(run, analysis) if with_benchmark else ((), ())
     return Page(
         title=tables.run_title(run, analysis),
         facts=_facts(run),
         verdicts=tuple((c.verdict.verdict, verdict_sentence(c)) for c in analysis.comparisons),
-        verdict_table=tables.verdict_table(run, analysis) if analysis.comparisons and not suite else None,
+        verdict_table=tables.verdict_table(run, analysis) if analysis.comparisons and not suite_blocks else None,
         variant_table=tables.variant_table(analysis.summaries, with_benchmark=with_benchmark),
         overview=overview,
         comparisons=comparisons,
@@ -117,9 +116,20 @@ def build_page(run: Run, analysis: Analysis) -> Page:
         notes=tables.note_lines(analysis),
         state_banner=_state_banner(run),
         charts={chart.key: chart.figure for chart in everything},
-        suite=tuple(suite_blocks(run, analysis)) if suite else (),
-        suite_findings=tuple(finding_lines(analysis.suite, run)) if suite else (),
+        suite=suite_blocks,
+        suite_findings=suite_findings,
     )
+
+
+def _suite_parts(run: Run, analysis: Analysis) -> tuple[tuple, tuple[str, ...]]:
+    """A suite's summary blocks and validation findings (none for a run that is not a suite)."""
+    if analysis.suite is None:
+        return (), ()
+    # imported here: report.suite loads the suite analysis, and with it scipy.stats, which the history
+    # page (report.trend renders through this module) does without
+    from pairbench.report.suite import finding_lines, suite_blocks
+
+    return tuple(suite_blocks(run, analysis)), tuple(finding_lines(analysis.suite, run))
 
 
 def render_html(run: Run, analysis: Analysis, *, plotly_js: str | None = None) -> str:
