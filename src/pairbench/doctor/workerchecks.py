@@ -42,7 +42,7 @@ from pairbench.model import Sample
 from pairbench.units import format_duration, format_kib
 
 __all__ = ["ELIDED_NS", "VALIDATION_ROUNDS", "check_elided_body", "check_resident_growth",
-           "check_typical_setup_overhead", "validate_harness_benchmark", "validate_worker_benchmark",
+           "check_typical_setup_overhead", "samples_by_count", "validate_harness_benchmark", "validate_worker_benchmark",
            "validation_counts"]
 
 VALIDATION_ROUNDS = 6  # samples per count and side: 24 points for each fit, ~11 sample times
@@ -63,7 +63,7 @@ def validate_worker_benchmark(samples: Sequence[Sample], resident_kib: Sequence[
                               timer_resolution_ns: int) -> tuple[Finding, ...]:
     """Judge one side's validation samples of a benchmark (successful, in execution order), with
     the worker's resident memory read after each (None where it could not be)."""
-    by_count = _by_count(samples)
+    by_count = samples_by_count(samples)
     findings = [samplechecks.check_duration(by_count[max(by_count)], None, timer_resolution_ns, True)]
     setup = check_typical_setup_overhead(by_count, WORKER_SETUP_FIX)
     return (*findings, setup, check_elided_body(samples), check_resident_growth(samples, resident_kib))
@@ -75,7 +75,7 @@ def validate_harness_benchmark(samples: Sequence[Sample], timer_resolution_ns: i
     order). Each sample's ``wall_ns`` is the time the harness measured (not the invocation's), its
     ``max_rss_kib`` the invocation's peak: a fresh process per sample, so memory growth is the peak
     regressed on the iteration count, as for commands (``validation.check_memory_growth``)."""
-    by_count = _by_count(samples)
+    by_count = samples_by_count(samples)
     largest = sorted(samples, key=lambda s: s.iterations)[len(samples) // 2:]
     findings = [samplechecks.check_duration(largest, None, timer_resolution_ns, True)]
     setup = check_typical_setup_overhead(by_count, HARNESS_SETUP_FIX)
@@ -99,7 +99,7 @@ def check_typical_setup_overhead(by_count: dict[int, tuple[Sample, ...]], fix: s
     return dataclasses.replace(setup, fix=fix) if setup.status == "warn" else setup
 
 
-def _by_count(samples: Sequence[Sample]) -> dict[int, tuple[Sample, ...]]:
+def samples_by_count(samples: Sequence[Sample]) -> dict[int, tuple[Sample, ...]]:
     """The samples at each iteration count, in execution order, counts ascending."""
     by_count: dict[int, list[Sample]] = {}
     for sample in samples:
