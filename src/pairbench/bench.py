@@ -220,7 +220,7 @@ class BenchSession:
     def _worker_lane(self, plan: _Plan, job: int, origin: int) -> WorkerLane:
         cpu = job_cpus(self.settings.workers.jobs)[job]
         specs = [WorkerSpec(s.command, s.cwd, s.output, s.timeout_ns, cpu) for s in plan.specs]
-        return WorkerLane(specs, [side.name for side in plan.sides], origin)
+        return WorkerLane(specs, [side.name for side in plan.sides], origin, seed=self.settings.sampling.seed)
 
     def _lanes(self, plan: _Plan, lanes: list[Lane], explicit: bool, scratch: Path, origin: int) -> None:
         """One lane per job (the executors made here, in the main thread: a spawner dies with the

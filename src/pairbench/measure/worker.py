@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import select
 import signal
 import subprocess
@@ -355,21 +356,32 @@ class Rotation(Sink):
     ``block`` is the current block's number; a target restarts its worker when it has moved on.
     """
 
-    def __init__(self, block_rounds: int, workers: list[Worker]):
+    def __init__(self, block_rounds: int, workers: list[Worker], seed: int = 0):
         self.block_rounds = block_rounds
         self.block = 0
         self.workers = workers
+        self._order = random.Random(seed)
 
     def on_round(self, end: RoundEnd) -> None:
         if not end.warmup and end.rounds % self.block_rounds == 0:
             self.block += 1
 
     def refresh(self) -> None:
-        """Start every side's worker afresh for the current block, all at once (a start-up can be
-        long: an interpreter's), if not done yet for this block."""
+        """Start every side's worker afresh for the current block, if not done yet for it: every
+        old process ends first, then the new ones start all at once (a start-up can be long: an
+        interpreter's), in a fresh random order.
+
+        Not each side ended and restarted in turn, baseline first: a fixed order is a difference
+        between the sides that nothing averages out (a new process may get back the memory pages
+        the one ended just before it freed, and which side starts first is the one whose start-up
+        overlaps the other's), so it is randomized like every other order. Measured on 1,000 A/A
+        blocks each way, neither order showed a lean (``benchmarks/block_symmetry.py``,
+        ``benchmarks/RESULTS.md``, issue 12): this removes a possibility, not a measured bias."""
         stale = [worker for worker in self.workers if worker.block != self.block]
         for worker in stale:
             worker.retire()
+        self._order.shuffle(stale)
+        for worker in stale:
             worker.spawn()
             worker.block = self.block
         for worker in stale:

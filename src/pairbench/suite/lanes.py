@@ -118,10 +118,11 @@ class WorkerLane:
     harness = "pairbench"
     warms_up = True  # --warmup rounds: a live worker's first samples pay for cold caches
 
-    def __init__(self, specs: Sequence[WorkerSpec], sides: Sequence[str], origin_ns: int):
+    def __init__(self, specs: Sequence[WorkerSpec], sides: Sequence[str], origin_ns: int, seed: int = 0):
         self.workers = [Worker(spec, side) for spec, side in zip(specs, sides, strict=True)]
         self.executor = WORKER_CLOCK
         self._origin = origin_ns
+        self._seed = seed  # the run's: each benchmark's blocks start their workers in its own order
 
     def listed(self) -> list[tuple[str, ...]]:
         """Each side's benchmark names (``LaneFailed`` naming the side whose worker failed)."""
@@ -153,7 +154,7 @@ class WorkerLane:
 
     def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
                rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
-        rotation = Rotation(rounds_per_block, self.workers)
+        rotation = Rotation(rounds_per_block, self.workers, seed=(self._seed * 1_000_003 + b + 104_729) % (1 << 63))
         targets = tuple(WorkerTarget(worker, name, b, iterations, rotation) for worker in self.workers)
         return targets, (rotation,), rotation.block_rounds
 
