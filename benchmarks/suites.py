@@ -88,7 +88,7 @@ def build_gbench(out: Path, work: int, name: str, source: Path = WORKLOADS / "gb
 
 
 def build_go(out: Path, work: int, name: str) -> Path:
-    target = out / f"{name}.test"
+    target = (out / f"{name}.test").resolve()  # absolute: go runs in the package's directory
     if not target.exists():
         subprocess.run(["go", "test", "-c", "-o", str(target), "-ldflags", f"-X {GO_PACKAGE}.work={work}", "."],
                        cwd=WORKLOADS / "gochain", check=True, env={**os.environ, "GOTOOLCHAIN": "local"})
