@@ -52,7 +52,14 @@ from pairbench.model import Run, Sample, Samples, append_metrics
 from pairbench.notes import Note, Subject
 from pairbench.settings import Settings
 from pairbench.stats.sequential import first_bounded_n
-from pairbench.suite.lanes import Lane, LaneFailed, Probe, block_rounds
+from pairbench.suite.lanes import (
+    VALIDATION_ORDER,
+    Lane,
+    LaneFailed,
+    Probe,
+    benchmark_seed,
+    block_rounds,
+)
 from pairbench.suite.sizing import BUDGET_SLACK, SuiteBudget, bracket
 
 FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
@@ -198,7 +205,7 @@ class SuiteDriver:
             else int(budget_ns * BUDGET_SLACK)
         plan = SamplingPlan(targets=targets, stop=StopRule(sampling.runs, sampling.min_runs, most, limit),
                             warmup_rounds=sampling.warmup if lane.warms_up else 0, timeout_ns=sampling.timeout_ns,
-                            seed=(sampling.seed * 1_000_003 + b) % (1 << 63), failure_advice=FAILURE_ADVICE)
+                            seed=benchmark_seed(sampling.seed, b), failure_advice=FAILURE_ADVICE)
         sampler = Sampler(lane.executor, plan, origin_ns=self._origin, numbering=self._numbering,
                           sinks=[s for s in (*sinks, self.journal, rule, progress, _StopCheck(self._stop))
                                  if s is not None],
@@ -249,7 +256,7 @@ class SuiteDriver:
         sides = len(taken)
         sizes = (validation_counts(iterations) if iterations is not None
                  else tuple(self.sample_time_ns * k // 8 for k in (1, 2, 4, 8)))
-        order = np.random.default_rng((self.settings.sampling.seed * 1_000_003 + b + 7919) % (1 << 63))
+        order = np.random.default_rng(benchmark_seed(self.settings.sampling.seed, b, VALIDATION_ORDER))
         probes: list[list[tuple[bool, Probe]]] = [[] for _ in range(sides)]
         for _ in range(lane.validation_rounds if self._pilot_cost_ns < SLOW_SAMPLE_NS else 1):
             for draw in order.permutation(sides * len(sizes)):

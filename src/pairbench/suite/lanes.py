@@ -50,6 +50,14 @@ BLOCK_TIME_NS = 64_000_000
 samples, 32 rounds. Shorter blocks cost more process starts; longer ones give fewer blocks, the
 values the verdict is drawn from."""
 WORKER_CLOCK = WallClock("worker")
+ROUND_ORDER, VALIDATION_ORDER, WORKER_START_ORDER = 0, 7919, 104_729
+"""The streams of :func:`benchmark_seed`: each random order of one benchmark draws from its own."""
+
+
+def benchmark_seed(run_seed: int, b: int, stream: int = ROUND_ORDER) -> int:
+    """The seed of one of benchmark ``b``'s random orders, from the run's ``--seed``: every benchmark
+    and every kind of order its own, reproducible from the run's seed alone."""
+    return (run_seed * 1_000_003 + b + stream) % (1 << 63)
 
 
 class LaneFailed(Exception):
@@ -154,7 +162,7 @@ class WorkerLane:
 
     def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
                rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
-        rotation = Rotation(rounds_per_block, self.workers, seed=(self._seed * 1_000_003 + b + 104_729) % (1 << 63))
+        rotation = Rotation(rounds_per_block, self.workers, seed=benchmark_seed(self._seed, b, WORKER_START_ORDER))
         targets = tuple(WorkerTarget(worker, name, b, iterations, rotation) for worker in self.workers)
         return targets, (rotation,), rotation.block_rounds
 
