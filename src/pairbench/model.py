@@ -30,8 +30,8 @@ from pairbench.notes import Note
 from pairbench.settings import Settings
 
 __all__ = [
-    "COMMAND_BENCHMARK", "PRIMARY_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
-    "STATUS_TIMEOUT", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
+    "COMMAND_BENCHMARK", "PRIMARY_METRIC", "RESIDENT_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
+    "STATUS_TIMEOUT", "VALIDATION_METRIC", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
     "append_metrics", "describe_status", "json_safe",
 ]
 
@@ -54,6 +54,11 @@ SAMPLE_COLUMNS: dict[str, str] = {
 PRIMARY_METRIC = "value"
 """A float metric column of this name replaces ``wall_ns`` as the series' measured total
 (a harness's own report, or a unit that is not time)."""
+VALIDATION_METRIC = "validation"
+"""On a ``bench`` validation sample (a warmup), the share of a full sample it is (1/8, 1/4, 1/2, 1);
+0 on every other sample. The analysis judges these samples (``analysis.validation``)."""
+RESIDENT_METRIC = "resident_kib"
+"""On a worker's validation sample, the worker's resident memory right after it (0: unreadable)."""
 
 SIDE_LABELS = ("baseline", "candidate", "self-check", "")
 RUN_STATES = ("complete", "interrupted", "failed", "running")

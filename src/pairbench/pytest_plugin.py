@@ -37,6 +37,9 @@ _USED_KEY = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser):
+    from pairbench.settings import USE_DEFAULTS
+
+    alone, against = USE_DEFAULTS["pytest"]["max_time"], USE_DEFAULTS["pytest-against"]["max_time"]
     group = parser.getgroup("pairbench", "pairbench: paired benchmarks")
     group.addoption("--pairbench-against", metavar="REV", default=None,
                     help="Compare every test using the pairbench fixture between git revision REV and "
@@ -44,8 +47,8 @@ def pytest_addoption(parser):
     group.addoption("--pairbench-json", metavar="FILE", default=None,
                     help="Write the pairbench result document (raw samples included) to FILE.")
     group.addoption("--pairbench-max-time", metavar="DURATION", default=None,
-                    help="Time budget per benchmark (default 1s measured alone, 60s compared: each block "
-                         "of rounds starts both sides' pytest workers afresh).")
+                    help=f"Time budget per benchmark (default {alone} measured alone, {against} compared: "
+                         "each block of rounds starts both sides' pytest workers afresh).")
     group.addoption("--pairbench-fail-on", metavar="slower|faster|change|never", default="never",
                     help="With --pairbench-against: fail the session when a verdict matches.")
     group.addoption("--pairbench-register", action="store_true", default=False,
@@ -74,9 +77,10 @@ def pairbench(request):
             config.stash.setdefault(_USED_KEY, []).append(request.node.nodeid)
             return call()  # checked to work here; compared at the end
         from pairbench.sessions.functions import measure_functions
+        from pairbench.settings import USE_DEFAULTS
 
-        run, analysis = measure_functions(call, None, name=name,
-                                          max_time=config.getoption("pairbench_max_time") or "1s")
+        run, analysis = measure_functions(call, None, name=name, max_time=config.getoption("pairbench_max_time")
+                                          or USE_DEFAULTS["pytest"]["max_time"])
         config.stash.setdefault(_RESULTS_KEY, []).append((name, run, analysis))
         return analysis.summaries[0]
 
@@ -127,10 +131,11 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
     """Compare ``nodeids`` between the revision and the working tree: the lines to print, and
     whether the session fails (an error, or a verdict matching --pairbench-fail-on)."""
     from pairbench.errors import PairbenchError
+    from pairbench.report.jsonfile import derived_document
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.sessions.bench import BenchSession
-    from pairbench.settings import parse_settings
+    from pairbench.settings import USE_DEFAULTS, parse_settings
     from pairbench.verdict import matches_fail_on
 
     here = str(config.invocation_params.dir)
@@ -138,11 +143,12 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
     try:
         settings = parse_settings("bench", (here,), {
             "against": config.getoption("pairbench_against"),
-            "max_time": config.getoption("pairbench_max_time") or "60s",
+            "max_time": config.getoption("pairbench_max_time") or USE_DEFAULTS["pytest-against"]["max_time"],
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
             "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
-        outcome = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree)).measure()
+        outcome = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree),
+                               records=derived_document).measure()
     except PairbenchError as exc:
         return [f"pairbench: {visible(exc)}"], True
     comparisons = outcome.analysis.real_comparisons if outcome.analysis else ()
@@ -159,9 +165,10 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
 def _save(config, run, analysis) -> None:
     path = config.getoption("pairbench_json")
     if path:
-        from pairbench.sessions.functions import save
+        from pairbench.report.jsonfile import derived_document
+        from pairbench.sessions.result import save
 
-        save(run, analysis, path)
+        save(run, analysis, path, derived_document)
 
 
 def _from_toplevel(nodeid: str, rootdir: str, top: str) -> str:

@@ -55,6 +55,15 @@ KIND_DEFAULTS: dict[str, dict[str, object]] = {
     "import": {"warmup": 0, "max_time": None},
 }
 
+USE_DEFAULTS: dict[str, dict[str, object]] = {
+    # compare_functions: two functions in this process, no process to start: a longer budget than bench's
+    "functions": {"max_time": "10s", "sample_time": "1ms"},
+    # the pytest fixture measuring one function alone, and --pairbench-against's blocks of pytest workers
+    "pytest": {"max_time": "1s"},
+    "pytest-against": {"max_time": "60s"},
+}
+"""The defaults of the Python entry points (``bench`` settings made outside the command line)."""
+
 
 def default(option: str, kind: str = "compare") -> object:
     """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from cli_runner import invoke
 
-from pairbench.sessions.functions import compare_functions, time_calls
+from pairbench.api import compare_functions
+from pairbench.sessions.functions import time_calls
 
 pytestmark = pytest.mark.e2e
 

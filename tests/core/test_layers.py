@@ -25,7 +25,7 @@ LAYERS = ("cli", "sessions", "report", "doctor", "analysis", "store", "measure",
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parameters", "model", "verdict", "workloads",
               "preload", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
-            | {"pytest_plugin": "cli"})
+            | {"pytest_plugin": "cli", "api": "cli"})
 STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 
@@ -161,6 +161,14 @@ def test_renderers_compute_no_statistics_and_read_no_result_file(path):
                  "pairbench.analysis.rules", "pairbench.analysis.stopping", "pairbench.store")
     for name in _imports(path):
         assert not name.startswith(forbidden), f"report/{path.name} imports {name}"
+
+
+@pytest.mark.parametrize("path", sorted((SRC / "sessions").rglob("*.py")), ids=lambda p: p.name)
+def test_sessions_compute_no_statistics_and_render_nothing(path):
+    """A session measures and saves: every statistic on a run is ``analyse``'s, every word the
+    report layer's (the result file's records come from whoever built the session)."""
+    for name in _imports(path):
+        assert not name.startswith(("pairbench.stats", "pairbench.report")), f"sessions/{path.name} imports {name}"
 
 
 @pytest.mark.parametrize(("source", "imported"), [

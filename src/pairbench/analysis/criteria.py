@@ -61,3 +61,13 @@ class Criteria:
     def t_opt(self) -> int:
         """The rounds the confidence sequence at ``level_alpha`` is tuned for (``tuning_rounds``)."""
         return tuning_rounds(self.level_alpha, self.tuned)
+
+    def first_verdict_round(self) -> int:
+        """The values (rounds, or blocks) before which no verdict can be reached: the confidence
+        sequence is unbounded below ``stats.sequential.first_bounded_n`` of them; 0 for fixed rounds.
+        A bracket of rounds below it would stop every benchmark undecided."""
+        if not self.anytime:
+            return 0
+        from pairbench.stats.sequential import first_bounded_n  # scipy.special, not scipy.stats
+
+        return first_bounded_n(self.level_alpha, self.t_opt)

@@ -56,6 +56,13 @@ def executor_rss_floor_kib(environment: Mapping) -> int | None:
     return floor if isinstance(floor, int) and not isinstance(floor, bool) and floor > 0 else None
 
 
+def timer_step(environment: Mapping) -> int | None:
+    """The measured timer step in the machine metadata, if it is a positive integer."""
+    timer = environment.get("timer")
+    step = timer.get("measured_resolution_ns") if isinstance(timer, Mapping) else None
+    return step if isinstance(step, int) and not isinstance(step, bool) and step > 0 else None
+
+
 def at_rss_floor(rss_kib: float, floor_kib: int | None) -> bool:
     """Whether a max RSS reading is at the executor's floor (so the true peak is at most it)."""
     return bool(floor_kib) and 0 < rss_kib <= RSS_FLOOR_MARGIN * floor_kib

@@ -48,6 +48,7 @@ from pairbench.analysis.comparison import (
     paired_values,
 )
 from pairbench.analysis.records import Comparison, Effect
+from pairbench.analysis.validation import VALIDATION_CODES
 from pairbench.errors import StatisticsError
 from pairbench.notes import Note
 from pairbench.stats.paired import log_ratios
@@ -57,9 +58,6 @@ from pairbench.verdict import decide
 CORRECTION = "holm"
 GEOMEAN_CONFIDENCE = 0.95
 GEOMEAN_RESAMPLES = 2000
-VALIDATION_CODES = frozenset({"benchmark-duration", "benchmark-setup-overhead", "benchmark-elided-body",
-                              "benchmark-memory-growth", "benchmark-peak-growth", "benchmark-name",
-                              "benchmark-too-long"})
 
 # a comparison's index -> the values its verdict is drawn from (per-round log-ratios or block medians)
 DecidedOn = Callable[[int], np.ndarray]

@@ -101,13 +101,15 @@ def bench(app: App, workers: tuple[str, ...], **options):
     if len(workers) > 2:
         raise click.UsageError(f"bench takes one worker or two (baseline and candidate), got {len(workers)}")
     window = open_activity_window()  # its 0.1 s pass while the code below loads
+    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.bench import BenchSession
 
     store, no_store = options.pop("store"), options.pop("no_store")
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
     check_output_paths(settings)
-    session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory)
+    session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory,
+                           workers=app.workers, records=derived_document)
     shown = []
     lock = threading.Lock()
 

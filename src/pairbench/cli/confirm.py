@@ -100,9 +100,11 @@ def _flagged(app: App, target, session) -> str | None:
 
 def _measure(app: App, settings):
     from pairbench.cli.progress import close_progress, progress_for
+    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.bench import BenchSession
 
-    session = BenchSession(settings, app.environment())
+    session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, workers=app.workers,
+                           records=derived_document)
     shown = []
 
     def progress(b: int, label: str, count: int, rule):

@@ -122,10 +122,11 @@ def measure(app: App, settings: Settings, target, window) -> int:
     in the store ``target`` (None: none); the exit code. ``window``: the machine's activity window,
     opened when the command began (``open_activity_window``)."""
     from pairbench.cli.progress import close_progress, progress_for
+    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.commands import Session
 
     check_output_paths(settings)
-    session = Session(settings, app.executor_factory, app.environment(activity_since=window))
+    session = Session(settings, app.executor_factory, app.environment(activity_since=window), derived_document)
     progress = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
                             effects=session.rule.current if session.rule else None, clock=app.clock)
     try:
@@ -181,11 +182,13 @@ def _store(app: App, settings: Settings, outcome, target, provenance=None) -> in
     return the store's exit code (4). Never raises."""
     if target is None:
         return None
+    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.record import record
 
     path = settings.outputs.json_path
     written = path if path and path != "-" and outcome.result_error is None else None
-    recorded = record(outcome.run, outcome.analysis, target, result_path=written, provenance=provenance)
+    recorded = record(outcome.run, outcome.analysis, target, derived_document, result_path=written,
+                      provenance=provenance)
     if recorded.error is None:
         app.io.err(f"Result {recorded.uid[:12]} stored in {target.url.shown}"
                    + ("" if recorded.added else " (it was there already)"))

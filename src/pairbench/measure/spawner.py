@@ -99,7 +99,7 @@ import time
 from pairbench.command import Command
 from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure import native, wire
-from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
+from pairbench.measure.executor import Execution, Executor, ExecutorInfo, OutputPolicy
 from pairbench.measure.posix import PosixExecutor, not_startable, open_output
 from pairbench.notes import Note
 
@@ -525,3 +525,8 @@ def _pidfd_of(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except (AttributeError, OSError):
         return None
+
+
+def default_executor(output: OutputPolicy) -> Executor:
+    """Commands run from a small spawner process, so their max RSS is their own."""
+    return SpawnerExecutor(output=output)

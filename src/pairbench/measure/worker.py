@@ -22,6 +22,7 @@ one execution is one ``run NAME ITERATIONS`` request.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 import select
@@ -42,6 +43,7 @@ from pairbench.errors import CommandNotFound
 from pairbench.measure.executor import Execution, Executor, OutputPolicy
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.measure.targets import Row
+from pairbench.model import RESIDENT_METRIC
 from pairbench.worker import protocol
 from pairbench.worker.protocol import ErrorReply, ProtocolError, SampleReply
 
@@ -398,13 +400,15 @@ class WorkerTarget:
     """Benchmark ``name`` (index ``benchmark`` of the run) on one side's worker: one execution is
     one sample of ``iterations`` iterations. ``timeout_ns`` is the worker's own (its spec's). With a
     ``rotation``, the worker is started afresh when a new block begins, and each sample's ``block``
-    metric says which block took it."""
+    metric says which block took it. With ``resident``, each sample also holds the worker's resident
+    memory right after it (``RESIDENT_METRIC``: validation regresses it on the iterations run)."""
 
     worker: Worker
     benchmark_name: str
     benchmark: int
     iterations: int
     rotation: Rotation | None = None
+    resident: bool = False
 
     @property
     def name(self) -> str:
@@ -424,7 +428,10 @@ class WorkerTarget:
             return (*primed, self._failed(start, exc.status, str(exc)))
         if isinstance(reply, ErrorReply):
             return (*primed, self._failed(start, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {reply.message}"))
-        return (*primed, self._row(reply, start))
+        row = self._row(reply, start)
+        if self.resident:
+            row = dataclasses.replace(row, metrics={**row.metrics, RESIDENT_METRIC: float(self.worker.resident_kib() or 0)})
+        return (*primed, row)
 
     def _row(self, reply: SampleReply, start: int, priming: bool = False) -> Row:
         execution = Execution(wall_ns=reply.ns, start_ns=start, user_ns=reply.user_ns, sys_ns=reply.sys_ns,

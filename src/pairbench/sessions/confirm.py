@@ -26,7 +26,6 @@ from pairbench.analysis import Analysis
 from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
-from pairbench.report.safe import visible
 from pairbench.sessions.commands import Outcome
 from pairbench.settings import Settings
 from pairbench.store.history import Confirmation, utc_now
@@ -127,7 +126,8 @@ def _tail(log: Path) -> str:
         lines = log.read_bytes()[-4096:].decode("utf-8", "replace").splitlines()[-LOG_TAIL:]
     except OSError:
         return ""
-    return "; it ends:\n" + "\n".join(f"  {visible(line)}" for line in lines) if lines else " (empty)"
+    # control characters in the log are made visible where the error is printed (the CLI)
+    return "; it ends:\n" + "\n".join(f"  {line}" for line in lines) if lines else " (empty)"
 
 
 def confirmations(outcome: Outcome, revisions: tuple[Revision, Revision]) -> list[tuple[BenchmarkKey, Confirmation]]:
