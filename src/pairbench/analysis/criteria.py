@@ -9,7 +9,7 @@ scipy: the statistics are imported while the first rounds run
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pairbench.settings import ALPHA_RANGE, Settings
 
@@ -39,6 +39,7 @@ class Criteria:
     anytime: bool = True  # adaptive stopping: use the confidence sequence
     family: int = 1  # candidates compared with the baseline (the self-check excluded)
     tuned: int = T_OPT  # the rounds at which the confidence sequence is tightest
+    holm_level: float | None = None  # a Holm step's own level, above alpha / family (``analysis.suite``)
 
     def __post_init__(self):
         low, high = ALPHA_RANGE
@@ -56,6 +57,16 @@ class Criteria:
     def level_alpha(self) -> float:
         """The per-comparison alpha after the Bonferroni split over the family."""
         return self.alpha / self.family
+
+    @property
+    def level(self) -> float:
+        """The level an interval is computed at: ``level_alpha``, or a Holm step's."""
+        return self.level_alpha if self.holm_level is None else self.holm_level
+
+    def at_holm_step(self, level: float) -> Criteria:
+        """These criteria at a step of Holm's procedure: the interval at ``level``, from the same
+        mixture (tuned at ``level_alpha``), whose p-value Holm adjusted."""
+        return replace(self, holm_level=level)
 
     @property
     def t_opt(self) -> int:

@@ -94,6 +94,12 @@ class BenchmarkHistory:
     def values(self) -> np.ndarray:
         return np.array([p.median for p in self.points], dtype=np.float64)
 
+    def levels(self) -> list[tuple[int, int, float]]:
+        """Each segment between steps as (first point, point after the last, the median of its values)."""
+        bounds, values = [0, *(s.index for s in self.steps), len(self.points)], self.values()
+        return [(start, end, float(np.median(values[start:end]))) for start, end in zip(bounds[:-1], bounds[1:],
+                                                                                      strict=True)]
+
 
 @dataclass(frozen=True)
 class ChangePoint:

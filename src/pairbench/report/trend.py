@@ -100,12 +100,10 @@ def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int])
 
 
 def _levels(history: BenchmarkHistory, axis: ch.Axis) -> list[dict]:
-    """The median level of each segment between steps, as one broken line."""
-    bounds = [0, *(s.index for s in history.steps), len(history.points)]
-    values = history.values()
+    """The median level of each segment between steps (``BenchmarkHistory.levels``), as one broken line."""
     x, y = [], []
-    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
-        level = float(axis([np.median(values[start:end])])[0])
+    for start, end, median in history.levels():
+        level = float(axis([median])[0])
         x += [start - 0.5, end - 0.5, None]
         y += [level, level, None]
     return [{"type": "scatter", "mode": "lines", "name": "segment median", "x": x, "y": y,
