@@ -1,7 +1,8 @@
-"""What to execute and how its end is described: the part of the data model with no numpy.
+"""What to execute, what one execution cost and how its end is described: the part of the data
+model with no numpy.
 
 Kept apart from ``model`` so that the executor (and the small spawner process that
-runs it, see ``measure/spawner.py``) can import it without loading numpy.
+runs it, see ``measure/spawner.py``) and a Python worker can import it without loading numpy.
 """
 
 from __future__ import annotations
@@ -53,3 +54,29 @@ class Command:
 
     def to_dict(self) -> dict:
         return {"text": self.text, "argv": list(self.argv), "shell": self.shell}
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What one execution cost: a command's, as an executor measured it, or a worker's sample, as the
+    worker measured it around its loop (``worker.protocol.parse_reply``).
+
+    ``start_ns`` is on the measuring clock (see ``measure.executor.Executor.now_ns``).
+    ``status`` follows the sample convention: exit code, -signal, or
+    ``STATUS_TIMEOUT``. ``leftover_processes`` counts processes the command
+    left alive after it exited, in its process group or (through the spawner) having
+    left it with ``setsid``; they are killed. A worker also reports the page faults
+    its loop took (``minor_faults``, ``major_faults``).
+    """
+
+    wall_ns: int
+    start_ns: int
+    status: int = 0
+    user_ns: int = 0
+    sys_ns: int = 0
+    max_rss_kib: int = 0
+    voluntary_cs: int = 0
+    involuntary_cs: int = 0
+    leftover_processes: int = 0
+    minor_faults: int = 0
+    major_faults: int = 0

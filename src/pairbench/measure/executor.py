@@ -1,7 +1,7 @@
 """The executor seam: run one command once and report what it cost.
 
 An :class:`Executor` runs a :class:`~pairbench.model.Command` and returns an
-:class:`Execution`. The real one (``measure.posix.PosixExecutor``) spawns the
+:class:`~pairbench.command.Execution`. The real one (``measure.posix.PosixExecutor``) spawns the
 command in its own process group and reads its rusage from ``wait4``; the fake
 one (``measure.fake.FakeExecutor``) returns scripted durations on a virtual
 clock, so sampling plans, stopping rules and the CLI can be tested exactly.
@@ -13,30 +13,10 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from pairbench.command import Command
+from pairbench.command import Command, Execution
 from pairbench.notes import Note
 
-
-@dataclass(frozen=True)
-class Execution:
-    """What one execution of a command cost, as measured by an executor.
-
-    ``start_ns`` is on the executor's own clock (see :meth:`Executor.now_ns`).
-    ``status`` follows the sample convention: exit code, -signal, or
-    ``model.STATUS_TIMEOUT``. ``leftover_processes`` counts processes the command
-    left alive after it exited, in its process group or (through the spawner) having
-    left it with ``setsid``; they are killed.
-    """
-
-    wall_ns: int
-    start_ns: int
-    status: int = 0
-    user_ns: int = 0
-    sys_ns: int = 0
-    max_rss_kib: int = 0
-    voluntary_cs: int = 0
-    involuntary_cs: int = 0
-    leftover_processes: int = 0
+__all__ = ["Execution", "Executor", "ExecutorInfo", "OutputPolicy", "WallClock"]
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import numpy as np
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError
 from pairbench.measure.executor import Execution, ExecutorInfo
+from pairbench.worker.protocol import ErrorReply
 
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _EXECUTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Execution)) - {"start_ns"}
@@ -330,16 +331,14 @@ class FakeWorker:
         self.start()
         return tuple(self.benchmark_script)
 
-    def sample(self, name: str, iterations: int):
-        from pairbench.worker.protocol import ErrorReply, SampleReply
-
+    def sample(self, name: str, iterations: int) -> Execution | ErrorReply:
         self.start()
         benchmark = self.benchmark_script[name]
         if benchmark.get("error"):
             return ErrorReply(benchmark["error"])
         ns = self.workers.take(benchmark, iterations)
         self.kept_bytes += iterations * benchmark.get("kept_bytes", 0)
-        return SampleReply(ns=ns, user_ns=ns, maxrss_kib=2048)
+        return Execution(wall_ns=ns, start_ns=0, user_ns=ns, max_rss_kib=2048)
 
     def resident_kib(self) -> int | None:
         return 4096 + self.kept_bytes // 1024 if self.running else None

@@ -220,7 +220,7 @@ class SpawnerExecutor:
             request = self._requests[key] = wire.run_request(command, timeout_ns)
         reply = self._call(request, ("ok", "err", "int", "noexec"))
         if reply[1] == "ok":
-            return Execution(*reply[2:])
+            return wire.execution_of(reply)
         if reply[1] == "int":  # someone else sent the spawner SIGINT or SIGTERM
             raise KeyboardInterrupt
         if reply[1] == "noexec":

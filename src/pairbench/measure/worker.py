@@ -45,7 +45,7 @@ from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.measure.targets import Row
 from pairbench.model import RESIDENT_METRIC
 from pairbench.worker import protocol
-from pairbench.worker.protocol import ErrorReply, ProtocolError, SampleReply
+from pairbench.worker.protocol import ErrorReply, ProtocolError
 
 STARTUP_TIMEOUT_NS = 60_000_000_000
 """How long a worker may take to greet and to list its benchmarks when no --timeout is given."""
@@ -227,7 +227,7 @@ class Worker:
         except (OSError, ValueError, IndexError):
             return None
 
-    def sample(self, name: str, iterations: int) -> SampleReply | ErrorReply:
+    def sample(self, name: str, iterations: int) -> Execution | ErrorReply:
         """One sample of ``iterations`` iterations of benchmark ``name``; ``WorkerFailed`` if the
         worker ends, hangs (``spec.timeout_ns``) or breaks the protocol."""
         self.start()
@@ -433,11 +433,9 @@ class WorkerTarget:
             row = dataclasses.replace(row, metrics={**row.metrics, RESIDENT_METRIC: float(self.worker.resident_kib() or 0)})
         return (*primed, row)
 
-    def _row(self, reply: SampleReply, start: int, priming: bool = False) -> Row:
-        execution = Execution(wall_ns=reply.ns, start_ns=start, user_ns=reply.user_ns, sys_ns=reply.sys_ns,
-                              max_rss_kib=reply.maxrss_kib, voluntary_cs=reply.vcs, involuntary_cs=reply.ivcs)
-        return Row(self.benchmark, execution, self.iterations, self._metrics(reply.minflt, reply.majflt),
-                   priming=priming)
+    def _row(self, reply: Execution, start: int, priming: bool = False) -> Row:
+        return Row(self.benchmark, dataclasses.replace(reply, start_ns=start), self.iterations,
+                   self._metrics(reply.minor_faults, reply.major_faults), priming=priming)
 
     def _rotate(self, executor: Executor, primed: list[Row]) -> None:
         """Start a fresh worker process if a new block has begun, and prime it (its samples go to

@@ -54,7 +54,7 @@ def time_calls(function: Callable, iterations: int, args: tuple, kwargs: Mapping
     sample pays for a collection the other did not cause): a full collection would cost
     milliseconds in a process holding numpy and scipy, longer than the sample."""
     call = function if not (args or kwargs) else functools.partial(function, *args, **kwargs)
-    return Execution(wall_ns=timed_loop(call, NO_ARGUMENT, iterations, collect=0).ns, start_ns=start_ns)
+    return Execution(wall_ns=timed_loop(call, NO_ARGUMENT, iterations, collect=0).wall_ns, start_ns=start_ns)
 
 
 def measure_functions(baseline: Callable, candidate: Callable | None = None, args: tuple = (),

@@ -27,9 +27,9 @@ import sys
 import time
 from itertools import repeat
 
+from pairbench.command import Execution
 from pairbench.worker import protocol
 from pairbench.worker.discovery import collect
-from pairbench.worker.protocol import SampleReply
 from pairbench.worker.registry import Benchmark, HarnessError
 
 try:
@@ -209,7 +209,7 @@ def write_line(fd: int, text: str) -> None:
 # --------------------------------------------------------------------------- one sample
 
 
-def take_sample(bench: Benchmark, iterations: int) -> SampleReply:
+def take_sample(bench: Benchmark, iterations: int) -> Execution:
     """One sample of ``bench``: setup, the timed loop of ``iterations`` calls, teardown.
     ``BenchmarkFailed`` if any of them raises (the teardown runs even when the body failed, and the
     body's failure is the one reported)."""
@@ -248,7 +248,7 @@ large heap: as long as a sample, halving the samples a second; the old generatio
 collector itself, which runs between samples, while it is enabled."""
 
 
-def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERATIONS) -> SampleReply:
+def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERATIONS) -> Execution:
     """The ``ok`` reply of ``iterations`` calls of ``call`` (with ``argument`` unless
     ``NO_ARGUMENT``): garbage collected before (generations up to ``collect``), the collector
     disabled during and its state restored after, as :mod:`timeit` does. Only the loop is
@@ -277,10 +277,10 @@ def _thread_usage():
     return resource.getrusage(_RUSAGE_THREAD) if _RUSAGE_THREAD is not None else None
 
 
-def _reply(ns: int, before, after) -> SampleReply:
-    """The ``ok`` reply: ``ns`` and the thread's usage between ``before`` and ``after``."""
+def _reply(ns: int, before, after) -> Execution:
+    """The sample: ``ns`` and the thread's usage between ``before`` and ``after``."""
     if before is None or after is None:
-        return SampleReply(ns=_bounded(ns))
+        return Execution(wall_ns=_bounded(ns), start_ns=0)
 
     def delta(field: str) -> int:
         return _bounded(getattr(after, field) - getattr(before, field))
@@ -289,9 +289,9 @@ def _reply(ns: int, before, after) -> SampleReply:
         return _bounded((round(getattr(after, field) * 1e6) - round(getattr(before, field) * 1e6)) * 1000)
 
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // _MAXRSS_DIVISOR
-    return SampleReply(ns=_bounded(ns), user_ns=delta_ns("ru_utime"), sys_ns=delta_ns("ru_stime"),
-                                vcs=delta("ru_nvcsw"), ivcs=delta("ru_nivcsw"), minflt=delta("ru_minflt"),
-                                majflt=delta("ru_majflt"), maxrss_kib=_bounded(maxrss))
+    return Execution(wall_ns=_bounded(ns), start_ns=0, user_ns=delta_ns("ru_utime"), sys_ns=delta_ns("ru_stime"),
+                     voluntary_cs=delta("ru_nvcsw"), involuntary_cs=delta("ru_nivcsw"),
+                     minor_faults=delta("ru_minflt"), major_faults=delta("ru_majflt"), max_rss_kib=_bounded(maxrss))
 
 
 def _bounded(value: int) -> int:
