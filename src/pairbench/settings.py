@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 from pairbench.errors import UsageError
+from pairbench.harnesses import HARNESS_CHOICES
 from pairbench.parameters import parse_parameters
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
@@ -125,7 +126,6 @@ WORKER_SAMPLE_TIME_NS = 1_000_000
 HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
-HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pairbench")
 MAX_JOBS = 64
 
 

@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from pairbench.analysis.rules import at_rss_floor, executor_rss_floor_kib, timer_step
+from pairbench.harnesses import PAIRBENCH
 from pairbench.model import RESIDENT_METRIC, VALIDATION_METRIC, Run, Sample, Samples
 from pairbench.notes import Note, Subject
 from pairbench.stats.regression import line_fit, trend_fit
@@ -256,7 +257,7 @@ def validation_notes(run: Run) -> list[Note]:
     every benchmark of a ``bench`` run whose validation samples were all taken, and succeeded."""
     if run.kind != "bench":
         return []
-    harness = (run.suite or {}).get("harness", "pairbench")
+    harness = (run.suite or {}).get("harness", PAIRBENCH)
     context = (timer_step(run.environment) or 0, executor_rss_floor_kib(run.environment) or 0,
                run.settings.workers.sample_time(harness), harness)
     notes = []
@@ -303,11 +304,11 @@ def _complete(sides: list[list[_Taken]]) -> bool:
 def _side_notes(taken: list[_Taken], subject: Subject, resolution_ns: int, floor_kib: int, sample_time_ns: int,
                 harness: str) -> list[Note]:
     samples = [t.sample for t in taken]
-    if harness == "pairbench":
+    if harness == PAIRBENCH:
         judged = judge_worker_side(samples, [t.resident_kib for t in taken], resolution_ns)
     else:
         judged = judge_harness_side(samples, resolution_ns, floor_kib)
-    memory = "benchmark-memory-growth" if harness == "pairbench" else "benchmark-peak-growth"
+    memory = "benchmark-memory-growth" if harness == PAIRBENCH else "benchmark-peak-growth"
     notes = [Note(memory if j.check == "memory-growth" else f"benchmark-{j.check}", {**j.data, "harness": harness},
                   subject) for j in judged if j.status == "warn"]
     too_long = judge_too_long([t.sample for t in taken if t.share == 1.0], sample_time_ns)

@@ -24,7 +24,8 @@ from pairbench.cli.options import (
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
-from pairbench.settings import HARNESS_CHOICES, parse_settings
+from pairbench.harnesses import HARNESS_CHOICES, REGISTRY
+from pairbench.settings import parse_settings
 
 
 def bench_options(f, *, against: bool = True):
@@ -41,9 +42,8 @@ def bench_options(f, *, against: bool = True):
                         help="Python benchmarks: compare the working tree with git revision REV (checked out "
                              "into a temporary worktree; each side imports its own tree).")] if against else []),
         click.option("--harness", metavar="|".join(HARNESS_CHOICES),
-                     help="The harness of the benchmark programs (default: detected from them): Google "
-                          "Benchmark, go test -c binaries, criterion bench binaries, pytest-benchmark tests, "
-                          "or pairbench's worker protocol."),
+                     help="The harness of the benchmark programs (default: detected from them): "
+                          + ", ".join(REGISTRY[name].words for name in HARNESS_CHOICES) + "."),
         click.option("--jobs", "-j", metavar="N",
                      help="Measure N benchmarks at once, each on its own CPU where there are enough (see the "
                           "README for what it costs)." + _shown("jobs", "bench")),

@@ -8,9 +8,8 @@ import click
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.report import check_writable_path, refuse_shared_paths
 from pairbench.errors import EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
+from pairbench.harnesses import IMPORT_FORMATS
 from pairbench.verdict import FAIL_ON_CHOICES
-
-IMPORT_FORMATS = ("hyperfine", "gbench", "go", "pytest-benchmark", "criterion")
 
 
 def _write_result(app: App, run, analysis, path: str) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from pairbench.analysis import Analysis, Comparison
 from pairbench.analysis.suite import GeometricMean, Listed, SuiteSummary
+from pairbench.harnesses import words
 from pairbench.model import Run
 from pairbench.report.sentences import change_text, format_pvalue, verdict_label
 from pairbench.report.tables import Table
@@ -19,8 +20,6 @@ from pairbench.units import format_percent
 
 GROUPS = (("Regressions", "regressions"), ("Improvements", "improvements"), ("Equivalent", "equivalent"),
           ("Inconclusive", "inconclusive"))
-HARNESS_NAMES = {"gbench": "Google Benchmark", "go": "go test -bench", "criterion": "criterion",
-                 "pytest-benchmark": "pytest-benchmark", "pairbench": "pairbench workers"}
 
 
 def correction_sentence(summary: SuiteSummary) -> str:
@@ -38,7 +37,7 @@ def harness_sentence(run: Run) -> str:
     if harness == "pairbench":
         return (f"Each round asked every worker for one sample of a benchmark, in a fresh random order (seed "
                 f"{seed}); fresh workers were started for each block of rounds.")
-    return (f"Each round ran one benchmark once on every side, each run a fresh {HARNESS_NAMES.get(harness, harness)} "
+    return (f"Each round ran one benchmark once on every side, each run a fresh {words(harness)} "
             f"process filtered to that benchmark, in a fresh random order (seed {seed}).")
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from rich.console import Console
 
 from pairbench.analysis import Analysis, Comparison, Summary
+from pairbench.harnesses import PAIRBENCH, words
 from pairbench.model import Run
 from pairbench.notes import Note
 from pairbench.report.safe import markup, visible
@@ -29,7 +30,6 @@ from pairbench.report.sentences import (
     verdict_sentence,
 )
 from pairbench.report.suite import (
-    HARNESS_NAMES,
     finding_lines,
     harness_sentence,
     imported_sentence,
@@ -86,7 +86,7 @@ def run_header(run: Run) -> list[str]:
     harness = (run.suite or {}).get("harness", "pairbench")
     what = "command" if run.kind != "bench" else "worker" if harness == "pairbench" else "program"
     lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {what if n == 1 else what + 's'}"
-             + (f" · {markup(HARNESS_NAMES.get(harness, harness))}" if run.kind == "bench" and harness != "pairbench"
+             + (f" · {markup(words(harness))}" if run.kind == "bench" and harness != PAIRBENCH
                 else "")]
     shard = shard_sentence(run) if run.kind == "bench" else None
     lines += [markup(shard)] if shard else []

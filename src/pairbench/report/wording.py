@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from pairbench.command import describe_status
+from pairbench.harnesses import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
 from pairbench.units import format_kib, format_percent, format_rate, format_value
 
@@ -168,26 +169,14 @@ def _elided(d: Mapping, unit: str) -> str:
            "harness's loop alone costs" if d["growing"]
            else "does not grow with the iteration count")
     unless = "unless the body is that cheap, " if d["growing"] else ""
-    keep = _KEEP.get(d.get("harness", "pairbench"), _KEEP["pairbench"])
+    keep = _advice(d, "keep_advice")
     return (f"the time per sample {how}: {unless}the compiler removed the body (or the loop) because its "
             f"result is unused; {keep}")
 
 
-_SETUP = {
-    "pairbench": "move preparation out of the timed body, into PAIRBENCH_SETUP or setup=",
-    "gbench": "move preparation before the `for (auto _ : state)` loop, or pause the timer around it",
-    "go": "move preparation before the b.N loop and call b.ResetTimer() after it",
-    "criterion": "move preparation out of the closure given to iter (iter_batched takes an untimed setup)",
-    "pytest-benchmark": "move preparation out of the benchmarked function (benchmark.pedantic takes a setup)",
-}
-_KEEP = {
-    "pairbench": "pass the result to pairbench_keep() (C), return it (Python), or use black_box (Rust) or "
-                 "runtime.KeepAlive (Go)",
-    "gbench": "pass the result to benchmark::DoNotOptimize(), or call benchmark::ClobberMemory() after writes",
-    "go": "keep the result alive (runtime.KeepAlive, or assign it to a package-level variable)",
-    "criterion": "pass the input and the result through std::hint::black_box (criterion::black_box)",
-    "pytest-benchmark": "return the result from the benchmarked function",
-}
+def _advice(d: Mapping, kind: str) -> str:
+    """A harness's advice (``harnesses.REGISTRY``); pairbench's for a harness without its own."""
+    return getattr(harness(d.get("harness", PAIRBENCH)), kind) or getattr(REGISTRY[PAIRBENCH], kind)
 
 
 def _not_paired(d: Mapping, unit: str) -> str:
@@ -352,7 +341,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"a fixed cost of {format_value(d['setup_ns'], 'ns')} per sample is "
         f"{format_percent(100 * d['setup_share'], signed=False)} of a {d['share_at_iterations']:,}-iteration sample "
         "(fit of time on the iteration count; the Swift benchmark suite's validation rules ask for under 5%): "
-        + _SETUP.get(d.get("harness", "pairbench"), _SETUP["pairbench"])),
+        + _advice(d, "setup_advice")),
     "benchmark-elided-body": _elided,
     "benchmark-memory-growth": lambda d, u: (
         f"the worker's resident memory grew by {format_kib(d['growth_kib'])} over {d['iterations']:,} iterations "

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.errors import CommandFailed, UsageError
+from pairbench.harnesses import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import Executor, ExecutorInfo, OutputPolicy
-from pairbench.measure.harnesses import PAIRBENCH, adapter
-from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program, harness_words
+from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program
 from pairbench.measure.harnesses.detect import detect_program, detect_python, is_python_target
 from pairbench.measure.harnesses.pytest_benchmark import program_for
 from pairbench.measure.revisions import checkout, toplevel
@@ -106,7 +106,7 @@ class BenchSession:
         workers = settings.workers
         self.harness = PAIRBENCH if worker_in is not None else (workers.harness or _detected(settings.commands))
         self.sample_time_ns = workers.sample_time(self.harness)
-        python = self.harness in (PAIRBENCH, "pytest-benchmark")
+        python = harness(self.harness).python
         if worker_in is None and workers.against and not (python and all(is_python_target(t) for t in settings.commands)):
             raise UsageError("--against compares Python benchmark files with a git revision; for programs "
                              "give the two builds: pairbench bench ./old ./new")
@@ -116,7 +116,7 @@ class BenchSession:
         for text in settings.commands if worker_in is None else ():
             if not is_python_target(text):
                 parse_command(text, shell=None)  # the program must exist: CommandNotFound before anything runs
-            elif self.harness not in (PAIRBENCH, "pytest-benchmark"):
+            elif not python:
                 raise UsageError(f"{text!r} is Python code: --harness {self.harness} runs programs; use "
                                  "--harness pytest-benchmark or pairbench")
 
@@ -194,7 +194,7 @@ class BenchSession:
                 return lanes[0].listed(), True
             except LaneFailed as exc:
                 raise CommandFailed(str(exc)) from None
-        chosen = adapter(self.harness)
+        chosen = harness(self.harness).make_adapter()
         listed, explicit = [], True
         for side, program in zip(plan.sides, plan.programs, strict=True):
             where = scratch / f"discover-{len(listed)}"
@@ -202,7 +202,7 @@ class BenchSession:
             try:
                 found = chosen.discover(program, where, self._listing_timeout())
             except (DiscoveryError, FormatError) as exc:
-                raise CommandFailed(f"the {harness_words(self.harness)} program of {side.name!r} "
+                raise CommandFailed(f"the {words(self.harness)} program of {side.name!r} "
                                     f"({program.text}) could not list its benchmarks: {exc}") from None
             _check_distinct(found.names, side.name)
             listed.append(found.names)
@@ -232,7 +232,8 @@ class BenchSession:
             executor = (self._executor_factory or default_executor)(OutputPolicy("file", str(output)))
             sides = [HarnessSide(side.name, program, directory / f"side-{s}")
                      for s, (side, program) in enumerate(zip(plan.sides, plan.programs, strict=True))]
-            lanes.append(HarnessLane(adapter(self.harness), sides, executor, output, explicit_iterations=explicit))
+            lanes.append(HarnessLane(harness(self.harness).make_adapter(), sides, executor, output,
+                                     explicit_iterations=explicit))
 
     def _measure(self, plan: _Plan, lanes: list[Lane], listed: list[tuple[str, ...]], explicit: bool,
                  scratch: Path, origin: int, progress: ProgressFactory | None) -> Outcome:
@@ -318,7 +319,7 @@ def _detected(commands) -> str:
     if len(set(found)) > 1:
         described = ", ".join(f"{text!r} looks like {harness}" for text, harness in zip(commands, found, strict=True))
         raise UsageError(f"the sides are programs of different harnesses ({described}); name the harness with "
-                         "--harness gbench|go|criterion|pytest-benchmark|pairbench")
+                         f"--harness {'|'.join(HARNESS_CHOICES)}")
     return found[0]
 
 

@@ -31,8 +31,9 @@ from pathlib import Path
 from pairbench import __version__
 from pairbench.command import STATUS_BENCHMARK_ERROR
 from pairbench.errors import ResultFileError, UsageError
+from pairbench.harnesses import IMPORT_FORMATS, words
 from pairbench.measure.harnesses import criterion, gbench, gotest, hyperfine, pytest_benchmark
-from pairbench.measure.harnesses.base import FormatError, harness_words
+from pairbench.measure.harnesses.base import FormatError
 from pairbench.model import (
     PRIMARY_METRIC,
     BenchmarkKey,
@@ -46,7 +47,6 @@ from pairbench.model import (
 from pairbench.settings import parse_settings
 from pairbench.store.files import parse_json_text, read_text_file
 
-FORMATS = ("hyperfine", "gbench", "go", "pytest-benchmark", "criterion")
 _GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+ns/op", re.MULTILINE)
 CRITERION_FILES = ("estimates.json", "sample.json", "benchmark.json", "tukey.json")
 
@@ -74,10 +74,10 @@ class _Built:
 
 
 def read_import(path: str, fmt: str | None = None) -> Run:
-    """The run of another tool's saved result at ``path`` (``fmt``: one of ``FORMATS``, else
-    recognised from the content)."""
-    if fmt is not None and fmt not in FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    """The run of another tool's saved result at ``path`` (``fmt``: one of ``harnesses.IMPORT_FORMATS``,
+    else recognised from the content)."""
+    if fmt is not None and fmt not in IMPORT_FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(IMPORT_FORMATS)}, got {fmt!r}")
     target = Path(path)
     if fmt == "criterion" or (fmt is None and (target.is_dir() or target.name in CRITERION_FILES)):
         return _criterion(target)
@@ -87,7 +87,7 @@ def read_import(path: str, fmt: str | None = None) -> Run:
         if chosen == "go":
             return _go(target, text)
         document = parse_json_text(target, text)
-        return {"hyperfine": _hyperfine, "gbench": _gbench, "pytest-benchmark": _pytest}[chosen](target, document)
+        return READERS[chosen](target, document)
     except FormatError as exc:
         raise ResultFileError(f"{exc}") from None
 
@@ -201,15 +201,20 @@ def _criterion(path: Path) -> Run:
 # --------------------------------------------------------------------------- the run
 
 
+READERS = {"hyperfine": _hyperfine, "gbench": _gbench, "pytest-benchmark": _pytest}
+"""The readers of each import format's JSON document; go's text and criterion's directories are read
+apart (:func:`read_import`). Every ``harnesses.IMPORT_FORMATS`` is one of these or those."""
+
+
 def _run(built: _Built, path: Path, fmt: str, metadata) -> Run:
     names = tuple(side.name for side in built.sides)
     settings = parse_settings("import", names, {"names": names, "seed": 0})
     samples = {series: Samples.from_rows(rows, built.metrics.get(series, {})) for series, rows in built.rows.items()}
-    imported = {"format": fmt, "tool": harness_words(fmt), "source": os.path.abspath(path), "metadata": metadata}
+    imported = {"format": fmt, "tool": words(fmt), "source": os.path.abspath(path), "metadata": metadata}
     when = _measured_at(path, metadata)
     return Run(kind="import", sides=tuple(built.sides), settings=settings, tool_version=__version__,
                started_at=when, finished_at=when, benchmarks=tuple(built.keys), samples=samples, state="complete",
-               stopped_because=f"imported from {harness_words(fmt)}", environment={"import": imported})
+               stopped_because=f"imported from {words(fmt)}", environment={"import": imported})
 
 
 def _measured_at(path: Path, metadata) -> str:

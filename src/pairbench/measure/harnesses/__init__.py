@@ -17,8 +17,9 @@ view of that: one execution is one invocation, and yields one row.
 ``pytest-benchmark``   pytest tests using the ``benchmark`` fixture (``...pytest_benchmark``)
 =====================  ============================================================
 
-The parsers of their output formats are also what ``pairbench import`` reads
-saved results with.
+Each is an entry of ``pairbench.harnesses.REGISTRY`` (its words, advice, marks,
+and its adapter class here). The parsers of their output formats are also what
+``pairbench import`` reads saved results with.
 """
 
 from __future__ import annotations
@@ -27,11 +28,6 @@ from pathlib import Path
 from typing import Protocol
 
 from pairbench.measure.harnesses.base import Discovery, Invocation, Program, Report
-
-HARNESSES = ("gbench", "go", "criterion", "pytest-benchmark")
-"""The harnesses with an adapter; ``pairbench`` (the worker protocol) is the fifth choice of --harness."""
-PAIRBENCH = "pairbench"
-HARNESS_CHOICES = (*HARNESSES, PAIRBENCH)
 
 
 class Adapter(Protocol):
@@ -53,12 +49,3 @@ class Adapter(Protocol):
         """The benchmark's report after the invocation exited 0 (``output``: its standard output and
         error); ``NoResult`` or ``FormatError`` when there is none that can be read."""
         ...
-
-
-def adapter(harness: str) -> Adapter:
-    """The adapter of ``harness`` (one of ``HARNESSES``)."""
-    from pairbench.measure.harnesses import criterion, gbench, gotest, pytest_benchmark
-
-    adapters = {"gbench": gbench.Gbench, "go": gotest.GoTest, "criterion": criterion.Criterion,
-                "pytest-benchmark": pytest_benchmark.PytestBenchmark}
-    return adapters[harness]()

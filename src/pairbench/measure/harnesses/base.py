@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.command import Command, describe_status
+from pairbench.harnesses import words
 from pairbench.measure.worker import kill_group
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
@@ -39,7 +40,7 @@ class FormatError(ValueError):
 
     def __init__(self, harness: str, source: str, problem: str, line: int = 0):
         where = f"{source}, line {line}" if line else source
-        super().__init__(f"{where}: {problem} ({_HARNESS_WORDS.get(harness, harness)} output)")
+        super().__init__(f"{where}: {problem} ({words(harness)} output)")
         self.harness, self.source, self.problem, self.line = harness, source, problem, line
 
 
@@ -49,15 +50,6 @@ class NoResult(FormatError):
 
 class DiscoveryError(Exception):
     """A harness program could not list its benchmarks (it failed, hung, or printed nothing usable)."""
-
-
-_HARNESS_WORDS = {"gbench": "Google Benchmark", "go": "go test -bench", "criterion": "criterion",
-                  "pytest-benchmark": "pytest-benchmark", "hyperfine": "hyperfine"}
-
-
-def harness_words(harness: str) -> str:
-    """The harness as users know it: "Google Benchmark", "go test -bench"."""
-    return _HARNESS_WORDS.get(harness, harness)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,6 @@ from pairbench.measure.harnesses.base import (
 )
 
 NAME = "criterion"
-MARKERS = (b"Criterion.rs", b"CRITERION_HOME")
 MAX_SAVED = 100_000  # benchmark directories looked at in a CRITERION_HOME (or an imported target/criterion)
 SAMPLES = 10  # the fewest criterion takes
 
@@ -49,7 +48,6 @@ class Criterion:
     """The adapter of criterion bench binaries."""
 
     name = NAME
-    markers = MARKERS
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
         listed = capture(program.command("--bench", "--list"), timeout_s=timeout_s)
