@@ -29,7 +29,6 @@ from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
 KINDS = ("run", "compare", "bench", "import")
-EXPORT_KEYS = ("export_markdown", "export_csv", "export_html")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
 
 # option -> default; where run and compare differ, per kind. The help text reads these.
@@ -38,8 +37,7 @@ DEFAULTS: dict[str, object] = {
     "setup": None, "cleanup": None, "conclude": None, "shell": "none", "no_shell": False, "input": "null",
     "output": "null", "ignore_failure": False, "seed": None, "parameter_scan": None,
     "parameter_step_size": None, "parameter_list": None, "alpha": 0.01, "threshold": 1.0,
-    "fail_on": "never", "self_check": False, "json_path": None, "export_json": None,
-    "export_markdown": None, "export_csv": None, "export_html": None, "sort": "auto", "time_unit": None,
+    "fail_on": "never", "self_check": False, "json_path": None, "export_json": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
     "shard": None, "suite_time": None, "balance": None,
     "tuned_rounds": 30,  # no option: see Decision.tuned_rounds
@@ -155,21 +153,20 @@ class Outputs:
     """Where this invocation writes (not stored in the result)."""
 
     json_path: str | None = None  # "-" is standard output (--json and --export-json are one option)
-    export_markdown: str | None = None
-    export_csv: str | None = None
-    export_html: str | None = None
+    exported: tuple[tuple[str, str], ...] = ()  # the --export-FORMAT files: (format, path)
     quiet: bool = False
     sort: str = "auto"  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
     time_unit: str | None = None  # every duration in this unit ("ms"); None: a unit that suits each
 
     def exports(self) -> dict[str, str]:
-        """The ``--export-*`` files asked for: option key -> path (``-``, standard output, apart)."""
-        return {key: value for key in EXPORT_KEYS if (value := getattr(self, key)) and value != STDOUT}
+        """The ``--export-*`` files asked for: format -> path (``-``, standard output, apart)."""
+        return {fmt: path for fmt, path in self.exported if path != STDOUT}
 
     @property
     def to_stdout(self) -> str | None:
-        """The one option (``json_path`` or an ``export_*`` key) writing to standard output, if any."""
-        return next((key for key in ("json_path", *EXPORT_KEYS) if getattr(self, key) == STDOUT), None)
+        """What writes to standard output: ``json_path``, an exported format, or None."""
+        return "json_path" if self.json_path == STDOUT else next(
+            (fmt for fmt, path in self.exported if path == STDOUT), None)
 
 
 @dataclass(frozen=True)
@@ -221,9 +218,9 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
                         self_check=_flag("--self-check", given("self_check")),
                         tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1))
     outputs = Outputs(json_path=_result_path("--json", _json_path(given("json_path"), given("export_json"))),
-                      export_markdown=_result_path("--export-markdown", given("export_markdown")),
-                      export_csv=_result_path("--export-csv", given("export_csv")),
-                      export_html=_result_path("--export-html", given("export_html")),
+                      exported=tuple((key.removeprefix("export_"), _result_path("--" + key.replace("_", "-"), value))
+                                     for key, value in options.items()
+                                     if key.startswith("export_") and key != "export_json" and value is not None),
                       quiet=_flag("--quiet", given("quiet")),
                       sort=_choice("--sort", given("sort"), SORT_CHOICES),
                       time_unit=parse_time_unit(given("time_unit")))
@@ -518,13 +515,10 @@ def _json_path(json_path, export_json):
 
 def _one_to_stdout(outputs: Outputs) -> None:
     """At most one output may be ``-`` (standard output): two would be mixed into one stream."""
-    keys = [key for key in ("json_path", *EXPORT_KEYS) if getattr(outputs, key) == STDOUT]
-    if len(keys) > 1:
-        names = [_OPTION_NAMES.get(key, "--" + key.replace("_", "-")) for key in keys]
+    names = ["--json"] * (outputs.json_path == STDOUT) + [f"--export-{fmt}" for fmt, path in outputs.exported
+                                                         if path == STDOUT]
+    if len(names) > 1:
         raise UsageError(f"{' and '.join(names)} both write to standard output (-); write all but one to a file")
-
-
-_OPTION_NAMES = {"json_path": "--json"}
 
 
 # --------------------------------------------------------------------------- helper commands

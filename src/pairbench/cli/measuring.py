@@ -219,7 +219,7 @@ def check_output_paths(settings: Settings) -> None:
 def _emit(app: App, settings: Settings, outcome, analysis, human) -> None:
     """Print the report, or instead the one output named ``-`` (the document for --json -, an
     export for --export-FORMAT -); and say where --json FILE was written."""
-    from pairbench.report.exports import EXPORTS, render
+    from pairbench.report.exports import render
     from pairbench.report.jsonfile import derived_document
     from pairbench.store.resultfile import run_to_document
 
@@ -229,7 +229,7 @@ def _emit(app: App, settings: Settings, outcome, analysis, human) -> None:
         app.io.out(json.dumps(run_to_document(outcome.run, derived), allow_nan=False))
         return
     if to_stdout is not None:
-        for _, text in render(outcome.run, analysis, EXPORTS[to_stdout], None):
+        for _, text in render(outcome.run, analysis, to_stdout, None):
             app.io.out(text.removesuffix("\n"))
     else:
         app.io.out(human())

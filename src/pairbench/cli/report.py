@@ -16,7 +16,7 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, Io, cli
 from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError, UsageError
-from pairbench.report.exports import CSV_TABLES, EXPORTS, FORMATS, SUFFIX_FORMATS
+from pairbench.report.exports import CSV_TABLES, EXPORTED, FORMATS, REGISTRY
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -133,21 +133,16 @@ def check_writable_path(option: str, path: str, example: str) -> None:
 
 def check_export_paths(exports: Mapping[str, str]) -> None:
     """Refuse, before measuring, export paths that cannot be written (see ``check_writable_path``)."""
-    for key, value in exports.items():
-        check_writable_path("--" + key.replace("_", "-"), value, "report" + _suffix_of(EXPORTS[key]))
-
-
-def _suffix_of(fmt: str) -> str:
-    """The first file suffix that names report format ``fmt`` (".md" for markdown)."""
-    return next(suffix for suffix, named in SUFFIX_FORMATS.items() if named == fmt)
+    for fmt, value in exports.items():
+        check_writable_path(f"--export-{fmt}", value, "report" + REGISTRY[fmt].suffixes[0])
 
 
 def export_paths(exports: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The files the ``--export-*`` options (key -> path) will write, each with the option that
+    """The files the ``--export-*`` options (format -> path) will write, each with the option that
     names it (``--export-csv FILE`` also writes FILE's .summary.csv sibling)."""
     paths: list[tuple[str, str]] = []
-    for key, path in exports.items():
-        paths += output_paths("--" + key.replace("_", "-"), path, csv=key == "export_csv")
+    for fmt, path in exports.items():
+        paths += output_paths(f"--export-{fmt}", path, csv=fmt == "csv")
     return paths
 
 
@@ -182,19 +177,14 @@ def _same_file(a: str, b: str) -> bool:
 
 def export_options(f):
     """``--export-markdown/--export-csv/--export-html FILE`` for a measuring command."""
-    helps = {
-        "export_markdown": "Also write the Markdown report (verdict table first) to FILE.",
-        "export_csv": "Also write every sample as CSV to FILE, and the summary to FILE's .summary.csv.",
-        "export_html": "Also write the self-contained HTML report with charts to FILE.",
-    }
-    for key in reversed(tuple(EXPORTS)):
-        flag = "--" + key.replace("_", "-")
-        f = click.option(flag, key, default=None, metavar="FILE", help=helps[key])(f)
+    for fmt in reversed(EXPORTED):
+        f = click.option(f"--export-{fmt}", f"export_{fmt}", default=None, metavar="FILE",
+                         help=REGISTRY[fmt].export_help)(f)
     return f
 
 
 def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
-    """Write the files the ``--export-*`` options ask for (key -> path; none: does nothing), at
+    """Write the files the ``--export-*`` options ask for (format -> path; none: does nothing), at
     the end of a measurement, interrupted or not."""
     from pairbench.report.exports import export_files
 
