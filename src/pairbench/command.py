@@ -10,6 +10,8 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
+from pairbench.notes import Note
+
 STATUS_TIMEOUT = -1000
 """``status`` of a sample that pairbench killed after ``--timeout``."""
 STATUS_PROTOCOL = -1001
@@ -80,3 +82,38 @@ class Execution:
     leftover_processes: int = 0
     minor_faults: int = 0
     major_faults: int = 0
+
+
+@dataclass(frozen=True)
+class ExecutorInfo:
+    """What an executor can report, recorded with every run.
+
+    ``kind`` names the executor; ``rss_floor_kib`` is the smallest max RSS it
+    can report (the size of the process commands are spawned from, which Linux
+    charges to a child at exec; None when it has none); ``notes`` say how it
+    differs from what was asked (a fallback). ``spawner`` names the spawner
+    process that ran the commands (``"native"`` or ``"python"``; None: none,
+    they ran from pairbench itself or were not commands); ``peak_memory`` how
+    max RSS was measured (``"rusage"``: ``wait4``'s ``ru_maxrss``; ``"cgroup"``:
+    ``memory.peak`` of a cgroup per command; None: not by the executor), and
+    ``peak_memory_reason`` why a delegated cgroup was not used.
+    """
+
+    kind: str
+    rss_floor_kib: int | None = None
+    notes: tuple[Note, ...] = ()
+    spawner: str | None = None
+    peak_memory: str | None = None
+    peak_memory_reason: str = ""
+
+    def to_dict(self) -> dict:
+        """The ``environment.executor`` record of a result document (the last three keys only when
+        known: documents before them lack them)."""
+        record = {"kind": self.kind, "rss_floor_kib": self.rss_floor_kib}
+        if self.spawner is not None:
+            record["spawner"] = self.spawner
+        if self.peak_memory is not None:
+            record["peak_memory"] = self.peak_memory
+        if self.peak_memory_reason:
+            record["peak_memory_reason"] = self.peak_memory_reason
+        return record

@@ -40,7 +40,7 @@ DEFAULTS: dict[str, object] = {
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
     "shard": None, "suite_time": None, "balance": None,
-    "tuned_rounds": 30,  # no option: see Decision.tuned_rounds
+    "tuned_rounds": 30,  # no option: the tuning of the confidence sequence (analysis.criteria.T_OPT says why)
 }
 LEGACY_TUNED_ROUNDS = 200
 """The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
@@ -76,7 +76,7 @@ class Sampling:
     warmup: int
     max_time_ns: int | None
     runs: int | None = None  # a fixed number of rounds: adaptive stopping off
-    min_runs: int = 10
+    min_runs: int = DEFAULTS["min_runs"]
     max_runs: int | None = None
     timeout_ns: int | None = None
     prepare: tuple[str, ...] = ()  # none, one for every command, or one per command
@@ -112,11 +112,11 @@ class Sampling:
 class Decision:
     """How a comparison decides: its error rate, the smallest change that matters, the CI gate."""
 
-    alpha: float = 0.01  # family-wise, over the candidates
-    threshold: float = 1.0  # percent
-    fail_on: str = "never"
+    alpha: float = DEFAULTS["alpha"]  # family-wise, over the candidates
+    threshold: float = DEFAULTS["threshold"]  # percent
+    fail_on: str = DEFAULTS["fail_on"]
     self_check: bool = False
-    tuned_rounds: int = 30  # the rounds at which the adaptive interval is tightest (analysis.criteria)
+    tuned_rounds: int = DEFAULTS["tuned_rounds"]  # the rounds at which the adaptive interval is tightest
 
 
 WORKER_SAMPLE_TIME_NS = 1_000_000
@@ -136,7 +136,7 @@ class Workers:
     sample_time_ns: int | None = None  # a sample lasts about this (None: the harness's default)
     against: str | None = None  # --against REV (Python benchmarks): the baseline is this revision
     harness: str | None = None  # --harness; None: detected from the programs
-    jobs: int = 1  # benchmarks measured at once
+    jobs: int = DEFAULTS["jobs"]  # benchmarks measured at once
     shard: tuple[int, int] | None = None  # --shard K/N: this invocation measures share K of N
     suite_time_ns: int | None = None  # --suite-time: the budget of the whole suite
     balance: str | None = None  # --balance RESULT: shards balanced by the measuring times in RESULT
@@ -155,7 +155,7 @@ class Outputs:
     json_path: str | None = None  # "-" is standard output (--json and --export-json are one option)
     exported: tuple[tuple[str, str], ...] = ()  # the --export-FORMAT files: (format, path)
     quiet: bool = False
-    sort: str = "auto"  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
+    sort: str = DEFAULTS["sort"]  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
     time_unit: str | None = None  # every duration in this unit ("ms"); None: a unit that suits each
 
     def exports(self) -> dict[str, str]:

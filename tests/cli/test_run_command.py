@@ -300,7 +300,7 @@ def test_shell_mode_measures_and_reports_the_shell_start_up(monkeypatch, tmp_pat
     assert "Commands ran through sh -c; the shell's own start-up costs 800.0 µs (median)" in result.out
     run = read_result(out)
     assert run.sides[0].command.argv == ("/bin/sh", "-c", "echo hi | cat")
-    assert run.shell_overhead["median_ns"] == 800_000
+    assert run.shell_overhead.median_ns == 800_000
 
 
 def test_shell_operators_without_a_shell_are_refused_before_anything_runs(use_executor):

@@ -45,7 +45,7 @@ SELF_CHECK_LABEL = "self-check"
 
 def analyse(run: Run) -> Analysis:
     """Everything computed from ``run``'s samples (see the module docstring)."""
-    floor = executor_rss_floor_kib(run.environment)
+    floor = executor_rss_floor_kib(run)
     summaries, figures = [], []
     for b, s, samples in run.all_series():
         summary = summarize(run.benchmarks[b], run.sides[s], samples, rss_floor_kib=floor)
@@ -105,7 +105,7 @@ def family_size(run: Run) -> int:
     that fails on any of them asks one question many times. A shard of a suite counts the whole
     suite's benchmarks (``run.suite``), so its verdicts hold when the shards are merged."""
     candidates = sum(1 for side in run.sides if side.label == "candidate") or max(len(run.sides) - 1, 1)
-    suite = run.suite.get("benchmarks", 0) if run.suite else 0
+    suite = run.suite.benchmarks if run.suite else 0
     return candidates * max(len(run.benchmarks), suite, 1)
 
 

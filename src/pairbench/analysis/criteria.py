@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from pairbench.settings import ALPHA_RANGE, Settings
+from pairbench.settings import ALPHA_RANGE, DEFAULTS, Settings
 
-T_OPT = 30
+T_OPT = DEFAULTS["tuned_rounds"]
 """The rounds at which the confidence sequence's mixture is tuned to be tightest (``stats.sequential``),
 for new runs (a result stores its tuning: ``settings.Decision.tuned_rounds``).
 
@@ -34,8 +34,8 @@ def tuning_rounds(alpha: float, tuned: int = T_OPT) -> int:
 class Criteria:
     """How strict a comparison is: error rate, smallest change that matters, interval kind, family."""
 
-    alpha: float = 0.01
-    threshold: float = 1.0  # percent
+    alpha: float = DEFAULTS["alpha"]
+    threshold: float = DEFAULTS["threshold"]  # percent
     anytime: bool = True  # adaptive stopping: use the confidence sequence
     family: int = 1  # candidates compared with the baseline (the self-check excluded)
     tuned: int = T_OPT  # the rounds at which the confidence sequence is tightest

@@ -29,6 +29,7 @@ import numpy as np
 
 from pairbench.environment.checks import evaluate
 from pairbench.environment.findings import Finding
+from pairbench.model import Run
 from pairbench.notes import Note, Subject
 
 RSS_FLOOR_MARGIN = 1.05
@@ -42,18 +43,9 @@ TUNING_CHECKS = ("governor", "turbo", "smt", "aslr", "virtualization")
 # --------------------------------------------------------------------------- memory
 
 
-def executor_rss_floor_kib(environment: Mapping) -> int | None:
-    """The executor's max RSS floor stored in ``environment``; None unless a positive integer.
-
-    ``environment["executor"]["rss_floor_kib"]`` is where it is written; the
-    first result documents kept it at ``environment["rss_floor_kib"]``.
-    Anything else there (a string, a list) counts as absent, not as an error.
-    """
-    executor = environment.get("executor")
-    floor = executor.get("rss_floor_kib") if isinstance(executor, Mapping) else None
-    if floor is None:
-        floor = environment.get("rss_floor_kib")
-    return floor if isinstance(floor, int) and not isinstance(floor, bool) and floor > 0 else None
+def executor_rss_floor_kib(run: Run) -> int | None:
+    """The max RSS floor of what measured ``run`` (None: none, or unknown)."""
+    return (run.executor.rss_floor_kib or None) if run.executor else None
 
 
 def timer_step(environment: Mapping) -> int | None:

@@ -257,8 +257,8 @@ def validation_notes(run: Run) -> list[Note]:
     every benchmark of a ``bench`` run whose validation samples were all taken, and succeeded."""
     if run.kind != "bench":
         return []
-    harness = (run.suite or {}).get("harness", PAIRBENCH)
-    context = (timer_step(run.environment) or 0, executor_rss_floor_kib(run.environment) or 0,
+    harness = run.suite.harness if run.suite else PAIRBENCH
+    context = (timer_step(run.environment) or 0, executor_rss_floor_kib(run) or 0,
                run.settings.workers.sample_time(harness), harness)
     notes = []
     for b, key in enumerate(run.benchmarks):

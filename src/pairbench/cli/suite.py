@@ -9,6 +9,7 @@ from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.report import check_writable_path, refuse_shared_paths
 from pairbench.errors import EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.harnesses import IMPORT_FORMATS
+from pairbench.settings import default
 from pairbench.verdict import FAIL_ON_CHOICES
 
 
@@ -45,8 +46,8 @@ def _gate(app: App, analysis_comparisons, fail_on: str) -> int:
 @click.argument("shards", nargs=-1, required=True, metavar="SHARD.json...")
 @click.option("--json", "json_path", required=True, metavar="FILE",
               help="Write the merged suite result to FILE (- for standard output).")
-@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default="never",
-              help="Exit 1 when a verdict of the merged suite (not negligible) matches.  [default: never]")
+@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default=default("fail_on"), show_default=True,
+              help="Exit 1 when a verdict of the merged suite (not negligible) matches.")
 @click.pass_obj
 def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     """Join the results of a suite's shards (bench --shard K/N) into one suite result.
@@ -121,12 +122,12 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
 @cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("old", metavar="OLD")
 @click.argument("new", metavar="NEW")
-@click.option("--alpha", metavar="P", default="0.01", show_default=True,
+@click.option("--alpha", metavar="P", default=f"{default('alpha'):g}", show_default=True,
               help="Family-wise error rate of the verdicts (Holm's procedure over the benchmarks).")
-@click.option("--threshold", metavar="PERCENT", default="1", show_default=True,
+@click.option("--threshold", metavar="PERCENT", default=f"{default('threshold'):g}", show_default=True,
               help="Smallest change that matters, in percent.")
-@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default="never",
-              help="Exit 1 when a verdict (not negligible) matches.  [default: never]")
+@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default=default("fail_on"), show_default=True,
+              help="Exit 1 when a verdict (not negligible) matches.")
 @click.option("--json", "json_path", metavar="FILE", help="Also write the differences as JSON to FILE (- for "
               "standard output, instead of the table).")
 @click.pass_obj

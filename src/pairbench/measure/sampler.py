@@ -43,6 +43,7 @@ from pairbench.model import (
     describe_status,
 )
 from pairbench.notes import Note
+from pairbench.settings import DEFAULTS
 from pairbench.units import format_duration
 
 
@@ -52,7 +53,7 @@ class StopRule:
     by ``settings``)."""
 
     runs: int | None = None
-    min_runs: int = 10
+    min_runs: int = DEFAULTS["min_runs"]
     max_runs: int | None = None
     max_time_ns: int | None = None
 

@@ -32,7 +32,7 @@ def correction_sentence(summary: SuiteSummary) -> str:
 
 def harness_sentence(run: Run) -> str:
     """How the samples were taken, for the run's harness."""
-    harness = (run.suite or {}).get("harness", "pairbench")
+    harness = run.suite.harness if run.suite else "pairbench"
     seed = run.settings.sampling.seed
     if harness == "pairbench":
         return (f"Each round asked every worker for one sample of a benchmark, in a fresh random order (seed "
@@ -51,13 +51,12 @@ def imported_sentence(run: Run) -> str:
 
 def shard_sentence(run: Run) -> str | None:
     """ "Shard 2 of 4 of a suite of 50 benchmarks." or "Merged from shards 1-4 ...", or None."""
-    suite = run.suite or {}
-    if suite.get("shard"):
-        k, n = suite["shard"]
-        return f"Shard {k} of {n} of a suite of {suite['benchmarks']} benchmarks."
-    if suite.get("merged"):
-        shards = suite["merged"]
-        return f"Merged from {len(shards)} shards of a suite of {suite['benchmarks']} benchmarks."
+    suite = run.suite
+    if suite and suite.shard:
+        k, n = suite.shard
+        return f"Shard {k} of {n} of a suite of {suite.benchmarks} benchmarks."
+    if suite and suite.merged:
+        return f"Merged from {len(suite.merged)} shards of a suite of {suite.benchmarks} benchmarks."
     return None
 
 

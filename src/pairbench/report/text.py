@@ -83,7 +83,7 @@ def run_header(run: Run) -> list[str]:
     """The first lines: what was measured and how the samples were ordered."""
     n = len(run.sides)
     rounds, seed = run.rounds, run.settings.sampling.seed
-    harness = (run.suite or {}).get("harness", "pairbench")
+    harness = run.suite.harness if run.suite else PAIRBENCH
     what = "command" if run.kind != "bench" else "worker" if harness == "pairbench" else "program"
     lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {what if n == 1 else what + 's'}"
              + (f" · {markup(words(harness))}" if run.kind == "bench" and harness != PAIRBENCH
@@ -100,9 +100,9 @@ def run_header(run: Run) -> list[str]:
         lines.append(f"Samples were interleaved: each of {rounds} rounds ran every command once, "
                      f"in a fresh random order (seed {seed}).")
     if run.shell_overhead:
-        shell = run.shell_overhead.get("shell") or "sh"  # a result of pairbench 0.2 ran sh
+        shell = run.shell_overhead.shell
         lines.append(f"Commands ran through {markup(shell)} -c; the shell's own start-up costs "
-                     f"{format_duration(run.shell_overhead.get('median_ns'))} (median) and is included in "
+                     f"{format_duration(run.shell_overhead.median_ns)} (median) and is included in "
                      "every time below.")
     return lines
 

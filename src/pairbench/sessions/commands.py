@@ -31,7 +31,14 @@ from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
 from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
 from pairbench.measure.targets import CommandTarget
-from pairbench.model import STATUS_TIMEOUT, BenchmarkKey, Command, Side, describe_status
+from pairbench.model import (
+    STATUS_TIMEOUT,
+    BenchmarkKey,
+    Command,
+    ShellOverhead,
+    Side,
+    describe_status,
+)
 from pairbench.notes import Note
 from pairbench.sessions.result import (
     Outcome,
@@ -217,7 +224,7 @@ class Session:
             ignore_failure=sampling.ignore_failure, seed=sampling.seed,
             sides=tuple(t // len(self.benchmarks) for t in range(len(self.targets))))
 
-    def _shell_overhead(self) -> dict | None:
+    def _shell_overhead(self) -> ShellOverhead | None:
         """The start-up of the shell the commands run through (--shell, or sh for --input), or None."""
         shell = self._shell or (DEFAULT_SHELL if self.settings.sampling.input else None)
         if shell is None:
@@ -227,7 +234,7 @@ class Session:
             startup = measure_shell_startup(executor, shell=shell)
         finally:
             executor.close()
-        return {"median_ns": startup.median_ns, "min_ns": startup.min_ns, "n": startup.n, "shell": shell.name}
+        return ShellOverhead(startup.median_ns, startup.min_ns, startup.n, shell.name)
 
     def _sample(self, executor: Executor, sampler: Sampler
                 ) -> tuple[PairbenchError | None, KeyboardInterrupt | None]:

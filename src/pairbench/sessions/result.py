@@ -69,8 +69,7 @@ def finished(run: Run, samples: Mapping[tuple[int, int], Samples], executor: Exe
     """``run`` with its samples, how it ended, what measured it and what was noticed meanwhile."""
     state = "interrupted" if interruption is not None else ("failed" if error else "complete")
     return run.replace(samples=dict(samples), state=state, finished_at=utc_now(), stopped_because=stopped_because,
-                       environment={**run.environment, "executor": executor.to_dict()},
-                       notes=(*run.notes, *executor.notes, *notes))
+                       executor=executor, notes=(*run.notes, *executor.notes, *notes))
 
 
 def journal_for(path: str | None, run: Run) -> RunJournal | None:
