@@ -8,21 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from installs import REPO, fill_wheelhouse, runtime_closure
-from tools import test_cache
-
-
-@pytest.fixture(scope="session")
-def wheelhouse() -> dict[str, str]:
-    """The environment variables under which pip installs from the local wheelhouse alone."""
-    folder = test_cache() / "wheelhouse"
-    pinned = runtime_closure()
-    fill_wheelhouse(folder, pinned)
-    constraints = folder / f"constraints-{os.getpid()}.txt"
-    constraints.write_text("".join(f"{n}=={v}\n" for n, v in sorted(pinned.items())))
-    yield {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(folder), "PIP_CONSTRAINT": str(constraints),
-           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    constraints.unlink(missing_ok=True)
+from installs import REPO
 
 
 @pytest.fixture(scope="session")
