@@ -49,7 +49,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
       pairbench history --branch main --format markdown -- "$name1" "$name2"
     """
     from pairbench.cli.report import write_files
-    from pairbench.recording import open_store, target_of
+    from pairbench.sessions.record import open_store, target_of
     from pairbench.store.project import find_project
 
     project = find_project()
