@@ -4,6 +4,9 @@ comment is found again by its marker (against the fake of GitHub's API)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import psycopg
@@ -139,3 +142,47 @@ def test_the_history_a_pull_request_shows_needs_only_a_role_that_can_read(postgr
     code, out, err = invoke("history", "--store", reader, "--format", "markdown", "--", "parse", "--output=x.md")
     assert code == 0, err
     assert "parse" in out and "--output=x.md" in out and list(tmp_path.iterdir()) == []
+
+
+def test_a_comment_github_refuses_is_a_warning_and_leaves_the_gate_to_decide(tmp_path, capsys):
+    body = tmp_path / "comment.md"
+    body.write_text("<!-- pairbench-action:pairbench -->\nverdicts\n")
+    with FakeGitHubServer("write-token") as (url, github):
+        env = {"INPUT_PULL_REQUEST": "3", "INPUT_COMMENT_FILE": str(body), "GITHUB_API_URL": url,
+               "GITHUB_REPOSITORY": "octo/app", "GITHUB_TOKEN": "read-only-token"}
+        assert pairbench_action.main(["comment"], env) == 0
+        assert not github.comments
+    out = capsys.readouterr().out
+    assert "::warning::could not post the comment" in out and "read-only-token" not in out
+
+
+def _git(cwd: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com"}
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
+
+
+def test_the_history_of_changed_benchmarks_takes_every_name_as_a_name_and_leaves_out_new_ones(
+        tmp_path, monkeypatch, use_executor):
+    """Issue 26 G5: a benchmark named --output=PATH made the CI example's history write that file."""
+    main = tmp_path / "main"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "first")
+    monkeypatch.chdir(main)
+    monkeypatch.delenv("PAIRBENCH_MACHINE", raising=False)
+    store = f"sqlite:///{tmp_path / 'history.db'}"
+    for name in ("work", "--output=injected.md"):
+        use_executor()
+        code, _, err = invoke("run", "--runs", "3", f"--name={name}", "--store", store, "sleep 0.001",
+                              real_environment=True)
+        assert code == 0, err
+    layout = pairbench_action.Layout(main, tmp_path / "scratch")
+    layout.work.mkdir()
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path),
+           "PAIRBENCH_STORE": store}
+    section = pairbench_action.history_section(["--output=injected.md", "new-one", "work"],
+                                               _inputs(history_branch="main"), layout, env)
+    assert section.startswith("<details>") and "output=injected.md" in section and "work" in section
+    assert "new-one" not in section
+    assert not list(tmp_path.rglob("injected.md"))

@@ -31,7 +31,8 @@ def _module_path(installed: Installed, workdir: Path) -> Path:
 def test_the_wheel_holds_the_native_spawner_and_is_tagged_for_its_platform_only(built):
     names = zipfile.ZipFile(built["wheel"]).namelist()
     assert "pairbench/measure/pairbench-spawner" in names
-    assert "pairbench/include/pairbench.h" in names and "pairbench/report/templates/report.html.j2" in names
+    assert any(n.endswith("/include/pairbench.h") for n in names)
+    assert "pairbench/report/templates/report.html.j2" in names
     assert built["wheel"].name.startswith("pairbench-0.") and "-py3-none-linux_" in built["wheel"].name
 
 
