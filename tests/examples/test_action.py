@@ -19,6 +19,7 @@ import pytest
 from composite_action import CompositeAction
 from fake_github import FakeGitHubServer
 from installs import REPO, scratch_directory
+from tools import git
 
 TOKEN = "ghs_faketoken0123456789"
 WORKER = """#include "pairbench.h"
@@ -45,12 +46,6 @@ BUILD = ('cc -O2 -DWORK="$(cat work.txt)" -o app app.c\n'
 FAST = "--warmup 1 --min-runs 6 --max-time 20s --seed 1"
 
 
-def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com"}
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> dict:
     """A bare ``origin`` with main (commit 1) and a pull request's branch (commit 2: ``work`` and
@@ -59,20 +54,20 @@ def project(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("project")
     author = root / "author"
     author.mkdir()
-    _git(author, "init", "-q", "-b", "main")
+    git(author, "init", "-q", "-b", "main")
     for name, text in {"bench.c": WORKER, "app.c": APP, "work.txt": "200000\n"}.items():
         (author / name).write_text(text)
-    _git(author, "add", ".")
-    _git(author, "commit", "-q", "-m", "base")
-    base = _git(author, "rev-parse", "HEAD")
-    _git(author, "checkout", "-q", "-b", "pr")
+    git(author, "add", ".")
+    git(author, "commit", "-q", "-m", "base")
+    base = git(author, "rev-parse", "HEAD")
+    git(author, "checkout", "-q", "-b", "pr")
     (author / "work.txt").write_text("600000\n")
-    _git(author, "commit", "-q", "-am", "three times the work")
+    git(author, "commit", "-q", "-am", "three times the work")
     origin = root / "origin.git"
-    _git(root, "clone", "-q", "--bare", str(author), str(origin))
-    _git(origin, "config", "uploadpack.allowAnySHA1InWant", "true")  # as GitHub's servers allow
+    git(root, "clone", "-q", "--bare", str(author), str(origin))
+    git(origin, "config", "uploadpack.allowAnySHA1InWant", "true")  # as GitHub's servers allow
     workspace = root / "workspace"
-    _git(root, "clone", "-q", "--depth", "1", "--branch", "pr", f"file://{origin}", str(workspace))
+    git(root, "clone", "-q", "--depth", "1", "--branch", "pr", f"file://{origin}", str(workspace))
     return {"origin": origin, "author": author, "workspace": workspace, "base": base}
 
 
@@ -177,7 +172,7 @@ def test_the_action_benches_a_suite_with_the_history_of_what_changed_and_reads_n
 def _store_main(project: dict, store: str, scratch: Path) -> None:
     """A result of main's benchmarks in the history store, measured in a checkout of main."""
     main = scratch / "main"
-    _git(scratch, "clone", "-q", "--branch", "main", str(project["origin"]), str(main))
+    git(scratch, "clone", "-q", "--branch", "main", str(project["origin"]), str(main))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAIRBENCH_")}
     pairbench = [sys.executable, "-m", "pairbench"]
     include = subprocess.run([*pairbench, "include-dir"], capture_output=True, text=True, check=True).stdout.strip()

@@ -5,7 +5,6 @@ comment is found again by its marker (against the fake of GitHub's API)."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from cli_runner import FIXED_ENVIRONMENT, invoke
 from fake_github import FakeGitHubServer
 from history_runs import store_history
+from tools import git
 
 import github_comment
 import pairbench_action
@@ -156,19 +156,13 @@ def test_a_comment_github_refuses_is_a_warning_and_leaves_the_gate_to_decide(tmp
     assert "::warning::could not post the comment" in out and "read-only-token" not in out
 
 
-def _git(cwd: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com"}
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
-
-
 def test_the_history_of_changed_benchmarks_takes_every_name_as_a_name_and_leaves_out_new_ones(
         tmp_path, monkeypatch, use_executor):
     """Issue 26 G5: a benchmark named --output=PATH made the CI example's history write that file."""
     main = tmp_path / "main"
     main.mkdir()
-    _git(main, "init", "-q", "-b", "main")
-    _git(main, "commit", "-q", "--allow-empty", "-m", "first")
+    git(main, "init", "-q", "-b", "main")
+    git(main, "commit", "-q", "--allow-empty", "-m", "first")
     monkeypatch.chdir(main)
     monkeypatch.delenv("PAIRBENCH_MACHINE", raising=False)
     store = f"sqlite:///{tmp_path / 'history.db'}"

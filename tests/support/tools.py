@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,10 @@ def require_tool(name: str) -> str:
     if not found:
         pytest.fail(f"{name} is not installed: run {INSTALL}")
     return found
+
+
+def git(cwd: Path, *args: str) -> str:
+    """``git ARGS`` in ``cwd`` as a fixed author; its standard output, stripped."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com"}
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
