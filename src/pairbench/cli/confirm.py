@@ -50,7 +50,7 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
       pairbench confirm 1a2b3c4 5d6e7f8
       pairbench confirm v1.3.0 v1.4.0 -k parse --max-time 20s
     """
-    from pairbench.sessions.confirm import ConfirmSession, bench_settings
+    from pairbench.sessions.confirm import ConfirmSession
     from pairbench.store.project import find_project
 
     project = find_project()
@@ -61,7 +61,9 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
     flagged = _flagged(app, target, session)
     names = tuple(f"{r.name} ({r.commit[:10]})" if r.name != r.commit else r.commit[:10] for r in session.revisions)
     with session.built() as built:
-        settings = bench_settings(settings, session.targets(built), names, flagged)
+        # the builds' settings, through the same checks (the seed the first parse drew kept)
+        settings = parse_settings("bench", session.targets(built), {
+            **options, "names": names, "seed": settings.sampling.seed, "filter": options.get("filter") or flagged})
         outcome = _measure(app, settings)
     code = report_outcome(app, settings, outcome, target, provenance=_provenance_of(session))
     _record(app, target, outcome, session)

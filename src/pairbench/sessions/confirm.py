@@ -27,7 +27,6 @@ from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
 from pairbench.sessions.commands import Outcome
-from pairbench.settings import Settings
 from pairbench.store.history import Confirmation, utc_now
 from pairbench.store.project import Project
 
@@ -154,17 +153,6 @@ def status_of(verdict) -> str:
     if verdict.verdict in ("slower", "faster"):
         return "rejected" if verdict.negligible else "confirmed"
     return "rejected" if verdict.verdict == "equivalent" else "inconclusive"
-
-
-def bench_settings(settings: Settings, targets: tuple[str, str], names: tuple[str, str],
-                   flagged: str | None) -> Settings:
-    """``settings`` (bench's, from the command line) measuring the two builds' ``targets``."""
-    import dataclasses
-
-    workers = settings.workers
-    if flagged and not workers.filter:
-        workers = dataclasses.replace(workers, filter=flagged)
-    return dataclasses.replace(settings, commands=targets, names=names, workers=workers)
 
 
 def flagged_benchmarks(histories: Iterable, revisions: tuple[Revision, Revision]) -> list[BenchmarkKey]:
