@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pairbench.analysis import baseline_and_candidates, compares, criteria_of
 from pairbench.analysis.stopping import StoppingRule
-from pairbench.errors import HelperCommandFailed, PairbenchError
+from pairbench.errors import PairbenchError
 from pairbench.measure.commandline import (
     DEFAULT_SHELL,
     Shell,
@@ -30,14 +30,12 @@ from pairbench.measure.commandline import (
 from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
 from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
-from pairbench.measure.targets import CommandTarget
+from pairbench.measure.targets import CommandTarget, run_helper
 from pairbench.model import (
-    STATUS_TIMEOUT,
     BenchmarkKey,
     Command,
     ShellOverhead,
     Side,
-    describe_status,
 )
 from pairbench.notes import Note
 from pairbench.sessions.result import (
@@ -51,7 +49,6 @@ from pairbench.sessions.result import (
     new_run,
 )
 from pairbench.settings import Settings
-from pairbench.units import format_duration
 
 ExecutorFactory = Callable[[OutputPolicy], Executor]
 SELF_CHECK = "self-check"
@@ -241,7 +238,7 @@ class Session:
         """Run --setup, then sample; return the error that ended them early, or the interruption
         (Ctrl-C, or ``Terminated`` for SIGTERM and SIGHUP)."""
         try:
-            _run_helper(executor, self._helpers["--setup"], "--setup", self.settings.sampling.timeout_ns)
+            run_helper(executor, self._helpers["--setup"], "--setup", self.settings.sampling.timeout_ns)
             sampler.run()
         except PairbenchError as exc:
             return exc, None
@@ -259,7 +256,7 @@ class Session:
         command = self._helpers["--cleanup"]
         error = interruption = None
         try:
-            _run_helper(executor, command, "--cleanup", self.settings.sampling.timeout_ns)
+            run_helper(executor, command, "--cleanup", self.settings.sampling.timeout_ns)
         except PairbenchError as exc:
             error = exc
         except KeyboardInterrupt as exc:
@@ -272,13 +269,3 @@ class Session:
         if interruption is None:
             return error, None, None
         return error, interruption, interruption_note(interruption, cut)
-
-def _run_helper(executor: Executor, command: Command | None, option: str, timeout_ns: int | None) -> None:
-    if command is None:
-        return
-    result = executor.run(command, timeout_ns=timeout_ns)
-    if result.status == STATUS_TIMEOUT and timeout_ns:
-        raise HelperCommandFailed(f"{option} command {command.text!r} failed: timed out after "
-                                  f"{format_duration(timeout_ns, digits=3)} (--timeout)")
-    if result.status != 0:
-        raise HelperCommandFailed(f"{option} command {command.text!r} failed: {describe_status(result.status)}")
