@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 
 import click
@@ -16,6 +15,7 @@ from pairbench.cli.report import (
     export_options,
     export_paths,
     refuse_shared_paths,
+    write_document,
     write_exports,
 )
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError
@@ -220,13 +220,10 @@ def _emit(app: App, settings: Settings, outcome, analysis, human) -> None:
     """Print the report, or instead the one output named ``-`` (the document for --json -, an
     export for --export-FORMAT -); and say where --json FILE was written."""
     from pairbench.report.exports import render
-    from pairbench.report.jsonfile import derived_document
-    from pairbench.store.resultfile import run_to_document
 
     path, to_stdout = settings.outputs.json_path, settings.outputs.to_stdout
     if to_stdout == "json_path":
-        derived = derived_document(outcome.run, outcome.analysis) if outcome.analysis else None
-        app.io.out(json.dumps(run_to_document(outcome.run, derived), allow_nan=False))
+        write_document(app.io, outcome.run, outcome.analysis, "-")
         return
     if to_stdout is not None:
         for _, text in render(outcome.run, analysis, to_stdout, None):

@@ -7,6 +7,7 @@ layer that writes it, each file atomically (``resultfile.atomic_write_text``).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -190,3 +191,23 @@ def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
 
     if exports:
         write_files(io, export_files(run, analysis, exports))
+
+
+def write_document(io: Io, run, analysis, path: str) -> None:
+    """Write ``run`` with its analysis as a result document to ``path`` (``-``: standard output),
+    atomically."""
+    from pairbench.report.jsonfile import derived_document
+
+    if path == "-":
+        from pairbench.store.resultfile import run_to_document
+
+        derived = derived_document(run, analysis) if analysis else None
+        io.out(json.dumps(run_to_document(run, derived), allow_nan=False))
+        return
+    from pairbench.sessions.result import save
+
+    try:
+        save(run, analysis, path, derived_document)
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
+    io.err(f"Result written to {path}")

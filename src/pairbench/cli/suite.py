@@ -6,29 +6,11 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.report import check_writable_path, refuse_shared_paths
-from pairbench.errors import EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
+from pairbench.cli.report import check_writable_path, refuse_shared_paths, write_document
+from pairbench.errors import EXIT_OK, EXIT_VERDICT, UsageError
 from pairbench.harnesses import IMPORT_FORMATS
 from pairbench.settings import default
 from pairbench.verdict import FAIL_ON_CHOICES
-
-
-def _write_result(app: App, run, analysis, path: str) -> None:
-    """Write ``run`` with its analysis to ``path`` (``-``: standard output), atomically."""
-    import json
-
-    from pairbench.report.jsonfile import derived_document
-    from pairbench.store.resultfile import run_to_document, write_result
-
-    derived = derived_document(run, analysis)
-    if path == "-":
-        app.io.out(json.dumps(run_to_document(run, derived), allow_nan=False))
-        return
-    try:
-        write_result(run, path, derived)
-    except OSError as exc:
-        raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
-    app.io.err(f"Result written to {path}")
 
 
 def _gate(app: App, analysis_comparisons, fail_on: str) -> int:
@@ -74,7 +56,7 @@ def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     analysis = analyse(run)
     if json_path != "-":
         app.io.out(text.renderer(run, analysis)(run, analysis, color=app.io.color))
-    _write_result(app, run, analysis, json_path)
+    write_document(app.io, run, analysis, json_path)
     return _gate(app, analysis.real_comparisons, fail_on)
 
 
@@ -115,7 +97,7 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
     analysis = analyse(run)
     if json_path != "-":
         app.io.out(text.renderer(run, analysis)(run, analysis, color=app.io.color))
-    _write_result(app, run, analysis, json_path)
+    write_document(app.io, run, analysis, json_path)
     return EXIT_OK
 
 
