@@ -1,6 +1,6 @@
 """What `bench` prints, and `show` and `report` of its result, against golden files.
 
-The workers are scripted (``measure.fake.FakeWorkers``: a time per iteration,
+The workers are scripted (``tests/support/fakes.FakeWorkers``: a time per iteration,
 a fixed cost, memory kept, on a virtual clock) and the machine is
 ``cli_runner.FIXED_ENVIRONMENT``, so the output depends on nothing of the host.
 The suite has a regression, an improvement, three equivalent benchmarks, and
@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
+from fakes import FakeWorkers
 from golden import assert_golden
-
-from pairbench.measure.fake import FakeWorkers
 
 GOLDEN = Path(__file__).parent / "golden"
 OLD = {"parse[n=10]": {"per_iteration_ns": 120.0}, "parse[n=1000]": {"per_iteration_ns": 9000.0},

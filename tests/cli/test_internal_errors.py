@@ -11,10 +11,10 @@ import sys
 
 import pytest
 from cli_runner import FIXED_ENVIRONMENT, invoke
+from fakes import FakeExecutor
 
 from pairbench import cli
 from pairbench.errors import EXIT_INTERNAL, EXIT_OK, EXIT_RESULT_FILE, PairbenchError
-from pairbench.measure.fake import FakeExecutor
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ import signal
 import numpy as np
 import pytest
 from cli_runner import CliResult, invoke
+from fakes import FakeExecutor
 from stored import side_samples
 
 from pairbench.errors import EXIT_INTERRUPTED, EXIT_MEASUREMENT, EXIT_RESULT_FILE, EXIT_USAGE
-from pairbench.measure.fake import FakeExecutor
 from pairbench.store.journal import journal_path
 from pairbench.store.resultfile import read_result
 
@@ -192,6 +192,13 @@ def test_timeout_applies_to_setup_and_cleanup(use_executor):
     assert [c.timeout_ns for c in fake.calls if c.text.startswith("echo")] == [10**9, 10**9]
     assert result.code == EXIT_MEASUREMENT
     assert "--cleanup command 'echo clean' failed: timed out after 1.00 s" in result.err
+
+
+def test_a_prepare_command_that_times_out_is_reported_as_timed_out(use_executor):
+    use_executor(FakeExecutor({"echo prep": 5.0}, default=0.01))
+    result = invoke("run", "--runs", "3", "--timeout", "1s", "--prepare", "echo prep", "sleep 0.01")
+    assert result.code == EXIT_MEASUREMENT
+    assert "--prepare command 'echo prep' failed: timed out after 1.00 s (--timeout)" in result.err
 
 
 def test_failing_prepare_command_is_reported(use_executor):

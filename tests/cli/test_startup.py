@@ -14,6 +14,7 @@ import pkgutil
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -57,10 +58,12 @@ def test_a_commands_help_loads_no_numpy_scipy_rich_or_renderer(command):
 
 # compare through main with a scripted executor that notes, at each sample, whether scipy is loaded
 # and whether the background thread loading it has started.
-SCIPY_WHILE_SAMPLING = """
+SCIPY_WHILE_SAMPLING = f"""
 import io, json, sys, threading
+sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
+""" + """
 from pairbench.cli import main
-from pairbench.measure.fake import FakeExecutor
+from fakes import FakeExecutor
 seen = []
 def duration(command, index, clock_ns):
     seen.append({"scipy": "scipy.stats" in sys.modules, "sqlalchemy": "sqlalchemy" in sys.modules,

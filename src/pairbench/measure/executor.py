@@ -3,7 +3,7 @@
 An :class:`Executor` runs a :class:`~pairbench.model.Command` and returns an
 :class:`~pairbench.command.Execution`. The real one (``measure.posix.PosixExecutor``) spawns the
 command in its own process group and reads its rusage from ``wait4``; the fake
-one (``measure.fake.FakeExecutor``) returns scripted durations on a virtual
+one (``FakeExecutor``, in ``tests/support/fakes.py``) returns scripted durations on a virtual
 clock, so sampling plans, stopping rules and the CLI can be tested exactly.
 """
 
