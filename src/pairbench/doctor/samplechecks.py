@@ -155,13 +155,11 @@ def check_outliers(d) -> Finding:
     asymptotic 0.35% because sample quartiles vary. The count is flagged when
     P(Binomial(n, 2%) >= count) < 1%: 3 of 10 or 20, 4 of 30.
     """
-    from scipy import stats as sps
-
     title, check = "outliers", "outliers"
     why = ("samples beyond the Tukey fence are usually interruptions (other tasks, interrupts, "
            "page faults); pairbench reports them and never removes them")
     above = len(d.above_fence)
-    tail = float(sps.binom.sf(above - 1, d.n, FENCE_RATE)) if above else 1.0
+    tail = stats.fence_excess_pvalue(above, d.n, FENCE_RATE)
     reading = (f"{above} of {d.n} samples above Q3 + 1.5 IQR ({format_duration(d.upper_fence)}); "
                f"clean timings put about {100 * FENCE_RATE:.0f}% there (binomial P = {tail:.2g})")
     data = {"above_fence": above, "n": d.n, "upper_fence_ns": d.upper_fence, "pvalue": tail}
