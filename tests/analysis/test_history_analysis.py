@@ -115,5 +115,14 @@ def test_results_of_one_commit_are_one_point_and_a_dirty_tree_or_no_commit_its_o
     assert points[0].low == pytest.approx(0.99) and points[0].high == pytest.approx(3.03)
 
 
+def test_a_commit_measured_again_after_later_commits_joins_its_own_point():
+    """The store orders results by committer time, then start: ``confirm``'s later result of "b"
+    (the same committer time as "c") comes last, and still belongs to b's point."""
+    series = _series(["a", "b", "c", "b"], [1.0, 2.0, 3.0, 4.0])
+    points = points_of(series)
+    assert [(p.commit, p.results, p.median) for p in points] == [("a", 1, 1.0), ("b", 2, 3.0), ("c", 1, 3.0)]
+    assert points[1].result_uids == ("u1", "u3") and points[1].started_at == "2026-03-01T00:00:03"
+
+
 def test_a_result_without_a_successful_sample_is_no_point():
     assert [p.commit for p in points_of(_series(["a", "b"], [math.nan, 2.0]))] == ["b"]

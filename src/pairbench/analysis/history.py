@@ -119,26 +119,24 @@ class History:
 
 def points_of(series) -> tuple[Point, ...]:
     """The points of a store's ``Series`` (see the module docstring), in its order; results
-    without a successful sample are left out."""
-    points: list[Point] = []
-    group: list[int] = []
-
-    def flush():
-        if group:
-            points.append(_point(series, group))
-
+    without a successful sample are left out. Every clean result of a commit joins that commit's
+    point, wherever the store's order puts it: a commit measured again later (by ``confirm``, or
+    after commits of the same committer time) is placed by its first result."""
+    groups: list[list[int]] = []
+    of_commit: dict[str, list[int]] = {}
     for i in range(len(series)):
         if not math.isfinite(series.median[i]):
             continue
         commit = series.commit[i]
-        if group and commit is not None and not series.dirty[i] and series.commit[group[0]] == commit \
-                and not series.dirty[group[0]]:
-            group.append(i)
-            continue
-        flush()
-        group = [i]
-    flush()
-    return tuple(points)
+        if commit is not None and not series.dirty[i]:
+            if commit in of_commit:
+                of_commit[commit].append(i)
+                continue
+            of_commit[commit] = [i]
+            groups.append(of_commit[commit])
+        else:
+            groups.append([i])
+    return tuple(_point(series, rows) for rows in groups)
 
 
 def _point(series, rows: list[int]) -> Point:
@@ -147,7 +145,8 @@ def _point(series, rows: list[int]) -> Point:
     lows = [v for i in rows if math.isfinite(v := float(series.median_low[i]))]
     highs = [v for i in rows if math.isfinite(v := float(series.median_high[i]))]
     first, latest = rows[0], rows[-1]
-    return Point(series.commit[first], series.commit_time[first], series.branch[latest],
+    branch = next((series.branch[i] for i in reversed(rows) if series.branch[i] is not None), None)
+    return Point(series.commit[first], series.commit_time[first], branch,
                  bool(series.dirty[first]), series.started_at[latest], len(rows), statistics.median(medians),
                  min(lows) if lows else None, max(highs) if highs else None,
                  tuple(series.result_uid[i] for i in rows))
