@@ -54,6 +54,7 @@ _EXPORTS = {
     # resampling and multiplicity
     "bootstrap_ci": "resample",
     "BootstrapCI": "resample",
+    "mean_of_means_ci": "resample",
     "holm": "multiple",
     "benjamini_hochberg": "multiple",
     # quantiles and the shift function (Doksum)
