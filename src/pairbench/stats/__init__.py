@@ -66,6 +66,14 @@ _EXPORTS = {
     # change points in a series (the history of a benchmark)
     "pelt": "changepoint",
     "noise_scale": "changepoint",
+    "segment": "changepoint",
+    "with_lines": "changepoint",
+    "Segmentation": "changepoint",
+    "serial_noise": "changepoint",
+    "SerialNoise": "changepoint",
+    "fitted": "changepoint",
+    "slope": "changepoint",
+    "refined": "changepoint",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",
