@@ -52,7 +52,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     """
     from pairbench.analysis.history import with_bisects
     from pairbench.cli.report import write_files
-    from pairbench.recording import open_store, target_of
+    from pairbench.sessions.record import open_store, target_of
     from pairbench.store.project import find_project
 
     project = find_project()
