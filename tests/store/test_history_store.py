@@ -111,8 +111,8 @@ def test_a_commit_confirm_measured_again_is_one_point_of_its_history(store_url, 
     """Four commits of a real repository, each measured once from its checkout, then ``confirm``'s
     re-measurement of the third recorded as confirm records it: four points, the third of two results."""
     from pairbench.analysis.history import points_of
-    from pairbench.confirming import ConfirmSession
-    from pairbench.recording import provenance_here
+    from pairbench.sessions.confirm import ConfirmSession
+    from pairbench.sessions.record import provenance_here
     from pairbench.store.project import find_project
 
     repo = tmp_path / "repo"
