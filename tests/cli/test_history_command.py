@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import FIXED_ENVIRONMENT, invoke
+from git_repos import commit_series
 from golden import assert_golden
 from history_runs import commit_hash, store_history
 
@@ -252,13 +253,7 @@ def _measured(root: Path, name: str, every: int) -> list[str]:
     from pairbench.environment.fingerprint import machine_of
     from pairbench.store.history import Provenance, SeriesSummary
 
-    _git(root, "init", "-q", "-b", "main")
-    commits = []
-    for k in range(40):
-        (root / "app.txt").write_text(f"{k}\n")
-        _git(root, "add", "app.txt")
-        _git(root, "commit", "-q", "-m", f"change {k}")
-        commits.append(_git(root, "rev-parse", "HEAD"))
+    commits = commit_series(root, 40, "app.txt", lambda k: f"{k}\n", date="2026-02-01T10:00:00Z")
     with Store.open(str(root / "history.db")) as store:
         for k in range(0, 40, every):
             median = 1e6 * (1.1 if k >= 22 else 1.0) * (1 + 0.002 * ((k * 7) % 5 - 2))

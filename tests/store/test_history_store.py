@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from git_repos import commit_series, git
 from history_runs import MACHINE_ENV, OTHER_ENV, commit, commit_hash, result, store_history
 from store_runs import stored_run
 
@@ -99,14 +100,6 @@ def test_a_history_is_in_commit_order_whatever_the_order_results_arrived(tmp_pat
     assert np.allclose(series.median / 1e6, [1, 2, 3], rtol=0.01)
 
 
-def _git(cwd: Path, *args: str) -> str:
-    """git with one committer time for every commit, as a script that commits quickly makes them."""
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_AUTHOR_DATE": "2026-02-01T00:00:00Z",
-           "GIT_COMMITTER_DATE": "2026-02-01T00:00:00Z"}
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
-
-
 def test_a_commit_confirm_measured_again_is_one_point_of_its_history(store_url, tmp_path):
     """Four commits of a real repository, each measured once from its checkout, then ``confirm``'s
     re-measurement of the third recorded as confirm records it: four points, the third of two results."""
@@ -117,18 +110,13 @@ def test_a_commit_confirm_measured_again_is_one_point_of_its_history(store_url, 
 
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
     (repo / "pairbench.toml").write_text('[confirm]\nbuild = "true"\nbench = "bench"\n')
-    commits = []
-    for k in range(4):
-        (repo / "lib.c").write_text(f"/* version {k} */\n")
-        _git(repo, "add", ".")
-        _git(repo, "commit", "-q", "-m", f"version {k}")
-        commits.append(_git(repo, "rev-parse", "HEAD"))
+    # one committer time for every commit, as a script that commits quickly makes them
+    commits = commit_series(repo, 4, "lib.c", lambda k: f"/* version {k} */\n", date="2026-02-01T00:00:00Z")
     project = find_project(repo)
     target = StoreTarget(parse_url(store_url), None, project)
     for k, sha in enumerate(commits):
-        _git(repo, "checkout", "-q", sha)
+        git(repo, "checkout", "-q", sha)
         run = result({"mix": 1000.0 * (1.1 if k >= 2 else 1.0)}, k)
         assert record(run, analyse(run), target, result_path=None, provenance=provenance_here(directory=str(repo))).added
     again = result({"mix": 1120.0}, 99)  # measured last, of the third commit
