@@ -58,6 +58,7 @@ PENALTY_FACTOR = 3.0  # per step, times ln(n); see penalty()
 SMALL_HISTORY = 20.0  # the penalty's extra for short histories, whose noise is known less well
 MIN_SEGMENT = 3
 MIN_DRIFT = 10  # a drift is a line over at least this many commits
+DRIFT_COST = 0.75  # what a drift's slope costs, as a share of the penalty of a step
 CLIP = 3.0
 RUNNING_MEDIAN = 5
 REACH = 3  # how far the generalised least-squares fit may move a step
@@ -247,9 +248,10 @@ def penalty(n: int, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY
 
 
 def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-           drifts: bool = True) -> Detection:
+           drifts: bool = True, drift_cost: float = DRIFT_COST) -> Detection:
     """The segmentation of ``y`` and its noise (module docstring); none below 2 segments' length.
-    ``factor``, ``small`` and ``drifts`` are for the simulation that chose the defaults."""
+    ``factor``, ``small``, ``drifts`` and ``drift_cost`` are for the simulation that chose the
+    defaults."""
     n = y.size
     if n < 2 * MIN_SEGMENT:
         return Detection(stats.Segmentation((), (False,)), None)
@@ -260,11 +262,12 @@ def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMAL
     if sd <= 0:
         return Detection(stats.Segmentation((), (False,)), stats.SerialNoise(0.0, 0.0))
     x = sd * clipped((y - np.median(y)) / sd)
-    segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small), drifts)
+    segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
+                                 drift_cost if drifts else None)
     return Detection(stats.refined(x, segmentation, noise.phi, REACH, MIN_SEGMENT), noise)
 
 
-def _joint(x: np.ndarray, noise, cost: float, drifts: bool):
+def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None):
     """The segmentation and its noise, each estimated from the other in turn from independent
     noise up (module docstring, steps 2-3), until a segmentation repeats: of a cycle, the one with
     the fewest breaks (and its noise). Drifts are looked for in every round: a drift left to the
@@ -273,8 +276,8 @@ def _joint(x: np.ndarray, noise, cost: float, drifts: bool):
     while len(seen) < ROUNDS:
         z = x / noise.long_run_sd
         segmentation = stats.segment(z, cost, MIN_SEGMENT)
-        if drifts:
-            segmentation = stats.with_lines(z, segmentation, cost, MIN_DRIFT)
+        if drift_cost is not None:
+            segmentation = stats.with_lines(z, segmentation, cost, MIN_DRIFT, drift_cost * cost)
         known = [k for k, (earlier, _) in enumerate(seen) if earlier == segmentation]
         if known:
             return min(seen[known[0]:], key=lambda found: len(found[0].breaks))

@@ -84,16 +84,20 @@ def segment(y, penalty: float, min_size: int = 2) -> Segmentation:
     return _backtrack(last, n)
 
 
-def with_lines(y, segmentation: Segmentation, penalty: float, min_length: int) -> Segmentation:
+def with_lines(y, segmentation: Segmentation, penalty: float, min_length: int,
+               slope_penalty: float | None = None) -> Segmentation:
     """``segmentation`` with runs of its consecutive segments joined where one straight line fits
     them for less: the optimal partition of ``y`` at (a subset of) the segmentation's breaks, each
-    part costing ``penalty`` plus the squared deviations from its mean or, for ``penalty`` more and
-    when at least ``min_length`` long, from its least-squares line. O(k^2) for k breaks.
+    part costing ``penalty`` plus the squared deviations from its mean or, for ``slope_penalty``
+    more (default ``penalty``) and when at least ``min_length`` long, from its least-squares line.
+    O(k^2) for k breaks.
 
     A slow drift is cut by a search for levels into a staircase of small steps; here the steps of
     a staircase give way to one line when the line fits as well for fewer penalties."""
     y = np.asarray(y, dtype=np.float64)
     _check_penalty(penalty)
+    slope_penalty = penalty if slope_penalty is None else slope_penalty
+    _check_penalty(slope_penalty)
     edges = [0, *segmentation.breaks, y.size]
     costs = _SegmentCosts(y)
     best = [0.0] + [math.inf] * (len(edges) - 1)
@@ -101,8 +105,8 @@ def with_lines(y, segmentation: Segmentation, penalty: float, min_length: int) -
     for j in range(1, len(edges)):
         for i in range(j):
             level, line = (float(v[0]) for v in costs.both(np.array([edges[i]]), edges[j]))
-            sloped = edges[j] - edges[i] >= min_length and line + penalty < level
-            total = best[i] + (line + penalty if sloped else level) + penalty
+            sloped = edges[j] - edges[i] >= min_length and line + slope_penalty < level
+            total = best[i] + (line + slope_penalty if sloped else level) + penalty
             if total < best[j]:
                 best[j], choice[j] = total, (i, sloped)
     breaks, lines, j = [], [], len(edges) - 1
