@@ -209,7 +209,10 @@ def mean_of_means_ci(samples, confidence: float = 0.95, n_resamples: int = 1999,
     sample's mean: the estimate theta = mean_k mean(x_k), its standard error
     se = sqrt(sum_k s_k^2 / n_k) / K, and the interval theta - q_(1-a/2) se .. theta - q_(a/2) se,
     q the quantiles of (theta* - theta) / se* over resamples that draw each sample's values anew
-    from it (each sample on its own).
+    from it (each sample on its own); at each end the Student's t interval's end instead where it
+    lies further out (t with the samples' pooled degrees of freedom): the bootstrap-t corrects for
+    skew, and the t interval keeps its level where the bootstrap's quantiles come out narrow
+    (heavy tails: 0.917 for the bootstrap-t alone at 30 benchmarks of 30 t3 values).
 
     Written here because ``scipy.stats.bootstrap`` has no studentized interval, and its percentile
     and BCa intervals undercover this statistic: each sample's bootstrap variance is (n - 1) / n of
@@ -244,5 +247,7 @@ def mean_of_means_ci(samples, confidence: float = 0.95, n_resamples: int = 1999,
     t = (means[usable] / k - theta) / spread[usable]
     alpha = 1.0 - confidence
     q_low, q_high = np.quantile(t, [alpha / 2, 1 - alpha / 2])
-    return BootstrapCI(low=theta - float(q_high) * se, high=theta - float(q_low) * se, confidence=confidence,
-                       method="studentized", n_resamples=int(usable.sum()), standard_error=se)
+    q_t = float(_sps.t.ppf(1 - alpha / 2, sum(s.size - 1 for s in samples)))
+    return BootstrapCI(low=theta - max(float(q_high), q_t) * se, high=theta - min(float(q_low), -q_t) * se,
+                       confidence=confidence, method="studentized", n_resamples=int(usable.sum()),
+                       standard_error=se)
