@@ -216,9 +216,10 @@ def mean_of_means_ci(samples, confidence: float = 0.95, n_resamples: int = 1999,
 
     Written here because ``scipy.stats.bootstrap`` has no studentized interval, and its percentile
     and BCa intervals undercover this statistic: each sample's bootstrap variance is (n - 1) / n of
-    its own (0.917 at 10 benchmarks of 10 values), and skewed values skew the mean's distribution
-    (0.897 for the t interval at 10 benchmarks of 10 values of a lognormal, 0.925 for this;
-    ``benchmarks/suite_geomean.py``). O(n_resamples x total values), in batches of bounded memory.
+    its own (0.917 at 10 benchmarks of 10 normal values), and skewed values skew the mean's
+    distribution (0.897 for the t interval alone at 10 benchmarks of 10 values of a lognormal);
+    this interval covers 0.927-0.968 over the grid of ``benchmarks/suite_geomean.py``
+    (``benchmarks/RESULTS.md``). O(n_resamples x total values), in batches of bounded memory.
 
     .. [1] P. Hall (1988). Theoretical comparison of bootstrap confidence intervals. Annals of
        Statistics 16(3), 927-953.
