@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from cli_runner import FIXED_ENVIRONMENT, invoke
-from git_repos import commit_series
 from golden import assert_golden
 from history_runs import commit_hash, store_history
+from tools import commit_series
 
 from pairbench.measure.fake import FakeExecutor
 from pairbench.store.history import Store
@@ -309,3 +309,31 @@ def test_a_slow_drift_is_shown_as_a_drift_in_every_format(tmp_path):
     assert (drift["first"], drift["last"], drift["commits"]) == (commit_hash(0), commit_hash(79), 80)
     assert drift["low_pct"] < 8.0 < drift["high_pct"] and document["benchmarks"][0]["steps"] == []
     assert "- parse: drift over" in invoke("history", "--store", url, "--format", "markdown")[1]
+
+
+@pytest.fixture(scope="module")
+def stored_with_an_option_like_name(tmp_path_factory):
+    """A store whose benchmarks include one named like an option of ``history``, as a pull request
+    can name one (issue 26, G5)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('option-like') / 'history.db'}"
+    with Store.open(url) as store:
+        store_history(store, [{"--output=injected.md": 1e6, "ok": 2e6}] * 4, environment=FIXED_ENVIRONMENT)
+    return url
+
+
+def test_history_takes_a_name_after_double_dash_as_a_name_and_writes_no_file(
+        stored_with_an_option_like_name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("history", "--store", stored_with_an_option_like_name, "--format", "markdown",
+                            "--", "--output=injected.md", "ok")
+    assert code == 0, err
+    assert "--output=injected.md" in out and "ok" in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_history_of_an_unknown_option_like_name_after_double_dash_writes_no_file(
+        stored_with_an_option_like_name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke("history", "--store", stored_with_an_option_like_name, "--", "--output=x")
+    assert code == 4 and "no results of benchmark '--output=x'" in err
+    assert list(tmp_path.iterdir()) == []

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from git_repos import commit_series, git
 from history_runs import MACHINE_ENV, OTHER_ENV, commit, commit_hash, result, store_history
 from store_runs import stored_run
+from tools import commit_series, git
 
 from pairbench.analysis import analyse
 from pairbench.environment.fingerprint import machine_of

@@ -35,6 +35,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
 
     Each BENCHMARK is a name as the results call it (sort[n=100]; a whole
     command by its --name), or a pattern (sort*); none: every benchmark of the
+<<<<<<< HEAD
     machine. A commit's value is the median of its results' medians; steps and
     drifts are found by PELT on the log values under a model of autocorrelated
     noise (validated by simulation: see the README), and shown with their
@@ -42,6 +43,13 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     confirmed them. A step with several commits between its two points (in the
     git repository here) comes with the `pairbench bisect` command that finds
     which of them made it.
+=======
+    machine. Names after -- are names even if they begin with -: give names
+    that come from elsewhere (a pull request's benchmarks) after --, quoted. A commit's value is the median of its results' medians; steps are
+    found by PELT on the log values (validated by simulation: see the README),
+    and shown with their commits, their size with a 95% interval, and whether
+    `pairbench confirm` confirmed them.
+>>>>>>> main
 
     \b
     Examples:
@@ -49,6 +57,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
       pairbench history 'sort*' --last 200 --branch main
       pairbench history parse -o history.html
       pairbench history --format json --store postgresql://ci@db/bench > history.json
+      pairbench history --branch main --format markdown -- "$name1" "$name2"
     """
     from pairbench.analysis.history import with_bisects
     from pairbench.cli.report import write_files
