@@ -37,7 +37,8 @@ _USED_KEY = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser):
-    from pairbench.settings import USE_DEFAULTS
+    from pairbench.settings import DEFAULTS, USE_DEFAULTS
+    from pairbench.verdict import FAIL_ON_CHOICES
 
     alone, against = USE_DEFAULTS["pytest"]["max_time"], USE_DEFAULTS["pytest-against"]["max_time"]
     group = parser.getgroup("pairbench", "pairbench: paired benchmarks")
@@ -49,7 +50,7 @@ def pytest_addoption(parser):
     group.addoption("--pairbench-max-time", metavar="DURATION", default=None,
                     help=f"Time budget per benchmark (default {alone} measured alone, {against} compared: "
                          "each block of rounds starts both sides' pytest workers afresh).")
-    group.addoption("--pairbench-fail-on", metavar="slower|faster|change|never", default="never",
+    group.addoption("--pairbench-fail-on", metavar="|".join(FAIL_ON_CHOICES), default=DEFAULTS["fail_on"],
                     help="With --pairbench-against: fail the session when a verdict matches.")
     group.addoption("--pairbench-register", action="store_true", default=False,
                     help="(internal) record the fixture's calls for a worker instead of measuring them.")

@@ -52,3 +52,11 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
     assert "working tree is" in done.stdout and "slower than HEAD" in done.stdout
     document = json.loads(result.read_text())
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]
+
+
+def test_the_plugins_fail_on_option_offers_the_gates_of_the_command_line(tmp_path):
+    from pairbench.verdict import FAIL_ON_CHOICES
+
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert f"--pairbench-fail-on={'|'.join(FAIL_ON_CHOICES)}" in done.stdout
