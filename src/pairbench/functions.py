@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from pairbench import __version__
+from pairbench import __version__, preload
 from pairbench.analysis import Analysis, Comparison, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.harness.worker import NO_ARGUMENT, timed_loop
@@ -93,7 +93,10 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
                       kwargs: Mapping | None = None, *, name: str | None = None, **options) -> tuple[Run, Analysis]:
     """The run and analysis behind :func:`compare_functions` (``options`` as its keywords); with no
     ``candidate``, one function measured alone (its summary, no comparison). ``name`` names the
-    benchmark (default: the baseline's name)."""
+    benchmark (default: the baseline's name). The statistics load before the first sample: the
+    functions run in this process, where an import between samples would also evict their data
+    from the caches."""
+    preload.load()
     kwargs = dict(kwargs or {})
     functions = (baseline,) if candidate is None else (baseline, candidate)
     names = _names(*functions)

@@ -243,9 +243,11 @@ class Session:
         base, candidates = baseline_and_candidates(self.skeleton)
         return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks))
 
-    def measure(self, progress: Sink | None = None, *, also: Sequence[Sink] = ()) -> Outcome:
+    def measure(self, progress: Sink | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The
-        sampler reports to the journal, the stopping rule, ``progress`` and the sinks ``also``."""
+        sampler reports to the journal, the stopping rule and ``progress``. What
+        the rule and the analysis import is loaded first: nothing is imported beside a sample."""
+        preload.load()
         overhead = self._shell_overhead()
         skeleton = self.skeleton.replace(started_at=utc_now(), shell_overhead=overhead, state="running")
         json_path = self.settings.outputs.json_path
@@ -255,7 +257,7 @@ class Session:
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
-        sampler = Sampler(executor, self._plan(), sinks=self._sinks(journal, self.rule, progress, *also),
+        sampler = Sampler(executor, self._plan(), sinks=self._sinks(journal, self.rule, progress),
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
             error, interruption = self._sample(executor, sampler)
@@ -265,7 +267,6 @@ class Session:
         run = self._finished(skeleton, sampler, executor, error or cleanup_error, interruption, cleanup_note)
         analysis = result_error = None
         try:
-            preload.wait()  # the statistics, loading in the background since the first round (CLI)
             analysis = analyse(run)
         finally:  # a failed analysis still leaves the raw samples written
             if journal:

@@ -104,32 +104,6 @@ def test_the_verdict_a_run_stopped_on_is_the_one_its_samples_give(ratio):
     assert (comparison.effect.low, comparison.effect.high) == (effect.low, effect.high)
 
 
-def test_while_the_statistics_load_the_rule_keeps_the_rounds_and_then_decides_as_if_it_had_looked(monkeypatch):
-    # The CLI loads scipy in the background while the first rounds run (pairbench.preload): the rule
-    # must not look before, and once loaded it must see every round it was given.
-    loaded = {"now": False}
-    monkeypatch.setattr("pairbench.preload.ready", lambda: loaded["now"])
-    executor = FakeExecutor(drifting_machine(1.10, seed=3))
-    rule = StoppingRule(Criteria(alpha=0.01, threshold=1.0, anytime=True, family=1), 0, [1])
-    plan = SamplingPlan(targets=(CommandTarget(A, "a"), CommandTarget(B, "b")),
-                        stop=StopRule(min_runs=10, max_runs=60), seed=3)
-
-    def decide():
-        loaded["now"] = sampler.rounds >= 40  # the statistics arrive at round 40
-        return rule.decide()
-
-    sampler = Sampler(executor, plan, sinks=[rule], decide=decide)
-    sampler.run()
-    assert sampler.rounds == 40 and sampler.stopped_because == "the verdict was decided (slower)"
-    assert rule.current()[0] is not None
-    # the same 40 rounds, looked at from round 10 on, reach the verdict earlier: nothing was lost
-    monkeypatch.setattr("pairbench.preload.ready", lambda: True)
-    eager, eager_sampler = sampled(1.10, seed=3, alpha=0.01, max_runs=60)
-    assert eager_sampler.rounds < 40
-    assert eager.latest[(0, 1)][0].verdict == rule.latest[(0, 1)][0].verdict == "slower"
-    assert analyse_effect(sampler) == pytest.approx(rule.latest[(0, 1)][1].estimate)
-
-
 def analyse_effect(sampler: Sampler) -> float:
     """The anytime effect the analysis gives on ``sampler``'s stored samples."""
     from pairbench.analysis.comparison import anytime_effect

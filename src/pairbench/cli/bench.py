@@ -10,6 +10,7 @@ import click
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.measuring import (
     check_output_paths,
+    load_statistics,
     open_activity_window,
     report_outcome,
     store_target,
@@ -107,6 +108,9 @@ def bench(app: App, workers: tuple[str, ...], **options):
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
     check_output_paths(settings)
+    from pairbench.suite.driver import STATISTICS
+
+    load_statistics(STATISTICS)  # while the activity window passes
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory)
     shown = []
     lock = threading.Lock()

@@ -125,11 +125,12 @@ def measure(app: App, settings: Settings, target, window) -> int:
     from pairbench.session import Session
 
     check_output_paths(settings)
+    load_statistics()  # while the activity window passes
     session = Session(settings, app.executor_factory, app.environment(activity_since=window))
     progress = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
                             effects=session.rule.current if session.rule else None, clock=app.clock)
     try:
-        outcome = session.measure(progress, also=[_LoadStatisticsWhileSampling()])
+        outcome = session.measure(progress)
     finally:
         close_progress(progress)
     return report_outcome(app, settings, outcome, target)
@@ -143,18 +144,13 @@ def open_activity_window():
     return ActivityWindow.here()
 
 
-class _LoadStatisticsWhileSampling:
-    """A sampler sink that starts loading the statistics in the background once the first round
-    has ended (``pairbench.preload``): by then this thread has imported what sampling uses, so the
-    two threads never import at once."""
+def load_statistics(modules: tuple[str, ...] | None = None) -> None:
+    """Load what sampling and the analysis need (``pairbench.preload``) before the first sample, so
+    that no import runs beside one; called before the activity window closes, so that it passes
+    meanwhile."""
+    from pairbench import preload
 
-    def on_sample(self, measured) -> None:
-        pass
-
-    def on_round(self, end) -> None:
-        from pairbench import preload
-
-        preload.start()
+    preload.load(*(modules,) if modules else ())
 
 
 def report_outcome(app: App, settings: Settings, outcome, target=None, *, provenance=None) -> int:

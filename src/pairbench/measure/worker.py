@@ -171,7 +171,7 @@ class Worker:
             self._expect(protocol.parse_greeting, self._startup_deadline(), "its greeting")
             self._greeted = True
             if self.spec.cpu is not None:
-                _pin(self._process.pid, self.spec.cpu)
+                pin(self._process.pid, self.spec.cpu)
 
     def _spawn(self, request_r: int, reply_w: int) -> subprocess.Popen:
         env = {**os.environ, protocol.FDS_VARIABLE: f"{request_r},{reply_w}"}
@@ -320,8 +320,9 @@ class Worker:
         return data.decode("utf-8", "replace").strip()
 
 
-def _pin(pid: int, cpu: int) -> None:
-    """Pin every thread of process ``pid`` to ``cpu`` (best effort: a thread may have ended)."""
+def pin(pid: int, cpu: int) -> None:
+    """Pin every thread of process ``pid`` to ``cpu`` (best effort: a thread may have ended); the
+    processes it starts afterwards inherit it."""
     try:
         threads = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
     except (OSError, ValueError):
