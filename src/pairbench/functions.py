@@ -49,13 +49,15 @@ class FunctionTarget:
 
 def time_calls(function: Callable, iterations: int, args: tuple, kwargs: Mapping, start_ns: int) -> Execution:
     """Call ``function(*args, **kwargs)`` ``iterations`` times in the Python harness's timed loop;
-    the loop's nanoseconds as an Execution.
+    the loop's nanoseconds, CPU time and context switches as an Execution.
 
     Only the youngest generation is collected first (the collector is off inside the loop, so no
     sample pays for a collection the other did not cause): a full collection would cost
     milliseconds in a process holding numpy and scipy, longer than the sample."""
     call = function if not (args or kwargs) else functools.partial(function, *args, **kwargs)
-    return Execution(wall_ns=timed_loop(call, NO_ARGUMENT, iterations, collect=0).ns, start_ns=start_ns)
+    reply = timed_loop(call, NO_ARGUMENT, iterations, collect=0)
+    return Execution(wall_ns=reply.ns, user_ns=reply.user_ns, sys_ns=reply.sys_ns, voluntary_cs=reply.vcs,
+                     involuntary_cs=reply.ivcs, start_ns=start_ns)
 
 
 def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: str = "10s",

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 from harness_client import HarnessClient, WorkerGone, worker_argv
+from processes import SCHEDSTAT, samples_cpu_share
 
 from pairbench import protocol
 
@@ -81,6 +82,25 @@ def test_time_grows_with_the_iteration_count(start, write):
     many = worker.sample("work", 20_000)
     assert many.ns > 50 * one  # about 20,000 times; preemption cannot bring it under 50
     assert many.user_ns + many.sys_ns > 0
+
+
+@pytest.mark.skipif(not SCHEDSTAT.exists(), reason="a platform limit: no per-thread CPU account in /proc")
+def test_the_samples_cpu_time_is_what_the_kernel_charged_the_thread_for_them(start, write):
+    # ~1 ms of CPU-bound work, 200 times: the CPU time the replies report must be nearly all the
+    # kernel charged the worker's thread meanwhile, never more. getrusage(RUSAGE_THREAD) alone
+    # reported 15-20%: the thread's account was stale.
+    worker = start(write("bench_work.py", """
+        import pairbench
+
+        @pairbench.benchmark
+        def work():
+            sum(range(100))
+    """))
+    iterations = 1
+    while worker.sample("work", iterations).ns < 1_000_000 and iterations < 1 << 30:
+        iterations *= 2
+    share = samples_cpu_share(worker.process.pid, lambda: [worker.sample("work", iterations) for _ in range(200)])
+    assert 0.8 <= share <= 1.0
 
 
 def test_setup_and_teardown_run_once_per_sample_outside_the_timed_loop(start, write, recorded):

@@ -115,6 +115,22 @@ def test_sleep_wall_time_matches_its_duration(ex):
     assert run.voluntary_cs >= 1
 
 
+# Spins 50 ms of CPU, then writes its own CPU clock (every thread's, since it started) and ends at once.
+SPIN_AND_TELL = ("import os, time\nwhile time.process_time() < 0.05: pass\n"
+                 "os.write(1, b'%d' % time.process_time_ns())\nos._exit(0)")
+
+
+def test_a_commands_cpu_time_is_what_the_kernel_charged_it(make, tmp_path):
+    # wait4's user + sys must hold all the CPU time the command read of itself just before it ended,
+    # and little more (its exit). CPU time against CPU time: load cannot move it, as it moves wall time.
+    output = tmp_path / "told"
+    ex = make(OutputPolicy("file", str(output)))
+    run = ex.run(py(SPIN_AND_TELL))
+    told = int(output.read_text())
+    assert run.status == 0
+    assert told - 2_000 <= run.user_ns + run.sys_ns <= told + 10_000_000  # wait4 counts microseconds
+
+
 def test_max_rss_of_big_command_is_reported_and_not_carried_to_the_next_command(ex):
     # Linux charges the spawning process's resident set to a child (see rss_floor_kib):
     # ~13 MB through the spawner, but 100-160 MB in-process once the test worker has

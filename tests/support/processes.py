@@ -44,3 +44,25 @@ def read_pid_when_written(path: Path, timeout_s: float = 5.0) -> int:
     """The pid a child writes (with a trailing newline) to ``path``, once it is there."""
     assert wait_until(lambda: path.exists() and path.read_text().endswith("\n"), timeout_s)
     return int(path.read_text())
+
+
+SCHEDSTAT = Path("/proc/self/schedstat")
+
+
+def thread_cpu_ns(pid: int, tid: int | None = None) -> int:
+    """The CPU time the kernel has charged thread ``tid`` (default: the main thread) of process
+    ``pid``, ns (``/proc/PID/task/TID/schedstat``): up to date for a thread that is waiting, and at
+    least what the thread's own CPU clock last read."""
+    with open(f"/proc/{pid}/task/{tid or pid}/schedstat") as f:
+        return int(f.read().split()[0])
+
+
+def samples_cpu_share(worker_pid: int, take_samples) -> float:
+    """The CPU time (user + sys) that ``take_samples()``'s replies report, over the CPU time the
+    kernel charged the worker's thread while it answered them. A comparison of CPU time with CPU
+    time, so load cannot move it (as it moves wall time); the protocol's own handling is the
+    difference."""
+    before = thread_cpu_ns(worker_pid)
+    replies = take_samples()
+    spent = thread_cpu_ns(worker_pid) - before
+    return sum(r.user_ns + r.sys_ns for r in replies) / spent
