@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,18 @@ def sh(text: str) -> Command:
 def py(code: str) -> Command:
     """A Python one-liner run by this interpreter."""
     return Command(f"python -c {code!r}", (sys.executable, "-c", code))
+
+
+HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def default_dispositions() -> None:
+    """A ``preexec_fn``: in the child, before exec, the signals pairbench handles at their defaults,
+    as from an interactive shell, even when these tests were started with them ignored (``nohup``,
+    a CI runner, ``trap "" INT``): an ignored disposition is inherited through fork and exec, and
+    pairbench keeps an ignored signal ignored."""
+    for signum in HANDLED_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def is_gone(pid: int) -> bool:
