@@ -17,9 +17,9 @@ from pairbench.analysis.criteria import tuning_rounds
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.command import Command
 from pairbench.measure.fake import FakeExecutor
-from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
+from pairbench.measure.sampler import Measured, RoundEnd, Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget
-from pairbench.model import Samples
+from pairbench.model import PRIMARY_METRIC, Sample, Samples
 
 A = Command("a", ("a",))
 B = Command("b", ("b",))
@@ -114,3 +114,24 @@ def analyse_effect(sampler: Sampler) -> float:
     running = RunningSequence(0.01, tuning_rounds(0.01))
     running.extend(list(ratios))
     return anytime_effect(running)[0].estimate
+
+
+def test_a_round_with_a_time_of_zero_gives_no_ratio_and_the_rule_goes_on():
+    # a harness whose timer did not advance reports 0 ns: no log-ratio (no division by zero), and the
+    # rule decides on the other rounds as if that one had not been
+    def rule_after(rounds):
+        rule = StoppingRule(Criteria(alpha=0.01, threshold=1.0, anytime=True, family=1), 0, [1])
+        for r, (base, cand) in enumerate(rounds):
+            rule.on_round(RoundEnd(r, False, (_measured(0, base), _measured(1, cand)), r + 1, 2 * r + 2, 0))
+        return rule
+
+    rng = np.random.default_rng(8)
+    rounds = [(50e6, 50e6 * 1.2 * float(np.exp(rng.normal(0, 0.01)))) for _ in range(30)]
+    with_zeros = rule_after([(0.0, 50e6), *rounds[:10], (50e6, 0.0), *rounds[10:]])
+    without = rule_after(rounds)
+    assert with_zeros.decide() == without.decide() == "the verdict was decided (slower)"
+    assert with_zeros.current() == without.current()
+
+
+def _measured(side: int, value_ns: float) -> Measured:
+    return Measured(side, 0, Sample(wall_ns=int(value_ns), start_ns=0), {PRIMARY_METRIC: value_ns})

@@ -50,7 +50,8 @@ class StoppingRule(Sink):
     def on_round(self, end: RoundEnd) -> None:
         if end.warmup:
             return
-        values = {(m.benchmark, m.side): m.value for m in end.samples if m.sample.ok}
+        # a time of 0 (a harness whose timer did not advance) has no ratio: the analysis refuses it too
+        values = {(m.benchmark, m.side): m.value for m in end.samples if m.sample.ok and m.value > 0}
         fresh: dict[tuple[int, int], float] = {}
         for benchmark, candidate in self.keys:
             base, cand = values.get((benchmark, self.baseline)), values.get((benchmark, candidate))

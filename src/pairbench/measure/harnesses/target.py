@@ -105,8 +105,10 @@ class HarnessTarget:
         return (self.row(execution, report),)
 
     def row(self, execution: Execution, report: Report) -> Row:
-        """The row of a report: the harness's iterations and time (``value``), its metrics."""
-        if report.total_ns <= 0:
+        """The row of a report: the harness's iterations and time (``value``), its metrics. A time of 0
+        is a measurement (the harness's timer did not advance): the pilot then tries more
+        iterations, and the analysis refuses to compare it; a negative one is not."""
+        if report.total_ns < 0:
             return self._failed(execution, STATUS_UNREADABLE, f"it reported a time of {report.total_ns} ns")
         return Row(self.benchmark, execution, report.iterations,
                    {PRIMARY_METRIC: float(report.total_ns), **report.metrics})
