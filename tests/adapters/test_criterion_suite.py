@@ -22,7 +22,7 @@ def test_criterion_lists_its_benchmarks_by_their_ids(criterion, tmp_path):
 
 def test_a_criterion_suite_is_compared_and_the_slower_benchmark_found(criterion, tmp_path):
     result = tmp_path / "r.json"
-    code, out, err = invoke("bench", "--seed", "5", "-q", "--sample-time", "5ms", "--max-time", "2s",
+    code, out, err = invoke("bench", "--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s",
                             "--json", str(result), "--fail-on", "slower", criterion.baseline, criterion.candidate)
     assert code == 1, err
     document = json.loads(result.read_text())

@@ -20,7 +20,7 @@ def test_pytest_benchmark_tests_are_listed_and_compared_by_node_id(pybench_files
     assert document["suite"]["harness"] == "pytest-benchmark"
     assert [b["name"] for b in document["benchmarks"]] == ["test_chain.py::test_work"]
     (comparison,) = document["comparisons"]
-    assert comparison["rounds"] == 3  # too few for a verdict, enough to see four times the work:
+    assert comparison["rounds"] == 3  # too few for a verdict, enough to see sixteen times the work:
     base, cand = (s["median"] for s in document["summaries"])
     assert cand > 1.5 * base
     assert "pytest-benchmark" in out

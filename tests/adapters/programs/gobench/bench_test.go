@@ -1,5 +1,5 @@
 // Go benchmarks for pairbench's adapter tests (tests/adapters/conftest.py builds them with go test -c):
-// -ldflags "-X example.com/pairbench/gobench.work=4000" doubles BenchmarkWork's chain,
+// -ldflags "-X example.com/pairbench/gobench.work=16000" makes BenchmarkWork's chain eight times as long,
 // "-X example.com/pairbench/gobench.crash=yes" makes BenchmarkPanic panic.
 package gobench
 
