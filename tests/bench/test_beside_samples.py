@@ -19,7 +19,7 @@ import pytest
 
 from pairbench.measure.harnesses import adapter
 from pairbench.measure.spawner import SpawnerExecutor
-from pairbench.suite.lanes import HarnessLane
+from pairbench.sessions.lanes import HarnessLane
 
 pytestmark = pytest.mark.e2e
 

@@ -108,7 +108,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
     check_output_paths(settings)
-    from pairbench.suite.driver import STATISTICS
+    from pairbench.sessions.driver import STATISTICS
 
     load_statistics(STATISTICS)  # while the activity window passes
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory)
