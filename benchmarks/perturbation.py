@@ -51,7 +51,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from calibration import build_spin
-from overhead import _pairbench, compile_package, ensure_hyperfine, machine
+from overhead import _pairbench, compile_package, ensure_hyperfine, machine, rotated
 
 EARLY_S = 1.5  # samples that started within this many seconds of the first one
 LATE_S = 3.0  # ... against those that started after this many
@@ -152,7 +152,7 @@ def early_late_study(sources: dict[str, str], trials: int, seconds: float, comma
     figures: dict[tuple[str, str], list[dict]] = {}
     cells = [(label, kind) for label in sources for kind in ("run", "compare")]
     for trial in range(trials):
-        for label, kind in cells[trial % len(cells):] + cells[:trial % len(cells)]:
+        for label, kind in rotated(cells, trial):
             rounds = math.ceil(seconds * 1000 / ms / (1 if kind == "run" else 2))
             rows, wall = invoke(sources[label], kind, rounds, command, seed=trial + 1)
             figures.setdefault((label, kind), []).append({**early_late(rows), "wall_s": wall})
@@ -199,7 +199,7 @@ def hyperfine_study(hyperfine: str, sources: dict[str, str], blocks: int, runs: 
     tools = [*sources, "hyperfine -N"]
     medians: dict[str, list[float]] = {tool: [] for tool in tools}
     for block in range(blocks):
-        for tool in tools[block % len(tools):] + tools[:block % len(tools)]:
+        for tool in rotated(tools, block):
             if tool == "hyperfine -N":
                 medians[tool].append(hyperfine_median(hyperfine, runs, command))
             else:

@@ -102,18 +102,23 @@ def _wait_for_samples(process: subprocess.Popen, out, count: int) -> None:
     assert _journaled_samples(out) >= count
 
 
+def _signalled_after(process: subprocess.Popen, out, samples: int, signum: int) -> tuple[str, str]:
+    """Send ``signum`` once ``samples`` samples are journaled; what pairbench printed by its end."""
+    try:
+        _wait_for_samples(process, out, samples)
+        process.send_signal(signum)
+        return process.communicate(timeout=60)
+    finally:
+        process.kill()
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize(("signum", "code"), SIGNALS, ids=SIGNAL_IDS)
 def test_a_real_terminating_signal_is_handled_like_ctrl_c(tmp_path, signum, code):
     out, cleaned = tmp_path / "r.json", tmp_path / "cleaned"
     process = _start("run", "-q", "--runs", "100000", "--json", str(out), "--cleanup", f"touch {cleaned}",
                      "sleep 0.02")
-    try:
-        _wait_for_samples(process, out, 2)
-        process.send_signal(signum)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        process.kill()
+    stdout, stderr = _signalled_after(process, out, 2, signum)
     assert process.returncode == code, stderr
     assert "Traceback" not in stderr
     document = json.loads(out.read_text())
@@ -126,12 +131,7 @@ def test_a_real_terminating_signal_is_handled_like_ctrl_c(tmp_path, signum, code
 def test_a_real_ctrl_c_saves_the_finished_samples_and_exits_130(tmp_path):
     out = tmp_path / "r.json"
     process = _start("run", "-q", "--runs", "50", "--json", str(out), "sleep 0.05", "sleep 0.5")
-    try:
-        _wait_for_samples(process, out, 1)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        process.kill()
+    stdout, stderr = _signalled_after(process, out, 1, signal.SIGINT)
     assert process.returncode == 130, stderr
     document = json.loads(out.read_text())
     assert document["state"] == "interrupted"
@@ -148,12 +148,7 @@ def test_sighup_stays_ignored_under_nohup(tmp_path):
          "sys.argv = ['pairbench', *sys.argv[1:]]; runpy.run_module('pairbench', run_name='__main__')",
          "run", "-q", "--runs", "6", "--json", str(out), "sleep 0.3"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_dispositions)
-    try:
-        _wait_for_samples(process, out, 1)
-        process.send_signal(signal.SIGHUP)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        process.kill()
+    _, stderr = _signalled_after(process, out, 1, signal.SIGHUP)
     assert process.returncode == 0, stderr
     assert json.loads(out.read_text())["state"] == "complete"
 
