@@ -271,7 +271,9 @@ def test_leftover_ignoring_sigterm_is_killed_after_the_grace_period_outside_the_
     pidfile = tmp_path / "pid"
     ex = make(kill_grace_s=1.0)
     t0 = time.monotonic()
-    run = ex.run(sh(f"(trap '' TERM; exec sleep 30) & echo $! > {pidfile}; exit 0"))
+    # the command ends only once its leftover ignores SIGTERM (its own trap, before it writes its pid)
+    run = ex.run(sh(f"sh -c 'trap \"\" TERM; echo $$ > {pidfile}; exec sleep 30' & "
+                    f"while [ ! -s {pidfile} ]; do sleep 0.01; done; exit 0"))
     elapsed = time.monotonic() - t0
     assert run.leftover_processes == 1
     assert is_gone(read_pid(pidfile))
