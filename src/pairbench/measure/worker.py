@@ -48,6 +48,7 @@ from pairbench.protocol import ErrorReply, ProtocolError, SampleReply
 STARTUP_TIMEOUT_NS = 60_000_000_000
 """How long a worker may take to greet and to list its benchmarks when no --timeout is given."""
 STDERR_TAIL_BYTES = 2000
+ZERO_TIME = "it reported a sample of 0 ns (ns=0): a sample lasts at least 1 ns; is its clock too coarse?"
 _KILL_GRACE_S = 0.5
 
 
@@ -231,7 +232,10 @@ class Worker:
         self.start()
         self._send(protocol.run_request(name, iterations))
         deadline = None if self.spec.timeout_ns is None else time.monotonic_ns() + self.spec.timeout_ns
-        return self._expect(protocol.parse_reply, deadline, f"its reply to a sample of {name!r}")
+        reply = self._expect(protocol.parse_reply, deadline, f"its reply to a sample of {name!r}")
+        if isinstance(reply, SampleReply) and reply.ns == 0:
+            return ErrorReply(ZERO_TIME)  # the protocol's words allow it; no sample lasts 0 ns
+        return reply
 
     def stop(self) -> None:
         """Ask the worker to quit, then stop its process group; idempotent."""
@@ -421,9 +425,10 @@ class WorkerTarget:
             start = executor.now_ns()
             reply = self.worker.sample(self.benchmark_name, self.iterations)
         except WorkerFailed as exc:
-            return (*primed, self._failed(start, exc.status, str(exc)))
+            return (*primed, self._failed(start, executor.now_ns(), exc.status, str(exc)))
         if isinstance(reply, ErrorReply):
-            return (*primed, self._failed(start, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {reply.message}"))
+            return (*primed, self._failed(start, executor.now_ns(), STATUS_BENCHMARK_ERROR,
+                                          f"the benchmark failed: {reply.message}"))
         return (*primed, self._row(reply, start))
 
     def _row(self, reply: SampleReply, start: int, priming: bool = False) -> Row:
@@ -455,9 +460,11 @@ class WorkerTarget:
             metrics["block"] = float(self.rotation.block)
         return metrics
 
-    def _failed(self, start: int, status: int, detail: str) -> Row:
-        return Row(self.benchmark, Execution(wall_ns=0, start_ns=start, status=status), self.iterations,
-                   self._metrics(0, 0), detail=detail)
+    def _failed(self, start: int, end: int, status: int, detail: str) -> Row:
+        """A failed sample: it lasted from ``start`` until the failure was known (at least 1 ns, as
+        every stored duration)."""
+        return Row(self.benchmark, Execution(wall_ns=max(end - start, 1), start_ns=start, status=status),
+                   self.iterations, self._metrics(0, 0), detail=detail)
 
 
 def choose_iterations(probe, sample_time_ns: int, max_probes: int = 40) -> int:

@@ -31,6 +31,8 @@ MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 TAIL_BYTES = 2000
 LISTING_TIMEOUT_S = 120.0
 """How long a listing (or a discovery run) may take when no --timeout is given."""
+MAX_LISTED = 100_000
+"""The most benchmarks a harness program may list (its listing is at most ``MAX_OUTPUT_BYTES`` too)."""
 
 
 class FormatError(ValueError):
@@ -147,6 +149,28 @@ class Captured:
         how = "timed out" if self.timed_out else describe_status(self.status)
         tail = self.tail()
         return f"{what} failed: {how}" + (f"; its output ended with: {tail}" if tail else "")
+
+
+def numbered_lines(text: str):
+    """``(number, line)`` for each line of a harness's output, split at ``\\n`` only (a Windows
+    ``\\r`` removed): never at the other characters ``str.splitlines`` breaks at (``\\v``, ``\\f``,
+    ``\\x1c``-``\\x1e``, U+0085, U+2028), which a name may hold."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        yield number, line.removesuffix("\r")
+
+
+def listed_names(lines, harness: str) -> tuple[str, ...]:
+    """The names of a listing (``lines``: its names, blank ones skipped), at most ``MAX_LISTED``
+    (``DiscoveryError`` beyond)."""
+    names = []
+    for line in lines:
+        if not line.strip():
+            continue
+        if len(names) == MAX_LISTED:
+            raise DiscoveryError(f"it lists more than {MAX_LISTED:,} benchmarks, more than pairbench measures in "
+                                 f"one suite ({harness_words(harness)}); split the suite into programs")
+        names.append(line)
+    return tuple(names)
 
 
 def tail_text(data: bytes) -> str:

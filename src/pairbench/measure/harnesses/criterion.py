@@ -35,7 +35,9 @@ from pairbench.measure.harnesses.base import (
     Report,
     capture,
     finite_number,
+    listed_names,
     load_json,
+    numbered_lines,
     read_bounded,
 )
 
@@ -55,16 +57,7 @@ class Criterion:
         listed = capture(program.command("--bench", "--list"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (--bench --list)"))
-        names = []
-        for number, line in enumerate(listed.text().splitlines(), start=1):
-            if not line.strip():
-                continue
-            name, sep, kind = line.rpartition(": ")
-            if not sep or kind.strip() != "benchmark":
-                raise DiscoveryError(f"line {number} of its --bench --list output is not \"ID: benchmark\": "
-                                     f"{line[:200]!r} (criterion 0.4 to 0.7 print that format)")
-            names.append(name)
-        return Discovery(tuple(names), explicit_iterations=False)
+        return Discovery(listed_names(_ids(listed.text()), NAME), explicit_iterations=False)
 
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
@@ -85,6 +78,18 @@ class Criterion:
             raise NoResult(NAME, str(home), f"criterion saved no result for {invocation.benchmark!r} "
                            "(--exact matched no benchmark)")
         return saved[invocation.benchmark]
+
+
+def _ids(listing: str):
+    """The benchmark ids of a ``--bench --list`` output (``ID: benchmark`` lines)."""
+    for number, line in numbered_lines(listing):
+        if not line.strip():
+            continue
+        name, sep, kind = line.rpartition(": ")
+        if not sep or kind.strip() != "benchmark":
+            raise DiscoveryError(f"line {number} of its --bench --list output is not \"ID: benchmark\": "
+                                 f"{line[:200]!r} (criterion 0.4 to 0.7 print that format)")
+        yield name
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,9 @@ from pairbench.measure.harnesses.base import (
     Report,
     capture,
     finite_number,
+    listed_names,
     load_json,
+    numbered_lines,
     read_bounded,
 )
 
@@ -65,7 +67,7 @@ class Gbench:
         listed = capture(program.command("--benchmark_list_tests=true"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (--benchmark_list_tests)"))
-        names = tuple(line.strip() for line in listed.text().splitlines() if line.strip())
+        names = listed_names((line for _, line in numbered_lines(listed.text())), NAME)
         return Discovery(names, explicit_iterations=_takes_iteration_counts(program, timeout_s))
 
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,

@@ -34,6 +34,8 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    listed_names,
+    numbered_lines,
 )
 
 NAME = "go"
@@ -76,7 +78,8 @@ class GoTest:
         listed = capture(program.command("-test.list", "^Benchmark"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (-test.list)"))
-        top = [line.strip() for line in listed.text().splitlines() if line.strip().startswith("Benchmark")]
+        top = list(listed_names((line.strip() for _, line in numbered_lines(listed.text())
+                                 if line.strip().startswith("Benchmark")), NAME))
         if not top:
             return Discovery((), explicit_iterations=True)
         names = self._leaves(program, top, timeout_s)
@@ -140,7 +143,7 @@ def parse_text(text: str, source: str, suffix: str | None = None) -> GoReport:
     well formed is a ``FormatError`` naming its line."""
     config: dict[str, str] = {}
     results, configs = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in numbered_lines(text):
         line = line.rstrip()
         if m := _CONFIG.match(line):
             config[m.group(1)] = m.group(2)
