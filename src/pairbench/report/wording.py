@@ -332,6 +332,9 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "warmup-cut-short": lambda d, u: (
         f"the time budget (--max-time) ended warmup after {d['done']} of the {d['asked']} warmup rounds "
         "asked for; raise --max-time or lower --warmup to warm up fully"),
+    "import-zero-times": lambda d, u: (
+        f"{d['tool']} wrote {d['count']} run(s) of this command as 0 s (shorter than its shell's start-up, which "
+        "it subtracts from every run); they are kept as 1 ns, so its low times say only: too short to time"),
     "journal-cut-short": lambda d, u: f"the journal's last line was cut short; {d['recovered']} samples recovered",
     "unrenamed-result": lambda d, u: (
         f"{d['path']} holds this run's complete result document (the run was killed just before "

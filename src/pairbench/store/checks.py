@@ -14,11 +14,10 @@ import numpy as np
 
 from pairbench.environment.activity import without_process_details
 from pairbench.errors import ResultFileError
-from pairbench.model import SAMPLE_COLUMNS, Sample, Samples
+from pairbench.model import MAX_SAMPLE_VALUE, SAMPLE_COLUMNS, Sample, Samples
 from pairbench.notes import CODES, Note, Subject
 
 MAX_SAMPLES_PER_SERIES = 50_000_000
-MAX_SAMPLE_VALUE = 2**53 - 1  # |value| of any sample column; as ns, ~104 days; exact as a float
 BOUND_TEXT = "the limit of 2**53 - 1 (as nanoseconds, ~104 days)"
 NON_NEGATIVE = ("user_ns", "sys_ns", "max_rss_kib", "voluntary_cs", "involuntary_cs", "start_ns", "seq",
                 "slot")

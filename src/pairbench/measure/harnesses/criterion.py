@@ -20,8 +20,8 @@ times all the iterations it ran.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,12 +34,16 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    cleared,
+    count,
     finite_number,
     listed_names,
     load_json,
     numbered_lines,
     read_bounded,
+    total_ns,
 )
+from pairbench.model import MAX_SAMPLE_VALUE
 
 NAME = "criterion"
 MARKERS = (b"Criterion.rs", b"CRITERION_HOME")
@@ -61,9 +65,7 @@ class Criterion:
 
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
-        home = scratch / "criterion"
-        if home.exists():
-            shutil.rmtree(home)  # a result left by an earlier invocation must not be read as this one's
+        home = cleared(scratch / "criterion")
         seconds = sample_time_ns / 1e9
         env = dataclasses.replace(program, env=(*program.env, ("CRITERION_HOME", str(home))))
         options = ("--bench", "--exact", name, "--noplot", "--warm-up-time", f"{seconds / 2:.9g}",
@@ -127,9 +129,9 @@ def read_one(new: Path) -> Report:
     iters, _ = sample_arrays(new / "sample.json")
     estimates = _json(new / "estimates.json")
     per_iteration = typical_estimate(estimates, str(new / "estimates.json"))
-    total_iterations = int(round(sum(iters)))
-    return Report(name, total_iterations, per_iteration * total_iterations,
-                  {"samples": float(len(iters))})
+    total_iterations = count(int(round(math.fsum(iters))), NAME, str(new / "sample.json"), "the sum of \"iters\"")
+    return Report(name, total_iterations, total_ns(per_iteration, total_iterations, NAME, str(new / "estimates.json"),
+                                                   f"{name!r}: the estimate"), {"samples": float(len(iters))})
 
 
 def sample_arrays(path: Path) -> tuple[list[float], list[float]]:
@@ -145,6 +147,8 @@ def sample_arrays(path: Path) -> tuple[list[float], list[float]]:
     times = [finite_number(v, NAME, str(path), f"times[{i}]") for i, v in enumerate(times)]
     if min(iters) < 1 or min(times) <= 0:
         raise FormatError(NAME, str(path), "a sample with no iterations or no time")
+    if max(iters) > MAX_SAMPLE_VALUE or math.fsum(iters) > MAX_SAMPLE_VALUE or max(times) > MAX_SAMPLE_VALUE:
+        raise FormatError(NAME, str(path), "a sample's iterations (or all of them) or its time beyond 2**53 - 1")
     return iters, times
 
 

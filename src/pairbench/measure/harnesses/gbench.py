@@ -32,11 +32,16 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    cleared,
+    count,
     finite_number,
     listed_names,
     load_json,
+    metric_total,
     numbered_lines,
+    own_metric,
     read_bounded,
+    total_ns,
 )
 
 NAME = "gbench"
@@ -74,8 +79,7 @@ class Gbench:
                    scratch: Path) -> Invocation:
         """One run of ``name``: ``iterations`` exactly (1.8+), or about ``sample_time_ns`` of it (1.7)."""
         amount = f"{iterations}x" if iterations is not None else f"{sample_time_ns / 1e9:.9g}"
-        result_path = scratch / "gbench.json"
-        result_path.unlink(missing_ok=True)  # an earlier invocation's report must not be read as this one's
+        result_path = cleared(scratch / "gbench.json")
         options = (f"--benchmark_filter={filter_for(name)}", "--benchmark_repetitions=1",
                    f"--benchmark_min_time={amount}", f"--benchmark_out={result_path}",
                    "--benchmark_out_format=json")
@@ -148,15 +152,15 @@ def _result(entry: dict, source: str, where: str, context: Mapping) -> Report:
     if entry.get("error_occurred"):
         message = entry.get("error_message", "")
         return Report(name, 1, 0.0, error=str(message) if message else "the benchmark reported an error")
-    iterations = entry.get("iterations")
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise FormatError(NAME, source, f"{where} ({name!r}).iterations must be a whole number >= 1, "
-                          f"got {iterations!r}"[:300])
+    iterations = count(entry.get("iterations"), NAME, source, f"{where} ({name!r}).iterations")
     scale = _TIME_UNITS[unit]
     real = finite_number(entry.get("real_time"), NAME, source, f"{where}.real_time")
-    metrics = {"cpu_ns": finite_number(entry.get("cpu_time", 0.0), NAME, source, f"{where}.cpu_time")
-               * scale * iterations}
+    cpu = finite_number(entry.get("cpu_time", 0.0), NAME, source, f"{where}.cpu_time")
+    if cpu < 0:
+        raise FormatError(NAME, source, f"{where} ({name!r}).cpu_time is negative ({cpu!r})")
+    metrics = {"cpu_ns": metric_total(cpu * scale, iterations, NAME, source, f"{where}.cpu_time")}
     for key, value in entry.items():
         if key not in _KNOWN_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
-            metrics[str(key)] = finite_number(value, NAME, source, f"{where}.{key}")
-    return Report(name, iterations, real * scale * iterations, metrics)
+            metrics[own_metric(str(key), metrics)] = finite_number(value, NAME, source, f"{where}.{key}")
+    return Report(name, iterations, total_ns(real * scale, iterations, NAME, source, f"{where} ({name!r}).real_time"),
+                  metrics)

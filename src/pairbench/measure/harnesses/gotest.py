@@ -34,8 +34,13 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    count,
+    finite_number,
     listed_names,
+    metric_total,
     numbered_lines,
+    own_metric,
+    total_ns,
 )
 
 NAME = "go"
@@ -43,6 +48,7 @@ MARKERS = (b"test.benchtime",)
 _RE2_SPECIAL = re.compile(r"([\\.+*?()|\[\]{}^$])")
 _LINE = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(\S.*)$")
 _CONFIG = re.compile(r"^([a-z][^\s:]*):\s?(.*)$")
+_COUNT_DIGITS = 16  # 2**53 has 16 digits
 _UNIT_VALUE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
@@ -164,15 +170,23 @@ def _has_measurement(rest: str) -> bool:
 
 def _result(m: re.Match, source: str, line: int, suffix: str | None) -> Report:
     name = _without_procs(m.group(1), suffix)
-    iterations = int(m.group(2))
-    if iterations < 1:
-        raise FormatError(NAME, source, f"{name!r} ran {iterations} iterations", line)
+    digits = m.group(2)  # int() of thousands of digits is refused (or slow): their number is checked first
+    if len(digits) > _COUNT_DIGITS:
+        raise FormatError(NAME, source, f"{name!r}: an iteration count of {len(digits)} digits, beyond 2**53 - 1",
+                          line)
+    iterations = count(int(digits), NAME, source, f"{name!r}: the iteration count", line=line)
     values = dict(_pairs(m.group(3).split(), name, source, line))
     if "ns/op" not in values:
         raise FormatError(NAME, source, f"{name!r} has no ns/op value (units: {', '.join(values)})", line)
-    metrics = {(unit[:-3] if unit.endswith("/op") else unit): value * iterations if unit.endswith("/op")
-               else value for unit, value in values.items() if unit != "ns/op"}
-    return Report(name, iterations, values["ns/op"] * iterations, metrics)
+    metrics: dict[str, float] = {}
+    for unit, value in values.items():
+        if unit != "ns/op":
+            per_op = unit.endswith("/op")
+            metrics[own_metric(unit[:-3] if per_op else unit, metrics)] = (
+                metric_total(value, iterations, NAME, source, f"{name!r}: {unit[:40]}", line=line) if per_op
+                else value)
+    return Report(name, iterations, total_ns(values["ns/op"], iterations, NAME, source, f"{name!r}: ns/op",
+                                             line=line), metrics)
 
 
 def _pairs(words: list[str], name: str, source: str, line: int) -> Iterable[tuple[str, float]]:
@@ -182,7 +196,7 @@ def _pairs(words: list[str], name: str, source: str, line: int) -> Iterable[tupl
     for value, unit in zip(words[::2], words[1::2], strict=True):
         if not _UNIT_VALUE.match(value):
             raise FormatError(NAME, source, f"{name!r}: {value!r} is not a number (before {unit!r})"[:300], line)
-        yield unit, float(value)
+        yield unit, finite_number(float(value), NAME, source, f"{name!r}: {unit[:40]}", line=line)
 
 
 def _without_procs(name: str, suffix: str | None) -> str:

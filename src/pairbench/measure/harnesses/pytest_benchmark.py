@@ -39,9 +39,12 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    cleared,
+    count,
     finite_number,
     load_json,
     read_bounded,
+    total_ns,
 )
 from pairbench.measure.revisions import toplevel
 
@@ -81,8 +84,7 @@ class PytestBenchmark:
 
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
-        report_path = scratch / "pytest-benchmark.json"
-        report_path.unlink(missing_ok=True)  # an earlier invocation's report must not be read as this one's
+        report_path = cleared(scratch / "pytest-benchmark.json")
         options = (name, *_COMMON, "--benchmark-min-rounds=5", f"--benchmark-max-time={sample_time_ns / 1e9:.9g}",
                    f"--benchmark-json={report_path}")
         return Invocation(program.command(*options, text=f"{program.text} {name}"), name, None, report_path)
@@ -136,15 +138,15 @@ def _result(entry, source: str, where: str) -> tuple[Report, tuple[float, ...]]:
     stats = entry.get("stats")
     if not isinstance(name, str) or not name or not isinstance(stats, dict):
         raise FormatError(NAME, source, f"{where} needs a \"fullname\" and a \"stats\" object")
-    rounds, iterations = stats.get("rounds"), stats.get("iterations", 1)
-    for key, value in (("rounds", rounds), ("iterations", iterations)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise FormatError(NAME, source, f"{where} ({name!r}): stats.{key} must be a whole number >= 1, "
-                              f"got {value!r}"[:300])
+    rounds = count(stats.get("rounds"), NAME, source, f"{where} ({name!r}): stats.rounds")
+    iterations = count(stats.get("iterations", 1), NAME, source, f"{where} ({name!r}): stats.iterations")
+    operations = count(rounds * iterations, NAME, source, f"{where} ({name!r}): stats.rounds x stats.iterations")
     mean = finite_number(stats.get("mean"), NAME, source, f"{where}.stats.mean")
     data = stats.get("data", [])
     if not isinstance(data, list):
         raise FormatError(NAME, source, f"{where}.stats.data must be a list")
     per_round = tuple(finite_number(v, NAME, source, f"{where}.stats.data[{j}]") for j, v in enumerate(data))
-    count = rounds * iterations
-    return Report(name, count, mean * 1e9 * count, {"rounds": float(rounds)}), per_round
+    for j, seconds in enumerate(per_round):  # seconds per iteration: a round's time must be a sample's
+        total_ns(seconds * 1e9, iterations, NAME, source, f"{where} ({name!r}): stats.data[{j}]")
+    total = total_ns(mean * 1e9, operations, NAME, source, f"{where} ({name!r}): stats.mean")
+    return Report(name, operations, total, {"rounds": float(rounds)}), per_round
