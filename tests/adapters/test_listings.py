@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.measure.harnesses import base, criterion, gbench
+from pairbench.measure.harnesses import base, criterion, gbench, gotest
 from pairbench.measure.harnesses.base import DiscoveryError, Program
 
 ODD_NAMES = ["BM_fs\x1cgs", "BM_vt\x0bff\x0c", "BM_line\u2028sep", "BM_nel\x85", "BM_ end ", "BM_plain"]
@@ -43,3 +43,17 @@ def test_a_listing_of_more_names_than_a_suite_holds_fails_the_listing_saying_how
     program = script(tmp_path, f"seq -f 'BM_%g' 1 {base.MAX_LISTED + 1}\n")
     with pytest.raises(DiscoveryError, match="more than 100,000 benchmarks"):
         gbench.Gbench().discover(program, tmp_path, 30)
+
+
+def test_go_sub_benchmarks_listed_one_by_one_share_one_listing_time(tmp_path):
+    """When the run of all benchmarks at once fails, each runs alone to list its sub-benchmarks: all of
+    them within one listing's time, not one each (a binary of thousands would take hours)."""
+    program = script(tmp_path, """case "$*" in
+  *-test.list*) printf 'BenchmarkA\\nBenchmarkB\\nBenchmarkC\\n'; exit 0 ;;
+  *'|'*) exit 1 ;;
+esac
+sleep 1.5
+echo 'BenchmarkA-2 1 5 ns/op'
+""")
+    with pytest.raises(DiscoveryError, match="one by one"):
+        gotest.GoTest(gomaxprocs=2).discover(program, tmp_path, 2.0)

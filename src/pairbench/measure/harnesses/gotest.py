@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.measure.harnesses.base import (
+    LISTING_TIMEOUT_S,
     Discovery,
     DiscoveryError,
     FormatError,
@@ -90,8 +92,22 @@ class GoTest:
             return Discovery((), explicit_iterations=True)
         names = self._leaves(program, top, timeout_s)
         if names is None:  # one of them failed the run: each alone, so the others are found
-            names = [leaf for name in top for leaf in (self._leaves(program, [name], timeout_s) or [name])]
+            names = self._each_alone(program, top, timeout_s)
         return Discovery(tuple(dict.fromkeys(names)), explicit_iterations=True)
+
+    def _each_alone(self, program: Program, top: list[str], timeout_s: float | None) -> list[str]:
+        """The leaves of each top-level benchmark run alone, all within one listing's time (a binary
+        of thousands of benchmarks is not given thousands of listing times)."""
+        limit = LISTING_TIMEOUT_S if timeout_s is None else timeout_s
+        deadline = time.monotonic() + limit
+        names = []
+        for name in top:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DiscoveryError(f"running its {len(top)} benchmarks one by one to list their sub-benchmarks "
+                                     f"took over {limit:g} s (--timeout)")
+            names.extend(self._leaves(program, [name], left) or [name])
+        return names
 
     def _leaves(self, program: Program, top: list[str], timeout_s: float | None) -> list[str] | None:
         """The benchmarks that report results when ``top`` run once each (sub-benchmarks in place of
