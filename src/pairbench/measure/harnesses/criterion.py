@@ -1,7 +1,8 @@
 """criterion.rs: bench binaries built by ``cargo bench --no-run`` (``target/release/deps/NAME-HASH``).
 
 Listing: ``--bench --list`` prints ``ID: benchmark`` lines. An invocation runs
-one benchmark (``--bench --exact ID``) with a short warm-up and measurement
+one benchmark (``--bench --exact ... -- ID``: after ``--``, so an id that starts
+with ``-`` is not read as an option) with a short warm-up and measurement
 time (half of ``--sample-time`` and ``--sample-time``), the fewest samples
 criterion takes (10), few bootstrap resamples (its analysis is not used) and
 no plots, with ``CRITERION_HOME`` set to a directory of ours, where criterion
@@ -68,9 +69,9 @@ class Criterion:
         home = cleared(scratch / "criterion")
         seconds = sample_time_ns / 1e9
         env = dataclasses.replace(program, env=(*program.env, ("CRITERION_HOME", str(home))))
-        options = ("--bench", "--exact", name, "--noplot", "--warm-up-time", f"{seconds / 2:.9g}",
+        options = ("--bench", "--exact", "--noplot", "--warm-up-time", f"{seconds / 2:.9g}",
                    "--measurement-time", f"{seconds:.9g}", "--sample-size", str(SAMPLES),
-                   "--nresamples", "1000")
+                   "--nresamples", "1000", "--", name)  # after "--": an id such as "--quiet" is no option
         return Invocation(env.command(*options, text=f"{program.text} --bench --exact {name}"), name, None, home)
 
     def read(self, invocation: Invocation, output: bytes) -> Report:

@@ -41,6 +41,7 @@ from pairbench.measure.harnesses.base import (
     numbered_lines,
     own_metric,
     read_bounded,
+    tail_text,
     total_ns,
 )
 
@@ -52,13 +53,16 @@ _KNOWN_KEYS = frozenset({
     "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
     "aggregate_unit", "error_occurred", "error_message", "label", "big_o", "rms", "complexity",
 })
-_ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
+_ERE_SPECIAL = re.compile(r"([.\[()*+?{|^$\\])")
+_ERE_BRACKETED = re.compile(r"([\]}])")
 
 
 def filter_for(name: str) -> str:
     """The ``--benchmark_filter`` that matches ``name`` alone: anchored, its POSIX extended regular
-    expression characters escaped (libbenchmark compiles filters as ERE)."""
-    return "^" + _ERE_SPECIAL.sub(r"\\\1", name) + "$"
+    expression characters escaped (libbenchmark compiles filters as ERE). ``]`` and ``}`` are
+    written as bracket expressions (``[]]``, ``[}]``): escaped, 1.7's ``std::regex`` refuses them
+    ("Invalid escape"), and an unescaped ``}`` after a ``{``-escape is not literal everywhere."""
+    return "^" + _ERE_BRACKETED.sub(r"[\1]", _ERE_SPECIAL.sub(r"\\\1", name)) + "$"
 
 
 class Gbench:
@@ -91,6 +95,8 @@ class Gbench:
         path = invocation.result_path
         if b"Failed to match any benchmarks" in output:  # it leaves an empty report file
             raise NoResult(NAME, invocation.command.text, "the filter matched no benchmark")
+        if b"Could not compile benchmark re" in output:  # and exits 0, with an empty report file
+            raise FormatError(NAME, invocation.command.text, f"it refused the filter: {tail_text(output)}")
         if path is None or not path.exists():
             raise NoResult(NAME, str(path), "the harness wrote no JSON report")
         report = parse_json(read_bounded(path, NAME), str(path))

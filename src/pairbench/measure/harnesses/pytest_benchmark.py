@@ -74,7 +74,7 @@ class PytestBenchmark:
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
         report_path = scratch / "discovery.json"
-        ran = capture(program.command(program.target, *_COMMON, "--benchmark-min-rounds=1",
+        ran = capture(program.command(_positional(program.target), *_COMMON, "--benchmark-min-rounds=1",
                                       "--benchmark-max-time=0.000001", f"--benchmark-json={report_path}"),
                       timeout_s=timeout_s)
         if ran.status not in (0, 1) or not report_path.exists():  # 1: some test failed; 5: none collected
@@ -85,7 +85,7 @@ class PytestBenchmark:
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
         report_path = cleared(scratch / "pytest-benchmark.json")
-        options = (name, *_COMMON, "--benchmark-min-rounds=5", f"--benchmark-max-time={sample_time_ns / 1e9:.9g}",
+        options = (_positional(name), *_COMMON, "--benchmark-min-rounds=5", f"--benchmark-max-time={sample_time_ns / 1e9:.9g}",
                    f"--benchmark-json={report_path}")
         return Invocation(program.command(*options, text=f"{program.text} {name}"), name, None, report_path)
 
@@ -99,6 +99,12 @@ class PytestBenchmark:
             raise NoResult(NAME, str(path), f"no result for {invocation.benchmark!r} (the node id matched no "
                            "benchmark)")
         return found[0]
+
+
+def _positional(node: str) -> str:
+    """A path or node id as pytest's argument: one starting with ``-`` would be read as an option
+    (pytest reads options even after ``--``), so it is given as ``./NODE``, which names the same."""
+    return f"./{node}" if node.startswith("-") else node
 
 
 @dataclass(frozen=True)
