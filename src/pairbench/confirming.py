@@ -79,6 +79,9 @@ class ConfirmSession:
             raise UsageError(f"confirm checks revisions out of git, but {project.root} is in no git repository")
         self.revisions = tuple(Revision(name, resolve(name, self.repository, option="confirm"))
                                for name in (before, after))
+        if self.revisions[0].commit == self.revisions[1].commit:
+            raise UsageError(f"confirm {before!r} {after!r}: both name commit {self.revisions[0].commit[:SHORT]}; "
+                             "a step lies between two different commits (pairbench history names them)")
         self.subdirectory = os.path.relpath(project.root, self.repository)
 
     @contextlib.contextmanager

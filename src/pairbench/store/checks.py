@@ -181,7 +181,8 @@ def environment(value, source: str) -> dict:
 
 def suite(value, source: str) -> dict | None:
     """A bench run's ``suite``: null, or an object with ``benchmarks`` (the suite's comparisons, at
-    least 1), a ``digest`` string, and ``shard`` null or [K, N] with 1 <= K <= N."""
+    least 1), a ``digest`` string, ``shard`` null or [K, N] with 1 <= K <= N, and when present a
+    ``harness`` string and a ``merged`` list."""
     if value is None:
         return None
     record = expect(value, dict, source, "suite")
@@ -192,6 +193,10 @@ def suite(value, source: str) -> dict | None:
     if shard is not None and not (isinstance(shard, list) and len(shard) == 2 and all(is_int(x) for x in shard)
                                   and 1 <= shard[0] <= shard[1]):
         raise ResultFileError(f"{source}: suite.shard must be null or [K, N] with 1 <= K <= N, got {shard!r}")
+    if "harness" in record:
+        expect(record["harness"], str, source, "suite.harness")
+    if "merged" in record:
+        expect(record["merged"], list, source, "suite.merged")
     return record
 
 
