@@ -49,6 +49,9 @@ def pytest_addoption(parser):
                          "of rounds starts both sides' pytest workers afresh).")
     group.addoption("--pairbench-fail-on", metavar="slower|faster|change|never", default="never",
                     help="With --pairbench-against: fail the session when a verdict matches.")
+    group.addoption("--pairbench-pass-env", metavar="NAME", action="append", default=[],
+                    help="With --pairbench-against: give the workers environment variable NAME (repeatable); "
+                         "they get only PATH, HOME, the locale, TZ, TERM and TMPDIR besides.")
     group.addoption("--pairbench-register", action="store_true", default=False,
                     help="(internal) record the fixture's calls for a worker instead of measuring them.")
 
@@ -153,6 +156,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
     whether the session fails (an error, or a verdict matching --pairbench-fail-on)."""
     from pairbench.bench import BenchSession
     from pairbench.errors import PairbenchError
+    from pairbench.measure import child_environment
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.settings import parse_settings
@@ -161,13 +165,19 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
     here = str(config.invocation_params.dir)
     top = _toplevel(here)
     try:
+        passed = child_environment.passed_names(config.getoption("pairbench_pass_env"), "--pairbench-pass-env")
+    except ValueError as exc:
+        return [f"pairbench: {visible(exc)}"], True
+    try:
         settings = parse_settings("bench", (here,), {
             "against": config.getoption("pairbench_against"),
             "max_time": config.getoption("pairbench_max_time") or "60s",
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
             "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
-        outcome = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree)).measure()
+        with child_environment.policy(child_environment.Policy(isolated=True, passed=passed)):
+            session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree))
+            outcome = session.measure()
     except PairbenchError as exc:
         return [f"pairbench: {visible(exc)}"], True
     comparisons = outcome.analysis.real_comparisons if outcome.analysis else ()

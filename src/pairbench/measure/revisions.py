@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pairbench.errors import UsageError
+from pairbench.measure import child_environment
 
 _GIT_TIMEOUT_S = 120
 _MAX_MESSAGE = 500
@@ -152,7 +153,7 @@ def _abandoned(parent: str) -> bool:
 def _git(args: list[str], *, cwd: str, what: str = "git failed") -> subprocess.CompletedProcess:
     try:
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, errors="replace",
-                              timeout=_GIT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+                              timeout=_GIT_TIMEOUT_S, stdin=subprocess.DEVNULL, env=child_environment.inherited())
     except FileNotFoundError:
         raise UsageError(f"{what}: git is not installed") from None
     except subprocess.TimeoutExpired:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.command import Command, describe_status
-from pairbench.measure.worker import kill_group
+from pairbench.measure import children
 from pairbench.model import MAX_SAMPLE_VALUE, PRIMARY_METRIC
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
@@ -192,25 +192,20 @@ def tail_text(data: bytes) -> str:
 
 def capture(command: Command, *, timeout_s: float | None = None) -> Captured:
     """Run ``command`` unmeasured (a listing, a discovery run) and keep its output, standard output
-    and error together, at most ``MAX_OUTPUT_BYTES`` of it; kill its process group past the timeout.
+    and error together, at most ``MAX_OUTPUT_BYTES`` of it; end it, and all it started, past the
+    timeout (it runs under a keeper: ``measure.children``).
 
     The output goes to a temporary file, so a chatty program cannot fill memory."""
     limit = LISTING_TIMEOUT_S if timeout_s is None else timeout_s
     with tempfile.TemporaryFile() as sink:
         try:
-            process = subprocess.Popen(command.argv, stdin=subprocess.DEVNULL, stdout=sink,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            status = children.run(command.argv, timeout_s=limit, stdout=sink, stderr=subprocess.STDOUT)
         except OSError as exc:
             raise DiscoveryError(f"cannot start {command.argv[0]!r}: {exc.strerror or exc}") from None
-        timed_out = False
-        try:
-            status = process.wait(limit)
-        except subprocess.TimeoutExpired:
-            timed_out, status = True, -signal.SIGKILL
-        finally:
-            kill_group(process)
         sink.seek(0)
-        return Captured(status, sink.read(MAX_OUTPUT_BYTES), timed_out)
+        if status is None:
+            return Captured(-signal.SIGKILL, sink.read(MAX_OUTPUT_BYTES), timed_out=True)
+        return Captured(status, sink.read(MAX_OUTPUT_BYTES))
 
 
 def cleared(path: Path) -> Path:
