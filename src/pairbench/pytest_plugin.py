@@ -60,7 +60,7 @@ def benchmark_name(nodeid: str) -> str:
     """A test's node id as a worker protocol benchmark name: the id itself when it is one; else (it
     holds whitespace or a control character, or is over 200 bytes) the id with those characters made
     ``_``, cut, and ended with ``~`` and a digest of the whole id, so two ids never share a name."""
-    from pairbench.protocol import MAX_NAME_BYTES, UNSAFE_NAME_CHARACTER
+    from pairbench.worker.protocol import MAX_NAME_BYTES, UNSAFE_NAME_CHARACTER
 
     name = UNSAFE_NAME_CHARACTER.sub("_", nodeid)
     if name == nodeid and name and len(name.encode("utf-8", "surrogatepass")) <= MAX_NAME_BYTES:
@@ -87,7 +87,7 @@ def pairbench(request):
         if config.getoption("pairbench_against"):
             config.stash.setdefault(_USED_KEY, []).append(request.node.nodeid)
             return call()  # checked to work here; compared at the end
-        from pairbench.functions import measure_functions
+        from pairbench.sessions.functions import measure_functions
 
         run, analysis = measure_functions(call, None, name=name,
                                           max_time=config.getoption("pairbench_max_time") or "1s")
@@ -154,11 +154,11 @@ def _report_alone(reporter, name: str, analysis) -> None:
 def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
     """Compare ``nodeids`` between the revision and the working tree: the lines to print, and
     whether the session fails (an error, or a verdict matching --pairbench-fail-on)."""
-    from pairbench.bench import BenchSession
     from pairbench.errors import PairbenchError
     from pairbench.measure import child_environment
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
+    from pairbench.sessions.bench import BenchSession
     from pairbench.settings import parse_settings
     from pairbench.verdict import matches_fail_on
 
@@ -194,7 +194,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
 def _save(config, run, analysis) -> None:
     path = config.getoption("pairbench_json")
     if path:
-        from pairbench.functions import save
+        from pairbench.sessions.functions import save
 
         save(run, analysis, path)
 
@@ -223,8 +223,8 @@ def _toplevel(path: str) -> str:
 def serve_tests(rootdir: str, nodeids: list[str]) -> int:
     """The worker: run ``nodeids`` under ``rootdir`` in register mode, then serve what they recorded."""
     from pairbench import pytest_plugin  # the module pytest loaded (this one runs as __main__)
-    from pairbench.harness.registry import Benchmark
-    from pairbench.harness.worker import serve, take_fds
+    from pairbench.worker.registry import Benchmark
+    from pairbench.worker.serve import serve, take_fds
 
     request_fd, reply_fd = take_fds(os.environ)
     os.chdir(rootdir)

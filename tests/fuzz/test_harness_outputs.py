@@ -26,10 +26,10 @@ from pathlib import Path
 import pytest
 from test_result_fields import DELETE, HOSTILE, VALUES, fields, mutated
 
-from pairbench import protocol
 from pairbench.measure.harnesses import criterion, gbench, gotest, pytest_benchmark
 from pairbench.measure.harnesses.base import FormatError, Report
 from pairbench.model import MAX_SAMPLE_VALUE
+from pairbench.worker import protocol
 
 DATA = Path(__file__).resolve().parents[1] / "adapters" / "data"
 SEED = int(os.environ.get("PAIRBENCH_FUZZ_SEED", 20261126))

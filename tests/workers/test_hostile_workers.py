@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_runner import invoke
 
-from pairbench import protocol
+from pairbench.worker import protocol
 
 pytestmark = pytest.mark.e2e
 

@@ -105,7 +105,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
     if len(workers) > 2:
         raise click.UsageError(f"bench takes one worker or two (baseline and candidate), got {len(workers)}")
     window = open_activity_window()  # its 0.1 s pass while the code below loads
-    import pairbench.bench  # noqa: F401 - loaded while the window passes
+    import pairbench.sessions.bench  # noqa: F401 - loaded while the window passes
 
     store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
     settings = parse_settings("bench", workers, options)
@@ -116,7 +116,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
 
 
 def _bench(app: App, settings, target, window, workers: tuple[str, ...]) -> int:
-    from pairbench.bench import BenchSession
+    from pairbench.sessions.bench import BenchSession
 
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory)
     shown = []
@@ -154,5 +154,5 @@ def include_dir(app: App):
     """
     import pairbench
 
-    app.io.out(os.path.join(os.path.dirname(pairbench.__file__), "include"))
+    app.io.out(os.path.join(os.path.dirname(pairbench.__file__), "worker", "include"))
     return EXIT_OK
