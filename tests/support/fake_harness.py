@@ -97,8 +97,7 @@ def criterion(mode, argv):
     if "--list" in argv:
         print("\n".join(f"{n}: benchmark" for n in NAMES["criterion"]))
         return 0
-    positional = [a for a in argv[argv.index("--exact") + 1:] if a != "--"]
-    name = positional[0]
+    name = argv[argv.index("--") + 1]  # the filter comes after "--", as criterion's adapter gives it
     home = os.environ["CRITERION_HOME"]
     new = os.path.join(home, name, "new")
     os.makedirs(new)
