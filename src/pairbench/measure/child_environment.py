@@ -34,9 +34,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+
+from pairbench.measure.prctl import PR_SET_DUMPABLE, prctl
 
 STORE_VARIABLE = "PAIRBENCH_STORE"
 BASE = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR")
@@ -45,7 +46,6 @@ the caches of compilers and package managers, the locale (and every ``LC_*``), t
 terminal's type and the temporary directory."""
 _LIBPQ = re.compile(r"PG[A-Z0-9_]*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PR_SET_DUMPABLE = 4  # <linux/prctl.h>
 
 
 def is_credential(name: str) -> bool:
@@ -133,12 +133,4 @@ def keep_to_ourselves() -> bool:
     """Make this process non-dumpable (Linux ``PR_SET_DUMPABLE`` 0): its ``/proc/PID/environ``,
     ``mem`` and ptrace then need root, not merely the same user as the programs it starts. True if
     it worked. (A core dump of pairbench is then not written either.)"""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
-    except (ImportError, OSError, AttributeError):
-        return False
+    return prctl(PR_SET_DUMPABLE, 0)

@@ -21,8 +21,8 @@ import signal
 import sys
 
 from pairbench.measure import leftovers
+from pairbench.measure.prctl import PR_SET_PDEATHSIG, prctl
 
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 _RESET = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ)
 
@@ -40,7 +40,7 @@ def keep(parent: int, grace_s: float, argv: list[str]) -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     for signum in _HELD:
         signal.signal(signum, _stop)
-    _death_signal(signal.SIGTERM)
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     leftovers.become_subreaper()
     if os.getppid() != parent:
         os._exit(1)  # pairbench died before we were watching it: run nothing
@@ -78,7 +78,7 @@ def _child(argv: list[str], keeper: int) -> None:
     """In the forked child: the parent-death signal, its own process group, default signals, the
     program (looked up on the PATH); never returns."""
     try:
-        _death_signal(signal.SIGKILL)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != keeper:
             os._exit(127)
         os.setpgid(0, 0)
@@ -90,17 +90,6 @@ def _child(argv: list[str], keeper: int) -> None:
         os.write(2, f"pairbench: cannot run {argv[0]}: {exc.strerror or exc}\n".encode("utf-8", "replace"))
     finally:
         os._exit(127)
-
-
-def _death_signal(signum: int) -> None:
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
-    except (ImportError, OSError, AttributeError):
-        pass
 
 
 def _let_go_of_descriptors() -> None:
