@@ -30,7 +30,7 @@ from pairbench.notes import Note
 from pairbench.settings import Settings
 
 __all__ = [
-    "COMMAND_BENCHMARK", "PRIMARY_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
+    "COMMAND_BENCHMARK", "MAX_SAMPLE_VALUE", "PRIMARY_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
     "STATUS_TIMEOUT", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
     "append_metrics", "describe_status", "json_safe",
 ]
@@ -51,6 +51,9 @@ SAMPLE_COLUMNS: dict[str, str] = {
     "iterations": "operations in the sample (1 for a command)",
     "warmup": "1 for a warmup sample (stored, never analysed), else 0",
 }
+MAX_SAMPLE_VALUE = 2**53 - 1
+"""The largest magnitude of any sample column (as ns, ~104 days), exact as a float: what a result
+file holds, so what every reader checks and every writer (a harness's parser, an import) keeps to."""
 PRIMARY_METRIC = "value"
 """A float metric column of this name replaces ``wall_ns`` as the series' measured total
 (a harness's own report, or a unit that is not time)."""

@@ -24,14 +24,15 @@ point) imports nothing heavy: pairbench's analysis loads only when used.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
-import re
 import sys
 
 import pytest
 
 _REGISTERED: dict[str, functools.partial] = {}  # register mode: benchmark name -> the call
-_NAME_UNSAFE = re.compile(r"[\s\x00-\x1f\x7f]")
+_NAMED_KEY = pytest.StashKey[dict]()  # benchmark name -> the node id it names, this session
+_DIGEST_CHARS = 12
 _RESULTS_KEY = pytest.StashKey[list]()
 _USED_KEY = pytest.StashKey[list]()
 
@@ -48,14 +49,25 @@ def pytest_addoption(parser):
                          "of rounds starts both sides' pytest workers afresh).")
     group.addoption("--pairbench-fail-on", metavar="slower|faster|change|never", default="never",
                     help="With --pairbench-against: fail the session when a verdict matches.")
+    group.addoption("--pairbench-pass-env", metavar="NAME", action="append", default=[],
+                    help="With --pairbench-against: give the workers environment variable NAME (repeatable); "
+                         "they get only PATH, HOME, the locale, TZ, TERM and TMPDIR besides.")
     group.addoption("--pairbench-register", action="store_true", default=False,
                     help="(internal) record the fixture's calls for a worker instead of measuring them.")
 
 
 def benchmark_name(nodeid: str) -> str:
-    """A test's node id as a worker protocol benchmark name: no whitespace, at most 200 bytes."""
-    name = _NAME_UNSAFE.sub("_", nodeid) or "test"
-    return name.encode("utf-8")[:200].decode("utf-8", "ignore")
+    """A test's node id as a worker protocol benchmark name: the id itself when it is one; else (it
+    holds whitespace or a control character, or is over 200 bytes) the id with those characters made
+    ``_``, cut, and ended with ``~`` and a digest of the whole id, so two ids never share a name."""
+    from pairbench.worker.protocol import MAX_NAME_BYTES, UNSAFE_NAME_CHARACTER
+
+    name = UNSAFE_NAME_CHARACTER.sub("_", nodeid)
+    if name == nodeid and name and len(name.encode("utf-8", "surrogatepass")) <= MAX_NAME_BYTES:
+        return name
+    digest = hashlib.sha256(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST_CHARS]
+    kept = name.encode("utf-8", "replace")[: MAX_NAME_BYTES - _DIGEST_CHARS - 1].decode("utf-8", "ignore")
+    return f"{kept}~{digest}"
 
 
 @pytest.fixture
@@ -64,8 +76,10 @@ def pairbench(request):
     ``--pairbench-against``, compare it with the same test at the revision (at the session's end)."""
     config = request.config
     name = benchmark_name(request.node.nodeid)
+    calls = []
 
     def measure(function, *args, **kwargs):
+        _check_once(config, name, request.node.nodeid, calls)
         call = functools.partial(function, *args, **kwargs)
         if config.getoption("pairbench_register"):
             _REGISTERED[name] = call
@@ -81,6 +95,20 @@ def pairbench(request):
         return analysis.summaries[0]
 
     return measure
+
+
+def _check_once(config, name: str, nodeid: str, calls: list) -> None:
+    """Fail the test that calls the fixture a second time (each test is one benchmark: compared, only
+    its last call would count), or whose benchmark name another test's already is."""
+    calls.append(name)
+    if len(calls) > 1:
+        pytest.fail(f"the pairbench fixture was called {len(calls)} times in {nodeid}: a test measures one "
+                    "call (compared with --pairbench-against, only its last would count); split it into "
+                    "tests, or parametrize it", pytrace=False)
+    named = config.stash.setdefault(_NAMED_KEY, {})
+    if named.setdefault(name, nodeid) != nodeid:
+        pytest.fail(f"{nodeid} and {named[name]} have the same pairbench benchmark name {name!r}; rename one",
+                    pytrace=False)
 
 
 _LINES_KEY = pytest.StashKey[list]()
@@ -127,6 +155,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
     """Compare ``nodeids`` between the revision and the working tree: the lines to print, and
     whether the session fails (an error, or a verdict matching --pairbench-fail-on)."""
     from pairbench.errors import PairbenchError
+    from pairbench.measure import child_environment
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.sessions.bench import BenchSession
@@ -136,13 +165,19 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
     here = str(config.invocation_params.dir)
     top = _toplevel(here)
     try:
+        passed = child_environment.passed_names(config.getoption("pairbench_pass_env"), "--pairbench-pass-env")
+    except ValueError as exc:
+        return [f"pairbench: {visible(exc)}"], True
+    try:
         settings = parse_settings("bench", (here,), {
             "against": config.getoption("pairbench_against"),
             "max_time": config.getoption("pairbench_max_time") or "60s",
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
             "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
-        outcome = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree)).measure()
+        with child_environment.policy(child_environment.Policy(isolated=True, passed=passed)):
+            session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree))
+            outcome = session.measure()
     except PairbenchError as exc:
         return [f"pairbench: {visible(exc)}"], True
     comparisons = outcome.analysis.real_comparisons if outcome.analysis else ()

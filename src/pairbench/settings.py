@@ -235,7 +235,7 @@ def _workers(given) -> Workers:
     if jobs > MAX_JOBS:
         raise UsageError(f"--jobs must be at most {MAX_JOBS}, got {jobs}")
     return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
-                   against=_text_or_none("--against", given("against")), harness=harness, jobs=jobs,
+                   against=_revision_or_none("--against", given("against")), harness=harness, jobs=jobs,
                    shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
                    balance=_text_or_none("--balance", given("balance")))
 
@@ -416,6 +416,12 @@ def _text_or_none(option: str, value) -> str | None:
         return None
     if not isinstance(value, str) or not value:
         raise UsageError(f"{option} must be a non-empty path, got {value!r}")
+    return value
+
+
+def _revision_or_none(option: str, value) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise UsageError(f"{option} must name a git revision (a branch, a tag, a commit), got {value!r}")
     return value
 
 

@@ -74,6 +74,17 @@ def gbench(tmp_path_factory) -> Pair:
 
 
 @pytest.fixture(scope="session")
+def gbench_names(tmp_path_factory) -> str:
+    """``programs/gbench_names.cc`` built with Debian's libbenchmark: benchmarks with the names a filter
+    must quote."""
+    compiler = _require("g++")
+    target = tmp_path_factory.mktemp("gbench-names") / "names"
+    _run([compiler, "-O1", "-std=c++17", str(PROGRAMS / "gbench_names.cc"), "-o", str(target), "-lbenchmark",
+          "-lpthread"])
+    return str(target)
+
+
+@pytest.fixture(scope="session")
 def gotest(tmp_path_factory) -> Pair:
     go = _require("go")
     out = tmp_path_factory.mktemp("gotest")

@@ -31,3 +31,22 @@ def test_only_tests_that_take_the_benchmark_fixture_are_listed(pybench_files, tm
 
     found = PytestBenchmark().discover(program_for(pybench_files.baseline), tmp_path, 120)
     assert found.names == ("test_chain.py::test_work", "test_chain.py::test_same")
+
+
+def test_a_test_under_a_directory_named_like_an_option_is_listed_and_run(tmp_path):
+    """A node id that starts with ``-`` (a directory ``-x``) is given as ``./-x/...``: as it is, pytest
+    reads it as its option ``-x``."""
+    import subprocess
+
+    from pairbench.measure.harnesses.pytest_benchmark import PytestBenchmark, program_for
+
+    tree, scratch = tmp_path / "tree", tmp_path / "scratch"
+    (tree / "-x").mkdir(parents=True)
+    scratch.mkdir()
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    (tree / "-x" / "test_m.py").write_text("def test_a(benchmark):\n    benchmark(sum, range(100))\n")
+    program = program_for(str(tree / "-x"))
+    found = PytestBenchmark().discover(program, scratch, 120)
+    assert found.names == ("-x/test_m.py::test_a",)
+    code, _, err = invoke("bench", "-q", "--runs", "3", "--sample-time", "5ms", "--no-store", str(tree / "-x"))
+    assert code == 0, err

@@ -105,3 +105,10 @@ def test_confirm_without_its_config_says_what_to_write(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, _, err = invoke("confirm", "HEAD~1", "HEAD")
     assert code == 2 and "[confirm] section" in err and 'build = "make bench"' in err
+
+
+def test_confirm_of_one_commit_with_itself_is_a_usage_error(project):
+    """The audit's G22: it was measured and recorded an "inconclusive" confirmation of no step."""
+    root, commits = project
+    code, _, err = invoke("confirm", commits[2], commits[2][:10], *FAST)
+    assert code == 2 and "both name commit" in err

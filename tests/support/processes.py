@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
+import uuid
 from pathlib import Path
 
 from pairbench.command import Command
@@ -79,3 +81,40 @@ def samples_cpu_share(worker_pid: int, take_samples) -> float:
     replies = take_samples()
     spent = thread_cpu_ns(worker_pid) - before
     return sum(r.user_ns + r.sys_ns for r in replies) / spent
+
+
+GONE_WITHIN_S = 30.0
+"""How long a test waits for processes to end: generous, for a loaded machine (never asserted as a time)."""
+
+
+def token() -> str:
+    """A sleep duration no other process on the machine uses: it marks a test's processes."""
+    return f"{1000 + uuid.uuid4().int % 9000}.{uuid.uuid4().int % 10**6:06d}"
+
+
+def running(mark: str, *, exactly: bool = False) -> list[int]:
+    """The live processes whose command line holds ``mark`` (with ``exactly``: is ``sleep MARK``)."""
+    wanted = b"sleep\0" + mark.encode() + b"\0"
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if (cmdline == wanted if exactly else mark.encode() in cmdline) and state not in ("Z", "X"):
+            found.append(int(entry))
+    return found
+
+
+def all_gone(mark: str) -> bool:
+    """Whether every process marked ``mark`` ends within ``GONE_WITHIN_S``."""
+    return wait_until(lambda: not running(mark), GONE_WITHIN_S)
+
+
+def default_dispositions() -> None:
+    """In a child, before exec: SIGTERM, SIGINT and SIGHUP at their defaults, as from a shell."""
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)

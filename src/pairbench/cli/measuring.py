@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -9,7 +10,12 @@ import math
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.options import decision_options, sampling_options, store_options
+from pairbench.cli.options import (
+    decision_options,
+    environment_options,
+    sampling_options,
+    store_options,
+)
 from pairbench.cli.report import (
     check_export_paths,
     check_writable_path,
@@ -18,7 +24,7 @@ from pairbench.cli.report import (
     refuse_shared_paths,
     write_exports,
 )
-from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError
+from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.report.safe import visible
 from pairbench.settings import Settings, parse_settings
 from pairbench.units import fixed_time_unit
@@ -29,6 +35,7 @@ from pairbench.units import fixed_time_unit
 @sampling_options("run")
 @export_options
 @store_options
+@environment_options
 @click.pass_obj
 def run(app: App, commands: tuple[str, ...], **options):
     """Measure each COMMAND and print an honest summary.
@@ -54,9 +61,11 @@ def run(app: App, commands: tuple[str, ...], **options):
       pairbench run --store sqlite:///.pairbench/history.db --name parse './parse big.json'
     """
     window = open_activity_window()  # its 0.1 s pass while the code that measures loads
-    store, no_store = options.pop("store"), options.pop("no_store")
+    store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
     settings = parse_settings("run", commands, options)
-    return measure(app, settings, store_target(store, no_store), window)
+    target = store_target(store, no_store)
+    with programs_environment(pass_env, isolated=False, store=target):
+        return measure(app, settings, target, window)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -66,6 +75,7 @@ def run(app: App, commands: tuple[str, ...], **options):
 @decision_options
 @export_options
 @store_options
+@environment_options
 @click.pass_obj
 def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
     """Is CANDIDATE faster or slower than BASELINE, by how much, how sure?
@@ -95,9 +105,30 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
       pairbench compare -P n 1000 3000 -D 1000 './old --size {n}' './new --size {n}'
     """
     window = open_activity_window()  # its 0.1 s pass while the code that measures loads
-    store, no_store = options.pop("store"), options.pop("no_store")
+    store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
     settings = parse_settings("compare", (baseline, *candidates), options)
-    return measure(app, settings, store_target(store, no_store), window)
+    target = store_target(store, no_store)
+    with programs_environment(pass_env, isolated=False, store=target):
+        return measure(app, settings, target, window)
+
+
+@contextlib.contextmanager
+def programs_environment(pass_env, *, isolated: bool, store):
+    """Inside the block, programs pairbench starts get the environment ``measure.child_environment``
+    gives them: ``--pass-env`` names (checked here: a usage error names the bad one), and only the
+    basics besides when they are code of another commit (``isolated``). pairbench itself becomes
+    non-dumpable when it holds a credential (its environment has one, or it writes to a ``store``),
+    so the programs cannot read it from /proc either."""
+    from pairbench.measure import child_environment
+
+    try:
+        passed = child_environment.passed_names(pass_env)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if store is not None or child_environment.holds_credential():
+        child_environment.keep_to_ourselves()
+    with child_environment.policy(child_environment.Policy(isolated, passed)):
+        yield
 
 
 def store_target(given: str | None, no_store: bool):

@@ -53,7 +53,7 @@ import time
 
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
-from pairbench.measure import leftovers
+from pairbench.measure import child_environment, leftovers
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
 
 # Python ignores SIGPIPE (and SIGXFSZ) for itself; a child must get the default
@@ -78,8 +78,9 @@ class PosixExecutor:
     truncated once, here, then every sample appends to it. ``kill_grace_s`` is
     how long a process group gets between SIGTERM and SIGKILL (on timeout,
     Ctrl-C, or for leftover processes). The environment is captured here:
-    every sample sees the same one. Use as a context manager or call
-    :meth:`close`.
+    every sample sees the same one: ``environ`` (bytes), else this process's as
+    ``measure.child_environment`` says (pairbench's credentials removed). Use as a
+    context manager or call :meth:`close`.
 
     ``adopts_orphans`` says that this process is a child subreaper that starts
     no process but the commands (the spawner): then every descendant alive
@@ -92,7 +93,7 @@ class PosixExecutor:
     """
 
     def __init__(self, output: OutputPolicy = _NULL_OUTPUT, kill_grace_s: float = 0.5, *,
-                 adopts_orphans: bool = False):
+                 adopts_orphans: bool = False, environ: dict[bytes, bytes] | None = None):
         if not kill_grace_s >= 0:
             raise UsageError(f"`kill_grace_s` must be >= 0 seconds, got {kill_grace_s!r}")
         self.output = output
@@ -112,8 +113,9 @@ class PosixExecutor:
         # after the dup2s, which may read one of them (closing a closed one is not an error)
         actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_descriptors()]
         self._clear_refs = self._open_clear_refs()
-        # Captured once, as bytes: converting os.environ on every spawn costs ~45 us.
-        self._environ = dict(os.environb) if os.supports_bytes_environ else dict(os.environ)
+        # Captured once, as bytes: converting os.environ on every spawn costs ~45 us. Without pairbench's
+        # credentials (measure.child_environment), or exactly ``environ``, which the spawner's parent chose.
+        self._environ = child_environment.for_children_bytes() if environ is None else dict(environ)
         self._spawn_kwargs = {
             "file_actions": actions,
             "setpgroup": 0,

@@ -279,7 +279,8 @@ class BenchSession:
                     ) -> tuple[list[str], tuple[Note, ...]]:
         """The benchmarks every side lists (in the baseline's order) that the filter keeps, and notes
         naming those found on one side only."""
-        common = [name for name in listed[0] if all(name in other for other in listed[1:])]
+        others = [set(names) for names in listed[1:]]  # sets: a listing may hold 100,000 names
+        common = [name for name in listed[0] if all(name in other for other in others)]
         notes = []
         if len(listed) == 2:
             for code, side, only in (("benchmarks-removed", 0, set(listed[0]) - set(listed[1])),

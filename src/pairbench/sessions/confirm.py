@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pairbench.analysis import Analysis
 from pairbench.errors import MeasurementError, UsageError
+from pairbench.measure import children
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
 from pairbench.report.safe import visible
@@ -79,6 +80,9 @@ class ConfirmSession:
             raise UsageError(f"confirm checks revisions out of git, but {project.root} is in no git repository")
         self.revisions = tuple(Revision(name, resolve(name, self.repository, option="confirm"))
                                for name in (before, after))
+        if self.revisions[0].commit == self.revisions[1].commit:
+            raise UsageError(f"confirm {before!r} {after!r}: both name commit {self.revisions[0].commit[:SHORT]}; "
+                             "a step lies between two different commits (pairbench history names them)")
         self.subdirectory = os.path.relpath(project.root, self.repository)
 
     @contextlib.contextmanager
@@ -99,12 +103,10 @@ class ConfirmSession:
         log.parent.mkdir(parents=True, exist_ok=True)
         timeout_s = self.project.build_timeout_ns() / 1e9
         with open(log, "wb") as out:
-            try:
-                done = subprocess.run(["sh", "-c", self.build], cwd=revision.tree, stdout=out,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout_s)
-                why = None if done.returncode == 0 else f"exited {done.returncode}"
-            except subprocess.TimeoutExpired:
-                why = f"did not finish within {timeout_s:g} s (build_timeout)"
+            status = children.run(["sh", "-c", self.build], timeout_s=timeout_s, cwd=revision.tree, stdout=out,
+                                  stderr=subprocess.STDOUT)
+            why = (f"did not finish within {timeout_s:g} s (build_timeout)" if status is None
+                   else None if status == 0 else f"exited {status}")
         if why is not None:
             raise MeasurementError(
                 f"revision {revision.name} ({revision.commit[:SHORT]}) does not build: {self.build!r} {why} in "

@@ -14,11 +14,10 @@ import numpy as np
 
 from pairbench.environment.activity import without_process_details
 from pairbench.errors import ResultFileError
-from pairbench.model import SAMPLE_COLUMNS, Sample, Samples
+from pairbench.model import MAX_SAMPLE_VALUE, SAMPLE_COLUMNS, Sample, Samples
 from pairbench.notes import CODES, Note, Subject
 
 MAX_SAMPLES_PER_SERIES = 50_000_000
-MAX_SAMPLE_VALUE = 2**53 - 1  # |value| of any sample column; as ns, ~104 days; exact as a float
 BOUND_TEXT = "the limit of 2**53 - 1 (as nanoseconds, ~104 days)"
 NON_NEGATIVE = ("user_ns", "sys_ns", "max_rss_kib", "voluntary_cs", "involuntary_cs", "start_ns", "seq",
                 "slot")
@@ -182,7 +181,8 @@ def environment(value, source: str) -> dict:
 
 def suite(value, source: str) -> dict | None:
     """A bench run's ``suite``: null, or an object with ``benchmarks`` (the suite's comparisons, at
-    least 1), a ``digest`` string, and ``shard`` null or [K, N] with 1 <= K <= N."""
+    least 1), a ``digest`` string, ``shard`` null or [K, N] with 1 <= K <= N, and when present a
+    ``harness`` string and a ``merged`` list."""
     if value is None:
         return None
     record = expect(value, dict, source, "suite")
@@ -193,6 +193,10 @@ def suite(value, source: str) -> dict | None:
     if shard is not None and not (isinstance(shard, list) and len(shard) == 2 and all(is_int(x) for x in shard)
                                   and 1 <= shard[0] <= shard[1]):
         raise ResultFileError(f"{source}: suite.shard must be null or [K, N] with 1 <= K <= N, got {shard!r}")
+    if "harness" in record:
+        expect(record["harness"], str, source, "suite.harness")
+    if "merged" in record:
+        expect(record["merged"], list, source, "suite.merged")
     return record
 
 

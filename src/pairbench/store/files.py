@@ -164,8 +164,9 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def read_text_file(path: Path) -> str:
-    """The text of a result or metadata file; ResultFileError naming the file and the problem.
+def read_text_file(path: Path, what: str = "a pairbench result") -> str:
+    """The text of a result or metadata file; ResultFileError naming the file and the problem (and
+    saying the file is not ``what`` when it is not UTF-8 text).
 
     Only a regular file is read (a device such as /dev/zero, a named pipe or a
     socket is refused without reading it, and opening one never waits for a
@@ -186,7 +187,7 @@ def read_text_file(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ResultFileError(f"{path}: not a pairbench result (not UTF-8 text)") from None
+        raise ResultFileError(f"{path}: not {what} (not UTF-8 text)") from None
     except MemoryError:
         raise ResultFileError(f"{path}: not enough memory to read its {len(data):,} bytes") from None
 

@@ -43,6 +43,7 @@ from pairbench.model import (
     Side,
     append_metrics,
 )
+from pairbench.notes import Note, Subject
 from pairbench.settings import parse_settings
 from pairbench.store.files import parse_json_text, read_text_file
 
@@ -129,7 +130,10 @@ def _hyperfine(path: Path, document) -> Run:
     for s, r in enumerate(results):
         for wall, code, rss in zip(r.times_ns, r.exit_codes, r.max_rss_kib, strict=True):
             built.add(b, s, Sample(wall_ns=wall, status=code, max_rss_kib=rss))
-    return _run(built, path, "hyperfine", {})
+    zeros = tuple(Note("import-zero-times", {"count": r.zero_runs, "tool": "hyperfine"},
+                       Subject(benchmark="command", side=name)) for name, r in zip(names, results, strict=True)
+                  if r.zero_runs)
+    return _run(built, path, "hyperfine", {}, zeros)
 
 
 def _gbench(path: Path, document) -> Run:
@@ -144,7 +148,7 @@ def _gbench(path: Path, document) -> Run:
             built.add(b, 0, Sample(wall_ns=1, status=STATUS_BENCHMARK_ERROR), {PRIMARY_METRIC: 0.0})
             continue
         built.add(b, 0, Sample(wall_ns=max(1, round(result.total_ns)), iterations=result.iterations),
-                  {PRIMARY_METRIC: result.total_ns, **result.metrics})
+                  {**result.metrics, PRIMARY_METRIC: result.total_ns})
     return _run(built, path, "gbench", _plain(report.context))
 
 
@@ -158,7 +162,7 @@ def _go(path: Path, text: str) -> Run:
     for result, config in zip(report.results, report.configs, strict=True):
         label = result.name if len(packages) == 1 else f"{config.get('pkg', '')}.{result.name}"
         built.add(built.key(label), 0, Sample(wall_ns=max(1, round(result.total_ns)), iterations=result.iterations),
-                  {PRIMARY_METRIC: result.total_ns, **result.metrics})
+                  {**result.metrics, PRIMARY_METRIC: result.total_ns})
     return _run(built, path, "go", report.config)
 
 
@@ -201,7 +205,7 @@ def _criterion(path: Path) -> Run:
 # --------------------------------------------------------------------------- the run
 
 
-def _run(built: _Built, path: Path, fmt: str, metadata) -> Run:
+def _run(built: _Built, path: Path, fmt: str, metadata, notes: tuple[Note, ...] = ()) -> Run:
     names = tuple(side.name for side in built.sides)
     settings = parse_settings("import", names, {"names": names, "seed": 0})
     samples = {series: Samples.from_rows(rows, built.metrics.get(series, {})) for series, rows in built.rows.items()}
@@ -209,7 +213,8 @@ def _run(built: _Built, path: Path, fmt: str, metadata) -> Run:
     when = _measured_at(path, metadata)
     return Run(kind="import", sides=tuple(built.sides), settings=settings, tool_version=__version__,
                started_at=when, finished_at=when, benchmarks=tuple(built.keys), samples=samples, state="complete",
-               stopped_because=f"imported from {harness_words(fmt)}", environment={"import": imported})
+               stopped_because=f"imported from {harness_words(fmt)}", environment={"import": imported},
+               notes=notes)
 
 
 def _measured_at(path: Path, metadata) -> str:
@@ -222,7 +227,7 @@ def _measured_at(path: Path, metadata) -> str:
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=_dt.timezone.utc)
             return moment.astimezone(_dt.timezone.utc).isoformat(timespec="seconds")
-        except ValueError:
+        except (ValueError, OverflowError):  # not a date, or one whose offset moves it out of range
             pass
     try:
         stamp = path.stat().st_mtime
@@ -232,11 +237,20 @@ def _measured_at(path: Path, metadata) -> str:
 
 
 def _distinct(names: list[str]) -> list[str]:
+    """``names`` made distinct: a repeated one gets " (2)", " (3)"... (the next number no other name has)."""
+    taken = set(names)
     seen: dict[str, int] = {}
     out = []
     for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+        if name not in seen:
+            seen[name] = 1
+            out.append(name)
+            continue
+        while f"{name} ({seen[name] + 1})" in taken:
+            seen[name] += 1
+        seen[name] += 1
+        out.append(f"{name} ({seen[name]})")
+        taken.add(out[-1])
     return out
 
 

@@ -119,7 +119,7 @@ def _parse(path: Path) -> dict:
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:
-        text = read_text_file(path)
+        text = read_text_file(path, what="a TOML file")
     except ResultFileError as exc:
         raise UsageError(f"cannot read the project config: {exc}") from None
     if len(text) > MAX_CONFIG_BYTES:

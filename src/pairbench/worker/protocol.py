@@ -24,7 +24,9 @@ MAX_FIELD_VALUE = (1 << 63) - 1
 REPLY_FIELDS = ("ns", "user_ns", "sys_ns", "vcs", "ivcs", "minflt", "majflt", "maxrss_kib")
 """The fields of an ``ok`` reply pairbench reads; ``ns`` is required, the others are 0 when absent."""
 
-_NAME = re.compile(r"[^\s\x00-\x1f\x7f]+")
+UNSAFE_NAME_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""What a name may not hold: whitespace, C0 and C1 control characters and DEL (which a terminal may
+obey), and the bidirectional controls (which reorder what is shown around them)."""
 _PARAMS = re.compile(r"^(?P<base>[^\[\]]+)\[(?P<params>[^\[\]]*)\]$")
 _FIELD_KEY = re.compile(r"^[a-z_][a-z0-9_]*$")
 _DIGITS = re.compile(r"^[0-9]{1,19}$")
@@ -64,7 +66,7 @@ def check_name(name: str) -> str:
         raise ProtocolError("a benchmark name is empty")
     if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
         raise ProtocolError(f"a benchmark name is longer than {MAX_NAME_BYTES} bytes")
-    if not _NAME.fullmatch(name):
+    if UNSAFE_NAME_CHARACTER.search(name):
         raise ProtocolError("a benchmark name holds whitespace or a control character")
     return name
 

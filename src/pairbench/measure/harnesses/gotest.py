@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.measure.harnesses.base import (
+    LISTING_TIMEOUT_S,
     Discovery,
     DiscoveryError,
     FormatError,
@@ -36,6 +38,13 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    count,
+    finite_number,
+    listed_names,
+    metric_total,
+    numbered_lines,
+    own_metric,
+    total_ns,
 )
 
 NAME = "go"
@@ -43,6 +52,7 @@ MARKERS = (b"test.benchtime",)
 _RE2_SPECIAL = re.compile(r"([\\.+*?()|\[\]{}^$])")
 _LINE = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(\S.*)$")
 _CONFIG = re.compile(r"^([a-z][^\s:]*):\s?(.*)$")
+_COUNT_DIGITS = 16  # 2**53 has 16 digits
 _UNIT_VALUE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
@@ -78,13 +88,28 @@ class GoTest:
         listed = capture(program.command("-test.list", "^Benchmark"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (-test.list)"))
-        top = [line.strip() for line in listed.text().splitlines() if line.strip().startswith("Benchmark")]
+        top = list(listed_names((line.strip() for _, line in numbered_lines(listed.text())
+                                 if line.strip().startswith("Benchmark")), NAME))
         if not top:
             return Discovery((), explicit_iterations=True)
         names = self._leaves(program, top, timeout_s)
         if names is None:  # one of them failed the run: each alone, so the others are found
-            names = [leaf for name in top for leaf in (self._leaves(program, [name], timeout_s) or [name])]
+            names = self._each_alone(program, top, timeout_s)
         return Discovery(tuple(dict.fromkeys(names)), explicit_iterations=True)
+
+    def _each_alone(self, program: Program, top: list[str], timeout_s: float | None) -> list[str]:
+        """The leaves of each top-level benchmark run alone, all within one listing's time (a binary
+        of thousands of benchmarks is not given thousands of listing times)."""
+        limit = LISTING_TIMEOUT_S if timeout_s is None else timeout_s
+        deadline = time.monotonic() + limit
+        names = []
+        for name in top:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DiscoveryError(f"running its {len(top)} benchmarks one by one to list their sub-benchmarks "
+                                     f"took over {limit:g} s (--timeout)")
+            names.extend(self._leaves(program, [name], left) or [name])
+        return names
 
     def _leaves(self, program: Program, top: list[str], timeout_s: float | None) -> list[str] | None:
         """The benchmarks that report results when ``top`` run once each (sub-benchmarks in place of
@@ -142,7 +167,7 @@ def parse_text(text: str, source: str, suffix: str | None = None) -> GoReport:
     well formed is a ``FormatError`` naming its line."""
     config: dict[str, str] = {}
     results, configs = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in numbered_lines(text):
         line = line.rstrip()
         if m := _CONFIG.match(line):
             config[m.group(1)] = m.group(2)
@@ -163,14 +188,21 @@ def _has_measurement(rest: str) -> bool:
 
 def _result(m: re.Match, source: str, line: int, suffix: str | None) -> Report:
     name = _without_procs(m.group(1), suffix)
-    iterations = int(m.group(2))
-    if iterations < 1:
-        raise FormatError(NAME, source, f"{name!r} ran {iterations} iterations", line)
+    digits = m.group(2)  # int() of thousands of digits is refused (or slow): their number is checked first
+    if len(digits) > _COUNT_DIGITS:
+        raise FormatError(NAME, source, f"{name!r}: an iteration count of {len(digits)} digits, beyond 2**53 - 1",
+                          line)
+    iterations = count(int(digits), NAME, source, f"{name!r}: the iteration count", line=line)
     values = dict(_pairs(m.group(3).split(), name, source, line))
     ns_per_op = values.pop("ns/op", 0.0)  # left out when it is 0
-    metrics = {(unit[:-3] if unit.endswith("/op") else unit): value * iterations if unit.endswith("/op")
-               else value for unit, value in values.items()}
-    return Report(name, iterations, ns_per_op * iterations, metrics)
+    metrics: dict[str, float] = {}
+    for unit, value in values.items():
+        per_op = unit.endswith("/op")
+        metrics[own_metric(unit[:-3] if per_op else unit, metrics)] = (
+            metric_total(value, iterations, NAME, source, f"{name!r}: {unit[:40]}", line=line) if per_op
+            else value)
+    total = 0.0 if ns_per_op == 0 else total_ns(ns_per_op, iterations, NAME, source, f"{name!r}: ns/op", line=line)
+    return Report(name, iterations, total, metrics)
 
 
 def _pairs(words: list[str], name: str, source: str, line: int) -> Iterable[tuple[str, float]]:
@@ -180,7 +212,7 @@ def _pairs(words: list[str], name: str, source: str, line: int) -> Iterable[tupl
     for value, unit in zip(words[::2], words[1::2], strict=True):
         if not _UNIT_VALUE.match(value):
             raise FormatError(NAME, source, f"{name!r}: {value!r} is not a number (before {unit!r})"[:300], line)
-        yield unit, float(value)
+        yield unit, finite_number(float(value), NAME, source, f"{name!r}: {unit[:40]}", line=line)
 
 
 def _without_procs(name: str, suffix: str | None) -> str:
