@@ -26,6 +26,7 @@ from pairbench.analysis import Analysis
 from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
+from pairbench.outputs import open_private, private_directory
 from pairbench.report.safe import visible
 from pairbench.session import Outcome
 from pairbench.settings import Settings
@@ -95,10 +96,9 @@ class ConfirmSession:
             yield tuple(built)
 
     def _build(self, revision: Revision) -> None:
-        log = Path(self.project.root) / LOG_DIR / f"build-{revision.commit[:SHORT]}.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
+        log, fd = self._log(revision)
         timeout_s = self.project.build_timeout_ns() / 1e9
-        with open(log, "wb") as out:
+        with os.fdopen(fd, "wb") as out:
             try:
                 done = subprocess.run(["sh", "-c", self.build], cwd=revision.tree, stdout=out,
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout_s)
@@ -109,6 +109,17 @@ class ConfirmSession:
             raise MeasurementError(
                 f"revision {revision.name} ({revision.commit[:SHORT]}) does not build: {self.build!r} {why} in "
                 f"its worktree; the build log is {log}{_tail(log)}")
+
+    def _log(self, revision: Revision) -> tuple[Path, int]:
+        """The build log of ``revision``, opened: ``.pairbench/confirm`` in the project, through no
+        symbolic link (a checkout's own, which a repository can commit: ``outputs.private_directory``)."""
+        try:
+            directory = private_directory(self.project.root, LOG_DIR)
+            name = f"build-{revision.commit[:SHORT]}.log"
+            return directory / name, open_private(directory, name)
+        except OSError as exc:
+            raise MeasurementError(f"cannot write the build log of revision {revision.name}: "
+                                   f"{exc.strerror or exc}") from None
 
     def targets(self, built: tuple[Revision, Revision]) -> tuple[str, str]:
         """What ``bench`` measures in each tree; ``MeasurementError`` when a build did not make it."""

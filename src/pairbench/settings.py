@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 from pairbench.errors import UsageError
+from pairbench.outputs import JOURNAL_SUFFIX
 from pairbench.parameters import parse_parameters
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
@@ -396,10 +397,6 @@ def _choice(option: str, value, choices: Sequence[str]) -> str:
     if value not in choices:
         raise UsageError(f"{option} must be one of {', '.join(choices)}; got {value!r}")
     return value
-
-
-JOURNAL_SUFFIX = ".partial"
-"""What a result's journal adds to its name (``store.journal``): no result may end in it."""
 
 
 def _result_path(option: str, value) -> str | None:

@@ -52,3 +52,21 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
     assert "working tree is" in done.stdout and "slower than HEAD" in done.stdout
     document = json.loads(result.read_text())
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]
+
+
+def test_a_json_path_that_would_replace_a_live_runs_journal_is_refused_before_any_test(repository, tmp_path_factory):
+    from store_runs import stored_run
+
+    from pairbench.store.journal import Journal
+
+    journal = Journal(tmp_path_factory.mktemp("out") / "r.json", stored_run())
+    before = journal.path.read_bytes()
+    try:
+        for path in (journal.path, journal.path.parent / "x.json.partial"):
+            done = _pytest(repository, "--pairbench-max-time", "100ms", "--pairbench-json", str(path))
+            assert done.returncode == 4 and "--pairbench-json" in done.stderr and ".partial" in done.stderr, \
+                done.stdout + done.stderr
+            assert "passed" not in done.stdout
+        assert journal.path.read_bytes() == before and not (journal.path.parent / "x.json.partial").exists()
+    finally:
+        journal.close(remove=True)

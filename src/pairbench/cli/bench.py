@@ -106,7 +106,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
     store, no_store = options.pop("store"), options.pop("no_store")
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
-    check_output_paths(settings)
+    check_output_paths(settings, target)
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory)
     shown = []
     lock = threading.Lock()

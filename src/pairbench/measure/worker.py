@@ -43,6 +43,7 @@ from pairbench.errors import CommandNotFound
 from pairbench.measure.executor import Execution, Executor, OutputPolicy
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.measure.targets import Row
+from pairbench.outputs import open_stream
 from pairbench.protocol import ErrorReply, ProtocolError, SampleReply
 
 STARTUP_TIMEOUT_NS = 60_000_000_000
@@ -191,8 +192,8 @@ class Worker:
         output = self.spec.output
         if output.mode == "inherit":
             return None
-        if output.mode == "file":
-            return os.open(output.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        if output.mode == "file":  # through the output guard: no journal, no link another user planted
+            return open_stream(output.path, truncate=False)
         return subprocess.DEVNULL
 
     def benchmarks(self) -> tuple[str, ...]:

@@ -2,8 +2,9 @@
 
 Writing: the text goes to a temporary file beside the target, is fsynced and
 renamed over it, and the directory is fsynced, so a reader sees the old file
-or the new one, never half; a symbolic link on the way is followed only as the
-kernel's protected_symlinks rule allows, and a replaced file keeps its mode.
+or the new one, never half; the target passes ``outputs.check_target`` (a
+symbolic link on the way is followed only as the kernel's protected_symlinks
+rule allows; never a journal), and a replaced file keeps its mode.
 Reading: regular files only, a size limit, UTF-8, JSON without NaN, Infinity,
 overflowing numbers or repeated keys, with no more lists, objects and strings
 than a real result holds (so memory stays a small multiple of the size) and
@@ -25,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from pairbench.errors import ResultFileError
+from pairbench.outputs import check_target
 
 # The largest result read: two sides of a million samples each take 137 MB (benchmarks/RESULTS.md);
 # parsing costs about 4 bytes of memory per byte of such a result, and at most ~10 for any text that
@@ -40,12 +42,12 @@ def atomic_write_text(path: Path, text: str) -> None:
 
     A symbolic link is written through: its target is replaced (the temporary
     file lies beside the target, so the rename never crosses file systems) and
-    the link stays a link; but only a link the kernel would follow
-    (:func:`writable_target`), else ``UnsafeLinkError``. A file replaced keeps
+    the link stays a link; but only a link the kernel would follow, and never
+    over a journal (``outputs.check_target``: else ``RefusedOutput``). A file replaced keeps
     its permission bits; a new one gets 0666 less the umask. A path that is a
     device, a pipe or a socket is never replaced (``OSError``).
     """
-    target = writable_target(Path(path))
+    target = check_target(path)
     directory = target.parent
     mode = _mode_for(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
@@ -61,73 +63,6 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.unlink(tmp)
         raise
     _fsync_directory(directory)
-
-
-class UnsafeLinkError(PermissionError):
-    """A symbolic link on the way to a file to write, which the kernel's protected_symlinks rule
-    would not follow; ``strerror`` says which and why."""
-
-
-MAX_LINKS = 40  # as the kernel's ELOOP limit
-
-
-def writable_target(path: Path) -> Path:
-    """The file a write to ``path`` replaces: ``path`` with every symbolic link on the way followed.
-
-    Each link is checked against the kernel's protected_symlinks rule (:func:`may_follow`),
-    which the kernel cannot apply for us: a write that renames a temporary file over
-    the target opens no link. So ``--json /tmp/x.json``, run as root where another
-    user planted ``x.json -> /etc/passwd``, raises ``UnsafeLinkError`` instead of
-    replacing ``/etc/passwd``. Components are resolved as the kernel resolves them
-    (``link/..`` is the parent of the link's target); a missing one is kept as named.
-    """
-    parts = list(Path(path).parts)
-    current = Path(parts.pop(0)) if parts and Path(parts[0]).is_absolute() else Path(os.getcwd())
-    links = 0
-    while parts:
-        part = parts.pop(0)
-        if part in ("", "."):
-            continue
-        if part == "..":
-            current = current.parent
-            continue
-        candidate = current / part
-        try:
-            info = os.lstat(candidate)
-        except FileNotFoundError:
-            current = candidate
-            continue
-        if not stat.S_ISLNK(info.st_mode):
-            current = candidate
-            continue
-        links += 1
-        if links > MAX_LINKS:
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
-        _check_link(candidate, info, os.stat(current))
-        target = Path(os.readlink(candidate))
-        if target.is_absolute():
-            current = Path(target.parts[0])
-        parts[:0] = [p for p in target.parts if not Path(p).is_absolute()]
-    return current
-
-
-def may_follow(link: os.stat_result, directory: os.stat_result, euid: int) -> bool:
-    """The kernel's protected_symlinks rule (``may_follow_link`` in fs/namei.c;
-    Documentation/admin-guide/sysctl/fs.rst): a link is followed when its owner is the follower,
-    or it does not lie in a sticky, world-writable directory, or its owner owns that directory."""
-    shared = stat.S_ISVTX | stat.S_IWOTH
-    return (link.st_uid == euid or (directory.st_mode & shared) != shared
-            or directory.st_uid == link.st_uid)
-
-
-def _check_link(link: Path, info: os.stat_result, directory: os.stat_result) -> None:
-    if may_follow(info, directory, os.geteuid()):
-        return
-    raise UnsafeLinkError(
-        errno.EACCES,
-        f"refusing to follow the symbolic link {link}: it lies in the sticky, world-writable directory "
-        f"{link.parent} and belongs to uid {info.st_uid}, neither you nor the directory's owner (the "
-        "kernel's protected_symlinks rule); remove it or write elsewhere", str(link))
 
 
 def _mode_for(target: Path) -> int:
