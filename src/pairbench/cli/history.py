@@ -46,14 +46,16 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
       pairbench history parse -o history.html
       pairbench history --format json --store postgresql://ci@db/bench > history.json
     """
-    from pairbench.cli.report import write_files
-    from pairbench.recording import open_store, target_of
+    from pairbench.cli.report import check_outputs, write_files
+    from pairbench.recording import open_store, store_files, target_of
     from pairbench.store.project import find_project
 
     project = find_project()
     target = target_of(project, store, default=True)
     fmt = fmt or SUFFIX_FORMATS.get(_suffix(output), "text")
-    with open_store(target) as opened:
+    if output not in (None, "-"):
+        check_outputs([("--output", output)], example="history.html", inputs=store_files(target))
+    with open_store(target, read_only=True) as opened:
         found = load_history(opened, _machine_of(app, opened, target, machine), benchmarks, last, branch)
     write_files(app.io, [(output if output not in (None, "-") else None, render(found, fmt))])
     return EXIT_OK
@@ -131,8 +133,11 @@ def _chosen(known, patterns: tuple[str, ...], store, machine):
         if not known:
             raise StoreError(f"{store.url.shown} has no results of machine {visible(machine.label)} yet")
         return known
+    from pairbench.store.history import storable
+
     chosen = []
-    for pattern in patterns:
+    for given in patterns:
+        pattern = storable(given)  # a name that was not UTF-8 is stored with its bytes escaped
         matched = [b for b in known if b.key.label == pattern or b.key.name == pattern
                    or fnmatch.fnmatchcase(b.key.label, pattern)]
         if not matched:
