@@ -22,7 +22,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 LAYERS = ("cli", "session", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
           "harness", "vocabulary")
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parameters", "model", "verdict", "workloads",
-              "protocol", "preload", "outputs", "__init__"}
+              "protocol", "preload", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli", "functions": "session", "bench": "session", "recording": "session",
                "confirming": "session", "suite": "session"})

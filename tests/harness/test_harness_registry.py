@@ -85,7 +85,7 @@ def test_importing_pairbench_and_its_decorator_loads_nothing_heavy():
             "('numpy', 'scipy', 'click', 'rich', 'jinja2') or m.startswith('pairbench.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert eval(out) == ["pairbench.harness", "pairbench.harness.discovery", "pairbench.harness.registry",
-                         "pairbench.protocol"]
+                         "pairbench.limits", "pairbench.protocol"]  # limits: the protocol's (standard library only)
 
 
 def test_a_declaration_outside_any_collection_goes_to_the_default_registry_and_not_to_a_collection():

@@ -302,5 +302,5 @@ def test_the_worker_loads_no_numpy_scipy_click_or_other_pairbench_module(start, 
     modules = recorded()[0]["modules"]
     assert not [m for m in modules if m.split(".")[0] in ("numpy", "scipy", "click", "rich", "jinja2")]
     assert {m for m in modules if m.startswith("pairbench.")} == {
-        "pairbench.protocol", "pairbench.harness", "pairbench.harness.discovery",
+        "pairbench.protocol", "pairbench.limits", "pairbench.harness", "pairbench.harness.discovery",
         "pairbench.harness.registry", "pairbench.harness.worker"}

@@ -23,6 +23,7 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pairbench.errors import ResultFileError
@@ -38,7 +39,13 @@ MAX_STRINGS = 2_000_000  # a series has ~20 keys and names
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old or the new file, never half.
+    """Replace ``path`` with ``text`` (see :func:`atomic_write_chunks`)."""
+    atomic_write_chunks(path, (text,))
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[str], *, readable: bool = False) -> None:
+    """Replace ``path`` with the text of ``chunks`` (each written as it comes, so a large document
+    never needs to be held whole) so that readers see the old or the new file, never half.
 
     A symbolic link is written through: its target is replaced (the temporary
     file lies beside the target, so the rename never crosses file systems) and
@@ -46,6 +53,11 @@ def atomic_write_text(path: Path, text: str) -> None:
     over a journal (``outputs.check_target``: else ``RefusedOutput``). A file replaced keeps
     its permission bits; a new one gets 0666 less the umask. A path that is a
     device, a pipe or a socket is never replaced (``OSError``).
+
+    ``readable``: the text must stay within what :func:`read_text_file` and
+    :func:`check_shape` accept (its size, lists, objects and strings, counted as
+    they count them); beyond, the write stops with a ``ResultFileError`` and
+    nothing is replaced, so pairbench never writes a result it cannot read back.
     """
     target = check_target(path)
     directory = target.parent
@@ -53,8 +65,12 @@ def atomic_write_text(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         os.fchmod(fd, mode)  # mkstemp makes 0600
+        limits = _ReadableText(Path(path)) if readable else None
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            for chunk in chunks:
+                if limits is not None:
+                    limits.add(chunk)
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
@@ -63,6 +79,27 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.unlink(tmp)
         raise
     _fsync_directory(directory)
+
+
+class _ReadableText:
+    """Counts text as it is written, as the readers count it (:func:`read_text_file`'s size, then
+    :func:`check_shape`), and refuses it the moment it grows beyond what they accept."""
+
+    def __init__(self, path: Path):
+        self.path, self.size, self.containers, self.quotes = path, 0, 0, 0
+
+    def add(self, chunk: str) -> None:
+        self.size += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
+        self.containers += chunk.count("[") + chunk.count("{")
+        self.quotes += chunk.count('"')
+        if self.size > MAX_FILE_BYTES:
+            raise ResultFileError(f"{self.path}: the result would be larger than the {MAX_FILE_BYTES // 2**20} MiB "
+                                  f"a result file may be (about {MAX_FILE_SAMPLES} samples), so pairbench could not "
+                                  "read it back; nothing was written")
+        if self.containers > MAX_CONTAINERS or self.quotes // 2 > MAX_STRINGS:
+            raise ResultFileError(f"{self.path}: the result would hold more lists, objects or strings than a "
+                                  f"result file may ({MAX_CONTAINERS:,} and {MAX_STRINGS:,}), so pairbench could "
+                                  "not read it back; nothing was written")
 
 
 def _mode_for(target: Path) -> int:
@@ -126,14 +163,55 @@ def read_text_file(path: Path) -> str:
         raise ResultFileError(f"{path}: not enough memory to read its {len(data):,} bytes") from None
 
 
-def _read_regular(path: Path, fd: int) -> bytes:
-    """The bytes of the open file ``fd``: a regular file of at most ``MAX_FILE_BYTES``."""
-    info = os.fstat(fd)
+MAX_LINE_BYTES = 1 << 20
+"""The longest line :func:`read_lines` reads (a line of a tool's text output is a few hundred bytes)."""
+
+
+def read_lines(path: Path) -> Iterator[str]:
+    """The lines of a text file, one at a time (without their newline), for a format read a line at a
+    time: as :func:`read_text_file` reads (a regular file, at most ``MAX_FILE_BYTES``, UTF-8; else a
+    ``ResultFileError`` naming the file and the line), but holding one line in memory, not the file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ResultFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        _check_regular(path, os.fstat(fd))
+        total = 0
+        for number, raw in enumerate(_bounded_lines(path, handle), start=1):
+            total += len(raw)
+            if total > MAX_FILE_BYTES:
+                raise ResultFileError(f"{path}: larger than the limit of {MAX_FILE_BYTES:,} bytes "
+                                      f"({MAX_FILE_BYTES // 2**20} MiB)")
+            try:
+                yield raw.rstrip(b"\n").decode("utf-8")
+            except UnicodeDecodeError:
+                raise ResultFileError(f"{path}, line {number}: not UTF-8 text") from None
+
+
+def _bounded_lines(path: Path, handle) -> Iterator[bytes]:
+    try:
+        while raw := handle.readline(MAX_LINE_BYTES + 1):
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise ResultFileError(f"{path}: a line longer than {MAX_LINE_BYTES:,} bytes; is it a text file?")
+            yield raw
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _check_regular(path: Path, info: os.stat_result) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise ResultFileError(f"{path}: is a directory, not a result file")
     if not stat.S_ISREG(info.st_mode):
         raise ResultFileError(f"{path}: is not a regular file (a device, a pipe or a socket); "
                               "results are read from files")
+
+
+def _read_regular(path: Path, fd: int) -> bytes:
+    """The bytes of the open file ``fd``: a regular file of at most ``MAX_FILE_BYTES``."""
+    _check_regular(path, os.fstat(fd))
     chunks, total = [], 0
     while total <= MAX_FILE_BYTES:  # st_size may be 0 (/proc) or grow while we read: count what comes
         chunk = os.read(fd, min(1 << 22, MAX_FILE_BYTES + 1 - total))
