@@ -186,7 +186,7 @@ def test_pairbench_never_writes_its_own_files_through_a_committed_link(tmp_path)
 
 
 def test_a_result_kept_for_the_store_is_not_written_through_a_committed_link(tmp_path):
-    from pairbench.recording import StoreTarget, record
+    from pairbench.sessions.record import StoreTarget, record
     from pairbench.store.database import parse_url
     from pairbench.store.history import Provenance
     from pairbench.store.project import Project

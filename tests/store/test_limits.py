@@ -18,11 +18,11 @@ from store_runs import stored_run
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_RESULT_FILE, EXIT_USAGE, ResultFileError
 from pairbench.limits import MAX_SAMPLE_VALUE, MAX_SHARDS, MAX_SIDES
 from pairbench.model import Samples
-from pairbench.protocol import ProtocolError, parse_reply
 from pairbench.store import resultfile
 from pairbench.store.files import dumps
 from pairbench.store.imports import read_import
 from pairbench.store.resultfile import document_chunks, read_result, run_to_document, write_result
+from pairbench.worker.protocol import ProtocolError, parse_reply
 
 ROOT = Path(__file__).resolve().parents[2]
 HYPERFINE = ROOT / "tests" / "adapters" / "data" / "hyperfine-1.15.json"
@@ -148,7 +148,7 @@ def _shard_file(tmp_path, shard) -> Path:
     from runs import make_run, series, side
 
     from pairbench.model import BenchmarkKey
-    from pairbench.suite import shards
+    from pairbench.store import shards
 
     run = make_run("bench", [side("old", "baseline"), side("new", "candidate")],
                    {(0, 0): series([1000] * 8, start_seq=0, stride=2), (0, 1): series([1100] * 8, start_seq=1, stride=2)},

@@ -28,7 +28,7 @@ from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
 from pairbench.outputs import open_private, private_directory
 from pairbench.report.safe import visible
-from pairbench.session import Outcome
+from pairbench.sessions.commands import Outcome
 from pairbench.settings import Settings
 from pairbench.store.history import Confirmation, utc_now
 from pairbench.store.project import Project
