@@ -139,7 +139,7 @@ def _result(entry: dict, source: str, where: str, context: Mapping) -> Report:
     if not isinstance(name, str) or not name:
         raise FormatError(NAME, source, f"{where}.name must be a non-empty string")
     unit = entry.get("time_unit", "ns")
-    if unit not in _TIME_UNITS:
+    if not isinstance(unit, str) or unit not in _TIME_UNITS:  # a list is no key of _TIME_UNITS (TypeError)
         version = context.get("library_version", "unknown")
         raise FormatError(NAME, source, f"{where} ({name!r}): time_unit {unit!r} is not one of "
                           f"{', '.join(_TIME_UNITS)} (library version {version}: a format pairbench does not know)")
