@@ -143,12 +143,7 @@ def read_text_file(path: Path) -> str:
     socket is refused without reading it, and opening one never waits for a
     writer), and at most ``MAX_FILE_BYTES`` of it.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise ResultFileError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+    fd = _open_to_read(path)
     try:
         data = _read_regular(path, fd)
     except OSError as exc:
@@ -171,12 +166,7 @@ def read_lines(path: Path) -> Iterator[str]:
     """The lines of a text file, one at a time (without their newline), for a format read a line at a
     time: as :func:`read_text_file` reads (a regular file, at most ``MAX_FILE_BYTES``, UTF-8; else a
     ``ResultFileError`` naming the file and the line), but holding one line in memory, not the file."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise ResultFileError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+    fd = _open_to_read(path)
     with os.fdopen(fd, "rb") as handle:
         _check_regular(path, os.fstat(fd))
         total = 0
@@ -189,6 +179,17 @@ def read_lines(path: Path) -> Iterator[str]:
                 yield raw.rstrip(b"\n").decode("utf-8")
             except UnicodeDecodeError:
                 raise ResultFileError(f"{path}, line {number}: not UTF-8 text") from None
+
+
+def _open_to_read(path: Path) -> int:
+    """A descriptor reading ``path``: opening a named pipe never waits for a writer, nor a terminal
+    becomes ours; a ``ResultFileError`` naming the file otherwise."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ResultFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
 
 
 def _bounded_lines(path: Path, handle) -> Iterator[bytes]:
