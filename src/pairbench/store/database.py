@@ -269,6 +269,9 @@ def translated_errors(store: StoreUrl, doing: str) -> Iterator[None]:
     except sa.DBAPIError as error:
         raise StoreError(f"{store.shown}: {doing} failed ({_first_line(error, store)}); nothing of it was "
                          "kept") from None
+    except UnicodeEncodeError:  # text the driver cannot send (history.storable escapes what pairbench stores)
+        raise StoreError(f"{store.shown}: {doing} failed: text that is not UTF-8, which the database cannot "
+                         "take; nothing of it was kept") from None
 
 
 def _operational(store: StoreUrl, doing: str, error) -> str:
