@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pairbench.command import STATUS_TIMEOUT, Command, describe_status
+from pairbench.limits import MAX_SAMPLE_VALUE  # one limit, for every writer and reader of a result
 from pairbench.notes import Note
 from pairbench.settings import Settings
 
@@ -51,9 +52,6 @@ SAMPLE_COLUMNS: dict[str, str] = {
     "iterations": "operations in the sample (1 for a command)",
     "warmup": "1 for a warmup sample (stored, never analysed), else 0",
 }
-MAX_SAMPLE_VALUE = 2**53 - 1
-"""The largest magnitude of any sample column (as ns, ~104 days), exact as a float: what a result
-file holds, so what every reader checks and every writer (a harness's parser, an import) keeps to."""
 PRIMARY_METRIC = "value"
 """A float metric column of this name replaces ``wall_ns`` as the series' measured total
 (a harness's own report, or a unit that is not time)."""

@@ -56,6 +56,20 @@ def pytest_addoption(parser):
                     help="(internal) record the fixture's calls for a worker instead of measuring them.")
 
 
+def pytest_configure(config):
+    """Refuse a --pairbench-json path that pairbench would not write (``outputs.check_output``: a
+    journal, a link another user planted, a directory), before any test runs."""
+    path = config.getoption("pairbench_json", None)
+    if path and not config.getoption("pairbench_register", False):
+        from pairbench.errors import UsageError
+        from pairbench.outputs import check_output
+
+        try:
+            check_output("--pairbench-json", path, example="result.json")
+        except UsageError as exc:
+            raise pytest.UsageError(str(exc)) from None
+
+
 def benchmark_name(nodeid: str) -> str:
     """A test's node id as a worker protocol benchmark name: the id itself when it is one; else (it
     holds whitespace or a control character, or is over 200 bytes) the id with those characters made

@@ -87,3 +87,20 @@ def test_tests_whose_ids_share_their_first_200_bytes_are_compared_apart(reposito
     document = json.loads(result.read_text())
     names = [b["name"] for b in document["benchmarks"]]
     assert len(names) == 2 == len(set(names)) == len(document["comparisons"])
+
+def test_a_json_path_that_would_replace_a_live_runs_journal_is_refused_before_any_test(repository, tmp_path_factory):
+    from store_runs import stored_run
+
+    from pairbench.store.journal import Journal
+
+    journal = Journal(tmp_path_factory.mktemp("out") / "r.json", stored_run())
+    before = journal.path.read_bytes()
+    try:
+        for path in (journal.path, journal.path.parent / "x.json.partial"):
+            done = _pytest(repository, "--pairbench-max-time", "100ms", "--pairbench-json", str(path))
+            assert done.returncode == 4 and "--pairbench-json" in done.stderr and ".partial" in done.stderr, \
+                done.stdout + done.stderr
+            assert "passed" not in done.stdout
+        assert journal.path.read_bytes() == before and not (journal.path.parent / "x.json.partial").exists()
+    finally:
+        journal.close(remove=True)

@@ -112,3 +112,16 @@ def test_confirm_of_one_commit_with_itself_is_a_usage_error(project):
     root, commits = project
     code, _, err = invoke("confirm", commits[2], commits[2][:10], *FAST)
     assert code == 2 and "both name commit" in err
+
+def test_confirm_never_writes_its_build_log_through_a_link_committed_in_the_repository(project, tmp_path_factory):
+    root, commits = project
+    victim = tmp_path_factory.mktemp("outside") / "victim.txt"
+    victim.write_text("VICTIM\n")
+    logs = root / ".pairbench" / "confirm"
+    logs.mkdir(parents=True)
+    (logs / f"build-{commits[4][:10]}.log").symlink_to(victim)
+    _git(root, "add", "-f", ".pairbench")
+    _git(root, "commit", "-q", "-m", "a link where the build log goes")
+    code, _, err = invoke("confirm", commits[4][:10], commits[5][:10], *FAST)
+    assert code == 3 and "is a symbolic link" in err and "build log" in err, err
+    assert victim.read_text() == "VICTIM\n"

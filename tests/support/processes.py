@@ -112,9 +112,3 @@ def running(mark: str, *, exactly: bool = False) -> list[int]:
 def all_gone(mark: str) -> bool:
     """Whether every process marked ``mark`` ends within ``GONE_WITHIN_S``."""
     return wait_until(lambda: not running(mark), GONE_WITHIN_S)
-
-
-def default_dispositions() -> None:
-    """In a child, before exec: SIGTERM, SIGINT and SIGHUP at their defaults, as from a shell."""
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)

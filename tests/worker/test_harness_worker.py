@@ -322,5 +322,5 @@ def test_the_worker_loads_no_numpy_scipy_click_or_other_pairbench_module(start, 
     modules = recorded()[0]["modules"]
     assert not [m for m in modules if m.split(".")[0] in ("numpy", "scipy", "click", "rich", "jinja2")]
     assert {m for m in modules if m.startswith("pairbench.")} == {
-        "pairbench.worker.protocol", "pairbench.worker", "pairbench.worker.discovery",
+        "pairbench.worker.protocol", "pairbench.limits", "pairbench.worker", "pairbench.worker.discovery",
         "pairbench.worker.registry", "pairbench.worker.serve"}

@@ -111,7 +111,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
     store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
-    check_output_paths(settings)
+    check_output_paths(settings, target)
     with programs_environment(pass_env, isolated=settings.workers.against is not None, store=target):
         return _bench(app, settings, target, window, workers)
 

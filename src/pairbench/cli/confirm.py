@@ -72,7 +72,7 @@ def confirm(app: App, before: str, after: str, store: str | None, pass_env: tupl
     session = ConfirmSession(project, before, after)
     target = store_target(store, False) or _default_target(project)
     settings = parse_settings("bench", ("BEFORE", "AFTER"), options)
-    check_output_paths(settings)
+    check_output_paths(settings, target)
     flagged = _flagged(app, target, session)
     names = tuple(f"{r.name} ({r.commit[:10]})" if r.name != r.commit else r.commit[:10] for r in session.revisions)
     with programs_environment(pass_env, isolated=True, store=target), session.built() as built:
@@ -99,7 +99,7 @@ def _flagged(app: App, target, session) -> str | None:
     from pairbench.sessions.record import open_store
 
     fingerprint = this_machine(app, target).fingerprint
-    with open_store(target) as opened:
+    with open_store(target, read_only=True) as opened:
         machine = next((m for m in opened.machines() if m.fingerprint == fingerprint), None)
         if machine is None:
             return None

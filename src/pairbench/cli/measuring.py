@@ -18,7 +18,7 @@ from pairbench.cli.options import (
 )
 from pairbench.cli.report import (
     check_export_paths,
-    check_writable_path,
+    check_outputs,
     export_options,
     export_paths,
     refuse_shared_paths,
@@ -155,7 +155,7 @@ def measure(app: App, settings: Settings, target, window) -> int:
     from pairbench.cli.progress import close_progress, progress_for
     from pairbench.sessions.commands import Session
 
-    check_output_paths(settings)
+    check_output_paths(settings, target)
     load_statistics()  # while the activity window passes
     session = Session(settings, app.executor_factory, app.environment(activity_since=window))
     progress = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
@@ -214,7 +214,7 @@ def _store(app: App, settings: Settings, outcome, target, provenance=None) -> in
     written = path if path and path != "-" and outcome.result_error is None else None
     recorded = record(outcome.run, outcome.analysis, target, result_path=written, provenance=provenance)
     if recorded.error is None:
-        app.io.err(f"Result {recorded.uid[:12]} stored in {target.url.shown}"
+        app.io.err(f"Result {recorded.uid[:12]} stored in {visible(target.url.shown)}"
                    + ("" if recorded.added else " (it was there already)"))
         return None
     kept = (f"the result is kept in {recorded.kept_in}; store it later with `pairbench store import "
@@ -224,19 +224,24 @@ def _store(app: App, settings: Settings, outcome, target, provenance=None) -> in
     return recorded.error.exit_code
 
 
-def check_output_paths(settings: Settings) -> None:
-    """Refuse, before measuring, a ``--json`` path that is a directory or lies in a missing or
-    read-only directory (``-``, standard output, is fine), and two outputs naming one file."""
+def check_output_paths(settings: Settings, target=None) -> None:
+    """Refuse, before measuring, outputs that cannot or must not be written (``outputs.check_output``:
+    ``-`` for standard output is fine), two outputs naming one file, and an output that is one of the
+    command's inputs (``--input``, ``--balance``, the SQLite store of ``target``)."""
+    from pairbench.sessions.record import store_files
     from pairbench.store.journal import journal_path
 
+    balance = settings.workers.balance if settings.workers else None
+    inputs = [("--input", settings.sampling.input), ("--balance", balance), *store_files(target)]
     path = settings.outputs.json_path
     files = []
     if path and path != "-":
-        check_writable_path("--json", path, "result.json")
+        check_outputs([("--json", path)], example="result.json", inputs=inputs)
         files += [("--json", path), ("--json's journal", str(journal_path(path)))]
     if settings.sampling.output not in ("null", "inherit", "pipe"):
+        check_outputs([("--output", settings.sampling.output)], example="output.txt", inputs=inputs)
         files.append(("--output", settings.sampling.output))
-    check_export_paths(settings.outputs.exports())
+    check_export_paths(settings.outputs.exports(), inputs)
     refuse_shared_paths(files + export_paths(settings.outputs.exports()))
 
 

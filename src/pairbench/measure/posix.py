@@ -55,6 +55,7 @@ from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.measure import child_environment, leftovers
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
+from pairbench.outputs import open_stream
 
 # Python ignores SIGPIPE (and SIGXFSZ) for itself; a child must get the default
 # disposition back, as subprocess's ``restore_signals=True`` does, or ``yes | head``
@@ -351,7 +352,8 @@ def _execution(start: int, end: int, status: int, usage, leftovers: int) -> Exec
 
 def open_output(output: OutputPolicy) -> int | None:
     """A close-on-exec descriptor for the commands' stdout and stderr, as ``output`` says (None:
-    inherit ours); a file is truncated here, once, and appended to by every sample."""
+    inherit ours); a file is truncated here, once, and appended to by every sample. A file passes
+    the output guard (``outputs.open_stream``: no journal, no link another user planted)."""
     if output.mode == "inherit":
         return None
     if output.mode == "null":
@@ -361,7 +363,7 @@ def open_output(output: OutputPolicy) -> int | None:
             f"`output` must be 'null', 'inherit' or a file path, got {output.mode!r} {output.path!r}"
         )
     try:
-        return os.open(output.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        return open_stream(output.path, truncate=True)
     except OSError as exc:
         raise UsageError(
             f"cannot open output file {output.path!r}: {exc.strerror}; "

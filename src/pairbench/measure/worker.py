@@ -42,6 +42,7 @@ from pairbench.measure import child_environment, children
 from pairbench.measure.executor import Execution, Executor, OutputPolicy
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.measure.targets import Row
+from pairbench.outputs import open_stream
 from pairbench.worker import protocol
 from pairbench.worker.protocol import ErrorReply, ProtocolError, SampleReply
 
@@ -193,8 +194,8 @@ class Worker:
         output = self.spec.output
         if output.mode == "inherit":
             return None
-        if output.mode == "file":
-            return os.open(output.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        if output.mode == "file":  # through the output guard: no journal, no link another user planted
+            return open_stream(output.path, truncate=False)
         return subprocess.DEVNULL
 
     def benchmarks(self) -> tuple[str, ...]:

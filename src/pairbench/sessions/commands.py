@@ -372,10 +372,10 @@ class RunJournal(Journal):
         try:
             with _ignoring_interrupts():  # a second Ctrl-C must not leave half a result
                 write_result(run, self.result_path, derived)
-        except OSError as exc:
+        except (OSError, ResultFileError) as exc:  # ResultFileError: it could not be read back
             self._close(remove=False)
-            return ResultFileError(f"{self.result_path}: cannot write the result ({_why(exc)}); "
-                                   f"{self._where(run)}")
+            why = _why(exc) if isinstance(exc, OSError) else str(exc).removeprefix(f"{self.result_path}: ")
+            return ResultFileError(f"{self.result_path}: cannot write the result ({why}); {self._where(run)}")
         self._close(remove=True)
         return None
 

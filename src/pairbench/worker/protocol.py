@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pairbench.limits import MAX_SAMPLE_VALUE
+
 VERSION = 1
 GREETING = f"pairbench-worker {VERSION}"
 FDS_VARIABLE = "PAIRBENCH_WORKER_FDS"
@@ -19,7 +21,7 @@ MAX_LINE_BYTES = 4096
 MAX_NAME_BYTES = 200
 MAX_BENCHMARKS = 10_000
 MAX_ITERATIONS = 1 << 40
-MAX_FIELD_VALUE = (1 << 63) - 1
+MAX_FIELD_VALUE = MAX_SAMPLE_VALUE  # what a result keeps: a larger value could be measured but never read back
 
 REPLY_FIELDS = ("ns", "user_ns", "sys_ns", "vcs", "ivcs", "minflt", "majflt", "maxrss_kib")
 """The fields of an ``ok`` reply pairbench reads; ``ns`` is required, the others are 0 when absent."""
@@ -184,7 +186,7 @@ def parse_reply(line: str) -> SampleReply | ErrorReply:
         if key in values:
             raise ProtocolError(f"the field {key!r} is given twice")
         if not _DIGITS.match(text) or int(text) > MAX_FIELD_VALUE:
-            raise ProtocolError(f"the field {key}={text[:40]!r} is not a whole number from 0 to 2^63 - 1")
+            raise ProtocolError(f"the field {key}={text[:40]!r} is not a whole number from 0 to 2^53 - 1")
         values[key] = int(text)
     if "ns" not in values:
         raise ProtocolError("the reply has no ns= field (the sample's nanoseconds)")

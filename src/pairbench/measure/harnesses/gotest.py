@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,22 +162,40 @@ class GoReport:
 
 def parse_text(text: str, source: str, suffix: str | None = None) -> GoReport:
     """Read Go benchmark lines (``go test -bench`` output, with ``-count`` any number of lines a
-    benchmark). ``suffix`` is the "-P" to remove from names; None removes any trailing "-digits" as
-    benchstat does. Lines of other kinds (PASS, ok, logs) are skipped; a benchmark line that is not
-    well formed is a ``FormatError`` naming its line."""
-    config: dict[str, str] = {}
-    results, configs = [], []
-    for number, line in numbered_lines(text):
-        line = line.rstrip()
-        if m := _CONFIG.match(line):
-            config[m.group(1)] = m.group(2)
-            continue
-        m = _LINE.match(line)
-        if not m or not _has_measurement(m.group(3)):
-            continue
-        results.append(_result(m, source, number, suffix))
-        configs.append(dict(config))
-    return GoReport(config, tuple(results), tuple(configs))
+    benchmark): see :class:`GoText`."""
+    reader = GoText(source, suffix)
+    found = list(reader.results(line for _, line in numbered_lines(text)))
+    return GoReport(reader.config, tuple(r for r, _ in found), tuple(c for _, c in found))
+
+
+class GoText:
+    """Go benchmark text read a line at a time (``pairbench import`` streams a file through it).
+
+    ``suffix`` is the "-P" to remove from names; None removes any trailing "-digits" as benchstat
+    does. Lines of other kinds (PASS, ok, logs) are skipped; a benchmark line that is not well formed
+    is a ``FormatError`` naming its line. ``config`` is the configuration read so far.
+    """
+
+    def __init__(self, source: str, suffix: str | None = None):
+        self.source, self.suffix = source, suffix
+        self.config: dict[str, str] = {}
+
+    def results(self, lines: Iterable[str]) -> Iterator[tuple[Report, Mapping[str, str]]]:
+        """Each benchmark line's report, with the configuration in force at it (one copy shared by
+        the lines between two configuration lines)."""
+        snapshot: Mapping[str, str] | None = None
+        for number, line in enumerate(lines, start=1):
+            line = line.rstrip()
+            if m := _CONFIG.match(line):
+                self.config[m.group(1)] = m.group(2)
+                snapshot = None
+                continue
+            m = _LINE.match(line)
+            if not m or not _has_measurement(m.group(3)):
+                continue
+            if snapshot is None:
+                snapshot = dict(self.config)
+            yield _result(m, self.source, number, self.suffix), snapshot
 
 
 def _has_measurement(rest: str) -> bool:
