@@ -91,7 +91,7 @@ def sides_of(settings: Settings) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
     " (2)" suffix (with a note): reports tell sides apart by name. With
     parameters (``-P``/``-L``) a side's command is its template (``sleep {t}``):
     each parameter combination is a benchmark the side runs (see
-    :meth:`Session.targets`). Raises ``UsageError`` or ``CommandNotFound``
+    :meth:`Session.targets`). Raises ``UsageError`` (``ProgramNotFound`` among them)
     before anything runs.
     """
     commands = list(settings.commands)
