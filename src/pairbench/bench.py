@@ -51,7 +51,7 @@ from pairbench.model import BenchmarkKey, Command, Run, Side
 from pairbench.notes import Note
 from pairbench.protocol import split_name
 from pairbench.report.jsonfile import derived_document
-from pairbench.session import Outcome, RunJournal, distinct_names, utc_now
+from pairbench.session import Outcome, RunJournal, distinct_names, path_names, utc_now
 from pairbench.settings import Settings
 from pairbench.suite import shards
 from pairbench.suite.driver import FAILURE_ADVICE, LISTED_AT_MOST, ProgressFactory, SuiteDriver
@@ -141,7 +141,7 @@ class BenchSession:
                 yield self._plan([os.path.join(tree, relative), os.path.join(root, relative)], names,
                                  trees=(tree, root))
             return
-        yield self._plan(list(settings.commands), settings.names or settings.commands)
+        yield self._plan(list(settings.commands), settings.names or path_names(settings.commands))
 
     def _plan(self, texts: list[str], names, trees: tuple[str, ...] | None = None) -> _Plan:
         names, renamed = distinct_names(list(names))
