@@ -90,3 +90,34 @@ def test_the_html_report_of_a_suite_opens_with_its_summary(tmp_path):
     assert "Removed, only the baseline has them (2): BM_old, BM_older." in suite
     assert "<summary>Validation (1 finding)</summary>" in suite and "WARN  BM_copy · new" in suite
     assert 'class="verdicts"' not in html  # the groups replace the flat verdict table
+
+
+LONG = "BenchmarkFormatFloat/ShorterIntervalCase32/with_a_long_sub_benchmark_name"
+
+
+def _long_named(tmp_path, name: str, factor: float, kind: str = "run") -> Path:
+    rng = np.random.default_rng(5)
+    if kind == "run":
+        samples = {(0, 0): series(np.floor(1e6 * factor * rng.lognormal(0, 0.01, 20)), pairs=[-1] * 20)}
+        run = make_run("run", [side("app")], samples, benchmarks=[BenchmarkKey(LONG)])
+    else:
+        samples = {(b, s): series(np.floor(1e6 * (1 + 0.1 * s) * rng.lognormal(0, 0.01, 40)), start_seq=s,
+                                  stride=2) for b in range(2) for s in range(2)}
+        run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                       benchmarks=[BenchmarkKey(LONG), BenchmarkKey(LONG + "_too")]).replace(
+            suite=shards.suite_record([LONG, LONG + "_too"], None, "go"))
+    path = tmp_path / name
+    write_result(run, path)
+    return path
+
+
+def test_long_benchmark_names_stay_whole_on_one_line_in_the_diff_and_suite_tables(tmp_path):
+    code, diffed, err = invoke("diff", str(_long_named(tmp_path, "a.json", 1.0)),
+                               str(_long_named(tmp_path, "b.json", 1.1)))
+    assert code == 0, err
+    code, suite, err = invoke("show", str(_long_named(tmp_path, "s.json", 1.0, kind="bench")))
+    assert code == 0, err
+    for out in (diffed, suite):
+        rows = [line for line in out.splitlines() if LONG in line]
+        assert rows, out
+        assert all(re.search(r"\S\s{2,}\S", line[line.index(LONG) + len(LONG):]) for line in rows)

@@ -58,6 +58,21 @@ def render_markup(lines: Iterable[str], *, color: bool, width: int = 100) -> str
     return buffer.getvalue()
 
 
+def table_text(table, *, color: bool, width: int) -> str:
+    """A rich table as text, every cell on one line: the table grows past ``width`` rather than
+    break a benchmark's or a side's name inside its cell (a file or a pager keeps it readable;
+    a terminal folds the long line whole). Cells longer than a table should hold are shortened by
+    the caller, in the middle, with the full text elsewhere in the report."""
+    for column in table.columns:
+        column.no_wrap = True
+    probe = Console(file=io.StringIO(), width=10_000, highlight=False)
+    needed = probe.measure(table).maximum
+    buffer = io.StringIO()
+    Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
+            width=max(width, needed), highlight=False).print(table)
+    return buffer.getvalue()
+
+
 class Footnotes:
     """The numbered notes of one report: the run's first, then each as a title marks it."""
 
@@ -192,14 +207,10 @@ def comparison_table(comparisons: Sequence[Comparison], footnotes: Footnotes, *,
     first = f"vs {markup(_short(next(iter(baselines))))}" if len(baselines) == 1 else "comparison"
     for column in (first, "B min", "C min", "min Δ", "B mean", "C mean", "mean Δ", "change [interval]",
                    "verdict"):
-        table.add_column(column, justify="left" if column in (first, "verdict") else "right",
-                         overflow="fold", no_wrap=column != first)
+        table.add_column(column, justify="left" if column in (first, "verdict") else "right")
     for c in comparisons:
         table.add_row(*_comparison_cells(c, footnotes, with_baseline=len(baselines) > 1))
-    buffer = io.StringIO()
-    Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-            width=width, highlight=False).print(table)
-    return buffer.getvalue()
+    return table_text(table, color=color, width=width)
 
 
 def _comparison_cells(c: Comparison, footnotes: Footnotes, *, with_baseline: bool) -> list[str]:
@@ -294,10 +305,7 @@ def _plain_table(table, *, color: bool, width: int) -> str:
 
     rich_table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for i, column in enumerate(table.header):
-        rich_table.add_column(markup(column), justify="left" if i == 0 else "right", overflow="fold")
+        rich_table.add_column(markup(column), justify="left" if i == 0 else "right")
     for row in table.rows:
         rich_table.add_row(*(markup(cell) for cell in row))
-    buffer = io.StringIO()
-    Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-            width=width, highlight=False).print(rich_table)
-    return buffer.getvalue()
+    return table_text(rich_table, color=color, width=width)
