@@ -121,3 +121,21 @@ def test_long_benchmark_names_stay_whole_on_one_line_in_the_diff_and_suite_table
         rows = [line for line in out.splitlines() if LONG in line]
         assert rows, out
         assert all(re.search(r"\S\s{2,}\S", line[line.index(LONG) + len(LONG):]) for line in rows)
+
+
+def test_the_counts_line_counts_benchmarks_never_measured_once_apart_from_inconclusive(tmp_path):
+    rng = np.random.default_rng(4)
+    samples = {(0, 0): series(np.full(40, 2e6), start_seq=0, stride=2),
+               (0, 1): series(2e6 * np.exp(rng.normal(0, 0.2, 40)), start_seq=1, stride=2),
+               **{(b, s): series([]) for b in (1, 2) for s in (0, 1)}}
+    names = ["BM_noisy", "BM_late", "BM_later"]
+    run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                   benchmarks=[BenchmarkKey(n) for n in names]).replace(
+        notes=(Note("suite-budget-spent", {"count": 2, "names": names[1:], "budget_ns": 60_000_000_000}),),
+        suite=shards.suite_record(names, None, "go"))
+    path = tmp_path / "suite.json"
+    write_result(run, path)
+    code, out, err = invoke("show", str(path))
+    assert code == 0, err
+    assert "0 regressions, 0 improvements, 0 equivalent, 1 inconclusive, 2 not measured." in out
+    assert "Not measured, --suite-time was spent (2): BM_late, BM_later." in out

@@ -48,7 +48,7 @@ def suite_record(summary) -> dict:
     """A suite's summary (``analysis.suite.SuiteSummary``): the correction, each group's benchmarks in
     reading order, the geometric mean, and the benchmarks added, removed and not measured."""
     groups = {key: [c.benchmark.label for c in getattr(summary, key)]
-              for key in ("regressions", "improvements", "equivalent", "inconclusive")}
+              for key in ("regressions", "improvements", "equivalent", "inconclusive", "unmeasured")}
     g = summary.geometric_mean
     return {
         "correction": summary.correction, "family": summary.family, "alpha": summary.alpha, **groups,

@@ -103,8 +103,11 @@ _COUNTED = {"regressions": ("regression", "regressions"), "improvements": ("impr
 
 
 def counts_line(summary: SuiteSummary) -> str:
+    """ "1 regression, 0 improvements, 2 equivalent, 3 inconclusive, 22 not measured." (the last only
+    when some were not): a benchmark is counted once."""
     counts = [(key, len(getattr(summary, key))) for _, key in GROUPS]
-    return ", ".join(f"{n} {_COUNTED[key][n != 1]}" for key, n in counts) + "."
+    unmeasured = f", {len(summary.unmeasured)} not measured" if summary.unmeasured else ""
+    return ", ".join(f"{n} {_COUNTED[key][n != 1]}" for key, n in counts) + unmeasured + "."
 
 
 def plural(n: int, word: str) -> str:
