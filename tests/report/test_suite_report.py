@@ -139,3 +139,23 @@ def test_the_counts_line_counts_benchmarks_never_measured_once_apart_from_inconc
     assert code == 0, err
     assert "0 regressions, 0 improvements, 0 equivalent, 1 inconclusive, 2 not measured." in out
     assert "Not measured, --suite-time was spent (2): BM_late, BM_later." in out
+
+
+def test_a_worker_suite_says_its_rounds_and_warm_up_and_that_they_are_not_compares_defaults(tmp_path):
+    rng = np.random.default_rng(4)
+    samples = {(0, s): series(2e6 * np.exp(rng.normal(0, 0.01, 40)), start_seq=s, stride=2) for s in (0, 1)}
+    run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                   benchmarks=[BenchmarkKey("BM_a")]).replace(suite=shards.suite_record(["BM_a"], None, "pairbench"))
+    path = tmp_path / "workers.json"
+    write_result(run, path)
+    code, out, err = invoke("show", str(path))
+    assert code == 0, err
+    assert ("Each benchmark: at least 32 rounds (--min-runs), up to 5 s (--max-time), after 16 warm-up rounds "
+            "(--warmup) (bench's defaults; compare's are at least 10 rounds after 1 warm-up round).") in out
+    tuned = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                     benchmarks=[BenchmarkKey("BM_a")], min_runs=12, warmup=2).replace(
+        suite=shards.suite_record(["BM_a"], None, "pairbench"))
+    write_result(tuned, path)
+    code, out, err = invoke("show", str(path))
+    assert "Each benchmark: at least 12 rounds (--min-runs), up to 5 s (--max-time), after 2 warm-up rounds " \
+           "(--warmup)." in out

@@ -34,6 +34,7 @@ from pairbench.report.suite import (
     harness_sentence,
     imported_sentence,
     plural,
+    rounds_sentence,
     shard_sentence,
     suite_blocks,
 )
@@ -111,6 +112,8 @@ def run_header(run: Run) -> list[str]:
         lines.append(f"No round was completed (order seed {seed}).")
     elif n > 1 and run.kind == "bench":
         lines.append("Samples were interleaved. " + harness_sentence(run))
+    if run.kind == "bench" and rounds:
+        lines.append(markup(rounds_sentence(run)))
     elif n > 1:
         lines.append(f"Samples were interleaved: each of {rounds} rounds ran every command once, "
                      f"in a fresh random order (seed {seed}).")
