@@ -221,10 +221,13 @@ RESOURCE_ROWS = (("max_rss_kib", "max RSS (MiB)", 1 / 1024, "y"),
 
 
 def resources_chart(series: Sequence[Series]) -> Chart:
-    """Max RSS and context switches of every sample against execution order, one panel each."""
+    """Max RSS and context switches of every sample against execution order, one panel each (a panel
+    stays empty for what was never recorded: an import's tool did not measure it)."""
     traces, shown, total = [], 0, 0
     for s in series:
         for i, (column, label, factor, yaxis) in enumerate(RESOURCE_ROWS):
+            if column not in s.figure.resources:
+                continue
             values = np.asarray(s.figure.resources[column], dtype=np.float64) * factor
             keep = thin(values)
             if i == 0:

@@ -112,11 +112,11 @@ def run_header(run: Run) -> list[str]:
         lines.append(f"No round was completed (order seed {seed}).")
     elif n > 1 and run.kind == "bench":
         lines.append("Samples were interleaved. " + harness_sentence(run))
-    if run.kind == "bench" and rounds:
-        lines.append(markup(rounds_sentence(run)))
     elif n > 1:
         lines.append(f"Samples were interleaved: each of {rounds} rounds ran every command once, "
                      f"in a fresh random order (seed {seed}).")
+    if run.kind == "bench" and rounds:
+        lines.append(markup(rounds_sentence(run)))
     if run.shell_overhead:
         shell = run.shell_overhead.get("shell") or "sh"  # a result of pairbench 0.2 ran sh
         lines.append(f"Commands ran through {markup(shell)} -c; the shell's own start-up costs "
@@ -192,6 +192,31 @@ def render_run(run: Run, analysis: Analysis, *, color: bool = False, width: int 
 
 def _unit(analysis: Analysis) -> str:
     return analysis.summaries[0].unit if analysis.summaries else "ns"
+
+
+def render_import(run: Run, written: str, *, color: bool = False, width: int = 100) -> str:
+    """What ``pairbench import`` read and wrote, in a few lines (the report is ``show``'s)."""
+    imported = run.environment.get("import") or {}
+    tool = imported.get("tool", "another tool")
+    n = len(run.benchmarks)
+    sides = [side.name for side in run.sides]
+    shown = ", ".join(sides[:3]) + (f" and {len(sides) - 3} more" if len(sides) > 3 else "")
+    samples = sum(len(samples) for _, _, samples in run.all_series())
+    failed = sum(len(samples.failed()) for _, _, samples in run.all_series())
+    lines = [f"[bold]pairbench import[/bold] · {markup(tool)} · {markup(imported.get('source', ''))}",
+             f"{plural(n, 'benchmark')} on {plural(len(sides), 'side')} ({markup(shown)}), {plural(samples, 'sample')}"
+             + (f" ({failed} failed)" if failed else "") + f", as {markup(tool)} recorded them (not interleaved).",
+             f"Written to {markup(written)}.",
+             f"Show it: pairbench show {markup(_quoted(written))}"
+             + (" (every benchmark: show --details)" if n > 1 else "")
+             + "; compare two: pairbench diff OLD NEW."]
+    return render_markup(lines, color=color, width=width)
+
+
+def _quoted(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
 
 
 # --------------------------------------------------------------------------- compare

@@ -14,7 +14,10 @@ The format is recognised from the content (``--format`` names it). The run is
 of kind ``import``: one side per command (hyperfine) or one side named after
 the file, benchmarks as the tool named them, samples unpaired (``pair`` -1: the
 tool ran them one after another, never interleaved), and the tool's metadata
-(machine, library, date) in ``environment.import``. ``show``, ``report`` and
+(machine, library, date) in ``environment.import``, with ``recorded``: the
+resource columns (CPU times, max RSS, context switches) the tool measured,
+so that the others are shown as "—", not as measured zeros. hyperfine records
+each command's mean user and system time only: every sample carries that mean. ``show``, ``report`` and
 ``diff`` read it like any result. Files are read as every result is
 (``store.files``: regular files, bounded size, strict JSON); a file in no
 format pairbench knows, or cut short, is a ``ResultFileError`` naming it.
@@ -97,20 +100,46 @@ def _recognised(path: Path, text: str) -> str:
         raise ResultFileError(f"{path}: the file is empty")
     head = text.lstrip()[:1]
     if head in ("{", "["):
-        document = parse_json_text(path, text)
-        if isinstance(document, dict):
-            if isinstance(document.get("results"), list) and "command" in text:
-                return "hyperfine"
-            if isinstance(document.get("benchmarks"), list) and "context" in document:
-                return "gbench"
-            if isinstance(document.get("benchmarks"), list) and "machine_info" in document:
-                return "pytest-benchmark"
-        raise ResultFileError(f"{path}: a JSON document of no format pairbench imports ({_KNOWN}); name "
-                              "the format with --format, or check that the file is complete")
+        found = document_format(parse_json_text(path, text))
+        if found is None:
+            raise ResultFileError(f"{path}: a JSON document of no format pairbench imports ({_KNOWN}); name "
+                                  "the format with --format, or check that the file is complete")
+        return found
     if _GO_LINE.search(text):
         return "go"
     raise ResultFileError(f"{path}: not a result pairbench can import ({_KNOWN}); name the format with "
                           "--format if it is one of them")
+
+
+def document_format(document) -> str | None:
+    """The tool whose JSON export ``document`` is (``hyperfine``, ``gbench``, ``pytest-benchmark``),
+    or None."""
+    if not isinstance(document, dict):
+        return None
+    results, benchmarks = document.get("results"), document.get("benchmarks")
+    if isinstance(results, list) and any(isinstance(r, dict) and "command" in r for r in results):
+        return "hyperfine"
+    if isinstance(benchmarks, list) and "context" in document:
+        return "gbench"
+    if isinstance(benchmarks, list) and "machine_info" in document:
+        return "pytest-benchmark"
+    return None
+
+
+def looks_like_go_output(text: str) -> bool:
+    """Whether ``text`` holds ``go test -bench`` result lines."""
+    return bool(_GO_LINE.search(text))
+
+
+def import_first(path, fmt: str) -> ResultFileError:
+    """The error for another tool's file given where a pairbench result is read: import it first."""
+    import shlex
+
+    name = Path(path).name
+    converted = (name.rsplit(".", 1)[0] if "." in name else name) + ".pb.json"
+    return ResultFileError(f"{path}: this is {harness_words(fmt)}'s own result, not a pairbench result: run "
+                           f"`pairbench import --json {shlex.quote(converted)} {shlex.quote(str(path))}` first, "
+                           f"then give {shlex.quote(converted)}")
 
 
 _KNOWN = ("hyperfine --export-json, Google Benchmark JSON, go test -bench text, pytest-benchmark JSON, "
@@ -127,9 +156,15 @@ def _hyperfine(path: Path, document) -> Run:
     built = _Built([Side(name, Command(r.command, (r.command,))) for name, r in zip(names, results, strict=True)])
     b = built.key("command")
     for s, r in enumerate(results):
-        for wall, code, rss in zip(r.times_ns, r.exit_codes, r.max_rss_kib, strict=True):
-            built.add(b, s, Sample(wall_ns=wall, status=code, max_rss_kib=rss))
-    return _run(built, path, "hyperfine", {})
+        rss = r.max_rss_kib or (0,) * len(r.times_ns)
+        for wall, code, kib in zip(r.times_ns, r.exit_codes, rss, strict=True):
+            built.add(b, s, Sample(wall_ns=wall, status=code, max_rss_kib=kib, user_ns=r.user_ns or 0,
+                                   sys_ns=r.sys_ns or 0))
+    recorded = [column for column, kept in (("user_ns", all(r.user_ns is not None for r in results)),
+                                            ("sys_ns", all(r.sys_ns is not None for r in results)),
+                                            ("max_rss_kib", all(r.max_rss_kib is not None for r in results)))
+                if kept]
+    return _run(built, path, "hyperfine", {}, recorded)
 
 
 def _gbench(path: Path, document) -> Run:
@@ -201,11 +236,14 @@ def _criterion(path: Path) -> Run:
 # --------------------------------------------------------------------------- the run
 
 
-def _run(built: _Built, path: Path, fmt: str, metadata) -> Run:
+def _run(built: _Built, path: Path, fmt: str, metadata, recorded: list[str] | None = None) -> Run:
+    """The imported run; ``recorded`` names the resource columns the tool measured (none unless
+    given: the others are shown as unknown, not as zeros)."""
     names = tuple(side.name for side in built.sides)
     settings = parse_settings("import", names, {"names": names, "seed": 0})
     samples = {series: Samples.from_rows(rows, built.metrics.get(series, {})) for series, rows in built.rows.items()}
-    imported = {"format": fmt, "tool": harness_words(fmt), "source": os.path.abspath(path), "metadata": metadata}
+    imported = {"format": fmt, "tool": harness_words(fmt), "source": os.path.abspath(path), "metadata": metadata,
+                "recorded": list(recorded or [])}
     when = _measured_at(path, metadata)
     return Run(kind="import", sides=tuple(built.sides), settings=settings, tool_version=__version__,
                started_at=when, finished_at=when, benchmarks=tuple(built.keys), samples=samples, state="complete",
