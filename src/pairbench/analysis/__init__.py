@@ -26,6 +26,7 @@ from pairbench.analysis.records import (
     SeriesFigure,
     Summary,
 )
+from pairbench.analysis.relative import relative_speeds
 from pairbench.analysis.rules import (
     executor_rss_floor_kib,
     machine_notes,
@@ -60,7 +61,8 @@ def analyse(run: Run) -> Analysis:
     notes = (*run.notes, *machine_notes(run.environment, run.kind, len(run.sides)),
              *([floor_note] if floor_note else []))
     suite = _suite_summary(run, comparisons, values) if is_suite(run) else None
-    return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite)
+    return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite,
+                    relative_speeds(run, summaries))
 
 
 def _suite_summary(run: Run, comparisons, values):

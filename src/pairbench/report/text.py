@@ -19,6 +19,7 @@ from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.model import Run
 from pairbench.notes import Note
 from pairbench.report.safe import markup, visible
+from pairbench.report.tables import series_name
 from pairbench.report.sentences import (
     change_text,
     interval_line,
@@ -127,7 +128,7 @@ def run_header(run: Run) -> list[str]:
 
 def summary_block(s: Summary, footnotes: Footnotes, *, with_benchmark: bool = False) -> list[str]:
     """Lines describing one series; its notes become numbered footnotes."""
-    name = f"{s.benchmark.label} · {s.side}" if with_benchmark else s.side
+    name = series_name(s, with_benchmark=with_benchmark)
     title = f"[bold]{markup(name)}[/bold]{footnotes.marks(s.notes, s.unit)}"
     if s.n == 0:
         return [title, "  no successful samples"]
@@ -185,9 +186,45 @@ def render_run(run: Run, analysis: Analysis, *, color: bool = False, width: int 
     """The terminal report of ``pairbench run`` (and ``show`` of a run)."""
     footnotes = Footnotes(analysis.notes, _unit(analysis))
     lines = run_header(run) + [""]
+    several = len(run.benchmarks) > 1
     for summary in analysis.summaries:
-        lines += summary_block(summary, footnotes, with_benchmark=len(run.benchmarks) > 1) + [""]
+        lines += summary_block(summary, footnotes, with_benchmark=several) + [""]
+    lines += relative_lines(analysis, with_benchmark=several)
     return render_markup(lines + footer(run, footnotes), color=color, width=width)
+
+
+def relative_lines(analysis: Analysis, *, with_benchmark: bool) -> list[str]:
+    """hyperfine's summary of a run of several ("T1 ran 1.52 times faster than T2"), each ratio the
+    median of the rounds' ratios with its interval, not a ± of the means."""
+    if not analysis.relative:
+        return []
+    named = lambda key, side: markup(series_name(analysis.summary_of(key, side), with_benchmark=with_benchmark))  # noqa: E731
+    first = analysis.relative[0]
+    lines = [f"Summary: [bold]{named(first.reference_benchmark, first.reference_side)}[/bold] ran"]
+    for r in analysis.relative:
+        lines.append(f"  {relative_text(r)} than {named(r.benchmark, r.side)}")
+    rounds = sorted({r.rounds for r in analysis.relative})
+    counted = f"{rounds[0]}" if len(rounds) == 1 else f"{rounds[0]}-{rounds[-1]}"
+    lines.append(f"  [dim](median of the per-round ratios over {counted} paired rounds; "
+                 f"{level_percent(first.confidence)} interval each, sign test)[/dim]")
+    return lines + [""]
+
+
+def relative_text(r) -> str:
+    """ "1.52 [1.40, 1.61] times faster" (where hyperfine writes "1.52 ± 0.10"), or "1.02 [...] times
+    slower" when the median ratio is below 1; "(no interval: N rounds needed)" without one."""
+    faster = r.times >= 1
+    times = r.times if faster else 1 / r.times
+    if r.low is None or r.high is None:
+        interval = f" (no interval: {r.needed} rounds needed)" if r.needed else " (no interval)"
+    else:
+        low, high = (r.low, r.high) if faster else (1 / r.high, 1 / r.low)
+        interval = f" [{low:.2f}, {high:.2f}]"
+    return f"{times:.2f}{interval} times {'faster' if faster else 'slower'}"
+
+
+def level_percent(confidence: float) -> str:
+    return f"{100 * confidence:g}%"
 
 
 def _unit(analysis: Analysis) -> str:
