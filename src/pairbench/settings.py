@@ -28,7 +28,7 @@ from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
 KINDS = ("run", "compare", "bench", "import")
-EXPORT_KEYS = ("export_markdown", "export_csv", "export_html")
+EXPORT_KEYS = ("export_markdown", "export_csv", "export_html", "export_json")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
 
 # option -> default; where run and compare differ, per kind. The help text reads these.
@@ -145,10 +145,11 @@ class Workers:
 class Outputs:
     """Where this invocation writes (not stored in the result)."""
 
-    json_path: str | None = None  # "-" is standard output (--json and --export-json are one option)
+    json_path: str | None = None  # "-" is standard output; pairbench's result document
     export_markdown: str | None = None
     export_csv: str | None = None
     export_html: str | None = None
+    export_json: str | None = None  # hyperfine's JSON schema (report.hyperfine_json)
     quiet: bool = False
     sort: str = "auto"  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
     time_unit: str | None = None  # every duration in this unit ("ms"); None: a unit that suits each
@@ -211,10 +212,11 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")),
                         tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1))
-    outputs = Outputs(json_path=_result_path("--json", _json_path(given("json_path"), given("export_json"))),
+    outputs = Outputs(json_path=_result_path("--json", given("json_path")),
                       export_markdown=_result_path("--export-markdown", given("export_markdown")),
                       export_csv=_result_path("--export-csv", given("export_csv")),
                       export_html=_result_path("--export-html", given("export_html")),
+                      export_json=_result_path("--export-json", given("export_json")),
                       quiet=_flag("--quiet", given("quiet")),
                       sort=_choice("--sort", given("sort"), SORT_CHOICES),
                       time_unit=parse_time_unit(given("time_unit")))
@@ -498,13 +500,6 @@ def parse_time_unit(value) -> str | None:
         raise UsageError(f"--time-unit must be one of nanosecond, microsecond, millisecond, second "
                          f"(or ns, us, ms, s), got {value!r}")
     return TIME_UNITS[value]
-
-
-def _json_path(json_path, export_json):
-    """--json and hyperfine's --export-json name the one result document: one of them, or neither."""
-    if json_path is not None and export_json is not None:
-        raise UsageError("--json and --export-json are one option (the result document); give one of them")
-    return export_json if json_path is None else json_path
 
 
 def _one_to_stdout(outputs: Outputs) -> None:
