@@ -64,7 +64,7 @@ import calibration as cal  # noqa: E402  (a script beside this one: its load gen
 
 ROOT = Path(__file__).resolve().parent.parent
 MICRO_C = ROOT / "benchmarks" / "workloads" / "micro.c"
-INCLUDE = ROOT / "src" / "pairbench" / "include"
+INCLUDE = ROOT / "src" / "pairbench" / "worker" / "include"
 DEFAULT_OUT = ROOT / "benchmarks" / "out" / "microbench"
 PEERS_VENV = ROOT / "benchmarks" / "out" / "peers-venv"
 PAIRBENCH = (sys.executable, "-m", "pairbench")

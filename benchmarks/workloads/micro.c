@@ -6,8 +6,8 @@
  * cannot be vectorised or folded (each step needs the previous one), and
  * pairbench_keep makes the result live, so the loop is not removed.
  *
- *     cc -O2 -I src/pairbench/include -DN=1000 benchmarks/workloads/micro.c -o micro-a
- *     cc -O2 -I src/pairbench/include -DN=1010 benchmarks/workloads/micro.c -o micro-b
+ *     cc -O2 -I src/pairbench/worker/include -DN=1000 benchmarks/workloads/micro.c -o micro-a
+ *     cc -O2 -I src/pairbench/worker/include -DN=1010 benchmarks/workloads/micro.c -o micro-b
  */
 #include "pairbench.h"
 

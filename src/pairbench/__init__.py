@@ -7,8 +7,8 @@ In-process benchmarks are declared with ``@pairbench.benchmark``.
 __version__ = "0.2.0"
 
 _LAZY = {
-    "benchmark": "pairbench.harness.registry:benchmark",
-    "compare_functions": "pairbench.functions:compare_functions",
+    "benchmark": "pairbench.worker.registry:benchmark",
+    "compare_functions": "pairbench.sessions.functions:compare_functions",
 }
 """The public names loaded on first use (PEP 562), as ``name -> "module:attribute"``, so that
 ``import pairbench`` stays cheap: a benchmark worker must not load numpy, scipy or click."""

@@ -237,7 +237,7 @@ class Run:
     environment: Mapping = field(default_factory=dict)
     shell_overhead: Mapping | None = None
     notes: tuple[Note, ...] = ()
-    suite: Mapping | None = None  # bench: the whole suite this run belongs to (``suite.shards``)
+    suite: Mapping | None = None  # bench: the whole suite this run belongs to (``store.shards``)
 
     def __post_init__(self):
         if self.state not in RUN_STATES:

@@ -73,7 +73,7 @@ def pairbench(request):
         if config.getoption("pairbench_against"):
             config.stash.setdefault(_USED_KEY, []).append(request.node.nodeid)
             return call()  # checked to work here; compared at the end
-        from pairbench.functions import measure_functions
+        from pairbench.sessions.functions import measure_functions
 
         run, analysis = measure_functions(call, None, name=name,
                                           max_time=config.getoption("pairbench_max_time") or "1s")
@@ -126,10 +126,10 @@ def _report_alone(reporter, name: str, analysis) -> None:
 def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
     """Compare ``nodeids`` between the revision and the working tree: the lines to print, and
     whether the session fails (an error, or a verdict matching --pairbench-fail-on)."""
-    from pairbench.bench import BenchSession
     from pairbench.errors import PairbenchError
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
+    from pairbench.sessions.bench import BenchSession
     from pairbench.settings import parse_settings
     from pairbench.verdict import matches_fail_on
 
@@ -159,7 +159,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
 def _save(config, run, analysis) -> None:
     path = config.getoption("pairbench_json")
     if path:
-        from pairbench.functions import save
+        from pairbench.sessions.functions import save
 
         save(run, analysis, path)
 
@@ -188,8 +188,8 @@ def _toplevel(path: str) -> str:
 def serve_tests(rootdir: str, nodeids: list[str]) -> int:
     """The worker: run ``nodeids`` under ``rootdir`` in register mode, then serve what they recorded."""
     from pairbench import pytest_plugin  # the module pytest loaded (this one runs as __main__)
-    from pairbench.harness.registry import Benchmark
-    from pairbench.harness.worker import serve, take_fds
+    from pairbench.worker.registry import Benchmark
+    from pairbench.worker.serve import serve, take_fds
 
     request_fd, reply_fd = take_fds(os.environ)
     os.chdir(rootdir)

@@ -12,7 +12,7 @@ from pairbench import stats
 from pairbench.analysis import analyse
 from pairbench.analysis.suite import geometric_mean
 from pairbench.model import BenchmarkKey
-from pairbench.suite import shards
+from pairbench.store import shards
 
 BASE = 1_000_000.0
 

@@ -10,8 +10,8 @@ from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.sampler import Measured, RoundEnd
 from pairbench.measure.worker import choose_iterations
 from pairbench.model import Sample
-from pairbench.protocol import MAX_ITERATIONS
-from pairbench.suite.lanes import block_rounds
+from pairbench.sessions.lanes import block_rounds
+from pairbench.worker.protocol import MAX_ITERATIONS
 
 
 @pytest.mark.parametrize(("ns_per_iteration", "expected"), [

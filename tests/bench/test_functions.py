@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from cli_runner import invoke
 
-from pairbench.functions import compare_functions, time_calls
+from pairbench.sessions.functions import compare_functions, time_calls
 
 pytestmark = pytest.mark.e2e
 

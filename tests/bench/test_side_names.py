@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_runner import invoke
 
-from pairbench.session import SHORT_NAME, path_names
+from pairbench.sessions.commands import SHORT_NAME, path_names
 
 WORKER = Path(__file__).resolve().parents[1] / "support" / "protocol_worker.py"
 

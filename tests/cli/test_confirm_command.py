@@ -35,7 +35,7 @@ def project(tmp_path, monkeypatch):
     and a seventh that does not compile; its history (one result per commit) in the project's store."""
     from pairbench import __file__ as package
 
-    header = Path(package).parent / "include"
+    header = Path(package).parent / "worker" / "include"
     _git(tmp_path, "init", "-q", "-b", "main")
     (tmp_path / "pairbench.toml").write_text(
         f'[store]\nurl = "sqlite:///history.db"\n\n[confirm]\nbuild = "cc -O1 -I{header} bench.c -o bench"\n'

@@ -1,13 +1,14 @@
 """The layers of the architecture, in their intended order: a module imports only from its own
 layer and the layers below it.
 
-From the top: ``cli`` (the only layer that prints and exits), ``session`` (a
+From the top: ``cli`` (the only layer that prints and exits), ``sessions`` (a
 measurement from settings to result file), ``report`` (renderers), ``doctor``
 (benchmark validation), ``analysis`` (every statistic on a run), ``store``
-(result files and journals), ``measure`` (targets, executors, the sampler),
-``environment`` (reading and judging the machine), ``stats`` (pure
-statistics), and the vocabulary (model, settings, notes, verdict, units,
-command, errors). ``stats`` takes from the vocabulary only ``errors`` and
+(result files and journals, joining and splitting them), ``measure`` (targets,
+executors, the sampler), ``environment`` (reading and judging the machine),
+``stats`` (pure statistics), ``worker`` (what runs inside a benchmark process:
+the Python worker and the wire codec), and the vocabulary (model, settings,
+notes, verdict, units, command, errors). ``stats`` takes from the vocabulary only ``errors`` and
 ``notes``, so it can be used as a library on its own, with numpy and scipy.
 """
 
@@ -19,13 +20,12 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 
-LAYERS = ("cli", "session", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
-          "harness", "vocabulary")
+LAYERS = ("cli", "sessions", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
+          "worker", "vocabulary")
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parameters", "model", "verdict", "workloads",
-              "protocol", "preload", "__init__"}
+              "preload", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
-            | {"pytest_plugin": "cli", "functions": "session", "bench": "session", "recording": "session",
-               "confirming": "session", "suite": "session"})
+            | {"pytest_plugin": "cli"})
 STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 
@@ -45,7 +45,7 @@ def _imports(path: Path, source: str | None = None):
                 yield alias.name
         elif isinstance(node, ast.ImportFrom):
             module = _absolute(path, node)
-            if module == "pairbench" or (node.level and not node.module):
+            if module.startswith("pairbench") and (SRC.joinpath(*module.split(".")[1:]) / "__init__.py").exists():
                 yield from _from_package(module, node.names)
             else:
                 yield module
@@ -93,6 +93,59 @@ def test_module_imports_only_from_its_layer_and_those_below(path, top):
             f"{path.relative_to(SRC)} ({LAYER_OF[top]}) imports {name} ({LAYER_OF[target]}), a higher layer")
 
 
+def _module_name(path: Path) -> str:
+    parts = ["pairbench", *path.relative_to(SRC).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph`` (module -> modules it imports): its strongly connected
+    components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, edges = work[-1]
+            child = next((w for w in edges if w not in index or w in stack), None)
+            if child is not None and child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                work.append((child, iter(sorted(graph[child]))))
+                continue
+            if child is not None:
+                low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = stack[stack.index(node):]
+                del stack[stack.index(node):]
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return circles
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    """A circle (``store/resultfile`` -> ``journal`` -> ``resultfile``) hides which module is the
+    lower one; every module's imports, at module level or inside functions, form no circle."""
+    modules = {_module_name(path): path for path in SRC.rglob("*.py")}
+    graph = {name: {i for i in _imports(path) if i in modules and i != name} for name, path in modules.items()}
+    assert _cycles(graph) == []
+
+
+def test_a_circle_of_imports_is_found():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
 @pytest.mark.parametrize("path", sorted((SRC / "stats").rglob("*.py")), ids=lambda p: p.name)
 def test_stats_depends_only_on_numpy_scipy_the_standard_library_errors_and_notes(path):
     stdlib = set(sys.stdlib_module_names)
@@ -111,7 +164,7 @@ def test_renderers_compute_no_statistics_and_read_no_result_file(path):
 
 
 @pytest.mark.parametrize(("source", "imported"), [
-    ("from ..cli import app", ["pairbench.cli"]),
+    ("from ..cli import app", ["pairbench.cli.app"]),
     ("from .. import cli, errors", ["pairbench.cli", "pairbench.errors"]),
     ("from . import _rmath", ["pairbench.stats._rmath"]),
     ("from .descriptive import describe", ["pairbench.stats.descriptive"]),

@@ -14,8 +14,8 @@ from runs import make_run, series, side
 
 from pairbench.model import BenchmarkKey
 from pairbench.notes import Note, Subject
+from pairbench.store import shards
 from pairbench.store.resultfile import write_result
-from pairbench.suite import shards
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -21,7 +21,7 @@ from pairbench.analysis import analyse
 from pairbench.environment.fingerprint import machine_of
 from pairbench.errors import StoreError
 from pairbench.model import SAMPLE_COLUMNS
-from pairbench.recording import StoreTarget, record, summaries_of
+from pairbench.sessions.record import StoreTarget, record, summaries_of
 from pairbench.store import schema
 from pairbench.store.database import parse_url
 from pairbench.store.history import Provenance, Store

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pairbench.suite.sizing import SuiteBudget, bracket
+from pairbench.sessions.sizing import SuiteBudget, bracket
 
 
 def test_the_bracket_is_the_power_of_two_of_rounds_nearest_to_what_fits_the_budget():

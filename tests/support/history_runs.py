@@ -41,7 +41,7 @@ def commit(k: int) -> Provenance:
 def store_history(store, medians_by_commit, *, environment=None, seed: int = 0) -> None:
     """Store one result per commit, commit ``k`` with the medians ``medians_by_commit[k]``."""
     from pairbench.analysis import analyse  # here: the concurrent writers' processes need no scipy
-    from pairbench.recording import summaries_of
+    from pairbench.sessions.record import summaries_of
 
     for k, medians in enumerate(medians_by_commit):
         run = result(medians, k, environment=environment, seed=seed)

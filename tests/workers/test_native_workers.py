@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.protocol import (
+from pairbench.worker.protocol import (
     FDS_VARIABLE,
     MAX_LINE_BYTES,
     REPLY_FIELDS,
@@ -34,7 +34,7 @@ from pairbench.protocol import (
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-INCLUDE = ROOT / "src" / "pairbench" / "include"
+INCLUDE = ROOT / "src" / "pairbench" / "worker" / "include"
 EXAMPLES = ROOT / "examples"
 PROBES = Path(__file__).with_name("native_probes.c")
 C_FLAGS = ("-O2", "-std=c11", "-Wall", "-Wextra", "-Werror")

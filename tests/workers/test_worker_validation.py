@@ -15,7 +15,7 @@ from cli_runner import invoke
 pytestmark = pytest.mark.e2e
 
 HERE = Path(__file__).resolve().parent
-INCLUDE = HERE.parents[1] / "src" / "pairbench" / "include"
+INCLUDE = HERE.parents[1] / "src" / "pairbench" / "worker" / "include"
 
 
 @pytest.fixture(scope="module")

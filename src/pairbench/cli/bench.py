@@ -101,7 +101,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
     if len(workers) > 2:
         raise click.UsageError(f"bench takes one worker or two (baseline and candidate), got {len(workers)}")
     window = open_activity_window()  # its 0.1 s pass while the code below loads
-    from pairbench.bench import BenchSession
+    from pairbench.sessions.bench import BenchSession
 
     store, no_store = options.pop("store"), options.pop("no_store")
     settings = parse_settings("bench", workers, options)
@@ -143,5 +143,5 @@ def include_dir(app: App):
     """
     import pairbench
 
-    app.io.out(os.path.join(os.path.dirname(pairbench.__file__), "include"))
+    app.io.out(os.path.join(os.path.dirname(pairbench.__file__), "worker", "include"))
     return EXIT_OK

@@ -50,7 +50,7 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
       pairbench confirm 1a2b3c4 5d6e7f8
       pairbench confirm v1.3.0 v1.4.0 -k parse --max-time 20s
     """
-    from pairbench.confirming import ConfirmSession, bench_settings
+    from pairbench.sessions.confirm import ConfirmSession, bench_settings
     from pairbench.store.project import find_project
 
     project = find_project()
@@ -69,7 +69,7 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
 
 
 def _default_target(project):
-    from pairbench.recording import open_store, target_of
+    from pairbench.sessions.record import open_store, target_of
 
     target = target_of(project, None, default=True)
     open_store(target).close()
@@ -79,9 +79,9 @@ def _default_target(project):
 def _flagged(app: App, target, session) -> str | None:
     """The -k pattern of the benchmarks with a step between the two commits in this machine's history."""
     from pairbench.cli.history import load_history, this_machine
-    from pairbench.confirming import filter_for, flagged_benchmarks
     from pairbench.errors import StoreError
-    from pairbench.recording import open_store
+    from pairbench.sessions.confirm import filter_for, flagged_benchmarks
+    from pairbench.sessions.record import open_store
 
     fingerprint = this_machine(app, target).fingerprint
     with open_store(target) as opened:
@@ -99,8 +99,8 @@ def _flagged(app: App, target, session) -> str | None:
 
 
 def _measure(app: App, settings):
-    from pairbench.bench import BenchSession
     from pairbench.cli.progress import close_progress, progress_for
+    from pairbench.sessions.bench import BenchSession
 
     session = BenchSession(settings, app.environment())
     shown = []
@@ -129,9 +129,9 @@ def _provenance_of(session):
 
 
 def _record(app: App, target, outcome, session) -> None:
-    from pairbench.confirming import confirmations
     from pairbench.errors import StoreError
-    from pairbench.recording import machine_for, open_store
+    from pairbench.sessions.confirm import confirmations
+    from pairbench.sessions.record import machine_for, open_store
 
     found = confirmations(outcome, session.revisions)
     if not found:

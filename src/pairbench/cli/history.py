@@ -47,7 +47,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
       pairbench history --format json --store postgresql://ci@db/bench > history.json
     """
     from pairbench.cli.report import write_files
-    from pairbench.recording import open_store, target_of
+    from pairbench.sessions.record import open_store, target_of
     from pairbench.store.project import find_project
 
     project = find_project()

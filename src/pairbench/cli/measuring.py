@@ -104,7 +104,7 @@ def store_target(given: str | None, no_store: bool):
     """The history store a measuring command's result goes to (``--store``, ``PAIRBENCH_STORE``, the
     project config), reached and migrated now so that a store that cannot take it fails before
     anything is measured; None when results are not stored."""
-    from pairbench.recording import open_store, target_of
+    from pairbench.sessions.record import open_store, target_of
     from pairbench.store.project import find_project
 
     if no_store:
@@ -122,7 +122,7 @@ def measure(app: App, settings: Settings, target, window) -> int:
     in the store ``target`` (None: none); the exit code. ``window``: the machine's activity window,
     opened when the command began (``open_activity_window``)."""
     from pairbench.cli.progress import close_progress, progress_for
-    from pairbench.session import Session
+    from pairbench.sessions.commands import Session
 
     check_output_paths(settings)
     session = Session(settings, app.executor_factory, app.environment(activity_since=window))
@@ -181,7 +181,7 @@ def _store(app: App, settings: Settings, outcome, target, provenance=None) -> in
     return the store's exit code (4). Never raises."""
     if target is None:
         return None
-    from pairbench.recording import record
+    from pairbench.sessions.record import record
 
     path = settings.outputs.json_path
     written = path if path and path != "-" and outcome.result_error is None else None

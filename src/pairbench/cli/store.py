@@ -40,7 +40,7 @@ def import_(app: App, paths: tuple[str, ...], url: str | None, commit: str | Non
       pairbench store import result.json
       pairbench store import nightly/*.json --commit v1.4.0 --branch main
     """
-    from pairbench.recording import open_store, target_of
+    from pairbench.sessions.record import open_store, target_of
     from pairbench.store.project import find_project
 
     target = target_of(find_project(), url, default=True)
@@ -78,7 +78,7 @@ def _import_one(opened, target, path: str, provenance):
     import dataclasses
 
     from pairbench.cli.report import read_and_analyse
-    from pairbench.recording import machine_for, summaries_of
+    from pairbench.sessions.record import machine_for, summaries_of
 
     run, analysis = read_and_analyse(path)
     return opened.add(run, summaries_of(run, analysis), machine_for(run, target),
@@ -95,7 +95,7 @@ def info(app: App, url: str | None):
     Example:
       pairbench store info
     """
-    from pairbench.recording import open_store, target_of
+    from pairbench.sessions.record import open_store, target_of
     from pairbench.store.project import find_project
 
     target = target_of(find_project(), url, default=True)

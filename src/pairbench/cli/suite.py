@@ -65,9 +65,9 @@ def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     """
     from pairbench.analysis import analyse
     from pairbench.report import text
+    from pairbench.store.merge import Shard
+    from pairbench.store.merge import merge as join
     from pairbench.store.resultfile import read_result
-    from pairbench.suite.merge import Shard
-    from pairbench.suite.merge import merge as join
 
     if json_path != "-":
         check_writable_path("--json", json_path, "suite.json")

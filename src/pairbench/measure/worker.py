@@ -8,7 +8,7 @@ sample itself, around its loop only: the round trip over the pipes is never
 part of a sample.
 
 Everything a worker says is hostile. Lines are read with a deadline and a
-length limit and parsed strictly (``pairbench.protocol``). A worker that
+length limit and parsed strictly (``pairbench.worker.protocol``). A worker that
 exits, is killed, breaks the protocol or does not answer within the timeout
 raises :class:`WorkerFailed` with the sample status that says what happened
 (``STATUS_TIMEOUT``, ``STATUS_PROTOCOL``, an exit code or ``-signal``) and the
@@ -31,7 +31,6 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from pairbench import protocol
 from pairbench.command import (
     STATUS_BENCHMARK_ERROR,
     STATUS_PROTOCOL,
@@ -43,7 +42,8 @@ from pairbench.errors import CommandNotFound
 from pairbench.measure.executor import Execution, Executor, OutputPolicy
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.measure.targets import Row
-from pairbench.protocol import ErrorReply, ProtocolError, SampleReply
+from pairbench.worker import protocol
+from pairbench.worker.protocol import ErrorReply, ProtocolError, SampleReply
 
 STARTUP_TIMEOUT_NS = 60_000_000_000
 """How long a worker may take to greet and to list its benchmarks when no --timeout is given."""

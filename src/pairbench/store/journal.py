@@ -35,6 +35,7 @@ from pairbench.model import SAMPLE_COLUMNS, Run, Sample, Samples, append_metrics
 from pairbench.notes import Note
 from pairbench.settings import JOURNAL_SUFFIX
 from pairbench.store import checks, legacy
+from pairbench.store.document import RESULT_FORMAT, run_from_header, run_header
 from pairbench.store.files import (
     dumps,
     finite_float,
@@ -44,7 +45,6 @@ from pairbench.store.files import (
     reject_constant,
     unique_keys,
 )
-from pairbench.store.resultfile import RESULT_FORMAT, run_from_header, run_header
 
 JOURNAL_FORMAT = "pairbench.journal/2"
 LEGACY_JOURNAL_FORMAT = "pairbench.journal/1"

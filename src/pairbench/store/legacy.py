@@ -23,7 +23,7 @@ from pairbench.notes import Note
 from pairbench.settings import KINDS
 from pairbench.store import checks
 from pairbench.store.checks import expect, expect_str_list
-from pairbench.store.resultfile import build_run, sides_of, stored_settings
+from pairbench.store.document import build_run, sides_of, stored_settings
 
 # /1 option -> the settings group it belongs to; the rest (json_path, exports, quiet, names) was where
 # that invocation wrote, or is held by the sides

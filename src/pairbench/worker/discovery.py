@@ -23,7 +23,7 @@ import re
 import sys
 from collections.abc import Iterable
 
-from pairbench.harness.registry import Benchmark, Declaration, HarnessError, recording, resolve
+from pairbench.worker.registry import Benchmark, Declaration, HarnessError, recording, resolve
 
 FILE_PATTERNS = ("bench_*.py", "*_bench.py")
 

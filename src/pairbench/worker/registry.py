@@ -13,7 +13,7 @@ per combination of parameters, with their final names:
   values rendered with ``str``), the protocol's parameter syntax;
 - names still equal after that are an error (:class:`HarnessError`).
 
-Standard library and ``pairbench.protocol`` only: a worker must start fast.
+Standard library and ``pairbench.worker.protocol`` only: a worker must start fast.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from pairbench.protocol import MAX_BENCHMARKS, ProtocolError, check_name
+from pairbench.worker.protocol import MAX_BENCHMARKS, ProtocolError, check_name
 
 _PARAM_VALUE = re.compile(r"[^\s\x00-\x1f\x7f\[\],=]+")
 """A rendered parameter value: no whitespace, control character, bracket, comma or ``=``."""

@@ -11,9 +11,9 @@ from cli_runner import invoke
 from runs import make_run, series, side
 
 from pairbench.model import BenchmarkKey
+from pairbench.store import shards
+from pairbench.store.merge import Shard, merge
 from pairbench.store.resultfile import read_result, write_result
-from pairbench.suite import shards
-from pairbench.suite.merge import Shard, merge
 
 SUITE = ["BM_a", "BM_b", "BM_c"]
 

@@ -1,6 +1,6 @@
 """Lanes: one job's means of measuring a benchmark on every side, for the suite driver.
 
-The driver (``suite.driver``) measures each benchmark the same way whatever
+The driver (``sessions.driver``) measures each benchmark the same way whatever
 runs it: a pilot that sizes a sample, validation samples at fractions of it,
 then paired rounds. A *lane* is what it measures with, and one job owns one:
 
@@ -41,7 +41,7 @@ from pairbench.measure.sampler import Sink
 from pairbench.measure.targets import Target
 from pairbench.measure.worker import Rotation, Worker, WorkerFailed, WorkerSpec, WorkerTarget
 from pairbench.model import PRIMARY_METRIC, Sample
-from pairbench.protocol import ErrorReply
+from pairbench.worker.protocol import ErrorReply
 
 WORKER_VALIDATION_ROUNDS = 6  # samples per fraction and side: cheap in a live worker
 HARNESS_VALIDATION_ROUNDS = 3  # each is a process: 12 points per side fit a line

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from pairbench.harness.discovery import collect, find_files
-from pairbench.harness.registry import HarnessError
+from pairbench.worker.discovery import collect, find_files
+from pairbench.worker.registry import HarnessError
 
 pytestmark = pytest.mark.usefixtures("isolated_imports")
 

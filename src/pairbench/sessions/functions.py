@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pairbench import __version__
 from pairbench.analysis import Analysis, Comparison, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
-from pairbench.harness.worker import NO_ARGUMENT, timed_loop
 from pairbench.measure.executor import Execution, WallClock
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations
 from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
-from pairbench.session import utc_now
+from pairbench.sessions.commands import utc_now
 from pairbench.settings import Settings, parse_settings
+from pairbench.worker.serve import NO_ARGUMENT, timed_loop
 
 IN_PROCESS_CLOCK = WallClock("in-process")
 

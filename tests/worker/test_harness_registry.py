@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 import pairbench
-from pairbench.harness import registry
-from pairbench.harness.registry import Benchmark, HarnessError, recording, resolve
+from pairbench.worker import registry
+from pairbench.worker.registry import Benchmark, HarnessError, recording, resolve
 
 
 def declared(source: str, file: str = "/benchmarks/bench_x.py", module: str = "bench_x") -> dict:
@@ -80,12 +80,12 @@ def test_pairbench_benchmark_is_the_registry_decorator():
 
 
 def test_importing_pairbench_and_its_decorator_loads_nothing_heavy():
-    code = ("import sys, pairbench; assert 'pairbench.harness' not in sys.modules; pairbench.benchmark; "
+    code = ("import sys, pairbench; assert 'pairbench.worker' not in sys.modules; pairbench.benchmark; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('numpy', 'scipy', 'click', 'rich', 'jinja2') or m.startswith('pairbench.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert eval(out) == ["pairbench.harness", "pairbench.harness.discovery", "pairbench.harness.registry",
-                         "pairbench.protocol"]
+    assert eval(out) == ["pairbench.worker", "pairbench.worker.discovery", "pairbench.worker.protocol",
+                         "pairbench.worker.registry"]
 
 
 def test_a_declaration_outside_any_collection_goes_to_the_default_registry_and_not_to_a_collection():

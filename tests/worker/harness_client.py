@@ -1,5 +1,5 @@
 """A tiny client of the worker protocol for the harness's tests: starts ``python -m
-pairbench.harness`` on two real pipes and checks every line with ``pairbench.protocol``'s parsers.
+pairbench.worker`` on two real pipes and checks every line with ``pairbench.worker.protocol``'s parsers.
 
 Every read is bounded: at most ``MAX_LINE_BYTES`` a line, at most ``timeout`` seconds (select).
 """
@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pairbench import protocol
+from pairbench.worker import protocol
 
 TIMEOUT_S = 10.0
 
@@ -24,7 +24,7 @@ class WorkerGone(Exception):
 
 
 def worker_argv(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pairbench.harness", *map(str, args)]
+    return [sys.executable, "-m", "pairbench.worker", *map(str, args)]
 
 
 class HarnessClient:

@@ -1,6 +1,6 @@
 """The suite driver: every benchmark of a suite, paired on its sides, one lane per job.
 
-For each benchmark, on the lane of the job that takes it (``suite.lanes``):
+For each benchmark, on the lane of the job that takes it (``sessions.lanes``):
 
 1. **pilot**: the iteration count of a sample, a power of two equal on every
    side, about ``--sample-time`` of work (``measure.worker.choose_iterations``),
@@ -13,7 +13,7 @@ For each benchmark, on the lane of the job that takes it (``suite.lanes``):
 3. **rounds**: one sample per side in random order, with the stopping rule
    after each (anytime-valid, at the suite's family-wise level), within the
    bracket of rounds the pilot sized from the benchmark's time budget
-   (``suite.sizing``; time stops it only at 1.5 times the budget).
+   (``sessions.sizing``; time stops it only at 1.5 times the budget).
 
 Every sample outside the rounds is stored as a warmup and journaled as it
 arrives, like those of the rounds. A benchmark that fails keeps what it took,
@@ -50,9 +50,7 @@ from pairbench.measure.sampler import (
 from pairbench.measure.worker import choose_iterations
 from pairbench.model import Run, Sample, Samples, append_metrics
 from pairbench.notes import Note, Subject
-from pairbench.settings import Settings
-from pairbench.stats.sequential import first_bounded_n
-from pairbench.suite.lanes import (
+from pairbench.sessions.lanes import (
     VALIDATION_ORDER,
     Lane,
     LaneFailed,
@@ -60,7 +58,9 @@ from pairbench.suite.lanes import (
     benchmark_seed,
     block_rounds,
 )
-from pairbench.suite.sizing import BUDGET_SLACK, SuiteBudget, bracket
+from pairbench.sessions.sizing import BUDGET_SLACK, SuiteBudget, bracket
+from pairbench.settings import Settings
+from pairbench.stats.sequential import first_bounded_n
 
 FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists

@@ -11,8 +11,8 @@ from the programs, ``measure.harnesses.detect``):
   harness, run once per sample (``measure.harnesses``).
 
 The session lists each side's benchmarks, keeps those every side has (``-k``
-filters them; ``--shard K/N`` keeps a share, ``suite.shards``), and hands them to
-the suite driver (``suite.driver``) with one lane per ``--jobs`` job. The
+filters them; ``--shard K/N`` keeps a share, ``store.shards``), and hands them to
+the suite driver (``sessions.driver``) with one lane per ``--jobs`` job. The
 verdicts are controlled family-wise over every comparison of the suite, all
 its shards included (``analysis``).
 
@@ -49,13 +49,10 @@ from pairbench.measure.revisions import checkout, toplevel
 from pairbench.measure.worker import WorkerSpec
 from pairbench.model import BenchmarkKey, Command, Run, Side
 from pairbench.notes import Note
-from pairbench.protocol import split_name
 from pairbench.report.jsonfile import derived_document
-from pairbench.session import Outcome, RunJournal, distinct_names, path_names, utc_now
-from pairbench.settings import Settings
-from pairbench.suite import shards
-from pairbench.suite.driver import FAILURE_ADVICE, LISTED_AT_MOST, ProgressFactory, SuiteDriver
-from pairbench.suite.lanes import (
+from pairbench.sessions.commands import Outcome, RunJournal, distinct_names, path_names, utc_now
+from pairbench.sessions.driver import FAILURE_ADVICE, LISTED_AT_MOST, ProgressFactory, SuiteDriver
+from pairbench.sessions.lanes import (
     WORKER_CLOCK,
     HarnessLane,
     HarnessSide,
@@ -64,6 +61,9 @@ from pairbench.suite.lanes import (
     WorkerLane,
     job_cpus,
 )
+from pairbench.settings import Settings
+from pairbench.store import shards
+from pairbench.worker.protocol import split_name
 
 __all__ = ["FAILURE_ADVICE", "BenchSession", "is_python_target", "python_worker"]
 
@@ -72,8 +72,8 @@ ExecutorFactory = Callable[[OutputPolicy], Executor]
 
 def python_worker(path: str, root: str) -> Command:
     """The Python harness serving the benchmarks in ``path``, importing first from ``root``."""
-    argv = (sys.executable, "-m", "pairbench.harness", "--root", root, path)
-    return Command(f"python -m pairbench.harness {path}", argv)
+    argv = (sys.executable, "-m", "pairbench.worker", "--root", root, path)
+    return Command(f"python -m pairbench.worker {path}", argv)
 
 
 @dataclass(frozen=True)

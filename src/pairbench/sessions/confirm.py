@@ -27,7 +27,7 @@ from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
 from pairbench.report.safe import visible
-from pairbench.session import Outcome
+from pairbench.sessions.commands import Outcome
 from pairbench.settings import Settings
 from pairbench.store.history import Confirmation, utc_now
 from pairbench.store.project import Project

@@ -9,7 +9,7 @@ import pytest
 from runs import make_run, series, side
 
 from pairbench.model import BenchmarkKey
-from pairbench.suite import shards
+from pairbench.store import shards
 
 NAMES = [f"BM_{c}" for c in "qwertyuiopasdfghjklzxcvbnm"]
 

@@ -1,6 +1,6 @@
 """The Python worker: serves collected benchmarks over the worker protocol (docs/worker-protocol.md).
 
-``python -m pairbench.harness [--root DIR] FILE_OR_DIR...`` reads its two pipes
+``python -m pairbench.worker [--root DIR] FILE_OR_DIR...`` reads its two pipes
 from ``PAIRBENCH_WORKER_FDS``, removes the variable and marks the pipes
 close-on-exec (before any benchmark file is imported, so nothing they start
 inherits them), collects the benchmarks, greets, and answers ``list``,
@@ -27,10 +27,10 @@ import sys
 import time
 from itertools import repeat
 
-from pairbench import protocol
-from pairbench.harness.discovery import collect
-from pairbench.harness.registry import Benchmark, HarnessError
-from pairbench.protocol import SampleReply
+from pairbench.worker import protocol
+from pairbench.worker.discovery import collect
+from pairbench.worker.protocol import SampleReply
+from pairbench.worker.registry import Benchmark, HarnessError
 
 try:
     import resource
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m pairbench.harness",
+        prog="python -m pairbench.worker",
         description="A pairbench worker serving the @pairbench.benchmark functions of FILE_OR_DIR "
                     "(directories are searched for bench_*.py and *_bench.py). pairbench starts it: "
                     "run `pairbench bench FILE_OR_DIR`.")
@@ -106,7 +106,7 @@ def take_fds(environ) -> tuple[int, int]:
     if text is None:
         raise StartFailed(f"pairbench worker: {protocol.FDS_VARIABLE} is not set, so pairbench did not start "
                           "this program. Measure the benchmarks with `pairbench bench FILE_OR_DIR`, or see "
-                          "which there are with `python -m pairbench.harness --list FILE_OR_DIR`.")
+                          "which there are with `python -m pairbench.worker --list FILE_OR_DIR`.")
     fds = _parse_fds(text)
     for fd in fds:
         try:

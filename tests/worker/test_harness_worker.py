@@ -1,5 +1,5 @@
 """The Python worker as pairbench sees it: a real process on two real pipes, every reply checked
-with ``pairbench.protocol``'s parsers (``harness_client``)."""
+with ``pairbench.worker.protocol``'s parsers (``harness_client``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from harness_client import HarnessClient, WorkerGone, worker_argv
 
-from pairbench import protocol
+from pairbench.worker import protocol
 
 pytestmark = pytest.mark.e2e  # real worker processes
 
@@ -302,5 +302,5 @@ def test_the_worker_loads_no_numpy_scipy_click_or_other_pairbench_module(start, 
     modules = recorded()[0]["modules"]
     assert not [m for m in modules if m.split(".")[0] in ("numpy", "scipy", "click", "rich", "jinja2")]
     assert {m for m in modules if m.startswith("pairbench.")} == {
-        "pairbench.protocol", "pairbench.harness", "pairbench.harness.discovery",
-        "pairbench.harness.registry", "pairbench.harness.worker"}
+        "pairbench.worker.protocol", "pairbench.worker", "pairbench.worker.discovery",
+        "pairbench.worker.registry", "pairbench.worker.serve"}
