@@ -4,9 +4,8 @@ none is silently misread (scripted executor, no real timing)."""
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 import shlex
 import shutil
 

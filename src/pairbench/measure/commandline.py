@@ -176,10 +176,11 @@ def shell_syntax(text: str) -> list[str]:
 
 
 # Commands a POSIX shell or bash runs itself: no program of the name is on PATH, so only --shell helps.
-SHELL_BUILTINS = frozenset(
-    ". : alias bg bind break builtin cd command continue declare dirs disown eval exec exit export fc fg "
-    "getopts hash history jobs let local logout popd pushd read readonly return set shift shopt source "
-    "suspend times trap type typeset ulimit umask unalias unset wait".split())
+SHELL_BUILTINS = frozenset({
+    ".", ":", "alias", "bg", "bind", "break", "builtin", "cd", "command", "continue", "declare", "dirs",
+    "disown", "eval", "exec", "exit", "export", "fc", "fg", "getopts", "hash", "history", "jobs", "let",
+    "local", "logout", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source",
+    "suspend", "times", "trap", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait"})
 
 
 def resolve_program(name: str) -> str:

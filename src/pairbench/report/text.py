@@ -11,6 +11,7 @@ the :class:`~pairbench.analysis.Analysis`; nothing is computed here.
 from __future__ import annotations
 
 import io
+import shlex
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
@@ -19,7 +20,6 @@ from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.model import Run
 from pairbench.notes import Note
 from pairbench.report.safe import markup, visible
-from pairbench.report.tables import series_name
 from pairbench.report.sentences import (
     change_text,
     interval_line,
@@ -39,6 +39,7 @@ from pairbench.report.suite import (
     shard_sentence,
     suite_blocks,
 )
+from pairbench.report.tables import series_name
 from pairbench.report.wording import with_subject, word
 from pairbench.units import (
     format_duration,
@@ -251,8 +252,6 @@ def render_import(run: Run, written: str, *, color: bool = False, width: int = 1
 
 
 def _quoted(path: str) -> str:
-    import shlex
-
     return shlex.quote(path)
 
 
