@@ -31,14 +31,12 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 from dataclasses import dataclass
 
 import pytest
 
 _REGISTERED: dict[str, functools.partial] = {}  # register mode: benchmark name -> the call
-_NAME_UNSAFE = re.compile(r"[\s\x00-\x1f\x7f]")
 _RESULTS_KEY = pytest.StashKey[list]()
 _USED_KEY = pytest.StashKey[list]()
 
@@ -68,8 +66,9 @@ def pytest_addoption(parser):
 
 def benchmark_name(nodeid: str) -> str:
     """A test's node id as a worker protocol benchmark name: no whitespace, at most 200 bytes."""
-    name = _NAME_UNSAFE.sub("_", nodeid) or "test"
-    return name.encode("utf-8")[:200].decode("utf-8", "ignore")
+    from pairbench.worker.protocol import as_name
+
+    return as_name(nodeid)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -261,19 +260,13 @@ def _toplevel(path: str) -> str:
 def serve_tests(rootdir: str, nodeids: list[str]) -> int:
     """The worker: run ``nodeids`` under ``rootdir`` in register mode, then serve what they recorded."""
     from pairbench import pytest_plugin  # the module pytest loaded (this one runs as __main__)
+    from pairbench.worker.pytest_benchmark import serve_pytest
     from pairbench.worker.registry import Benchmark
-    from pairbench.worker.serve import serve, take_fds
+    from pairbench.worker.serve import take_fds
 
     request_fd, reply_fd = take_fds(os.environ)
-    os.chdir(rootdir)
-    sys.path.insert(0, rootdir)
-    status = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", rootdir, "--pairbench-register", *nodeids])
-    registered = pytest_plugin._REGISTERED
-    if not registered:
-        sys.stderr.write(f"pairbench: the tests under {rootdir} recorded no benchmark (pytest exit {status})\n")
-        return 2
-    benchmarks = [Benchmark(name, call) for name, call in registered.items()]
-    return serve(benchmarks, request_fd, reply_fd)
+    return serve_pytest(rootdir, ["--pairbench-register", *nodeids], [], request_fd, reply_fd,
+                        lambda: [Benchmark(name, call) for name, call in pytest_plugin._REGISTERED.items()])
 
 
 if __name__ == "__main__":

@@ -116,7 +116,10 @@ WORKER_SAMPLE_TIME_NS = 1_000_000
 HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
-HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pairbench")
+HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pytest-benchmark-processes", "pairbench")
+WORKER_HARNESSES = ("pairbench", "pytest-benchmark")
+"""The harnesses whose benchmarks ``bench`` serves from long-lived worker processes (the worker
+protocol), timed inside them; the others run a program per sample."""
 MAX_JOBS = 64
 
 
@@ -138,7 +141,7 @@ class Workers:
         """The sample time: --sample-time, else the default of ``harness``'s kind."""
         if self.sample_time_ns is not None:
             return self.sample_time_ns
-        return WORKER_SAMPLE_TIME_NS if harness == "pairbench" else HARNESS_SAMPLE_TIME_NS
+        return WORKER_SAMPLE_TIME_NS if harness in WORKER_HARNESSES else HARNESS_SAMPLE_TIME_NS
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,12 @@
-"""``pairbench bench`` on real pytest-benchmark tests: each sample is one pytest run of one test (by
-its node id), each side importing its own tree; tests without the fixture are not benchmarks."""
+"""``pairbench bench`` on real pytest-benchmark tests, each side importing its own tree; tests without the
+fixture are not benchmarks. By default one pytest worker per side serves a block of rounds (the tests run
+once to record their ``benchmark`` calls, which are then timed in the worker); with ``--harness
+pytest-benchmark-processes`` each sample is one pytest run of one test (by its node id)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from cli_runner import invoke
@@ -11,19 +14,39 @@ from cli_runner import invoke
 pytestmark = pytest.mark.e2e
 
 
-def test_pytest_benchmark_tests_are_listed_and_compared_by_node_id(pybench_files, tmp_path):
+def test_pytest_benchmark_tests_are_served_by_a_worker_per_side_and_block(pybench_files, tmp_path):
     result = tmp_path / "r.json"
-    code, out, err = invoke("bench", "--seed", "5", "-q", "--runs", "3", "--sample-time", "20ms", "-k", "work",
-                            "--json", str(result), pybench_files.baseline, pybench_files.candidate)
+    code, out, err = invoke("bench", "--seed", "5", "-q", "--runs", "40", "-k", "work", "--json", str(result),
+                            pybench_files.baseline, pybench_files.candidate)
     assert code == 0, err
     document = json.loads(result.read_text())
     assert document["suite"]["harness"] == "pytest-benchmark"
     assert [b["name"] for b in document["benchmarks"]] == ["test_chain.py::test_work"]
     (comparison,) = document["comparisons"]
+    assert comparison["rounds"] == 40
+    base, cand = (s["median"] for s in document["summaries"])
+    assert cand > 1.5 * base  # four times the work
+    for series in document["series"]:  # the rounds' samples came from a few worker processes, not one each
+        samples = series["samples"]
+        blocks = {b for b, warm in zip(series["metrics"]["block"], samples["warmup"], strict=True) if not warm}
+        assert 1 < len(blocks) <= 40 // 8
+        assert all(n > 1 for n, warm in zip(samples["iterations"], samples["warmup"], strict=True) if not warm)
+    assert "2 workers · pytest-benchmark" in out
+
+
+def test_with_processes_each_sample_is_one_pytest_run_of_one_test(pybench_files, tmp_path):
+    result = tmp_path / "r.json"
+    code, out, err = invoke("bench", "--harness", "pytest-benchmark-processes", "--seed", "5", "-q", "--runs", "3",
+                            "--sample-time", "20ms", "-k", "work", "--json", str(result), pybench_files.baseline,
+                            pybench_files.candidate)
+    assert code == 0, err
+    document = json.loads(result.read_text())
+    assert document["suite"]["harness"] == "pytest-benchmark-processes"
+    (comparison,) = document["comparisons"]
     assert comparison["rounds"] == 3  # too few for a verdict, enough to see four times the work:
     base, cand = (s["median"] for s in document["summaries"])
     assert cand > 1.5 * base
-    assert "pytest-benchmark" in out
+    assert "2 programs · pytest-benchmark" in out
 
 
 def test_only_tests_that_take_the_benchmark_fixture_are_listed(pybench_files, tmp_path):
@@ -31,3 +54,42 @@ def test_only_tests_that_take_the_benchmark_fixture_are_listed(pybench_files, tm
 
     found = PytestBenchmark().discover(program_for(pybench_files.baseline), tmp_path, 120)
     assert found.names == ("test_chain.py::test_work", "test_chain.py::test_same")
+
+
+PEDANTIC = '''
+import mylib
+
+def test_pedantic(benchmark):
+    assert benchmark.pedantic(mylib.chain, args=(300,), rounds=5, iterations=2) > 0
+
+def test_fresh_setup(benchmark):
+    benchmark.pedantic(sorted, setup=lambda: (([3, 1, 2],), {}), rounds=5)
+'''
+
+
+def test_pedantic_calls_are_served_and_a_fresh_setup_per_call_points_to_processes(tmp_path):
+    (tmp_path / "mylib.py").write_text("def chain(n):\n    x = 1\n    for _ in range(n):\n        x = x * 3 % 1000003\n"
+                                       "    return x\n")
+    (tmp_path / "test_ped.py").write_text(PEDANTIC)
+    code, out, err = invoke("bench", "--seed", "5", "-q", "--runs", "12", "--harness", "pytest-benchmark",
+                            str(tmp_path / "test_ped.py"), str(tmp_path / "test_ped.py"))
+    assert code == 3, err  # the fresh-setup test fails, the other is measured
+    assert "test_ped.py::test_pedantic" in out
+    assert "prepares every call afresh" in err + out and "--harness pytest-benchmark-processes" in err + out
+
+
+def test_against_a_revision_each_worker_imports_its_own_tree(pybench_files, tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    test = repo / "test_chain.py"
+    test.write_text(open(pybench_files.baseline).read())
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "base"]):
+        subprocess.run([*git, *args], cwd=repo, check=True)
+    test.write_text(open(pybench_files.candidate).read())
+    result = tmp_path / "r.json"
+    code, _, err = invoke("bench", "--seed", "5", "-q", "--runs", "24", "-k", "work", "--against", "HEAD",
+                          "--json", str(result), str(test))
+    assert code == 0, err
+    base, cand = (s["median"] for s in json.loads(result.read_text())["summaries"])
+    assert cand > 1.5 * base

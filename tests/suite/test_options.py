@@ -15,7 +15,7 @@ from pairbench.settings import parse_settings
     (("--shard", "half"), "--shard must be K/N"),
     (("--jobs", "0"), "--jobs must be at least 1, got 0"),
     (("--jobs", "65"), "--jobs must be at most 64, got 65"),
-    (("--harness", "jmh"), "--harness must be one of gbench, go, criterion, pytest-benchmark, pairbench"),
+    (("--harness", "jmh"), "--harness must be one of gbench, go, criterion, pytest-benchmark, pytest-benchmark-processes, pairbench"),
     (("--suite-time", "soon"), "--suite-time"),
 ])
 def test_a_bad_suite_option_is_a_usage_error_naming_it(options, problem):

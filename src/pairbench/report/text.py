@@ -41,6 +41,7 @@ from pairbench.report.suite import (
 )
 from pairbench.report.tables import series_name
 from pairbench.report.wording import with_subject, word
+from pairbench.settings import WORKER_HARNESSES
 from pairbench.units import (
     format_duration,
     format_kib,
@@ -102,7 +103,7 @@ def run_header(run: Run) -> list[str]:
     n = len(run.sides)
     rounds, seed = run.rounds, run.settings.sampling.seed
     harness = (run.suite or {}).get("harness", "pairbench")
-    what = "command" if run.kind != "bench" else "worker" if harness == "pairbench" else "program"
+    what = "command" if run.kind != "bench" else "worker" if harness in WORKER_HARNESSES else "program"
     lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {what if n == 1 else what + 's'}"
              + (f" · {markup(HARNESS_NAMES.get(harness, harness))}" if run.kind == "bench" and harness != "pairbench"
                 else "")]

@@ -58,6 +58,16 @@ class ErrorReply:
 # --------------------------------------------------------------------------- names
 
 
+_NAME_UNSAFE = re.compile(r"[\s\x00-\x1f\x7f]")
+
+
+def as_name(text: str) -> str:
+    """``text`` (a pytest node id) as a benchmark name: whitespace and control characters as ``_``,
+    cut to ``MAX_NAME_BYTES`` (on a character boundary)."""
+    name = _NAME_UNSAFE.sub("_", text) or "test"
+    return name.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore")
+
+
 def check_name(name: str) -> str:
     """``name`` if it is a valid benchmark name (see the protocol), else ``ProtocolError``."""
     if not isinstance(name, str) or not name:
