@@ -10,12 +10,16 @@ by a pytest-benchmark test. Each trial runs, one after the other and in a fresh 
 * ``workers``: the same with ``--harness pytest-benchmark`` (a pytest worker per side serves a block of
   rounds, the tests run once to record their calls),
 
-each with ``--max-time`` as given (default: pairbench's own 5 s, then 60 s, as the pytest fixture uses),
+each with ``--max-time`` as given (default: pairbench's own 5 s, then 60 s, as the pytest fixture uses;
+``--against HEAD`` makes it an A/A trial: both sides the same code, any verdict but equivalent or
+inconclusive is false; ``--modes`` picks some),
 and records the wall time, and per test the verdict, the change and its interval, and the rounds. The
 ratios printed are each mode's wall time over ``processes``' in the same trial. Hold the heavy lock:
 
     flock /work/.heavy.lock .venv/bin/python benchmarks/pytest_benchmark_modes.py --trials 2 --max-time 5s
     flock /work/.heavy.lock .venv/bin/python benchmarks/pytest_benchmark_modes.py --trials 1 --max-time 60s
+    flock /work/.heavy.lock .venv/bin/python benchmarks/pytest_benchmark_modes.py --trials 3 --max-time 60s \
+        --against HEAD --modes workers
     .venv/bin/python benchmarks/pytest_benchmark_modes.py --report-only
 
 Records go to ``--out/modes.jsonl`` (one line per run; a rerun appends).
@@ -73,15 +77,15 @@ def make_repository(root: Path) -> Path:
     return repo
 
 
-def run_mode(repo: Path, mode: str, max_time: str, seed: int, scratch: Path) -> dict:
-    """One ``pairbench bench --against HEAD~1`` in ``mode``: its wall time and each test's outcome."""
+def run_mode(repo: Path, mode: str, max_time: str, seed: int, scratch: Path, against: str = "HEAD~1") -> dict:
+    """One ``pairbench bench --against REV`` in ``mode``: its wall time and each test's outcome."""
     result = scratch / f"{mode}-{seed}.json"
     argv = [sys.executable, "-m", "pairbench", "bench", "test_pb.py", "--harness", MODES[mode], "--against",
-            "HEAD~1", "--max-time", max_time, "--seed", str(seed), "-q", "--json", str(result)]
+            against, "--max-time", max_time, "--seed", str(seed), "-q", "--json", str(result)]
     started = time.monotonic()
     done = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=3600)
     wall = time.monotonic() - started
-    record = {"mode": mode, "max_time": max_time, "seed": seed, "wall_s": wall, "exit": done.returncode,
+    record = {"mode": mode if against == "HEAD~1" else f"{mode} A/A", "max_time": max_time, "seed": seed, "wall_s": wall, "exit": done.returncode,
               "load": os.getloadavg()[0], "tests": {}}
     if done.returncode not in (0, 1) or not result.exists():
         record["error"] = done.stderr[-2000:]
@@ -94,10 +98,11 @@ def run_mode(repo: Path, mode: str, max_time: str, seed: int, scratch: Path) -> 
     return record
 
 
-def trial(repo: Path, max_time: str, seed: int, scratch: Path, out: Path) -> list[dict]:
-    order = list(MODES)
+def trial(repo: Path, max_time: str, seed: int, scratch: Path, out: Path, modes=tuple(MODES),
+          against: str = "HEAD~1") -> list[dict]:
+    order = list(modes)
     random.Random(seed).shuffle(order)
-    records = [run_mode(repo, mode, max_time, seed, scratch) for mode in order]
+    records = [run_mode(repo, mode, max_time, seed, scratch, against) for mode in order]
     with out.open("a") as handle:
         for record in records:
             handle.write(json.dumps(record) + "\n")
@@ -109,16 +114,16 @@ def report(records: list[dict]) -> None:
     by_trial: dict = {}
     for r in records:
         by_trial.setdefault((r["max_time"], r["seed"]), {})[r["mode"]] = r
-    print("max-time  seed  mode       wall s  ratio  load  test_work (+5%)                      test_parse (same)")
+    print("max-time  seed  mode           wall s  ratio  load  test_work (+5%)                      test_parse (same)")
     for (max_time, seed), modes in sorted(by_trial.items()):
         reference = modes.get("processes")
-        for mode in MODES:
+        for mode in (*MODES, *(f"{m} A/A" for m in MODES)):
             r = modes.get(mode)
             if r is None:
                 continue
-            ratio = f"{r['wall_s'] / reference['wall_s']:.2f}" if reference else "—"
+            ratio = f"{r['wall_s'] / reference['wall_s']:.2f}" if reference and "A/A" not in mode else "—"
             cells = [_outcome(r["tests"].get(name)) for name in ("test_work", "test_parse")]
-            print(f"{max_time:>8}  {seed:>4}  {mode:<9} {r['wall_s']:7.1f}  {ratio:>5}  {r['load']:4.1f}  "
+            print(f"{max_time:>8}  {seed:>4}  {mode:<13} {r['wall_s']:7.1f}  {ratio:>5}  {r['load']:4.1f}  "
                   f"{cells[0]:<36} {cells[1]}")
 
 
@@ -137,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-time", default="5s")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "out" / "pytest_benchmark_modes")
+    parser.add_argument("--against", default="HEAD~1", help="HEAD: an A/A trial (both sides the same code)")
+    parser.add_argument("--modes", nargs="+", choices=list(MODES), default=list(MODES))
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -145,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="pb-modes-") as scratch:
             repo = make_repository(Path(scratch))
             for i in range(args.trials):
-                trial(repo, args.max_time, args.seed + i, Path(scratch), path)
+                trial(repo, args.max_time, args.seed + i, Path(scratch), path, args.modes, args.against)
     report([json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else [])
     return 0
 

@@ -117,6 +117,10 @@ HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
 HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pytest-benchmark-processes", "pairbench")
+PYTEST_WORKERS_MAX_TIME = "60s"
+"""bench's --max-time for pytest-benchmark tests served by pytest workers (unless given): each block of
+rounds starts two pytest sessions (a second or two each), and a verdict needs about a dozen blocks,
+as the pytest fixture's comparison does."""
 WORKER_HARNESSES = ("pairbench", "pytest-benchmark")
 """The harnesses whose benchmarks ``bench`` serves from long-lived worker processes (the worker
 protocol), timed inside them; the others run a program per sample."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from cli_runner import invoke
@@ -21,6 +22,7 @@ def test_pytest_benchmark_tests_are_served_by_a_worker_per_side_and_block(pybenc
     assert code == 0, err
     document = json.loads(result.read_text())
     assert document["suite"]["harness"] == "pytest-benchmark"
+    assert document["settings"]["sampling"]["max_time_ns"] == 60_000_000_000  # two pytest starts a block
     assert [b["name"] for b in document["benchmarks"]] == ["test_chain.py::test_work"]
     (comparison,) = document["comparisons"]
     assert comparison["rounds"] == 40
@@ -42,6 +44,7 @@ def test_with_processes_each_sample_is_one_pytest_run_of_one_test(pybench_files,
     assert code == 0, err
     document = json.loads(result.read_text())
     assert document["suite"]["harness"] == "pytest-benchmark-processes"
+    assert document["settings"]["sampling"]["max_time_ns"] == 5_000_000_000
     (comparison,) = document["comparisons"]
     assert comparison["rounds"] == 3  # too few for a verdict, enough to see four times the work:
     base, cand = (s["median"] for s in document["summaries"])
@@ -62,31 +65,38 @@ import mylib
 def test_pedantic(benchmark):
     assert benchmark.pedantic(mylib.chain, args=(300,), rounds=5, iterations=2) > 0
 
+def consume(data):
+    assert data == [3, 1, 2], "not prepared afresh"
+    data.sort()
+
 def test_fresh_setup(benchmark):
-    benchmark.pedantic(sorted, setup=lambda: (([3, 1, 2],), {}), rounds=5)
+    benchmark.pedantic(consume, setup=lambda: (([3, 1, 2],), {}), rounds=5)
 '''
 
 
-def test_pedantic_calls_are_served_and_a_fresh_setup_per_call_points_to_processes(tmp_path):
+def test_pedantic_calls_are_served_and_a_setup_prepares_every_call_afresh(tmp_path):
     (tmp_path / "mylib.py").write_text("def chain(n):\n    x = 1\n    for _ in range(n):\n        x = x * 3 % 1000003\n"
                                        "    return x\n")
     (tmp_path / "test_ped.py").write_text(PEDANTIC)
+    result = tmp_path / "r.json"
     code, out, err = invoke("bench", "--seed", "5", "-q", "--runs", "12", "--harness", "pytest-benchmark",
-                            str(tmp_path / "test_ped.py"), str(tmp_path / "test_ped.py"))
-    assert code == 3, err  # the fresh-setup test fails, the other is measured
-    assert "test_ped.py::test_pedantic" in out
-    assert "prepares every call afresh" in err + out and "--harness pytest-benchmark-processes" in err + out
+                            "--json", str(result), str(tmp_path / "test_ped.py"), str(tmp_path / "test_ped.py"))
+    assert code == 0, err + out
+    document = json.loads(result.read_text())
+    assert [b["name"] for b in document["benchmarks"]] == ["test_ped.py::test_pedantic", "test_ped.py::test_fresh_setup"]
+    fresh = [s for s in document["series"] if s["benchmark"] == 1]
+    assert all(max(s["samples"]["iterations"]) > 1 for s in fresh)  # many calls a sample, each prepared afresh
 
 
 def test_against_a_revision_each_worker_imports_its_own_tree(pybench_files, tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
     test = repo / "test_chain.py"
-    test.write_text(open(pybench_files.baseline).read())
+    test.write_text(Path(pybench_files.baseline).read_text())
     git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "base"]):
         subprocess.run([*git, *args], cwd=repo, check=True)
-    test.write_text(open(pybench_files.candidate).read())
+    test.write_text(Path(pybench_files.candidate).read_text())
     result = tmp_path / "r.json"
     code, _, err = invoke("bench", "--seed", "5", "-q", "--runs", "24", "-k", "work", "--against", "HEAD",
                           "--json", str(result), str(test))

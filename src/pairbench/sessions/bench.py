@@ -327,6 +327,12 @@ class BenchSession:
         return set(mine)
 
 
+def harness_of(commands, named: str | None) -> str:
+    """The harness of a bench of ``commands``: the one ``--harness`` names, else the one detected
+    (``UsageError`` when the sides' differ)."""
+    return named or _detected(commands)
+
+
 def _detected(commands) -> str:
     """The harness of the programs (``UsageError`` when the sides' differ)."""
     found = []

@@ -12,9 +12,9 @@ Then it serves the recorded calls until pairbench has done. So a side costs one 
 block of rounds, not one pytest process per sample (two a round), and a sample is timed around the
 loop inside the process, as ``@pairbench.benchmark`` functions are.
 
-``benchmark.pedantic(..., setup=...)`` prepares every call afresh, which one timed loop of many calls
-cannot do: such a test is served as a benchmark that fails, saying to measure it with
-``--harness pytest-benchmark-processes`` (a pytest run per sample).
+``benchmark.pedantic(..., setup=...)`` prepares every call afresh: such a test's calls are each
+prepared, untimed, and timed on their own (``serve.timed_fresh_calls``), as pytest-benchmark times
+them.
 
 :func:`serve_pytest` (running tests, then serving what they recorded) is shared with the
 ``pairbench`` fixture's worker (``pairbench.pytest_plugin``).
@@ -36,8 +36,6 @@ from pairbench.worker.serve import StartFailed, serve, take_fds
 
 EXIT_USAGE = 2
 _RECORDED: dict[str, Benchmark] = {}
-FRESH_SETUP = ("benchmark.pedantic(setup=...) prepares every call afresh, which a timed loop of many calls "
-               "cannot: compare this test with --harness pytest-benchmark-processes (a pytest run per sample)")
 
 
 class Recorder:
@@ -58,9 +56,11 @@ class Recorder:
         """pytest-benchmark's ``pedantic``: the rounds and iterations are pairbench's to choose."""
         kwargs = dict(kwargs or {})
         if setup is not None:
-            self._record(Benchmark(self.name, _fails_with(FRESH_SETUP)))
-            prepared = setup()
-            args, kwargs = prepared if prepared is not None else (args, kwargs)
+            prepare = functools.partial(_prepared, setup, tuple(args), kwargs)
+            after = functools.partial(_call_prepared, teardown) if teardown is not None else None
+            self._record(Benchmark(self.name, functools.partial(_call_prepared, target), setup=prepare,
+                                   teardown=after, fresh_setup=True))
+            args, kwargs = prepare()
         else:
             after = functools.partial(teardown, *args, **kwargs) if teardown is not None else None
             self._record(Benchmark(self.name, functools.partial(target, *args, **kwargs), teardown=after))
@@ -76,11 +76,14 @@ class Recorder:
         _RECORDED[self.name] = benchmark
 
 
-def _fails_with(message: str) -> Callable:
-    def fail():
-        raise RuntimeError(message)
+def _prepared(setup: Callable, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """What ``pedantic``'s ``setup()`` returns, ``(args, kwargs)``, or the arguments given when None."""
+    prepared = setup()
+    return (tuple(prepared[0]), dict(prepared[1])) if prepared is not None else (args, kwargs)
 
-    return fail
+
+def _call_prepared(target: Callable, prepared: tuple[tuple, dict]):
+    return target(*prepared[0], **prepared[1])
 
 
 class RecordingPlugin:
