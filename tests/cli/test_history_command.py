@@ -241,3 +241,31 @@ def test_history_loads_no_scipy_stats_which_would_be_most_of_its_time(stored, fm
                            "--format", fmt], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"code": 0, "shown": True, "scipy_stats": False}
+
+
+@pytest.fixture(scope="module")
+def stored_with_an_option_like_name(tmp_path_factory):
+    """A store whose benchmarks include one named like an option of ``history``, as a pull request
+    can name one (issue 26, G5)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('option-like') / 'history.db'}"
+    with Store.open(url) as store:
+        store_history(store, [{"--output=injected.md": 1e6, "ok": 2e6}] * 4, environment=FIXED_ENVIRONMENT)
+    return url
+
+
+def test_history_takes_a_name_after_double_dash_as_a_name_and_writes_no_file(
+        stored_with_an_option_like_name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("history", "--store", stored_with_an_option_like_name, "--format", "markdown",
+                            "--", "--output=injected.md", "ok")
+    assert code == 0, err
+    assert "--output=injected.md" in out and "ok" in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_history_of_an_unknown_option_like_name_after_double_dash_writes_no_file(
+        stored_with_an_option_like_name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke("history", "--store", stored_with_an_option_like_name, "--", "--output=x")
+    assert code == 4 and "no results of benchmark '--output=x'" in err
+    assert list(tmp_path.iterdir()) == []

@@ -34,7 +34,8 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
 
     Each BENCHMARK is a name as the results call it (sort[n=100]; a whole
     command by its --name), or a pattern (sort*); none: every benchmark of the
-    machine. A commit's value is the median of its results' medians; steps are
+    machine. Names after -- are names even if they begin with -: give names
+    that come from elsewhere (a pull request's benchmarks) after --, quoted. A commit's value is the median of its results' medians; steps are
     found by PELT on the log values (validated by simulation: see the README),
     and shown with their commits, their size with a 95% interval, and whether
     `pairbench confirm` confirmed them.
@@ -45,6 +46,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
       pairbench history 'sort*' --last 200 --branch main
       pairbench history parse -o history.html
       pairbench history --format json --store postgresql://ci@db/bench > history.json
+      pairbench history --branch main --format markdown -- "$name1" "$name2"
     """
     from pairbench.cli.report import write_files
     from pairbench.sessions.record import open_store, target_of
