@@ -2,7 +2,8 @@
 
 Each chart draws a benchmark's points in commit order (the median, with the
 range of its 95% intervals as error bars; hover shows the commit, its date,
-branch and results), the level of each segment between steps as a line, and
+branch and results), the level of each segment between steps as a line (a
+drift's sloped line, as the analysis fitted it), and
 each step as a vertical line at its first commit, coloured by what ``confirm``
 found: red confirmed, grey rejected, orange dashed unconfirmed. The page is
 rendered like the run report (``html.render_document``): offline, under a
@@ -104,7 +105,7 @@ def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int])
     layout["yaxis"]["range"] = _y_range(np.concatenate([low, high, y]), float(np.median(y)) if y.size else 0.0)
     traces.insert(0, _noise_band(history, axis))
     caption = (f"The y-axis spans at least ±{MIN_SPAN:.0%} of the median, so noise looks as small as it is; "
-               f"shaded: each segment's median ± {NOISE_BAND_SD:g} × the noise between commits"
+               f"shaded: each segment's level ± {NOISE_BAND_SD:g} × the noise between commits"
                + (f" (about {100 * history.noise:.2g}% per commit)" if history.noise else "") + ". "
                "Steps: red confirmed, grey rejected, orange dashed unconfirmed by pairbench confirm.")
     if offset:
@@ -135,28 +136,33 @@ def _noise_band(history: BenchmarkHistory, axis: ch.Axis) -> dict:
     median strays by noise alone (none without a noise estimate)."""
     sd = history.noise or 0.0
     x, y = [], []
-    for start, end, level in _segments(history, axis):
-        up, down = level * float(np.exp(NOISE_BAND_SD * sd)), level * float(np.exp(-NOISE_BAND_SD * sd))
+    up, down = float(np.exp(NOISE_BAND_SD * sd)), float(np.exp(-NOISE_BAND_SD * sd))
+    for start, end, first, last in _segments(history, axis):
         x += [start - 0.5, end - 0.5, end - 0.5, start - 0.5, start - 0.5, None]
-        y += [up, up, down, down, up, None]
+        y += [first * up, last * up, last * down, first * down, first * up, None]
     return {"type": "scatter", "mode": "lines", "name": f"noise band (±{NOISE_BAND_SD:g} SD)", "x": x, "y": y,
             "fill": "toself", "fillcolor": "rgba(44, 160, 44, 0.12)", "line": {"width": 0}, "hoverinfo": "skip",
             "showlegend": bool(sd)}
 
 
-def _segments(history: BenchmarkHistory, axis: ch.Axis) -> list[tuple[int, int, float]]:
-    """(first point, end, median level in the axis's scale) of each segment between steps."""
+def _segments(history: BenchmarkHistory, axis: ch.Axis) -> list[tuple[int, int, float, float]]:
+    """(first point, end, level at the first and at the last point, in the axis's scale) of each
+    segment between steps: the analysis's fit (a drift's sloped line), else the segment's median."""
     bounds = [0, *(s.index for s in history.steps), len(history.points)]
-    values = history.values()
-    return [(start, end, float(axis([np.median(values[start:end])])[0]))
-            for start, end in zip(bounds[:-1], bounds[1:], strict=True) if end > start]
+    fit = np.asarray(history.fit, dtype=np.float64) if history.fit else history.values()
+    segments = []
+    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+        if end > start:
+            ends = axis([fit[start], fit[end - 1]]) if history.fit else axis([np.median(fit[start:end])] * 2)
+            segments.append((start, end, float(ends[0]), float(ends[1])))
+    return segments
 
 
 def _levels(history: BenchmarkHistory, axis: ch.Axis) -> list[dict]:
-    """The median level of each segment between steps, as one broken line."""
+    """The analysis's level of each segment between steps (a drift's line), as one broken line."""
     x, y = [], []
-    for start, end, level in _segments(history, axis):
+    for start, end, first, last in _segments(history, axis):
         x += [start - 0.5, end - 0.5, None]
-        y += [level, level, None]
-    return [{"type": "scatter", "mode": "lines", "name": "segment median", "x": x, "y": y,
+        y += [first, last, None]
+    return [{"type": "scatter", "mode": "lines", "name": "segment level", "x": x, "y": y,
              "hoverinfo": "skip", "line": {"color": "#2ca02c", "width": 2}}]
