@@ -56,9 +56,25 @@ KIND_DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 
-def default(option: str, kind: str = "compare") -> object:
-    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``."""
+HARNESS_DEFAULTS: dict[str, dict[str, object]] = {
+    # each block of rounds starts two pytest sessions (a second or two each), and a verdict needs
+    # about a dozen blocks, as the pytest fixture's comparison does (benchmarks/RESULTS.md)
+    "pytest-benchmark": {"max_time": "60s"},
+}
+"""bench's defaults that differ with the harness of the benchmarks (unless the option is given)."""
+
+
+def default(option: str, kind: str = "compare", harness: str | None = None) -> object:
+    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``, and for
+    ``bench`` of benchmarks of ``harness`` when given."""
+    if kind == "bench" and option in HARNESS_DEFAULTS.get(harness, {}):
+        return HARNESS_DEFAULTS[harness][option]
     return KIND_DEFAULTS[kind].get(option, DEFAULTS.get(option))
+
+
+def harness_defaults(option: str) -> dict[str, object]:
+    """The harnesses whose ``bench`` default of ``option`` is their own, with it."""
+    return {harness: values[option] for harness, values in HARNESS_DEFAULTS.items() if option in values}
 
 
 @dataclass(frozen=True)
@@ -117,10 +133,6 @@ HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
 HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pytest-benchmark-processes", "pairbench")
-PYTEST_WORKERS_MAX_TIME = "60s"
-"""bench's --max-time for pytest-benchmark tests served by pytest workers (unless given): each block of
-rounds starts two pytest sessions (a second or two each), and a verdict needs about a dozen blocks,
-as the pytest fixture's comparison does."""
 WORKER_HARNESSES = ("pairbench", "pytest-benchmark")
 """The harnesses whose benchmarks ``bench`` serves from long-lived worker processes (the worker
 protocol), timed inside them; the others run a program per sample."""

@@ -24,7 +24,7 @@ from pairbench.cli.options import (
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
-from pairbench.settings import HARNESS_CHOICES, PYTEST_WORKERS_MAX_TIME, parse_settings
+from pairbench.settings import HARNESS_CHOICES, default, parse_settings
 
 
 def bench_options(f, *, against: bool = True):
@@ -107,8 +107,8 @@ def bench(app: App, workers: tuple[str, ...], **options):
     from pairbench.sessions.bench import BenchSession, harness_of
 
     store, no_store = options.pop("store"), options.pop("no_store")
-    if options.get("max_time") is None and harness_of(workers, options.get("harness")) == "pytest-benchmark":
-        options["max_time"] = PYTEST_WORKERS_MAX_TIME  # two pytest start-ups a block: see the README
+    if options.get("max_time") is None:
+        options["max_time"] = default("max_time", "bench", harness_of(workers, options.get("harness")))
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
     check_output_paths(settings)

@@ -10,13 +10,16 @@ from __future__ import annotations
 import click
 
 from pairbench import __version__
-from pairbench.settings import SORT_CHOICES, default
+from pairbench.settings import SORT_CHOICES, default, harness_defaults
 from pairbench.verdict import FAIL_ON_CHOICES
 
 
 def _shown(option: str, kind: str) -> str:
+    """``kind``'s default of ``option`` as help shows it, with bench's own for some harnesses."""
     value = default(option, kind)
-    return "" if value is None else f"  [default: {value}]"
+    own = harness_defaults(option) if kind == "bench" else {}
+    others = "".join(f"; {v} for {h} tests" for h, v in own.items())
+    return "" if value is None else f"  [default: {value}{others}]"
 
 
 BENCH_SAMPLING = ("warmup", "runs", "min_runs", "max_runs", "max_time", "timeout", "output", "seed",
