@@ -32,10 +32,29 @@ def _pytest(repository, *args, timeout=240):
                           cwd=repository, capture_output=True, text=True, timeout=timeout)
 
 
-def test_the_fixture_measures_a_function_and_the_summary_shows_its_time(repository):
-    done = _pytest(repository, "--pairbench-max-time", "300ms")
+def test_with_pairbench_the_fixture_measures_a_function_and_the_summary_shows_its_time(repository):
+    done = _pytest(repository, "--pairbench", "--pairbench-max-time", "300ms")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pairbench test_perf.py::test_work: median" in done.stdout and "per call" in done.stdout
+
+
+def test_a_plain_pytest_run_calls_the_function_once_without_measuring(repository):
+    (repository / "test_perf.py").write_text(TEST + "\nCALLS = []\n\ndef test_once(pairbench):\n"
+                                             "    pairbench(CALLS.append, 1)\n    assert CALLS == [1]\n")
+    done = _pytest(repository)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout and "median" not in done.stdout
+
+
+@pytest.mark.parametrize(("option", "ran"), [("--pairbench-skip", "plain"), ("--pairbench-only", "work")])
+def test_the_fixtures_tests_can_be_skipped_or_run_alone(repository, option, ran):
+    (repository / "test_perf.py").write_text(
+        "import mylib, pathlib\n\ndef test_work(pairbench):\n    pathlib.Path('ran').write_text('work')\n"
+        "    pairbench(mylib.work, 300)\n\ndef test_plain():\n    pathlib.Path('ran').write_text('plain')\n")
+    done = _pytest(repository, option, "-rs")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"({option})" in done.stdout and "1 passed, 1 skipped" in done.stdout
+    assert (repository / "ran").read_text() == ran
 
 
 def test_a_revision_that_does_not_exist_fails_the_session_and_says_so(repository):
@@ -50,6 +69,9 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
                    "--pairbench-json", str(result))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "working tree is" in done.stdout and "slower than HEAD" in done.stdout
+    last = done.stdout.strip().splitlines()[-2:]  # the reason in red, then the session's last line
+    assert "pairbench: 1 benchmark slower than HEAD (--pairbench-fail-on slower)" in last[0]
+    assert "1 passed, 1 slower (--pairbench-fail-on) in" in last[1]
     document = json.loads(result.read_text())
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]
 

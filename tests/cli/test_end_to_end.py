@@ -39,6 +39,16 @@ def test_compare_finds_a_real_slowdown(tmp_path):
     assert comparison["verdict"] == "slower" and comparison["effect"]["low"] > 50
 
 
+def test_compare_runs_executable_files_named_bare_in_the_current_directory(tmp_path):
+    for name in ("old.sh", "new.sh"):
+        (tmp_path / name).write_text("#!/bin/sh\nexit 0\n")
+        (tmp_path / name).chmod(0o755)
+    result = subprocess.run([sys.executable, "-m", "pairbench", "compare", "--runs", "6", "old.sh", "new.sh"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "old.sh" in result.stdout and "new.sh" in result.stdout
+
+
 def test_failing_command_exits_3_and_keeps_the_result(tmp_path):
     out = tmp_path / "r.json"
     result = pairbench("run", "--runs", "3", "--json", str(out), "sh -c 'exit 4'")

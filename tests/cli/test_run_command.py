@@ -266,10 +266,17 @@ def test_show_of_a_malformed_file_fails_with_one_line(tmp_path):
     assert result.err.count("\n") == 1 and str(bad) in result.err
 
 
-def test_unknown_program_is_a_measurement_error_with_advice():
+def test_unknown_program_is_a_usage_error_with_advice():
     result = invoke("run", "--runs", "3", "no-such-program-xyz")
-    assert result.code == EXIT_MEASUREMENT
-    assert "command not found: 'no-such-program-xyz'" in result.err and "--shell" in result.err
+    assert result.code == EXIT_USAGE
+    assert "command not found: 'no-such-program-xyz'" in result.err and "./DIR/PROGRAM" in result.err
+    assert "--shell" not in result.err
+
+
+def test_a_shell_builtin_is_a_usage_error_pointing_to_shell():
+    result = invoke("run", "--runs", "3", "cd /tmp")
+    assert result.code == EXIT_USAGE
+    assert "'cd' is a shell builtin" in result.err and "--shell sh" in result.err
 
 
 @pytest.mark.parametrize(

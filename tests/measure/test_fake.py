@@ -217,7 +217,7 @@ def test_exception_items_are_raised_without_advancing_the_clock():
 
 def test_missing_commands_raise_command_not_found_like_the_real_executor():
     ex = FakeExecutor({"a": 0.1}, missing={"nosuch --flag"})
-    with pytest.raises(CommandNotFound, match=r"command not found: '/bin/nosuch'"):
+    with pytest.raises(CommandNotFound, match=r"cannot run '/bin/nosuch' for command 'nosuch --flag': no such file"):
         ex.run(Command("nosuch --flag", ("/bin/nosuch", "--flag")))
     assert ex.calls == []
 

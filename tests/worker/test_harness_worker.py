@@ -324,3 +324,28 @@ def test_the_worker_loads_no_numpy_scipy_click_or_other_pairbench_module(start, 
     assert {m for m in modules if m.startswith("pairbench.")} == {
         "pairbench.worker.protocol", "pairbench.limits", "pairbench.worker", "pairbench.worker.discovery",
         "pairbench.worker.registry", "pairbench.worker.serve"}
+
+
+def test_a_fresh_setup_prepares_every_call_and_times_only_the_calls(monkeypatch):
+    import types
+
+    from pairbench.worker import serve
+
+    clock = [0]
+    monkeypatch.setattr(serve, "time", types.SimpleNamespace(perf_counter_ns=lambda: clock[0]))
+    prepared, seen = [], []
+
+    def setup():
+        clock[0] += 1_000_000  # the setup's time: not in the sample
+        prepared.append([3, 1, 2])
+        return prepared[-1]
+
+    def call(data):
+        clock[0] += 10  # the call's
+        seen.append(list(data))
+        data.sort()
+
+    reply = serve.timed_fresh_calls(setup, call, 8, teardown=lambda data: data.append("done"))
+    assert seen == [[3, 1, 2]] * 8 and len(prepared) == 8
+    assert all(data == [1, 2, 3, "done"] for data in prepared)
+    assert reply.ns == 80

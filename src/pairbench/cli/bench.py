@@ -27,7 +27,7 @@ from pairbench.cli.options import (
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
-from pairbench.settings import HARNESS_CHOICES, parse_settings
+from pairbench.settings import HARNESS_CHOICES, default, parse_settings
 
 
 def bench_options(f, *, against: bool = True):
@@ -87,7 +87,10 @@ def bench(app: App, workers: tuple[str, ...], **options):
     power of two of iterations, the same on both sides) and the rounds, the
     benchmark is validated, then rounds of one sample per side in random order
     run until the verdict is decided or --max-time (per benchmark) is spent. A
-    harness runs once per sample, filtered to the one benchmark. The error rate
+    harness runs once per sample, filtered to the one benchmark; pytest-benchmark
+    tests are served by a pytest worker per side and block of rounds instead
+    (--max-time 60s unless given; --harness pytest-benchmark-processes runs
+    pytest per sample). The error rate
     alpha holds for the whole suite (Holm's procedure over every comparison, all
     shards included). Benchmarks found on one side only are listed.
 
@@ -106,9 +109,11 @@ def bench(app: App, workers: tuple[str, ...], **options):
     if len(workers) > 2:
         raise click.UsageError(f"bench takes one worker or two (baseline and candidate), got {len(workers)}")
     window = open_activity_window()  # its 0.1 s pass while the code below loads
-    import pairbench.sessions.bench  # noqa: F401 - loaded while the window passes
+    from pairbench.sessions.bench import harness_of  # loaded while the window passes
 
     store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
+    if options.get("max_time") is None:
+        options["max_time"] = default("max_time", "bench", harness_of(workers, options.get("harness")))
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
     check_output_paths(settings, target)

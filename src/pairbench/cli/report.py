@@ -15,7 +15,7 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, Io, cli
 from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError
-from pairbench.report.exports import CSV_TABLES, EXPORTS, FORMATS, SUFFIX_FORMATS
+from pairbench.report.exports import CSV_TABLES, EXPORT_SUFFIXES, EXPORTS, FORMATS, SUFFIX_FORMATS
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -135,6 +135,8 @@ def check_export_paths(exports: Mapping[str, str], inputs: Sequence[tuple[str, s
 
 def _suffix_of(fmt: str) -> str:
     """The first file suffix that names report format ``fmt`` (".md" for markdown)."""
+    if fmt in EXPORT_SUFFIXES:
+        return EXPORT_SUFFIXES[fmt]
     return next(suffix for suffix, named in SUFFIX_FORMATS.items() if named == fmt)
 
 
@@ -165,11 +167,14 @@ def refuse_shared_paths(paths: Sequence[tuple[str, str | None]]) -> None:
 
 
 def export_options(f):
-    """``--export-markdown/--export-csv/--export-html FILE`` for a measuring command."""
+    """``--export-markdown/--export-csv/--export-html/--export-json FILE`` for a measuring command."""
     helps = {
         "export_markdown": "Also write the Markdown report (verdict table first) to FILE.",
         "export_csv": "Also write every sample as CSV to FILE, and the summary to FILE's .summary.csv.",
         "export_html": "Also write the self-contained HTML report with charts to FILE.",
+        "export_json": "Also write hyperfine's JSON schema to FILE (results[].command, mean, stddev, median, "
+                       "user, system, min, max, times, exit_codes, parameters; in seconds), for scripts "
+                       "written for hyperfine. pairbench's own result document is --json's.",
     }
     for key in reversed(tuple(EXPORTS)):
         flag = "--" + key.replace("_", "-")

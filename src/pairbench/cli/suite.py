@@ -13,8 +13,9 @@ from pairbench.verdict import FAIL_ON_CHOICES
 IMPORT_FORMATS = ("hyperfine", "gbench", "go", "pytest-benchmark", "criterion")
 
 
-def _write_result(app: App, run, analysis, path: str) -> None:
-    """Write ``run`` with its analysis to ``path`` (``-``: standard output), atomically."""
+def _write_result(app: App, run, analysis, path: str, *, announce: bool = True) -> None:
+    """Write ``run`` with its analysis to ``path`` (``-``: standard output), atomically; say where
+    on standard error when ``announce``."""
     import json
 
     from pairbench.report.jsonfile import derived_document
@@ -28,7 +29,8 @@ def _write_result(app: App, run, analysis, path: str) -> None:
         write_result(run, path, derived)
     except OSError as exc:
         raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
-    app.io.err(f"Result written to {path}")
+    if announce:
+        app.io.err(f"Result written to {path}")
 
 
 def _gate(app: App, analysis_comparisons, fail_on: str) -> int:
@@ -94,8 +96,10 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
     pytest-benchmark  --benchmark-json, or --benchmark-save with --benchmark-save-data
     criterion         target/criterion (or one benchmark's directory)
 
-    The samples are as the tool recorded them (not interleaved). pairbench show,
-    report and diff then read the result like any other.
+    The samples are as the tool recorded them (not interleaved); what the tool
+    did not record (CPU times, max RSS) is shown as "—". A few lines say what
+    was imported and where it was written; pairbench show, report and diff then
+    read the result like any other.
 
     \b
     Examples:
@@ -111,9 +115,9 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
         check_outputs([("--json", json_path)], example="imported.json", inputs=[("the file imported", path)])
     run = read_import(path, fmt)
     analysis = analyse(run)
+    _write_result(app, run, analysis, json_path, announce=False)
     if json_path != "-":
-        app.io.out(text.renderer(run, analysis)(run, analysis, color=app.io.color))
-    _write_result(app, run, analysis, json_path)
+        app.io.out(text.render_import(run, json_path, color=app.io.color))
     return EXIT_OK
 
 

@@ -127,9 +127,11 @@ class WorkerLane:
     harness = "pairbench"
     warms_up = True  # --warmup rounds: a live worker's first samples pay for cold caches
 
-    def __init__(self, specs: Sequence[WorkerSpec], sides: Sequence[str], origin_ns: int, seed: int = 0):
+    def __init__(self, specs: Sequence[WorkerSpec], sides: Sequence[str], origin_ns: int, seed: int = 0,
+                 harness: str = "pairbench"):
         self.workers = [Worker(spec, side) for spec, side in zip(specs, sides, strict=True)]
         self.cpu = specs[0].cpu if specs else None
+        self.harness = harness  # whose benchmarks the workers serve: the wording of their findings
         self.executor = WORKER_CLOCK
         self._origin = origin_ns
         self._seed = seed  # the run's: each benchmark's blocks start their workers in its own order

@@ -14,7 +14,10 @@ The format is recognised from the content (``--format`` names it). The run is
 of kind ``import``: one side per command (hyperfine) or one side named after
 the file, benchmarks as the tool named them, samples unpaired (``pair`` -1: the
 tool ran them one after another, never interleaved), and the tool's metadata
-(machine, library, date) in ``environment.import``. ``show``, ``report`` and
+(machine, library, date) in ``environment.import``, with ``recorded``: the
+resource columns (CPU times, max RSS, context switches) the tool measured,
+so that the others are shown as "—", not as measured zeros. hyperfine records
+each command's mean user and system time only: every sample carries that mean. ``show``, ``report`` and
 ``diff`` read it like any result. Files are read as every result is
 (``store.files``: regular files, bounded size, strict JSON); a file in no
 format pairbench knows, or cut short, is a ``ResultFileError`` naming it.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from array import array
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,6 +54,7 @@ from pairbench.settings import parse_settings
 from pairbench.store.files import MAX_FILE_BYTES, parse_json_text, read_lines, read_text_file
 
 FORMATS = ("hyperfine", "gbench", "go", "pytest-benchmark", "criterion")
+_GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+ns/op", re.MULTILINE)  # enough to name the format
 CRITERION_FILES = ("estimates.json", "sample.json", "benchmark.json", "tukey.json")
 
 
@@ -58,7 +63,8 @@ class _Series:
     sample (an import's memory is a small multiple of its samples, whatever the tool's format)."""
 
     def __init__(self):
-        self.wall_ns, self.iterations, self.status, self.max_rss_kib, self.seq = (array("q") for _ in range(5))
+        self.wall_ns, self.iterations, self.status, self.max_rss_kib, self.user_ns, self.sys_ns, self.seq = (
+            array("q") for _ in range(7))
         self.metrics: dict[str, array] = {}
 
     def __len__(self) -> int:
@@ -76,7 +82,7 @@ class _Series:
     def samples(self) -> Samples:
         n = len(self)
         given = {"wall_ns": self.wall_ns, "iterations": self.iterations, "status": self.status,
-                 "max_rss_kib": self.max_rss_kib, "seq": self.seq}
+                 "max_rss_kib": self.max_rss_kib, "user_ns": self.user_ns, "sys_ns": self.sys_ns, "seq": self.seq}
         columns = {name: np.frombuffer(given[name], dtype=np.int64).copy() if name in given
                    else np.full(n, -1, dtype=np.int64) if name == "pair" else np.zeros(n, dtype=np.int64)
                    for name in SAMPLE_COLUMNS}  # zeros are never touched: the kernel's zero pages
@@ -107,7 +113,7 @@ class _Built:
         return self._by_name[name]
 
     def add(self, b: int, s: int, total_ns: float, *, iterations: float = 1, status: int = 0, max_rss_kib: int = 0,
-            metrics: Mapping[str, float] | None = None) -> None:
+            user_ns: int = 0, sys_ns: int = 0, metrics: Mapping[str, float] | None = None) -> None:
         """One sample of benchmark ``b`` on side ``s``: ``total_ns`` over its ``iterations`` (a
         time below 1 ns is kept as 1 ns), each value within what a result holds (``limits``)."""
         if self.seq >= MAX_IMPORT_SAMPLES:
@@ -117,15 +123,17 @@ class _Built:
             values = (max(1, round(_bounded(total_ns, "a time (ns)", 0))),
                       round(_bounded(iterations, "an iteration count", 1)),
                       round(_bounded(status, "an exit status", -MAX_SAMPLE_VALUE)),
-                      round(_bounded(max_rss_kib, "a peak memory (KiB)", 0)))
+                      round(_bounded(max_rss_kib, "a peak memory (KiB)", 0)),
+                      round(_bounded(user_ns, "a user CPU time (ns)", 0)),
+                      round(_bounded(sys_ns, "a system CPU time (ns)", 0)))
         except ValueError as exc:
             name = next(key.label for key, index in self.keys.items() if index == b)
             raise ResultFileError(f"{self.path}: {name!r}: {exc}") from None
         series = self.series.get((b, s))
         if series is None:
             series = self.series[(b, s)] = _Series()
-        for column, value in zip((series.wall_ns, series.iterations, series.status, series.max_rss_kib), values,
-                                 strict=True):
+        for column, value in zip((series.wall_ns, series.iterations, series.status, series.max_rss_kib,
+                                  series.user_ns, series.sys_ns), values, strict=True):
             column.append(value)
         series.seq.append(self.seq)
         self.seq += 1
@@ -176,16 +184,42 @@ def _looks_like_json(path: Path) -> bool:
 
 def _recognised(path: Path, text: str) -> str:
     """The format of the JSON document ``text``."""
-    document = parse_json_text(path, text)
-    if isinstance(document, dict):
-        if isinstance(document.get("results"), list) and "command" in text:
-            return "hyperfine"
-        if isinstance(document.get("benchmarks"), list) and "context" in document:
-            return "gbench"
-        if isinstance(document.get("benchmarks"), list) and "machine_info" in document:
-            return "pytest-benchmark"
-    raise ResultFileError(f"{path}: a JSON document of no format pairbench imports ({_KNOWN}); name "
-                          "the format with --format, or check that the file is complete")
+    found = document_format(parse_json_text(path, text))
+    if found is None:
+        raise ResultFileError(f"{path}: a JSON document of no format pairbench imports ({_KNOWN}); name "
+                              "the format with --format, or check that the file is complete")
+    return found
+
+
+def document_format(document) -> str | None:
+    """The tool whose JSON export ``document`` is (``hyperfine``, ``gbench``, ``pytest-benchmark``),
+    or None."""
+    if not isinstance(document, dict):
+        return None
+    results, benchmarks = document.get("results"), document.get("benchmarks")
+    if isinstance(results, list) and any(isinstance(r, dict) and "command" in r for r in results):
+        return "hyperfine"
+    if isinstance(benchmarks, list) and "context" in document:
+        return "gbench"
+    if isinstance(benchmarks, list) and "machine_info" in document:
+        return "pytest-benchmark"
+    return None
+
+
+def looks_like_go_output(text: str) -> bool:
+    """Whether ``text`` holds ``go test -bench`` result lines."""
+    return bool(_GO_LINE.search(text))
+
+
+def import_first(path, fmt: str) -> ResultFileError:
+    """The error for another tool's file given where a pairbench result is read: import it first."""
+    import shlex
+
+    name = Path(path).name
+    converted = (name.rsplit(".", 1)[0] if "." in name else name) + ".pb.json"
+    return ResultFileError(f"{path}: this is {harness_words(fmt)}'s own result, not a pairbench result: run "
+                           f"`pairbench import --json {shlex.quote(converted)} {shlex.quote(str(path))}` first, "
+                           f"then give {shlex.quote(converted)}")
 
 
 _KNOWN = ("hyperfine --export-json, Google Benchmark JSON, go test -bench text, pytest-benchmark JSON, "
@@ -202,12 +236,17 @@ def _hyperfine(path: Path, document) -> Run:
     built = _Built(path, [Side(name, Command(r.command, (r.command,))) for name, r in zip(names, results, strict=True)])
     b = built.key("command")
     for s, r in enumerate(results):
-        for wall, code, rss in zip(r.times_ns, r.exit_codes, r.max_rss_kib, strict=True):
-            built.add(b, s, wall, status=code, max_rss_kib=rss)
+        rss = r.max_rss_kib or (0,) * len(r.times_ns)
+        for wall, code, kib in zip(r.times_ns, r.exit_codes, rss, strict=True):
+            built.add(b, s, wall, status=code, max_rss_kib=kib, user_ns=r.user_ns or 0, sys_ns=r.sys_ns or 0)
     zeros = tuple(Note("import-zero-times", {"count": r.zero_runs, "tool": "hyperfine"},
                        Subject(benchmark="command", side=name)) for name, r in zip(names, results, strict=True)
                   if r.zero_runs)
-    return _run(built, path, "hyperfine", {}, zeros)
+    recorded = [column for column, kept in (("user_ns", all(r.user_ns is not None for r in results)),
+                                            ("sys_ns", all(r.sys_ns is not None for r in results)),
+                                            ("max_rss_kib", all(r.max_rss_kib is not None for r in results)))
+                if kept]
+    return _run(built, path, "hyperfine", {}, zeros, recorded)
 
 
 def _gbench(path: Path, document) -> Run:
@@ -299,14 +338,18 @@ def _criterion(path: Path) -> Run:
 # --------------------------------------------------------------------------- the run
 
 
-def _run(built: _Built, path: Path, fmt: str, metadata, notes: tuple[Note, ...] = ()) -> Run:
+def _run(built: _Built, path: Path, fmt: str, metadata, notes: tuple[Note, ...] = (),
+         recorded: list[str] | None = None) -> Run:
+    """The imported run; ``recorded`` names the resource columns the tool measured (none unless
+    given: the others are shown as unknown, not as zeros)."""
     names = tuple(side.name for side in built.sides)
     try:
         settings = parse_settings("import", names, {"names": names, "seed": 0})
     except UsageError as exc:
         raise ResultFileError(f"{path}: cannot be imported: {exc}") from None
     samples = {series: columns.samples() for series, columns in built.series.items()}
-    imported = {"format": fmt, "tool": harness_words(fmt), "source": os.path.abspath(path), "metadata": metadata}
+    imported = {"format": fmt, "tool": harness_words(fmt), "source": os.path.abspath(path), "metadata": metadata,
+                "recorded": list(recorded or [])}
     when = _measured_at(path, metadata)
     return Run(kind="import", sides=tuple(built.sides), settings=settings, tool_version=__version__,
                started_at=when, finished_at=when, benchmarks=tuple(built.keys), samples=samples, state="complete",

@@ -150,7 +150,15 @@ def read_result(path: str | os.PathLike) -> Run:
     text = read_text_file(path)
     if journal.is_journal_text(text):
         return journal.read_journal(path, text)
-    return run_from_document(parse_json_text(path, text), source=str(path))
+    from pairbench.store import imports
+
+    if imports.looks_like_go_output(text) and text.lstrip()[:1] not in ("{", "["):
+        raise imports.import_first(path, "go")
+    document = parse_json_text(path, text)
+    found = imports.document_format(document) if isinstance(document, dict) and "format" not in document else None
+    if found is not None:
+        raise imports.import_first(path, found)  # not "unsupported format None"
+    return run_from_document(document, source=str(path))
 
 
 def run_from_document(document: object, *, source: str = "<document>") -> Run:

@@ -9,6 +9,7 @@ worker sends is hostile: each parser bounds what it accepts and raises
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -60,6 +61,22 @@ class ErrorReply:
 
 
 # --------------------------------------------------------------------------- names
+
+
+def as_name(text: str) -> str:
+    """``text`` (a pytest node id) as a benchmark name: the text itself when it is one; else (it
+    holds whitespace or a control character, or is over ``MAX_NAME_BYTES``) the text with those
+    characters made ``_``, cut, and ended with ``~`` and a digest of the whole text, so two node ids
+    never share a name."""
+    name = UNSAFE_NAME_CHARACTER.sub("_", text)
+    if name == text and name and len(name.encode("utf-8", "surrogatepass")) <= MAX_NAME_BYTES:
+        return name
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST_CHARS]
+    kept = name.encode("utf-8", "replace")[: MAX_NAME_BYTES - _DIGEST_CHARS - 1].decode("utf-8", "ignore")
+    return f"{kept}~{digest}"
+
+
+_DIGEST_CHARS = 12
 
 
 def check_name(name: str) -> str:

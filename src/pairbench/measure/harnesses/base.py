@@ -58,7 +58,8 @@ class DiscoveryError(Exception):
 
 
 _HARNESS_WORDS = {"gbench": "Google Benchmark", "go": "go test -bench", "criterion": "criterion",
-                  "pytest-benchmark": "pytest-benchmark", "hyperfine": "hyperfine"}
+                  "pytest-benchmark": "pytest-benchmark", "pytest-benchmark-processes": "pytest-benchmark",
+                  "hyperfine": "hyperfine"}
 
 
 def harness_words(harness: str) -> str:
