@@ -332,7 +332,8 @@ def test_a_fresh_setup_prepares_every_call_and_times_only_the_calls(monkeypatch)
     from pairbench.worker import serve
 
     clock = [0]
-    monkeypatch.setattr(serve, "time", types.SimpleNamespace(perf_counter_ns=lambda: clock[0]))
+    monkeypatch.setattr(serve, "time", types.SimpleNamespace(perf_counter_ns=lambda: clock[0],
+                                                       thread_time_ns=lambda: clock[0]))
     prepared, seen = [], []
 
     def setup():
