@@ -28,6 +28,7 @@ class Harness:
     adapter: str | None = None  # "module:Class" driving its programs; None: the worker protocol, or none
     bench: bool = True  # ``bench`` measures its programs (hyperfine's results are only imported)
     imports: bool = False  # ``pairbench import`` reads its saved results
+    worker: bool = False  # ``bench`` serves its benchmarks from long-lived workers (the worker protocol)
 
     def make_adapter(self):
         """A new adapter for this harness (``measure.harnesses.Adapter``)."""
@@ -55,17 +56,23 @@ REGISTRY: dict[str, Harness] = {h.name: h for h in (
             (b"Criterion.rs", b"CRITERION_HOME"), adapter=f"{_ADAPTERS}.criterion:Criterion", imports=True),
     Harness("pytest-benchmark", "pytest-benchmark",
             "move preparation out of the benchmarked function (benchmark.pedantic takes a setup)",
+            "return the result from the benchmarked function", python=True, imports=True, worker=True),
+    Harness("pytest-benchmark-processes", "pytest-benchmark",
+            "move preparation out of the benchmarked function (benchmark.pedantic takes a setup)",
             "return the result from the benchmarked function", python=True,
-            adapter=f"{_ADAPTERS}.pytest_benchmark:PytestBenchmark", imports=True),
+            adapter=f"{_ADAPTERS}.pytest_benchmark:PytestBenchmark"),
     Harness(PAIRBENCH, "pairbench workers", "move preparation out of the timed body, into PAIRBENCH_SETUP or setup=",
             "pass the result to pairbench_keep() (C), return it (Python), or use black_box (Rust) or "
-            "runtime.KeepAlive (Go)", (b"PAIRBENCH_WORKER_FDS",), python=True),
+            "runtime.KeepAlive (Go)", (b"PAIRBENCH_WORKER_FDS",), python=True, worker=True),
 )}
 
 HARNESS_CHOICES = tuple(name for name, h in REGISTRY.items() if h.bench)
 """What ``bench --harness`` takes."""
 IMPORT_FORMATS = tuple(name for name, h in REGISTRY.items() if h.imports)
 """What ``import --format`` takes."""
+WORKER_HARNESSES = tuple(name for name, h in REGISTRY.items() if h.worker)
+"""The harnesses whose benchmarks ``bench`` serves from long-lived worker processes (the worker
+protocol), timed inside them; the others run a program per sample."""
 
 
 def harness(name: str) -> Harness:

@@ -23,7 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 from pairbench.errors import UsageError
-from pairbench.harnesses import HARNESS_CHOICES
+from pairbench.harnesses import HARNESS_CHOICES, WORKER_HARNESSES
+from pairbench.limits import MAX_SHARDS, MAX_SIDES
+from pairbench.outputs import JOURNAL_SUFFIX
 from pairbench.parameters import parse_parameters
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
@@ -64,9 +66,25 @@ USE_DEFAULTS: dict[str, dict[str, object]] = {
 """The defaults of the Python entry points (``bench`` settings made outside the command line)."""
 
 
-def default(option: str, kind: str = "compare") -> object:
-    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``."""
+HARNESS_DEFAULTS: dict[str, dict[str, object]] = {
+    # each block of rounds starts two pytest sessions (a second or two each), and a verdict needs
+    # about a dozen blocks, as the pytest fixture's comparison does (benchmarks/RESULTS.md)
+    "pytest-benchmark": {"max_time": "60s"},
+}
+"""bench's defaults that differ with the harness of the benchmarks (unless the option is given)."""
+
+
+def default(option: str, kind: str = "compare", harness: str | None = None) -> object:
+    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``, and for
+    ``bench`` of benchmarks of ``harness`` when given."""
+    if kind == "bench" and option in HARNESS_DEFAULTS.get(harness, {}):
+        return HARNESS_DEFAULTS[harness][option]
     return KIND_DEFAULTS[kind].get(option, DEFAULTS.get(option))
+
+
+def harness_defaults(option: str) -> dict[str, object]:
+    """The harnesses whose ``bench`` default of ``option`` is their own, with it."""
+    return {harness: values[option] for harness, values in HARNESS_DEFAULTS.items() if option in values}
 
 
 @dataclass(frozen=True)
@@ -145,26 +163,27 @@ class Workers:
         """The sample time: --sample-time, else the default of ``harness``'s kind."""
         if self.sample_time_ns is not None:
             return self.sample_time_ns
-        return WORKER_SAMPLE_TIME_NS if harness == "pairbench" else HARNESS_SAMPLE_TIME_NS
+        return WORKER_SAMPLE_TIME_NS if harness in WORKER_HARNESSES else HARNESS_SAMPLE_TIME_NS
 
 
 @dataclass(frozen=True)
 class Outputs:
     """Where this invocation writes (not stored in the result)."""
 
-    json_path: str | None = None  # "-" is standard output (--json and --export-json are one option)
-    exported: tuple[tuple[str, str], ...] = ()  # the --export-FORMAT files: (format, path)
+    json_path: str | None = None  # "-" is standard output; pairbench's result document
+    exported: tuple[tuple[str, str], ...] = ()  # the --export-WORD files: (WORD, path); the format of
+    # each WORD is report.exports.EXPORT_OPTIONS' (--export-json is hyperfine's JSON schema)
     quiet: bool = False
     sort: str = DEFAULTS["sort"]  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
     time_unit: str | None = None  # every duration in this unit ("ms"); None: a unit that suits each
 
     def exports(self) -> dict[str, str]:
-        """The ``--export-*`` files asked for: format -> path (``-``, standard output, apart)."""
+        """The ``--export-WORD`` files asked for: WORD -> path (``-``, standard output, apart)."""
         return {fmt: path for fmt, path in self.exported if path != STDOUT}
 
     @property
     def to_stdout(self) -> str | None:
-        """What writes to standard output: ``json_path``, an exported format, or None."""
+        """What writes to standard output: ``json_path``, an export's WORD, or None."""
         return "json_path" if self.json_path == STDOUT else next(
             (fmt for fmt, path in self.exported if path == STDOUT), None)
 
@@ -217,10 +236,13 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")),
                         tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1))
-    outputs = Outputs(json_path=_result_path("--json", _json_path(given("json_path"), given("export_json"))),
+    if len(commands) + decision.self_check > MAX_SIDES:
+        raise UsageError(f"a result holds at most {MAX_SIDES} sides (commands, and the --self-check copy); "
+                         f"got {len(commands)} commands{' and the copy' if decision.self_check else ''}")
+    outputs = Outputs(json_path=_result_path("--json", given("json_path")),
                       exported=tuple((key.removeprefix("export_"), _result_path("--" + key.replace("_", "-"), value))
                                      for key, value in options.items()
-                                     if key.startswith("export_") and key != "export_json" and value is not None),
+                                     if key.startswith("export_") and value is not None),
                       quiet=_flag("--quiet", given("quiet")),
                       sort=_choice("--sort", given("sort"), SORT_CHOICES),
                       time_unit=parse_time_unit(given("time_unit")))
@@ -241,13 +263,13 @@ def _workers(given) -> Workers:
     if jobs > MAX_JOBS:
         raise UsageError(f"--jobs must be at most {MAX_JOBS}, got {jobs}")
     return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
-                   against=_text_or_none("--against", given("against")), harness=harness, jobs=jobs,
+                   against=_revision_or_none("--against", given("against")), harness=harness, jobs=jobs,
                    shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
                    balance=_text_or_none("--balance", given("balance")))
 
 
 def parse_shard(value) -> tuple[int, int] | None:
-    """--shard K/N (1 <= K <= N <= 10000), or a stored [K, N]; None: the whole suite."""
+    """--shard K/N (1 <= K <= N <= ``MAX_SHARDS``), or a stored [K, N]; None: the whole suite."""
     if value is None:
         return None
     if isinstance(value, (list, tuple)) and len(value) == 2:
@@ -256,8 +278,8 @@ def parse_shard(value) -> tuple[int, int] | None:
     if not match:
         raise UsageError(f"--shard must be K/N (this is share K of N, 1 <= K <= N), got {value!r}")
     k, n = int(match.group(1)), int(match.group(2))
-    if not 1 <= k <= n <= 10_000:
-        raise UsageError(f"--shard K/N needs 1 <= K <= N <= 10000, got {value!r}")
+    if not 1 <= k <= n <= MAX_SHARDS:
+        raise UsageError(f"--shard K/N needs 1 <= K <= N <= {MAX_SHARDS}, got {value!r}")
     return k, n
 
 
@@ -404,10 +426,6 @@ def _choice(option: str, value, choices: Sequence[str]) -> str:
     return value
 
 
-JOURNAL_SUFFIX = ".partial"
-"""What a result's journal adds to its name (``store.journal``): no result may end in it."""
-
-
 def _result_path(option: str, value) -> str | None:
     """An output file's path: not a journal's name, which would replace another run's live journal."""
     path = _text_or_none(option, value)
@@ -422,6 +440,12 @@ def _text_or_none(option: str, value) -> str | None:
         return None
     if not isinstance(value, str) or not value:
         raise UsageError(f"{option} must be a non-empty path, got {value!r}")
+    return value
+
+
+def _revision_or_none(option: str, value) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise UsageError(f"{option} must name a git revision (a branch, a tag, a commit), got {value!r}")
     return value
 
 
@@ -504,13 +528,6 @@ def parse_time_unit(value) -> str | None:
         raise UsageError(f"--time-unit must be one of nanosecond, microsecond, millisecond, second "
                          f"(or ns, us, ms, s), got {value!r}")
     return TIME_UNITS[value]
-
-
-def _json_path(json_path, export_json):
-    """--json and hyperfine's --export-json name the one result document: one of them, or neither."""
-    if json_path is not None and export_json is not None:
-        raise UsageError("--json and --export-json are one option (the result document); give one of them")
-    return export_json if json_path is None else json_path
 
 
 def _one_to_stdout(outputs: Outputs) -> None:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.harnesses import HARNESS_CHOICES, IMPORT_FORMATS, PAIRBENCH, REGISTRY, harness, words
+from pairbench.harnesses import (
+    HARNESS_CHOICES,
+    IMPORT_FORMATS,
+    PAIRBENCH,
+    REGISTRY,
+    WORKER_HARNESSES,
+    harness,
+    words,
+)
 from pairbench.measure.harnesses.detect import detect_program
 from pairbench.notes import Note
 from pairbench.report.wording import word
@@ -15,12 +23,14 @@ ADAPTED = [h for h in REGISTRY.values() if h.adapter]
 
 
 @pytest.mark.parametrize("entry", ADAPTED, ids=lambda h: h.name)
-def test_each_adapter_named_in_the_registry_exists_and_answers_to_its_name(entry):
-    assert entry.make_adapter().name == entry.name
+def test_each_adapter_named_in_the_registry_exists_and_answers_to_its_harness(entry):
+    name = entry.make_adapter().name  # pytest-benchmark-processes' adapter reads pytest-benchmark's output
+    assert name in REGISTRY and words(name) == entry.words
 
 
 def test_bench_takes_every_harness_it_can_drive_and_import_every_format_it_can_read():
-    assert HARNESS_CHOICES == ("gbench", "go", "criterion", "pytest-benchmark", PAIRBENCH)
+    assert HARNESS_CHOICES == ("gbench", "go", "criterion", "pytest-benchmark", "pytest-benchmark-processes",
+                               PAIRBENCH)
     assert set(IMPORT_FORMATS) == {*READERS, "go", "criterion"}  # go's text and criterion's directory apart
     for name in HARNESS_CHOICES:
         assert parse_settings("bench", ("a",), {"harness": name}).workers.harness == name
@@ -45,6 +55,11 @@ def test_a_program_holding_a_harness_s_marks_is_detected_as_that_harness(entry, 
     program = tmp_path / "bench"
     program.write_bytes(b"\x7fELF..." + entry.markers[0] + b"...")
     assert detect_program(str(program)) == entry.name
+
+
+def test_the_harnesses_served_by_workers_are_pairbench_s_own_and_pytest_benchmark_s_tests():
+    assert WORKER_HARNESSES == ("pytest-benchmark", PAIRBENCH)
+    assert not REGISTRY["pytest-benchmark"].adapter and REGISTRY["pytest-benchmark-processes"].adapter
 
 
 def test_a_worker_that_also_links_a_harness_is_a_worker(tmp_path):

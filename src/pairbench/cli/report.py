@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -16,8 +15,8 @@ from pathlib import Path
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, Io, cli
-from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError, UsageError
-from pairbench.report.exports import CSV_TABLES, EXPORTED, FORMATS, REGISTRY
+from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError
+from pairbench.report.exports import CSV_TABLES, EXPORT_OPTIONS, FORMATS, REGISTRY
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -51,8 +50,9 @@ def report(app: App, path: str, fmt: str | None, output: str | None, table: str 
     from pairbench.store.journal import journal_path
 
     if output is not None and output != "-":
-        refuse_shared_paths([("the result read", path), ("its journal", str(journal_path(path))),
-                             *output_paths("-o", output, csv=format_for(fmt, output) == "csv" and table is None)])
+        check_outputs(output_paths("-o", output, csv=format_for(fmt, output) == "csv" and table is None),
+                      example="report.html", inputs=[("the result read", path),
+                                                     ("its journal", str(journal_path(path)))])
     run, analysis = read_and_analyse(path)
     with analysing_stored(path):
         files = report_files(run, analysis, fmt, output, table=table)
@@ -112,38 +112,34 @@ def write_files(io: Io, files: list[tuple[str | None, str]]) -> None:
 # --------------------------------------------------------------------------- --export-* options
 
 
-def check_writable_path(option: str, path: str, example: str) -> None:
-    """Refuse, before measuring, an output ``path`` that is a directory (suggesting ``example``
-    inside it), reached through a symbolic link pairbench will not follow (``files.writable_target``),
-    or whose directory does not exist or cannot be written."""
-    from pairbench.store.files import writable_target
+def check_outputs(outputs: Sequence[tuple[str, str]], *, example: str | None = None,
+                  inputs: Sequence[tuple[str, str | None]] = ()) -> None:
+    """Refuse, before a command does any work, outputs ((option, path)) that cannot or must not be
+    written (``outputs.check_output``: a journal, a planted link, a directory, one of ``inputs``), and
+    two outputs naming one file."""
+    from pairbench.outputs import check_output
 
-    if Path(path).is_dir():
-        raise UsageError(f"{option} {path!r} is a directory; give a file path, e.g. "
-                         f"{str(Path(path) / example)!r}")
-    try:
-        target = writable_target(Path(path))
-    except OSError as exc:
-        raise UsageError(f"{option} {path!r}: {exc.strerror or exc}") from None
-    directory = target.parent
-    if not directory.is_dir():
-        raise UsageError(f"{option} {path!r}: the directory {str(directory)!r} does not exist")
-    if not os.access(directory, os.W_OK):
-        raise UsageError(f"{option} {path!r}: the directory {str(directory)!r} is not writable")
+    for option, path in outputs:
+        check_output(option, path, example=example, inputs=inputs)
+    refuse_shared_paths(outputs)
 
 
-def check_export_paths(exports: Mapping[str, str]) -> None:
-    """Refuse, before measuring, export paths that cannot be written (see ``check_writable_path``)."""
-    for fmt, value in exports.items():
-        check_writable_path(f"--export-{fmt}", value, "report" + REGISTRY[fmt].suffixes[0])
+def check_export_paths(exports: Mapping[str, str], inputs: Sequence[tuple[str, str | None]] = ()) -> None:
+    """Refuse, before measuring, export paths (WORD -> path) that cannot or must not be written
+    (``outputs.check_output``), or that are one of ``inputs``."""
+    from pairbench.outputs import check_output
+
+    for word, value in exports.items():
+        check_output(f"--export-{word}", value, example="report" + REGISTRY[EXPORT_OPTIONS[word]].suffixes[0],
+                     inputs=inputs)
 
 
 def export_paths(exports: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The files the ``--export-*`` options (format -> path) will write, each with the option that
+    """The files the ``--export-WORD`` options (WORD -> path) will write, each with the option that
     names it (``--export-csv FILE`` also writes FILE's .summary.csv sibling)."""
     paths: list[tuple[str, str]] = []
-    for fmt, path in exports.items():
-        paths += output_paths(f"--export-{fmt}", path, csv=fmt == "csv")
+    for word, path in exports.items():
+        paths += output_paths(f"--export-{word}", path, csv=EXPORT_OPTIONS[word] == "csv")
     return paths
 
 
@@ -159,33 +155,21 @@ def output_paths(option: str, path: str, *, csv: bool) -> list[tuple[str, str]]:
 def refuse_shared_paths(paths: Sequence[tuple[str, str | None]]) -> None:
     """Refuse (``UsageError``) two of ``paths`` (what, path) that are one file, by name, through a
     symbolic link or as hard links: one would overwrite the other (a report over the raw samples)."""
-    given = [(what, path) for what, path in paths if path]
-    for i, (what, path) in enumerate(given):
-        for other_what, other in given[:i]:
-            if _same_file(path, other):
-                raise UsageError(f"{other_what} and {what} name the same file ({path}): one would "
-                                 "overwrite the other; give them different paths")
+    from pairbench.outputs import refuse_inputs
 
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        if Path(a).resolve() == Path(b).resolve():
-            return True
-        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
-    except (OSError, RuntimeError):  # a symbolic link loop: not a file anything could be written to
-        return False
+    refuse_inputs(paths, ())
 
 
 def export_options(f):
-    """``--export-markdown/--export-csv/--export-html FILE`` for a measuring command."""
-    for fmt in reversed(EXPORTED):
-        f = click.option(f"--export-{fmt}", f"export_{fmt}", default=None, metavar="FILE",
+    """``--export-markdown/--export-csv/--export-html/--export-json FILE`` for a measuring command."""
+    for word, fmt in reversed(EXPORT_OPTIONS.items()):
+        f = click.option(f"--export-{word}", f"export_{word}", default=None, metavar="FILE",
                          help=REGISTRY[fmt].export_help)(f)
     return f
 
 
 def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
-    """Write the files the ``--export-*`` options ask for (format -> path; none: does nothing), at
+    """Write the files the ``--export-WORD`` options ask for (WORD -> path; none: does nothing), at
     the end of a measurement, interrupted or not."""
     from pairbench.report.exports import export_files
 
@@ -193,9 +177,9 @@ def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
         write_files(io, export_files(run, analysis, exports))
 
 
-def write_document(io: Io, run, analysis, path: str) -> None:
+def write_document(io: Io, run, analysis, path: str, *, announce: bool = True) -> None:
     """Write ``run`` with its analysis as a result document to ``path`` (``-``: standard output),
-    atomically."""
+    atomically; say where on standard error when ``announce``."""
     from pairbench.report.jsonfile import derived_document
 
     if path == "-":
@@ -210,4 +194,5 @@ def write_document(io: Io, run, analysis, path: str) -> None:
         save(run, analysis, path, derived_document)
     except OSError as exc:
         raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
-    io.err(f"Result written to {path}")
+    if announce:
+        io.err(f"Result written to {path}")

@@ -22,14 +22,17 @@ if TYPE_CHECKING:  # not at run time: the CLI reads the formats below for its op
 
 @dataclass(frozen=True)
 class Format:
-    """A report format: its name, the file suffixes that name it, what its ``--export-NAME`` option of
-    the measuring commands says (None: it has none) and its renderer ("module:function", taking the
-    run and its analysis; CSV's two tables are rendered apart, by :func:`_csv`)."""
+    """A report format: its name, the file suffixes that name it, what its ``--export-WORD`` option of
+    the measuring commands says (None: it has none), its renderer ("module:function", taking the run
+    and its analysis; CSV's two tables are rendered apart, by :func:`_csv`), the WORD of its export
+    option when it is not the name, and whether ``report --format`` offers it (and a suffix names it)."""
 
     name: str
     suffixes: tuple[str, ...]
     export_help: str | None
     renderer: str = ""
+    option: str = ""
+    report: bool = True
 
     def render(self, run: Run, analysis: Analysis) -> str:
         module, _, function = self.renderer.partition(":")
@@ -43,12 +46,19 @@ REGISTRY = {f.name: f for f in (
            "pairbench.report.markdown:render_markdown"),
     Format("csv", (".csv",), "Also write every sample as CSV to FILE, and the summary to FILE's .summary.csv."),
     Format("json", (".json",), None, "pairbench.report.jsonfile:render_json"),  # the document is --json's
+    Format("hyperfine-json", (".json",),
+           "Also write hyperfine's JSON schema to FILE (results[].command, mean, stddev, median, user, system, "
+           "min, max, times, exit_codes, parameters; in seconds), for scripts written for hyperfine. "
+           "pairbench's own result document is --json's.",
+           "pairbench.report.hyperfine_json:render_hyperfine_json", option="json", report=False),
 )}
-FORMATS = tuple(REGISTRY)
+FORMATS = tuple(name for name, f in REGISTRY.items() if f.report)
 CSV_TABLES = ("samples", "summary")
-SUFFIX_FORMATS = {suffix: f.name for f in REGISTRY.values() for suffix in f.suffixes}
-EXPORTED = ("markdown", "csv", "html")
-"""The formats a measuring command exports (``--export-FORMAT FILE``), in the order of its options."""
+SUFFIX_FORMATS = {suffix: f.name for f in REGISTRY.values() if f.report for suffix in f.suffixes}
+EXPORTED = ("markdown", "csv", "html", "hyperfine-json")
+"""The formats a measuring command exports (``--export-WORD FILE``), in the order of its options."""
+EXPORT_OPTIONS = {REGISTRY[fmt].option or fmt: fmt for fmt in EXPORTED}
+"""The WORD of each ``--export-WORD`` option -> the format it writes."""
 
 
 def format_for(fmt: str | None, path: str | None) -> str:
@@ -89,10 +99,10 @@ def report_files(run: Run, analysis: Analysis, fmt: str | None, path: str | None
 
 
 def export_files(run: Run, analysis: Analysis, requests: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The files of the ``--export-*`` options in ``requests`` (format -> path)."""
+    """The files of the ``--export-WORD`` options in ``requests`` (WORD -> path)."""
     files: list[tuple[str, str]] = []
-    for fmt, path in requests.items():
-        files += [(p, text) for p, text in render(run, analysis, fmt, path) if p is not None]
+    for word, path in requests.items():
+        files += [(p, text) for p, text in render(run, analysis, EXPORT_OPTIONS[word], path) if p is not None]
     return files
 
 

@@ -164,6 +164,12 @@ def _only_on(d: Mapping, what: str) -> str:
     return f"{d['count']} benchmark(s) {what} ({d['side']!r}) lists, so not compared: {names}"
 
 
+def _harness(d: Mapping) -> str:
+    """The harness a note's data names (a stored note is data from a file: anything but a string is none)."""
+    harness = d.get("harness", "pairbench")
+    return harness if isinstance(harness, str) else "pairbench"
+
+
 def _elided(d: Mapping, unit: str) -> str:
     how = (f"grows by only {format_value(d['per_iteration_ns'], 'ns')} an iteration, about what the "
            "harness's loop alone costs" if d["growing"]
@@ -176,7 +182,7 @@ def _elided(d: Mapping, unit: str) -> str:
 
 def _advice(d: Mapping, kind: str) -> str:
     """A harness's advice (``harnesses.REGISTRY``); pairbench's for a harness without its own."""
-    return getattr(harness(d.get("harness", PAIRBENCH)), kind) or getattr(REGISTRY[PAIRBENCH], kind)
+    return getattr(harness(_harness(d)), kind) or getattr(REGISTRY[PAIRBENCH], kind)
 
 
 def _not_paired(d: Mapping, unit: str) -> str:
@@ -321,6 +327,9 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "warmup-cut-short": lambda d, u: (
         f"the time budget (--max-time) ended warmup after {d['done']} of the {d['asked']} warmup rounds "
         "asked for; raise --max-time or lower --warmup to warm up fully"),
+    "import-zero-times": lambda d, u: (
+        f"{d['tool']} wrote {d['count']} run(s) of this command as 0 s (shorter than its shell's start-up, which "
+        "it subtracts from every run); they are kept as 1 ns, so its low times say only: too short to time"),
     "journal-cut-short": lambda d, u: f"the journal's last line was cut short; {d['recovered']} samples recovered",
     "unrenamed-result": lambda d, u: (
         f"{d['path']} holds this run's complete result document (the run was killed just before "

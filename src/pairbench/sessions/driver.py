@@ -26,7 +26,9 @@ when it is done; Ctrl-C stops every job after its current round.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -65,7 +67,8 @@ PILOT_SAMPLES = 2  # per side and iteration count tried by the pilot; the quicke
 VALIDATION_SHARES = (1, 2, 4, 8)
 """Validation samples are 1/8, 1/4, 1/2 and all of a sample (eighths)."""
 STATISTICS = (*preload.MODULES, "pairbench.analysis.validation", "scipy.stats")
-"""What the analysis imports, validation's fits included: loaded in the background (pairbench.preload)."""
+"""What the analysis imports, validation's fits included: loaded before the first sample
+(``pairbench.preload``), in the main thread, so no job imports (nor waits on another's import)."""
 SLOW_SAMPLE_NS = 100_000_000
 """A sample outside the rounds that costs more than this here (pytest's start-up: about a second) gets
 one validation round instead of the lane's several: 4 points per side fit a line for the setup
@@ -114,19 +117,24 @@ class SuiteDriver:
     # ------------------------------------------------------------------ jobs
 
     def all(self) -> None:
-        """Measure every benchmark; ``KeyboardInterrupt`` passes through once every job has stopped."""
+        """Measure every benchmark; ``KeyboardInterrupt`` passes through once every job has stopped.
+
+        Several jobs run in threads, each pinned to its lane's CPU (where its samples run), so one
+        job's own work never runs on the CPU of another job's sample; the main thread sleeps until
+        they end (no polling)."""
+        preload.load(STATISTICS)
         if len(self.lanes) == 1:
             self._work(self.lanes[0])
             return
         errors: list[BaseException] = []
-        threads = [threading.Thread(target=self._guarded, args=(lane, errors), name=f"pairbench-job-{j}",
+        ended = threading.Semaphore(0)
+        threads = [threading.Thread(target=self._guarded, args=(lane, errors, ended), name=f"pairbench-job-{j}",
                                     daemon=True) for j, lane in enumerate(self.lanes)]
         for thread in threads:
             thread.start()
         try:
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(0.2)
+            for _ in threads:
+                ended.acquire()  # Ctrl-C interrupts the wait
         except KeyboardInterrupt:
             self._stop.set()
             for thread in threads:
@@ -135,14 +143,17 @@ class SuiteDriver:
         if errors:
             raise errors[0]
 
-    def _guarded(self, lane: Lane, errors: list[BaseException]) -> None:
+    def _guarded(self, lane: Lane, errors: list[BaseException], ended: threading.Semaphore) -> None:
         try:
+            _pin_this_thread(lane.cpu)
             self._work(lane)
         except _Stopped:
             pass
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
             errors.append(exc)
             self._stop.set()
+        finally:
+            ended.release()
 
     def _work(self, lane: Lane) -> None:
         while not self._stop.is_set():
@@ -174,7 +185,6 @@ class SuiteDriver:
                 self._failed(label, f"benchmark {label!r} failed before it was measured (while its sample was "
                                     f"sized and checked): {exc}")
                 return
-            preload.start(STATISTICS)  # the analysis's fits need scipy.stats: it loads while the rounds run
             self._rounds(lane, sampler, b, name, iterations, round_ns, budget_ns)
         finally:
             with self._lock:
@@ -279,3 +289,10 @@ def validation_counts(iterations: int) -> tuple[int, int, int, int]:
     """The iteration counts validation samples: N/8, N/4, N/2 and N (from 1 up when N < 8)."""
     base = max(1, iterations // 8)
     return base, 2 * base, 4 * base, 8 * base
+
+
+def _pin_this_thread(cpu: int | None) -> None:
+    """Run the calling thread on ``cpu`` only (Linux pins threads one by one); nothing without one."""
+    if cpu is not None:
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setaffinity(0, {cpu})

@@ -37,7 +37,7 @@ from pairbench.measure.harnesses.base import Program
 from pairbench.measure.harnesses.target import HarnessTarget, OutputFile
 from pairbench.measure.sampler import Sink
 from pairbench.measure.targets import Target
-from pairbench.measure.worker import Rotation, Worker, WorkerFailed, WorkerSpec, WorkerTarget
+from pairbench.measure.worker import Rotation, Worker, WorkerFailed, WorkerSpec, WorkerTarget, pin
 
 WORKER_VALIDATION_ROUNDS = 6  # samples per fraction and side: cheap in a live worker
 HARNESS_VALIDATION_ROUNDS = 3  # each is a process: 12 points per side fit a line
@@ -84,6 +84,7 @@ class Lane(Protocol):
     validation_rounds: int
     harness: str  # "pairbench", or the adapter's harness
     warms_up: bool  # whether --warmup rounds run before the measured ones
+    cpu: int | None  # the CPU this job's samples run on (its thread is pinned there), or None
 
     def target(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int, *,
                validation: bool = False) -> Target:
@@ -121,6 +122,7 @@ class WorkerLane:
         """``start`` makes each side's worker (the real :class:`Worker`, or a test's fake with its clock)."""
         start = start or WorkerStart()
         self.workers = [start(spec, side) for spec, side in zip(specs, sides, strict=True)]
+        self.cpu = specs[0].cpu if specs else None
         self.executor = start.clock
         self._seed = seed  # the run's: each benchmark's blocks start their workers in its own order
 
@@ -160,14 +162,18 @@ class HarnessSide:
 
 
 class HarnessLane:
-    """A harness program per side, one invocation per sample, on the job's own executor."""
+    """A harness program per side, one invocation per sample, on the job's own executor (pinned with
+    the invocations it starts to ``cpu``, when given)."""
 
     validation_rounds = HARNESS_VALIDATION_ROUNDS
     warms_up = False  # every invocation is a new process, and the harness warms itself up
 
     def __init__(self, adapter: Adapter, sides: Sequence[HarnessSide], executor: Executor, output: Path, *,
-                 explicit_iterations: bool):
-        self.adapter, self.sides, self.executor = adapter, tuple(sides), executor
+                 explicit_iterations: bool, cpu: int | None = None):
+        self.adapter, self.sides, self.executor, self.cpu = adapter, tuple(sides), executor, cpu
+        spawner = getattr(executor, "spawner_pid", None)
+        if cpu is not None and spawner is not None:  # in process, the job's pinned thread starts them
+            pin(spawner, cpu)
         self.harness = adapter.name
         self.output = OutputFile(output)
         self.explicit_iterations = explicit_iterations

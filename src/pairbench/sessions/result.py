@@ -22,7 +22,7 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pairbench import __version__, preload
+from pairbench import __version__
 from pairbench.analysis import Analysis, analyse
 from pairbench.errors import PairbenchError, ResultFileError, Terminated, interruption_name
 from pairbench.measure.executor import ExecutorInfo
@@ -83,7 +83,6 @@ def conclude(run: Run, journal: RunJournal | None, records: Records | None, *,
     leaves the raw samples written)."""
     analysis = result_error = None
     try:
-        preload.wait()  # the statistics, loading in the background since the first round (CLI)
         analysis = analyse(run)
     finally:
         if journal:
@@ -123,10 +122,10 @@ class RunJournal(Journal):
         try:
             with _ignoring_interrupts():  # a second Ctrl-C must not leave half a result
                 save(run, analysis, self.result_path, records)
-        except OSError as exc:
+        except (OSError, ResultFileError) as exc:  # ResultFileError: it could not be read back
             self._close(remove=False)
-            return ResultFileError(f"{self.result_path}: cannot write the result ({_why(exc)}); "
-                                   f"{self._where(run)}")
+            why = _why(exc) if isinstance(exc, OSError) else str(exc).removeprefix(f"{self.result_path}: ")
+            return ResultFileError(f"{self.result_path}: cannot write the result ({why}); {self._where(run)}")
         self._close(remove=True)
         return None
 

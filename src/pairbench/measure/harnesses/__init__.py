@@ -14,7 +14,9 @@ view of that: one execution is one invocation, and yields one row.
 ``gbench``             Google Benchmark binaries (``measure.harnesses.gbench``)
 ``go``                 Go test binaries from ``go test -c`` (``measure.harnesses.gotest``)
 ``criterion``          criterion.rs bench binaries (``measure.harnesses.criterion``)
-``pytest-benchmark``   pytest tests using the ``benchmark`` fixture (``...pytest_benchmark``)
+``pytest-benchmark-    pytest tests using the ``benchmark`` fixture, a pytest run per
+processes``            sample (``...pytest_benchmark``); ``pytest-benchmark`` alone
+                       serves them from workers (``worker.pytest_benchmark``)
 =====================  ============================================================
 
 Each is an entry of ``pairbench.harnesses.REGISTRY`` (its words, advice, marks,
