@@ -206,9 +206,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section("pairbench")
         for line in lines:
             terminalreporter.write_line(line)
-    for name, run, analysis in config.stash.get(_RESULTS_KEY, []):
+    measured = config.stash.get(_RESULTS_KEY, [])
+    for name, _, analysis in measured:
         _report_alone(terminalreporter, name, analysis)
-        _save(config, run, analysis)
+    if measured:
+        _save(config, [run for _, run, _ in measured])
 
 
 def _report_alone(reporter, name: str, analysis) -> None:
@@ -276,13 +278,17 @@ def _gate(comparisons, fail_on: str, revision: str) -> _Failing | None:
                     f"{word} (--pairbench-fail-on)", len(matched))
 
 
-def _save(config, run, analysis) -> None:
+def _save(config, runs) -> None:
+    """Every measured test's samples in one --pairbench-json document (a benchmark each)."""
     path = config.getoption("pairbench_json")
     if path:
+        from pairbench.analysis import analyse
         from pairbench.report.jsonfile import derived_document
+        from pairbench.sessions.functions import joined
         from pairbench.sessions.result import save
 
-        save(run, analysis, path, derived_document)
+        run = joined(runs, "pytest")
+        save(run, analyse(run), path, derived_document)
 
 
 def _from_toplevel(nodeid: str, rootdir: str, top: str) -> str:

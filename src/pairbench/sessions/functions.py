@@ -12,8 +12,9 @@ harness. Nothing here prints.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pairbench import preload
@@ -23,7 +24,7 @@ from pairbench.measure.executor import Execution, WallClock
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations
-from pairbench.model import BenchmarkKey, Command, Run, Side
+from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
 from pairbench.sessions.result import finished, new_run
 from pairbench.settings import USE_DEFAULTS, Settings, parse_settings
 from pairbench.worker.serve import NO_ARGUMENT, timed_loop
@@ -58,6 +59,24 @@ def time_calls(function: Callable, iterations: int, args: tuple, kwargs: Mapping
     reply = timed_loop(call, NO_ARGUMENT, iterations, collect=0)
     return Execution(wall_ns=reply.wall_ns, user_ns=reply.user_ns, sys_ns=reply.sys_ns,
                      voluntary_cs=reply.voluntary_cs, involuntary_cs=reply.involuntary_cs, start_ns=start_ns)
+
+
+def joined(runs: Sequence[Run], name: str) -> Run:
+    """Runs of one function each, measured alone one after another (the pytest plugin's tests), as one
+    run of one side ``name`` with a benchmark each, in the order measured: so one result document
+    keeps them all. Their samples' ``seq`` continue from run to run; times and settings are the first
+    run's, the end the last's."""
+    if len(runs) == 1:
+        return runs[0]
+    first, samples, seq = runs[0], {}, 0
+    for b, run in enumerate(runs):
+        series = run.samples.get((0, 0), Samples.empty())
+        samples[(b, 0)] = Samples({**series.columns, "seq": series.columns["seq"] + seq}, series.metrics)
+        seq += len(series)
+    side = dataclasses.replace(first.sides[0], name=name, command=Command(name, ()))
+    return first.replace(sides=(side,), settings=dataclasses.replace(first.settings, commands=(name,), names=(name,)),
+                         benchmarks=tuple(run.benchmarks[0] for run in runs), samples=samples,
+                         finished_at=runs[-1].finished_at)
 
 
 def measure_functions(baseline: Callable, candidate: Callable | None = None, args: tuple = (),
