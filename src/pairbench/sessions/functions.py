@@ -26,7 +26,7 @@ from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations
 from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
 from pairbench.sessions.result import finished, new_run
-from pairbench.settings import USE_DEFAULTS, Settings, parse_settings
+from pairbench.settings import USE_DEFAULTS, Settings, parse_settings, settings_from_stored
 from pairbench.worker.serve import NO_ARGUMENT, timed_loop
 
 IN_PROCESS_CLOCK = WallClock("in-process")
@@ -74,7 +74,8 @@ def joined(runs: Sequence[Run], name: str) -> Run:
         samples[(b, 0)] = Samples({**series.columns, "seq": series.columns["seq"] + seq}, series.metrics)
         seq += len(series)
     side = dataclasses.replace(first.sides[0], name=name, command=Command(name, ()))
-    return first.replace(sides=(side,), settings=dataclasses.replace(first.settings, commands=(name,), names=(name,)),
+    settings = settings_from_stored(first.settings.kind, (name,), (name,), first.settings.stored())  # validated
+    return first.replace(sides=(side,), settings=settings,
                          benchmarks=tuple(run.benchmarks[0] for run in runs), samples=samples,
                          finished_at=runs[-1].finished_at)
 
