@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pairbench import preload
-from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.criteria import UNDECIDED, Boundary, Criteria
 from pairbench.analysis.records import Effect
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.verdict import Verdict
@@ -32,13 +32,15 @@ class StoppingRule(Sink):
 
     def __init__(self, criteria: Criteria, baseline: int, candidates: Sequence[int],
                  benchmarks: int = 1, *, benchmark_ids: Sequence[int] | None = None,
-                 block_rounds: int | None = None):
+                 block_rounds: int | None = None, boundary: Boundary | None = None):
         """Follows every candidate on benchmarks ``0 .. benchmarks - 1``, or on ``benchmark_ids``
         only (bench measures its benchmarks one at a time, a rule each). With ``block_rounds``
         (bench's blocks of fresh worker processes) each block of that many rounds is one value,
         its median log-ratio, as ``analysis.comparison.block_effects`` makes it, and the rule
-        decides only when a block has just ended."""
+        decides only when a block has just ended. With ``boundary`` (``bisect``) a comparison is
+        decided once its interval lies wholly above or below the boundary, not by its verdict."""
         self.criteria = criteria
+        self.boundary = boundary
         self.baseline = baseline
         self.block_rounds = block_rounds
         self._block_ended = False
@@ -90,11 +92,21 @@ class StoppingRule(Sink):
             return None
         self._catch_up()
         verdicts = [self._verdict(key) for key in self.keys]
+        if self.boundary is not None:
+            return self._settled()
         if all(v.decided for v in verdicts):
             if len(verdicts) == 1:
                 return f"the verdict was decided ({verdicts[0].verdict})"
             return "every comparison reached a verdict"
         return None
+
+    def _settled(self) -> str | None:
+        """The reason to stop once every comparison lies on one side of the boundary, else None."""
+        sides = {self.boundary.side(self.latest[key][1]) for key in self.keys}
+        if UNDECIDED in sides:
+            return None
+        side = sides.pop() if len(sides) == 1 else "one side or the other"
+        return f"the interval lies {side} {self.boundary.at:+.3g}%"
 
     def current(self) -> list[Effect | None]:
         """Each comparison's effect now (None while no interval exists, or while the statistics

@@ -16,6 +16,7 @@ from pairbench.cli.measuring import (
 )
 from pairbench.cli.options import (
     BENCH_SAMPLING,
+    _key,
     _shown,
     decision_options,
     sampling_options,
@@ -27,12 +28,13 @@ from pairbench.errors import EXIT_OK
 from pairbench.settings import HARNESS_CHOICES, parse_settings
 
 
-def bench_options(f, *, against: bool = True):
+def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = None):
     """``bench``'s own options: which benchmarks, how long a sample, the revision to compare with
-    (not for ``confirm``, which names its two revisions)."""
+    (not for ``confirm``, which names its two revisions); only those named in ``keep`` when given."""
     options = [
         click.option("--filter", "-k", "filter", metavar="REGEX",
-                     help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench)."),
+                     help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench; "
+                          "in the name as listed or with its parameters sorted, as results show it)."),
         click.option("--sample-time", metavar="DURATION",
                      help="How long one sample lasts: the iteration count (a power of two, the same on both "
                           "sides) is chosen for it.  [default: 1ms for workers, 10ms for a harness's "
@@ -58,7 +60,8 @@ def bench_options(f, *, against: bool = True):
                           "(--max-time still caps each)."),
     ]
     for option in reversed(options):
-        f = option(f)
+        if keep is None or _key(option) in keep:
+            f = option(f)
     return f
 
 

@@ -32,7 +32,8 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
     Both revisions are checked out into temporary git worktrees and built with
     the [confirm] build command of pairbench.toml (or [tool.pairbench.confirm]
     in pyproject.toml); then `pairbench bench` measures the [confirm] bench
-    target of both builds in interleaved, randomized paired rounds. The
+    target of both builds in interleaved, randomized paired rounds (or
+    `pairbench compare` the [confirm] command, run in each build's tree). The
     benchmarks measured are those whose history has a step between the two
     commits on this machine (all of them when none has; -k chooses). A change
     (slower or faster, not negligible) confirms the step, an equivalent one
@@ -56,14 +57,15 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
     project = find_project()
     session = ConfirmSession(project, before, after)
     target = store_target(store, False) or _default_target(project)
-    settings = parse_settings("bench", ("BEFORE", "AFTER"), options)
+    settings = recipe_settings(session.recipe, ("BEFORE", "AFTER"), options)
     check_output_paths(settings)
-    flagged = _flagged(app, target, session)
+    flagged = _flagged(app, target, session) if session.recipe.kind == "bench" else None
     names = tuple(f"{r.name} ({r.commit[:10]})" if r.name != r.commit else r.commit[:10] for r in session.revisions)
     with session.built() as built:
         settings = bench_settings(settings, session.targets(built), names, flagged)
-        outcome = _measure(app, settings)
-    code = report_outcome(app, settings, outcome, target, provenance=_provenance_of(session))
+        outcome = measure_builds(app, settings)
+    stored = target if session.recipe.kind == "bench" else None  # a command's sides are not its history name
+    code = report_outcome(app, settings, outcome, stored, provenance=_provenance_of(session))
     _record(app, target, outcome, session)
     return code
 
@@ -98,11 +100,24 @@ def _flagged(app: App, target, session) -> str | None:
     return filter_for(keys)
 
 
-def _measure(app: App, settings):
+def measure_builds(app: App, settings, boundary=None):
+    """Measure the two builds ``settings`` names, with the progress display: ``pairbench bench`` on
+    bench targets, ``pairbench compare`` on a command; ``boundary``: what ``bisect`` decides against."""
     from pairbench.cli.progress import close_progress, progress_for
+
+    if settings.kind != "bench":
+        from pairbench.sessions.commands import Session
+
+        session = Session(settings, app.executor_factory, app.environment(), boundary=boundary)
+        display = progress_for(app.io, settings.sampling, 2, quiet=settings.outputs.quiet,
+                               effects=session.rule.current if session.rule else None, clock=app.clock)
+        try:
+            return session.measure(display)
+        finally:
+            close_progress(display)
     from pairbench.sessions.bench import BenchSession
 
-    session = BenchSession(settings, app.environment())
+    session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, boundary=boundary)
     shown = []
 
     def progress(b: int, label: str, count: int, rule):
@@ -119,6 +134,23 @@ def _measure(app: App, settings):
         close_progress(shown[-1] if shown else None)
 
 
+BENCH_ONLY = ("filter", "sample_time", "harness", "jobs", "shard", "balance", "suite_time")
+"""Options for a bench target: a [confirm] command is one command, measured like compare's."""
+
+
+def recipe_settings(recipe, sides: tuple[str, str], options: dict):
+    """The settings of measuring ``recipe``'s two builds: bench's for a bench target, compare's for
+    a command (refusing bench's own options, but -k, which the caller checks)."""
+    if recipe.kind == "compare":
+        given = [key for key in BENCH_ONLY if key != "filter" and options.get(key) is not None]
+        if given:
+            raise click.UsageError(f"--{given[0].replace('_', '-')} is for a [confirm] bench target; [confirm] "
+                                   "command is one command, measured like pairbench compare")
+        recipe.check_filter(options.get("filter"))
+        options = {key: value for key, value in options.items() if key not in BENCH_ONLY}
+    return parse_settings(recipe.kind, sides, options)
+
+
 def _provenance_of(session):
     """The re-measurement's commit is the later revision's (its candidate side), never dirty."""
     from pairbench.measure.revisions import commit_time
@@ -133,7 +165,9 @@ def _record(app: App, target, outcome, session) -> None:
     from pairbench.sessions.confirm import confirmations
     from pairbench.sessions.record import machine_for, open_store
 
-    found = confirmations(outcome, session.revisions)
+    recipe = session.recipe
+    found = confirmations(outcome, session.revisions, name=recipe.label if recipe.kind == "compare" else None,
+                          stored=recipe.kind == "bench")
     if not found:
         return
     try:

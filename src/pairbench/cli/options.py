@@ -106,9 +106,9 @@ def _sampling_declarations(kind: str) -> list:
     ]
 
 
-def decision_options(f, *, self_check: bool = True):
+def decision_options(f, *, self_check: bool = True, fail_on: bool = True):
     """``compare``'s options: how strict its verdicts are and when CI fails (``bench`` has no
-    --self-check)."""
+    --self-check, ``bisect`` no --fail-on either)."""
     options = [
         click.option("--alpha", metavar="P", help="Family-wise error rate of the verdicts, 1e-6 to 0.5."
                      + _shown("alpha", "compare")),
@@ -120,6 +120,8 @@ def decision_options(f, *, self_check: bool = True):
         click.option("--self-check", is_flag=True,
                      help="Also run a copy of the baseline: an A/A comparison that must not find a change."),
     ][: None if self_check else -1]
+    if not fail_on:
+        options = options[:2] + options[3:]
     for option in reversed(options):
         f = option(f)
     return f

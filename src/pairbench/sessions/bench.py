@@ -51,7 +51,13 @@ from pairbench.model import BenchmarkKey, Command, Run, Side
 from pairbench.notes import Note
 from pairbench.report.jsonfile import derived_document
 from pairbench.sessions.commands import Outcome, RunJournal, distinct_names, utc_now
-from pairbench.sessions.driver import FAILURE_ADVICE, LISTED_AT_MOST, ProgressFactory, SuiteDriver
+from pairbench.sessions.driver import (
+    FAILURE_ADVICE,
+    LISTED_AT_MOST,
+    Boundaries,
+    ProgressFactory,
+    SuiteDriver,
+)
 from pairbench.sessions.lanes import (
     WORKER_CLOCK,
     HarnessLane,
@@ -98,12 +104,14 @@ class BenchSession:
 
     def __init__(self, settings: Settings, environment: Mapping, *,
                  worker_in: Callable[[str], Command] | None = None,
-                 executor_factory: ExecutorFactory | None = None):
+                 executor_factory: ExecutorFactory | None = None, boundary: Boundaries = None):
         """``worker_in(tree)``, when given, is the worker serving the benchmarks of a working tree
         (the pytest plugin's); with ``--against`` it is started in a worktree of the revision and
         in the working tree, in place of the Python harness on ``settings.commands``.
-        ``executor_factory`` makes the executor of each job's harness invocations."""
+        ``executor_factory`` makes the executor of each job's harness invocations. ``boundary``
+        is what ``bisect`` decides the comparisons against (``analysis.criteria.Boundary``)."""
         self.settings = settings
+        self.boundary = boundary
         self._environment = dict(environment)
         self._worker_in = worker_in
         self._executor_factory = executor_factory or default_executor
@@ -255,7 +263,7 @@ class BenchSession:
         self._lanes(plan, lanes, explicit, scratch, origin)
         driver = SuiteDriver(self.settings, skeleton, names, lanes, journal=journal, progress=progress,
                              resolution_ns=timer_step(skeleton.environment) or 0, origin_ns=origin,
-                             sample_time_ns=self.sample_time_ns)
+                             sample_time_ns=self.sample_time_ns, boundary=self.boundary)
         interrupted = None
         try:
             driver.all()
@@ -288,7 +296,7 @@ class BenchSession:
                     notes.append(Note(code, {"side": sides[side].name, "count": len(ordered),
                                              "names": ordered[:LISTED_AT_MOST]}))
         pattern = self.settings.workers.filter
-        kept = [name for name in common if pattern is None or re.search(pattern, name)]
+        kept = [name for name in common if pattern is None or _matches(pattern, name)]
         if not kept:
             what = f"-k {pattern!r} matches none of the {len(common)}" if pattern else "the sides share none of their"
             raise UsageError(f"nothing to measure: {what} benchmarks")
@@ -324,6 +332,12 @@ def _detected(commands) -> str:
         raise UsageError(f"the sides are programs of different harnesses ({described}); name the harness with "
                          "--harness gbench|go|criterion|pytest-benchmark|pairbench")
     return found[0]
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """Whether -k ``pattern`` is found in the benchmark's name as its program lists it, or in its
+    label (its parameters sorted, as results and the history name it)."""
+    return bool(re.search(pattern, name)) or bool(re.search(pattern, BenchmarkKey(*split_name(name)).label))
 
 
 def _check_distinct(names: tuple[str, ...], side: str) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from pairbench import __version__, preload
 from pairbench.analysis import Analysis, analyse, baseline_and_candidates, compares, criteria_of
+from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import (
     HelperCommandFailed,
@@ -180,8 +181,11 @@ def distinct_names(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[Note, .
 class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
-    def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping):
+    def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping, *,
+                 boundary: Boundary | None = None):
+        """``boundary``: what ``bisect`` decides the comparison against, instead of its verdict."""
         self.settings = settings
+        self.boundary = boundary
         self.sides, self._naming_notes = sides_of(settings)
         self.benchmarks = benchmarks_of(settings)
         sampling = settings.sampling
@@ -241,7 +245,8 @@ class Session:
         if not compares(self.skeleton):
             return None
         base, candidates = baseline_and_candidates(self.skeleton)
-        return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks))
+        return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks),
+                            boundary=self.boundary)
 
     def measure(self, progress: Sink | None = None, *, also: Sequence[Sink] = ()) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The

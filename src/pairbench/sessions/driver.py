@@ -34,6 +34,7 @@ import numpy as np
 
 from pairbench import preload
 from pairbench.analysis import baseline_and_candidates, criteria_of
+from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.doctor.samplechecks import check_name
 from pairbench.doctor.workerchecks import validation_counts
@@ -74,6 +75,8 @@ one validation round instead of the lane's several: 4 points per side fit a line
 overhead, though too few for the elided-body rank test, which then says it cannot tell."""
 
 # (benchmark index, its label, how many, its stopping rule) -> the progress sink for it, or None
+Boundaries = Boundary | Mapping[str, Boundary] | None
+"""What ``bisect`` decides a suite's comparisons against: one boundary for all, or one per benchmark label."""
 ProgressFactory = Callable[[int, str, int, StoppingRule | None], Sink | None]
 
 
@@ -108,8 +111,10 @@ class SuiteDriver:
 
     def __init__(self, settings: Settings, skeleton: Run, names: Sequence[str], lanes: Sequence[Lane], *,
                  sample_time_ns: int, journal: Sink | None = None, progress: ProgressFactory | None = None,
-                 resolution_ns: int = 0, origin_ns: int | None = None):
+                 resolution_ns: int = 0, origin_ns: int | None = None, boundary: Boundaries = None):
+        """``boundary``: what ``bisect`` decides each benchmark against (by label), instead of its verdict."""
         self.settings, self.skeleton, self.names, self.lanes = settings, skeleton, list(names), list(lanes)
+        self.boundary = boundary
         self.journal = LockedSink(journal) if journal is not None and len(lanes) > 1 else journal
         self.progress, self.resolution_ns, self.sample_time_ns = progress, resolution_ns, sample_time_ns
         self.samples: dict[tuple[int, int], Samples] = {}
@@ -299,8 +304,11 @@ class SuiteDriver:
         if len(self.skeleton.sides) < 2:
             return None
         base, candidates = baseline_and_candidates(self.skeleton)
+        boundary = self.boundary
+        if isinstance(boundary, Mapping):
+            boundary = boundary.get(self.skeleton.benchmarks[b].label)
         return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmark_ids=(b,),
-                            block_rounds=per_block)
+                            block_rounds=per_block, boundary=boundary)
 
     def _store(self, b: int, series: list[_Series], notes: list[Note]) -> None:
         with self._lock:
