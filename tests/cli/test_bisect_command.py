@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
-from tools import git
+from tools import commit_series, git
 
 from pairbench.store.history import Store
 
@@ -22,7 +22,7 @@ PAIRBENCH(same) {{ unsigned s = 0; for (unsigned i = 0; i < 2000u; i++) s ^= i; 
 PAIRBENCH_MAIN()
 """
 PROGRAM = """/* revision {k} */
-int main(void) {{ volatile unsigned s = 0; for (unsigned i = 0; i < {loops}u; i++) s += i * i; return 0; }}
+int main(void) {{ volatile unsigned s = 0; for (unsigned i = 0; i < {loops}000u; i++) s += i * i; return 0; }}
 """
 PYTHON = """# revision {k}
 import pairbench
@@ -38,21 +38,15 @@ def work():
 FAST = ("--max-time", "8s", "--sample-time", "200us", "--seed", "11", "-q")
 
 
-def _repository(root: Path, config: str, files, commits: int, step: int, *, broken: int | None = None) -> list[str]:
-    """A repository of ``commits`` commits; from ``step`` on the work is three times as much;
-    commit ``broken`` does not build. ``files(k, loops)`` -> {path: text}."""
-    git(root, "init", "-q", "-b", "main")
+def _repository(root: Path, config: str, path: str, text: str, commits: int, step: int, *,
+                broken: int | None = None) -> list[str]:
+    """A repository of ``commits`` commits of ``path``; from ``step`` on the work is three times as
+    much; commit ``broken`` does not build."""
     (root / "pairbench.toml").write_text(config)
     (root / ".gitignore").write_text("bench\nprog\n.pairbench/\n__pycache__/\nhistory.db*\n")
-    made = []
-    for k in range(commits):
-        for path, text in files(k, 6000 if k >= step else 2000).items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text("this is not C\n" if k == broken else text)
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", f"revision {k}")
-        made.append(git(root, "rev-parse", "HEAD"))
-    return made
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    return commit_series(root, commits, path, lambda k: "this is not C\n" if k == broken else text.format(
+        k=k, loops=6000 if k >= step else 2000))
 
 
 def _worker_config(store: bool = False) -> str:
@@ -66,8 +60,7 @@ def _worker_config(store: bool = False) -> str:
 @pytest.fixture
 def worker_repo(tmp_path, monkeypatch):
     """Nine commits of a C worker, ``work`` three times slower from commit 6, a history store."""
-    commits = _repository(tmp_path, _worker_config(store=True), lambda k, loops: {"bench.c": WORKER.format(
-        k=k, loops=loops)}, 9, 6)
+    commits = _repository(tmp_path, _worker_config(store=True), "bench.c", WORKER, 9, 6)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     return tmp_path, commits
@@ -83,13 +76,13 @@ def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_co
     assert code == 0, err
     doc = _document(root / "bisect.json")
     assert doc["answer"]["kind"] == "found" and doc["answer"]["commit"] == commits[6]
-    assert doc["answer"]["subject"] == "revision 6"
+    assert doc["answer"]["subject"] == "change 6"
     assert len(doc["comparisons"]) <= doc["most_comparisons"] == 5  # ceil(log2 8) + 2
     assert doc["level"] == pytest.approx(0.01 / 5)
     ends = doc["comparisons"][-1]
     assert (ends["base"], ends["candidate"]) == (commits[5], commits[6])
     assert ends["benchmarks"][0]["side"] == "above" and ends["benchmarks"][0]["confidence"] == pytest.approx(0.998)
-    assert f"Found: commit {commits[6][:10]} (revision 6)." in out and "at least half of the" in out
+    assert f"Found: commit {commits[6][:10]} (change 6)." in out and "at least half of the" in out
     with Store.open(str(root / "history.db")) as store:
         machine = store.machines()[0]
         confirmed = store.confirmations(machine.id, [b.id for b in store.benchmarks(machine.id)])
@@ -130,8 +123,7 @@ def test_two_commits_with_nothing_between_them_that_matters_are_no_slowdown(work
 
 
 def test_a_middle_commit_that_does_not_build_is_skipped(tmp_path, monkeypatch):
-    commits = _repository(tmp_path, _worker_config(), lambda k, loops: {"bench.c": WORKER.format(k=k, loops=loops)},
-                          9, 6, broken=4)
+    commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, broken=4)
     monkeypatch.chdir(tmp_path)
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST)
     assert code == 0, err
@@ -141,8 +133,7 @@ def test_a_middle_commit_that_does_not_build_is_skipped(tmp_path, monkeypatch):
 
 
 def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch):
-    commits = _repository(tmp_path, _worker_config(), lambda k, loops: {"bench.c": WORKER.format(k=k, loops=loops)},
-                          4, 2, broken=3)
+    commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 4, 2, broken=3)
     monkeypatch.chdir(tmp_path)
     code, _, err = invoke("bisect", commits[0], commits[-1], *FAST)
     assert code == 3 and f"({commits[3][:10]}) does not build" in err and "build.log" in err
@@ -150,20 +141,19 @@ def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch)
 
 def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
     config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
-    commits = _repository(tmp_path, config, lambda k, loops: {"prog.c": PROGRAM.format(k=k, loops=loops * 1000)},
-                          5, 3)
+    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 5, 3)
     monkeypatch.chdir(tmp_path)
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^prog$", "--max-time", "20s", "--seed", "3",
                             "-q", "--export-markdown", "bisect.md")
     assert code == 0, err
-    assert f"Found: commit {commits[3][:10]} (revision 3)." in out
+    assert f"Found: commit {commits[3][:10]} (change 3)." in out
     markdown = (tmp_path / "bisect.md").read_text()
     assert markdown.startswith("### Bisecting 4 commits") and "| # | compared |" in markdown
 
 
 def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatch):
     config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
-    commits = _repository(tmp_path, config, lambda k, loops: {"prog.c": PROGRAM.format(k=k, loops=loops)}, 3, 2)
+    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 3, 2)
     monkeypatch.chdir(tmp_path)
     code, _, err = invoke("bisect", commits[0], commits[-1], "-k", "^other$")
     assert code == 2 and "does not match 'prog'" in err
@@ -173,8 +163,7 @@ def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatc
 
 def test_bisect_finds_the_commit_of_python_benchmark_files(tmp_path, monkeypatch):
     config = '[confirm]\nbuild = "true"\nbench = "benchmarks"\n'
-    commits = _repository(tmp_path, config, lambda k, loops: {"benchmarks/bench_work.py": PYTHON.format(
-        k=k, loops=loops)}, 5, 3)
+    commits = _repository(tmp_path, config, "benchmarks/bench_work.py", PYTHON, 5, 3)
     monkeypatch.chdir(tmp_path)
     code, out, err = invoke("bisect", commits[0], commits[-1], "--max-time", "20s", "--seed", "5", "-q",
                             "--json", "-")

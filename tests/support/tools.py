@@ -35,8 +35,24 @@ def require_tool(name: str) -> str:
     return found
 
 
-def git(cwd: Path, *args: str) -> str:
-    """``git ARGS`` in ``cwd`` as a fixed author; its standard output, stripped."""
+def git(cwd: Path, *args: str, date: str | None = None) -> str:
+    """``git ARGS`` in ``cwd`` as a fixed author (every commit at ``date``, ISO 8601, when given);
+    its standard output, stripped."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com"}
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def commit_series(root: Path, count: int, path: str, text, *, date: str | None = None) -> list[str]:
+    """A new repository at ``root`` (branch main) of ``count`` commits, commit k writing ``text(k)``
+    to ``path`` (and adding whatever else is in ``root``); their full hashes, oldest first."""
+    git(root, "init", "-q", "-b", "main")
+    commits = []
+    for k in range(count):
+        (root / path).write_text(text(k))
+        git(root, "add", ".", date=date)
+        git(root, "commit", "-q", "-m", f"change {k}", date=date)
+        commits.append(git(root, "rev-parse", "HEAD"))
+    return commits

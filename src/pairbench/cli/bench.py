@@ -33,8 +33,7 @@ def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = Non
     (not for ``confirm``, which names its two revisions); only those named in ``keep`` when given."""
     options = [
         click.option("--filter", "-k", "filter", metavar="REGEX",
-                     help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench; "
-                          "in the name as listed or with its parameters sorted, as results show it)."),
+                     help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench)."),
         click.option("--sample-time", metavar="DURATION",
                      help="How long one sample lasts: the iteration count (a power of two, the same on both "
                           "sides) is chosen for it.  [default: 1ms for workers, 10ms for a harness's "

@@ -65,7 +65,7 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
         settings = bench_settings(settings, session.targets(built), names, flagged)
         outcome = measure_builds(app, settings)
     stored = target if session.recipe.kind == "bench" else None  # a command's sides are not its history name
-    code = report_outcome(app, settings, outcome, stored, provenance=_provenance_of(session))
+    code = report_outcome(app, settings, outcome, stored, provenance=session.provenance())
     _record(app, target, outcome, session)
     return code
 
@@ -149,15 +149,6 @@ def recipe_settings(recipe, sides: tuple[str, str], options: dict):
         recipe.check_filter(options.get("filter"))
         options = {key: value for key, value in options.items() if key not in BENCH_ONLY}
     return parse_settings(recipe.kind, sides, options)
-
-
-def _provenance_of(session):
-    """The re-measurement's commit is the later revision's (its candidate side), never dirty."""
-    from pairbench.measure.revisions import commit_time
-    from pairbench.store.history import Provenance
-
-    after = session.revisions[1].commit
-    return Provenance(after, commit_time(after, session.repository), None, False, "confirm")
 
 
 def _record(app: App, target, outcome, session) -> None:

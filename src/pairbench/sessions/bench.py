@@ -296,7 +296,7 @@ class BenchSession:
                     notes.append(Note(code, {"side": sides[side].name, "count": len(ordered),
                                              "names": ordered[:LISTED_AT_MOST]}))
         pattern = self.settings.workers.filter
-        kept = [name for name in common if pattern is None or _matches(pattern, name)]
+        kept = [name for name in common if pattern is None or re.search(pattern, name)]
         if not kept:
             what = f"-k {pattern!r} matches none of the {len(common)}" if pattern else "the sides share none of their"
             raise UsageError(f"nothing to measure: {what} benchmarks")
@@ -332,12 +332,6 @@ def _detected(commands) -> str:
         raise UsageError(f"the sides are programs of different harnesses ({described}); name the harness with "
                          "--harness gbench|go|criterion|pytest-benchmark|pairbench")
     return found[0]
-
-
-def _matches(pattern: str, name: str) -> bool:
-    """Whether -k ``pattern`` is found in the benchmark's name as its program lists it, or in its
-    label (its parameters sorted, as results and the history name it)."""
-    return bool(re.search(pattern, name)) or bool(re.search(pattern, BenchmarkKey(*split_name(name)).label))
 
 
 def _check_distinct(names: tuple[str, ...], side: str) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import signal
 import time
 from collections.abc import Callable, Mapping
@@ -27,6 +26,7 @@ from pathlib import Path
 
 from pairbench.analysis.bisection import Answer, Pair, Search, Trial, effects_of
 from pairbench.analysis.criteria import Boundary
+from pairbench.analysis.history import bisect_filter
 from pairbench.errors import MeasurementError, StoreError, Terminated, UsageError
 from pairbench.measure.revisions import (
     commit_subject,
@@ -106,6 +106,7 @@ class BisectSession:
         self.subdirectory = os.path.relpath(project.root, repository)
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
         self.results = Path(project.root) / RESULTS_DIR / f"{first[:SHORT]}-{last[:SHORT]}-{stamp}-{os.getpid()}"
+        self._keys: dict[str, BenchmarkKey] = {}  # label -> the benchmark's key, as comparisons find them
         self.cache = BuildCache(self.recipe, repository, self.subdirectory, project.build_timeout_ns(),
                                 directory=cache_dir)
 
@@ -162,6 +163,7 @@ class BisectSession:
             raise KeyboardInterrupt if outcome.signum == signal.SIGINT else Terminated(outcome.signum)
         if outcome.error is not None:
             return self._skip(pair, search, bisected, outcome.error)
+        self._keys.update({self._label_of(key): key for key in outcome.run.benchmarks})
         trial = search.record(pair, effects_of(outcome.run, self._label_of))
         written = str(path) if outcome.result_error is None else None
         done = Done(trial, written, clock() - began, self._store(store, outcome, (base, cand), written))
@@ -199,12 +201,12 @@ class BisectSession:
                                    sampling=sampling, workers=workers, outputs=outputs,
                                    decision=dataclasses.replace(settings.decision, alpha=search.level))
 
-    @staticmethod
-    def _filter(search: Search, given: str | None) -> str | None:
-        """-k as given for the step; after it, exactly the benchmarks with a step."""
+    def _filter(self, search: Search, given: str | None) -> str | None:
+        """-k as given for the step; after it, exactly the benchmarks with a step (``history``'s
+        filter of each: its name as its program lists it)."""
         if not search.steps:
             return given
-        return "^(?:" + "|".join(re.escape(label) for label in search.steps) + ")$"
+        return "|".join(f"(?:{bisect_filter(self._keys[label])})" for label in search.steps)
 
     def _store(self, target, outcome: Outcome, revisions: tuple[Revision, Revision], written: str | None) -> str | None:
         """Keep the comparison in the history store like ``confirm``'s; what went wrong, or None."""
