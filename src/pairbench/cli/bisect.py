@@ -107,10 +107,11 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
         check_writable_path(option, path, "bisect.json")
     refuse_shared_paths(outputs)
     target = store_target(store, no_store)
-    app.io.err(header_line(session, Search(session.commits, settings.decision.alpha, settings.decision.threshold)))
+    say = (lambda text: None) if settings.outputs.quiet else app.io.err
+    say(header_line(session, Search(session.commits, settings.decision.alpha, settings.decision.threshold)))
     bisected = session.run(settings, lambda s, boundary, pair: measure_builds(app, s, boundary),
                            budget_ns=budget_ns, store=target, keep_builds=keep, clock=app.clock,
-                           on_trial=lambda done: app.io.err(trial_line(session.commits, done)))
+                           on_trial=lambda done: say(trial_line(session.commits, done)))
     return _report(app, bisected, json_path, export_markdown)
 
 

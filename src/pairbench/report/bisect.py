@@ -169,6 +169,8 @@ def render_bisect_text(bisected) -> str:
         lines += [*aligned(trial_table(bisected)), ""]
     lines += [*(f"skipped {visible(bisected.session.commits[i][:SHORT])}: {visible(_first_line(why))}"
                 for i, why in sorted(bisected.skipped.items()))]
+    lines += [f"comparison {d.trial.number} was not stored: {visible(d.store_error)}"
+              for d in bisected.done if d.store_error]
     lines += [*answer_lines(bisected), summary_line(bisected)]
     return "\n".join(lines) + "\n"
 
