@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pairbench import preload
-from pairbench.analysis.criteria import UNDECIDED, Boundary, Criteria
+from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
 from pairbench.analysis.records import Effect
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.verdict import Verdict
@@ -105,8 +105,9 @@ class StoppingRule(Sink):
         sides = {self.boundary.side(self.latest[key][1]) for key in self.keys}
         if UNDECIDED in sides:
             return None
-        side = sides.pop() if len(sides) == 1 else "one side or the other"
-        return f"the interval lies {side} {self.boundary.at:+.3g}%"
+        side = sides.pop() if len(sides) == 1 else "on one side or the other of"
+        share = f" and {self.boundary.share:g} of its estimate" if self.boundary.share and side == ABOVE else ""
+        return f"the interval lies {side} {self.boundary.at:+.3g}%{share}"
 
     def current(self) -> list[Effect | None]:
         """Each comparison's effect now (None while no interval exists, or while the statistics

@@ -149,8 +149,9 @@ class BisectSession:
                  left: int | None, store, clock) -> Done | None:
         """Build and measure ``pair``, and record it; None when its middle commit was skipped."""
         began = clock()
+        base = self.cache.built(self.revision(pair.base))  # GOOD, or an end compared before
         try:
-            base, cand = (self.cache.built(self.revision(i)) for i in (pair.base, pair.cand))
+            cand = self.cache.built(self.revision(pair.cand))
             targets = (target_in(self.recipe, base), target_in(self.recipe, cand))
         except MeasurementError as exc:
             return self._skip(pair, search, bisected, exc)
