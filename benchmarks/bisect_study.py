@@ -213,22 +213,33 @@ def run_trial(trial: Trial, steps: tuple[int, int], spin: Path, out: Path) -> di
 # --------------------------------------------------------------------------- planning and scoring
 
 
+CONDITION_OFFSET = {"quiet": 0, "phased": 250}  # each condition's trials have seeds of their own
+
+
 def plan(trials: int, budget_trials: int, conditions: list[str], seed: int) -> list[Trial]:
     """Per condition, ``trials`` repositories each bisected by both designs (in a random order,
-    seeded), then ``budget_trials`` pairbench trials under a budget too small to finish."""
-    rng = np.random.default_rng(seed)
-    planned, number = [], 0
+    seeded), then ``budget_trials`` pairbench trials under a budget too small to finish. Seeds and
+    numbers depend on the condition only, so conditions can be run in separate invocations."""
+    planned = []
     for condition in conditions:
-        for _ in range(trials):
-            trial_seed = seed * 1000 + len(planned)
-            for design in rng.permutation(DESIGNS):
-                planned.append(Trial(number, trial_seed, condition, str(design)))
+        rng = np.random.default_rng([seed, CONDITION_OFFSET[condition]])
+        base, number = seed * 1000 + CONDITION_OFFSET[condition], CONDITION_OFFSET[condition] // 250 * 100
+        for k in range(trials):
+            for design in (rng.permutation(DESIGNS) if condition != "quiet" else _quiet_order(seed, k)):
+                planned.append(Trial(number, base + 2 * k, condition, str(design)))
                 number += 1
-        for _ in range(budget_trials):
-            planned.append(Trial(number, seed * 1000 + 500 + len(planned), condition, "pairbench",
-                                 TOO_SMALL_BUDGET))
+        for j in range(budget_trials):
+            planned.append(Trial(number, base + 500 + 2 * trials + j, condition, "pairbench", TOO_SMALL_BUDGET))
             number += 1
     return planned
+
+
+def _quiet_order(seed: int, k: int):
+    """The order the first study (quiet) drew: one generator over its whole plan."""
+    rng = np.random.default_rng(seed)
+    for _ in range(k):
+        rng.permutation(DESIGNS)
+    return rng.permutation(DESIGNS)
 
 
 def score(record: dict, position: int) -> str:
@@ -327,13 +338,13 @@ def main(argv=None) -> int:
     positions.update({str(t.seed): position_of(t.seed) for t in planned})
     positions_path.write_text(json.dumps(positions))  # for the scorer only
     trials_path = out / "trials.jsonl"
-    done = {(r["seed"], r["design"], r.get("budget")) for r in
+    done = {(r["condition"], r["seed"], r["design"], r.get("budget")) for r in
             (json.loads(line) for line in trials_path.read_text().splitlines() if line.strip())} \
         if trials_path.exists() else set()
     deadline = time.monotonic() + 60 * args.max_minutes
     print(f"{platform.node()} {platform.machine()}, steps {steps}", flush=True)
     for trial in planned:
-        if (trial.seed, trial.design, trial.budget) in done:
+        if (trial.condition, trial.seed, trial.design, trial.budget) in done:
             continue
         if time.monotonic() > deadline:
             print("time is up: run again to go on", flush=True)
