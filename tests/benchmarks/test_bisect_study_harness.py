@@ -19,7 +19,7 @@ def test_the_position_is_one_of_the_commits_after_good_and_the_same_for_a_seed()
 
 def test_the_plan_gives_both_designs_each_repository_then_the_budget_trials():
     planned = study.plan(3, 2, ["quiet", "phased"], 7)
-    assert [t.number for t in planned] == list(range(len(planned))) and len(planned) == 2 * (3 * 2 + 2)
+    assert len(planned) == 2 * (3 * 2 + 2) and len({t.number for t in planned}) == len(planned)
     quiet = [t for t in planned if t.condition == "quiet"]
     for seed in {t.seed for t in quiet if not t.budget}:
         assert sorted(t.design for t in quiet if t.seed == seed) == ["git-bisect", "pairbench"]
@@ -27,6 +27,8 @@ def test_the_plan_gives_both_designs_each_repository_then_the_budget_trials():
     assert len(budget) == 2 and all(t.design == "pairbench" and t.budget == study.TOO_SMALL_BUDGET for t in budget)
     assert len({t.seed for t in planned}) == 2 * (3 + 2)
     assert study.plan(3, 2, ["quiet"], 7) == study.plan(3, 2, ["quiet"], 7)
+    alone = study.plan(3, 2, ["phased"], 7)
+    assert alone == [t for t in planned if t.condition == "phased"]  # a condition run on its own
 
 
 def test_the_repository_has_64_commits_and_the_step_at_its_position(tmp_path):
