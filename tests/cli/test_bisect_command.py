@@ -5,10 +5,14 @@ What load could flip (the effects' sizes, how many rounds) is never asserted exa
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from cli_runner import invoke
+from processes import wait_until
 from tools import commit_series, git
 
 from pairbench.store.history import Store
@@ -139,6 +143,54 @@ def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch)
     assert code == 3 and f"({commits[3][:10]}) does not build" in err and "build.log" in err
 
 
+def test_good_that_does_not_build_fails_before_anything_is_measured(tmp_path, monkeypatch):
+    commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 4, 2, broken=0)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], *FAST)
+    assert code == 3 and f"({commits[0][:10]}) does not build" in err and "build.log" in err
+    assert not (tmp_path / ".pairbench" / "bisect").exists() and "Found" not in out
+
+
+def test_a_filter_that_matches_no_benchmark_is_a_usage_error(worker_repo):
+    _, commits = worker_repo
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^nothing$", "--no-store", *FAST)
+    assert code == 2 and "-k '^nothing$' matches none of the 2 benchmarks" in err
+    assert "Traceback" not in err and "Found" not in out
+
+
+def _default_dispositions() -> None:
+    """In the child, before exec: SIGINT at its default, as from a shell."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_during_a_build_ends_the_search_with_what_it_found_and_exit_130(tmp_path):
+    """The third build (the first middle commit's) waits until killed: Ctrl-C arrives while it runs."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    build = (f"cc -O1 prog.c -o prog && touch {marks}/$$ && [ $(ls {marks} | wc -l) -le 2 ] || exec sleep 120")
+    config = f'[confirm]\nbuild = "{build}"\ncommand = "./prog"\nname = "prog"\n'
+    commits = _repository(repo, config, "prog.c", PROGRAM, 9, 6)
+    process = subprocess.Popen([sys.executable, "-m", "pairbench", "bisect", commits[0], commits[-1], "--json",
+                                "-", *FAST], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=_default_dispositions)
+    try:
+        wait_until(lambda: len(list(marks.iterdir())) >= 3 or process.poll() is not None, 120)
+        assert process.poll() is None, process.communicate()[1]
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    doc = json.loads(out)
+    assert doc["answer"]["kind"] == "inconclusive" and doc["answer"]["why"] == "interrupted"
+    assert doc["answer"]["commit"] is None and len(doc["comparisons"]) == 1  # GOOD against BAD: the step
+    cache = repo / ".git" / "pairbench" / "builds"
+    assert sum((entry / "built").exists() for entry in cache.iterdir() if entry.is_dir()) == 2
+
+
 def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
     config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
     commits = _repository(tmp_path, config, "prog.c", PROGRAM, 5, 3)
@@ -172,7 +224,7 @@ def test_bisect_finds_the_commit_of_python_benchmark_files(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize(("good", "bad", "says"), [
-    ("HEAD", "HEAD~1", "is not a descendant of"),
+    ("HEAD", "HEAD~1", "is not an ancestor of BAD"),
     ("HEAD", "HEAD", "both name commit"),
     ("no-such-revision", "HEAD", "no such revision"),
 ])
@@ -181,17 +233,29 @@ def test_revisions_that_cannot_be_bisected_are_usage_errors(worker_repo, good, b
     assert code == 2 and says in err
 
 
-def test_good_brought_in_by_a_merge_is_not_on_bads_first_parent_line(worker_repo):
-    root, commits = worker_repo
-    git(root, "checkout", "-q", "-b", "side", commits[2])
+def _side_branch(root: Path, at: str) -> str:
+    """A branch ``side`` of one commit on ``at``, main checked out again; the side's commit."""
+    git(root, "checkout", "-q", "-b", "side", at)
     (root / "side.txt").write_text("side\n")
     git(root, "add", "side.txt")
     git(root, "commit", "-q", "-m", "side")
-    side = git(root, "rev-parse", "HEAD")
     git(root, "checkout", "-q", "main")
+    return git(root, "rev-parse", "side")
+
+
+def test_good_brought_in_by_a_merge_is_not_on_bads_first_parent_line(worker_repo):
+    root, commits = worker_repo
+    side = _side_branch(root, commits[2])
     git(root, "merge", "-q", "--no-edit", "side")
     code, _, err = invoke("bisect", side, "HEAD")
     assert code == 2 and "is not on the first-parent line" in err
+
+
+def test_good_on_a_branch_that_parted_from_bad_is_not_its_ancestor(worker_repo):
+    root, commits = worker_repo
+    side = _side_branch(root, commits[2])
+    code, _, err = invoke("bisect", side, "main")
+    assert code == 2 and f"GOOD {side[:10]} is not an ancestor of BAD" in err
 
 
 def test_bisect_without_its_config_says_what_to_write(tmp_path, monkeypatch):

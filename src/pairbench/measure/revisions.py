@@ -102,12 +102,15 @@ MAX_LINE = 100_000
 def first_parent_line(good: str, bad: str, repository: str) -> list[str]:
     """The commits from ``good`` to ``bad`` (full hashes, both included, oldest first) along
     ``bad``'s first parents; ``UsageError`` when ``good`` is not on that line before ``bad``."""
+    if not is_ancestor(good, bad, repository):
+        raise UsageError(f"GOOD {good[:10]} is not an ancestor of BAD {bad[:10]} (they are swapped, or on branches "
+                         "that parted): bisect GOOD BAD needs GOOD older than BAD on one line of history, e.g. "
+                         "`git merge-base GOOD BAD` as GOOD")
     listed = _git(["rev-list", "--first-parent", "--parents", f"--max-count={MAX_LINE + 1}", f"{good}..{bad}", "--"],
                   cwd=repository, what=f"cannot list the commits from {good[:10]} to {bad[:10]}").stdout.split("\n")
     rows = [line.split() for line in listed if line.strip()]
     if not rows:
-        raise UsageError(f"{bad[:10]} is not a descendant of {good[:10]}: bisect GOOD BAD needs GOOD older than BAD "
-                         "on one line of history")
+        raise UsageError(f"GOOD and BAD both name commit {good[:10]}: nothing lies between them")
     if len(rows) > MAX_LINE:
         raise UsageError(f"more than {MAX_LINE} commits lie between {good[:10]} and {bad[:10]}; bisect a shorter range")
     oldest = rows[-1]
@@ -115,6 +118,14 @@ def first_parent_line(good: str, bad: str, repository: str) -> list[str]:
         raise UsageError(f"{good[:10]} is not on the first-parent line of {bad[:10]} (a merge brought it in): "
                          "give GOOD from that line, e.g. `git merge-base GOOD BAD`")
     return [good, *(row[0] for row in reversed(rows))]
+
+
+def is_ancestor(older: str, newer: str, repository: str) -> bool:
+    """True when ``older`` (a full hash) is ``newer`` or one of its ancestors: no commit of
+    ``newer..older``."""
+    counted = _git(["rev-list", "--count", f"{newer}..{older}", "--"], cwd=repository,
+                   what=f"cannot compare {older[:10]} with {newer[:10]}").stdout.strip()
+    return counted == "0"
 
 
 def tree_of(commit: str, repository: str) -> str:
