@@ -6,7 +6,12 @@ import click
 
 from pairbench.cli.app import App, cli
 from pairbench.cli.bench import bench_options
-from pairbench.cli.options import decision_options, sampling_options, store_options
+from pairbench.cli.options import (
+    decision_options,
+    environment_options,
+    sampling_options,
+    store_options,
+)
 from pairbench.errors import (
     EXIT_BISECT_INCONCLUSIVE,
     EXIT_BISECT_NO_SLOWDOWN,
@@ -54,9 +59,11 @@ Exit codes:
 @click.option("--export-markdown", "export_markdown", metavar="FILE",
               help="Also write the answer and the comparisons as Markdown to FILE.")
 @store_options
+@environment_options
 @click.pass_obj
 def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, budget: str | None,
-           keep_builds: str | None, json_path: str | None, export_markdown: str | None, **options):
+           keep_builds: str | None, json_path: str | None, export_markdown: str | None,
+           pass_env: tuple[str, ...], **options):
     """Find the commit between GOOD and BAD that made a benchmark slower.
 
     Revisions are checked out and built with the [confirm] build command of
@@ -75,7 +82,10 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
     otherwise the slowdown is said to be spread over the commits, or the answer
     is inconclusive with the range that remains. With a history store each
     comparison is kept as a confirmation. Sampling options take bench's
-    defaults for a bench target and compare's for a command.
+    defaults for a bench target and compare's for a command. The config of the
+    checkout chooses the build command: run bisect only where you would run the
+    checkout's own build. Builds and benchmarks get PATH, HOME, the locale, TZ,
+    TERM and TMPDIR of your environment, and what --pass-env names.
 
     \b
     Examples:
@@ -83,14 +93,16 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
       pairbench bisect 4b120b1 b7135bc -k '^parse$'
       pairbench bisect main~64 main --max-time 30s --budget 20m --json bisect.json
       pairbench bisect "$good" "$bad" -k "$regex" --export-markdown bisect.md
+      pairbench bisect v1.3.0 v1.4.0 --pass-env CC --pass-env CFLAGS
     """
     from pairbench.analysis.bisection import Search
     from pairbench.cli.confirm import measure_builds, recipe_settings
-    from pairbench.cli.measuring import store_target
-    from pairbench.cli.report import check_writable_path, refuse_shared_paths
+    from pairbench.cli.measuring import programs_environment, store_target
+    from pairbench.cli.report import check_outputs
     from pairbench.report.bisect import header_line, trial_line
     from pairbench.sessions.bisect import BisectSession
     from pairbench.sessions.builds import DEFAULT_KEEP
+    from pairbench.sessions.record import store_files
     from pairbench.store.project import find_project
     from pairbench.units import parse_duration_ns
 
@@ -103,15 +115,14 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
         raise UsageError("--json - and --export-markdown - both ask for standard output; give one a file")
     outputs = [(option, path) for option, path in (("--json", json_path), ("--export-markdown", export_markdown))
                if path and path != "-"]
-    for option, path in outputs:
-        check_writable_path(option, path, "bisect.json")
-    refuse_shared_paths(outputs)
     target = store_target(store, no_store)
+    check_outputs(outputs, example="bisect.json", inputs=store_files(target))
     say = (lambda text: None) if settings.outputs.quiet else app.io.err
     say(header_line(session, Search(session.commits, settings.decision.alpha, settings.decision.threshold)))
-    bisected = session.run(settings, lambda s, boundary, pair: measure_builds(app, s, boundary),
-                           budget_ns=budget_ns, store=target, keep_builds=keep, clock=app.clock,
-                           on_trial=lambda done: say(trial_line(session.commits, done)))
+    with programs_environment(pass_env, isolated=True, store=target):
+        bisected = session.run(settings, lambda s, boundary, pair: measure_builds(app, s, boundary),
+                               budget_ns=budget_ns, store=target, keep_builds=keep, clock=app.clock,
+                               on_trial=lambda done: say(trial_line(session.commits, done)))
     return _report(app, bisected, json_path, export_markdown)
 
 

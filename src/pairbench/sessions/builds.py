@@ -35,7 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.errors import MeasurementError, UsageError
+from pairbench.measure import children
 from pairbench.measure.revisions import add_worktree, common_git_dir, remove_worktree, tree_of
+from pairbench.outputs import open_private
 from pairbench.report.safe import visible
 from pairbench.store.project import Project
 
@@ -105,22 +107,21 @@ class Revision:
         return self.commit[:SHORT] if self.commit.startswith(self.name) else f"{self.name} ({self.commit[:SHORT]})"
 
 
-def build(recipe: Recipe, revision: Revision, log: Path, timeout_ns: int) -> None:
-    """Run the recipe's build in ``revision.tree``, its output in ``log``; ``MeasurementError``
-    naming the revision and quoting the log's end when it fails or times out."""
-    log.parent.mkdir(parents=True, exist_ok=True)
+def build(recipe: Recipe, revision: Revision, log: tuple[Path, int], timeout_ns: int) -> None:
+    """Run the recipe's build in ``revision.tree`` under a keeper (``measure.children``), its output
+    in ``log`` (its path, and a descriptor open on it, closed here); ``MeasurementError`` naming the
+    revision and quoting the log's end when it fails or times out."""
+    path, fd = log
     timeout_s = timeout_ns / 1e9
-    with open(log, "wb") as out:
-        try:
-            done = subprocess.run(["sh", "-c", recipe.build], cwd=revision.tree, stdout=out,
-                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout_s)
-            why = None if done.returncode == 0 else f"exited {done.returncode}"
-        except subprocess.TimeoutExpired:
-            why = f"did not finish within {timeout_s:g} s (build_timeout)"
+    with os.fdopen(fd, "wb") as out:
+        status = children.run(["sh", "-c", recipe.build], timeout_s=timeout_s, cwd=revision.tree, stdout=out,
+                              stderr=subprocess.STDOUT)
+    why = (f"did not finish within {timeout_s:g} s (build_timeout)" if status is None
+           else None if status == 0 else f"exited {status}")
     if why is not None:
         raise MeasurementError(
             f"revision {revision.name} ({revision.commit[:SHORT]}) does not build: {recipe.build!r} {why} in "
-            f"its worktree; the build log is {log}{_tail(log)}")
+            f"its worktree; the build log is {path}{_tail(path)}")
 
 
 def _tail(log: Path) -> str:
@@ -177,7 +178,7 @@ class BuildCache:
         entry.mkdir(parents=True, exist_ok=True)
         add_worktree(str(worktree), revision.commit, self.repository)
         try:
-            build(self.recipe, here, entry / "build.log", self.timeout_ns)
+            build(self.recipe, here, (entry / "build.log", open_private(entry, "build.log")), self.timeout_ns)
         except MeasurementError:
             remove_worktree(str(worktree), self.repository)
             raise

@@ -21,9 +21,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pairbench.analysis import Analysis
-from pairbench.errors import UsageError
+from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
+from pairbench.outputs import open_private, private_directory
 from pairbench.sessions.builds import SHORT, Revision, build, recipe_of, target_in
 from pairbench.sessions.commands import Outcome
 from pairbench.settings import Settings
@@ -52,6 +53,9 @@ class ConfirmSession:
             raise UsageError(f"confirm checks revisions out of git, but {project.root} is in no git repository")
         self.revisions = tuple(Revision(name, resolve(name, self.repository, option="confirm"))
                                for name in (before, after))
+        if self.revisions[0].commit == self.revisions[1].commit:
+            raise UsageError(f"confirm {before!r} {after!r}: both name commit {self.revisions[0].commit[:SHORT]}; "
+                             "a step lies between two different commits (pairbench history names them)")
         self.subdirectory = os.path.relpath(project.root, self.repository)
 
     @contextlib.contextmanager
@@ -63,8 +67,8 @@ class ConfirmSession:
                 tree = stack.enter_context(checkout(revision.commit, self.repository, option="confirm"))
                 here = Revision(revision.name, revision.commit,
                                 os.path.normpath(os.path.join(tree, self.subdirectory)))
-                log = Path(self.project.root) / LOG_DIR / f"build-{revision.commit[:SHORT]}.log"
-                build(self.recipe, here, log, self.project.build_timeout_ns())
+                log, fd = self._log(revision)
+                build(self.recipe, here, (log, fd), self.project.build_timeout_ns())
                 built.append(here)
             yield tuple(built)
 
@@ -76,6 +80,17 @@ class ConfirmSession:
 
         after = self.revisions[1].commit
         return Provenance(after, commit_time(after, self.repository), None, False, "confirm")
+
+    def _log(self, revision: Revision) -> tuple[Path, int]:
+        """The build log of ``revision``, opened: ``.pairbench/confirm`` in the project, through no
+        symbolic link (a checkout's own, which a repository can commit: ``outputs.private_directory``)."""
+        try:
+            directory = private_directory(self.project.root, LOG_DIR)
+            name = f"build-{revision.commit[:SHORT]}.log"
+            return directory / name, open_private(directory, name)
+        except OSError as exc:
+            raise MeasurementError(f"cannot write the build log of revision {revision.name}: "
+                                   f"{exc.strerror or exc}") from None
 
     def targets(self, built: tuple[Revision, Revision]) -> tuple[str, str]:
         """What is measured in each tree; ``MeasurementError`` when a build did not make it."""
