@@ -1,6 +1,6 @@
 """The pure parts of benchmarks/bisect_study.py: the hidden position, the plan, the generated
 repository and the scoring. No timing happens here; the study is run by hand (benchmarks/RESULTS.md,
-"Bisecting a 3% step")."""
+"Bisect: from a step to its commit")."""
 
 from __future__ import annotations
 
