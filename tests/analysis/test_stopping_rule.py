@@ -116,6 +116,42 @@ def analyse_effect(sampler: Sampler) -> float:
     return anytime_effect(running)[0].estimate
 
 
+def _bounded(ratio: float, seed: int, boundary, *, max_runs: int = 400):
+    from pairbench.analysis.criteria import Boundary
+
+    executor = FakeExecutor(drifting_machine(ratio, seed))
+    rule = StoppingRule(Criteria(alpha=0.01, threshold=1.0, anytime=True, family=1), 0, [1],
+                        boundary=Boundary(*boundary))
+    plan = SamplingPlan(targets=(CommandTarget(A, "a"), CommandTarget(B, "b")),
+                        stop=StopRule(min_runs=10, max_runs=max_runs), seed=seed)
+    sampler = Sampler(executor, plan, sinks=[rule], decide=rule.decide)
+    sampler.run()
+    return rule.boundary.side(rule.latest[(0, 1)][1]), sampler.stopped_because, sampler.rounds
+
+
+def test_with_a_boundary_a_slowdown_runs_until_its_interval_lies_above_the_boundary_not_above_zero():
+    for seed in range(10):
+        side, reason, rounds = _bounded(1.10, seed, (5.0,))
+        assert (side, reason) == ("above", "the interval lies above +5%")
+        _, verdict_reason, verdict_rounds = run_trial(1.10, seed, alpha=0.01)
+        assert verdict_reason == "the verdict was decided (slower)" and verdict_rounds <= rounds
+
+
+def test_with_a_boundary_no_change_stops_below_it():
+    side, reason, _ = _bounded(1.0, 4, (5.0,))
+    assert (side, reason) == ("below", "the interval lies below +5%")
+
+
+def test_a_step_boundary_waits_for_the_interval_above_half_the_estimate():
+    side, reason, _ = _bounded(1.10, 2, (1.0, 0.5))
+    assert (side, reason) == ("above", "the interval lies above +1% and 0.5 of its estimate")
+
+
+def test_a_change_at_the_boundary_runs_to_the_cap_undecided():
+    side, reason, rounds = _bounded(1.05, 5, (4.88,), max_runs=60)
+    assert (side, reason, rounds) == ("inconclusive", "reached --max-runs 60", 60)
+
+
 def test_a_round_with_a_time_of_zero_gives_no_ratio_and_the_rule_goes_on():
     # a harness whose timer did not advance reports 0 ns: no log-ratio (no division by zero), and the
     # rule decides on the other rounds as if that one had not been

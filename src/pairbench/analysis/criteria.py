@@ -81,3 +81,31 @@ class Criteria:
         from pairbench.stats.sequential import first_bounded_n  # scipy.special, not scipy.stats
 
         return first_bounded_n(self.level_alpha, self.t_opt)
+
+ABOVE, BELOW, UNDECIDED = "above", "below", "inconclusive"
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """What a comparison of ``pairbench bisect`` decides instead of a verdict: whether the change
+    lies above or below ``at`` percent (``analysis.bisection``). With ``share`` > 0, lying above
+    also needs the interval's low end above ``share`` times its own estimate, which bounds the
+    estimate by the true change over ``share`` (the step's rule: its size known within a factor of
+    two at ``share`` 0.5). The stopping rule stops a comparison as soon as its side is decided."""
+
+    at: float  # percent
+    share: float = 0.0
+
+    def __post_init__(self):
+        if not math.isfinite(self.at) or not 0.0 <= self.share < 1.0:
+            raise ValueError(f"a boundary needs a finite change and a share in [0, 1), got {self.at!r}, "
+                             f"{self.share!r}")
+
+    def side(self, effect) -> str:
+        """``above``, ``below`` or ``inconclusive``: where ``effect``'s interval (an ``Effect``, or
+        None when there is none) lies; an interval that moved decides nothing."""
+        if effect is None or effect.moved:
+            return UNDECIDED
+        if effect.low > max(self.at, self.share * effect.estimate):
+            return ABOVE
+        return BELOW if effect.high < self.at else UNDECIDED

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
 from pairbench.analysis.records import Effect
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.verdict import Verdict
@@ -29,13 +29,15 @@ class StoppingRule(Sink):
 
     def __init__(self, criteria: Criteria, baseline: int, candidates: Sequence[int],
                  benchmarks: int = 1, *, benchmark_ids: Sequence[int] | None = None,
-                 block_rounds: int | None = None):
+                 block_rounds: int | None = None, boundary: Boundary | None = None):
         """Follows every candidate on benchmarks ``0 .. benchmarks - 1``, or on ``benchmark_ids``
         only (bench measures its benchmarks one at a time, a rule each). With ``block_rounds``
         (bench's blocks of fresh worker processes) each block of that many rounds is one value,
         its median log-ratio, as ``analysis.comparison.block_effects`` makes it, and the rule
-        decides only when a block has just ended."""
+        decides only when a block has just ended. With ``boundary`` (``bisect``) a comparison is
+        decided once its interval lies wholly above or below the boundary, not by its verdict."""
         self.criteria = criteria
+        self.boundary = boundary
         self.baseline = baseline
         self.block_rounds = block_rounds
         self._block_ended = False
@@ -83,11 +85,22 @@ class StoppingRule(Sink):
         if self.block_rounds is not None and not self._block_ended:
             return None
         verdicts = [self._verdict(key) for key in self.keys]
+        if self.boundary is not None:
+            return self._settled()
         if all(v.decided for v in verdicts):
             if len(verdicts) == 1:
                 return f"the verdict was decided ({verdicts[0].verdict})"
             return "every comparison reached a verdict"
         return None
+
+    def _settled(self) -> str | None:
+        """The reason to stop once every comparison lies on one side of the boundary, else None."""
+        sides = {self.boundary.side(self.latest[key][1]) for key in self.keys}
+        if UNDECIDED in sides:
+            return None
+        side = sides.pop() if len(sides) == 1 else "on one side or the other of"
+        share = f" and {self.boundary.share:g} of its estimate" if self.boundary.share and side == ABOVE else ""
+        return f"the interval lies {side} {self.boundary.at:+.3g}%{share}"
 
     def current(self) -> list[Effect | None]:
         """Each comparison's effect now (None while no interval exists), for the progress line."""

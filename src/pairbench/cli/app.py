@@ -158,6 +158,7 @@ class App:
 COMMANDS = {
     "bench": ("pairbench.cli.bench",
               "Compare every benchmark two builds of a suite share, interleaved, benchmark by benchmark."),
+    "bisect": ("pairbench.cli.bisect", "Find the commit between GOOD and BAD that made a benchmark slower."),
     "compare": ("pairbench.cli.measuring", "Is CANDIDATE faster or slower than BASELINE, by how much, how sure?"),
     "confirm": ("pairbench.cli.confirm",
                 "Measure two commits again, side by side, to confirm or reject a step between them."),

@@ -18,6 +18,7 @@ from pairbench.cli.measuring import (
 )
 from pairbench.cli.options import (
     BENCH_SAMPLING,
+    _key,
     _shown,
     decision_options,
     environment_options,
@@ -31,9 +32,9 @@ from pairbench.harnesses import HARNESS_CHOICES, REGISTRY
 from pairbench.settings import default, parse_settings
 
 
-def bench_options(f, *, against: bool = True):
+def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = None):
     """``bench``'s own options: which benchmarks, how long a sample, the revision to compare with
-    (not for ``confirm``, which names its two revisions)."""
+    (not for ``confirm``, which names its two revisions); only those named in ``keep`` when given."""
     options = [
         click.option("--filter", "-k", "filter", metavar="REGEX",
                      help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench)."),
@@ -61,7 +62,8 @@ def bench_options(f, *, against: bool = True):
                           "(--max-time still caps each)."),
     ]
     for option in reversed(options):
-        f = option(f)
+        if keep is None or _key(option) in keep:
+            f = option(f)
     return f
 
 

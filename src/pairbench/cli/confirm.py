@@ -43,7 +43,8 @@ def confirm(app: App, before: str, after: str, store: str | None, pass_env: tupl
     Both revisions are checked out into temporary git worktrees and built with
     the [confirm] build command of pairbench.toml (or [tool.pairbench.confirm]
     in pyproject.toml); then `pairbench bench` measures the [confirm] bench
-    target of both builds in interleaved, randomized paired rounds. The config
+    target of both builds in interleaved, randomized paired rounds (or
+    `pairbench compare` the [confirm] command, run in each build's tree). The config
     of the checkout chooses that command: run confirm only where you would run
     the checkout's own build. Builds and benchmarks get PATH, HOME, the locale,
     TZ, TERM and TMPDIR of your environment, and what --pass-env names. The
@@ -65,22 +66,21 @@ def confirm(app: App, before: str, after: str, store: str | None, pass_env: tupl
       pairbench confirm v1.3.0 v1.4.0 -k parse --max-time 20s
       pairbench confirm v1.3.0 v1.4.0 --pass-env CC --pass-env CFLAGS
     """
-    from pairbench.sessions.confirm import ConfirmSession
+    from pairbench.sessions.confirm import ConfirmSession, bench_settings
     from pairbench.store.project import find_project
 
     project = find_project()
     session = ConfirmSession(project, before, after)
     target = store_target(store, False) or _default_target(project)
-    settings = parse_settings("bench", ("BEFORE", "AFTER"), options)
+    settings = recipe_settings(session.recipe, ("BEFORE", "AFTER"), options)
     check_output_paths(settings, target)
-    flagged = _flagged(app, target, session)
+    flagged = _flagged(app, target, session) if session.recipe.kind == "bench" else None
     names = tuple(f"{r.name} ({r.commit[:10]})" if r.name != r.commit else r.commit[:10] for r in session.revisions)
     with programs_environment(pass_env, isolated=True, store=target), session.built() as built:
-        # the builds' settings, through the same checks (the seed the first parse drew kept)
-        settings = parse_settings("bench", session.targets(built), {
-            **options, "names": names, "seed": settings.sampling.seed, "filter": options.get("filter") or flagged})
-        outcome = _measure(app, settings)
-    code = report_outcome(app, settings, outcome, target, provenance=session.provenance())
+        settings = bench_settings(settings, session.targets(built), names, flagged)
+        outcome = measure_builds(app, settings)
+    stored = target if session.recipe.kind == "bench" else None  # a command's sides are not its history name
+    code = report_outcome(app, settings, outcome, stored, provenance=session.provenance())
     _record(app, target, outcome, session)
     return code
 
@@ -115,13 +115,26 @@ def _flagged(app: App, target, session) -> str | None:
     return filter_for(keys)
 
 
-def _measure(app: App, settings):
+def measure_builds(app: App, settings, boundary=None):
+    """Measure the two builds ``settings`` names, with the progress display: ``pairbench bench`` on
+    bench targets, ``pairbench compare`` on a command; ``boundary``: what ``bisect`` decides against."""
     from pairbench.cli.progress import close_progress, progress_for
     from pairbench.report.jsonfile import derived_document
+
+    if settings.kind != "bench":
+        from pairbench.sessions.commands import Session
+
+        session = Session(settings, app.executor_factory, app.environment(), derived_document, boundary=boundary)
+        display = progress_for(app.io, settings.sampling, 2, quiet=settings.outputs.quiet,
+                               effects=session.rule.current if session.rule else None, clock=app.clock)
+        try:
+            return session.measure(display)
+        finally:
+            close_progress(display)
     from pairbench.sessions.bench import BenchSession
 
     session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, workers=app.workers,
-                           records=derived_document)
+                           records=derived_document, boundary=boundary)
     shown = []
 
     def progress(b: int, label: str, count: int, rule):
@@ -138,12 +151,31 @@ def _measure(app: App, settings):
         close_progress(shown[-1] if shown else None)
 
 
+BENCH_ONLY = ("filter", "sample_time", "harness", "jobs", "shard", "balance", "suite_time")
+"""Options for a bench target: a [confirm] command is one command, measured like compare's."""
+
+
+def recipe_settings(recipe, sides: tuple[str, str], options: dict):
+    """The settings of measuring ``recipe``'s two builds: bench's for a bench target, compare's for
+    a command (refusing bench's own options, but -k, which the caller checks)."""
+    if recipe.kind == "compare":
+        given = [key for key in BENCH_ONLY if key != "filter" and options.get(key) is not None]
+        if given:
+            raise click.UsageError(f"--{given[0].replace('_', '-')} is for a [confirm] bench target; [confirm] "
+                                   "command is one command, measured like pairbench compare")
+        recipe.check_filter(options.get("filter"))
+        options = {key: value for key, value in options.items() if key not in BENCH_ONLY}
+    return parse_settings(recipe.kind, sides, options)
+
+
 def _record(app: App, target, outcome, session) -> None:
     from pairbench.errors import StoreError
     from pairbench.sessions.confirm import confirmations
     from pairbench.sessions.record import machine_for, open_store
 
-    found = confirmations(outcome, session.revisions)
+    recipe = session.recipe
+    found = confirmations(outcome, session.revisions, name=recipe.label if recipe.kind == "compare" else None,
+                          stored=recipe.kind == "bench")
     if not found:
         return
     try:

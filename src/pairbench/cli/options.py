@@ -107,9 +107,9 @@ def _sampling_declarations(kind: str) -> list:
     ]
 
 
-def decision_options(f, *, self_check: bool = True):
+def decision_options(f, *, self_check: bool = True, fail_on: bool = True):
     """``compare``'s options: how strict its verdicts are and when CI fails (``bench`` has no
-    --self-check)."""
+    --self-check, ``bisect`` no --fail-on either)."""
     options = [
         click.option("--alpha", metavar="P", help="Family-wise error rate of the verdicts, 1e-6 to 0.5."
                      + _shown("alpha", "compare")),
@@ -121,6 +121,8 @@ def decision_options(f, *, self_check: bool = True):
         click.option("--self-check", is_flag=True,
                      help="Also run a copy of the baseline: an A/A comparison that must not find a change."),
     ][: None if self_check else -1]
+    if not fail_on:
+        options = options[:2] + options[3:]
     for option in reversed(options):
         f = option(f)
     return f
@@ -143,7 +145,7 @@ def store_options(f):
 
 PASS_ENV_HELP = ("Give the programs pairbench runs the environment variable NAME (repeatable). They never get "
                  "pairbench's own credentials (PAIRBENCH_STORE, libpq's PG* variables) unless named here; "
-                 "code of another commit (bench --against, confirm) gets only PATH, HOME, the locale, TZ, "
+                 "code of another commit (bench --against, confirm, bisect) gets only PATH, HOME, the locale, TZ, "
                  "TERM and TMPDIR besides.")
 
 

@@ -100,6 +100,76 @@ def resolve(revision: str, repository: str, *, option: str = "--against") -> str
                 what=f"{option} {revision!r}: no such revision in {repository}").stdout.strip()
 
 
+MAX_LINE = 100_000
+"""The most commits ``first_parent_line`` returns: a bisection of more is a usage error."""
+
+
+def first_parent_line(good: str, bad: str, repository: str) -> list[str]:
+    """The commits from ``good`` to ``bad`` (full hashes, both included, oldest first) along
+    ``bad``'s first parents; ``UsageError`` when ``good`` is not on that line before ``bad``."""
+    if not is_ancestor(good, bad, repository):
+        raise UsageError(f"GOOD {good[:10]} is not an ancestor of BAD {bad[:10]} (they are swapped, or on branches "
+                         "that parted): bisect GOOD BAD needs GOOD older than BAD on one line of history, e.g. "
+                         "`git merge-base GOOD BAD` as GOOD")
+    listed = _git(["rev-list", "--first-parent", "--parents", f"--max-count={MAX_LINE + 1}", f"{good}..{bad}", "--"],
+                  cwd=repository, what=f"cannot list the commits from {good[:10]} to {bad[:10]}").stdout.split("\n")
+    rows = [line.split() for line in listed if line.strip()]
+    if not rows:
+        raise UsageError(f"GOOD and BAD both name commit {good[:10]}: nothing lies between them")
+    if len(rows) > MAX_LINE:
+        raise UsageError(f"more than {MAX_LINE} commits lie between {good[:10]} and {bad[:10]}; bisect a shorter range")
+    oldest = rows[-1]
+    if len(oldest) < 2 or oldest[1] != good:
+        raise UsageError(f"{good[:10]} is not on the first-parent line of {bad[:10]} (a merge brought it in): "
+                         "give GOOD from that line, e.g. `git merge-base GOOD BAD`")
+    return [good, *(row[0] for row in reversed(rows))]
+
+
+def is_ancestor(older: str, newer: str, repository: str) -> bool:
+    """True when ``older`` (a full hash) is ``newer`` or one of its ancestors: no commit of
+    ``newer..older``."""
+    counted = _git(["rev-list", "--count", f"{newer}..{older}", "--"], cwd=repository,
+                   what=f"cannot compare {older[:10]} with {newer[:10]}").stdout.strip()
+    return counted == "0"
+
+
+def tree_of(commit: str, repository: str) -> str:
+    """The hash of ``commit``'s tree: equal for two commits whose files are equal."""
+    return _git(["rev-parse", "--verify", "--quiet", f"{commit}^{{tree}}"], cwd=repository,
+                what=f"no tree for commit {commit[:10]}").stdout.strip()
+
+
+def commit_subject(commit: str, repository: str, *, limit: int = 200) -> str | None:
+    """The first line of ``commit``'s message (at most ``limit`` characters), or None."""
+    try:
+        text = _git(["show", "-s", "--format=%s", commit, "--"], cwd=repository).stdout
+    except UsageError:
+        return None
+    line = text.split("\n", 1)[0].strip()
+    return line[:limit] or None
+
+
+def common_git_dir(repository: str) -> str:
+    """The repository's own git directory (shared by its worktrees), as an absolute path."""
+    found = _git(["rev-parse", "--git-common-dir"], cwd=repository).stdout.strip()
+    return os.path.normpath(os.path.join(repository, found))
+
+
+def add_worktree(path: str, commit: str, repository: str) -> None:
+    """A detached worktree of ``commit`` at ``path`` (which must not exist), kept until removed."""
+    _git(["worktree", "add", "--detach", "--quiet", path, commit], cwd=repository,
+         what=f"cannot make a worktree of {commit[:10]} at {path}")
+
+
+def remove_worktree(path: str, repository: str) -> None:
+    """Remove the worktree at ``path`` and whatever is left there; git forgets it."""
+    with contextlib.suppress(UsageError):
+        _git(["worktree", "remove", "--force", path], cwd=repository)
+    shutil.rmtree(path, ignore_errors=True)
+    with contextlib.suppress(UsageError):
+        _git(["worktree", "prune"], cwd=repository)
+
+
 @contextlib.contextmanager
 def checkout(revision: str, repository: str, *, option: str = "--against") -> Iterator[str]:
     """A detached worktree of ``revision`` of the repository at ``repository`` (its path), removed

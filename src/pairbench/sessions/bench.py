@@ -50,7 +50,13 @@ from pairbench.measure.worker import WorkerSpec
 from pairbench.model import BenchmarkKey, Command, Side
 from pairbench.notes import Note
 from pairbench.sessions.commands import distinct_names, path_names
-from pairbench.sessions.driver import FAILURE_ADVICE, LISTED_AT_MOST, ProgressFactory, SuiteDriver
+from pairbench.sessions.driver import (
+    FAILURE_ADVICE,
+    LISTED_AT_MOST,
+    Boundaries,
+    ProgressFactory,
+    SuiteDriver,
+)
 from pairbench.sessions.lanes import (
     WORKER_CLOCK,
     HarnessLane,
@@ -102,15 +108,17 @@ class BenchSession:
     def __init__(self, settings: Settings, environment: Mapping, *,
                  worker_in: Callable[[str], Command] | None = None,
                  executor_factory: ExecutorFactory | None = None, workers: WorkerStart | None = None,
-                 records: Records | None = None):
+                 records: Records | None = None, boundary: Boundaries = None):
         """``worker_in(tree)``, when given, is the worker serving the benchmarks of a working tree
         (the pytest plugin's); with ``--against`` it is started in a worktree of the revision and
         in the working tree, in place of the Python harness on ``settings.commands``.
         ``executor_factory`` makes the executor of each job's harness invocations, ``workers``
         starts each side's worker (and times it); ``records`` makes the analysis's records for the
-        result file (``sessions.result``)."""
+        result file (``sessions.result``). ``boundary`` is what ``bisect`` decides the comparisons
+        against (``analysis.criteria.Boundary``)."""
         self.settings = settings
         self.records = records
+        self.boundary = boundary
         self._environment = dict(environment)
         self._worker_in = worker_in
         self._executor_factory = executor_factory
@@ -264,7 +272,7 @@ class BenchSession:
         journal = journal_for(self.settings.outputs.json_path, skeleton)
         self._lanes(plan, lanes, explicit, scratch, origin)
         driver = SuiteDriver(self.settings, skeleton, names, lanes, journal=journal, progress=progress,
-                             origin_ns=origin, sample_time_ns=self.sample_time_ns)
+                             origin_ns=origin, sample_time_ns=self.sample_time_ns, boundary=self.boundary)
         interrupted = None
         try:
             driver.all()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pairbench import preload
 from pairbench.analysis import baseline_and_candidates, compares, criteria_of
+from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import PairbenchError
 from pairbench.measure.commandline import (
@@ -177,10 +178,12 @@ class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
     def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping,
-                 records: Records | None = None):
-        """``records`` makes the analysis's records for the result file (``sessions.result``)."""
+                 records: Records | None = None, *, boundary: Boundary | None = None):
+        """``records`` makes the analysis's records for the result file (``sessions.result``);
+        ``boundary``: what ``bisect`` decides the comparison against, instead of its verdict."""
         self.settings = settings
         self.records = records
+        self.boundary = boundary
         self.sides, self._naming_notes = sides_of(settings)
         self.benchmarks = benchmarks_of(settings)
         sampling = settings.sampling
@@ -228,7 +231,8 @@ class Session:
         if not compares(self.skeleton):
             return None
         base, candidates = baseline_and_candidates(self.skeleton)
-        return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks))
+        return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks),
+                            boundary=self.boundary)
 
     def measure(self, progress: Sink | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The

@@ -17,47 +17,21 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.analysis import Analysis
 from pairbench.errors import MeasurementError, UsageError
-from pairbench.measure import children
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
 from pairbench.outputs import open_private, private_directory
+from pairbench.sessions.builds import SHORT, Revision, build, recipe_of, target_in
 from pairbench.sessions.commands import Outcome
+from pairbench.settings import Settings, settings_from_stored
 from pairbench.store.history import Confirmation, utc_now
 from pairbench.store.project import Project
 
 LOG_DIR = ".pairbench/confirm"
-LOG_TAIL = 5
-SHORT = 10
-
-
-@dataclass(frozen=True)
-class Revision:
-    """A revision as given (``name``), the commit it names, and its worktree once checked out."""
-
-    name: str
-    commit: str
-    tree: str = ""
-
-
-def required(project: Project) -> tuple[str, str]:
-    """The project's ``[confirm] build`` and ``bench``; ``UsageError`` saying how to write them."""
-    confirm = project.confirm or {}
-    missing = [key for key in ("build", "bench") if key not in confirm]
-    if missing:
-        where = project.file or Path(project.root) / "pairbench.toml"
-        raise UsageError(
-            f"confirm needs {' and '.join(missing)} in the [confirm] section of {where}: build, the command that "
-            "builds a revision (run through sh -c in its worktree), and bench, what `pairbench bench` "
-            "measures there (a worker program or Python benchmark files), e.g.\n"
-            "  [confirm]\n  build = \"make bench\"\n  bench = \"build/bench\"")
-    return confirm["build"], confirm["bench"]
 
 
 def filter_for(keys: Iterable[BenchmarkKey]) -> str | None:
@@ -73,7 +47,7 @@ class ConfirmSession:
 
     def __init__(self, project: Project, before: str, after: str):
         self.project = project
-        self.build, self.bench = required(project)
+        self.recipe = recipe_of(project)
         self.repository = toplevel(str(project.root))
         if self.repository is None:
             raise UsageError(f"confirm checks revisions out of git, but {project.root} is in no git repository")
@@ -93,22 +67,10 @@ class ConfirmSession:
                 tree = stack.enter_context(checkout(revision.commit, self.repository, option="confirm"))
                 here = Revision(revision.name, revision.commit,
                                 os.path.normpath(os.path.join(tree, self.subdirectory)))
-                self._build(here)
+                log, fd = self._log(revision)
+                build(self.recipe, here, (log, fd), self.project.build_timeout_ns())
                 built.append(here)
             yield tuple(built)
-
-    def _build(self, revision: Revision) -> None:
-        log, fd = self._log(revision)
-        timeout_s = self.project.build_timeout_ns() / 1e9
-        with os.fdopen(fd, "wb") as out:
-            status = children.run(["sh", "-c", self.build], timeout_s=timeout_s, cwd=revision.tree, stdout=out,
-                                  stderr=subprocess.STDOUT)
-            why = (f"did not finish within {timeout_s:g} s (build_timeout)" if status is None
-                   else None if status == 0 else f"exited {status}")
-        if why is not None:
-            raise MeasurementError(
-                f"revision {revision.name} ({revision.commit[:SHORT]}) does not build: {self.build!r} {why} in "
-                f"its worktree; the build log is {log}{_tail(log)}")
 
     def provenance(self):
         """Where the re-measurement is kept in the history: the later revision's commit (the candidate
@@ -118,6 +80,7 @@ class ConfirmSession:
 
         after = self.revisions[1].commit
         return Provenance(after, commit_time(after, self.repository), None, False, "confirm")
+
     def _log(self, revision: Revision) -> tuple[Path, int]:
         """The build log of ``revision``, opened: ``.pairbench/confirm`` in the project, through no
         symbolic link (a checkout's own, which a repository can commit: ``outputs.private_directory``)."""
@@ -130,38 +93,27 @@ class ConfirmSession:
                                    f"{exc.strerror or exc}") from None
 
     def targets(self, built: tuple[Revision, Revision]) -> tuple[str, str]:
-        """What ``bench`` measures in each tree; ``MeasurementError`` when a build did not make it."""
-        paths = []
-        for revision in built:
-            path = os.path.join(revision.tree, self.bench)
-            if not os.path.exists(path.split()[0]):
-                raise MeasurementError(f"revision {revision.name} ({revision.commit[:SHORT]}) built, but "
-                                       f"{self.bench!r} is not in its worktree; check [confirm] bench")
-            paths.append(path)
-        return paths[0], paths[1]
+        """What is measured in each tree; ``MeasurementError`` when a build did not make it."""
+        return target_in(self.recipe, built[0]), target_in(self.recipe, built[1])
 
 
-def _tail(log: Path) -> str:
-    try:
-        lines = log.read_bytes()[-4096:].decode("utf-8", "replace").splitlines()[-LOG_TAIL:]
-    except OSError:
-        return ""
-    # control characters in the log are made visible where the error is printed (the CLI)
-    return "; it ends:\n" + "\n".join(f"  {line}" for line in lines) if lines else " (empty)"
-
-
-def confirmations(outcome: Outcome, revisions: tuple[Revision, Revision]) -> list[tuple[BenchmarkKey, Confirmation]]:
-    """What each comparison of the paired re-measurement says of the step (module docstring)."""
+def confirmations(outcome: Outcome, revisions: tuple[Revision, Revision], *, name: str | None = None,
+                  stored: bool = True) -> list[tuple[BenchmarkKey, Confirmation]]:
+    """What each comparison of the paired re-measurement says of the step (module docstring).
+    ``name``: what the history calls a whole command's benchmark (``[confirm] name``); ``stored``:
+    whether the run is in the store too (each confirmation then names it)."""
     analysis: Analysis | None = outcome.analysis
     if analysis is None:
         return []
     from pairbench.store.history import result_uid
 
-    uid, when = result_uid(outcome.run), utc_now()
+    uid, when = result_uid(outcome.run) if stored else None, utc_now()
     found = []
     for c in analysis.real_comparisons:
         effect = c.effect
-        found.append((c.benchmark, Confirmation(
+        key = c.benchmark if name is None or c.benchmark.name != "command" else \
+            BenchmarkKey(name, c.benchmark.params, c.benchmark.unit)
+        found.append((key, Confirmation(
             benchmark_id=0, before=revisions[0].commit, after=revisions[1].commit, status=status_of(c.verdict),
             verdict=c.verdict.verdict, effect=effect.estimate if effect else None,
             effect_low=effect.low if effect else None, effect_high=effect.high if effect else None,
@@ -174,6 +126,21 @@ def status_of(verdict) -> str:
     if verdict.verdict in ("slower", "faster"):
         return "rejected" if verdict.negligible else "confirmed"
     return "rejected" if verdict.verdict == "equivalent" else "inconclusive"
+
+
+def bench_settings(settings: Settings, targets: tuple[str, str], names: tuple[str, str],
+                   flagged: str | None) -> Settings:
+    """``settings`` (from the command line) measuring the two builds' ``targets``, parsed again by
+    the same parsers (names and the flagged pattern checked, the seed the first parse drew kept);
+    a bench suite keeps the ``flagged`` benchmarks unless -k chose. The outputs are the first
+    parse's, checked then."""
+    import dataclasses
+
+    stored = settings.stored()
+    if settings.workers is not None and flagged and not settings.workers.filter:
+        stored["workers"] = {**stored["workers"], "filter": flagged}
+    again = settings_from_stored(settings.kind, targets, names, stored)
+    return dataclasses.replace(again, outputs=settings.outputs)
 
 
 def flagged_benchmarks(histories: Iterable, revisions: tuple[Revision, Revision]) -> list[BenchmarkKey]:

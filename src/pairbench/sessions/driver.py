@@ -31,12 +31,13 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from pairbench import preload
 from pairbench.analysis import baseline_and_candidates, criteria_of
+from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import CommandFailed
 from pairbench.measure.sampler import (
@@ -75,6 +76,8 @@ one validation round instead of the lane's several: 4 points per side fit a line
 overhead, though too few for the elided-body rank test, which then says it cannot tell."""
 
 # (benchmark index, its label, how many, its stopping rule) -> the progress sink for it, or None
+Boundaries = Boundary | Mapping[str, Boundary] | None
+"""What ``bisect`` decides a suite's comparisons against: one boundary for all, or one per benchmark label."""
 ProgressFactory = Callable[[int, str, int, StoppingRule | None], Sink | None]
 
 
@@ -97,8 +100,10 @@ class SuiteDriver:
 
     def __init__(self, settings: Settings, skeleton: Run, names: Sequence[str], lanes: Sequence[Lane], *,
                  sample_time_ns: int, journal: Sink | None = None, progress: ProgressFactory | None = None,
-                 origin_ns: int | None = None):
+                 origin_ns: int | None = None, boundary: Boundaries = None):
+        """``boundary``: what ``bisect`` decides each benchmark against (by label), instead of its verdict."""
         self.settings, self.skeleton, self.names, self.lanes = settings, skeleton, list(names), list(lanes)
+        self.boundary = boundary
         self.journal = LockedSink(journal) if journal is not None and len(lanes) > 1 else journal
         self.progress, self.sample_time_ns = progress, sample_time_ns
         self.samples: dict[tuple[int, int], Samples] = {}
@@ -268,8 +273,11 @@ class SuiteDriver:
         if len(self.skeleton.sides) < 2:
             return None
         base, candidates = baseline_and_candidates(self.skeleton)
+        boundary = self.boundary
+        if isinstance(boundary, Mapping):
+            boundary = boundary.get(self.skeleton.benchmarks[b].label)
         return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmark_ids=(b,),
-                            block_rounds=per_block)
+                            block_rounds=per_block, boundary=boundary)
 
     def _failed(self, label: str, why: str) -> None:
         """Benchmark ``label`` failed (``why`` names it and the side): said at the end, and noted."""

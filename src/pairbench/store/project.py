@@ -10,9 +10,11 @@ root is the git working tree's top, else the working directory.
     url = "sqlite:///.pairbench/history.db"   # or postgresql://...; relative to the root
     machine = "ci-large"                       # name this machine (default: its fingerprint)
 
-    [confirm]
+    [confirm]                   # how confirm and bisect build and measure a revision
     build = "make bench"        # run through sh -c in each revision's worktree
-    bench = "build/bench"       # what pairbench bench measures, relative to the worktree
+    bench = "build/bench"       # what pairbench bench measures, relative to the worktree; or
+    # command = "build/app data.txt"   a command pairbench compare measures, run in the worktree
+    # name = "app"                     the command's name in the history (run --name)
     build_timeout = "20m"
 
 A ``[store]`` table turns storing on for ``run``, ``compare`` and ``bench``;
@@ -40,7 +42,8 @@ STORE_VARIABLE = "PAIRBENCH_STORE"
 MACHINE_VARIABLE = "PAIRBENCH_MACHINE"
 MAX_CONFIG_BYTES = 1 << 20
 DEFAULT_BUILD_TIMEOUT_NS = 30 * 60 * 10**9
-_KEYS = {"store": {"url": str, "machine": str}, "confirm": {"build": str, "bench": str, "build_timeout": str}}
+_KEYS = {"store": {"url": str, "machine": str},
+         "confirm": {"build": str, "bench": str, "command": str, "name": str, "build_timeout": str}}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,275 @@
+"""``pairbench bisect``: real git repositories built in the test, real C programs and Python
+benchmarks whose step (two or three times the work) no load can hide, bisected in paired rounds.
+What load could flip (the effects' sizes, how many rounds) is never asserted exactly."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_runner import invoke
+from processes import wait_until
+from tools import commit_series, git
+
+from pairbench.store.history import Store
+
+pytestmark = pytest.mark.e2e
+
+WORKER = """/* revision {k} */
+#include "pairbench.h"
+PAIRBENCH(work) {{ unsigned s = 0; for (unsigned i = 0; i < {loops}u; i++) s += i * i; pairbench_keep(s); }}
+PAIRBENCH(same) {{ unsigned s = 0; for (unsigned i = 0; i < 2000u; i++) s ^= i; pairbench_keep(s); }}
+PAIRBENCH_MAIN()
+"""
+PROGRAM = """/* revision {k} */
+int main(void) {{ volatile unsigned s = 0; for (unsigned i = 0; i < {loops}000u; i++) s += i * i; return 0; }}
+"""
+PYTHON = """# revision {k}
+import pairbench
+
+
+@pairbench.benchmark
+def work():
+    s = 0
+    for i in range({loops}):
+        s += i * i
+    return s
+"""
+FAST = ("--max-time", "8s", "--sample-time", "200us", "--seed", "11", "-q")
+
+
+def _repository(root: Path, config: str, path: str, text: str, commits: int, step: int, *,
+                broken: int | None = None) -> list[str]:
+    """A repository of ``commits`` commits of ``path``; from ``step`` on the work is three times as
+    much; commit ``broken`` does not build."""
+    (root / "pairbench.toml").write_text(config)
+    (root / ".gitignore").write_text("bench\nprog\n.pairbench/\n__pycache__/\nhistory.db*\n")
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    return commit_series(root, commits, path, lambda k: "this is not C\n" if k == broken else text.format(
+        k=k, loops=6000 if k >= step else 2000))
+
+
+def _worker_config(store: bool = False) -> str:
+    from pairbench import __file__ as package
+
+    header = Path(package).parent / "worker" / "include"
+    stored = '[store]\nurl = "sqlite:///history.db"\n\n' if store else ""
+    return f'{stored}[confirm]\nbuild = "cc -O1 -I{header} bench.c -o bench"\nbench = "bench"\n'
+
+
+@pytest.fixture
+def worker_repo(tmp_path, monkeypatch):
+    """Nine commits of a C worker, ``work`` three times slower from commit 6, a history store."""
+    commits = _repository(tmp_path, _worker_config(store=True), "bench.c", WORKER, 9, 6)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
+    return tmp_path, commits
+
+
+def _document(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_comparison(worker_repo):
+    root, commits = worker_repo
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "bisect.json", *FAST)
+    assert code == 0, err
+    doc = _document(root / "bisect.json")
+    assert doc["answer"]["kind"] == "found" and doc["answer"]["commit"] == commits[6]
+    assert doc["answer"]["subject"] == "change 6"
+    assert len(doc["comparisons"]) <= doc["most_comparisons"] == 5  # ceil(log2 8) + 2
+    assert doc["level"] == pytest.approx(0.01 / 5)
+    ends = doc["comparisons"][-1]
+    assert (ends["base"], ends["candidate"]) == (commits[5], commits[6])
+    assert ends["benchmarks"][0]["side"] == "above" and ends["benchmarks"][0]["confidence"] == pytest.approx(0.998)
+    assert f"Found: commit {commits[6][:10]} (change 6)." in out and "at least half of the" in out
+    with Store.open(str(root / "history.db")) as store:
+        machine = store.machines()[0]
+        confirmed = store.confirmations(machine.id, [b.id for b in store.benchmarks(machine.id)])
+    pairs = {(c.before, c.after) for c in confirmed}
+    assert len(confirmed) == len(doc["comparisons"])
+    assert (commits[5], commits[6]) in pairs and (commits[0], commits[8]) in pairs
+
+
+def test_a_second_search_finds_every_build_in_the_cache(worker_repo):
+    root, commits = worker_repo
+    assert invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", *FAST).code == 0
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--json", "-", *FAST)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["builds"]["built"] == 0 and doc["builds"]["reused"] >= 3
+    cache = root / ".git" / "pairbench" / "builds"
+    assert sorted(p.name for p in cache.iterdir() if p.is_dir()) and all(
+        (entry / "built").exists() for entry in cache.iterdir() if entry.is_dir())
+
+
+def test_a_budget_too_small_to_finish_names_no_commit_and_returns_the_range(worker_repo):
+    _, commits = worker_repo
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--budget", "1s",
+                            "--json", "-", *FAST)
+    assert code == 5, err
+    doc = json.loads(out)
+    assert doc["answer"]["kind"] == "inconclusive" and doc["answer"]["commit"] is None
+    assert doc["answer"]["why"] == "budget" and doc["comparisons"] == []
+    assert (doc["answer"]["first"], doc["answer"]["last"]) == (commits[1], commits[8])
+
+
+def test_two_commits_with_nothing_between_them_that_matters_are_no_slowdown(worker_repo):
+    _, commits = worker_repo
+    code, out, err = invoke("bisect", commits[0], commits[3], "-k", "^same$", "--no-store", *FAST)
+    assert code in (5, 7), err  # 7: no slowdown; 5 only if the interval never got within ±1%
+    if code == 7:
+        assert "No slowdown: BAD is not slower than GOOD by the threshold" in out
+
+
+def test_a_middle_commit_that_does_not_build_is_skipped(tmp_path, monkeypatch):
+    commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, broken=4)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["answer"]["commit"] == commits[6]
+    assert [s["commit"] for s in doc["skipped"]] == [commits[4]] and "does not build" in doc["skipped"][0]["why"]
+
+
+def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch):
+    commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 4, 2, broken=3)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke("bisect", commits[0], commits[-1], *FAST)
+    assert code == 3 and f"({commits[3][:10]}) does not build" in err and "build.log" in err
+
+
+def test_good_that_does_not_build_fails_before_anything_is_measured(tmp_path, monkeypatch):
+    commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 4, 2, broken=0)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], *FAST)
+    assert code == 3 and f"({commits[0][:10]}) does not build" in err and "build.log" in err
+    assert not (tmp_path / ".pairbench" / "bisect").exists() and "Found" not in out
+
+
+def test_a_filter_that_matches_no_benchmark_is_a_usage_error(worker_repo):
+    _, commits = worker_repo
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^nothing$", "--no-store", *FAST)
+    assert code == 2 and "-k '^nothing$' matches none of the 2 benchmarks" in err
+    assert "Traceback" not in err and "Found" not in out
+
+
+def _default_dispositions() -> None:
+    """In the child, before exec: SIGINT at its default, as from a shell."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_during_a_build_ends_the_search_with_what_it_found_and_exit_130(tmp_path):
+    """The third build (the first middle commit's) waits until killed: Ctrl-C arrives while it runs."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    build = (f"cc -O1 prog.c -o prog && touch {marks}/$$ && [ $(ls {marks} | wc -l) -le 2 ] || exec sleep 120")
+    config = f'[confirm]\nbuild = "{build}"\ncommand = "./prog"\nname = "prog"\n'
+    commits = _repository(repo, config, "prog.c", PROGRAM, 9, 6)
+    process = subprocess.Popen([sys.executable, "-m", "pairbench", "bisect", commits[0], commits[-1], "--json",
+                                "-", "--max-time", "8s", "--seed", "11", "-q"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=_default_dispositions)
+    try:
+        wait_until(lambda: len(list(marks.iterdir())) >= 3 or process.poll() is not None, 120)
+        assert process.poll() is None, process.communicate()[1]
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    doc = json.loads(out)
+    assert doc["answer"]["kind"] == "inconclusive" and doc["answer"]["why"] == "interrupted"
+    assert doc["answer"]["commit"] is None and len(doc["comparisons"]) == 1  # GOOD against BAD: the step
+    cache = repo / ".git" / "pairbench" / "builds"
+    assert sum((entry / "built").exists() for entry in cache.iterdir() if entry.is_dir()) == 2
+
+
+def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
+    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
+    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 5, 3)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^prog$", "--max-time", "20s", "--seed", "3",
+                            "-q", "--export-markdown", "bisect.md")
+    assert code == 0, err
+    assert f"Found: commit {commits[3][:10]} (change 3)." in out
+    markdown = (tmp_path / "bisect.md").read_text()
+    assert markdown.startswith("### Bisecting 4 commits") and "| \\# | compared |" in markdown
+
+
+def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatch):
+    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
+    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 3, 2)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke("bisect", commits[0], commits[-1], "-k", "^other$")
+    assert code == 2 and "does not match 'prog'" in err
+    code, _, err = invoke("bisect", commits[0], commits[-1], "--harness", "gbench")
+    assert code == 2 and "--harness is for a [confirm] bench target" in err
+
+
+def test_bisect_finds_the_commit_of_python_benchmark_files(tmp_path, monkeypatch):
+    config = '[confirm]\nbuild = "true"\nbench = "benchmarks"\n'
+    commits = _repository(tmp_path, config, "benchmarks/bench_work.py", PYTHON, 5, 3)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "--max-time", "20s", "--seed", "5", "-q",
+                            "--json", "-")
+    assert code == 0, err
+    assert json.loads(out)["answer"]["commit"] == commits[3]
+
+
+@pytest.mark.parametrize(("good", "bad", "says"), [
+    ("HEAD", "HEAD~1", "is not an ancestor of BAD"),
+    ("HEAD", "HEAD", "both name commit"),
+    ("no-such-revision", "HEAD", "no such revision"),
+])
+def test_revisions_that_cannot_be_bisected_are_usage_errors(worker_repo, good, bad, says):
+    code, _, err = invoke("bisect", good, bad)
+    assert code == 2 and says in err
+
+
+def _side_branch(root: Path, at: str) -> str:
+    """A branch ``side`` of one commit on ``at``, main checked out again; the side's commit."""
+    git(root, "checkout", "-q", "-b", "side", at)
+    (root / "side.txt").write_text("side\n")
+    git(root, "add", "side.txt")
+    git(root, "commit", "-q", "-m", "side")
+    git(root, "checkout", "-q", "main")
+    return git(root, "rev-parse", "side")
+
+
+def test_good_brought_in_by_a_merge_is_not_on_bads_first_parent_line(worker_repo):
+    root, commits = worker_repo
+    side = _side_branch(root, commits[2])
+    git(root, "merge", "-q", "--no-edit", "side")
+    code, _, err = invoke("bisect", side, "HEAD")
+    assert code == 2 and "is not on the first-parent line" in err
+
+
+def test_good_on_a_branch_that_parted_from_bad_is_not_its_ancestor(worker_repo):
+    root, commits = worker_repo
+    side = _side_branch(root, commits[2])
+    code, _, err = invoke("bisect", side, "main")
+    assert code == 2 and f"GOOD {side[:10]} is not an ancestor of BAD" in err
+
+
+def test_bisect_without_its_config_says_what_to_write(tmp_path, monkeypatch):
+    git(tmp_path, "init", "-q")
+    (tmp_path / "a").write_text("a")
+    git(tmp_path, "add", "a")
+    git(tmp_path, "commit", "-q", "-m", "a")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "b")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke("bisect", "HEAD~1", "HEAD")
+    assert code == 2 and "bisect needs build and one of bench and command" in err and 'bench = "build/bench"' in err
+
+
+def test_help_shows_examples_and_the_exit_codes():
+    code, out, _ = invoke("bisect", "--help")
+    assert code == 0 and "pairbench bisect v1.3.0 v1.4.0" in out
+    assert "5    inconclusive" in out and "6    spread" in out and "7    no slowdown" in out
