@@ -196,8 +196,7 @@ class BisectSession:
             suite = left if workers.suite_time_ns is None or left is None else min(left, workers.suite_time_ns)
             workers = dataclasses.replace(workers, suite_time_ns=suite, filter=self._filter(search, workers.filter))
         path.parent.mkdir(parents=True, exist_ok=True)
-        outputs = dataclasses.replace(settings.outputs, json_path=str(path), export_markdown=None,
-                                      export_csv=None, export_html=None)
+        outputs = dataclasses.replace(settings.outputs, json_path=str(path), exported=())
         return dataclasses.replace(settings, commands=targets, names=tuple(r.short for r in revisions),
                                    sampling=sampling, workers=workers, outputs=outputs,
                                    decision=dataclasses.replace(settings.decision, alpha=search.level))
