@@ -40,9 +40,13 @@ DEFAULTS: dict[str, object] = {
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None,
     "export_markdown": None, "export_csv": None, "export_html": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
-    "shard": None, "suite_time": None, "balance": None,
+    "shard": None, "suite_time": None, "balance": None, "metric": "wall",
     "tuned_rounds": 30,  # no option: see Decision.tuned_rounds
 }
+METRIC_CHOICES = ("wall", "cpu")
+"""--metric: what a comparison decides on (``model.metric_total``)."""
+LEGACY_METRIC = "wall"
+"""What results stored before --metric existed (pairbench 0.2) were decided on."""
 LEGACY_TUNED_ROUNDS = 200
 """The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
 the intervals they were decided with."""
@@ -109,6 +113,7 @@ class Decision:
     fail_on: str = "never"
     self_check: bool = False
     tuned_rounds: int = 30  # the rounds at which the adaptive interval is tightest (analysis.criteria)
+    metric: str = "wall"  # what the verdict is on: "wall" (elapsed) or "cpu" (user + system) time
 
 
 WORKER_SAMPLE_TIME_NS = 1_000_000
@@ -210,7 +215,8 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
     decision = Decision(alpha=parse_alpha(given("alpha")), threshold=parse_threshold(given("threshold")),
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")),
-                        tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1))
+                        tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1),
+                        metric=_choice("--metric", given("metric"), METRIC_CHOICES))
     outputs = Outputs(json_path=_result_path("--json", _json_path(given("json_path"), given("export_json"))),
                       export_markdown=_result_path("--export-markdown", given("export_markdown")),
                       export_csv=_result_path("--export-csv", given("export_csv")),
@@ -309,6 +315,7 @@ def settings_from_stored(kind: str, commands: Sequence[str], names: Sequence[str
     if "max_time_ns" in sampling and sampling["max_time_ns"] is None:
         options["max_time"] = _NO_LIMIT
     options.setdefault("tuned_rounds", LEGACY_TUNED_ROUNDS)
+    options.setdefault("metric", LEGACY_METRIC)
     return parse_settings(kind, commands, {**options, "names": tuple(names)})
 
 

@@ -126,7 +126,7 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
                 notes.append(aa.about(subject))
             found.append(dataclasses.replace(comparison, notes=tuple(notes)))
             figures.append(figure)
-            values.append(verdict_values(pairing))
+            values.append(verdict_values(pairing, comparison.metric))
     if is_suite(run):
         return tuple(holm(found, criteria, values.__getitem__)), tuple(figures), values
     return tuple(bonferroni(found, criteria.family)), tuple(figures), values

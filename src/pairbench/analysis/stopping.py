@@ -23,7 +23,8 @@ import numpy as np
 from pairbench import preload
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Effect
-from pairbench.measure.sampler import RoundEnd, Sink
+from pairbench.measure.sampler import Measured, RoundEnd, Sink
+from pairbench.model import metric_total
 from pairbench.verdict import Verdict
 
 
@@ -55,11 +56,11 @@ class StoppingRule(Sink):
     def on_round(self, end: RoundEnd) -> None:
         if end.warmup:
             return
-        values = {(m.benchmark, m.side): m.value for m in end.samples if m.sample.ok}
+        values = {(m.benchmark, m.side): self._value(m) for m in end.samples if m.sample.ok}
         fresh: dict[tuple[int, int], float] = {}
         for benchmark, candidate in self.keys:
             base, cand = values.get((benchmark, self.baseline)), values.get((benchmark, candidate))
-            if base is not None and cand is not None:
+            if base is not None and cand is not None and base > 0 and cand > 0:  # as comparison.paired_values
                 fresh[(benchmark, candidate)] = math.log1p((cand - base) / base)
         self._block_ended = self.block_rounds is not None and end.rounds % self.block_rounds == 0
         for key, ratio in fresh.items():
@@ -71,6 +72,14 @@ class StoppingRule(Sink):
             (self._pending if self.criteria.anytime else self._ratios)[key].append(ratio)
         if preload.ready():
             self._catch_up()
+
+    def _value(self, measured: Measured) -> float:
+        """One operation's value of a sample by the criteria's metric, as ``Samples.metric_values``
+        gives it for stored samples (every benchmark measured is a time)."""
+        sample = measured.sample
+        total = metric_total(self.criteria.metric, sample.wall_ns, sample.user_ns, sample.sys_ns,
+                             measured.metrics)
+        return float(total) / sample.iterations
 
     def _catch_up(self) -> None:
         """Feed the running sequences the log-ratios that waited for the statistics to load."""

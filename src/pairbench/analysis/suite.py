@@ -65,14 +65,14 @@ VALIDATION_CODES = frozenset({"benchmark-duration", "benchmark-setup-overhead", 
 DecidedOn = Callable[[int], np.ndarray]
 
 
-def verdict_values(pairing: Pairing) -> np.ndarray:
-    """What a comparison's verdict is drawn from, in round order: the per-round log-ratios, or one
-    median per block of fresh worker processes (``comparison.block_effects``)."""
-    base, cand = paired_values(pairing.base, pairing.cand)
+def verdict_values(pairing: Pairing, metric: str = "wall") -> np.ndarray:
+    """What a comparison's verdict is drawn from, in round order: the per-round log-ratios of
+    ``metric``, or one median per block of fresh worker processes (``comparison.block_effects``)."""
+    base, cand = paired_values(pairing.base, pairing.cand, metric)
     if not base.size:
         return np.zeros(0)
     r = log_ratios(base, cand)
-    blocks = paired_blocks(pairing.base, pairing.cand)
+    blocks = paired_blocks(pairing.base, pairing.cand, metric)
     return r if blocks is None else block_effects(r, blocks)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from pairbench import __version__
-from pairbench.settings import SORT_CHOICES, default
+from pairbench.settings import METRIC_CHOICES, SORT_CHOICES, default
 from pairbench.verdict import FAIL_ON_CHOICES
 
 
@@ -117,6 +117,11 @@ def decision_options(f, *, self_check: bool = True):
         click.option("--fail-on", metavar="|".join(FAIL_ON_CHOICES),
                      help="Exit 1 when a verdict (not negligible) matches: slower, faster, change (either)."
                           + _shown("fail_on", "compare")),
+        click.option("--metric", metavar="|".join(METRIC_CHOICES),
+                     help="What the verdicts are on: wall (elapsed) time, or cpu time (user + system: "
+                          "other tasks' time slices left out, so it stays steady on a busy machine, but "
+                          "time spent sleeping, reading or waiting for a child is left out too)."
+                          + _shown("metric", "compare")),
         click.option("--self-check", is_flag=True,
                      help="Also run a copy of the baseline: an A/A comparison that must not find a change."),
     ][: None if self_check else -1]
