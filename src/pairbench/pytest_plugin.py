@@ -48,6 +48,9 @@ def pytest_addoption(parser):
                          "of rounds starts both sides' pytest workers afresh).")
     group.addoption("--pairbench-fail-on", metavar="slower|faster|change|never", default="never",
                     help="With --pairbench-against: fail the session when a verdict matches.")
+    group.addoption("--pairbench-metric", metavar="wall|cpu", default=None,
+                    help="With --pairbench-against: what the verdicts are on, wall (elapsed) or cpu time of "
+                         "each call (default: as pairbench bench).")
     group.addoption("--pairbench-register", action="store_true", default=False,
                     help="(internal) record the fixture's calls for a worker instead of measuring them.")
 
@@ -140,7 +143,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
             "against": config.getoption("pairbench_against"),
             "max_time": config.getoption("pairbench_max_time") or "60s",
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
-            "quiet": True})
+            "metric": config.getoption("pairbench_metric"), "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
         outcome = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree)).measure()
     except PairbenchError as exc:

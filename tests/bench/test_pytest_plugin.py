@@ -52,3 +52,14 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
     assert "working tree is" in done.stdout and "slower than HEAD" in done.stdout
     document = json.loads(result.read_text())
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]
+
+
+def test_against_a_revision_the_verdicts_can_be_on_cpu_time(repository, tmp_path_factory):
+    result = tmp_path_factory.mktemp("out") / "r.json"
+    done = _pytest(repository, "--pairbench-against", "HEAD", "--pairbench-metric", "cpu",
+                   "--pairbench-max-time", "10s", "--pairbench-json", str(result))
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(result.read_text())
+    assert document["settings"]["decision"]["metric"] == "cpu"
+    assert [c["metric"] for c in document["comparisons"]] == ["cpu"]
+    assert "on CPU time" in done.stdout
