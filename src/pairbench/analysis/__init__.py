@@ -16,6 +16,7 @@ import dataclasses
 import numpy as np
 
 from pairbench import stats
+from pairbench.analysis.budget import budget_needed
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import (
     CONFIDENCE,
@@ -64,7 +65,8 @@ def analyse(run: Run) -> Analysis:
 def _suite_summary(run: Run, comparisons, values):
     from pairbench.analysis.suite import summarize_suite  # with scipy: see _comparisons
 
-    return summarize_suite(comparisons, values, run.notes, criteria_of(run), run.settings.sampling.seed)
+    summary = summarize_suite(comparisons, values, run.notes, criteria_of(run), run.settings.sampling.seed)
+    return dataclasses.replace(summary, budget=budget_needed(run, comparisons, summary.not_measured.count))
 
 
 def is_suite(run: Run) -> bool:

@@ -175,6 +175,7 @@ class SuiteSummary:
     removed: Listed
     not_measured: Listed
     findings: tuple[Note, ...]
+    budget: BudgetNeeded | None = None  # what would decide the inconclusive and the not measured
 
 
 def summarize_suite(comparisons: Sequence[Comparison], decided_on: Sequence[np.ndarray], run_notes: Sequence[Note],
