@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
+from pairbench.analysis.budget import BudgetNeeded
 from pairbench.analysis.comparison import (
     Criteria,
     Pairing,
