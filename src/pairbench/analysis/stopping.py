@@ -105,6 +105,14 @@ class StoppingRule(Sink):
             return "every comparison reached a verdict"
         return None
 
+    def values(self, key: tuple[int, int] | None = None) -> np.ndarray:
+        """What the verdict of ``key`` (the first comparison by default) is drawn from so far: the
+        per-round log-ratios, or one median per block of rounds."""
+        key = self.keys[0] if key is None else key
+        kept = self._running[key].values if key in self._running else np.zeros(0)
+        waiting = self._pending.get(key, []) if self.criteria.anytime else self._ratios[key]
+        return np.concatenate([kept, np.asarray(waiting, dtype=np.float64)])
+
     def current(self) -> list[Effect | None]:
         """Each comparison's effect now (None while no interval exists, or while the statistics
         load), for the progress line."""

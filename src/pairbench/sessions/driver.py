@@ -58,7 +58,14 @@ from pairbench.sessions.lanes import (
     benchmark_seed,
     block_rounds,
 )
-from pairbench.sessions.sizing import BUDGET_SLACK, SuiteBudget, bracket
+from pairbench.sessions.sizing import (
+    BUDGET_SLACK,
+    EXTENSION_CAP,
+    HOPELESS,
+    Spending,
+    SuiteBudget,
+    bracket,
+)
 from pairbench.settings import Settings
 from pairbench.stats.sequential import first_bounded_n
 
@@ -203,18 +210,24 @@ class SuiteDriver:
         progress = self.progress(b, label, len(self.skeleton.benchmarks), rule) if self.progress else None
         limit = budget_ns if most is None or budget_ns is None or most == sampling.max_runs \
             else int(budget_ns * BUDGET_SLACK)
-        plan = SamplingPlan(targets=targets, stop=StopRule(sampling.runs, sampling.min_runs, most, limit),
+        spending = self._spending(rule, per_block, most, limit)
+        stop = (StopRule(sampling.runs, sampling.min_runs, most, limit) if spending is None else
+                StopRule(None, sampling.min_runs, sampling.max_runs, limit and EXTENSION_CAP * limit))
+        plan = SamplingPlan(targets=targets, stop=stop,
                             warmup_rounds=sampling.warmup if lane.warms_up else 0, timeout_ns=sampling.timeout_ns,
                             seed=benchmark_seed(sampling.seed, b), failure_advice=FAILURE_ADVICE)
+        decide = (None if not (rule and sampling.adaptive) else rule.decide if spending is None
+                  else lambda: spending(sampler.rounds, sampler.elapsed_ns()))
         sampler = Sampler(lane.executor, plan, origin_ns=self._origin, numbering=self._numbering,
                           sinks=[s for s in (*sinks, self.journal, rule, progress, _StopCheck(self._stop))
                                  if s is not None],
-                          decide=rule.decide if rule and sampling.adaptive else None)
+                          decide=decide)
         try:
             sampler.run()
         except CommandFailed as exc:
             self._failed(label, str(exc).removesuffix(" " + FAILURE_ADVICE))
         finally:
+            self.budget.spent(sampler.elapsed_ns())
             for side, series in enumerate(taken):
                 for row, metrics in zip(sampler.rows.get((b, side), []),
                                         _rows_of(sampler.metrics.get((b, side), {})), strict=False):
@@ -294,6 +307,25 @@ class SuiteDriver:
             self.journal.on_sample(Measured(side, b, sample, probe.metrics))
         taken[side].add(sample, probe.metrics)
         return probe
+
+    def _spending(self, rule: StoppingRule | None, per_block: int | None, most: int | None,
+                  limit: int | None) -> Spending | None:
+        """How the benchmark spends the suite's time (``sizing.Spending``), when it stops adaptively."""
+        if rule is None or not self.settings.sampling.adaptive:
+            return None
+
+        def needed() -> int | None:
+            """Further rounds to a verdict (blocks' worth when rounds come in blocks), HOPELESS, or None."""
+            if not preload.ready():  # the statistics load in the background; until then: not known
+                return None
+            from pairbench.analysis.comparison import plan_rounds
+
+            plan = plan_rounds(rule.values(), rule.criteria)
+            if plan.needed is None:
+                return HOPELESS if plan.note is not None else None
+            return plan.needed * (per_block or 1)
+
+        return Spending(rule.decide, needed, most, limit, self.budget)
 
     def _rule(self, b: int, per_block: int | None) -> StoppingRule | None:
         if len(self.skeleton.sides) < 2:
