@@ -21,6 +21,13 @@ study runs as several locked runs):
   on wall and CPU time, and criterion's own ``--save-baseline`` / ``--baseline`` compare with its
   defaults (a change is "Performance has regressed" or "has improved").
 
+* ``repetitions`` (issue 24, item 4): does a harness invocation that repeats its measurement k times
+  (Google Benchmark's ``--benchmark_repetitions``, Go's ``-test.count``), paired at the invocation
+  level (a round's value: the log-ratio of the two invocations' medians), give more information per
+  second than one? For k in ``REPETITIONS``, ``--rounds`` interleaved rounds of A against its second
+  build, in a random order each round; per k the MAD of the rounds' values, the time of a round, and
+  the information per second, 1 / (MAD^2 x round time), relative to k = 1.
+
 Conditions (``--conditions``; calibration.py's load generator, one per chunk of trials, after a lead-in):
 ``phased+2`` (two busy CPUs, plus the phased load: 0, 1 or 2 more busy loops, exponential phases of
 mean 3 s), ``ramp+2`` (two busy CPUs, plus a load rising from 0 to 2 busy loops over 30 s and
@@ -41,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -62,7 +70,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "out" / "loaded"
 PAIRBENCH = (sys.executable, "-m", "pairbench")
 CONDITIONS = {"phased+2": ("phased", 2), "ramp+2": ("ramp", 2), "busy2": ("steady", 2), "busy1": ("steady", 1)}
-PARTS = ("command", "gbench", "go", "criterion")
+PARTS = ("command", "gbench", "go", "criterion", "repetitions")
 KINDS = ("aa", "ab")  # A/A, and the part's true change
 CHANGE = {"command": "+1%", "gbench": "+2.5% (BM_Sort)", "go": "-", "criterion": "-"}
 METRICS = ("wall", "cpu")
@@ -71,6 +79,8 @@ LEAD_IN_S = 4.0
 GO_FILTER = "Atof64|ParseInt/Pos"
 GO_PATTERN = "Atof64|ParseInt/Pos"
 ITOA = "itoa-1.0.19"
+REPETITIONS = (1, 2, 4, 8)
+GO_REPEATED = ("BenchmarkAtof64Decimal", 262144)  # about 10 ms a repetition here
 
 GBENCH_SOURCE = r"""
 #include <benchmark/benchmark.h>
@@ -366,6 +376,98 @@ def _brief(record: dict) -> str:
     return ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
 
 
+# --------------------------------------------------------------------------- repetitions per invocation
+
+
+def gbench_repetitions(program: Path, k: int) -> list[tuple[float, float]]:
+    """One invocation of BM_Sort repeated ``k`` times: (real, cpu) ns per iteration of each repetition."""
+    done = subprocess.run([str(program), "--benchmark_filter=^BM_Sort$", f"--benchmark_repetitions={k}",
+                           "--benchmark_min_time=0.01", "--benchmark_format=json",
+                           "--benchmark_report_aggregates_only=false"], check=True, capture_output=True, text=True)
+    runs = [b for b in json.loads(done.stdout)["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
+    return [(float(b["real_time"]), float(b["cpu_time"])) for b in runs]
+
+
+def go_repetitions(program: Path, k: int) -> list[tuple[float, float]]:
+    """One invocation of a Go benchmark with -test.count ``k``: (ns/op, ns/op) of each repetition (Go
+    reports no CPU time of its own)."""
+    name, iterations = GO_REPEATED
+    done = subprocess.run([str(program), "-test.run", "^$", "-test.bench", f"^{name}$", "-test.count", str(k),
+                           "-test.benchtime", f"{iterations}x"], check=True, capture_output=True, text=True)
+    times = [float(m.group(1)) for m in re.finditer(r"^Benchmark\S+\s+\d+\s+([\d.]+) ns/op", done.stdout, re.M)]
+    return [(t, t) for t in times]
+
+
+def repetitions_part(args) -> None:
+    """Rounds of A and A2 (random order), each invocation repeated k times, for every k and harness."""
+    path = args.out / "repetitions.jsonl"
+    done = {(r["harness"], r["k"], r["condition"]) for r in cal.load_records(path)}
+    spin = cal.build_spin(args.out / "load")
+    rng = np.random.default_rng(args.seed)
+    with open(path, "a") as sink:
+        for condition in args.conditions:
+            shape, busy = CONDITIONS[condition]
+            with tempfile.TemporaryDirectory() as tmp, cal.background_load(spin, args.seed, Path(tmp) / "load.log",
+                                                                           LEAD_IN_S, shape=shape, extra=busy):
+                for harness, build, run in (("gbench", build_gbench, gbench_repetitions),
+                                            ("go", build_go, go_repetitions)):
+                    programs = build(args.out / harness)
+                    for k in rng.permutation(REPETITIONS):
+                        if (harness, int(k), condition) in done:
+                            continue
+                        record = {"harness": harness, "k": int(k), "condition": condition,
+                                  **repeated_rounds(run, programs, int(k), args.rounds, rng),
+                                  "loadavg_before": os.getloadavg()[0]}
+                        sink.write(json.dumps(record) + "\n")
+                        sink.flush()
+                        print(json.dumps({key: v for key, v in record.items() if key != "rounds"}), flush=True)
+
+
+def repeated_rounds(run, programs: dict[str, Path], k: int, rounds: int, rng) -> dict:
+    """``rounds`` rounds of both programs in a random order: each invocation's repetitions and time."""
+    out = []
+    for _ in range(rounds):
+        row = {}
+        for side in rng.permutation(["a", "a2"]):
+            t0 = time.monotonic()
+            reps = run(programs[str(side)], k)
+            row[str(side)] = {"reps": reps, "s": time.monotonic() - t0}
+        out.append(row)
+    return {"rounds": out}
+
+
+def repetition_rows(records: list[dict]) -> list[dict]:
+    """Per harness, condition and k: the MAD of the rounds' log-ratios of medians (wall and CPU), the
+    time of a round, and the information per second relative to k = 1."""
+    rows = []
+    for r in records:
+        walls = np.array([[np.median([x[0] for x in row[s]["reps"]]) for s in ("a", "a2")] for row in r["rounds"]])
+        cpus = np.array([[np.median([x[1] for x in row[s]["reps"]]) for s in ("a", "a2")] for row in r["rounds"]])
+        round_s = float(np.mean([row["a"]["s"] + row["a2"]["s"] for row in r["rounds"]]))
+        mads = [float(1.4826 * np.median(np.abs(d - np.median(d)))) for d in
+                (np.log(walls[:, 1] / walls[:, 0]), np.log(cpus[:, 1] / cpus[:, 0]))]
+        rows.append({"harness": r["harness"], "condition": r["condition"], "k": r["k"], "rounds": len(r["rounds"]),
+                     "mad_wall": mads[0], "mad_cpu": mads[1], "round_s": round_s,
+                     "info_wall": 1.0 / (mads[0] ** 2 * round_s), "info_cpu": 1.0 / (mads[1] ** 2 * round_s),
+                     "loadavg": r["loadavg_before"]})
+    for row in rows:
+        one = next((x for x in rows if (x["harness"], x["condition"], x["k"]) == (row["harness"], row["condition"], 1)),
+                   None)
+        row["relative_wall"] = row["info_wall"] / one["info_wall"] if one else math.nan
+        row["relative_cpu"] = row["info_cpu"] / one["info_cpu"] if one else math.nan
+    return sorted(rows, key=lambda x: (x["harness"], x["condition"], x["k"]))
+
+
+def render_repetitions(records: list[dict]) -> str:
+    lines = ["| harness | condition | repetitions per invocation | rounds | MAD of round values, wall (harness's time) "
+             "| MAD, CPU | round time | information per second vs 1, wall | vs 1, CPU | load avg |", "|---" * 10 + "|"]
+    for r in repetition_rows(records):
+        lines.append(f"| {r['harness']} | {r['condition']} | {r['k']} | {r['rounds']} | {100 * r['mad_wall']:.2f}% "
+                     f"| {100 * r['mad_cpu']:.2f}% | {1e3 * r['round_s']:.0f} ms | {r['relative_wall']:.2f} "
+                     f"| {r['relative_cpu']:.2f} | {r['loadavg']:.1f} |")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -425,6 +527,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--trials", default="16,16", help="trials per condition: A/A, true change")
     p.add_argument("--seed", type=int, default=2402)
     p.add_argument("--max-minutes", type=float, default=24.0)
+    p.add_argument("--rounds", type=int, default=60, help="rounds per k (--part repetitions)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
@@ -443,10 +546,14 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
-        run_part(args)
-    records = [r for part in PARTS for r in cal.load_records(args.out / f"{part}.jsonl")]
+        repetitions_part(args) if args.part == "repetitions" else run_part(args)
+    records = [r for part in PARTS[:-1] for r in cal.load_records(args.out / f"{part}.jsonl")]
     print(f"machine: {json.dumps(cal.machine())}")
     print(render(records))
+    repeated = cal.load_records(args.out / "repetitions.jsonl")
+    if repeated:
+        print()
+        print(render_repetitions(repeated))
     return 0
 
 

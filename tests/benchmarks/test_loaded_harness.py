@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from scripts import benchmark_script
 
 study = benchmark_script("loaded")
@@ -72,3 +73,17 @@ def test_a_cell_counts_false_changes_wrong_ways_and_the_share_equivalent():
     (row,) = study.cells(records)
     assert (row["verdicts"], row["changes"], row["faster"], row["equivalent"]) == (6, 1, 1, 4)
     assert row["median_equivalent_share"] == (1 / 3 + 1) / 2 and row["median_s"] == 11.0
+
+
+def test_information_per_second_of_repetitions_is_relative_to_one_per_invocation():
+    rng = np.random.default_rng(3)
+
+    def record(k, noise, seconds):
+        rounds = [{side: {"reps": [(x, x) for x in 100.0 * np.exp(rng.normal(0.0, noise, k))], "s": seconds / 2}
+                   for side in ("a", "a2")} for _ in range(400)]
+        return {"harness": "gbench", "condition": "busy2", "k": k, "rounds": rounds, "loadavg_before": 2.0}
+
+    one, four = study.repetition_rows([record(1, 0.02, 0.02), record(4, 0.02, 0.05)])
+    # medians of 4 have about (pi/2)/4 of one sample's variance (normal noise): noise 0.63x, cost 2.5x
+    assert 0.5 < four["mad_wall"] / one["mad_wall"] < 0.75
+    assert 0.8 < four["relative_wall"] < 1.6 and one["relative_wall"] == 1.0
