@@ -193,6 +193,10 @@ def pairbench_compare(spin: Path, args: dict, kind: str, metric: str, seed: int,
                     "-n", "A", "-n", "B", f"{spin} {args['aa']}", f"{spin} {b}"], cwd=ROOT,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600, check=False)
     wall = time.monotonic() - t0
+    if json_path.exists():
+        kept = work.parent / "documents"
+        kept.mkdir(exist_ok=True)
+        shutil.copy2(json_path, kept / f"command-{kind}-{metric}-{seed}.json")
     decision = cal.pairbench_decision(json.loads(json_path.read_text())) if json_path.exists() else {}
     decision.pop("pairs", None)
     verdict = decision.get("verdict")
@@ -224,6 +228,9 @@ def pairbench_bench(programs: dict[str, Path], kind: str, metric: str, seed: int
     b = programs["a2" if kind == "aa" else "ab"]
     document = suites.pairbench_bench(["--seed", str(seed), "--metric", metric, "--no-store", *extra,
                                        "-n", "A", "-n", "B", str(programs["a"]), str(b)], work / "bench.json")
+    kept = work.parent / "documents"  # every sample kept: the other metrics are computed from them
+    kept.mkdir(exist_ok=True)
+    shutil.copy2(work / "bench.json", kept / f"{programs['a'].parent.name}-{kind}-{metric}-{seed}.json")
     rounds = {c["benchmark"]["name"]: c["rounds"] for c in document.get("comparisons", [])}
     effects = {c["benchmark"]["name"]: [c["effect"][k] for k in ("estimate", "low", "high")] if c["effect"] else None
                for c in document.get("comparisons", [])}
@@ -350,7 +357,7 @@ def run_part(args) -> None:
     deadline = time.monotonic() + 60 * args.max_minutes
     chunks = [[t for t in todo if t.condition == c][i:i + CHUNK] for c in args.conditions
               for i in range(0, len(todo), CHUNK)]
-    with tempfile.TemporaryDirectory(prefix="loaded-") as tmp, open(path, "a") as sink:
+    with tempfile.TemporaryDirectory(prefix="loaded-", dir=args.out) as tmp, open(path, "a") as sink:
         work = Path(tmp)
         for chunk in (c for c in chunks if c):
             shape, busy = CONDITIONS[chunk[0].condition]
