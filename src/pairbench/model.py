@@ -139,15 +139,21 @@ def metric_total(metric: str, wall_ns, user_ns, sys_ns, metrics: Mapping):
 
     * ``wall``: the ``value`` metric when a harness reported one (the time around its loop), else
       ``wall_ns``;
-    * ``cpu``: the harness's own CPU time of its loop (``cpu_ns``) when it reported one, else the
-      user + system time: a command's whole process tree (``wait4``), a worker's thread around its
-      loop, a harness process's whole life (its start-up included).
+    * ``cpu``: the harness's own CPU time of its loop (``cpu_ns``) when it reported one; else, for a
+      harness that timed its loop (``value``), that time times the share of its process's life the
+      process had a CPU (user + system over ``wall_ns``): its start-up's CPU time would otherwise
+      dilute a change of the loop; else the user + system time: a command's whole process tree
+      (``wait4``), a worker's thread around its loop.
     """
     if metric == "wall":
         return metrics.get(PRIMARY_METRIC, wall_ns)
     if metric != "cpu":
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
-    return metrics[CPU_METRIC] if CPU_METRIC in metrics else user_ns + sys_ns
+    if CPU_METRIC in metrics:
+        return metrics[CPU_METRIC]
+    if PRIMARY_METRIC in metrics:
+        return metrics[PRIMARY_METRIC] * (user_ns + sys_ns) / wall_ns
+    return user_ns + sys_ns
 
 
 def append_metrics(columns: dict[str, list[float]], rows_before: int, metrics: Mapping[str, float]) -> None:

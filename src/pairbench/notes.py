@@ -80,6 +80,7 @@ CODES: dict[str, str] = {
     "involuntary-switches": "other tasks took the CPU mid-sample",
     "no-cpu-time": "a verdict on CPU time was asked of samples that recorded none",
     "cpu-time-partial": "a verdict on CPU time of a benchmark that is not CPU-bound (waits, or runs threads)",
+    "metric-chosen": "--metric auto chose wall or CPU time from the first rounds, and why",
     "metrics-disagree": "wall time and CPU time changed by different amounts: which to trust, and why",
     "rss-at-floor": "max RSS is at the smallest value the executor can report",
     "machine-busy": "load on the machine while measuring",

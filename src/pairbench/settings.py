@@ -40,11 +40,12 @@ DEFAULTS: dict[str, object] = {
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None,
     "export_markdown": None, "export_csv": None, "export_html": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
-    "shard": None, "suite_time": None, "balance": None, "metric": "wall",
+    "shard": None, "suite_time": None, "balance": None, "metric": "auto",
     "tuned_rounds": 30,  # no option: see Decision.tuned_rounds
 }
-METRIC_CHOICES = ("wall", "cpu")
-"""--metric: what a comparison decides on (``model.metric_total``)."""
+METRIC_CHOICES = ("auto", "wall", "cpu")
+"""--metric: what a comparison decides on (``model.metric_total``); auto: CPU time for a benchmark
+whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``)."""
 LEGACY_METRIC = "wall"
 """What results stored before --metric existed (pairbench 0.2) were decided on."""
 LEGACY_TUNED_ROUNDS = 200
@@ -113,7 +114,7 @@ class Decision:
     fail_on: str = "never"
     self_check: bool = False
     tuned_rounds: int = 30  # the rounds at which the adaptive interval is tightest (analysis.criteria)
-    metric: str = "wall"  # what the verdict is on: "wall" (elapsed) or "cpu" (user + system) time
+    metric: str = "auto"  # what the verdict is on: "wall" (elapsed) or "cpu" (user + system) time, or "auto"
 
 
 WORKER_SAMPLE_TIME_NS = 1_000_000

@@ -50,7 +50,7 @@ def codes(comparison) -> set[str]:
 
 def test_a_slowdown_hidden_in_other_tasks_time_slices_is_found_on_cpu_time_not_on_wall_time():
     base, cand = loaded_pair(1.02)
-    on_wall, on_cpu = compared(base, cand), compared(base, cand, metric="cpu")
+    on_wall, on_cpu = compared(base, cand, metric="wall"), compared(base, cand, metric="cpu")
     assert on_wall.verdict.verdict == "inconclusive" and on_wall.metric == "wall"
     assert on_cpu.verdict.verdict == "slower" and on_cpu.metric == "cpu"
     assert 1.5 < on_cpu.effect.estimate < 2.5
@@ -132,3 +132,43 @@ def test_a_count_is_compared_on_its_value_whatever_the_metric():
                    {(0, 0): base, (0, 1): Samples(cand.columns, {})}, benchmarks=(BenchmarkKey("allocs", (), "B"),),
                    runs=ROUNDS, metric="cpu")
     assert analyse(run).comparisons[0].metric == "wall"
+
+
+# --------------------------------------------------------------------------- --metric auto
+
+
+def test_auto_decides_a_cpu_bound_benchmark_on_cpu_time_and_says_why():
+    base, cand = loaded_pair(1.02)  # every sample interrupted by other tasks
+    found = compared(base, cand)  # the default
+    assert found.metric == "cpu" and found.verdict.verdict == "slower"
+    chosen = next(n for n in found.notes if n.code == "metric-chosen")
+    assert chosen.data == {"metric": "cpu", "rounds": 10, "kind": "unknown", "off_cpu_share": None,
+                           "cpu_over_wall": chosen.data["cpu_over_wall"]}
+
+
+def test_auto_decides_a_sleeping_benchmark_on_wall_time():
+    base, cand = loaded_pair(1.0, switches=0, off_cpu=25_000_000.0)
+    slept_more = Samples({**cand.columns, "wall_ns": cand["wall_ns"] + 10_000_000})
+    found = compared(base, slept_more)
+    assert found.metric == "wall" and found.verdict.verdict == "slower"
+    assert next(n for n in found.notes if n.code == "metric-chosen").data["kind"] == "off-cpu"
+    assert "cpu-time-partial" not in codes(found)
+
+
+def test_auto_chooses_from_the_first_rounds_alone_as_the_stopping_rule_does():
+    base, cand = loaded_pair(1.03)
+    sleepy = 25_000_000 * (np.arange(ROUNDS) < 10)  # asleep, uninterrupted, in the first 10 rounds only
+    switches = np.where(np.arange(ROUNDS) < 10, 0, 8)
+    base, cand = (Samples({**s.columns, "wall_ns": s["wall_ns"] + sleepy, "involuntary_cs": switches})
+                  for s in (base, cand))
+    found = compared(base, cand)
+    rule = StoppingRule(Criteria(alpha=0.01, metric="auto"), 0, [1])
+    for r, rows in enumerate(zip(base.rows(), cand.rows(), strict=True)):
+        rule.on_round(RoundEnd(r, False, tuple(Measured(k, 0, row) for k, row in enumerate(rows)), r + 1, 0, 0))
+    assert found.metric == rule.metric() == "wall"
+
+
+def test_a_result_without_cpu_time_is_decided_on_wall_time_by_auto_without_a_note():
+    walls = 10_000_000 + np.arange(ROUNDS) * 1000
+    found = compared(series(walls, start_seq=0, stride=2), series(walls * 1.1, start_seq=1, stride=2))
+    assert found.metric == "wall" and found.verdict.verdict == "slower" and "metric-chosen" not in codes(found)

@@ -37,6 +37,8 @@ EXAMPLES = {
     "involuntary-switches": {"rate": 41.0, "affected": 31, "n": 32},
     "no-cpu-time": {"sides": ["old"]},
     "cpu-time-partial": {"kind": "off-cpu", "off_cpu_share": 0.6, "cpu_over_wall": 0.4},
+    "metric-chosen": {"metric": "cpu", "rounds": 10, "kind": "cpu-bound", "off_cpu_share": 0.02,
+                      "cpu_over_wall": 0.97},
     "metrics-disagree": {"metric": "cpu", "other": "wall", "kind": "off-cpu", "estimate": 0.1, "low": -0.4,
                          "high": 0.5, "other_estimate": 48.0, "other_low": 45.0, "other_high": 51.0},
     "rss-at-floor": {"sides": ["a", "b"], "floor_kib": 13_000},

@@ -43,7 +43,7 @@ from pairbench.analysis.records import (
     Secondary,
     Shift,
 )
-from pairbench.analysis.rules import CpuUse, cpu_use
+from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_use
 from pairbench.analysis.summary import guarded, refusal_note
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.model import BenchmarkKey, Samples
@@ -69,10 +69,18 @@ def paired_values(baseline: Samples, candidate: Samples, metric: str = "wall") -
     return b.metric_values(metric)[b_index], c.metric_values(metric)[c_index]
 
 
-def metric_of(benchmark: BenchmarkKey, criteria: Criteria) -> str:
-    """What a comparison of ``benchmark`` decides on: the criteria's metric for a time, else its value
-    (bytes, allocations: there is no CPU time of a count)."""
-    return criteria.metric if benchmark.unit == "ns" else "wall"
+def metric_of(pairing: Pairing, criteria: Criteria) -> tuple[str, CpuUse | None]:
+    """What a comparison decides on, and (for ``--metric auto``) the ``cpu_use`` it was chosen by: the
+    criteria's metric for a time, else its value (bytes, allocations: there is no CPU time of a
+    count); auto chooses by ``rules.chosen_metric`` from the first ``CHOICE_ROUNDS`` rounds both sides
+    measured, as the stopping rule does."""
+    if pairing.benchmark.unit != "ns":
+        return "wall", None
+    if criteria.metric != "auto":
+        return criteria.metric, None
+    b, c, b_index, c_index = _paired(pairing.base, pairing.cand)
+    use = cpu_use_of((b, b_index[:CHOICE_ROUNDS]), (c, c_index[:CHOICE_ROUNDS]))
+    return chosen_metric(use), use
 
 
 def paired_blocks(baseline: Samples, candidate: Samples, metric: str = "wall") -> np.ndarray | None:
@@ -301,7 +309,7 @@ class Pairing:
 
 def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, ComparisonFigure]:
     """One candidate against the baseline: verdict, effect, secondary statistics, notes, chart data."""
-    metric = metric_of(pairing.benchmark, criteria)
+    metric, chosen_by = metric_of(pairing, criteria)
     base, cand = paired_values(pairing.base, pairing.cand, metric)
     r = _log_ratios(base, cand) if base.size else np.zeros(0)
     blocks = paired_blocks(pairing.base, pairing.cand, metric)
@@ -313,7 +321,7 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
         verdict, effect, notes = verdict_of(lambda: effect_of(decided_on, criteria), criteria)
         plan = (plan_rounds(r, criteria) if verdict.verdict == "inconclusive" and not (effect and effect.moved)
                 and blocks is None else RoundsPlan(None))
-        notes = [*notes, *metric_notes(pairing, metric, effect, criteria)]
+        notes = [*notes, *metric_notes(pairing, metric, effect, criteria, chosen_by)]
     notes = [*notes, *([plan.note] if plan.note else [])]
     if blocks is not None and r.size:
         notes.append(Note("process-blocks", {"blocks": int(decided_on.size), "rounds": int(r.size)}))
@@ -344,16 +352,22 @@ def _no_cpu_time(pairing: Pairing, metric: str) -> Note | None:
     return Note("no-cpu-time", {"sides": missing}) if missing else None
 
 
-def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria: Criteria) -> list[Note]:
+def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria: Criteria,
+                 chosen_by: CpuUse | None = None) -> list[Note]:
     """What the other time says: a note when its interval (the sign test's, at the comparison's level)
     lies apart from the verdict's, and, for a verdict on CPU time, when the benchmark is not CPU-bound
-    (``rules.cpu_use``), with which time to trust."""
+    (``rules.cpu_use``), with which time to trust; with ``--metric auto``, which time it chose and why."""
     if pairing.benchmark.unit != "ns":
         return []
-    use = cpu_use_of(pairing.base, pairing.cand)
+    b, c, b_index, c_index = _paired(pairing.base, pairing.cand)
+    use = cpu_use_of((b, b_index), (c, c_index))
     how = ({"kind": use.kind, "off_cpu_share": use.off_cpu_share, "cpu_over_wall": use.cpu_over_wall}
            if use is not None else {"kind": "unknown"})
     notes = []
+    if criteria.metric == "auto" and chosen_by is not None:  # (no CPU time recorded: wall, said by nothing)
+        notes.append(Note("metric-chosen", {"metric": metric, "rounds": min(CHOICE_ROUNDS, int(b_index.size)),
+                                            "kind": chosen_by.kind, "off_cpu_share": chosen_by.off_cpu_share,
+                                            "cpu_over_wall": chosen_by.cpu_over_wall}))
     if metric == "cpu" and how["kind"] in ("off-cpu", "threads"):
         notes.append(Note("cpu-time-partial", how))
     other = "wall" if metric == "cpu" else "cpu"
@@ -372,12 +386,12 @@ def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria:
     return notes
 
 
-def cpu_use_of(*series: Samples) -> CpuUse | None:
-    """``rules.cpu_use`` of the measured samples of ``series`` together."""
-    measured = [s.measured() for s in series]
-    return cpu_use(np.concatenate([s["wall_ns"] for s in measured]),
-                   np.concatenate([s["user_ns"] + s["sys_ns"] for s in measured]),
-                   np.concatenate([s["involuntary_cs"] for s in measured]))
+def cpu_use_of(*chosen: tuple[Samples, np.ndarray]) -> CpuUse | None:
+    """``rules.cpu_use`` of the samples at the indices given, of every series given, together."""
+    def column(name: str) -> np.ndarray:
+        return np.concatenate([s[name][index] for s, index in chosen])
+
+    return cpu_use(column("wall_ns"), column("user_ns") + column("sys_ns"), column("involuntary_cs"))
 
 
 def never_succeeded(pairing: Pairing) -> Note | None:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pairbench.model import METRICS
-from pairbench.settings import ALPHA_RANGE, Settings
+from pairbench.settings import ALPHA_RANGE, METRIC_CHOICES, Settings
 
 T_OPT = 30
 """The rounds at which the confidence sequence's mixture is tuned to be tightest (``stats.sequential``),
@@ -40,7 +39,7 @@ class Criteria:
     anytime: bool = True  # adaptive stopping: use the confidence sequence
     family: int = 1  # candidates compared with the baseline (the self-check excluded)
     tuned: int = T_OPT  # the rounds at which the confidence sequence is tightest
-    metric: str = "wall"  # what is compared: "wall" or "cpu" time (``model.metric_total``)
+    metric: str = "wall"  # what is compared: "wall" or "cpu" time (``model.metric_total``), or "auto"
 
     def __post_init__(self):
         low, high = ALPHA_RANGE
@@ -48,8 +47,8 @@ class Criteria:
             raise ValueError(f"alpha must lie between {low:g} and {high:g}, got {self.alpha!r}")
         if self.family < 1:
             raise ValueError(f"the family must hold at least 1 candidate, got {self.family!r}")
-        if self.metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
+        if self.metric not in METRIC_CHOICES:
+            raise ValueError(f"metric must be one of {METRIC_CHOICES}, got {self.metric!r}")
 
     @classmethod
     def of(cls, settings: Settings, family: int) -> Criteria:

@@ -10,13 +10,14 @@
   the CPU to another task for about a scheduler slice (0.75-3 ms), so 10/s
   costs up to 1-3% of the time, unevenly.
 * **CPU-bound or not**: a sample no other task interrupted (no involuntary
-  switch) that spends over
-  ``OFF_CPU_SHARE`` of its wall time, and over ``OFF_CPU_MIN_NS``, off the CPU
-  was sleeping, reading, or waiting for a child or a lock: its CPU time
-  leaves that time out. A median CPU time over ``THREADS_RATIO`` times the wall
-  time means several threads or processes ran at once: CPU time adds them up.
-  Spawning and reaping a command costs about 0.4-0.9 ms off its CPU, and
-  Python's start-up 2-3 ms (measured on the 2-CPU test machine), hence the floor.
+  switch) that spends over ``OFF_CPU_SHARE`` of its wall time off the CPU,
+  and over ``OFF_CPU_MIN_NS`` or over half of it, was sleeping, reading, or
+  waiting for a child or a lock: its CPU time leaves that time out. Spawning
+  and reaping a command costs about 0.4-0.9 ms off its CPU (41% of `true`'s
+  wall time), and Python's start-up 2-3 ms (20%), measured on the 2-CPU test
+  machine: hence the floor, and the half. A median CPU time over
+  ``THREADS_RATIO`` times the wall time means several threads or processes ran
+  at once: CPU time adds them up.
 * **The A/A self-check**: a copy of the baseline that is found faster or
   slower means the machine's noise is not what the method assumes.
 * **The machine**: of the environment checks (``environment.checks``), only
@@ -135,7 +136,7 @@ class CpuUse:
             return "threads"
         if self.off_cpu_share is None:
             return "unknown"
-        if self.off_cpu_share > OFF_CPU_SHARE and self.off_cpu_ns > OFF_CPU_MIN_NS:
+        if self.off_cpu_share > OFF_CPU_SHARE and (self.off_cpu_ns > OFF_CPU_MIN_NS or self.off_cpu_share > 0.5):
             return "off-cpu"
         return "cpu-bound"
 
@@ -152,6 +153,21 @@ def cpu_use(wall_ns, cpu_ns, involuntary) -> CpuUse | None:
     return CpuUse(float(np.median(off / wall[quiet])) if quiet.any() else None,
                   float(np.median(off)) if quiet.any() else None,
                   float(np.median(cpu / wall)), int(quiet.sum()), int(wall.size))
+
+
+CHOICE_ROUNDS = 10
+"""``--metric auto`` chooses from the first this many rounds both sides measured: the fewest ``compare``
+takes (its --min-runs), and fewer than any verdict at alpha 0.01 needs (11)."""
+
+
+def chosen_metric(use: CpuUse | None) -> str:
+    """What ``--metric auto`` decides on, from the ``cpu_use`` of the first ``CHOICE_ROUNDS`` rounds
+    (both sides' samples): CPU time unless the samples show the benchmark waiting or running threads,
+    or recorded no CPU time. A benchmark whose every sample other tasks interrupted counts as CPU-bound:
+    one that waits for itself is seldom interrupted while it waits, so its quiet samples show it."""
+    if use is None or use.kind in ("off-cpu", "threads"):
+        return "wall"
+    return "cpu"
 
 
 # --------------------------------------------------------------------------- the self-check

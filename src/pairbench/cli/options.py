@@ -118,9 +118,10 @@ def decision_options(f, *, self_check: bool = True):
                      help="Exit 1 when a verdict (not negligible) matches: slower, faster, change (either)."
                           + _shown("fail_on", "compare")),
         click.option("--metric", metavar="|".join(METRIC_CHOICES),
-                     help="What the verdicts are on: wall (elapsed) time, or cpu time (user + system: "
-                          "other tasks' time slices left out, so it stays steady on a busy machine, but "
-                          "time spent sleeping, reading or waiting for a child is left out too)."
+                     help="What the verdicts are on: cpu time (user + system: other tasks' time slices are "
+                          "left out, so it stays steady on a busy machine, but so is time spent sleeping, "
+                          "reading or waiting for a child), wall (elapsed) time, or auto: CPU time for a "
+                          "benchmark whose first 10 rounds show it CPU-bound, else wall time."
                           + _shown("metric", "compare")),
         click.option("--self-check", is_flag=True,
                      help="Also run a copy of the baseline: an A/A comparison that must not find a change."),

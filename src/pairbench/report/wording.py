@@ -262,6 +262,23 @@ def _cpu_partial(d: Mapping, unit: str) -> str:
     return f"the verdict is on CPU time, but {_trust(d)}; decide on wall time with --metric wall"
 
 
+CHOSEN_WHY = {
+    "cpu-bound": "they show it CPU-bound ({share} of its time off the CPU when nothing interrupted it), so other "
+                 "tasks' time slices are left out",
+    "unknown": "other tasks interrupted every sample, so it counts as CPU-bound (a benchmark that waits is seldom "
+               "interrupted while it waits), and their time slices are left out",
+    "off-cpu": "they spend {share} of their time off the CPU (sleeping, reading, or waiting for a child or a lock), "
+               "which CPU time would leave out",
+    "threads": "its CPU time is {ratio:.2f}x its wall time (several threads or processes at once)",
+}
+
+
+def _chosen(d: Mapping, unit: str) -> str:
+    why = CHOSEN_WHY[d["kind"]].format(share=format_percent(100 * (d.get("off_cpu_share") or 0), signed=False),
+                                       ratio=d.get("cpu_over_wall") or 0)
+    return f"the verdict is on {METRIC_WORDS[d['metric']]} (--metric auto), from its first {d['rounds']} rounds: {why}"
+
+
 def _cleanup(d: Mapping, unit: str) -> str:
     by = d.get("signal", "Ctrl-C")  # SIGTERM and SIGHUP are handled like Ctrl-C
     if d.get("command") is None:
@@ -339,6 +356,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
                                  "imported result has none); decide on wall time with --metric wall"),
     "cpu-time-partial": _cpu_partial,
     "metrics-disagree": _disagree,
+    "metric-chosen": _chosen,
     "rss-at-floor": lambda d, u: (
         f"max RSS of {', '.join(d['sides'])} is at the smallest value the executor can report "
         f"(about {format_kib(d['floor_kib'])}, the size of the process that spawns commands, which Linux "
