@@ -12,13 +12,13 @@ study runs as several locked runs):
 * ``gbench``: a Google Benchmark program built here (``BM_Sort``: std::sort of N random ints, the
   copy made under PauseTiming; ``BM_MapInsert``; ``BM_Memcpy64K``), A against a second build (A/A)
   and against a build sorting 3% more elements (the report's +2.5%); ``pairbench bench`` with its
-  defaults, on wall and on CPU time (Google Benchmark's own ``cpu_time``);
+  defaults (``--metric auto``), and on wall and on CPU time (Google Benchmark's own ``cpu_time``);
 * ``go``: the Go standard library's ``internal/strconv`` test binary built twice here (``go test -c``),
-  its 12 ``Atof64`` and ``ParseInt/Pos`` benchmarks, A/A; ``pairbench bench`` on wall and CPU time,
-  and benchstat on ``-test.count 10 -test.benchtime 100ms`` of A then of B (alpha 0.05 and 0.01);
+  its 12 ``Atof64`` and ``ParseInt/Pos`` benchmarks, A/A; ``pairbench bench`` with its defaults
+  (``--metric auto``) and on wall time, and benchstat on ``-test.count 10 -test.benchtime 100ms`` of A then of B (alpha 0.05 and 0.01);
 * ``criterion``: the 14 benchmarks of the ``itoa`` crate's own criterion suite (its source from the
   cargo registry, built here), the bench binary against a copy of itself (A/A); ``pairbench bench``
-  on wall and CPU time, and criterion's own ``--save-baseline`` / ``--baseline`` compare with its
+  with its defaults (``--metric auto``) and on wall time, and criterion's own ``--save-baseline`` / ``--baseline`` compare with its
   defaults (a change is "Performance has regressed" or "has improved").
 
 * ``repetitions`` (issue 24, item 4): does a harness invocation that repeats its measurement k times
@@ -73,7 +73,6 @@ CONDITIONS = {"phased+2": ("phased", 2), "ramp+2": ("ramp", 2), "busy2": ("stead
 PARTS = ("command", "gbench", "go", "criterion", "repetitions")
 KINDS = ("aa", "ab")  # A/A, and the part's true change
 CHANGE = {"command": "+1%", "gbench": "+2.5% (BM_Sort)", "go": "-", "criterion": "-"}
-METRICS = ("wall", "cpu")
 CHUNK = 8  # trials per load generator
 LEAD_IN_S = 4.0
 GO_FILTER = "Atof64|ParseInt/Pos"
@@ -302,9 +301,15 @@ class Trial:
     seed: int
 
 
+DESIGNS = {"command": ("pairbench-wall", "pairbench-cpu", "hyperfine+welch"),
+           "gbench": ("pairbench-wall", "pairbench-cpu", "pairbench-auto"),
+           "go": ("pairbench-wall", "pairbench-auto", "benchstat"),
+           "criterion": ("pairbench-wall", "pairbench-auto", "criterion")}
+"""Per part: pairbench on each metric (auto: the default), and the peer."""
+
+
 def designs(part: str) -> list[str]:
-    peers = {"command": ["hyperfine+welch"], "gbench": [], "go": ["benchstat"], "criterion": ["criterion"]}
-    return [f"pairbench-{m}" for m in METRICS] + peers[part]
+    return list(DESIGNS[part])
 
 
 def plan(part: str, conditions: list[str], counts: dict[str, int], seed: int) -> list[Trial]:
