@@ -817,6 +817,15 @@ def load_records(path: Path) -> list[dict]:
     return out
 
 
+def listed(parser: argparse.ArgumentParser, option: str, text: str, allowed) -> list[str]:
+    """A comma-separated option's values, each one of ``allowed`` (else the parser's usage error)."""
+    values = [v for v in text.split(",") if v]
+    for value in values:
+        if value not in allowed:
+            parser.error(f"{option}: unknown value {value!r}; choose from {', '.join(allowed)}")
+    return values
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="2 trials per kind: a smoke run")
@@ -837,18 +846,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     args.counts = dict(zip(KINDS, [2, 2, 2] if args.quick else [int(x) for x in args.trials.split(",")],
                            strict=True))
-    args.conditions = [c for c in args.conditions.split(",") if c]
-    args.designs = [d for d in args.designs.split(",") if d]
-    args.workloads = [w for w in args.workloads.split(",") if w]
-    for w in args.workloads:
-        if w not in WORKLOADS:
-            p.error(f"--workloads: unknown workload {w!r}; choose from {', '.join(WORKLOADS)}")
-    for c in args.conditions:
-        if c not in CONDITIONS:
-            p.error(f"--conditions: unknown condition {c!r}; choose from {CONDITIONS}")
-    for d in args.designs:
-        if d not in DESIGNS:
-            p.error(f"--designs: unknown design {d!r}; choose from {DESIGNS}")
+    args.conditions = listed(p, "--conditions", args.conditions, CONDITIONS)
+    args.designs = listed(p, "--designs", args.designs, DESIGNS)
+    args.workloads = listed(p, "--workloads", args.workloads, WORKLOADS)
     if "sequential" in args.designs and not (args.report_only or args.pilot) and not shutil.which("hyperfine"):
         p.error("the sequential design needs hyperfine: run scripts/install-test-deps.sh --bench "
                 "(or use make calibrate, which does)")

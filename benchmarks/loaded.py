@@ -543,10 +543,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
-    args.conditions = [c for c in args.conditions.split(",") if c]
-    for c in args.conditions:
-        if c not in CONDITIONS:
-            p.error(f"--conditions: unknown condition {c!r}; choose from {', '.join(CONDITIONS)}")
+    args.conditions = cal.listed(p, "--conditions", args.conditions, CONDITIONS)
     args.counts = dict(zip(KINDS, (int(x) for x in args.trials.split(",")), strict=True))
     if not args.report_only and not args.part:
         p.error("give --part (or --report-only)")

@@ -394,15 +394,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--ks", default="2,3,5", help="samples per side per round for the -k statistics")
     args = p.parse_args(argv)
     args.counts = dict(zip(EFFECTS, (int(x) for x in args.trials.split(",")), strict=True))
-    args.conditions = [c for c in args.conditions.split(",") if c]
-    args.workloads = [w for w in args.workloads.split(",") if w]
+    args.conditions = cal.listed(p, "--conditions", args.conditions, LOADS)
+    args.workloads = cal.listed(p, "--workloads", args.workloads, WORKLOADS)
     args.ks = [1, *(int(k) for k in args.ks.split(",") if k)]
-    for c in args.conditions:
-        if c not in LOADS:
-            p.error(f"--conditions: unknown condition {c!r}; choose from {', '.join(LOADS)}")
-    for w in args.workloads:
-        if w not in WORKLOADS:
-            p.error(f"--workloads: unknown workload {w!r}; choose from {', '.join(WORKLOADS)}")
     return args
 
 
