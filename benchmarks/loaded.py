@@ -9,6 +9,8 @@ study runs as several locked runs):
   and ``--metric wall``, the same with ``--metric cpu``, and hyperfine as its users run it
   (``hyperfine -N --warmup 1 A B``: its default runs, all of A then all of B) judged by Welch's t-test
   at alpha 0.01 and 0.05;
+* ``sleeper``: ``sleep 0.025`` against itself and against ``sleep 0.02525`` (+1%), with pairbench's
+  default (``--metric auto``): a command that waits, which auto must decide on wall time;
 * ``gbench``: a Google Benchmark program built here (``BM_Sort``: std::sort of N random ints, the
   copy made under PauseTiming; ``BM_MapInsert``; ``BM_Memcpy64K``), A against a second build (A/A)
   and against a build sorting 3% more elements (the report's +2.5%); ``pairbench bench`` with its
@@ -70,9 +72,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "out" / "loaded"
 PAIRBENCH = (sys.executable, "-m", "pairbench")
 CONDITIONS = {"phased+2": ("phased", 2), "ramp+2": ("ramp", 2), "busy2": ("steady", 2), "busy1": ("steady", 1)}
-PARTS = ("command", "gbench", "go", "criterion", "repetitions")
+PARTS = ("command", "sleeper", "gbench", "go", "criterion", "repetitions")
+SLEEPS = {"aa": ("sleep 0.025", "sleep 0.025"), "ab": ("sleep 0.025", "sleep 0.02525")}
 KINDS = ("aa", "ab")  # A/A, and the part's true change
-CHANGE = {"command": "+1%", "gbench": "+2.5% (BM_Sort)", "go": "-", "criterion": "-"}
+CHANGE = {"command": "+1%", "sleeper": "+1% (sleep)", "gbench": "+2.5% (BM_Sort)", "go": "-", "criterion": "-"}
 CHUNK = 8  # trials per load generator
 LEAD_IN_S = 4.0
 GO_FILTER = "Atof64|ParseInt/Pos"
@@ -182,25 +185,29 @@ def build_criterion(out: Path) -> dict[str, Path]:
 # --------------------------------------------------------------------------- designs
 
 
-def pairbench_compare(spin: Path, args: dict, kind: str, metric: str, seed: int, work: Path) -> dict:
-    """``pairbench compare`` with its defaults and ``--metric``: the verdict and the whole time."""
+def pairbench_compare(part: str, commands: tuple[str, str], kind: str, metric: str, seed: int, work: Path) -> dict:
+    """``pairbench compare`` of ``commands`` with its defaults and ``--metric``: the verdict, the metric it
+    was on, and the whole time."""
     json_path = work / "compare.json"
     json_path.unlink(missing_ok=True)
-    b = args["aa" if kind == "aa" else "ab1"]
     t0 = time.monotonic()
     subprocess.run([*PAIRBENCH, "compare", "-q", "--seed", str(seed), "--metric", metric, "--json", str(json_path),
-                    "-n", "A", "-n", "B", f"{spin} {args['aa']}", f"{spin} {b}"], cwd=ROOT,
+                    "-n", "A", "-n", "B", *commands], cwd=ROOT,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600, check=False)
     wall = time.monotonic() - t0
-    if json_path.exists():
-        kept = work.parent / "documents"
-        kept.mkdir(exist_ok=True)
-        shutil.copy2(json_path, kept / f"command-{kind}-{metric}-{seed}.json")
-    decision = cal.pairbench_decision(json.loads(json_path.read_text())) if json_path.exists() else {}
+    if not json_path.exists():
+        return {"verdicts": {"command": None}, "wall_s": wall}
+    kept = work.parent / "documents"
+    kept.mkdir(exist_ok=True)
+    shutil.copy2(json_path, kept / f"{part}-{kind}-{metric}-{seed}.json")
+    document = json.loads(json_path.read_text())
+    decision = cal.pairbench_decision(document)
     decision.pop("pairs", None)
     verdict = decision.get("verdict")
+    decided_on = [c.get("metric") for c in document.get("comparisons", [])]
     return {"verdicts": {"command": _verdict(verdict, decision.get("negligible"))}, "wall_s": wall,
-            "rounds": decision.get("rounds"), "effect": [decision.get(k) for k in ("estimate", "low", "high")]}
+            "rounds": decision.get("rounds"), "effect": [decision.get(k) for k in ("estimate", "low", "high")],
+            "decided_on": decided_on}
 
 
 def hyperfine_welch(spin: Path, args: dict, kind: str, work: Path) -> dict:
@@ -233,8 +240,9 @@ def pairbench_bench(programs: dict[str, Path], kind: str, metric: str, seed: int
     rounds = {c["benchmark"]["name"]: c["rounds"] for c in document.get("comparisons", [])}
     effects = {c["benchmark"]["name"]: [c["effect"][k] for k in ("estimate", "low", "high")] if c["effect"] else None
                for c in document.get("comparisons", [])}
+    decided_on = [c.get("metric") for c in document.get("comparisons", [])]
     return {"verdicts": suites.verdicts(document), "wall_s": document["_wall_s"], "rounds": rounds,
-            "effects": effects, "exit": document["_exit"]}
+            "effects": effects, "exit": document["_exit"], "decided_on": decided_on}
 
 
 def benchstat_peer(benchstat: Path, programs: dict[str, Path], kind: str, work: Path) -> dict:
@@ -302,6 +310,7 @@ class Trial:
 
 
 DESIGNS = {"command": ("pairbench-wall", "pairbench-cpu", "hyperfine+welch"),
+           "sleeper": ("pairbench-auto",),
            "gbench": ("pairbench-wall", "pairbench-cpu", "pairbench-auto"),
            "go": ("pairbench-wall", "pairbench-auto", "benchstat"),
            "criterion": ("pairbench-wall", "pairbench-auto", "criterion")}
@@ -336,8 +345,15 @@ def runner(part: str, out: Path) -> Callable[[Trial, Path], dict]:
         def command(trial: Trial, work: Path) -> dict:
             if trial.design == "hyperfine+welch":
                 return hyperfine_welch(spin, args, trial.kind, work)
-            return pairbench_compare(spin, args, trial.kind, trial.design.removeprefix("pairbench-"), trial.seed, work)
+            b = args["aa" if trial.kind == "aa" else "ab1"]
+            return pairbench_compare("command", (f"{spin} {args['aa']}", f"{spin} {b}"), trial.kind,
+                                     trial.design.removeprefix("pairbench-"), trial.seed, work)
         return command
+    if part == "sleeper":
+        def sleeper(trial: Trial, work: Path) -> dict:
+            return pairbench_compare("sleeper", SLEEPS[trial.kind], trial.kind, trial.design.removeprefix("pairbench-"),
+                                     trial.seed, work)
+        return sleeper
     programs = {"gbench": build_gbench, "go": build_go, "criterion": build_criterion}[part](out / part)
     extra = {"go": ("--harness", "go", "-k", GO_FILTER), "criterion": ("--harness", "criterion"),
              "gbench": ("--harness", "gbench")}[part]
@@ -510,13 +526,14 @@ def cell_row(part: str, condition: str, kind: str, design: str, verdicts: list[d
             "bound": cal.clopper_pearson_upper(changed, len(flat)) if kind == "aa" and flat else None,
             "median_equivalent_share": float(np.median(per_trial_equivalent)) if per_trial_equivalent else None,
             "median_s": float(np.median([r["wall_s"] for r in cell])),
+            "decided_on": {m: sum(r.get("decided_on", []).count(m) for r in cell) for m in ("wall", "cpu")},
             "loadavg": float(np.median([r["loadavg_before"] for r in cell]))}
 
 
 def render(records: list[dict]) -> str:
     lines = ["| part | condition | change | design | trials | verdicts | slower | faster | equivalent | false changes "
              "(A/A; CP 95% bound) | found (true change) | wrong direction | half equivalent or more (trials) "
-             "| median s | load avg |", "|---" * 15 + "|"]
+             "| decided on (wall/cpu) | median s | load avg |", "|---" * 16 + "|"]
     for r in cells(records):
         aa = r["kind"] == "aa"
         false = f"{r['changes']}/{r['verdicts']} (<= {100 * r['bound']:.1f}%)" if aa else "-"
@@ -525,7 +542,8 @@ def render(records: list[dict]) -> str:
         half = "-" if r["median_equivalent_share"] is None else f"{r['median_equivalent_share']:.0%} (median)"
         lines.append(f"| {r['part']} | {r['condition']} | {'A/A' if aa else CHANGE[r['part']]} | {r['design']} "
                      f"| {r['trials']} | {r['verdicts']} | {r['slower']} | {r['faster']} | {r['equivalent']} | {false} "
-                     f"| {found} | {wrong} | {half} | {r['median_s']:.1f} | {r['loadavg']:.1f} |")
+                     f"| {found} | {wrong} | {half} | {r['decided_on']['wall']}/{r['decided_on']['cpu']} "
+                     f"| {r['median_s']:.1f} | {r['loadavg']:.1f} |")
     return "\n".join(lines)
 
 
