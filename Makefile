@@ -39,7 +39,7 @@ calibrate: setup
 	$(BIN)/python benchmarks/calibration.py --out benchmarks/out/calibration
 
 lint: setup
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache $(HELPER)

@@ -5,14 +5,20 @@
 ``pairbench.measure.native``): into the build directory for ``pip install .``,
 into the source tree for ``pip install -e .`` (setuptools sets
 ``editable_mode``). Without a compiler it says so and the install goes on;
-pairbench then runs commands from its Python spawner. The wheel is marked
-platform-specific, since it may hold a compiled program.
+pairbench then runs commands from its Python spawner.
+
+A wheel that holds the spawner is tagged for its platform alone
+(``py3-none-linux_x86_64``): the program is a standalone executable, not a
+Python extension, so any Python 3 of that platform can run it. A wheel built
+without a compiler holds none and is pure (``py3-none-any``).
 """
 
 import importlib.util
+import logging
 import os
 
 from setuptools import Command, Distribution, setup
+from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build import build
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,10 +60,10 @@ class build_spawner(Command):
     def run(self):
         problem = native.build(self._source(), self._target())
         if problem:
-            self.announce(f"pairbench: the native spawner was not built ({problem}); pairbench will run "
-                          "commands from its Python spawner (max RSS is then reported from ~13 MiB)", 3)
+            self.warn(f"pairbench: the native spawner was not built ({problem}); pairbench will run "
+                      "commands from its Python spawner (max RSS is then reported from ~13 MiB)")
         else:
-            self.announce(f"pairbench: built {self._target()}", 2)
+            self.announce(f"pairbench: built {self._target()}", logging.INFO)
 
     def get_source_files(self):
         return ["src/pairbench/measure/" + native.SOURCE]  # relative, as the manifest wants
@@ -75,10 +81,20 @@ class build_with_spawner(build):
 
 
 class PlatformDistribution(Distribution):
-    """A wheel that may hold a compiled program is not pure Python."""
+    """A wheel that may hold a compiled program is not pure Python (installed in platlib)."""
 
     def has_ext_modules(self):
         return True
 
 
-setup(cmdclass={"build": build_with_spawner, "build_spawner": build_spawner}, distclass=PlatformDistribution)
+class bdist_wheel_spawner(bdist_wheel):
+    """Tag the wheel by what it holds: the platform alone with the spawner, any without."""
+
+    def get_tag(self):
+        platform = super().get_tag()[2]
+        built = self.get_finalized_command("build_spawner").get_outputs()
+        return ("py3", "none", platform) if built else ("py3", "none", "any")
+
+
+setup(cmdclass={"build": build_with_spawner, "build_spawner": build_spawner, "bdist_wheel": bdist_wheel_spawner},
+      distclass=PlatformDistribution)

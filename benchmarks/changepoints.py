@@ -73,7 +73,7 @@ def false_alarms(noise, how: str, factor: float, count: int, rng) -> tuple[int, 
     """Steps found in ``count`` null series of 1,000 commits: (steps, commits)."""
     found = 0
     for _ in range(count):
-        breaks, _sd = detect(draw(noise, 1000, how, rng), penalty_factor=factor, min_segment=MIN_SEGMENT)
+        breaks = detect(draw(noise, 1000, how, rng), factor=factor).breaks
         found += len(breaks)
     return found, 1000 * count
 
@@ -86,10 +86,10 @@ def delay(noise, how: str, factor: float, step_pct: float, rng) -> tuple[int | N
     logs = draw(noise, BEFORE + MAX_AFTER, how, rng)
     logs[BEFORE:] += np.log1p(step_pct / 100)
     for after in REVEAL:
-        breaks, _sd = detect(logs[:BEFORE + after], penalty_factor=factor, min_segment=MIN_SEGMENT)
+        breaks = detect(logs[:BEFORE + after], factor=factor).breaks
         if any(abs(b - BEFORE) <= TOLERANCE for b in breaks):
             return after, sum(abs(b - BEFORE) > TOLERANCE for b in breaks)
-    breaks, _sd = detect(logs, penalty_factor=factor, min_segment=MIN_SEGMENT)
+    breaks = detect(logs, factor=factor).breaks
     return None, len(breaks)
 
 

@@ -47,3 +47,19 @@ def postgres_server():
 def postgres_url(postgres_server):
     """The URL of a fresh, empty database on the session's PostgreSQL server."""
     return postgres_server.database()
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory) -> dict[str, str]:
+    """The environment under which pip installs pairbench's dependencies offline, from a local
+    wheelhouse of the versions this checkout's environment resolved (``tests/support/installs.py``)."""
+    from installs import fill_wheelhouse, runtime_closure
+    from tools import test_cache
+
+    folder = test_cache() / "wheelhouse"
+    pinned = runtime_closure()
+    fill_wheelhouse(folder, pinned)
+    constraints = tmp_path_factory.mktemp("wheelhouse") / "constraints.txt"
+    constraints.write_text("".join(f"{n}=={v}\n" for n, v in sorted(pinned.items())))
+    return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(folder), "PIP_CONSTRAINT": str(constraints),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1"}

@@ -30,7 +30,7 @@ def entry_point() -> None:
     except Exception as exc:  # a broken installation (a missing dependency): one line, never exit 1
         what = " ".join(str(exc).split())[:300]
         _say(f"pairbench: cannot start: {type(exc).__name__}: {what} (reinstall pairbench and its "
-             "dependencies, e.g. `pip install --force-reinstall pairbench`)\n")
+             "dependencies into its environment)\n")
         sys.exit(EXIT_INTERNAL)
     try:
         run()

@@ -80,6 +80,7 @@ def test_confirm_measures_the_flagged_benchmark_and_history_shows_the_step_confi
     assert f"work: confirmed (slower) between {commits[2][:10]} and {commits[3][:10]}" in err
     code, out, _ = invoke("history", "work")
     assert "confirmed (slower)" in out and "confirm it:" not in out
+    assert "work · 6 commit(s), 7 result(s)" in out  # the re-measurement joined its commit's point
     assert (root / ".pairbench" / "confirm" / f"build-{commits[3][:10]}.log").exists()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from cli_runner import FIXED_ENVIRONMENT, invoke
 from golden import assert_golden
 from history_runs import commit_hash, store_history
+from tools import commit_series
 
 from pairbench.measure.fake import FakeExecutor
 from pairbench.store.history import Store
@@ -241,3 +243,97 @@ def test_history_loads_no_scipy_stats_which_would_be_most_of_its_time(stored, fm
                            "--format", fmt], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"code": 0, "shown": True, "scipy_stats": False}
+
+
+def _measured(root: Path, name: str, every: int) -> list[str]:
+    """40 commits of a repository, results stored of every ``every``-th (as CI that measures every
+    fifth commit keeps them): ``name`` 10% slower from commit 22 on."""
+    from history_runs import result
+
+    from pairbench.environment.fingerprint import machine_of
+    from pairbench.store.history import Provenance, SeriesSummary
+
+    commits = commit_series(root, 40, "app.txt", lambda k: f"{k}\n", date="2026-02-01T10:00:00Z")
+    with Store.open(str(root / "history.db")) as store:
+        for k in range(0, 40, every):
+            median = 1e6 * (1.1 if k >= 22 else 1.0) * (1 + 0.002 * ((k * 7) % 5 - 2))
+            run = result({name: median}, k, environment=FIXED_ENVIRONMENT)
+            store.add(run, {(0, 0): SeriesSummary(9, 0, median, median * 0.99, median * 1.01, median)},
+                      machine_of(FIXED_ENVIRONMENT), Provenance(commits[k], f"2026-02-01T10:{k:02d}:00+00:00",
+                                                                "main", False))
+    return commits
+
+
+def test_a_step_over_several_commits_prints_the_bisect_command_that_finds_its_commit(repository):
+    commits = _measured(repository, "sort[n=64]", every=5)
+    code, out, err = invoke("history", "--store", str(repository / "history.db"))
+    assert code == 0, err
+    bisect = f"pairbench bisect {commits[20][:10]} {commits[25][:10]} -k '^sort\\[n=64\\]$'"
+    assert f"find its commit among 5: {bisect}" in out
+    code, out, _ = invoke("history", "--store", str(repository / "history.db"), "--format", "json")
+    [step] = json.loads(out)["change_points"][0]["benchmarks"]
+    assert step["bisect"] == {"good": commits[20], "bad": commits[25], "filter": "^sort\\[n=64\\]$", "commits": 5,
+                              "command": f"pairbench bisect {commits[20]} {commits[25]} -k '^sort\\[n=64\\]$'"}
+    code, out, _ = invoke("history", "--store", str(repository / "history.db"), "--format", "markdown")
+    assert bisect in out
+
+
+def test_a_step_at_the_next_commit_has_no_bisect_command(repository):
+    commits = _measured(repository, "parse", every=1)
+    code, out, _ = invoke("history", "--store", str(repository / "history.db"), "--format", "json")
+    [step] = json.loads(out)["change_points"][0]["benchmarks"]
+    assert code == 0 and (step["before"], step["after"]) == (commits[21], commits[22]) and step["bisect"] is None
+
+
+def test_a_step_between_commits_git_does_not_know_has_no_bisect_command(repository):
+    with Store.open(str(repository / "history.db")) as opened:
+        store_history(opened, [{"parse": 1e6 * (1.1 if k >= 10 else 1.0)} for k in range(20)],
+                      environment=FIXED_ENVIRONMENT)  # made-up commits
+    code, out, _ = invoke("history", "--store", str(repository / "history.db"), "--format", "json")
+    [step] = json.loads(out)["change_points"][0]["benchmarks"]
+    assert code == 0 and step["bisect"] is None
+
+
+def test_a_slow_drift_is_shown_as_a_drift_in_every_format(tmp_path):
+    url = f"sqlite:///{tmp_path / 'history.db'}"
+    with Store.open(url) as store:
+        store_history(store, [{"parse": 1e6 * 1.08 ** (k / 79) * (1 + 0.002 * ((k * 7) % 5 - 2))} for k in range(80)],
+                      environment=FIXED_ENVIRONMENT)
+    code, out, err = invoke("history", "--store", url)
+    assert code == 0, err
+    shown = re.search(rf"drift over {commit_hash(0)[:10]}\.\.{commit_hash(79)[:10]} \(80 commits\): \+([0-9.]+)%", out)
+    assert shown and 7.5 < float(shown.group(1)) < 8.5
+    assert "No change points." in out
+    document = json.loads(invoke("history", "--store", url, "--format", "json")[1])
+    [drift] = document["benchmarks"][0]["drifts"]
+    assert (drift["first"], drift["last"], drift["commits"]) == (commit_hash(0), commit_hash(79), 80)
+    assert drift["low_pct"] < 8.0 < drift["high_pct"] and document["benchmarks"][0]["steps"] == []
+    assert "- parse: drift over" in invoke("history", "--store", url, "--format", "markdown")[1]
+
+
+@pytest.fixture(scope="module")
+def stored_with_an_option_like_name(tmp_path_factory):
+    """A store whose benchmarks include one named like an option of ``history``, as a pull request
+    can name one (issue 26, G5)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('option-like') / 'history.db'}"
+    with Store.open(url) as store:
+        store_history(store, [{"--output=injected.md": 1e6, "ok": 2e6}] * 4, environment=FIXED_ENVIRONMENT)
+    return url
+
+
+def test_history_takes_a_name_after_double_dash_as_a_name_and_writes_no_file(
+        stored_with_an_option_like_name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("history", "--store", stored_with_an_option_like_name, "--format", "markdown",
+                            "--", "--output=injected.md", "ok")
+    assert code == 0, err
+    assert "--output=injected.md" in out and "ok" in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_history_of_an_unknown_option_like_name_after_double_dash_writes_no_file(
+        stored_with_an_option_like_name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke("history", "--store", stored_with_an_option_like_name, "--", "--output=x")
+    assert code == 4 and "no results of benchmark '--output=x'" in err
+    assert list(tmp_path.iterdir()) == []

@@ -60,3 +60,96 @@ def test_the_noise_scale_is_the_sd_of_normal_noise_and_ignores_steps():
     assert stats.noise_scale(y) == pytest.approx(2.0, rel=0.03)
     with pytest.raises(StatisticsError, match="at least 3"):
         stats.noise_scale([1.0, 2.0])
+
+
+# --------------------------------------------------------------------------- lines, noise, placement
+
+
+def _rss(y: np.ndarray, line: bool) -> float:
+    """Squared deviations from the mean or the least-squares line, by numpy's polyfit (the reference)."""
+    if not line:
+        return float(np.sum((y - y.mean()) ** 2))
+    t = np.arange(y.size, dtype=float)
+    return float(np.sum((y - np.polyval(np.polyfit(t, y, 1), t)) ** 2))
+
+
+def _best_by_enumeration(y, breaks, penalty, min_length):
+    """Every subset of ``breaks`` and every level/line choice of each part: the cheapest (exact)."""
+    import itertools
+
+    best = (np.inf, None)
+    for k in range(len(breaks) + 1):
+        for kept in itertools.combinations(breaks, k):
+            edges = [0, *kept, y.size]
+            parts = list(zip(edges[:-1], edges[1:], strict=True))
+            for lines in itertools.product((False, True), repeat=len(parts)):
+                if any(line and b - a < min_length for (a, b), line in zip(parts, lines, strict=True)):
+                    continue
+                cost = sum(_rss(y[a:b], line) + penalty * (1 + line) for (a, b), line in zip(parts, lines, strict=True))
+                if cost < best[0] - 1e-9:
+                    best = (cost, stats.Segmentation(tuple(kept), lines))
+    return best[1]
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_joining_segments_into_lines_is_the_cheapest_choice_by_exact_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(12, 60))
+    y = rng.normal(0, 1, n) + rng.uniform(-0.3, 0.3) * np.arange(n)
+    cuts = sorted(rng.choice(np.arange(3, n - 2), size=int(rng.integers(0, 5)), replace=False).tolist())
+    cuts = [c for i, c in enumerate(cuts) if not i or c - cuts[i - 1] >= 3]
+    penalty, min_length = float(rng.uniform(1, 15)), int(rng.integers(3, 12))
+    found = stats.with_lines(y, stats.Segmentation(tuple(cuts), (False,) * (len(cuts) + 1)), penalty, min_length)
+    assert found == _best_by_enumeration(y, cuts, penalty, min_length)
+
+
+def test_a_drift_cut_into_a_staircase_is_one_line_and_a_step_stays_a_step():
+    t = np.arange(60, dtype=float)
+    staircase = stats.Segmentation((15, 30, 45), (False,) * 4)
+    drift = stats.with_lines(0.1 * t + np.tile([0.05, -0.05], 30), staircase, 1.0, 10)
+    assert drift == stats.Segmentation((), (True,))
+    step = stats.with_lines(np.where(t >= 30, 5.0, 0.0) + np.tile([0.05, -0.05], 30), staircase, 1.0, 10)
+    assert step == stats.Segmentation((30,), (False, False))
+
+
+def _ar1(rng, n: int, phi: float, sd: float) -> np.ndarray:
+    from scipy.signal import lfilter
+
+    return sd * np.sqrt(1 - phi * phi) * lfilter([1.0], [1.0, -phi], rng.standard_normal(n + 500))[500:]
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.5, 0.8])
+def test_the_serial_noise_is_the_ar1_process_simulated_whatever_the_steps(phi):
+    """The reference is the simulation's own parameters: SD 2, the given phi, long-run SD
+    2 sqrt((1 + phi) / (1 - phi)); three steps of 10 SDs, given as the segmentation."""
+    rng = np.random.default_rng(11)
+    y = _ar1(rng, 40_000, phi, 2.0)
+    y[10_000:] += 20.0
+    y[20_000:] -= 35.0
+    y[30_000:] += 50.0
+    noise = stats.serial_noise(y, stats.Segmentation((10_000, 20_000, 30_000), (False,) * 4))
+    assert noise.sd == pytest.approx(2.0, rel=0.03) and noise.phi == pytest.approx(phi, abs=0.02)
+    assert noise.long_run_sd == pytest.approx(2.0 * np.sqrt((1 + phi) / (1 - phi)), rel=0.06)
+
+
+def test_the_serial_noise_of_a_drifting_segment_is_taken_about_its_line():
+    rng = np.random.default_rng(12)
+    y = _ar1(rng, 20_000, 0.3, 1.0) + np.linspace(0, 40, 20_000)
+    noise = stats.serial_noise(y, stats.Segmentation((), (True,)))
+    assert noise.sd == pytest.approx(1.0, rel=0.03) and noise.phi == pytest.approx(0.3, abs=0.02)
+
+
+def test_the_fit_is_each_segments_mean_or_line():
+    y = np.concatenate([np.full(5, 2.0), np.arange(6, dtype=float)])
+    fit = stats.fitted(y, stats.Segmentation((5,), (False, True)))
+    assert np.allclose(fit, y) and stats.slope(np.arange(6.0) * 3 + 1) == pytest.approx(3.0)
+
+
+def test_a_step_is_moved_to_where_the_ar1_fit_is_best():
+    """A clean step at 40 under small AR(1) noise, given two commits late: the generalised least
+    squares fit puts it back; with phi 0 nothing is moved."""
+    rng = np.random.default_rng(13)
+    y = _ar1(rng, 80, 0.5, 0.05) + np.where(np.arange(80) >= 40, 1.0, 0.0)
+    late = stats.Segmentation((42,), (False, False))
+    assert stats.refined(y, late, 0.5).breaks == (40,)
+    assert stats.refined(y, late, 0.0) == late

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
-from pairbench.stats import BootstrapCI, bootstrap_ci
+from pairbench.stats import BootstrapCI, bootstrap_ci, mean_of_means_ci
 from pairbench.stats.resample import BCA_MAX_N
 
 
@@ -156,3 +156,50 @@ def test_bootstrap_rejects_bad_input_naming_it(args, kwargs, error, message):
     with pytest.raises(error) as info:
         bootstrap_ci(*args, **kwargs)
     assert message in str(info.value)
+
+
+# --------------------------------------------------------------------------- the studentized mean of means
+
+
+def test_the_mean_of_means_interval_centres_on_the_mean_of_means_with_its_standard_error():
+    """Hand-computed with the statistics module: theta = (mean(a) + mean(b)) / 2,
+    se = sqrt(var(a) / 4 + var(b) / 6) / 2."""
+    import statistics
+
+    a, b = [1.0, 2.0, 4.0, 7.0], [10.0, 10.5, 9.0, 12.0, 11.0, 8.0]
+    ci = mean_of_means_ci((a, b), seed=3)
+    theta = (statistics.mean(a) + statistics.mean(b)) / 2
+    se = (statistics.variance(a) / 4 + statistics.variance(b) / 6) ** 0.5 / 2
+    assert ci.standard_error == pytest.approx(se, rel=1e-12) and ci.method == "studentized"
+    assert ci.low < theta < ci.high
+
+
+def test_the_mean_of_means_interval_is_the_exact_studentized_bootstrap_of_small_samples():
+    """Exact enumeration of all 27 x 27 equally likely resamples of two samples of three values:
+    the quantiles of (theta* - theta) / se* (resamples of no spread left out) give the interval
+    (or Student's t, at an end where it lies further out);
+    the Monte-Carlo interval of 200,000 resamples must agree to 2% of its width."""
+    import itertools
+
+    a, b = np.array([1.0, 2.0, 6.0]), np.array([0.0, 3.0, 4.0])
+    theta = (a.mean() + b.mean()) / 2
+    se = np.sqrt(a.var(ddof=1) / 3 + b.var(ddof=1) / 3) / 2
+    ts = []
+    for ra in itertools.product(a, repeat=3):
+        for rb in itertools.product(b, repeat=3):
+            spread = np.sqrt(np.var(ra, ddof=1) / 3 + np.var(rb, ddof=1) / 3) / 2
+            if spread > 0:
+                ts.append(((np.mean(ra) + np.mean(rb)) / 2 - theta) / spread)
+    q_low, q_high = np.quantile(ts, [0.05, 0.95])
+    q_t = stats.t.ppf(0.95, 4)  # Student's t with the pooled 2 + 2 degrees of freedom, where further out
+    exact = (theta - max(q_high, q_t) * se, theta - min(q_low, -q_t) * se)
+    ci = mean_of_means_ci((a, b), confidence=0.90, n_resamples=200_000, seed=4)
+    width = exact[1] - exact[0]
+    assert ci.low == pytest.approx(exact[0], abs=0.02 * width) and ci.high == pytest.approx(exact[1], abs=0.02 * width)
+
+
+def test_the_mean_of_means_interval_refuses_samples_that_cannot_vary():
+    with pytest.raises(NoVariance):
+        mean_of_means_ci(([1.0, 1.0], [2.0, 2.0, 2.0]))
+    with pytest.raises(StatisticsError, match="at least 2"):
+        mean_of_means_ci(([1.0, 2.0], [3.0]))

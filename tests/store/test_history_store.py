@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from history_runs import MACHINE_ENV, OTHER_ENV, commit, commit_hash, result, store_history
 from store_runs import stored_run
+from tools import commit_series, git
 
 from pairbench.analysis import analyse
 from pairbench.environment.fingerprint import machine_of
@@ -97,6 +98,36 @@ def test_a_history_is_in_commit_order_whatever_the_order_results_arrived(tmp_pat
         series = store.series(machine.id, store.benchmarks(machine.id)[0])
     assert series.commit == tuple(commit_hash(k) for k in range(3))
     assert np.allclose(series.median / 1e6, [1, 2, 3], rtol=0.01)
+
+
+def test_a_commit_confirm_measured_again_is_one_point_of_its_history(store_url, tmp_path):
+    """Four commits of a real repository, each measured once from its checkout, then ``confirm``'s
+    re-measurement of the third recorded as confirm records it: four points, the third of two results."""
+    from pairbench.analysis.history import points_of
+    from pairbench.sessions.confirm import ConfirmSession
+    from pairbench.sessions.record import provenance_here
+    from pairbench.store.project import find_project
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pairbench.toml").write_text('[confirm]\nbuild = "true"\nbench = "bench"\n')
+    # one committer time for every commit, as a script that commits quickly makes them
+    commits = commit_series(repo, 4, "lib.c", lambda k: f"/* version {k} */\n", date="2026-02-01T00:00:00Z")
+    project = find_project(repo)
+    target = StoreTarget(parse_url(store_url), None, project)
+    for k, sha in enumerate(commits):
+        git(repo, "checkout", "-q", sha)
+        run = result({"mix": 1000.0 * (1.1 if k >= 2 else 1.0)}, k)
+        assert record(run, analyse(run), target, result_path=None, provenance=provenance_here(directory=str(repo))).added
+    again = result({"mix": 1120.0}, 99)  # measured last, of the third commit
+    provenance = ConfirmSession(project, commits[1], commits[2]).provenance()
+    assert record(again, analyse(again), target, result_path=None, provenance=provenance).added
+    with Store.open(store_url) as store:
+        [machine] = store.machines()
+        points = points_of(store.series(machine.id, store.benchmarks(machine.id)[0]))
+    assert [p.commit for p in points] == commits
+    assert [p.results for p in points] == [1, 1, 2, 1]
+    assert points[2].median == pytest.approx(1105, rel=0.01)
 
 
 def test_a_machine_named_by_the_user_is_one_machine_whatever_its_hardware():

@@ -6,27 +6,44 @@ range of their medians' 95% intervals. Results of a dirty tree are a point of
 their own (the commit plus changes), and so is each result of no known commit.
 
 Change points are found on the logarithms of the points' values (a step is a
-ratio, whatever the benchmark's speed), by PELT with the squared-error cost
-(``stats.changepoint``), as follows:
+ratio, whatever the benchmark's speed), by PELT (``stats.changepoint``) on a
+model of steps, drifts and autocorrelated noise, as follows:
 
-1. the noise's SD is estimated from consecutive differences (robust to steps);
-2. the series is divided by it, and each value's distance from the running
-   median of five is clipped to ``CLIP`` SDs, so one wild result cannot make
-   two steps (a step moves the running median with it and is kept);
-3. PELT with a penalty of ``PENALTY_FACTOR`` x ln(n) per step, each segment at
-   least ``MIN_SEGMENT`` commits long.
+1. each value's distance from the running median of five is clipped to
+   ``CLIP`` noise SDs (the SD from consecutive differences), so one wild
+   result cannot make two steps (a step moves the running median with it);
+2. the noise is modelled as AR(1) about the fitted segments, and estimated
+   jointly with them, from below: first as independent noise, then, in turn,
+   the segmentation for the noise's long-run SD and the noise (its SD and
+   lag-1 autocorrelation, bias-corrected) of the residuals about that
+   segmentation, until the segmentation repeats. Results measured on a shared
+   machine are autocorrelated (its load comes in phases); the SD of
+   consecutive differences alone reads AR(1) noise of phi 0.5 at 0.7 of its
+   SD and finds a false step in half of all histories of 100 commits;
+3. PELT divides the series by the long-run SD, sd sqrt((1 + phi) / (1 - phi)),
+   the scale on which a step between two stretches is measured, and charges
+   ``penalty(n)`` per step; each segment is a level, or a line for the same
+   penalty again: a line is a **drift**, a slow change over many commits that a
+   model of levels alone would cut into several steps;
+4. each step is then placed by the generalised least-squares fit of its two
+   neighbouring segments under the AR(1) noise (within ``REACH`` commits).
 
-The penalty factor and the minimum segment were chosen by simulation on
-series built from real result noise (``benchmarks/changepoints.py``: false
-alarms per 1,000 commits and detection delay at 1%, 3% and 10% steps, in
-``benchmarks/RESULTS.md``). The size of a step is the Hodges-Lehmann shift of
-the log values after it against those before it (each up to the next step),
-with its 95% interval, shown as a percentage change. Pure: no I/O.
+The penalty was calibrated by simulation to at most one false step per 1,000
+commits under independent and AR(1) (phi 0.5) noise, normal and heavy-tailed,
+for histories of 30 to 1,000 commits (``benchmarks/history_steps.py``; the
+figures are in ``benchmarks/RESULTS.md``). The size of a step is the
+Hodges-Lehmann shift of the log values after it against those before it (each
+up to the neighbouring step, a drifting segment's values carried along its
+line to the step), with its 95% interval, shown as a percentage change; the
+size of a drift is its line's rise over its commits, with an interval from the
+slope's standard error under the noise's long-run SD. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,11 +54,17 @@ from pairbench import stats
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey
 
-PENALTY_FACTOR = 4.0
+PENALTY_FACTOR = 3.0  # per step, times ln(n); see penalty()
+SMALL_HISTORY = 20.0  # the penalty's extra for short histories, whose noise is known less well
 MIN_SEGMENT = 3
+MIN_DRIFT = 10  # a drift is a line over at least this many commits
+DRIFT_COST = 0.75  # what a drift's slope costs, as a share of the penalty of a step
 CLIP = 3.0
 RUNNING_MEDIAN = 5
+REACH = 3  # how far the generalised least-squares fit may move a step
+ROUNDS = 8  # at most this many rounds of segmentation and noise
 STEP_CONFIDENCE = 0.95
+Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 STATUSES = ("confirmed", "rejected", "unconfirmed")
 
 
@@ -80,16 +103,49 @@ class Step:
     confidence: float
     status: str = "unconfirmed"
     verdict: str | None = None  # the confirmation's verdict, when there is one
+    bisect: Bisect | None = None  # how to find its commit, when several lie between before and after
+
+
+@dataclass(frozen=True)
+class Bisect:
+    """What settles a step whose two points have several commits between them:
+    ``pairbench bisect good bad -k filter``, over the ``commits`` commits after ``good`` up to
+    ``bad``. ``filter`` matches the benchmark's name as its program lists it, and nothing else."""
+
+    good: str
+    bad: str
+    filter: str
+    commits: int
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A slow change of one benchmark: its values follow a line over ``points[start:end]`` (the
+    commits ``first`` .. ``last``) instead of a level. ``change`` is the line's rise over them in
+    percent, with its interval at ``confidence``."""
+
+    benchmark: BenchmarkKey
+    start: int
+    end: int
+    first: str | None
+    last: str | None
+    change: float
+    low: float
+    high: float
+    confidence: float = STEP_CONFIDENCE
 
 
 @dataclass(frozen=True)
 class BenchmarkHistory:
-    """One benchmark's points and steps on one machine."""
+    """One benchmark's points, steps and drifts on one machine."""
 
     benchmark: BenchmarkKey
     points: tuple[Point, ...]
     steps: tuple[Step, ...]
-    noise: float | None  # the SD of the log values' noise (about a relative SD), None with < 3 points
+    noise: float | None  # the SD of the log values' noise (about a relative SD), None with < 6 points
+    autocorrelation: float | None = None  # the noise's lag-1 autocorrelation (AR(1)), None likewise
+    drifts: tuple[Drift, ...] = ()
+    fit: tuple[float, ...] = ()  # each point's fitted level (its segment's median, or its drift's line)
 
     def values(self) -> np.ndarray:
         return np.array([p.median for p in self.points], dtype=np.float64)
@@ -119,26 +175,24 @@ class History:
 
 def points_of(series) -> tuple[Point, ...]:
     """The points of a store's ``Series`` (see the module docstring), in its order; results
-    without a successful sample are left out."""
-    points: list[Point] = []
-    group: list[int] = []
-
-    def flush():
-        if group:
-            points.append(_point(series, group))
-
+    without a successful sample are left out. Every clean result of a commit joins that commit's
+    point, wherever the store's order puts it: a commit measured again later (by ``confirm``, or
+    after commits of the same committer time) is placed by its first result."""
+    groups: list[list[int]] = []
+    of_commit: dict[str, list[int]] = {}
     for i in range(len(series)):
         if not math.isfinite(series.median[i]):
             continue
         commit = series.commit[i]
-        if group and commit is not None and not series.dirty[i] and series.commit[group[0]] == commit \
-                and not series.dirty[group[0]]:
-            group.append(i)
-            continue
-        flush()
-        group = [i]
-    flush()
-    return tuple(points)
+        if commit is not None and not series.dirty[i]:
+            if commit in of_commit:
+                of_commit[commit].append(i)
+                continue
+            of_commit[commit] = [i]
+            groups.append(of_commit[commit])
+        else:
+            groups.append([i])
+    return tuple(_point(series, rows) for rows in groups)
 
 
 def _point(series, rows: list[int]) -> Point:
@@ -147,36 +201,92 @@ def _point(series, rows: list[int]) -> Point:
     lows = [v for i in rows if math.isfinite(v := float(series.median_low[i]))]
     highs = [v for i in rows if math.isfinite(v := float(series.median_high[i]))]
     first, latest = rows[0], rows[-1]
-    return Point(series.commit[first], series.commit_time[first], series.branch[latest],
+    branch = next((series.branch[i] for i in reversed(rows) if series.branch[i] is not None), None)
+    return Point(series.commit[first], series.commit_time[first], branch,
                  bool(series.dirty[first]), series.started_at[latest], len(rows), statistics.median(medians),
                  min(lows) if lows else None, max(highs) if highs else None,
                  tuple(series.result_uid[i] for i in rows))
 
 
+@dataclass(frozen=True)
+class Detection:
+    """What :func:`detect` found in a series: its segmentation (breaks, and which segments are
+    lines) and the noise about it (None when the series is too short to segment)."""
+
+    segmentation: stats.Segmentation
+    noise: stats.SerialNoise | None
+
+    @property
+    def breaks(self) -> tuple[int, ...]:
+        return self.segmentation.breaks
+
+
 def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
                       confirmations: Iterable = ()) -> BenchmarkHistory:
-    """The steps of one benchmark's points, each with what ``confirm`` found of it."""
+    """The steps and drifts of one benchmark's points, each step with what ``confirm`` found of it."""
     values = np.array([p.median for p in points], dtype=np.float64)
     logs = np.log(values) if values.size and np.all(values > 0) else None
-    breaks, noise = detect(logs if logs is not None else values)
-    steps = tuple(_step(benchmark, points, values, logs, breaks, k) for k in range(len(breaks)))
-    steps = tuple(_with_confirmation(step, points, list(confirmations)) for step in steps)
-    return BenchmarkHistory(benchmark, tuple(points), steps, noise if logs is not None else None)
+    scale = logs if logs is not None else values
+    found = detect(scale)
+    reference = float(np.median(values)) if values.size else 1.0
+    segments = _Segments(scale, found, logs is not None, reference)
+    steps = tuple(_with_confirmation(segments.step(benchmark, points, k), points, list(confirmations))
+                  for k in range(len(found.breaks)))
+    drifts = tuple(segments.drift(benchmark, points, k) for k, line in enumerate(found.segmentation.sloped)
+                   if line)
+    noise = found.noise if logs is not None else None
+    return BenchmarkHistory(benchmark, tuple(points), steps, noise.sd if noise else None,
+                            noise.phi if noise else None, drifts, segments.fit())
 
 
-def detect(y: np.ndarray, *, penalty_factor: float = PENALTY_FACTOR, min_segment: int = MIN_SEGMENT
-           ) -> tuple[tuple[int, ...], float | None]:
-    """The breakpoints of ``y`` (module docstring) and the noise's SD; none below 2 segments' length.
-    ``penalty_factor`` and ``min_segment`` are for the simulation that chose their defaults."""
-    if y.size < 2 * min_segment:
-        return (), None
-    sd = stats.noise_scale(y)
-    if sd <= 0:  # most values equal: the SD of all differences, else nothing moves
-        sd = float(np.std(np.diff(y))) / math.sqrt(2.0)
-        if sd <= 0:
-            return (), 0.0
-    z = clipped((y - np.median(y)) / sd)
-    return stats.pelt(z, penalty_factor * math.log(y.size), min_segment), sd
+def penalty(n: int, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY) -> float:
+    """What a step (or a drift) costs in a history of ``n`` commits, in units of the noise's
+    long-run variance: (factor + small / sqrt(n)) ln n. The ln n of the BIC keeps the rate of false
+    steps per commit falling as histories grow; ``small`` pays for the noise model's uncertainty
+    in short ones (both chosen by ``benchmarks/history_steps.py``)."""
+    return (factor + small / math.sqrt(n)) * math.log(n)
+
+
+def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
+           drifts: bool = True, drift_cost: float = DRIFT_COST) -> Detection:
+    """The segmentation of ``y`` and its noise (module docstring); none below 2 segments' length.
+    ``factor``, ``small``, ``drifts`` and ``drift_cost`` are for the simulation that chose the
+    defaults."""
+    n = y.size
+    if n < 2 * MIN_SEGMENT:
+        return Detection(stats.Segmentation((), (False,)), None)
+    # The MAD of the differences, robust to steps and wild values; but not below a quarter of their
+    # SD: a repeating pattern (most values equal, or a period of a few commits) can have a MAD of
+    # (nearly) 0, and clipping to it would flatten the series onto its running median.
+    sd = max(stats.noise_scale(y), 0.25 * float(np.std(np.diff(y))) / math.sqrt(2.0))
+    if sd <= 0:
+        return Detection(stats.Segmentation((), (False,)), stats.SerialNoise(0.0, 0.0))
+    x = sd * clipped((y - np.median(y)) / sd)
+    segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
+                                 drift_cost if drifts else None)
+    return Detection(stats.refined(x, segmentation, noise.phi, REACH, MIN_SEGMENT), noise)
+
+
+def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None):
+    """The segmentation and its noise, each estimated from the other in turn from independent
+    noise up (module docstring, steps 2-3), until a segmentation repeats: of a cycle, the one with
+    the fewest breaks (and its noise). Drifts are looked for in every round: a drift left to the
+    noise would read as strong autocorrelation, and hide itself and any step."""
+    seen: list = []
+    while len(seen) < ROUNDS:
+        z = x / noise.long_run_sd
+        segmentation = stats.segment(z, cost, MIN_SEGMENT)
+        if drift_cost is not None:
+            segmentation = stats.with_lines(z, segmentation, cost, MIN_DRIFT, drift_cost * cost)
+        known = [k for k, (earlier, _) in enumerate(seen) if earlier == segmentation]
+        if known:
+            return min(seen[known[0]:], key=lambda found: len(found[0].breaks))
+        following = stats.serial_noise(x, segmentation)
+        if following.sd <= 0:
+            return segmentation, noise
+        seen.append((segmentation, following))
+        noise = following
+    return min(seen[-2:], key=lambda found: len(found[0].breaks))
 
 
 def clipped(z: np.ndarray) -> np.ndarray:
@@ -189,15 +299,52 @@ def clipped(z: np.ndarray) -> np.ndarray:
     return level + np.clip(z - level, -CLIP, CLIP)
 
 
-def _step(benchmark: BenchmarkKey, points, values, logs, breaks, k: int) -> Step:
-    start = breaks[k - 1] if k else 0
-    index = breaks[k]
-    end = breaks[k + 1] if k + 1 < len(breaks) else len(values)
-    scale = logs if logs is not None else values
-    before, after = scale[start:index], scale[index:end]
-    change, low, high = _size(after, before, logs is not None, float(np.median(values[start:index])))
-    return Step(benchmark, index, points[index - 1].commit, points[index].commit, change, low, high,
-                STEP_CONFIDENCE)
+class _Segments:
+    """The sizes of a detection's steps and drifts on the series ``scale`` (log values, or the
+    values themselves when some are not positive: then percentages of ``reference``)."""
+
+    def __init__(self, scale: np.ndarray, found: Detection, logs: bool, reference: float):
+        self.scale, self.found, self.logs, self.reference = scale, found, logs, reference
+        self.edges = [0, *found.breaks, scale.size]
+
+    def step(self, benchmark: BenchmarkKey, points, k: int) -> Step:
+        """The k-th step: the values after it against those before (module docstring)."""
+        start, index, end = self.edges[k], self.edges[k + 1], self.edges[k + 2]
+        sloped = self.found.segmentation.sloped
+        before = self._carried(start, index, sloped[k], index - 0.5)
+        after = self._carried(index, end, sloped[k + 1], index - 0.5)
+        change, low, high = _size(after, before, self.logs, self.reference)
+        return Step(benchmark, index, points[index - 1].commit, points[index].commit, change, low, high,
+                    STEP_CONFIDENCE)
+
+    def _carried(self, a: int, b: int, line: bool, to: float) -> np.ndarray:
+        """``scale[a:b]``, each value carried along the segment's line to position ``to`` when sloped."""
+        values = self.scale[a:b]
+        if not line:
+            return values
+        return values + stats.slope(values) * (to - np.arange(a, b))
+
+    def drift(self, benchmark: BenchmarkKey, points, k: int) -> Drift:
+        """The k-th segment (a line) as a drift: its rise over its commits, with an interval."""
+        a, b = self.edges[k], self.edges[k + 1]
+        u = np.arange(b - a, dtype=np.float64) - (b - a - 1) / 2.0
+        rise = stats.slope(self.scale[a:b]) * (b - a - 1)
+        half = Z_95 * self.found.noise.long_run_sd / math.sqrt(float(np.dot(u, u))) * (b - a - 1)
+        change, low, high = (self._percent(v) for v in (rise, rise - half, rise + half))
+        return Drift(benchmark, a, b, points[a].commit, points[b - 1].commit, change, low, high)
+
+    def fit(self) -> tuple[float, ...]:
+        """Each point's level: its segment's median, or the segment's line (in the values' units)."""
+        fit = np.empty(self.scale.size)
+        for k, line in enumerate(self.found.segmentation.sloped):
+            a, b = self.edges[k], self.edges[k + 1]
+            values = self.scale[a:b]
+            fit[a:b] = np.median(values) + (stats.slope(values) * (np.arange(b - a) - (b - a - 1) / 2.0)
+                                            if line else 0.0)
+        return tuple((np.exp(fit) if self.logs else fit).tolist())
+
+    def _percent(self, x: float) -> float:
+        return 100.0 * math.expm1(x) if self.logs else 100.0 * x / self.reference
 
 
 def _size(after, before, logs: bool, reference: float) -> tuple[float, float | None, float | None]:
@@ -245,6 +392,36 @@ def _status(confirmation, step: Step) -> str:
         return "unconfirmed"
     slower = step.change > 0  # a larger value per operation
     return "confirmed" if (confirmation.verdict == "slower") == slower else "rejected"
+
+
+def with_bisects(history: History, commits_between: Mapping[tuple[str, str], int]) -> History:
+    """``history`` with a :class:`Bisect` on each step that is not rejected and whose commits have
+    more than one commit between them: ``commits_between[(before, after)]``, the commits after
+    ``before`` up to ``after`` (1: ``after`` is the next commit, and the step is at it)."""
+    from dataclasses import replace
+
+    def bisect(step: Step) -> Bisect | None:
+        count = commits_between.get((step.before, step.after)) if step.before and step.after else None
+        if count is None or count < 2 or step.status == "rejected":
+            return None
+        return Bisect(step.before, step.after, bisect_filter(step.benchmark), count)
+
+    histories = tuple(replace(h, steps=tuple(replace(s, bisect=bisect(s)) for s in h.steps))
+                      for h in history.histories)
+    return replace(history, histories=histories, change_points=group_change_points(histories))
+
+
+def bisect_filter(key: BenchmarkKey) -> str:
+    """The ``-k`` regex of one benchmark: ^name$ escaped, its parameters (``name[a=1,b=2]``) in any
+    order, since a program may list them in another order than the sorted one of its key (up to
+    four of them; more are taken in that order)."""
+    if not key.params or len(key.params) > 4:
+        return f"^{re.escape(key.label)}$"
+    orders = sorted(",".join(f"{k}={v}" for k, v in order) for order in itertools.permutations(key.params))
+    inside = orders[0] if len(orders) == 1 else "(?:" + "|".join(re.escape(o) for o in orders) + ")"
+    if len(orders) == 1:
+        inside = re.escape(inside)
+    return f"^{re.escape(key.name)}\\[{inside}\\]$"
 
 
 def group_change_points(histories: Iterable[BenchmarkHistory]) -> tuple[ChangePoint, ...]:

@@ -24,9 +24,10 @@ shared cores do not promise.
 
 **The summary** orders the comparisons as a reviewer reads them: regressions
 (largest first), improvements (largest first), then equivalent and
-inconclusive ones (suite order); adds the geometric-mean change with a
-bootstrap interval, the benchmarks added and removed, those the suite's budget
-left unmeasured, and the validation findings. Pure.
+inconclusive ones (suite order); adds the geometric-mean change (of the mean
+log-ratios, with a studentized bootstrap interval: see ``geometric_mean``),
+the benchmarks added and removed, those the suite's budget left unmeasured,
+and the validation findings. Pure.
 """
 
 from __future__ import annotations
@@ -139,16 +140,17 @@ def _effect_at(values: np.ndarray, criteria: Criteria, level: float) -> Effect |
 
 @dataclass(frozen=True)
 class GeometricMean:
-    """The suite's geometric-mean change in percent (exp of the mean of the benchmarks' median
-    log-ratios, minus 1), with a percentile bootstrap interval: each benchmark's values (rounds, or
-    blocks) resampled on their own (``scipy.stats.bootstrap``, seeded)."""
+    """The suite's geometric-mean change in percent: exp of the mean over benchmarks of each
+    benchmark's mean log-ratio (the geometric mean of its per-round ratios, or of its blocks'),
+    minus 1; with a studentized bootstrap interval, each benchmark's values resampled on their own
+    (``stats.mean_of_means_ci``)."""
 
     estimate: float
     low: float | None
     high: float | None
     confidence: float
     benchmarks: int
-    method: str = "percentile bootstrap, each benchmark's rounds resampled"
+    method: str = "studentized bootstrap, each benchmark's rounds resampled"
 
 
 @dataclass(frozen=True)
@@ -208,23 +210,27 @@ def geometric_mean(values: Sequence[np.ndarray], seed: int, confidence: float = 
                    n_resamples: int = GEOMEAN_RESAMPLES) -> GeometricMean | None:
     """The geometric-mean change over benchmarks whose verdict values are ``values`` (log-ratios),
     None without any. The interval is omitted (None) when a benchmark has fewer than 2 values or
-    none of them vary (no resampling spread)."""
+    none of them vary.
+
+    Why the means of the log-ratios and not their medians (which each benchmark's verdict is
+    about): the median of a few skewed values is biased, by about +0.1 percentage points at 10
+    rounds of a skewed per-round ratio (a candidate with occasional slow rounds), and that bias
+    does not average out over benchmarks while the interval narrows as the suite grows: the mean of
+    30 benchmarks' medians at 10 rounds was covered by its 95% interval in 51% of simulated suites.
+    The mean log-ratio has no such bias; its studentized interval covered 0.927-0.968 (0.952
+    pooled) at 10-100 benchmarks of 10-100 rounds, symmetric, skewed or heavy-tailed
+    (``benchmarks/suite_geomean.py``)."""
     samples = [np.asarray(v, dtype=np.float64) for v in values if len(v)]
     if not samples:
         return None
-    estimate = _percent(float(np.mean([np.median(s) for s in samples])))
+    estimate = _percent(float(np.mean([np.mean(s) for s in samples])))
     if any(s.size < 2 for s in samples):
         return GeometricMean(estimate, None, None, confidence, len(samples))
     try:
-        ci = stats.bootstrap_ci(tuple(samples), _mean_of_medians, confidence=confidence, n_resamples=n_resamples,
-                                method="percentile", seed=seed)
+        ci = stats.mean_of_means_ci(tuple(samples), confidence=confidence, n_resamples=n_resamples, seed=seed)
     except StatisticsError:
         return GeometricMean(estimate, None, None, confidence, len(samples))
     return GeometricMean(estimate, _percent(ci.low), _percent(ci.high), confidence, len(samples))
-
-
-def _mean_of_medians(*samples, axis=-1):
-    return np.mean([np.median(s, axis=axis) for s in samples], axis=0)
 
 
 def _percent(log_ratio: float) -> float:

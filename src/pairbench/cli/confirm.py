@@ -63,7 +63,7 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
     with session.built() as built:
         settings = bench_settings(settings, session.targets(built), names, flagged)
         outcome = _measure(app, settings)
-    code = report_outcome(app, settings, outcome, target, provenance=_provenance_of(session))
+    code = report_outcome(app, settings, outcome, target, provenance=session.provenance())
     _record(app, target, outcome, session)
     return code
 
@@ -117,15 +117,6 @@ def _measure(app: App, settings):
         return session.measure(progress)
     finally:
         close_progress(shown[-1] if shown else None)
-
-
-def _provenance_of(session):
-    """The re-measurement's commit is the later revision's (its candidate side), never dirty."""
-    from pairbench.measure.revisions import commit_time
-    from pairbench.store.history import Provenance
-
-    after = session.revisions[1].commit
-    return Provenance(after, commit_time(after, session.repository), None, False, "confirm")
 
 
 def _record(app: App, target, outcome, session) -> None:

@@ -11,6 +11,7 @@ from pairbench.errors import EXIT_OK, StoreError, UsageError
 from pairbench.report.safe import visible
 
 HISTORY_FORMATS = ("text", "markdown", "json", "csv", "html")
+COUNTED = 100  # change points whose commits are counted with git (one git call each)
 SUFFIX_FORMATS = {".md": "markdown", ".json": "json", ".csv": "csv", ".html": "html", ".htm": "html"}
 
 
@@ -34,10 +35,21 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
 
     Each BENCHMARK is a name as the results call it (sort[n=100]; a whole
     command by its --name), or a pattern (sort*); none: every benchmark of the
-    machine. A commit's value is the median of its results' medians; steps are
+<<<<<<< HEAD
+    machine. A commit's value is the median of its results' medians; steps and
+    drifts are found by PELT on the log values under a model of autocorrelated
+    noise (validated by simulation: see the README), and shown with their
+    commits, their size with a 95% interval, and whether `pairbench confirm`
+    confirmed them. A step with several commits between its two points (in the
+    git repository here) comes with the `pairbench bisect` command that finds
+    which of them made it.
+=======
+    machine. Names after -- are names even if they begin with -: give names
+    that come from elsewhere (a pull request's benchmarks) after --, quoted. A commit's value is the median of its results' medians; steps are
     found by PELT on the log values (validated by simulation: see the README),
     and shown with their commits, their size with a 95% interval, and whether
     `pairbench confirm` confirmed them.
+>>>>>>> main
 
     \b
     Examples:
@@ -45,7 +57,9 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
       pairbench history 'sort*' --last 200 --branch main
       pairbench history parse -o history.html
       pairbench history --format json --store postgresql://ci@db/bench > history.json
+      pairbench history --branch main --format markdown -- "$name1" "$name2"
     """
+    from pairbench.analysis.history import with_bisects
     from pairbench.cli.report import write_files
     from pairbench.sessions.record import open_store, target_of
     from pairbench.store.project import find_project
@@ -55,8 +69,23 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     fmt = fmt or SUFFIX_FORMATS.get(_suffix(output), "text")
     with open_store(target) as opened:
         found = load_history(opened, _machine_of(app, opened, target, machine), benchmarks, last, branch)
+    found = with_bisects(found, commit_counts(found, str(project.root)))
     write_files(app.io, [(output if output not in (None, "-") else None, render(found, fmt))])
     return EXIT_OK
+
+
+def commit_counts(found, directory: str) -> dict[tuple[str, str], int]:
+    """The commits between the two commits of each change point (newest ``COUNTED`` of those not
+    all rejected) in the git repository ``directory`` is in; none outside one."""
+    from pairbench.measure.revisions import commits_between, toplevel
+
+    repository = toplevel(directory)
+    if repository is None:
+        return {}
+    wanted = [(cp.before, cp.after) for cp in found.change_points if cp.before and cp.after
+              and any(s.status != "rejected" for s in cp.steps)][-COUNTED:]
+    counts = {pair: commits_between(*pair, repository) for pair in wanted}
+    return {pair: count for pair, count in counts.items() if count is not None}
 
 
 def _suffix(path: str | None) -> str:

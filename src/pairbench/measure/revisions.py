@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -24,6 +25,7 @@ from pairbench.errors import UsageError
 
 _GIT_TIMEOUT_S = 120
 _MAX_MESSAGE = 500
+_COMMIT_ID = re.compile(r"[0-9a-f]{7,64}")
 
 
 def toplevel(path: str) -> str | None:
@@ -70,6 +72,19 @@ def commit_time(commit: str, repository: str) -> str:
         return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).isoformat(timespec="seconds")
     except ValueError:
         raise UsageError(f"git gave no time for commit {commit}") from None
+
+
+def commits_between(before: str, after: str, repository: str) -> int | None:
+    """How many commits lead from ``before`` to ``after`` (``git rev-list --count before..after``:
+    1 when ``after`` is ``before``'s child); None when either is not a commit id (they come from a
+    store others write) or git does not know them (another repository, a shallow clone)."""
+    if not (_COMMIT_ID.fullmatch(before) and _COMMIT_ID.fullmatch(after)):
+        return None
+    try:
+        done = _git(["rev-list", "--count", f"{before}..{after}", "--"], cwd=repository)
+        return int(done.stdout.strip())
+    except (UsageError, ValueError):
+        return None
 
 
 def resolve(revision: str, repository: str, *, option: str = "--against") -> str:

@@ -4,20 +4,25 @@ Every renderer takes a :class:`~pairbench.analysis.history.History` and
 computes nothing. The terminal shows each benchmark as a trend line (one
 block character per group of commits, its height the median) with its steps
 marked under it, the steps with their commits, sizes and whether ``confirm``
-confirmed them, and the latest commits; Markdown the same for a pull request
-(a sparkline per benchmark); CSV one row per point; JSON (format
-``pairbench.history/1``) every point and every change point with its commits.
-Names and commits come from a database others write: every text goes through
-``safe.visible`` (and Markdown's and CSV's own escaping).
+confirmed them, its drifts, and the latest commits; then the change points,
+each with the ``confirm`` command that would check it and, when several
+commits lie between its two points, the ``bisect`` command that would find
+which; Markdown the same for a pull request (a sparkline per benchmark); CSV
+one row per point; JSON (format ``pairbench.history/1``) every point, step
+(with its ``bisect``), drift and change point with its commits. Names and
+commits come from a database others write: every text goes through
+``safe.visible`` (and Markdown's and CSV's own escaping), and the bisect
+command's words through ``shlex.quote``.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 
 import numpy as np
 
-from pairbench.analysis.history import BenchmarkHistory, History, Point, Step
+from pairbench.analysis.history import BenchmarkHistory, Bisect, Drift, History, Point, Step
 from pairbench.model import json_safe
 from pairbench.report.csvfile import _cell, _csv_record, _texts
 from pairbench.report.safe import escape, visible
@@ -49,6 +54,19 @@ def step_size(step: Step) -> str:
     interval = "" if step.low is None or step.high is None else \
         f" [{format_percent(step.low)}, {format_percent(step.high)}]"
     return f"{format_percent(step.change)}{interval}"
+
+
+def drift_line(d: Drift) -> str:
+    """``drift over A..B (N commits): +6.1% [+4.9%, +7.3%]``."""
+    return (f"drift over {commit_name(d.first)}..{commit_name(d.last)} ({d.end - d.start} commits): "
+            f"{format_percent(d.change)} [{format_percent(d.low)}, {format_percent(d.high)}]")
+
+
+def bisect_command(b: Bisect, short: bool = True) -> str:
+    """``pairbench bisect GOOD BAD -k 'REGEX'``, the commits abbreviated (``short``) or whole, every
+    word quoted for a POSIX shell (the commits and the name come from a store others write)."""
+    good, bad = (c[:SHORT] if short else c for c in (b.good, b.bad))
+    return " ".join(shlex.quote(word) for word in ("pairbench", "bisect", good, bad, "-k", b.filter))
 
 
 def step_status(step: Step) -> str:
@@ -106,12 +124,19 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
              f"{_day(first)} … {_day(last)}"]
     line, column_of = sparkline(values)
     lines += [f"  {line}", f"  {_markers(h, column_of, numbers)}".rstrip()]
-    noise = f"; noise about {format_percent(100 * h.noise, signed=False)} per commit" if h.noise else ""
-    lines.append(f"  {show(float(values.min()))} … {show(float(values.max()))}{noise}")
+    lines.append(f"  {show(float(values.min()))} … {show(float(values.max()))}{_noise(h)}")
     lines += [f"  step {numbers[id(s)]} at {step_range(s)}: {step_size(s)} {step_status(s)}" for s in h.steps]
+    lines += [f"  {drift_line(d)}" for d in h.drifts]
     lines.append("  latest:")
     lines += [f"    {_point_line(p, show)}" for p in h.points[-LATEST:]]
     return lines
+
+
+def _noise(h: BenchmarkHistory) -> str:
+    if not h.noise:
+        return ""
+    serial = f", lag-1 autocorrelation {h.autocorrelation:.2f}" if h.autocorrelation else ""
+    return f"; noise about {format_percent(100 * h.noise, signed=False)} per commit{serial}"
 
 
 def _point_line(p: Point, show) -> str:
@@ -134,6 +159,8 @@ def _change_point_lines(history: History, numbers: dict) -> list[str]:
         if any(s.status == "unconfirmed" for s in cp.steps) and cp.before and cp.after:
             lines.append(f"     confirm it: pairbench confirm {visible(cp.before[:SHORT])} "
                          f"{visible(cp.after[:SHORT])}")
+        lines += [f"     find its commit among {s.bisect.commits}: {visible(bisect_command(s.bisect))}"
+                  for s in cp.steps if s.bisect]
     return lines
 
 
@@ -150,6 +177,13 @@ def render_history_markdown(history: History) -> str:
                       f"{escape(step_size(s))} | {escape(step_status(s))} |" for s in cp.steps]
     else:
         lines.append("No change points.")
+    bisects = [s.bisect for cp in history.change_points for s in cp.steps if s.bisect]
+    if bisects:
+        lines += ["", "To find the commit of a step with several commits in its range:", "", "```sh",
+                  *(visible(bisect_command(b)) for b in bisects), "```"]
+    drifts = [d for h in history.histories for d in h.drifts]
+    if drifts:
+        lines += ["", *(f"- {escape(d.benchmark.label)}: {escape(drift_line(d))}" for d in drifts)]
     lines += ["", "| benchmark | trend | commits | latest | steps |", "|---|---|---|---|---|"]
     for h in history.histories:
         values = h.values()
@@ -186,8 +220,10 @@ def history_document(history: History) -> dict:
         "machine": history.machine,
         "benchmarks": [{
             "benchmark": h.benchmark.to_dict(), "label": h.benchmark.label, "noise": h.noise,
+            "noise_autocorrelation": h.autocorrelation,
             "points": [_point_record(p) for p in h.points],
             "steps": [{"change_point": numbers[id(s)], **_step_record(s)} for s in h.steps],
+            "drifts": [_drift_record(d) for d in h.drifts],
         } for h in history.histories],
         "change_points": [{"number": k, "before": cp.before, "after": cp.after,
                            "benchmarks": [_step_record(s) for s in cp.steps]}
@@ -208,5 +244,18 @@ def _point_record(p: Point) -> dict:
 def _step_record(s: Step) -> dict:
     return {"benchmark": s.benchmark.label, "index": s.index, "before": s.before, "after": s.after,
             "change_pct": s.change, "low_pct": s.low, "high_pct": s.high, "confidence": s.confidence,
-            "status": s.status, "verdict": s.verdict}
+            "status": s.status, "verdict": s.verdict, "bisect": _bisect_record(s.bisect)}
+
+
+def _bisect_record(b: Bisect | None) -> dict | None:
+    if b is None:
+        return None
+    return {"good": b.good, "bad": b.bad, "filter": b.filter, "commits": b.commits,
+            "command": bisect_command(b, short=False)}
+
+
+def _drift_record(d: Drift) -> dict:
+    return {"benchmark": d.benchmark.label, "start": d.start, "end": d.end, "first": d.first, "last": d.last,
+            "commits": d.end - d.start, "change_pct": d.change, "low_pct": d.low, "high_pct": d.high,
+            "confidence": d.confidence}
 

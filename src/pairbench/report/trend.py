@@ -2,7 +2,8 @@
 
 Each chart draws a benchmark's points in commit order (the median, with the
 range of its 95% intervals as error bars; hover shows the commit, its date,
-branch and results), the level of each segment between steps as a line, and
+branch and results), the level of each segment between steps as a line (a
+drift's sloped line, as the analysis fitted it), and
 each step as a vertical line at its first commit, coloured by what ``confirm``
 found: red confirmed, grey rejected, orange dashed unconfirmed. The page is
 rendered like the run report (``html.render_document``): offline, under a
@@ -100,13 +101,13 @@ def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int])
 
 
 def _levels(history: BenchmarkHistory, axis: ch.Axis) -> list[dict]:
-    """The median level of each segment between steps, as one broken line."""
+    """The analysis's level of each segment between steps (a drift's line), as one broken line."""
     bounds = [0, *(s.index for s in history.steps), len(history.points)]
-    values = history.values()
+    fit = np.asarray(history.fit, dtype=np.float64) if history.fit else history.values()
     x, y = [], []
     for start, end in zip(bounds[:-1], bounds[1:], strict=True):
-        level = float(axis([np.median(values[start:end])])[0])
+        ends = axis([fit[start], fit[end - 1]]) if history.fit else axis([np.median(fit[start:end])] * 2)
         x += [start - 0.5, end - 0.5, None]
-        y += [level, level, None]
-    return [{"type": "scatter", "mode": "lines", "name": "segment median", "x": x, "y": y,
+        y += [float(ends[0]), float(ends[1]), None]
+    return [{"type": "scatter", "mode": "lines", "name": "segment level", "x": x, "y": y,
              "hoverinfo": "skip", "line": {"color": "#2ca02c", "width": 2}}]

@@ -110,6 +110,15 @@ class ConfirmSession:
                 f"revision {revision.name} ({revision.commit[:SHORT]}) does not build: {self.build!r} {why} in "
                 f"its worktree; the build log is {log}{_tail(log)}")
 
+    def provenance(self):
+        """Where the re-measurement is kept in the history: the later revision's commit (the candidate
+        side), with its committer time, never dirty; it joins that commit's point (``history``)."""
+        from pairbench.measure.revisions import commit_time
+        from pairbench.store.history import Provenance
+
+        after = self.revisions[1].commit
+        return Provenance(after, commit_time(after, self.repository), None, False, "confirm")
+
     def targets(self, built: tuple[Revision, Revision]) -> tuple[str, str]:
         """What ``bench`` measures in each tree; ``MeasurementError`` when a build did not make it."""
         paths = []

@@ -54,6 +54,7 @@ _EXPORTS = {
     # resampling and multiplicity
     "bootstrap_ci": "resample",
     "BootstrapCI": "resample",
+    "mean_of_means_ci": "resample",
     "holm": "multiple",
     "benjamini_hochberg": "multiple",
     # quantiles and the shift function (Doksum)
@@ -65,6 +66,14 @@ _EXPORTS = {
     # change points in a series (the history of a benchmark)
     "pelt": "changepoint",
     "noise_scale": "changepoint",
+    "segment": "changepoint",
+    "with_lines": "changepoint",
+    "Segmentation": "changepoint",
+    "serial_noise": "changepoint",
+    "SerialNoise": "changepoint",
+    "fitted": "changepoint",
+    "slope": "changepoint",
+    "refined": "changepoint",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",

@@ -27,7 +27,7 @@ from pairbench.errors import StoreError
 DEFAULT_PATH = ".pairbench/history.db"
 DEFAULT_BUSY_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 10
-POSTGRESQL_EXTRA = "pip install 'pairbench[postgresql]'"
+POSTGRESQL_EXTRA = "pip install 'psycopg[binary]>=3.1' (pairbench's extra postgresql) into pairbench's environment"
 
 
 @dataclass(frozen=True)

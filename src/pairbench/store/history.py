@@ -182,7 +182,7 @@ class Store:
             if found > schema.CURRENT_VERSION:
                 raise StoreError(
                     f"{self.url.shown} is a store of schema version {found}, newer than this pairbench "
-                    f"knows ({schema.CURRENT_VERSION}); upgrade pairbench (pip install -U pairbench) to "
+                    f"knows ({schema.CURRENT_VERSION}); upgrade pairbench to "
                     "use it. Nothing was changed")
             schema.migrate(conn)
 

@@ -1,0 +1,51 @@
+"""The pure parts of benchmarks/history_steps.py and suite_geomean.py: scores, noise laws, a tiny run.
+
+The studies themselves are run by hand (benchmarks/RESULTS.md, issue 27)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scripts import benchmark_script
+
+steps = benchmark_script("history_steps")
+geomean = benchmark_script("suite_geomean")
+
+
+def test_a_step_cell_counts_a_step_within_one_commit_and_the_others_apart():
+    cell = steps.Cell("step", "iid", 100, 0.03, 3.0)
+    cell.truth = [40, 60]
+    cell.found["m"] = [([41, 80], 0), ([57], 0)]
+    s = steps.score(cell, "m")
+    assert (s["found_1"], s["found_2"]) == (0.5, 0.5) and s["others_per_1000"] == pytest.approx(10.0)
+
+
+def test_a_null_and_a_drift_cell_count_false_steps_and_single_steps():
+    null = steps.Cell("null", "ar", 50, 0.01)
+    null.found["m"] = [([10], 0), ([], 1)]
+    assert steps.score(null, "m")["per_1000"] == pytest.approx(10.0)
+    drift = steps.Cell("drift", "iid", 50, 0.01, 5.0)
+    drift.found["m"] = [([25], 0), ([], 1), ([10, 30], 0), ([25], 1)]
+    assert steps.score(drift, "m")["one_step"] == 0.25 and steps.score(drift, "m")["drift"] == 0.5
+
+
+@pytest.mark.parametrize("kind", ["iid", "ar", "t3", "ar-t3"])
+def test_the_model_noises_have_sd_one(kind):
+    z = steps.model_noise(kind, 200_000, np.random.default_rng(1))
+    assert np.std(z) == pytest.approx(1.0, rel=0.03)
+
+
+def test_a_tiny_study_runs_end_to_end(capsys):
+    assert steps.main(["--lengths", "30", "--scale", "0.01"]) == 0
+    assert "| null iid n=30 cv=1% |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kind", geomean.NOISES)
+def test_the_geomean_noises_have_median_zero_sd_one_and_the_stated_mean(kind):
+    """The mean is the closed form (lognormal: (e^(s^2/2) - 1) / sd; Exp(1) - ln 2: 1 - ln 2)."""
+    e = geomean.noise(kind, 2_000_000, np.random.default_rng(2))
+    assert abs(np.median(e)) < 0.005 and np.std(e) == pytest.approx(1.0, rel=0.05 if kind == "t3" else 0.01)
+    assert np.mean(e) == pytest.approx(geomean.noise_mean(kind), abs=0.01)
+    assert geomean.noise_mean("exponential") == pytest.approx(1 - math.log(2))
