@@ -73,6 +73,7 @@ DEFAULT_OUT = ROOT / "benchmarks" / "out" / "loaded"
 PAIRBENCH = (sys.executable, "-m", "pairbench")
 CONDITIONS = {"phased+2": ("phased", 2), "ramp+2": ("ramp", 2), "busy2": ("steady", 2), "busy1": ("steady", 1)}
 PARTS = ("command", "sleeper", "gbench", "go", "criterion", "repetitions")
+DESIGNS_ALL = ("pairbench-wall", "pairbench-cpu", "pairbench-auto", "hyperfine+welch", "benchstat", "criterion")
 SLEEPS = {"aa": ("sleep 0.025", "sleep 0.025"), "ab": ("sleep 0.025", "sleep 0.02525")}
 KINDS = ("aa", "ab")  # A/A, and the part's true change
 CHANGE = {"command": "+1%", "sleeper": "+1% (sleep)", "gbench": "+2.5% (BM_Sort)", "go": "-", "criterion": "-"}
@@ -315,10 +316,13 @@ DESIGNS = {"command": ("pairbench-wall", "pairbench-cpu", "hyperfine+welch"),
            "go": ("pairbench-wall", "pairbench-auto", "benchstat"),
            "criterion": ("pairbench-wall", "pairbench-auto", "criterion")}
 """Per part: pairbench on each metric (auto: the default), and the peer."""
+ADDED_DESIGNS = {"command": ("pairbench-auto",)}
+"""Designs added after a part's first records: run after the others of each trial, outside the seeded order,
+so that the trials (and seeds) of the records already taken stay the same."""
 
 
 def designs(part: str) -> list[str]:
-    return list(DESIGNS[part])
+    return [*DESIGNS[part], *ADDED_DESIGNS.get(part, ())]
 
 
 def plan(part: str, conditions: list[str], counts: dict[str, int], seed: int) -> list[Trial]:
@@ -330,7 +334,7 @@ def plan(part: str, conditions: list[str], counts: dict[str, int], seed: int) ->
         kinds = [k for k in KINDS for _ in range(counts[k])]
         for j in rng.permutation(len(kinds)):
             trial_seed = int(rng.integers(2**31))
-            for design in rng.permutation(designs(part)):
+            for design in [*rng.permutation(DESIGNS[part]), *ADDED_DESIGNS.get(part, ())]:
                 trials.append(Trial(len(trials), part, condition, kinds[j], str(design), trial_seed))
     return trials
 
@@ -370,9 +374,9 @@ def runner(part: str, out: Path) -> Callable[[Trial, Path], dict]:
 
 def run_part(args) -> None:
     path = args.out / f"{args.part}.jsonl"
-    done = {(r["index"], r["seed"], r["design"]) for r in cal.load_records(path)}
+    done = {(r["condition"], r["kind"], r["seed"], r["design"]) for r in cal.load_records(path)}
     todo = [t for t in plan(args.part, args.conditions, args.counts, args.seed)
-            if (t.index, t.seed, t.design) not in done]
+            if (t.condition, t.kind, t.seed, t.design) not in done and t.design in (args.designs or DESIGNS_ALL)]
     run = runner(args.part, args.out)
     spin = cal.build_spin(args.out / "load")
     deadline = time.monotonic() + 60 * args.max_minutes
@@ -558,10 +562,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=2402)
     p.add_argument("--max-minutes", type=float, default=24.0)
     p.add_argument("--rounds", type=int, default=60, help="rounds per k (--part repetitions)")
+    p.add_argument("--designs", help="run only these designs (comma-separated; default: all of the part's)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--report-only", action="store_true")
     args = p.parse_args(argv)
     args.conditions = cal.listed(p, "--conditions", args.conditions, CONDITIONS)
+    args.designs = cal.listed(p, "--designs", args.designs, DESIGNS_ALL) if args.designs else None
     args.counts = dict(zip(KINDS, (int(x) for x in args.trials.split(",")), strict=True))
     if not args.report_only and not args.part:
         p.error("give --part (or --report-only)")

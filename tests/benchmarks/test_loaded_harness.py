@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scripts import benchmark_script
 
 study = benchmark_script("loaded")
@@ -57,12 +58,33 @@ def test_every_row_of_benchstat_s_table_is_read_up_to_the_geomean():
 
 def test_each_trial_is_run_by_every_design_one_after_the_other():
     trials = study.plan("command", ["phased+2", "ramp+2"], {"aa": 3, "ab": 2}, seed=1)
-    assert len(trials) == 2 * 5 * 3
-    for start in range(0, len(trials), 3):
-        group = trials[start:start + 3]
-        assert {t.design for t in group} == {"pairbench-wall", "pairbench-cpu", "hyperfine+welch"}
+    assert len(trials) == 2 * 5 * 4
+    for start in range(0, len(trials), 4):
+        group = trials[start:start + 4]
+        assert {t.design for t in group} == {"pairbench-wall", "pairbench-cpu", "hyperfine+welch", "pairbench-auto"}
+        assert group[-1].design == "pairbench-auto"  # added later: after the seeded order
         assert len({(t.seed, t.kind, t.condition) for t in group}) == 1
     assert trials == study.plan("command", ["phased+2", "ramp+2"], {"aa": 3, "ab": 2}, seed=1)
+
+
+def test_a_design_added_later_keeps_the_trials_and_seeds_of_the_records_taken_before():
+    before = [t for t in study.plan("command", ["phased+2"], {"aa": 4, "ab": 4}, seed=2402)
+              if t.design != "pairbench-auto"]
+    saved = study.ADDED_DESIGNS.pop("command")
+    try:
+        original = study.plan("command", ["phased+2"], {"aa": 4, "ab": 4}, seed=2402)
+    finally:
+        study.ADDED_DESIGNS["command"] = saved
+    key = [(t.condition, t.kind, t.seed, t.design) for t in original]
+    assert [(t.condition, t.kind, t.seed, t.design) for t in before] == key
+
+
+def test_designs_option_rejects_an_unknown_design_and_keeps_the_named_ones():
+    args = study.parse_args(["--part", "go", "--designs", "pairbench-auto,benchstat"])
+    assert args.designs == ["pairbench-auto", "benchstat"]
+    with pytest.raises(SystemExit) as stop:
+        study.parse_args(["--part", "go", "--designs", "pairbench-fast"])
+    assert stop.value.code == 2
 
 
 def test_a_cell_counts_false_changes_wrong_ways_and_the_share_equivalent():
