@@ -11,13 +11,15 @@ Exception tree::
 
     PairbenchError                      base class; exit code 70 (internal) unless a subclass says otherwise
     +-- UsageError                      bad options or arguments (exit 2)
+    |   +-- ProgramNotFound             a command's program is not on PATH, not in the current
+    |                                   directory, or not executable (found before anything runs)
     +-- StatisticsError (ValueError)    input a statistic cannot use (exit 2: a parameter such as
     |   |                               --alpha out of range; ``show`` and ``report`` turn one
     |   |                               about a stored file into a ResultFileError naming it)
     |   +-- NotEnoughData               n too small for the requested quantity
     |   +-- NoVariance                  every value identical: no spread to reason about
     +-- MeasurementError                a benchmark could not be measured (exit 3)
-    |   +-- CommandNotFound             argv[0] is not on PATH or not executable
+    |   +-- CommandNotFound             argv[0] could not be started when it was run
     |   +-- CommandFailed               non-zero exit, signal or timeout of a timed command
     |   +-- HelperCommandFailed         --prepare / --setup / --cleanup failed
     +-- ResultFileError                 a result file or journal cannot be read or written (exit 4)
@@ -74,6 +76,11 @@ class UsageError(PairbenchError):
     exit_code = EXIT_USAGE
 
 
+class ProgramNotFound(UsageError):
+    """The program a command names is not on PATH, not a file in the current directory, or not
+    executable: found while reading the command line, before anything runs."""
+
+
 class StatisticsError(PairbenchError, ValueError):
     """A statistic was given input it cannot use (empty, NaN, wrong shape...).
 
@@ -111,7 +118,8 @@ class MeasurementError(PairbenchError):
 
 
 class CommandNotFound(MeasurementError):
-    """The program to run does not exist or cannot be executed."""
+    """The program could not be started when it was run (removed or made unexecutable since the
+    command line was read, or refused by the system)."""
 
 
 class CommandFailed(MeasurementError):

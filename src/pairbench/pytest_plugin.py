@@ -5,9 +5,13 @@
     def test_parse(pairbench):
         pairbench(parse, data)
 
-Without options, each call measures ``parse(data)`` in this process (about
-``--pairbench-max-time`` per test) and the terminal summary lists each test's
-time per call with its interval. With ``--pairbench-against REV`` the tests
+Without options, a plain ``pytest`` calls ``parse(data)`` once, as a test
+(pytest-benchmark's ``--benchmark-disable``): measuring costs about a second a
+test, so it is asked for. ``--pairbench`` measures each call in this process
+(about ``--pairbench-max-time`` per test) and the terminal summary lists each
+test's time per call with its interval; ``--pairbench-skip`` skips the tests
+that use the fixture, ``--pairbench-only`` every other test. With
+``--pairbench-against REV`` the tests
 run as usual, and at the end every test that called the fixture is compared
 between git revision REV (checked out into a temporary worktree) and the
 working tree: two workers, each running this plugin's tests of its own tree in
@@ -15,7 +19,9 @@ working tree: two workers, each running this plugin's tests of its own tree in
 serving the recorded calls over the worker protocol, driven by ``pairbench
 bench``'s session. Verdicts go to the terminal summary; ``--pairbench-json
 FILE`` writes the result document (``pairbench show``/``report`` read it);
-``--pairbench-fail-on slower`` makes a slower verdict fail the session.
+``--pairbench-fail-on slower`` makes a slower verdict fail the session, and
+the session's last line says so ("1 slower (--pairbench-fail-on)"), not only
+"2 passed".
 
 Importing this module (pytest loads it in every session, through its entry
 point) imports nothing heavy: pairbench's analysis loads only when used.
@@ -25,19 +31,26 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
+from dataclasses import dataclass
 
 import pytest
 
 _REGISTERED: dict[str, functools.partial] = {}  # register mode: benchmark name -> the call
-_NAME_UNSAFE = re.compile(r"[\s\x00-\x1f\x7f]")
+_NAMED_KEY = pytest.StashKey[dict]()  # benchmark name -> the node id it names, this session
 _RESULTS_KEY = pytest.StashKey[list]()
 _USED_KEY = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("pairbench", "pairbench: paired benchmarks")
+    group.addoption("--pairbench", action="store_true", default=False,
+                    help="Measure each call of the pairbench fixture (without it, and without "
+                         "--pairbench-against, the fixture calls the function once, as a test).")
+    group.addoption("--pairbench-skip", action="store_true", default=False,
+                    help="Skip the tests that use the pairbench fixture.")
+    group.addoption("--pairbench-only", action="store_true", default=False,
+                    help="Skip every test that does not use the pairbench fixture.")
     group.addoption("--pairbench-against", metavar="REV", default=None,
                     help="Compare every test using the pairbench fixture between git revision REV and "
                          "the working tree (paired rounds in two fresh worker processes per block).")
@@ -51,24 +64,60 @@ def pytest_addoption(parser):
     group.addoption("--pairbench-metric", metavar="wall|cpu", default=None,
                     help="With --pairbench-against: what the verdicts are on, wall (elapsed) or cpu time of "
                          "each call (default: as pairbench bench).")
+    group.addoption("--pairbench-pass-env", metavar="NAME", action="append", default=[],
+                    help="With --pairbench-against: give the workers environment variable NAME (repeatable); "
+                         "they get only PATH, HOME, the locale, TZ, TERM and TMPDIR besides.")
     group.addoption("--pairbench-register", action="store_true", default=False,
                     help="(internal) record the fixture's calls for a worker instead of measuring them.")
 
 
+def pytest_configure(config):
+    """Refuse a --pairbench-json path that pairbench would not write (``outputs.check_output``: a
+    journal, a link another user planted, a directory), before any test runs."""
+    path = config.getoption("pairbench_json", None)
+    if path and not config.getoption("pairbench_register", False):
+        from pairbench.errors import UsageError
+        from pairbench.outputs import check_output
+
+        try:
+            check_output("--pairbench-json", path, example="result.json")
+        except UsageError as exc:
+            raise pytest.UsageError(str(exc)) from None
+
+
 def benchmark_name(nodeid: str) -> str:
-    """A test's node id as a worker protocol benchmark name: no whitespace, at most 200 bytes."""
-    name = _NAME_UNSAFE.sub("_", nodeid) or "test"
-    return name.encode("utf-8")[:200].decode("utf-8", "ignore")
+    """A test's node id as a worker protocol benchmark name (``protocol.as_name``: two ids never share one)."""
+    from pairbench.worker.protocol import as_name
+
+    return as_name(nodeid)
+
+
+def pytest_collection_modifyitems(config, items):
+    """--pairbench-skip and --pairbench-only: skip the tests that use the fixture, or the others."""
+    skip, only = config.getoption("pairbench_skip"), config.getoption("pairbench_only")
+    if skip and only:
+        raise pytest.UsageError("--pairbench-skip and --pairbench-only together skip every test")
+    if config.getoption("pairbench_register") or not (skip or only):
+        return
+    for item in items:
+        uses = "pairbench" in getattr(item, "fixturenames", ())
+        if skip and uses:
+            item.add_marker(pytest.mark.skip(reason="a pairbench benchmark (--pairbench-skip)"))
+        elif only and not uses:
+            item.add_marker(pytest.mark.skip(reason="not a pairbench benchmark (--pairbench-only)"))
 
 
 @pytest.fixture
 def pairbench(request):
-    """``pairbench(function, *args, **kwargs)``: measure ``function(*args, **kwargs)``; with
+    """``pairbench(function, *args, **kwargs)``: call ``function(*args, **kwargs)`` once and return
+    its result; with ``--pairbench``, measure it (and return its summary); with
     ``--pairbench-against``, compare it with the same test at the revision (at the session's end)."""
     config = request.config
     name = benchmark_name(request.node.nodeid)
+    calls = []
 
     def measure(function, *args, **kwargs):
+        _check_once(config, name, request.node.nodeid, calls)
         call = functools.partial(function, *args, **kwargs)
         if config.getoption("pairbench_register"):
             _REGISTERED[name] = call
@@ -76,6 +125,8 @@ def pairbench(request):
         if config.getoption("pairbench_against"):
             config.stash.setdefault(_USED_KEY, []).append(request.node.nodeid)
             return call()  # checked to work here; compared at the end
+        if not config.getoption("pairbench"):
+            return call()
         from pairbench.sessions.functions import measure_functions
 
         run, analysis = measure_functions(call, None, name=name,
@@ -84,6 +135,20 @@ def pairbench(request):
         return analysis.summaries[0]
 
     return measure
+
+
+def _check_once(config, name: str, nodeid: str, calls: list) -> None:
+    """Fail the test that calls the fixture a second time (each test is one benchmark: compared, only
+    its last call would count), or whose benchmark name another test's already is."""
+    calls.append(name)
+    if len(calls) > 1:
+        pytest.fail(f"the pairbench fixture was called {len(calls)} times in {nodeid}: a test measures one "
+                    "call (compared with --pairbench-against, only its last would count); split it into "
+                    "tests, or parametrize it", pytrace=False)
+    named = config.stash.setdefault(_NAMED_KEY, {})
+    if named.setdefault(name, nodeid) != nodeid:
+        pytest.fail(f"{nodeid} and {named[name]} have the same pairbench benchmark name {name!r}; rename one",
+                    pytrace=False)
 
 
 _LINES_KEY = pytest.StashKey[list]()
@@ -97,10 +162,38 @@ def pytest_sessionfinish(session, exitstatus):
     used = config.stash.get(_USED_KEY, [])
     if config.getoption("pairbench_register") or not (config.getoption("pairbench_against") and used):
         return
-    lines, failed = _compare_against(config, used)
+    lines, failing = _compare_against(config, used)
     config.stash[_LINES_KEY] = lines
-    if failed and session.exitstatus == 0:
+    if failing is not None:
+        _fail_session(session, failing)
+
+
+@dataclass(frozen=True)
+class _Failing:
+    """Why pairbench fails the session: ``why`` in words, and what the session's last line counts
+    (``count`` of ``counted``: "1 slower (--pairbench-fail-on)")."""
+
+    why: str
+    counted: str
+    count: int = 1
+
+
+def _fail_session(session, failing: _Failing) -> None:
+    """Make the session fail and its last lines say why: pytest prints ``session.shouldfail`` in red
+    just before the final line, and counts the reason in that line ("2 passed, 1 slower
+    (--pairbench-fail-on) in 113s") from the terminal reporter's statistics."""
+    if session.exitstatus == 0:
         session.exitstatus = 1
+    session.shouldfail = f"pairbench: {failing.why}"
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.stats.setdefault(failing.counted, []).extend(_Counted() for _ in range(failing.count))
+
+
+class _Counted:
+    """One entry of the terminal reporter's statistics (counted in the session's last line)."""
+
+    count_towards_summary = True
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -126,18 +219,22 @@ def _report_alone(reporter, name: str, analysis) -> None:
                         f"n {summary.n}")
 
 
-def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
-    """Compare ``nodeids`` between the revision and the working tree: the lines to print, and
-    whether the session fails (an error, or a verdict matching --pairbench-fail-on)."""
+def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | None]:
+    """Compare ``nodeids`` between the revision and the working tree: the lines to print, and why
+    the session fails (an error, or verdicts matching --pairbench-fail-on), if it does."""
     from pairbench.errors import PairbenchError
+    from pairbench.measure import child_environment
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.sessions.bench import BenchSession
     from pairbench.settings import parse_settings
-    from pairbench.verdict import matches_fail_on
 
     here = str(config.invocation_params.dir)
     top = _toplevel(here)
+    try:
+        passed = child_environment.passed_names(config.getoption("pairbench_pass_env"), "--pairbench-pass-env")
+    except ValueError as exc:
+        return [f"pairbench: {visible(exc)}"], True
     try:
         settings = parse_settings("bench", (here,), {
             "against": config.getoption("pairbench_against"),
@@ -145,18 +242,34 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], bool]:
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
             "metric": config.getoption("pairbench_metric"), "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
-        outcome = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree)).measure()
+        with child_environment.policy(child_environment.Policy(isolated=True, passed=passed)):
+            session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree))
+            outcome = session.measure()
     except PairbenchError as exc:
-        return [f"pairbench: {visible(exc)}"], True
+        return [f"pairbench: {visible(exc)}"], _Failing(visible(exc), "pairbench error")
     comparisons = outcome.analysis.real_comparisons if outcome.analysis else ()
     lines = [visible(verdict_sentence(c)) for c in comparisons]
+    for problem in (outcome.error, outcome.result_error):
+        lines += [f"pairbench: {visible(problem)}"] if problem is not None else []
     if outcome.error is not None:
-        lines.append(f"pairbench: {visible(outcome.error)}")
-    if outcome.result_error is not None:
-        lines.append(f"pairbench: {visible(outcome.result_error)}")
-    failed = outcome.error is not None or any(matches_fail_on(c.verdict, settings.decision.fail_on)
-                                              for c in comparisons)
-    return lines, failed
+        return lines, _Failing(visible(outcome.error), "pairbench error")
+    return lines, _gate(comparisons, settings.decision.fail_on, settings.workers.against)
+
+
+def _gate(comparisons, fail_on: str, revision: str) -> _Failing | None:
+    """Why --pairbench-fail-on fails the session ("2 slower than main (--pairbench-fail-on
+    slower)"), or None."""
+    from pairbench.report.safe import visible
+    from pairbench.verdict import matches_fail_on
+
+    matched = [c for c in comparisons if matches_fail_on(c.verdict, fail_on)]
+    if not matched:
+        return None
+    verdicts = sorted({c.verdict.verdict for c in matched})
+    word = verdicts[0] if len(verdicts) == 1 else "changed"
+    return _Failing(f"{len(matched)} {'benchmark' if len(matched) == 1 else 'benchmarks'} {word} than "
+                    f"{visible(revision)} (--pairbench-fail-on {fail_on})",
+                    f"{word} (--pairbench-fail-on)", len(matched))
 
 
 def _save(config, run, analysis) -> None:
@@ -191,19 +304,13 @@ def _toplevel(path: str) -> str:
 def serve_tests(rootdir: str, nodeids: list[str]) -> int:
     """The worker: run ``nodeids`` under ``rootdir`` in register mode, then serve what they recorded."""
     from pairbench import pytest_plugin  # the module pytest loaded (this one runs as __main__)
+    from pairbench.worker.pytest_benchmark import serve_pytest
     from pairbench.worker.registry import Benchmark
-    from pairbench.worker.serve import serve, take_fds
+    from pairbench.worker.serve import take_fds
 
     request_fd, reply_fd = take_fds(os.environ)
-    os.chdir(rootdir)
-    sys.path.insert(0, rootdir)
-    status = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", rootdir, "--pairbench-register", *nodeids])
-    registered = pytest_plugin._REGISTERED
-    if not registered:
-        sys.stderr.write(f"pairbench: the tests under {rootdir} recorded no benchmark (pytest exit {status})\n")
-        return 2
-    benchmarks = [Benchmark(name, call) for name, call in registered.items()]
-    return serve(benchmarks, request_fd, reply_fd)
+    return serve_pytest(rootdir, ["--pairbench-register", *nodeids], [], request_fd, reply_fd,
+                        lambda: [Benchmark(name, call) for name, call in pytest_plugin._REGISTERED.items()])
 
 
 if __name__ == "__main__":

@@ -23,12 +23,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 from pairbench.errors import UsageError
+from pairbench.limits import MAX_SHARDS, MAX_SIDES
+from pairbench.outputs import JOURNAL_SUFFIX
 from pairbench.parameters import parse_parameters
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
 KINDS = ("run", "compare", "bench", "import")
-EXPORT_KEYS = ("export_markdown", "export_csv", "export_html")
+EXPORT_KEYS = ("export_markdown", "export_csv", "export_html", "export_json")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
 
 # option -> default; where run and compare differ, per kind. The help text reads these.
@@ -61,9 +63,25 @@ KIND_DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 
-def default(option: str, kind: str = "compare") -> object:
-    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``."""
+HARNESS_DEFAULTS: dict[str, dict[str, object]] = {
+    # each block of rounds starts two pytest sessions (a second or two each), and a verdict needs
+    # about a dozen blocks, as the pytest fixture's comparison does (benchmarks/RESULTS.md)
+    "pytest-benchmark": {"max_time": "60s"},
+}
+"""bench's defaults that differ with the harness of the benchmarks (unless the option is given)."""
+
+
+def default(option: str, kind: str = "compare", harness: str | None = None) -> object:
+    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``, and for
+    ``bench`` of benchmarks of ``harness`` when given."""
+    if kind == "bench" and option in HARNESS_DEFAULTS.get(harness, {}):
+        return HARNESS_DEFAULTS[harness][option]
     return KIND_DEFAULTS[kind].get(option, DEFAULTS.get(option))
+
+
+def harness_defaults(option: str) -> dict[str, object]:
+    """The harnesses whose ``bench`` default of ``option`` is their own, with it."""
+    return {harness: values[option] for harness, values in HARNESS_DEFAULTS.items() if option in values}
 
 
 @dataclass(frozen=True)
@@ -122,7 +140,10 @@ WORKER_SAMPLE_TIME_NS = 1_000_000
 HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
-HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pairbench")
+HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pytest-benchmark-processes", "pairbench")
+WORKER_HARNESSES = ("pairbench", "pytest-benchmark")
+"""The harnesses whose benchmarks ``bench`` serves from long-lived worker processes (the worker
+protocol), timed inside them; the others run a program per sample."""
 MAX_JOBS = 64
 
 
@@ -144,17 +165,18 @@ class Workers:
         """The sample time: --sample-time, else the default of ``harness``'s kind."""
         if self.sample_time_ns is not None:
             return self.sample_time_ns
-        return WORKER_SAMPLE_TIME_NS if harness == "pairbench" else HARNESS_SAMPLE_TIME_NS
+        return WORKER_SAMPLE_TIME_NS if harness in WORKER_HARNESSES else HARNESS_SAMPLE_TIME_NS
 
 
 @dataclass(frozen=True)
 class Outputs:
     """Where this invocation writes (not stored in the result)."""
 
-    json_path: str | None = None  # "-" is standard output (--json and --export-json are one option)
+    json_path: str | None = None  # "-" is standard output; pairbench's result document
     export_markdown: str | None = None
     export_csv: str | None = None
     export_html: str | None = None
+    export_json: str | None = None  # hyperfine's JSON schema (report.hyperfine_json)
     quiet: bool = False
     sort: str = "auto"  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
     time_unit: str | None = None  # every duration in this unit ("ms"); None: a unit that suits each
@@ -218,10 +240,14 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
                         self_check=_flag("--self-check", given("self_check")),
                         tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1),
                         metric=_choice("--metric", given("metric"), METRIC_CHOICES))
-    outputs = Outputs(json_path=_result_path("--json", _json_path(given("json_path"), given("export_json"))),
+    if len(commands) + decision.self_check > MAX_SIDES:
+        raise UsageError(f"a result holds at most {MAX_SIDES} sides (commands, and the --self-check copy); "
+                         f"got {len(commands)} commands{' and the copy' if decision.self_check else ''}")
+    outputs = Outputs(json_path=_result_path("--json", given("json_path")),
                       export_markdown=_result_path("--export-markdown", given("export_markdown")),
                       export_csv=_result_path("--export-csv", given("export_csv")),
                       export_html=_result_path("--export-html", given("export_html")),
+                      export_json=_result_path("--export-json", given("export_json")),
                       quiet=_flag("--quiet", given("quiet")),
                       sort=_choice("--sort", given("sort"), SORT_CHOICES),
                       time_unit=parse_time_unit(given("time_unit")))
@@ -242,13 +268,13 @@ def _workers(given) -> Workers:
     if jobs > MAX_JOBS:
         raise UsageError(f"--jobs must be at most {MAX_JOBS}, got {jobs}")
     return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
-                   against=_text_or_none("--against", given("against")), harness=harness, jobs=jobs,
+                   against=_revision_or_none("--against", given("against")), harness=harness, jobs=jobs,
                    shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
                    balance=_text_or_none("--balance", given("balance")))
 
 
 def parse_shard(value) -> tuple[int, int] | None:
-    """--shard K/N (1 <= K <= N <= 10000), or a stored [K, N]; None: the whole suite."""
+    """--shard K/N (1 <= K <= N <= ``MAX_SHARDS``), or a stored [K, N]; None: the whole suite."""
     if value is None:
         return None
     if isinstance(value, (list, tuple)) and len(value) == 2:
@@ -257,8 +283,8 @@ def parse_shard(value) -> tuple[int, int] | None:
     if not match:
         raise UsageError(f"--shard must be K/N (this is share K of N, 1 <= K <= N), got {value!r}")
     k, n = int(match.group(1)), int(match.group(2))
-    if not 1 <= k <= n <= 10_000:
-        raise UsageError(f"--shard K/N needs 1 <= K <= N <= 10000, got {value!r}")
+    if not 1 <= k <= n <= MAX_SHARDS:
+        raise UsageError(f"--shard K/N needs 1 <= K <= N <= {MAX_SHARDS}, got {value!r}")
     return k, n
 
 
@@ -406,10 +432,6 @@ def _choice(option: str, value, choices: Sequence[str]) -> str:
     return value
 
 
-JOURNAL_SUFFIX = ".partial"
-"""What a result's journal adds to its name (``store.journal``): no result may end in it."""
-
-
 def _result_path(option: str, value) -> str | None:
     """An output file's path: not a journal's name, which would replace another run's live journal."""
     path = _text_or_none(option, value)
@@ -424,6 +446,12 @@ def _text_or_none(option: str, value) -> str | None:
         return None
     if not isinstance(value, str) or not value:
         raise UsageError(f"{option} must be a non-empty path, got {value!r}")
+    return value
+
+
+def _revision_or_none(option: str, value) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise UsageError(f"{option} must name a git revision (a branch, a tag, a commit), got {value!r}")
     return value
 
 
@@ -506,13 +534,6 @@ def parse_time_unit(value) -> str | None:
         raise UsageError(f"--time-unit must be one of nanosecond, microsecond, millisecond, second "
                          f"(or ns, us, ms, s), got {value!r}")
     return TIME_UNITS[value]
-
-
-def _json_path(json_path, export_json):
-    """--json and hyperfine's --export-json name the one result document: one of them, or neither."""
-    if json_path is not None and export_json is not None:
-        raise UsageError("--json and --export-json are one option (the result document); give one of them")
-    return export_json if json_path is None else json_path
 
 
 def _one_to_stdout(outputs: Outputs) -> None:

@@ -93,3 +93,11 @@ def test_the_geometric_mean_interval_covers_the_true_change_under_skewed_rounds(
         truth = 100 * np.expm1(np.mean(medians) + 0.02 * (1 - np.log(2)))
         covered += g.low <= truth <= g.high
     assert 0.90 * trials <= covered <= 0.99 * trials
+
+
+def test_benchmarks_never_measured_are_counted_apart_not_as_inconclusive():
+    rng = np.random.default_rng(3)
+    run = suite_run({"BM_noisy": rng.normal(0, 0.2, 40), "BM_unreached": np.zeros(0), "BM_too": np.zeros(0)})
+    summary = analyse(run).suite
+    assert [c.benchmark.name for c in summary.inconclusive] == ["BM_noisy"]
+    assert [c.benchmark.name for c in summary.unmeasured] == ["BM_unreached", "BM_too"]

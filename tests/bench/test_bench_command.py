@@ -27,10 +27,10 @@ def worker(*args: str) -> str:
     return " ".join([sys.executable, str(WORKER), *args])
 
 
-def test_a_benchmark_three_times_slower_is_found_slower_and_fails_the_gate(tmp_path):
+def test_a_benchmark_eight_times_slower_is_found_slower_and_fails_the_gate(tmp_path):
     result = tmp_path / "r.json"
-    code, out, err = invoke("bench", *FAST, "-k", "spin", "--fail-on", "slower", "--json", str(result),
-                            worker(), worker("--slow", "spin[n=200]=3"))
+    code, out, err = invoke("bench", *FAST, "--max-time", "10s", "-k", "spin", "--fail-on", "slower", "--json",
+                            str(result), worker(), worker("--slow", "spin[n=200]=8"))
     assert code == 1, err
     assert "spin[n=200]" in out and "slower" in out
     document = json.loads(result.read_text())
@@ -114,10 +114,29 @@ def test_a_filter_matching_nothing_is_a_usage_error_naming_the_pattern():
     assert "nothing-like-this" in err
 
 
-def test_a_worker_that_does_not_exist_fails_before_anything_runs(tmp_path):
+def test_a_worker_that_does_not_exist_is_a_usage_error_before_anything_runs(tmp_path):
     code, _, err = invoke("bench", *FAST, str(tmp_path / "missing-worker"), worker())
-    assert code == 3
-    assert "missing-worker" in err
+    assert code == 2
+    assert "missing-worker" in err and "no such file" in err and "--shell" not in err
+
+
+def test_bare_file_names_in_the_current_directory_are_the_programs_to_run(tmp_path, monkeypatch):
+    for name in ("old.test", "new.test"):
+        program = tmp_path / name
+        program.write_text(f"#!/bin/sh\nexec {sys.executable} {WORKER} \"$@\"\n")
+        program.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bench", *FAST, "-k", "^add$", "--runs", "12", "old.test", "new.test")
+    assert code == 0, err
+    assert "add" in out and "old.test" in out and "new.test" in out
+
+
+def test_a_bare_name_found_nowhere_is_a_usage_error_that_does_not_suggest_shell(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = invoke("bench", *FAST, "old.test", "new.test")
+    assert code == 2
+    assert "'old.test' is neither on PATH nor a file in the current directory" in err
+    assert "--shell" not in err
 
 
 @pytest.mark.parametrize(("how", "said"), [

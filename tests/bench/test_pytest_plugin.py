@@ -32,10 +32,29 @@ def _pytest(repository, *args, timeout=240):
                           cwd=repository, capture_output=True, text=True, timeout=timeout)
 
 
-def test_the_fixture_measures_a_function_and_the_summary_shows_its_time(repository):
-    done = _pytest(repository, "--pairbench-max-time", "300ms")
+def test_with_pairbench_the_fixture_measures_a_function_and_the_summary_shows_its_time(repository):
+    done = _pytest(repository, "--pairbench", "--pairbench-max-time", "300ms")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pairbench test_perf.py::test_work: median" in done.stdout and "per call" in done.stdout
+
+
+def test_a_plain_pytest_run_calls_the_function_once_without_measuring(repository):
+    (repository / "test_perf.py").write_text(TEST + "\nCALLS = []\n\ndef test_once(pairbench):\n"
+                                             "    pairbench(CALLS.append, 1)\n    assert CALLS == [1]\n")
+    done = _pytest(repository)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout and "median" not in done.stdout
+
+
+@pytest.mark.parametrize(("option", "ran"), [("--pairbench-skip", "plain"), ("--pairbench-only", "work")])
+def test_the_fixtures_tests_can_be_skipped_or_run_alone(repository, option, ran):
+    (repository / "test_perf.py").write_text(
+        "import mylib, pathlib\n\ndef test_work(pairbench):\n    pathlib.Path('ran').write_text('work')\n"
+        "    pairbench(mylib.work, 300)\n\ndef test_plain():\n    pathlib.Path('ran').write_text('plain')\n")
+    done = _pytest(repository, option, "-rs")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"({option})" in done.stdout and "1 passed, 1 skipped" in done.stdout
+    assert (repository / "ran").read_text() == ran
 
 
 def test_a_revision_that_does_not_exist_fails_the_session_and_says_so(repository):
@@ -50,6 +69,9 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
                    "--pairbench-json", str(result))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "working tree is" in done.stdout and "slower than HEAD" in done.stdout
+    last = done.stdout.strip().splitlines()[-2:]  # the reason in red, then the session's last line
+    assert "pairbench: 1 benchmark slower than HEAD (--pairbench-fail-on slower)" in last[0]
+    assert "1 passed, 1 slower (--pairbench-fail-on) in" in last[1]
     document = json.loads(result.read_text())
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]
 
@@ -63,3 +85,55 @@ def test_against_a_revision_the_verdicts_can_be_on_cpu_time(repository, tmp_path
     assert document["settings"]["decision"]["metric"] == "cpu"
     assert [c["metric"] for c in document["comparisons"]] == ["cpu"]
     assert "on CPU time" in done.stdout
+
+
+TWICE = "import mylib\n\ndef test_twice(pairbench):\n    pairbench(mylib.work, 300)\n    pairbench(mylib.work, 900)\n"
+LONG_IDS = ("import mylib, pytest\n\n@pytest.mark.parametrize('n', [300, 301], ids=['x' * 250 + 'a', 'x' * 250 + 'b'])\n"
+            "def test_long(pairbench, n):\n    pairbench(mylib.work, n)\n")
+
+
+def _commit(repository, name: str, text: str) -> None:
+    (repository / name).write_text(text)
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    for args in (["add", name], ["commit", "-qm", name]):
+        subprocess.run([*git, *args], cwd=repository, check=True)
+
+
+@pytest.mark.parametrize("options", [("--pairbench-max-time", "200ms"), ("--pairbench-against", "HEAD")])
+def test_a_test_calling_the_fixture_twice_fails_saying_so(repository, options):
+    """The audit's G21: compared, such a test counted its last call only, and nothing said so."""
+    _commit(repository, "test_twice.py", TWICE)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_twice.py", *options],
+                          cwd=repository, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "called 2 times in test_twice.py::test_twice" in done.stdout
+
+
+def test_tests_whose_ids_share_their_first_200_bytes_are_compared_apart(repository, tmp_path_factory):
+    """The audit's G21: their benchmark names were the ids cut to 200 bytes, so two tests became one."""
+    _commit(repository, "test_long.py", LONG_IDS)
+    result = tmp_path_factory.mktemp("out") / "r.json"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_long.py",
+                           "--pairbench-against", "HEAD", "--pairbench-max-time", "2s", "--pairbench-json", str(result)],
+                          cwd=repository, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(result.read_text())
+    names = [b["name"] for b in document["benchmarks"]]
+    assert len(names) == 2 == len(set(names)) == len(document["comparisons"])
+
+def test_a_json_path_that_would_replace_a_live_runs_journal_is_refused_before_any_test(repository, tmp_path_factory):
+    from store_runs import stored_run
+
+    from pairbench.store.journal import Journal
+
+    journal = Journal(tmp_path_factory.mktemp("out") / "r.json", stored_run())
+    before = journal.path.read_bytes()
+    try:
+        for path in (journal.path, journal.path.parent / "x.json.partial"):
+            done = _pytest(repository, "--pairbench-max-time", "100ms", "--pairbench-json", str(path))
+            assert done.returncode == 4 and "--pairbench-json" in done.stderr and ".partial" in done.stderr, \
+                done.stdout + done.stderr
+            assert "passed" not in done.stdout
+        assert journal.path.read_bytes() == before and not (journal.path.parent / "x.json.partial").exists()
+    finally:
+        journal.close(remove=True)

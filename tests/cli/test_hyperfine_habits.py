@@ -5,9 +5,11 @@ none is silently misread (scripted executor, no real timing)."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 
+import numpy as np
 import pytest
 from cli_runner import invoke
 from stored import comparisons, side_samples
@@ -180,21 +182,41 @@ def test_dash_capital_v_prints_the_version(argv):
     assert result.code == 0 and result.out == f"pairbench, version {__version__}\n"
 
 
-def test_export_json_writes_pairbenchs_result_document(use_executor, tmp_path):
+def test_export_json_writes_hyperfines_schema_so_a_hyperfine_script_reads_it(use_executor, tmp_path):
+    use_executor(FakeExecutor({"gzip -1": [0.10, 0.12, 0.11, 0.10], "gzip -2": [0.20, 0.22, 0.21, 0.20]}))
+    out = tmp_path / "hf.json"
+    assert invoke("run", "--runs", "4", "--warmup", "0", "--export-json", str(out), "gzip -1", "gzip -2").code == EXIT_OK
+    results = json.loads(out.read_text())["results"]
+    assert [r["command"] for r in results] == ["gzip -1", "gzip -2"]
+    first = results[0]
+    assert set(first) == {"command", "mean", "stddev", "median", "user", "system", "min", "max", "times",
+                          "exit_codes"}
+    assert sorted(first["times"]) == pytest.approx([0.10, 0.10, 0.11, 0.12])
+    assert first["mean"] == pytest.approx(0.1075) and first["median"] == pytest.approx(0.105)
+    assert first["stddev"] == pytest.approx(float(np.std([0.10, 0.12, 0.11, 0.10], ddof=1)))
+    assert (first["min"], first["max"]) == pytest.approx((0.10, 0.12)) and first["exit_codes"] == [0] * 4
+
+
+def test_export_json_names_parameter_values_as_hyperfine_does(use_executor, tmp_path):
+    use_executor(FakeExecutor({"sleep 0.1": 0.1, "sleep 0.2": 0.2}))
+    out = tmp_path / "hf.json"
+    assert invoke("run", "-L", "t", "0.1,0.2", "--runs", "3", "--export-json", str(out), "sleep {t}").code == EXIT_OK
+    results = json.loads(out.read_text())["results"]
+    assert [(r["command"], r["parameters"]) for r in results] == [("sleep 0.1", {"t": "0.1"}),
+                                                                  ("sleep 0.2", {"t": "0.2"})]
+
+
+def test_json_and_export_json_write_pairbenchs_document_and_hyperfines_side_by_side(use_executor, tmp_path):
     use_executor(FakeExecutor(default=0.01))
-    out = tmp_path / "r.json"
-    assert invoke("run", "--runs", "3", "--export-json", str(out), "sleep 0.01").code == EXIT_OK
-    document = json.loads(out.read_text())
-    assert document["format"] == "pairbench.result/2" and len(side_samples(out)) == 3
-
-
-def test_json_and_export_json_together_are_refused(use_executor, tmp_path):
-    result = invoke("run", "--json", str(tmp_path / "a.json"), "--export-json", str(tmp_path / "b.json"), "true")
-    assert result.code == EXIT_USAGE and "--json and --export-json are one option" in result.err
+    ours, theirs = tmp_path / "r.json", tmp_path / "hf.json"
+    result = invoke("run", "--runs", "3", "--json", str(ours), "--export-json", str(theirs), "sleep 0.01")
+    assert result.code == EXIT_OK, result.err
+    assert json.loads(ours.read_text())["format"] == "pairbench.result/2" and len(side_samples(ours)) == 3
+    assert "format" not in json.loads(theirs.read_text())
 
 
 @pytest.mark.parametrize(("option", "starts"), [
-    ("--export-markdown", "### pairbench run"), ("--export-csv", "benchmark,side"), ("--export-json", "{"),
+    ("--export-markdown", "### pairbench run"), ("--export-csv", "benchmark,side"), ("--export-json", '{\n  "results"'),
     ("--export-html", "<!DOCTYPE html>")])
 def test_a_dash_as_an_export_file_prints_that_export_instead_of_the_terminal_report(use_executor, tmp_path,
                                                                                    option, starts):
@@ -305,7 +327,23 @@ def test_parameter_list_values_become_benchmark_parameters_of_one_side(use_execu
     assert [key.label for key in run.benchmarks] == ["command[t=0.1]", "command[t=0.2]"]
     assert [list(run.series(b, 0).values()) for b in range(2)] == [[1e8] * 4, [2e8] * 4]
     assert sorted(fake.texts) == ["sleep 0.1"] * 4 + ["sleep 0.2"] * 4
-    assert "command[t=0.1] · sleep {t}" in result.out and "command[t=0.2] · sleep {t}" in result.out
+    headings = [line for line in result.out.splitlines() if line.startswith("sleep")]
+    assert [h.split(" (")[0] for h in headings] == ["sleep 0.1", "sleep 0.2"]
+    assert "{t}" not in result.out
+
+
+def test_a_run_of_several_values_ends_with_how_many_times_faster_the_fastest_ran(use_executor):
+    use_executor(FakeExecutor({"zstd -T1": [0.30, 0.31, 0.30, 0.32, 0.30, 0.33, 0.31, 0.30],
+                               "zstd -T2": [0.20, 0.21, 0.20, 0.22, 0.20, 0.21, 0.20, 0.20],
+                               "zstd -T4": [0.10, 0.11, 0.10, 0.10, 0.12, 0.10, 0.11, 0.10]}))
+    result = invoke("run", "-L", "threads", "1,2,4", "--runs", "8", "--warmup", "0", "--seed", "3",
+                    "zstd -T{threads}")
+    assert result.code == EXIT_OK, result.err
+    summary = result.out[result.out.index("Summary:"):].splitlines()
+    assert summary[0] == "Summary: zstd -T4 ran"
+    assert re.fullmatch(r"  3\.\d\d \[\d\.\d\d, \d\.\d\d\] times faster than zstd -T1", summary[1])
+    assert re.fullmatch(r"  2\.\d\d \[\d\.\d\d, \d\.\d\d\] times faster than zstd -T2", summary[2])
+    assert summary[3] == "  (median of the per-round ratios over 8 paired rounds; 95% interval each, sign test)"
 
 
 def test_a_parameter_scan_compares_each_candidate_with_the_baseline_per_value(use_executor, tmp_path):
@@ -385,7 +423,7 @@ def test_stored_parameters_read_back_and_show_prints_each_benchmark(use_executor
     run = read_result(out)
     assert run.settings.sampling.parameters == (("t", ("a", "b")),)
     shown = invoke("show", str(out))
-    assert shown.code == 0 and "command[t=b] · sleep 0.01 {t}" in shown.out
+    assert shown.code == 0 and "sleep 0.01 b" in shown.out and "{t}" not in shown.out
     assert shown.out.split("Stopped")[0].split("\n", 2)[2] == first.out.split("Stopped")[0].split("\n", 2)[2]
 
 

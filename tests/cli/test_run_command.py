@@ -173,7 +173,7 @@ def test_ctrl_c_during_cleanup_is_noted_and_the_result_still_written(use_executo
     assert "cleanup interrupted" in result.out
 
 
-def test_setup_and_cleanup_run_with_ctrl_c_enabled(use_executor):
+def test_setup_and_cleanup_run_with_ctrl_c_enabled(use_executor, ctrl_c_enabled):
     handlers = []
 
     def helper(command, index, clock_ns):
@@ -183,6 +183,15 @@ def test_setup_and_cleanup_run_with_ctrl_c_enabled(use_executor):
     use_executor(FakeExecutor({"echo setup": helper, "echo clean": helper}, default=0.01))
     invoke("run", "--runs", "3", "--setup", "echo setup", "--cleanup", "echo clean", "sleep 0.01")
     assert len(handlers) == 2 and signal.SIG_IGN not in handlers
+
+
+@pytest.fixture
+def ctrl_c_enabled():
+    """Ctrl-C as from an interactive shell, even when the tests were started with SIGINT ignored
+    (pairbench keeps an ignored SIGINT ignored); restored after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def test_timeout_applies_to_setup_and_cleanup(use_executor):
@@ -257,10 +266,17 @@ def test_show_of_a_malformed_file_fails_with_one_line(tmp_path):
     assert result.err.count("\n") == 1 and str(bad) in result.err
 
 
-def test_unknown_program_is_a_measurement_error_with_advice():
+def test_unknown_program_is_a_usage_error_with_advice():
     result = invoke("run", "--runs", "3", "no-such-program-xyz")
-    assert result.code == EXIT_MEASUREMENT
-    assert "command not found: 'no-such-program-xyz'" in result.err and "--shell" in result.err
+    assert result.code == EXIT_USAGE
+    assert "command not found: 'no-such-program-xyz'" in result.err and "./DIR/PROGRAM" in result.err
+    assert "--shell" not in result.err
+
+
+def test_a_shell_builtin_is_a_usage_error_pointing_to_shell():
+    result = invoke("run", "--runs", "3", "cd /tmp")
+    assert result.code == EXIT_USAGE
+    assert "'cd' is a shell builtin" in result.err and "--shell sh" in result.err
 
 
 @pytest.mark.parametrize(

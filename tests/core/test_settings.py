@@ -164,7 +164,7 @@ def test_parameters_and_per_command_helpers_are_stored_and_read_back_equal():
     ({"shell": "'bash"}, "cannot split it into words"),
     ({"sort": "median"}, "--sort must be one of auto, command, mean-time"),
     ({"time_unit": "minute"}, "--time-unit must be one of"),
-    ({"json_path": "a.json", "export_json": "b.json"}, "--json and --export-json are one option"),
+    ({"json_path": "-", "export_json": "-"}, "--json and --export-json both write to standard output"),
     ({"json_path": "-", "export_csv": "-"}, "--json and --export-csv both write to standard output"),
     ({"input": "/no/such/file"}, "--input '/no/such/file' does not exist"),
 ])

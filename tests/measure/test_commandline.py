@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from pairbench.errors import CommandNotFound, MeasurementError, UsageError
+from pairbench.errors import MeasurementError, ProgramNotFound, UsageError
 from pairbench.measure.commandline import (
     ShellStartup,
     measure_shell_startup,
@@ -67,22 +67,55 @@ def test_non_string_command_is_refused():
         parse_command(["echo", "hi"])
 
 
-def test_program_not_on_path_is_command_not_found_with_a_hint():
-    with pytest.raises(CommandNotFound) as info:
+def test_program_found_nowhere_is_a_usage_error_saying_where_it_looked():
+    with pytest.raises(ProgramNotFound) as info:
         parse_command("pairbench-no-such-program --flag")
+    assert info.value.exit_code == 2
     assert str(info.value) == (
-        "command not found: 'pairbench-no-such-program' (not on PATH); "
-        "use --shell if it is a shell builtin or pipeline"
+        "command not found: 'pairbench-no-such-program' is neither on PATH nor a file in the current "
+        "directory; give the program's path (./DIR/PROGRAM) or add its directory to PATH"
     )
 
 
-def test_shell_builtin_is_not_found_without_shell():
-    with pytest.raises(CommandNotFound, match="not on PATH"):
+def test_shell_builtin_without_shell_is_a_usage_error_pointing_to_shell():
+    with pytest.raises(ProgramNotFound, match=r"'cd' is a shell builtin, not a program: .*--shell sh"):
         parse_command("cd /tmp")
 
 
+def test_executable_file_in_the_current_directory_runs_as_dot_slash(tmp_path, monkeypatch):
+    program = tmp_path / "old.test"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    command = parse_command("old.test -test.bench .")
+    assert command.argv == (str(program), "-test.bench", ".")
+    assert command.text == "old.test -test.bench ."
+
+
+def test_a_name_on_path_keeps_its_meaning_over_a_file_of_that_name_here(tmp_path, monkeypatch):
+    (tmp_path / "here").mkdir()
+    shadow = tmp_path / "here" / "pbtool"
+    shadow.write_text("#!/bin/sh\n")
+    shadow.chmod(0o755)
+    (tmp_path / "bin").mkdir()
+    on_path = tmp_path / "bin" / "pbtool"
+    on_path.write_text("#!/bin/sh\n")
+    on_path.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.chdir(tmp_path / "here")
+    assert resolve_program("pbtool") == str(on_path)
+    assert resolve_program("./pbtool") == str(shadow)
+
+
+def test_unexecutable_file_in_the_current_directory_says_chmod(tmp_path, monkeypatch):
+    (tmp_path / "old.test").write_text("#!/bin/sh\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ProgramNotFound, match=r"cannot execute './old.test': not executable \(chmod \+x it\?\)"):
+        parse_command("old.test")
+
+
 def test_missing_path_with_a_slash_is_command_not_found(tmp_path):
-    with pytest.raises(CommandNotFound, match="no such file"):
+    with pytest.raises(ProgramNotFound, match="no such file"):
         parse_command(f"{tmp_path}/nothing-here")
 
 
@@ -90,19 +123,19 @@ def test_file_without_execute_bit_is_reported_as_not_executable(tmp_path):
     script = tmp_path / "tool"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o644)
-    with pytest.raises(CommandNotFound, match="not executable"):
+    with pytest.raises(ProgramNotFound, match="not executable"):
         parse_command(str(script))
 
 
 def test_unexecutable_file_on_path_is_named_in_the_error(tmp_path, monkeypatch):
     (tmp_path / "pbtool").write_text("#!/bin/sh\n")
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(CommandNotFound, match=r"found '.*pbtool' on PATH but it is not executable"):
+    with pytest.raises(ProgramNotFound, match=r"found '.*pbtool' on PATH but it is not executable"):
         resolve_program("pbtool")
 
 
 def test_directory_is_not_executable(tmp_path):
-    with pytest.raises(CommandNotFound, match="directory"):
+    with pytest.raises(ProgramNotFound, match="directory"):
         parse_command(str(tmp_path))
 
 
@@ -153,4 +186,4 @@ def test_real_shell_startup_takes_a_plausible_time():
     with PosixExecutor() as ex:
         startup = measure_shell_startup(ex, runs=10)
     assert startup.n == len(startup.values_ns) == 10
-    assert 0 < startup.min_ns <= startup.median_ns < 50_000_000
+    assert 0 < startup.min_ns <= startup.median_ns < 1_000_000_000  # a few ms; never a second

@@ -73,3 +73,29 @@ def test_the_content_security_policy_blocks_injected_scripts(chromium, report):
         var s = document.createElement('script'); s.textContent = 'window.__injected = 1';
         document.body.appendChild(s); return window.__injected === 1; })()""")
     assert ran is False
+
+
+def test_the_page_opens_with_the_verdict_and_the_charts_and_the_notes_come_after(chromium, report):
+    path, _ = report
+    chromium.open(path, width=1280, wait_for=CHARTS_SETTLED)
+    order = chromium.evaluate("""Array.from(document.querySelectorAll('section')).map(s => s.id)""")
+    charts_at = [i for i, key in enumerate(order) if key.startswith(("run", "comparison-", "variant-"))]
+    assert order[0] == "verdict" and order.index("notes") > max(charts_at)
+    assert order.index("statistics") > order.index("comparison-0")
+    assert chromium.evaluate("document.querySelector('#verdict .pointer a').getAttribute('href')") == "#notes"
+
+
+def test_every_axis_of_every_chart_is_titled_with_its_unit(chromium, report):
+    path, figures = report
+    chromium.open(path, width=1280, wait_for=CHARTS_SETTLED)
+    axes = chromium.evaluate("""Array.from(document.querySelectorAll('[data-chart]')).map(e => {
+        const full = e._fullLayout;
+        return Object.keys(full).filter(k => /^[xy]axis\\d*$/.test(k) && full[k].visible !== false
+                                               && full[k].showticklabels !== false)
+            .map(k => [e.getAttribute('data-chart'), k, (full[k].title || {}).text || '',
+                       full[k].ticksuffix || '', full[k].tickformat || '']); })""")
+    for chart_axes in axes:
+        for key, axis, title, suffix, fmt in chart_axes:
+            assert re.search(r"\(.+\)", title) or suffix or fmt.endswith("%"), (key, axis, title)
+    differences = next(a for a in axes if a[0][0].endswith("-differences"))
+    assert [ax[3] for ax in differences if ax[1] == "xaxis"] == ["%"]

@@ -60,3 +60,25 @@ def test_the_history_page_shows_a_hostile_name_as_text(chromium, page):
     assert chromium.evaluate("document.querySelectorAll('script').length") == 3
     heading = chromium.evaluate("document.querySelector('#section-trend-0 h2').textContent")
     assert heading.startswith(HOSTILE.split("\n")[0])
+
+
+def test_the_x_axis_names_commits_and_noise_stays_a_thin_band_while_a_step_fills_the_chart(chromium, page):
+    from history_runs import commit_hash
+
+    from pairbench.report.history import SHORT
+
+    path, _ = page
+    chromium.open(path, width=1280, wait_for=CHARTS_SETTLED)
+    ticks = chromium.evaluate("Array.from(document.querySelectorAll('#trend-1 .xtick text')).map(t => t.textContent)")
+    assert ticks and set(ticks) <= {commit_hash(k)[:SHORT] for k in range(60)}
+    assert ticks[0] == commit_hash(0)[:SHORT] and ticks[-1] == commit_hash(59)[:SHORT]
+    spans = chromium.evaluate("""['trend-0', 'trend-1'].map(k => {
+        const gd = document.getElementById(k), r = gd._fullLayout.yaxis.range;
+        const ys = gd.data[1].y; const m = ys.slice().sort((a, b) => a - b)[Math.floor(ys.length / 2)];
+        return [r[0] / m, r[1] / m]; })""")
+    (step_low, step_high), (noise_low, noise_high) = spans
+    assert noise_low <= 0.95 and noise_high >= 1.05  # ±0.3% noise drawn on at least ±5% of the median
+    assert step_high - step_low >= 0.08  # the 8% step spans its chart
+    titles = chromium.evaluate("Array.from(document.querySelectorAll('#trend-1 .g-xtitle, #trend-1 .g-ytitle'))"
+                               ".map(t => t.textContent)")
+    assert titles == ["commit (oldest first)", "median (µs)"]

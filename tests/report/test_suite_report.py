@@ -90,3 +90,72 @@ def test_the_html_report_of_a_suite_opens_with_its_summary(tmp_path):
     assert "Removed, only the baseline has them (2): BM_old, BM_older." in suite
     assert "<summary>Validation (1 finding)</summary>" in suite and "WARN  BM_copy · new" in suite
     assert 'class="verdicts"' not in html  # the groups replace the flat verdict table
+
+
+LONG = "BenchmarkFormatFloat/ShorterIntervalCase32/with_a_long_sub_benchmark_name"
+
+
+def _long_named(tmp_path, name: str, factor: float, kind: str = "run") -> Path:
+    rng = np.random.default_rng(5)
+    if kind == "run":
+        samples = {(0, 0): series(np.floor(1e6 * factor * rng.lognormal(0, 0.01, 20)), pairs=[-1] * 20)}
+        run = make_run("run", [side("app")], samples, benchmarks=[BenchmarkKey(LONG)])
+    else:
+        samples = {(b, s): series(np.floor(1e6 * (1 + 0.1 * s) * rng.lognormal(0, 0.01, 40)), start_seq=s,
+                                  stride=2) for b in range(2) for s in range(2)}
+        run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                       benchmarks=[BenchmarkKey(LONG), BenchmarkKey(LONG + "_too")]).replace(
+            suite=shards.suite_record([LONG, LONG + "_too"], None, "go"))
+    path = tmp_path / name
+    write_result(run, path)
+    return path
+
+
+def test_long_benchmark_names_stay_whole_on_one_line_in_the_diff_and_suite_tables(tmp_path):
+    code, diffed, err = invoke("diff", str(_long_named(tmp_path, "a.json", 1.0)),
+                               str(_long_named(tmp_path, "b.json", 1.1)))
+    assert code == 0, err
+    code, suite, err = invoke("show", str(_long_named(tmp_path, "s.json", 1.0, kind="bench")))
+    assert code == 0, err
+    for out in (diffed, suite):
+        rows = [line for line in out.splitlines() if LONG in line]
+        assert rows, out
+        assert all(re.search(r"\S\s{2,}\S", line[line.index(LONG) + len(LONG):]) for line in rows)
+
+
+def test_the_counts_line_counts_benchmarks_never_measured_once_apart_from_inconclusive(tmp_path):
+    rng = np.random.default_rng(4)
+    samples = {(0, 0): series(np.full(40, 2e6), start_seq=0, stride=2),
+               (0, 1): series(2e6 * np.exp(rng.normal(0, 0.2, 40)), start_seq=1, stride=2),
+               **{(b, s): series([]) for b in (1, 2) for s in (0, 1)}}
+    names = ["BM_noisy", "BM_late", "BM_later"]
+    run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                   benchmarks=[BenchmarkKey(n) for n in names]).replace(
+        notes=(Note("suite-budget-spent", {"count": 2, "names": names[1:], "budget_ns": 60_000_000_000}),),
+        suite=shards.suite_record(names, None, "go"))
+    path = tmp_path / "suite.json"
+    write_result(run, path)
+    code, out, err = invoke("show", str(path))
+    assert code == 0, err
+    assert "0 regressions, 0 improvements, 0 equivalent, 1 inconclusive, 2 not measured." in out
+    assert "Not measured, --suite-time was spent (2): BM_late, BM_later." in out
+
+
+def test_a_worker_suite_says_its_rounds_and_warm_up_and_that_they_are_not_compares_defaults(tmp_path):
+    rng = np.random.default_rng(4)
+    samples = {(0, s): series(2e6 * np.exp(rng.normal(0, 0.01, 40)), start_seq=s, stride=2) for s in (0, 1)}
+    run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                   benchmarks=[BenchmarkKey("BM_a")]).replace(suite=shards.suite_record(["BM_a"], None, "pairbench"))
+    path = tmp_path / "workers.json"
+    write_result(run, path)
+    code, out, err = invoke("show", str(path))
+    assert code == 0, err
+    assert ("Each benchmark: at least 32 rounds (--min-runs), up to 5 s (--max-time), after 16 warm-up rounds "
+            "(--warmup) (bench's defaults; compare's are at least 10 rounds after 1 warm-up round).") in out
+    tuned = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                     benchmarks=[BenchmarkKey("BM_a")], min_runs=12, warmup=2).replace(
+        suite=shards.suite_record(["BM_a"], None, "pairbench"))
+    write_result(tuned, path)
+    code, out, err = invoke("show", str(path))
+    assert "Each benchmark: at least 12 rounds (--min-runs), up to 5 s (--max-time), after 2 warm-up rounds " \
+           "(--warmup)." in out

@@ -60,10 +60,10 @@ def test_an_imported_result_is_written_shown_and_diffed_like_any_other(tmp_path)
     out = tmp_path / "imported.json"
     code, shown, err = invoke("import", "--json", str(out), str(DATA / "go-count2.txt"))
     assert code == 0, err
-    assert "Imported from go test -bench" in shown and "not interleaved by pairbench" in shown
     assert read_result(out).kind == "import"
     code, again, _ = invoke("show", str(out))
     assert code == 0 and "BenchmarkSizes/n=400" in again
+    assert "Imported from go test -bench" in again and "not interleaved by pairbench" in again
     code, diffed, err = invoke("diff", str(out), str(out))
     assert code == 0, err
     assert diffed.index("Not paired") < diffed.index("BenchmarkWork") and "pairbench bench" in diffed
@@ -101,3 +101,60 @@ def test_a_criterion_directory_with_an_unreadable_file_is_refused_naming_the_fil
     (copy / "grp" / "sum" / "10" / "new" / "sample.json").write_text('{"iters": [1], "times": [')
     with pytest.raises(ResultFileError, match=r"grp/sum/10/new/sample.json, line 1: not JSON"):
         read_import(str(copy))
+
+
+def test_import_prints_a_short_summary_of_what_it_read_and_where_it_wrote_it(tmp_path):
+    out = tmp_path / "imported.json"
+    code, shown, err = invoke("import", "--json", str(out), str(DATA / "go-count2.txt"))
+    assert code == 0, err
+    assert shown.splitlines() == [
+        f"pairbench import · go test -bench · {DATA / 'go-count2.txt'}",
+        "4 benchmarks on 1 side (example.com/pairbench/gobench), 8 samples, as go test -bench recorded them "
+        "(not interleaved).",
+        f"Written to {out}.",
+        f"Show it: pairbench show {out} (every benchmark: show --details); compare two: pairbench diff OLD NEW.",
+    ]
+    assert err == ""
+
+
+def test_what_a_tool_never_recorded_is_shown_as_unknown_not_as_a_measured_zero(tmp_path):
+    out = tmp_path / "go.json"
+    assert invoke("import", "--json", str(out), str(DATA / "go-count2.txt")).code == 0
+    assert read_result(out).environment["import"]["recorded"] == []
+    code, shown, err = invoke("show", str(out))
+    assert code == 0, err
+    assert "CPU user —, sys —   max RSS —   context switches —" in shown
+    assert "0 ns" not in shown.replace("SD 0 ns", "") and "0 KiB" not in shown
+
+
+def test_hyperfine_mean_cpu_times_are_kept_and_its_unrecorded_memory_is_unknown(tmp_path):
+    out = tmp_path / "hf.json"
+    assert invoke("import", "--json", str(out), str(DATA / "hyperfine-1.15.json")).code == 0
+    run = read_result(out)
+    assert run.environment["import"]["recorded"] == ["user_ns", "sys_ns"]
+    raw = json.loads((DATA / "hyperfine-1.15.json").read_text())["results"][0]
+    assert set(run.series(0, 0)["user_ns"].tolist()) == {round(raw["user"] * 1e9)}
+    code, shown, err = invoke("show", str(out))
+    assert code == 0, err
+    assert "CPU user 322.4 µs, sys 528.0 µs   max RSS —   context switches —" in shown
+
+
+def test_an_import_written_before_it_said_what_was_recorded_shows_none_of_its_zeros(tmp_path):
+    out = tmp_path / "hf.json"
+    assert invoke("import", "--json", str(out), str(DATA / "hyperfine-1.15.json")).code == 0
+    document = json.loads(out.read_text())
+    del document["environment"]["import"]["recorded"]
+    out.write_text(json.dumps(document))
+    code, shown, err = invoke("show", str(out))
+    assert code == 0, err
+    assert "CPU user —, sys —   max RSS —   context switches —" in shown
+
+
+@pytest.mark.parametrize(("name", "tool"), [("hyperfine-1.15.json", "hyperfine"), ("gbench-1.7.1.json", "Google Benchmark"),
+                                            ("go-count2.txt", "go test -bench"),
+                                            ("pytest-benchmark-5.3.1.json", "pytest-benchmark")])
+def test_diff_of_another_tools_own_file_says_to_import_it_first(tmp_path, name, tool):
+    code, _, err = invoke("diff", str(DATA / name), str(DATA / name))
+    assert code == 4
+    assert f"this is {tool}'s own result, not a pairbench result: run `pairbench import --json" in err
+    assert "unsupported format" not in err

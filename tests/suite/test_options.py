@@ -7,7 +7,7 @@ import pytest
 from cli_runner import invoke
 
 from pairbench.errors import UsageError
-from pairbench.settings import parse_settings
+from pairbench.settings import default, parse_settings
 
 
 @pytest.mark.parametrize(("options", "problem"), [
@@ -15,8 +15,9 @@ from pairbench.settings import parse_settings
     (("--shard", "half"), "--shard must be K/N"),
     (("--jobs", "0"), "--jobs must be at least 1, got 0"),
     (("--jobs", "65"), "--jobs must be at most 64, got 65"),
-    (("--harness", "jmh"), "--harness must be one of gbench, go, criterion, pytest-benchmark, pairbench"),
+    (("--harness", "jmh"), "--harness must be one of gbench, go, criterion, pytest-benchmark, pytest-benchmark-processes, pairbench"),
     (("--suite-time", "soon"), "--suite-time"),
+    (("--against", ""), "--against must name a git revision (a branch, a tag, a commit), got ''"),
 ])
 def test_a_bad_suite_option_is_a_usage_error_naming_it(options, problem):
     code, _, err = invoke("bench", *options, "/bin/true")
@@ -47,3 +48,11 @@ def test_merge_import_and_diff_say_what_they_need():
     assert code == 2 and "jmh" in err
     code, _, err = invoke("diff", "--alpha", "2", "a.json", "b.json")
     assert code == 2 and "--alpha must lie between" in err
+
+
+def test_bench_help_gives_the_budget_of_pytest_benchmark_tests_beside_its_own():
+    code, out, _ = invoke("bench", "--help")
+    assert code == 0 and "[default: 5s; 60s for pytest-benchmark tests]" in " ".join(out.split())
+    assert default("max_time", "bench", "pytest-benchmark") == "60s"
+    assert default("max_time", "bench", "go") == default("max_time", "bench") == "5s"
+    assert default("max_time", "compare", "pytest-benchmark") == "60s" == default("max_time", "compare")

@@ -27,9 +27,11 @@ from pairbench.analysis.records import (
     SeriesFigure,
     Summary,
 )
+from pairbench.analysis.relative import relative_speeds
 from pairbench.analysis.rules import (
     executor_rss_floor_kib,
     machine_notes,
+    recorded_resources,
     rss_floor_note,
     self_check_note,
 )
@@ -47,19 +49,21 @@ SELF_CHECK_LABEL = "self-check"
 def analyse(run: Run) -> Analysis:
     """Everything computed from ``run``'s samples (see the module docstring)."""
     floor = executor_rss_floor_kib(run.environment)
+    recorded = recorded_resources(run.environment)
     summaries, figures = [], []
     for b, s, samples in run.all_series():
-        summary = summarize(run.benchmarks[b], run.sides[s], samples, rss_floor_kib=floor)
+        summary = summarize(run.benchmarks[b], run.sides[s], samples, rss_floor_kib=floor, recorded=recorded)
         subject = _series_subject(run, b, s)
         summaries.append(dataclasses.replace(summary, notes=tuple(n.about(subject) for n in summary.notes)))
-        figures.append(_series_figure(b, s, samples))
+        figures.append(_series_figure(b, s, samples, recorded))
     comparisons, comparison_figures, values = _comparisons(run)
     at_floor = [s.side for s in summaries if s.max_rss_at_floor]
     floor_note = rss_floor_note(list(dict.fromkeys(at_floor)), floor or 0)
     notes = (*run.notes, *machine_notes(run.environment, run.kind, len(run.sides)),
              *([floor_note] if floor_note else []))
     suite = _suite_summary(run, comparisons, values) if is_suite(run) else None
-    return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite)
+    return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite,
+                    relative_speeds(run, summaries))
 
 
 def _suite_summary(run: Run, comparisons, values):
@@ -107,7 +111,8 @@ def criteria_of(run: Run) -> Criteria:
 def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigure, ...], list[np.ndarray]]:
     """Every comparison (with the family's correction), its chart data, and the values its verdict
     was drawn from."""
-    # imported here: scipy (~0.6 s) loads while a measuring command's first rounds run (preload)
+    # imported here: scipy (~0.6 s) is for the commands that analyse (a measuring one loads it before
+    # its first sample, pairbench.preload), not for every command that reads a run
     from pairbench.analysis.comparison import Pairing, bonferroni, compare
     from pairbench.analysis.suite import holm, verdict_values
 
@@ -143,7 +148,7 @@ def _series_subject(run: Run, benchmark: int, side: int) -> Subject:
     return Subject(_benchmark_name(run, benchmark), run.sides[side].name)
 
 
-def _series_figure(benchmark: int, side: int, samples: Samples) -> SeriesFigure:
+def _series_figure(benchmark: int, side: int, samples: Samples, recorded: frozenset[str]) -> SeriesFigure:
     measured = samples.measured().in_order()
     values = measured.values()
     try:
@@ -151,5 +156,5 @@ def _series_figure(benchmark: int, side: int, samples: Samples) -> SeriesFigure:
     except StatisticsError:  # too few samples or no spread: the summary's notes say so
         correlogram = None
     resources = {name: measured[name].astype(np.float64)
-                 for name in ("max_rss_kib", "voluntary_cs", "involuntary_cs")}
+                 for name in ("max_rss_kib", "voluntary_cs", "involuntary_cs") if name in recorded}
     return SeriesFigure(benchmark, side, measured["seq"], values, resources, correlogram)

@@ -41,7 +41,7 @@ class BudgetNeeded:
 def budget_needed(run: Run, comparisons: Sequence[Comparison], not_measured: int) -> BudgetNeeded | None:
     """The budget that would decide ``run``'s inconclusive ``comparisons`` (of ``run.benchmarks``, by
     key) and its ``not_measured`` benchmarks; None when nothing is left undecided."""
-    inconclusive = [c for c in comparisons if c.verdict.verdict == "inconclusive" and not c.self_check]
+    inconclusive = [c for c in comparisons if c.verdict.verdict == "inconclusive" and not c.self_check and c.rounds]
     if not inconclusive and not not_measured:
         return None
     index = {key: b for b, key in enumerate(run.benchmarks)}

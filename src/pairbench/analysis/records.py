@@ -217,7 +217,8 @@ class Analysis:
     run's own (measuring, the machine, the self-check, the RSS floor); the
     summaries and comparisons carry theirs. ``series_figures`` and
     ``comparison_figures`` parallel ``summaries`` and ``comparisons``. ``suite`` is the
-    summary of a bench suite (``analysis.suite``).
+    summary of a bench suite (``analysis.suite``); ``relative`` how much longer each series
+    of a ``run`` of several took than its fastest (``analysis.relative``).
     """
 
     summaries: tuple[Summary, ...]
@@ -226,6 +227,7 @@ class Analysis:
     series_figures: tuple[SeriesFigure, ...] = ()
     comparison_figures: tuple[ComparisonFigure, ...] = ()
     suite: object | None = None  # analysis.suite.SuiteSummary of a bench suite, else None
+    relative: tuple = ()  # analysis.relative.Relative: a run's series against its fastest
 
     def all_notes(self) -> Iterator[Note]:
         """Every note, run first, then each summary's and each comparison's, each note once."""

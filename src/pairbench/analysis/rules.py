@@ -51,6 +51,27 @@ MOMENT_CHECKS = ("load", "memory", "power", "virtualization", "clock")
 TUNING_CHECKS = ("governor", "turbo", "smt", "aslr", "virtualization")
 
 
+# --------------------------------------------------------------------------- what was recorded
+
+
+RESOURCES = ("user_ns", "sys_ns", "max_rss_kib", "voluntary_cs", "involuntary_cs")
+
+
+def recorded_resources(environment: Mapping) -> frozenset[str]:
+    """The resource columns (``RESOURCES``) whose values were measured, so that one never recorded
+    is shown as unknown, not as a measured zero: every one for pairbench's own runs; for an import,
+    those the tool recorded (``environment.import.recorded``). An import document written before it
+    said so (pairbench 0.2.0 kept no CPU times and zeros for what was missing), or anything
+    malformed there, counts as nothing recorded."""
+    imported = environment.get("import")
+    if not isinstance(imported, Mapping):
+        return frozenset(RESOURCES)
+    recorded = imported.get("recorded")
+    if not isinstance(recorded, (list, tuple)):
+        return frozenset()
+    return frozenset(column for column in RESOURCES if column in recorded)
+
+
 # --------------------------------------------------------------------------- memory
 
 

@@ -6,11 +6,9 @@ round's samples, keeps each comparison's log-ratios (in one
 through the analysis's own :func:`~pairbench.analysis.comparison.verdict_of`,
 so the verdict that stopped a run is the one ``analyse`` reports from the
 stored samples. With ``--runs`` nothing stops early; the progress line asks
-:meth:`StoppingRule.current` for the sign-test interval instead.
-
-The rule looks only once the statistics are loaded (``pairbench.preload``):
-until then it keeps the log-ratios and says nothing. Skipping looks leaves the
-anytime-valid verdict valid; it can only stop a few rounds later.
+:meth:`StoppingRule.current` for the sign-test interval instead. The statistics
+it uses are loaded before the first sample (``pairbench.preload``), so a look
+costs no import.
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pairbench import preload
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use
@@ -46,10 +43,8 @@ class StoppingRule(Sink):
         self._block_ended = False
         ids = range(benchmarks) if benchmark_ids is None else benchmark_ids
         self.keys = [(b, c) for b in ids for c in candidates]
-        # one store of each comparison's log-ratios: the running sequence when adaptive (made once the
-        # statistics are loaded, fed what waited in _pending), a list with --runs
+        # one store of each comparison's log-ratios: the running sequence when adaptive, a list with --runs
         self._running: dict = {}
-        self._pending: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
         self._ratios: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
         self._block: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
         # --metric auto: a comparison's metric is chosen from its first CHOICE_ROUNDS rounds (kept in _early)
@@ -73,8 +68,6 @@ class StoppingRule(Sink):
                     self._choose(key)
                 continue
             self._add(key, end.rounds, base, cand)
-        if preload.ready():
-            self._catch_up()
 
     def _choose(self, key: tuple[int, int]) -> None:
         """``--metric auto``: the metric of ``key``, from its first rounds (as ``comparison.metric_of``),
@@ -90,7 +83,7 @@ class StoppingRule(Sink):
     def _add(self, key: tuple[int, int], rounds: int, base: Measured, cand: Measured) -> None:
         """The log-ratio of round ``rounds`` (one of a block's when rounds come in blocks), kept."""
         b, c = self._value(key, base), self._value(key, cand)
-        if not (b > 0 and c > 0):  # as comparison.paired_values
+        if not (b > 0 and c > 0):  # a time of 0 (a timer that did not advance) has no ratio: as the analysis
             return
         ratio = math.log1p((c - b) / b)
         if self.block_rounds is not None:
@@ -98,7 +91,10 @@ class StoppingRule(Sink):
             if rounds % self.block_rounds:
                 return
             ratio, self._block[key] = float(np.median(self._block[key])), []
-        (self._pending if self.criteria.anytime else self._ratios)[key].append(ratio)
+        if self.criteria.anytime:
+            self._sequence(key).extend([ratio])
+        else:
+            self._ratios[key].append(ratio)
 
     def _value(self, key: tuple[int, int], measured: Measured) -> float:
         """One operation's value of a sample by the comparison's metric, as ``Samples.metric_values``
@@ -107,23 +103,19 @@ class StoppingRule(Sink):
         total = metric_total(self._metric[key], sample.wall_ns, sample.user_ns, sample.sys_ns, measured.metrics)
         return float(total) / sample.iterations
 
-    def _catch_up(self) -> None:
-        """Feed the running sequences the log-ratios that waited for the statistics to load."""
-        from pairbench.stats.sequential import RunningSequence  # loaded (preload.ready)
+    def _sequence(self, key: tuple[int, int]):
+        """The running confidence sequence of comparison ``key``, made at its first value."""
+        from pairbench.stats.sequential import RunningSequence
 
-        for key, waiting in self._pending.items() if self.criteria.anytime else ():
-            if key not in self._running:
-                self._running[key] = RunningSequence(self.criteria.level_alpha, self.criteria.t_opt)
-            if waiting:
-                self._running[key].extend(waiting)
-                self._pending[key] = []
+        if key not in self._running:
+            self._running[key] = RunningSequence(self.criteria.level_alpha, self.criteria.t_opt)
+        return self._running[key]
 
     def decide(self) -> str | None:
         """A reason to stop when every comparison has a verdict, else None (updates ``latest``).
         In blocks, only right after a block has ended: the stored samples then hold whole blocks."""
-        if (self.block_rounds is not None and not self._block_ended) or not preload.ready():
+        if self.block_rounds is not None and not self._block_ended:
             return None
-        self._catch_up()
         verdicts = [self._verdict(key) for key in self.keys]
         if all(v.decided for v in verdicts):
             if len(verdicts) == 1:
@@ -140,30 +132,26 @@ class StoppingRule(Sink):
         """What the verdict of ``key`` (the first comparison by default) is drawn from so far: the
         per-round log-ratios, or one median per block of rounds."""
         key = self.keys[0] if key is None else key
-        kept = self._running[key].values if key in self._running else np.zeros(0)
-        waiting = self._pending.get(key, []) if self.criteria.anytime else self._ratios[key]
-        return np.concatenate([kept, np.asarray(waiting, dtype=np.float64)])
+        if self.criteria.anytime:
+            return self._running[key].values if key in self._running else np.zeros(0)
+        return np.asarray(self._ratios[key], dtype=np.float64)
 
     def current(self) -> list[Effect | None]:
-        """Each comparison's effect now (None while no interval exists, or while the statistics
-        load), for the progress line."""
-        if not preload.ready():
-            return [self.latest[key][1] if key in self.latest else None for key in self.keys]
-        self._catch_up()
+        """Each comparison's effect now (None while no interval exists), for the progress line."""
         for key in self.keys:
             if key not in self.latest or not self.criteria.anytime:
                 self._verdict(key)
         return [self.latest[key][1] for key in self.keys]
 
     def _verdict(self, key: tuple[int, int]) -> Verdict:
-        from pairbench.analysis.comparison import (  # loaded (ready)
+        from pairbench.analysis.comparison import (  # loaded before the first sample (preload)
             anytime_effect,
             effect_of,
             verdict_of,
         )
 
         if self.criteria.anytime:
-            running = self._running[key]
+            running = self._sequence(key)
             found = verdict_of(lambda: anytime_effect(running), self.criteria)
         else:
             ratios = np.asarray(self._ratios[key])

@@ -24,10 +24,11 @@ shared cores do not promise.
 
 **The summary** orders the comparisons as a reviewer reads them: regressions
 (largest first), improvements (largest first), then equivalent and
-inconclusive ones (suite order); adds the geometric-mean change (of the mean
-log-ratios, with a studentized bootstrap interval: see ``geometric_mean``),
-the benchmarks added and removed, those the suite's budget left unmeasured,
-and the validation findings. Pure.
+inconclusive ones (suite order), and apart from them those not measured
+at all (no round: never counted as inconclusive); adds the geometric-mean change
+(of the mean log-ratios, with a studentized bootstrap interval: see
+``geometric_mean``), the benchmarks added and removed, those the suite's budget
+left unmeasured, and the validation findings. Pure.
 """
 
 from __future__ import annotations
@@ -172,7 +173,8 @@ class SuiteSummary:
     regressions: tuple[Comparison, ...]
     improvements: tuple[Comparison, ...]
     equivalent: tuple[Comparison, ...]
-    inconclusive: tuple[Comparison, ...]
+    inconclusive: tuple[Comparison, ...]  # measured, and undecided
+    unmeasured: tuple[Comparison, ...]  # not one round measured (the budget was spent, or it failed at once)
     geometric_mean: GeometricMean | None
     added: Listed
     removed: Listed
@@ -186,6 +188,8 @@ def summarize_suite(comparisons: Sequence[Comparison], decided_on: Sequence[np.n
     """The summary of a suite's ``comparisons`` (``decided_on[i]``: the values comparison i's
     verdict was drawn from), with the run's notes for what was added, removed and not measured."""
     real = [(c, v) for c, v in zip(comparisons, decided_on, strict=True) if not c.self_check]
+    unmeasured = [c for c, _ in real if not c.rounds]
+    real = [(c, v) for c, v in real if c.rounds]
 
     def group(verdict: str, negligible: bool | None = None) -> list[Comparison]:
         return [c for c, _ in real if c.verdict.verdict == verdict
@@ -199,7 +203,7 @@ def summarize_suite(comparisons: Sequence[Comparison], decided_on: Sequence[np.n
     return SuiteSummary(
         correction=CORRECTION, family=criteria.family, alpha=criteria.alpha,
         regressions=tuple(regressions), improvements=tuple(improvements), equivalent=tuple(equivalent),
-        inconclusive=tuple(group("inconclusive")),
+        inconclusive=tuple(group("inconclusive")), unmeasured=tuple(unmeasured),
         geometric_mean=geometric_mean([v for c, v in real if c.effect is not None], seed),
         added=_listed(run_notes, "benchmarks-added"), removed=_listed(run_notes, "benchmarks-removed"),
         not_measured=_listed(run_notes, "suite-budget-spent"),

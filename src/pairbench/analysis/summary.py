@@ -17,7 +17,7 @@ import numpy as np
 
 from pairbench import stats
 from pairbench.analysis.records import CONFIDENCE, Summary
-from pairbench.analysis.rules import at_rss_floor, switches_note
+from pairbench.analysis.rules import RESOURCES, at_rss_floor, switches_note
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey, Samples, Side
 from pairbench.notes import Note
@@ -44,8 +44,9 @@ def guarded(notes: list[Note], compute: Callable):
 
 
 def summarize(benchmark: BenchmarkKey, side: Side, samples: Samples, *,
-              rss_floor_kib: int | None = None) -> Summary:
-    """Summarise the successful, non-warmup samples of one series (notes not yet said of it)."""
+              rss_floor_kib: int | None = None, recorded: frozenset[str] = frozenset(RESOURCES)) -> Summary:
+    """Summarise the successful, non-warmup samples of one series (notes not yet said of it);
+    a resource column not in ``recorded`` (an import's tool never measured it) is None, not 0."""
     measured = samples.measured()
     base = Summary(benchmark=benchmark, side=side.name, label=side.label, command=side.command.text,
                    n=len(measured), n_failed=len(samples.failed()),
@@ -61,9 +62,10 @@ def summarize(benchmark: BenchmarkKey, side: Side, samples: Samples, *,
     fields.update(_median_interval(values, notes))
     fields.update(_mean_interval(values, notes))
     fields.update(_serial_dependence(values))
-    fields.update(_resource_usage(measured))
-    fields["max_rss_at_floor"] = at_rss_floor(fields["max_rss_kib"], rss_floor_kib)
-    switches = switches_note(measured["involuntary_cs"], measured["wall_ns"])
+    fields.update(_resource_usage(measured, recorded))
+    fields["max_rss_at_floor"] = fields["max_rss_kib"] is not None and at_rss_floor(fields["max_rss_kib"],
+                                                                                     rss_floor_kib)
+    switches = switches_note(measured["involuntary_cs"], measured["wall_ns"]) if "involuntary_cs" in recorded else None
     notes += [switches] if switches else []
     return replace(base, **fields, notes=tuple(notes))
 
@@ -115,13 +117,18 @@ def _serial_dependence(values: np.ndarray) -> dict:
     return {"lag1_autocorrelation": correlogram.lag1, "ljung_box_pvalue": lb.pvalue}
 
 
-def _resource_usage(measured: Samples) -> dict:
+def _resource_usage(measured: Samples, recorded: frozenset[str]) -> dict:
+    """CPU times per operation (means), the median max RSS, and context switches per second of
+    sampling; None for what was not ``recorded``."""
     wall_s = measured["wall_ns"].astype(np.float64).sum() / 1e9
     switches = measured["voluntary_cs"].sum() + measured["involuntary_cs"].sum()
-    return {
+    usage = {
         "user_ns": float(np.mean(measured.per_operation("user_ns"))),
         "sys_ns": float(np.mean(measured.per_operation("sys_ns"))),
         "max_rss_kib": float(np.median(measured["max_rss_kib"])),
         "cs_per_s": float(switches / wall_s) if wall_s > 0 else None,
         "involuntary_cs_per_s": float(measured["involuntary_cs"].sum() / wall_s) if wall_s > 0 else None,
     }
+    needs = {"user_ns": ("user_ns",), "sys_ns": ("sys_ns",), "max_rss_kib": ("max_rss_kib",),
+             "cs_per_s": ("voluntary_cs", "involuntary_cs"), "involuntary_cs_per_s": ("involuntary_cs",)}
+    return {key: value if recorded.issuperset(needs[key]) else None for key, value in usage.items()}

@@ -10,17 +10,20 @@ from __future__ import annotations
 import click
 
 from pairbench import __version__
-from pairbench.settings import METRIC_CHOICES, SORT_CHOICES, default
+from pairbench.settings import METRIC_CHOICES, SORT_CHOICES, default, harness_defaults
 from pairbench.verdict import FAIL_ON_CHOICES
 
 
 def _shown(option: str, kind: str) -> str:
+    """``kind``'s default of ``option`` as help shows it, with bench's own for some harnesses."""
     value = default(option, kind)
-    return "" if value is None else f"  [default: {value}]"
+    own = harness_defaults(option) if kind == "bench" else {}
+    others = "".join(f"; {v} for {h} tests" for h, v in own.items())
+    return "" if value is None else f"  [default: {value}{others}]"
 
 
 BENCH_SAMPLING = ("warmup", "runs", "min_runs", "max_runs", "max_time", "timeout", "output", "seed",
-                  "json_path", "export_json", "sort", "time_unit", "names", "quiet", "version")
+                  "json_path", "sort", "time_unit", "names", "quiet", "version")
 """The sampling options ``bench`` takes (workers have no shell, helpers, input or parameters)."""
 
 
@@ -91,8 +94,6 @@ def _sampling_declarations(kind: str) -> list:
                      help="Seed of the random order (printed and stored, so runs can be repeated)."),
         click.option("--json", "json_path", metavar="FILE",
                      help="Write the result document (raw samples included) to FILE; - for standard output."),
-        click.option("--export-json", "export_json", metavar="FILE",
-                     help="The same as --json (hyperfine's name for it)."),
         click.option("--sort", metavar="|".join(SORT_CHOICES),
                      help="Order of the summaries and comparisons: auto and command keep the commands' "
                           "order; mean-time puts the fastest first." + _shown("sort", kind)),
@@ -144,3 +145,15 @@ def store_options(f):
     for option in reversed(options):
         f = option(f)
     return f
+
+
+PASS_ENV_HELP = ("Give the programs pairbench runs the environment variable NAME (repeatable). They never get "
+                 "pairbench's own credentials (PAIRBENCH_STORE, libpq's PG* variables) unless named here; "
+                 "code of another commit (bench --against, confirm) gets only PATH, HOME, the locale, TZ, "
+                 "TERM and TMPDIR besides.")
+
+
+def environment_options(f):
+    """``--pass-env NAME`` for a command that runs programs (not settings: what their environment holds;
+    see ``measure.child_environment``)."""
+    return click.option("--pass-env", "pass_env", metavar="NAME", multiple=True, help=PASS_ENV_HELP)(f)

@@ -6,15 +6,16 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.report import check_writable_path, refuse_shared_paths
+from pairbench.cli.report import check_outputs
 from pairbench.errors import EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.verdict import FAIL_ON_CHOICES
 
 IMPORT_FORMATS = ("hyperfine", "gbench", "go", "pytest-benchmark", "criterion")
 
 
-def _write_result(app: App, run, analysis, path: str) -> None:
-    """Write ``run`` with its analysis to ``path`` (``-``: standard output), atomically."""
+def _write_result(app: App, run, analysis, path: str, *, announce: bool = True) -> None:
+    """Write ``run`` with its analysis to ``path`` (``-``: standard output), atomically; say where
+    on standard error when ``announce``."""
     import json
 
     from pairbench.report.jsonfile import derived_document
@@ -28,7 +29,8 @@ def _write_result(app: App, run, analysis, path: str) -> None:
         write_result(run, path, derived)
     except OSError as exc:
         raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
-    app.io.err(f"Result written to {path}")
+    if announce:
+        app.io.err(f"Result written to {path}")
 
 
 def _gate(app: App, analysis_comparisons, fail_on: str) -> int:
@@ -68,8 +70,7 @@ def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     from pairbench.store.resultfile import read_result
 
     if json_path != "-":
-        check_writable_path("--json", json_path, "suite.json")
-        refuse_shared_paths([("--json", json_path), *((f"shard {p}", p) for p in shards)])
+        check_outputs([("--json", json_path)], example="suite.json", inputs=[(f"shard {p}", p) for p in shards])
     run = join([Shard(path, read_result(path)) for path in shards])
     analysis = analyse(run)
     if json_path != "-":
@@ -95,8 +96,10 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
     pytest-benchmark  --benchmark-json, or --benchmark-save with --benchmark-save-data
     criterion         target/criterion (or one benchmark's directory)
 
-    The samples are as the tool recorded them (not interleaved). pairbench show,
-    report and diff then read the result like any other.
+    The samples are as the tool recorded them (not interleaved); what the tool
+    did not record (CPU times, max RSS) is shown as "—". A few lines say what
+    was imported and where it was written; pairbench show, report and diff then
+    read the result like any other.
 
     \b
     Examples:
@@ -109,13 +112,12 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
     from pairbench.store.imports import read_import
 
     if json_path != "-":
-        check_writable_path("--json", json_path, "imported.json")
-        refuse_shared_paths([("the file imported", path), ("--json", json_path)])
+        check_outputs([("--json", json_path)], example="imported.json", inputs=[("the file imported", path)])
     run = read_import(path, fmt)
     analysis = analyse(run)
+    _write_result(app, run, analysis, json_path, announce=False)
     if json_path != "-":
-        app.io.out(text.renderer(run, analysis)(run, analysis, color=app.io.color))
-    _write_result(app, run, analysis, json_path)
+        app.io.out(text.render_import(run, json_path, color=app.io.color))
     return EXIT_OK
 
 
@@ -155,7 +157,7 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
 
     level, smallest = parse_alpha(alpha), parse_threshold(threshold)
     if json_path not in (None, "-"):
-        check_writable_path("--json", json_path, "diff.json")
+        check_outputs([("--json", json_path)], example="diff.json", inputs=[("OLD", old), ("NEW", new)])
     runs = []
     for path in (old, new):
         with analysing_stored(path):

@@ -11,7 +11,7 @@ cannot be started the probe stops trying.
 
 from __future__ import annotations
 
-from pairbench.errors import CommandNotFound
+from pairbench.errors import CommandNotFound, ProgramNotFound
 from pairbench.measure.commandline import Shell, parse_command
 from pairbench.measure.executor import Executor
 from pairbench.measure.targets import Row
@@ -36,7 +36,7 @@ class StartupProbe:
         or None when ``true`` is not found."""
         try:
             return cls(parse_command(STARTUP_COMMAND, shell=shell))
-        except CommandNotFound:
+        except ProgramNotFound:
             return None
 
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:

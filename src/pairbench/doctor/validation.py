@@ -80,7 +80,7 @@ def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
     of them alike. A failed execution of the command (non-zero status) ends
     measuring and is returned in ``failure``; a probe that fails or cannot run
     is dropped. ``timer_resolution_ns`` is the clock's step (from the machine
-    metadata); None measures it here. Raises ``CommandNotFound`` /
+    metadata); None measures it here. Raises ``ProgramNotFound`` /
     ``UsageError`` from ``parse_command`` before anything runs.
     """
     from pairbench.environment import measured_timer_resolution_ns

@@ -2,8 +2,10 @@
 
 Without a shell (the default, ``-N``) a command is split into words the way a
 POSIX shell splits them (:func:`shlex.split`: quotes and backslashes) and run
-directly, with ``argv[0]`` resolved on ``PATH`` once, here, so that a typo fails
-before any measuring starts and every sample runs the same program. Shell
+directly, with ``argv[0]`` resolved once, here (on ``PATH``, else a file of that
+name in the current directory: :func:`resolve_program`), so that a typo fails
+before any measuring starts, as a usage error, and every sample runs the same
+program. Shell
 syntax that only a shell would act on (pipes, ``&&``, ``;``, redirections,
 ``$VAR``, command substitution, a leading ``NAME=value``) is refused rather
 than handed to the program as plain words (:func:`shell_syntax`): hyperfine runs
@@ -29,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pairbench.command import Command
-from pairbench.errors import CommandNotFound, MeasurementError, UsageError
+from pairbench.errors import MeasurementError, ProgramNotFound, UsageError
 
 SHELL = "/bin/sh"
 
@@ -51,7 +53,7 @@ DEFAULT_SHELL = Shell("sh", (SHELL,))
 
 def resolve_shell(name: str | None) -> Shell | None:
     """The :class:`Shell` of a validated ``--shell`` value (``settings.parse_shell``), its program
-    found on PATH (``CommandNotFound`` if not); None for ``none``. ``sh`` is ``/bin/sh``."""
+    found on PATH (``ProgramNotFound`` if not); None for ``none``. ``sh`` is ``/bin/sh``."""
     if name is None or name == "none":
         return None
     if name == "sh":
@@ -73,7 +75,8 @@ def parse_command(text: str, *, shell: bool | Shell | None = False) -> Command:
 
     ``shell`` is a :class:`Shell`, True for ``/bin/sh``, or False/None for none. Raises
     ``UsageError`` for an empty command, a NUL byte, unbalanced quotes or (without a shell)
-    shell syntax, and ``CommandNotFound`` when the program is not on ``PATH`` or not executable.
+    shell syntax, and ``ProgramNotFound`` (:func:`resolve_program`) when the program is not found or
+    not executable.
 
     >>> parse_command("sleep 0.25").argv[1:]
     ('0.25',)
@@ -172,34 +175,53 @@ def shell_syntax(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def resolve_program(name: str) -> str:
-    """Return the absolute path of the program ``name``, searched on ``PATH`` unless it has a slash.
+# Commands a POSIX shell or bash runs itself: no program of the name is on PATH, so only --shell helps.
+SHELL_BUILTINS = frozenset({
+    ".", ":", "alias", "bg", "bind", "break", "builtin", "cd", "command", "continue", "declare", "dirs",
+    "disown", "eval", "exec", "exit", "export", "fc", "fg", "getopts", "hash", "history", "jobs", "let",
+    "local", "logout", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source",
+    "suspend", "times", "trap", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait"})
 
-    Raises ``CommandNotFound`` saying whether it is missing or not executable.
+
+def resolve_program(name: str) -> str:
+    """Return the absolute path of the program ``name``.
+
+    A name with a slash is a path. A bare name is searched on ``PATH`` first, as a shell does, so
+    a name that is also a program on PATH keeps that meaning; a bare name that is not on PATH but
+    names an executable file in the current directory is that file (``pairbench bench old.test
+    new.test`` runs ``./old.test``, as hyperfine's users write it). Raises ``ProgramNotFound`` (a
+    usage error: nothing has run) saying whether it is missing, not executable, or a shell builtin.
     """
     if "/" in name:
         return _check_executable(name, name)
     found = shutil.which(name)
     if found is not None:
         return os.path.abspath(found)
+    if os.path.lexists(name):
+        return _check_executable(name, os.path.join(os.curdir, name))
     unusable = _find_on_path_unexecutable(name)
     if unusable:
-        raise CommandNotFound(
+        raise ProgramNotFound(
             f"cannot execute {name!r}: found {unusable!r} on PATH but it is not executable "
             "(chmod +x it?)"
         )
-    raise CommandNotFound(
-        f"command not found: {name!r} (not on PATH); use --shell if it is a shell builtin or pipeline"
+    if name in SHELL_BUILTINS:
+        raise ProgramNotFound(
+            f"{name!r} is a shell builtin, not a program: run the commands through a shell with --shell sh"
+        )
+    raise ProgramNotFound(
+        f"command not found: {name!r} is neither on PATH nor a file in the current directory; "
+        "give the program's path (./DIR/PROGRAM) or add its directory to PATH"
     )
 
 
 def _check_executable(name: str, path: str) -> str:
     if not os.path.exists(path):
-        raise CommandNotFound(f"command not found: {name!r} (no such file)")
+        raise ProgramNotFound(f"command not found: {name!r} (no such file)")
     if os.path.isdir(path):
-        raise CommandNotFound(f"cannot execute {name!r}: it is a directory")
+        raise ProgramNotFound(f"cannot execute {name!r}: it is a directory")
     if not os.access(path, os.X_OK):
-        raise CommandNotFound(f"cannot execute {name!r}: not executable (chmod +x it?)")
+        raise ProgramNotFound(f"cannot execute {path!r}: not executable (chmod +x it?)")
     return os.path.abspath(path)
 
 

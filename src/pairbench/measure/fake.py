@@ -134,10 +134,8 @@ class FakeExecutor:
             raise MeasurementError("this executor is closed; create a new FakeExecutor")
         if command.text in self.missing:
             program = command.argv[0] if command.argv else command.text
-            raise CommandNotFound(
-                f"command not found: {program!r} (not on PATH); "
-                "use --shell if it is a shell builtin or pipeline"
-            )
+            raise CommandNotFound(f"cannot run {program!r} for command {command.text!r}: "
+                                  "no such file (was it deleted?)")
         start = self._clock
         execution = self._to_execution(self._item_for(command, start), command, start)
         if timeout_ns is not None and (

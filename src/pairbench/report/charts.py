@@ -210,21 +210,24 @@ def run_sequence_chart(key: str, series: Sequence[Series], axis: Axis, benchmark
     note = _thinned_note(shown, total)
     of = f" of {benchmark}" if benchmark else ""
     layout = _layout(f"Run sequence{of}: {axis.quantity} of every sample in execution order",
-                     "execution order (seq, all variants)", axis.label(), annotations=_note_annotation(note))
+                     "execution order (sample number, all variants)", axis.label(), annotations=_note_annotation(note))
     return Chart(key, f"Run sequence{of}", {"data": traces, "layout": layout},
                  note or "Drift, phases and warm-up show as trends; interleaving makes them hit every variant alike.")
 
 
 RESOURCE_ROWS = (("max_rss_kib", "max RSS (MiB)", 1 / 1024, "y"),
-                 ("voluntary_cs", "voluntary context switches", 1, "y2"),
-                 ("involuntary_cs", "involuntary context switches", 1, "y3"))
+                 ("voluntary_cs", "voluntary context switches (count)", 1, "y2"),
+                 ("involuntary_cs", "involuntary context switches (count)", 1, "y3"))
 
 
 def resources_chart(series: Sequence[Series]) -> Chart:
-    """Max RSS and context switches of every sample against execution order, one panel each."""
+    """Max RSS and context switches of every sample against execution order, one panel each (a panel
+    stays empty for what was never recorded: an import's tool did not measure it)."""
     traces, shown, total = [], 0, 0
     for s in series:
         for i, (column, label, factor, yaxis) in enumerate(RESOURCE_ROWS):
+            if column not in s.figure.resources:
+                continue
             values = np.asarray(s.figure.resources[column], dtype=np.float64) * factor
             keep = thin(values)
             if i == 0:
@@ -235,12 +238,12 @@ def resources_chart(series: Sequence[Series]) -> Chart:
                            "marker": {"size": 4, "color": s.color, "opacity": 0.75},
                            "hovertemplate": f"seq %{{x}}<br>{label} %{{y:.4g}}<extra>%{{fullData.name}}</extra>"})
     note = _thinned_note(shown, total)
-    layout = _layout("Resource usage per sample: max RSS and context switches", "execution order (seq)",
+    layout = _layout("Resource usage per sample: max RSS and context switches", "execution order (sample number)",
                      RESOURCE_ROWS[0][1], height=560, annotations=_note_annotation(note))
     layout["xaxis"]["anchor"] = "y3"
     layout["yaxis"].update(domain=[0.70, 1.0])
-    layout["yaxis2"] = {"title": {"text": "voluntary<br>switches"}, "domain": [0.36, 0.64], "anchor": "x"}
-    layout["yaxis3"] = {"title": {"text": "involuntary<br>switches"}, "domain": [0.0, 0.30], "anchor": "x"}
+    layout["yaxis2"] = {"title": {"text": "voluntary<br>switches (count)"}, "domain": [0.36, 0.64], "anchor": "x"}
+    layout["yaxis3"] = {"title": {"text": "involuntary<br>switches (count)"}, "domain": [0.0, 0.30], "anchor": "x"}
     layout["legend"]["y"] = -0.14
     return Chart("resources", "Max RSS and context switches", {"data": traces, "layout": layout},
                  note or "Involuntary context switches are a proxy for interference: samples with many are suspects.")
@@ -273,8 +276,8 @@ def distribution_chart(key: str, s: Series, axis: Axis) -> Chart:
     layout = _layout(f"Distribution of {s.name}", "", axis.label(), height=420, showlegend=False,
                      shapes=shapes, annotations=labels + _note_annotation(note))
     layout["xaxis"] = {"domain": [0.0, 0.12], "showticklabels": False, "title": {"text": "box plot"}}
-    layout["xaxis2"] = {"domain": [0.15, 0.78], "anchor": "y", "title": {"text": "execution order (seq)"}}
-    layout["xaxis3"] = {"domain": [0.81, 1.0], "anchor": "y", "title": {"text": "samples"}}
+    layout["xaxis2"] = {"domain": [0.15, 0.78], "anchor": "y", "title": {"text": "execution order (sample number)"}}
+    layout["xaxis3"] = {"domain": [0.81, 1.0], "anchor": "y", "title": {"text": "samples (count)"}}
     beyond = summary.beyond_upper_fence + summary.beyond_lower_fence
     text = (f"{beyond} of {values.size} samples lie beyond the Tukey fences (kept in every statistic). "
             "Box: quartiles; whiskers: the furthest samples within the fences; dashed line in the box: mean; "
@@ -344,7 +347,7 @@ def correlogram_chart(key: str, title: str, correlogram, what: str, lag_unit: st
         {"type": "scatter", "mode": "lines", "name": "Bartlett (lower)", "showlegend": False, "x": lags,
          "y": (-bartlett).tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
     ]
-    layout = _layout(title, f"lag ({lag_unit})", "autocorrelation r",
+    layout = _layout(title, f"lag ({lag_unit})", "autocorrelation r (unitless, −1 to 1)",
                      shapes=[_hline(band, dash="dash"), _hline(-band, dash="dash"), _hline(0.0)])
     note = (f"n = {c.n}; lag-1 r = {float(acf[0]):+.3f}; {outside} of {len(lags)} lags outside the white-noise "
             f"band ±{band:.3f} (dashed, {c.confidence:.0%}; about {len(lags) * (1 - c.confidence):.1f} expected "
@@ -385,8 +388,9 @@ def paired_differences_chart(key: str, c: Comparison, log_ratios: np.ndarray, na
                        "y0": 0, "y1": 1, "fillcolor": "#d62728", "opacity": 0.15, "line": {"width": 0}})
         shapes.append(_vline(e.estimate, color="#d62728", width=2))
     title = f"Paired differences: {name}"
-    layout = _layout(title, "per-round change of the candidate against the baseline (%)", "rounds",
+    layout = _layout(title, "per-round change of the candidate against the baseline (%)", "rounds (count)",
                      shapes=shapes, bargap=0.02)
+    layout["xaxis"]["ticksuffix"] = "%"
     note = f"{log_ratios.size} rounds. Red: the median change"
     if e:
         note += (f" {format_percent(e.estimate)} and its interval [{format_percent(e.low)}, "
@@ -409,8 +413,8 @@ def ecdf_chart(key: str, c: Comparison, figure: ComparisonFigure, axis: Axis, na
                        "line": {"color": color, "shape": "hv"},
                        "hovertemplate": f"%{{x:.4g}} {axis.suffix}: %{{y:.1%}} of samples<extra>%{{fullData.name}}</extra>"})
     title = f"Empirical CDFs: {name}"
-    layout = _layout(title, axis.label(), "fraction of samples at or below", yaxis={
-        "title": {"text": "fraction of samples at or below"}, "range": [0, 1.02], "tickformat": ".0%"})
+    layout = _layout(title, axis.label(), "fraction of samples at or below (%)", yaxis={
+        "title": {"text": "fraction of samples at or below (%)"}, "range": [0, 1.02], "tickformat": ".0%"})
     note = ("Curves that are parallel horizontally differ by a shift; curves that cross or part only in the tail "
             "differ in shape, and one number cannot describe the change.")
     largest = max(figure.baseline.size, figure.candidate.size)
@@ -437,7 +441,7 @@ def shift_chart(key: str, sf, axis: Axis, name: str) -> Chart:
              "hovertemplate": f"decile %{{x}}% (baseline %{{customdata:.4g}} {axis.suffix}): "
                               f"%{{y:+.4g}} {axis.suffix}<extra></extra>"}
     title = f"Shift function: {name} by decile"
-    layout = _layout(title, f"decile of the baseline's and the candidate's {axis.plural}",
+    layout = _layout(title, f"decile of the baseline's and the candidate's {axis.plural} (%)",
                      axis.label("difference of deciles"), shapes=[_hline(0.0, color="#000000")])
     layout["xaxis"].update(tickmode="array", tickvals=labels, ticktext=[f"{v:g}%" for v in labels])
     if sf.pure_shift_excluded:

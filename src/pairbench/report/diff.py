@@ -6,17 +6,15 @@ rendered from ``analysis.unpaired.Diff``; nothing is computed here.
 
 from __future__ import annotations
 
-import io
 import json
 
-from rich.console import Console
 from rich.table import Table
 
 from pairbench.analysis.unpaired import Diff, Difference
 from pairbench.model import json_safe
 from pairbench.report.safe import json_escaped, markup
 from pairbench.report.sentences import format_pvalue
-from pairbench.report.text import render_markup
+from pairbench.report.text import render_markup, table_text
 from pairbench.report.wording import word
 from pairbench.units import format_percent, format_value
 
@@ -62,17 +60,14 @@ def render_diff(diff: Diff, old: str, new: str, *, color: bool = False, width: i
 def _table(diff: Diff, *, color: bool, width: int) -> str:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for column in ("benchmark", "old median", "new median", "change [interval]", "verdict", "p (Holm)", "n old/new"):
-        table.add_column(column, justify="left" if column in ("benchmark", "verdict") else "right", overflow="fold")
+        table.add_column(column, justify="left" if column in ("benchmark", "verdict") else "right")
     for d in diff.differences:
         style = _STYLE[d.verdict.verdict]
         name = d.benchmark.label + (f" · {d.side}" if d.side and len({x.side for x in diff.differences}) > 1 else "")
         table.add_row(markup(name), _value(d.old_median, d), _value(d.new_median, d), change_cell(d),
                       f"[{style}]{markup(verdict_cell(d))}[/{style}]",
                       format_pvalue(d.pvalue).removeprefix("p ").removeprefix("= "), f"{d.old_n}/{d.new_n}")
-    buffer = io.StringIO()
-    Console(file=buffer, force_terminal=color, color_system="standard" if color else None, width=width,
-            highlight=False).print(table)
-    return buffer.getvalue()
+    return table_text(table, color=color, width=width)
 
 
 def _sentence(text: str) -> str:

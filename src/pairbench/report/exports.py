@@ -27,7 +27,9 @@ EXPORTS = {
     "export_markdown": "markdown",
     "export_csv": "csv",
     "export_html": "html",
+    "export_json": "hyperfine-json",  # hyperfine's schema; pairbench's own document is --json's
 }
+EXPORT_SUFFIXES = {"hyperfine-json": ".json"}
 
 
 def format_for(fmt: str | None, path: str | None) -> str:
@@ -63,6 +65,10 @@ def render(run: Run, analysis: Analysis, fmt: str, path: str | None, *, table: s
         from pairbench.report.jsonfile import render_json
 
         return [(path, render_json(run, analysis))]
+    if fmt == "hyperfine-json":
+        from pairbench.report.hyperfine_json import render_hyperfine_json
+
+        return [(path, render_hyperfine_json(run, analysis))]
     if fmt == "markdown":
         from pairbench.report.markdown import render_markdown
 

@@ -192,12 +192,13 @@ def _overview(run: Run, series: list[ch.Series], axes: Mapping, with_benchmark: 
     """The run as a whole: one run-sequence chart per benchmark, and the resources of every sample."""
     if not any(s.values.size for s in series):
         return ()
+    resources = (ch.resources_chart(series),) if any(s.figure.resources for s in series) else ()
     if not with_benchmark:
-        return ch.run_sequence_chart("run-sequence", series, axes[run.benchmarks[0]]), ch.resources_chart(series)
+        return ch.run_sequence_chart("run-sequence", series, axes[run.benchmarks[0]]), *resources
     of = _by_benchmark(run, series, lambda s: s.summary.benchmark)
     sequences = tuple(ch.run_sequence_chart(f"run-sequence-{b}", of[key], axes[key], key.label)
                       for b, key in enumerate(run.benchmarks))
-    return (*sequences, ch.resources_chart(series))
+    return (*sequences, *resources)
 
 
 def _comparison_section(index: int, c: Comparison, figure: ComparisonFigure, run: Run, axes: Mapping,

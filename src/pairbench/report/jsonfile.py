@@ -11,7 +11,9 @@ Format history (``"format"`` key of ``pairbench report --format json``):
                         (every note: ``code``, ``data``, ``subject``, and ``text``, the
                         note in words); for a suite (bench), ``suite_summary``: the multiple-testing
                         correction, the benchmarks by verdict group, the geometric mean,
-                        the benchmarks added, removed and not measured.
+                        the benchmarks added, removed and not measured; for a ``run`` of
+                        several series, ``relative``: each against the fastest (``times``,
+                        its interval, the rounds paired).
 
 The same ``summaries``, ``comparisons`` and ``analysis_notes`` are written into
 the result document (``--json``) for other tools; pairbench never reads them
@@ -41,14 +43,23 @@ def derived_document(run: Run, analysis: Analysis) -> dict:
         "comparisons": [comparison_record(c, run.stopped_because) for c in analysis.comparisons],
         "analysis_notes": [note_record(n, unit_of(n)) for n in analysis.all_notes()],
         **({"suite_summary": suite_record(analysis.suite)} if analysis.suite is not None else {}),
+        **({"relative": [relative_record(r) for r in analysis.relative]} if analysis.relative else {}),
     })
+
+
+def relative_record(r) -> dict:
+    """One series of a ``run`` against its fastest (``analysis.relative.Relative``)."""
+    return {"benchmark": r.benchmark.to_dict(), "side": r.side,
+            "reference": {"benchmark": r.reference_benchmark.to_dict(), "side": r.reference_side},
+            "times": r.times, "low": r.low, "high": r.high, "confidence": r.confidence, "rounds": r.rounds,
+            "method": "median of the per-round ratios, sign-test interval"}
 
 
 def suite_record(summary) -> dict:
     """A suite's summary (``analysis.suite.SuiteSummary``): the correction, each group's benchmarks in
     reading order, the geometric mean, and the benchmarks added, removed and not measured."""
     groups = {key: [c.benchmark.label for c in getattr(summary, key)]
-              for key in ("regressions", "improvements", "equivalent", "inconclusive")}
+              for key in ("regressions", "improvements", "equivalent", "inconclusive", "unmeasured")}
     g = summary.geometric_mean
     return {
         "correction": summary.correction, "family": summary.family, "alpha": summary.alpha, **groups,

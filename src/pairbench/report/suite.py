@@ -17,12 +17,14 @@ from pairbench.model import Run
 from pairbench.report.sentences import change_text, format_pvalue, verdict_label
 from pairbench.report.tables import Table
 from pairbench.report.wording import subject_text, word
+from pairbench.settings import WORKER_HARNESSES, default
 from pairbench.units import format_duration, format_percent
 
 GROUPS = (("Regressions", "regressions"), ("Improvements", "improvements"), ("Equivalent", "equivalent"),
           ("Inconclusive", "inconclusive"))
 HARNESS_NAMES = {"gbench": "Google Benchmark", "go": "go test -bench", "criterion": "criterion",
-                 "pytest-benchmark": "pytest-benchmark", "pairbench": "pairbench workers"}
+                 "pytest-benchmark": "pytest-benchmark", "pytest-benchmark-processes": "pytest-benchmark",
+                 "pairbench": "pairbench workers"}
 
 
 def correction_sentence(summary: SuiteSummary) -> str:
@@ -37,11 +39,40 @@ def harness_sentence(run: Run) -> str:
     """How the samples were taken, for the run's harness."""
     harness = (run.suite or {}).get("harness", "pairbench")
     seed = run.settings.sampling.seed
-    if harness == "pairbench":
+    if harness in WORKER_HARNESSES:
         return (f"Each round asked every worker for one sample of a benchmark, in a fresh random order (seed "
                 f"{seed}); fresh workers were started for each block of rounds.")
     return (f"Each round ran one benchmark once on every side, each run a fresh {HARNESS_NAMES.get(harness, harness)} "
             f"process filtered to that benchmark, in a fresh random order (seed {seed}).")
+
+
+def rounds_sentence(run: Run) -> str:
+    """How many rounds each benchmark of a ``bench`` took at least and at most, and its warm-up, with
+    the options that set them; where they are bench's own defaults, compare's beside them (a user of
+    compare expects those)."""
+    sampling = run.settings.sampling
+    harness = (run.suite or {}).get("harness", "pairbench")
+    in_workers = harness in WORKER_HARNESSES
+    warmup = sampling.warmup if in_workers else 0
+    if sampling.runs is not None:
+        rounds = f"{sampling.runs} rounds (--runs)"
+    else:
+        budget = f", up to {_budget(sampling.max_time_ns)} (--max-time)" if sampling.max_time_ns else ""
+        rounds = f"at least {sampling.min_runs} rounds (--min-runs){budget}"
+    warm = (f", after {plural(warmup, 'warm-up round')} (--warmup)" if warmup else
+            "; no warm-up rounds: the harness warms up in every run" if not in_workers else "")
+    bench_defaults = (sampling.runs is None and sampling.min_runs == default("min_runs", "bench")
+                      and (not in_workers or warmup == default("warmup", "bench")))
+    compared = (f" (bench's defaults; compare's are at least {default('min_runs', 'compare')} rounds"
+                + (f" after {default('warmup', 'compare')} warm-up round" if in_workers else "") + ")"
+                if bench_defaults else "")
+    return f"Each benchmark: {rounds}{warm}{compared}."
+
+
+def _budget(ns: int) -> str:
+    """A budget as an option gives it: "5 s", "1.5 s", "500 ms" (no trailing zeros)."""
+    number, unit = format_duration(ns).split(" ")
+    return f"{number.rstrip('0').rstrip('.') if '.' in number else number} {unit}"
 
 
 def imported_sentence(run: Run) -> str:
@@ -105,13 +136,12 @@ _COUNTED = {"regressions": ("regression", "regressions"), "improvements": ("impr
 
 
 def counts_line(summary: SuiteSummary) -> str:
-    """ "0 regressions, 1 improvement, 3 equivalent, 5 inconclusive (2 of them not measured)." and
-    what budget would decide the rest."""
+    """ "1 regression, 0 improvements, 2 equivalent, 3 inconclusive, 22 not measured." (the last only
+    when some were not: a benchmark is counted once), and what budget would decide the rest."""
     counts = [(key, len(getattr(summary, key))) for _, key in GROUPS]
-    text = ", ".join(f"{n} {_COUNTED[key][n != 1]}" for key, n in counts)
-    if summary.not_measured.count:
-        text += f" ({summary.not_measured.count} of them not measured)"
-    return text + "." + (f" {budget_sentence(summary.budget)}" if summary.budget else "")
+    unmeasured = f", {len(summary.unmeasured)} not measured" if summary.unmeasured else ""
+    text = ", ".join(f"{n} {_COUNTED[key][n != 1]}" for key, n in counts) + unmeasured + "."
+    return text + (f" {budget_sentence(summary.budget)}" if summary.budget else "")
 
 
 def budget_sentence(b: BudgetNeeded) -> str:

@@ -53,8 +53,25 @@ def several_benchmarks(run: Run) -> bool:
 
 
 def series_name(s: Summary, *, with_benchmark: bool) -> str:
-    """ "old build", or "sort[n=10] · old build" when the run has several benchmarks."""
+    """ "old build", or "sort[n=10] · old build" when the run has several benchmarks; a parameter
+    value of ``run``/``compare`` (``-P``/``-L``) shown in the command (``sleep 0.01``, not
+    ``command[t=1] · sleep 0.0{t}``)."""
+    if with_benchmark and s.benchmark.name == PARAMETERIZED and s.benchmark.params:
+        return with_values(s.side, s.benchmark.params)
     return f"{s.benchmark.label} · {s.side}" if with_benchmark else s.side
+
+
+PARAMETERIZED = "command"  # the benchmark of every parameter combination of run and compare
+
+
+def with_values(name: str, params) -> str:
+    """A side's name for one parameter combination: its ``{NAME}`` replaced by the values, as the
+    command ran (``sleep 0.01``); a name without them (a ``--name``) followed by the values
+    (``zstd [threads=2]``)."""
+    shown = name
+    for key, value in params:
+        shown = shown.replace("{" + key + "}", value)
+    return shown if shown != name else f"{name} [{', '.join(f'{k}={v}' for k, v in params)}]"
 
 
 # --------------------------------------------------------------------------- comparisons

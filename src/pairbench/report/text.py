@@ -11,6 +11,7 @@ the :class:`~pairbench.analysis.Analysis`; nothing is computed here.
 from __future__ import annotations
 
 import io
+import shlex
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
@@ -34,10 +35,13 @@ from pairbench.report.suite import (
     harness_sentence,
     imported_sentence,
     plural,
+    rounds_sentence,
     shard_sentence,
     suite_blocks,
 )
+from pairbench.report.tables import series_name
 from pairbench.report.wording import with_subject, word
+from pairbench.settings import WORKER_HARNESSES
 from pairbench.units import (
     format_duration,
     format_kib,
@@ -55,6 +59,21 @@ def render_markup(lines: Iterable[str], *, color: bool, width: int = 100) -> str
                       width=width, highlight=False, soft_wrap=True, emoji=False)
     for line in lines:
         console.print(visible(line))  # idempotent: a second guard for what markup() already showed
+    return buffer.getvalue()
+
+
+def table_text(table, *, color: bool, width: int) -> str:
+    """A rich table as text, every cell on one line: the table grows past ``width`` rather than
+    break a benchmark's or a side's name inside its cell (a file or a pager keeps it readable;
+    a terminal folds the long line whole). Cells longer than a table should hold are shortened by
+    the caller, in the middle, with the full text elsewhere in the report."""
+    for column in table.columns:
+        column.no_wrap = True
+    probe = Console(file=io.StringIO(), width=10_000, highlight=False)
+    needed = probe.measure(table).maximum
+    buffer = io.StringIO()
+    Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
+            width=max(width, needed), highlight=False).print(table)
     return buffer.getvalue()
 
 
@@ -84,7 +103,7 @@ def run_header(run: Run) -> list[str]:
     n = len(run.sides)
     rounds, seed = run.rounds, run.settings.sampling.seed
     harness = (run.suite or {}).get("harness", "pairbench")
-    what = "command" if run.kind != "bench" else "worker" if harness == "pairbench" else "program"
+    what = "command" if run.kind != "bench" else "worker" if harness in WORKER_HARNESSES else "program"
     lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {what if n == 1 else what + 's'}"
              + (f" · {markup(HARNESS_NAMES.get(harness, harness))}" if run.kind == "bench" and harness != "pairbench"
                 else "")]
@@ -99,6 +118,8 @@ def run_header(run: Run) -> list[str]:
     elif n > 1:
         lines.append(f"Samples were interleaved: each of {rounds} rounds ran every command once, "
                      f"in a fresh random order (seed {seed}).")
+    if run.kind == "bench" and rounds:
+        lines.append(markup(rounds_sentence(run)))
     if run.shell_overhead:
         shell = run.shell_overhead.get("shell") or "sh"  # a result of pairbench 0.2 ran sh
         lines.append(f"Commands ran through {markup(shell)} -c; the shell's own start-up costs "
@@ -109,7 +130,7 @@ def run_header(run: Run) -> list[str]:
 
 def summary_block(s: Summary, footnotes: Footnotes, *, with_benchmark: bool = False) -> list[str]:
     """Lines describing one series; its notes become numbered footnotes."""
-    name = f"{s.benchmark.label} · {s.side}" if with_benchmark else s.side
+    name = series_name(s, with_benchmark=with_benchmark)
     title = f"[bold]{markup(name)}[/bold]{footnotes.marks(s.notes, s.unit)}"
     if s.n == 0:
         return [title, "  no successful samples"]
@@ -167,13 +188,72 @@ def render_run(run: Run, analysis: Analysis, *, color: bool = False, width: int 
     """The terminal report of ``pairbench run`` (and ``show`` of a run)."""
     footnotes = Footnotes(analysis.notes, _unit(analysis))
     lines = run_header(run) + [""]
+    several = len(run.benchmarks) > 1
     for summary in analysis.summaries:
-        lines += summary_block(summary, footnotes, with_benchmark=len(run.benchmarks) > 1) + [""]
+        lines += summary_block(summary, footnotes, with_benchmark=several) + [""]
+    lines += relative_lines(analysis, with_benchmark=several)
     return render_markup(lines + footer(run, footnotes), color=color, width=width)
+
+
+def relative_lines(analysis: Analysis, *, with_benchmark: bool) -> list[str]:
+    """hyperfine's summary of a run of several ("T1 ran 1.52 times faster than T2"), each ratio the
+    median of the rounds' ratios with its interval, not a ± of the means."""
+    if not analysis.relative:
+        return []
+    named = lambda key, side: markup(series_name(analysis.summary_of(key, side), with_benchmark=with_benchmark))  # noqa: E731
+    first = analysis.relative[0]
+    lines = [f"Summary: [bold]{named(first.reference_benchmark, first.reference_side)}[/bold] ran"]
+    for r in analysis.relative:
+        lines.append(f"  {relative_text(r)} than {named(r.benchmark, r.side)}")
+    rounds = sorted({r.rounds for r in analysis.relative})
+    counted = f"{rounds[0]}" if len(rounds) == 1 else f"{rounds[0]}-{rounds[-1]}"
+    lines.append(f"  [dim](median of the per-round ratios over {counted} paired rounds; "
+                 f"{level_percent(first.confidence)} interval each, sign test)[/dim]")
+    return lines + [""]
+
+
+def relative_text(r) -> str:
+    """ "1.52 [1.40, 1.61] times faster" (where hyperfine writes "1.52 ± 0.10"), or "1.02 [...] times
+    slower" when the median ratio is below 1; "(no interval: N rounds needed)" without one."""
+    faster = r.times >= 1
+    times = r.times if faster else 1 / r.times
+    if r.low is None or r.high is None:
+        interval = f" (no interval: {r.needed} rounds needed)" if r.needed else " (no interval)"
+    else:
+        low, high = (r.low, r.high) if faster else (1 / r.high, 1 / r.low)
+        interval = f" [{low:.2f}, {high:.2f}]"
+    return f"{times:.2f}{interval} times {'faster' if faster else 'slower'}"
+
+
+def level_percent(confidence: float) -> str:
+    return f"{100 * confidence:g}%"
 
 
 def _unit(analysis: Analysis) -> str:
     return analysis.summaries[0].unit if analysis.summaries else "ns"
+
+
+def render_import(run: Run, written: str, *, color: bool = False, width: int = 100) -> str:
+    """What ``pairbench import`` read and wrote, in a few lines (the report is ``show``'s)."""
+    imported = run.environment.get("import") or {}
+    tool = imported.get("tool", "another tool")
+    n = len(run.benchmarks)
+    sides = [side.name for side in run.sides]
+    shown = ", ".join(sides[:3]) + (f" and {len(sides) - 3} more" if len(sides) > 3 else "")
+    samples = sum(len(samples) for _, _, samples in run.all_series())
+    failed = sum(len(samples.failed()) for _, _, samples in run.all_series())
+    lines = [f"[bold]pairbench import[/bold] · {markup(tool)} · {markup(imported.get('source', ''))}",
+             f"{plural(n, 'benchmark')} on {plural(len(sides), 'side')} ({markup(shown)}), {plural(samples, 'sample')}"
+             + (f" ({failed} failed)" if failed else "") + f", as {markup(tool)} recorded them (not interleaved).",
+             f"Written to {markup(written)}.",
+             f"Show it: pairbench show {markup(_quoted(written))}"
+             + (" (every benchmark: show --details)" if n > 1 else "")
+             + "; compare two: pairbench diff OLD NEW."]
+    return render_markup(lines, color=color, width=width)
+
+
+def _quoted(path: str) -> str:
+    return shlex.quote(path)
 
 
 # --------------------------------------------------------------------------- compare
@@ -192,14 +272,10 @@ def comparison_table(comparisons: Sequence[Comparison], footnotes: Footnotes, *,
     first = f"vs {markup(_short(next(iter(baselines))))}" if len(baselines) == 1 else "comparison"
     for column in (first, "B min", "C min", "min Δ", "B mean", "C mean", "mean Δ", "change [interval]",
                    "verdict"):
-        table.add_column(column, justify="left" if column in (first, "verdict") else "right",
-                         overflow="fold", no_wrap=column != first)
+        table.add_column(column, justify="left" if column in (first, "verdict") else "right")
     for c in comparisons:
         table.add_row(*_comparison_cells(c, footnotes, with_baseline=len(baselines) > 1))
-    buffer = io.StringIO()
-    Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-            width=width, highlight=False).print(table)
-    return buffer.getvalue()
+    return table_text(table, color=color, width=width)
 
 
 def _comparison_cells(c: Comparison, footnotes: Footnotes, *, with_baseline: bool) -> list[str]:
@@ -294,10 +370,7 @@ def _plain_table(table, *, color: bool, width: int) -> str:
 
     rich_table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for i, column in enumerate(table.header):
-        rich_table.add_column(markup(column), justify="left" if i == 0 else "right", overflow="fold")
+        rich_table.add_column(markup(column), justify="left" if i == 0 else "right")
     for row in table.rows:
         rich_table.add_row(*(markup(cell) for cell in row))
-    buffer = io.StringIO()
-    Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-            width=width, highlight=False).print(rich_table)
-    return buffer.getvalue()
+    return table_text(rich_table, color=color, width=width)

@@ -27,6 +27,11 @@ from pairbench.units import time_unit_for
 STATUS_STYLE = {"confirmed": ("#d62728", "solid"), "rejected": (ch.GREY, "dot"),
                 "unconfirmed": ("#ff7f0e", "dash")}
 MAX_POINTS = 20_000
+MAX_COMMIT_TICKS = 24  # commits named on the x-axis; hover names every one
+MIN_SPAN = 0.05
+"""The y-axis spans at least this share of the median to each side: noise of a fraction of a percent
+stays a thin band, as it is, instead of filling the chart as a real step of 10% does."""
+NOISE_BAND_SD = 2.0  # the shaded band: each segment's level times exp(±2 noise SD)
 
 
 @dataclass(frozen=True)
@@ -93,21 +98,71 @@ def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int])
                       "yanchor": "bottom", "font": {"size": 11, "color": color},
                       "text": ch.plotly_text(f"{numbers.get(id(step), '')}: {step_size(step)} {step.status}")})
     layout = ch._layout(history.benchmark.label, "commit (oldest first)", axis.label("median"),
-                        shapes=shapes, annotations=notes)
-    caption = "Steps: red confirmed, grey rejected, orange dashed unconfirmed by pairbench confirm."
+                        shapes=shapes, annotations=notes, height=460,
+                        margin={"l": 80, "r": 20, "t": 50, "b": 150})
+    layout["xaxis"].update(_commit_ticks(x, points))
+    layout["legend"]["y"] = -0.5  # below the commits, slanted under the axis, and its title
+    layout["yaxis"]["range"] = _y_range(np.concatenate([low, high, y]), float(np.median(y)) if y.size else 0.0)
+    traces.insert(0, _noise_band(history, axis))
+    caption = (f"The y-axis spans at least ±{MIN_SPAN:.0%} of the median, so noise looks as small as it is; "
+               f"shaded: each segment's level ± {NOISE_BAND_SD:g} × the noise between commits"
+               + (f" (about {100 * history.noise:.2g}% per commit)" if history.noise else "") + ". "
+               "Steps: red confirmed, grey rejected, orange dashed unconfirmed by pairbench confirm.")
     if offset:
         caption += f" Showing the latest {len(points):,} of {len(history.points):,} commits."
     return ch.Chart(key, history.benchmark.label, {"data": traces, "layout": layout}, caption)
 
 
-def _levels(history: BenchmarkHistory, axis: ch.Axis) -> list[dict]:
-    """The analysis's level of each segment between steps (a drift's line), as one broken line."""
+def _commit_ticks(x: np.ndarray, points) -> dict:
+    """The x-axis named by commit (short ids), at most ``MAX_COMMIT_TICKS`` of them, evenly spread."""
+    if not len(points):
+        return {}
+    picked = np.unique(np.linspace(0, len(points) - 1, min(len(points), MAX_COMMIT_TICKS)).round().astype(int))
+    return {"tickmode": "array", "tickvals": x[picked].tolist(), "tickangle": -45,
+            "ticktext": [ch.plotly_text(commit_name(points[i].commit, points[i].dirty)) for i in picked]}
+
+
+def _y_range(values: np.ndarray, median: float) -> list[float]:
+    """The y-axis: every value and interval end, and at least ``MIN_SPAN`` of ``median`` to each side."""
+    finite = values[np.isfinite(values)]
+    low = min(float(finite.min()) if finite.size else median, median - MIN_SPAN * abs(median))
+    high = max(float(finite.max()) if finite.size else median, median + MIN_SPAN * abs(median))
+    pad = 0.05 * (high - low) or 1.0
+    return [low - pad, high + pad]
+
+
+def _noise_band(history: BenchmarkHistory, axis: ch.Axis) -> dict:
+    """Each segment's level times exp(± ``NOISE_BAND_SD`` noise SDs), shaded: how far a commit's
+    median strays by noise alone (none without a noise estimate)."""
+    sd = history.noise or 0.0
+    x, y = [], []
+    up, down = float(np.exp(NOISE_BAND_SD * sd)), float(np.exp(-NOISE_BAND_SD * sd))
+    for start, end, first, last in _segments(history, axis):
+        x += [start - 0.5, end - 0.5, end - 0.5, start - 0.5, start - 0.5, None]
+        y += [first * up, last * up, last * down, first * down, first * up, None]
+    return {"type": "scatter", "mode": "lines", "name": f"noise band (±{NOISE_BAND_SD:g} SD)", "x": x, "y": y,
+            "fill": "toself", "fillcolor": "rgba(44, 160, 44, 0.12)", "line": {"width": 0}, "hoverinfo": "skip",
+            "showlegend": bool(sd)}
+
+
+def _segments(history: BenchmarkHistory, axis: ch.Axis) -> list[tuple[int, int, float, float]]:
+    """(first point, end, level at the first and at the last point, in the axis's scale) of each
+    segment between steps: the analysis's fit (a drift's sloped line), else the segment's median."""
     bounds = [0, *(s.index for s in history.steps), len(history.points)]
     fit = np.asarray(history.fit, dtype=np.float64) if history.fit else history.values()
-    x, y = [], []
+    segments = []
     for start, end in zip(bounds[:-1], bounds[1:], strict=True):
-        ends = axis([fit[start], fit[end - 1]]) if history.fit else axis([np.median(fit[start:end])] * 2)
+        if end > start:
+            ends = axis([fit[start], fit[end - 1]]) if history.fit else axis([np.median(fit[start:end])] * 2)
+            segments.append((start, end, float(ends[0]), float(ends[1])))
+    return segments
+
+
+def _levels(history: BenchmarkHistory, axis: ch.Axis) -> list[dict]:
+    """The analysis's level of each segment between steps (a drift's line), as one broken line."""
+    x, y = [], []
+    for start, end, first, last in _segments(history, axis):
         x += [start - 0.5, end - 0.5, None]
-        y += [float(ends[0]), float(ends[1]), None]
+        y += [first, last, None]
     return [{"type": "scatter", "mode": "lines", "name": "segment level", "x": x, "y": y,
              "hoverinfo": "skip", "line": {"color": "#2ca02c", "width": 2}}]

@@ -7,8 +7,12 @@ from the programs, ``measure.harnesses.detect``):
   ``pairbench.h`` or speaking the worker protocol, or Python benchmark files run
   by the Python harness (with ``--against REV``, the baseline is the same files
   in a worktree of REV);
-* ``gbench``, ``go``, ``criterion``, ``pytest-benchmark``: a program of that
-  harness, run once per sample (``measure.harnesses``).
+* ``pytest-benchmark``: pytest tests using its ``benchmark`` fixture, served by a
+  pytest worker per side (``worker.pytest_benchmark``: the tests run once to
+  record their calls, which are then timed like a worker's benchmarks);
+* ``gbench``, ``go``, ``criterion``, ``pytest-benchmark-processes``: a program of
+  that harness (for pytest-benchmark, a pytest run), run once per sample
+  (``measure.harnesses``).
 
 The session lists each side's benchmarks, keeps those every side has (``-k``
 filters them; ``--shard K/N`` keeps a share, ``store.shards``), and hands them to
@@ -41,7 +45,7 @@ from pairbench.doctor import timer_step
 from pairbench.errors import CommandFailed, UsageError
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import Executor, OutputPolicy, WallClock
-from pairbench.measure.harnesses import PAIRBENCH, adapter
+from pairbench.measure.harnesses import PAIRBENCH, PYTEST_BENCHMARK, adapter
 from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program, harness_words
 from pairbench.measure.harnesses.detect import detect_program, detect_python, is_python_target
 from pairbench.measure.harnesses.pytest_benchmark import program_for
@@ -50,7 +54,7 @@ from pairbench.measure.worker import WorkerSpec
 from pairbench.model import BenchmarkKey, Command, Run, Side
 from pairbench.notes import Note
 from pairbench.report.jsonfile import derived_document
-from pairbench.sessions.commands import Outcome, RunJournal, distinct_names, utc_now
+from pairbench.sessions.commands import Outcome, RunJournal, distinct_names, path_names, utc_now
 from pairbench.sessions.driver import FAILURE_ADVICE, LISTED_AT_MOST, ProgressFactory, SuiteDriver
 from pairbench.sessions.lanes import (
     WORKER_CLOCK,
@@ -61,11 +65,13 @@ from pairbench.sessions.lanes import (
     WorkerLane,
     job_cpus,
 )
-from pairbench.settings import Settings
+from pairbench.settings import HARNESS_CHOICES, WORKER_HARNESSES, Settings
 from pairbench.store import shards
 from pairbench.worker.protocol import split_name
 
-__all__ = ["FAILURE_ADVICE", "BenchSession", "is_python_target", "python_worker"]
+__all__ = ["FAILURE_ADVICE", "BenchSession", "is_python_target", "pytest_benchmark_worker", "python_worker"]
+PYTEST_PROCESSES = "pytest-benchmark-processes"
+PYTHON_HARNESSES = (PAIRBENCH, PYTEST_BENCHMARK, PYTEST_PROCESSES)  # --harness choices that take Python files
 
 ExecutorFactory = Callable[[OutputPolicy], Executor]
 
@@ -74,6 +80,13 @@ def python_worker(path: str, root: str) -> Command:
     """The Python harness serving the benchmarks in ``path``, importing first from ``root``."""
     argv = (sys.executable, "-m", "pairbench.worker", "--root", root, path)
     return Command(f"python -m pairbench.worker {path}", argv)
+
+
+def pytest_benchmark_worker(path: str, root: str) -> Command:
+    """The worker serving the pytest-benchmark tests in ``path`` (``worker.pytest_benchmark``): one
+    pytest session in ``root`` records each test's benchmark call, then the calls are served."""
+    argv = (sys.executable, "-m", "pairbench.worker.pytest_benchmark", "--root", root, path)
+    return Command(f"pytest-benchmark worker {path}", argv)
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,8 @@ class BenchSession:
         workers = settings.workers
         self.harness = PAIRBENCH if worker_in is not None else (workers.harness or _detected(settings.commands))
         self.sample_time_ns = workers.sample_time(self.harness)
-        python = self.harness in (PAIRBENCH, "pytest-benchmark")
+        self.in_workers = self.harness in WORKER_HARNESSES
+        python = self.harness in PYTHON_HARNESSES
         if worker_in is None and workers.against and not (python and all(is_python_target(t) for t in settings.commands)):
             raise UsageError("--against compares Python benchmark files with a git revision; for programs "
                              "give the two builds: pairbench bench ./old ./new")
@@ -120,7 +134,7 @@ class BenchSession:
         for text in settings.commands if worker_in is None else ():
             if not is_python_target(text):
                 parse_command(text, shell=None)  # the program must exist: CommandNotFound before anything runs
-            elif self.harness not in (PAIRBENCH, "pytest-benchmark"):
+            elif self.harness not in PYTHON_HARNESSES:
                 raise UsageError(f"{text!r} is Python code: --harness {self.harness} runs programs; use "
                                  "--harness pytest-benchmark or pairbench")
 
@@ -141,12 +155,12 @@ class BenchSession:
                 yield self._plan([os.path.join(tree, relative), os.path.join(root, relative)], names,
                                  trees=(tree, root))
             return
-        yield self._plan(list(settings.commands), settings.names or settings.commands)
+        yield self._plan(list(settings.commands), settings.names or path_names(settings.commands))
 
     def _plan(self, texts: list[str], names, trees: tuple[str, ...] | None = None) -> _Plan:
         names, renamed = distinct_names(list(names))
         labels = ["baseline", "candidate"] if len(texts) == 2 else [""] * len(texts)
-        if self.harness != PAIRBENCH:
+        if not self.in_workers:
             programs = tuple(self._program(text) for text in texts)
             sides = tuple(Side(name, Command(program.text, program.argv), label)
                           for name, program, label in zip(names, programs, labels, strict=True))
@@ -165,10 +179,11 @@ class BenchSession:
         if not is_python_target(text):
             return parse_command(text, shell=None)
         path = os.path.abspath(text)
-        return python_worker(path, tree or toplevel(path) or (path if os.path.isdir(path) else os.path.dirname(path)))
+        root = tree or toplevel(path) or (path if os.path.isdir(path) else os.path.dirname(path))
+        return (pytest_benchmark_worker if self.harness == PYTEST_BENCHMARK else python_worker)(path, root)
 
     def _program(self, text: str) -> Program:
-        if self.harness == "pytest-benchmark":
+        if self.harness == PYTEST_PROCESSES:
             return program_for(text)
         command = parse_command(text, shell=None)
         return Program(command.argv, None, (), text=text)
@@ -192,7 +207,7 @@ class BenchSession:
                 ) -> tuple[list[tuple[str, ...]], bool]:
         """Each side's benchmarks and whether every side takes an iteration count; for workers the
         first job's lane, which listed them, is kept in ``lanes``."""
-        if self.harness == PAIRBENCH:
+        if self.in_workers:
             lanes.append(self._worker_lane(plan, 0, origin))
             try:
                 return lanes[0].listed(), True
@@ -220,13 +235,14 @@ class BenchSession:
     def _worker_lane(self, plan: _Plan, job: int, origin: int) -> WorkerLane:
         cpu = job_cpus(self.settings.workers.jobs)[job]
         specs = [WorkerSpec(s.command, s.cwd, s.output, s.timeout_ns, cpu) for s in plan.specs]
-        return WorkerLane(specs, [side.name for side in plan.sides], origin, seed=self.settings.sampling.seed)
+        return WorkerLane(specs, [side.name for side in plan.sides], origin, seed=self.settings.sampling.seed,
+                          harness=self.harness)
 
     def _lanes(self, plan: _Plan, lanes: list[Lane], explicit: bool, scratch: Path, origin: int) -> None:
         """One lane per job (the executors made here, in the main thread: a spawner dies with the
-        thread that made it)."""
+        thread that made it). With several jobs each lane's samples run on the job's own CPU."""
         for job in range(len(lanes), self.settings.workers.jobs):
-            if self.harness == PAIRBENCH:
+            if self.in_workers:
                 lanes.append(self._worker_lane(plan, job, origin))
                 continue
             directory = scratch / f"job-{job}"
@@ -235,8 +251,9 @@ class BenchSession:
             executor = self._executor_factory(OutputPolicy("file", str(output)))
             sides = [HarnessSide(side.name, program, directory / f"side-{s}")
                      for s, (side, program) in enumerate(zip(plan.sides, plan.programs, strict=True))]
+            cpu = job_cpus(self.settings.workers.jobs)[job] if self.settings.workers.jobs > 1 else None
             lanes.append(HarnessLane(adapter(self.harness), sides, executor, output, explicit_iterations=explicit,
-                                     origin_ns=origin, timeout_ns=self.settings.sampling.timeout_ns))
+                                     origin_ns=origin, timeout_ns=self.settings.sampling.timeout_ns, cpu=cpu))
 
     def _measure(self, plan: _Plan, lanes: list[Lane], listed: list[tuple[str, ...]], explicit: bool,
                  scratch: Path, origin: int, progress: ProgressFactory | None) -> Outcome:
@@ -278,7 +295,8 @@ class BenchSession:
                     ) -> tuple[list[str], tuple[Note, ...]]:
         """The benchmarks every side lists (in the baseline's order) that the filter keeps, and notes
         naming those found on one side only."""
-        common = [name for name in listed[0] if all(name in other for other in listed[1:])]
+        others = [set(names) for names in listed[1:]]  # sets: a listing may hold 100,000 names
+        common = [name for name in listed[0] if all(name in other for other in others)]
         notes = []
         if len(listed) == 2:
             for code, side, only in (("benchmarks-removed", 0, set(listed[0]) - set(listed[1])),
@@ -311,6 +329,12 @@ class BenchSession:
         return set(mine)
 
 
+def harness_of(commands, named: str | None) -> str:
+    """The harness of a bench of ``commands``: the one ``--harness`` names, else the one detected
+    (``UsageError`` when the sides' differ)."""
+    return named or _detected(commands)
+
+
 def _detected(commands) -> str:
     """The harness of the programs (``UsageError`` when the sides' differ)."""
     found = []
@@ -322,7 +346,7 @@ def _detected(commands) -> str:
     if len(set(found)) > 1:
         described = ", ".join(f"{text!r} looks like {harness}" for text, harness in zip(commands, found, strict=True))
         raise UsageError(f"the sides are programs of different harnesses ({described}); name the harness with "
-                         "--harness gbench|go|criterion|pytest-benchmark|pairbench")
+                         "--harness " + "|".join(HARNESS_CHOICES))
     return found[0]
 
 

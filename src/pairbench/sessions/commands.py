@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as _dt
+import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ def sides_of(settings: Settings) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
     " (2)" suffix (with a note): reports tell sides apart by name. With
     parameters (``-P``/``-L``) a side's command is its template (``sleep {t}``):
     each parameter combination is a benchmark the side runs (see
-    :meth:`Session.targets`). Raises ``UsageError`` or ``CommandNotFound``
+    :meth:`Session.targets`). Raises ``UsageError`` (``ProgramNotFound`` among them)
     before anything runs.
     """
     commands = list(settings.commands)
@@ -177,6 +178,45 @@ def distinct_names(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[Note, .
                                 for name, copies in renamed.items())
 
 
+SHORT_NAME = 24  # characters: a default side name longer than this is cut to what tells the sides apart
+
+
+def path_names(texts: Sequence[str]) -> tuple[str, ...]:
+    """Default names of sides given as program or file paths (``bench``): the shortest run of
+    trailing path components that tells each side from the others (``istrconv-a.test``,
+    ``old/bench``); when that is longer than :data:`SHORT_NAME` characters, the components in which
+    the paths differ (``itoa-a`` for ``./itoa-a/target/release/deps/bench-af32dd66837da667`` against
+    ``./itoa-b/...``). Texts that are not single words (a program with arguments) keep their text;
+    sides that are one path are named by its file name (and made distinct by ``distinct_names``).
+    """
+    if any(len(text.split()) != 1 for text in texts):
+        return tuple(texts)
+    parts = [tuple(part for part in os.path.abspath(text).split("/") if part) or ("/",) for text in texts]
+    if len(set(parts)) < len(parts):
+        return tuple(p[-1] for p in parts)
+    suffixes = _distinct_suffixes(parts)
+    if max(len(name) for name in suffixes) <= SHORT_NAME:
+        return suffixes
+    middles = _differing_components(parts)
+    return middles if all(middles) else suffixes
+
+
+def _distinct_suffixes(parts: list[tuple[str, ...]]) -> tuple[str, ...]:
+    for k in range(1, max(len(p) for p in parts) + 1):
+        names = tuple("/".join(p[-k:]) for p in parts)
+        if len(set(names)) == len(names):
+            return names
+    raise AssertionError("distinct paths have distinct suffixes")
+
+
+def _differing_components(parts: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """Each path without the leading and trailing components every path shares ('' when none is left)."""
+    shortest = min(len(p) for p in parts)
+    head = next((i for i in range(shortest) if len({p[i] for p in parts}) > 1), shortest)
+    tail = next((i for i in range(shortest - head) if len({p[-1 - i] for p in parts}) > 1), shortest - head)
+    return tuple("/".join(p[head:len(p) - tail]) for p in parts)
+
+
 class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
@@ -243,9 +283,11 @@ class Session:
         base, candidates = baseline_and_candidates(self.skeleton)
         return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks))
 
-    def measure(self, progress: Sink | None = None, *, also: Sequence[Sink] = ()) -> Outcome:
+    def measure(self, progress: Sink | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The
-        sampler reports to the journal, the stopping rule, ``progress`` and the sinks ``also``."""
+        sampler reports to the journal, the stopping rule and ``progress``. What
+        the rule and the analysis import is loaded first: nothing is imported beside a sample."""
+        preload.load()
         overhead = self._shell_overhead()
         skeleton = self.skeleton.replace(started_at=utc_now(), shell_overhead=overhead, state="running")
         json_path = self.settings.outputs.json_path
@@ -255,7 +297,7 @@ class Session:
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
-        sampler = Sampler(executor, self._plan(), sinks=self._sinks(journal, self.rule, progress, *also),
+        sampler = Sampler(executor, self._plan(), sinks=self._sinks(journal, self.rule, progress),
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
             error, interruption = self._sample(executor, sampler)
@@ -265,7 +307,6 @@ class Session:
         run = self._finished(skeleton, sampler, executor, error or cleanup_error, interruption, cleanup_note)
         analysis = result_error = None
         try:
-            preload.wait()  # the statistics, loading in the background since the first round (CLI)
             analysis = analyse(run)
         finally:  # a failed analysis still leaves the raw samples written
             if journal:
@@ -371,10 +412,10 @@ class RunJournal(Journal):
         try:
             with _ignoring_interrupts():  # a second Ctrl-C must not leave half a result
                 write_result(run, self.result_path, derived)
-        except OSError as exc:
+        except (OSError, ResultFileError) as exc:  # ResultFileError: it could not be read back
             self._close(remove=False)
-            return ResultFileError(f"{self.result_path}: cannot write the result ({_why(exc)}); "
-                                   f"{self._where(run)}")
+            why = _why(exc) if isinstance(exc, OSError) else str(exc).removeprefix(f"{self.result_path}: ")
+            return ResultFileError(f"{self.result_path}: cannot write the result ({why}); {self._where(run)}")
         self._close(remove=True)
         return None
 

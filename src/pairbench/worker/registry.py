@@ -76,7 +76,9 @@ class Benchmark:
     The calling convention: with ``setup``, each sample calls ``setup(**params)``
     (untimed), the body ``function(argument)`` with what it returned, then
     ``teardown(argument)``; without ``setup``, the body is ``function(**params)``
-    and the teardown ``teardown()``.
+    and the teardown ``teardown()``. With ``fresh_setup`` (pytest-benchmark's
+    ``pedantic(setup=...)``), ``setup()`` prepares every call of the body
+    afresh, untimed, and each call is timed on its own (``serve.timed_fresh_calls``).
     """
 
     name: str
@@ -86,6 +88,7 @@ class Benchmark:
     params: tuple[tuple[str, object], ...] = ()
     file: str = ""
     line: int = 0
+    fresh_setup: bool = False
 
     @property
     def kwargs(self) -> dict[str, object]:

@@ -14,7 +14,9 @@ view of that: one execution is one invocation, and yields one row.
 ``gbench``             Google Benchmark binaries (``measure.harnesses.gbench``)
 ``go``                 Go test binaries from ``go test -c`` (``measure.harnesses.gotest``)
 ``criterion``          criterion.rs bench binaries (``measure.harnesses.criterion``)
-``pytest-benchmark``   pytest tests using the ``benchmark`` fixture (``...pytest_benchmark``)
+``pytest-benchmark-    pytest tests using the ``benchmark`` fixture, a pytest run per
+processes``            sample (``...pytest_benchmark``); ``pytest-benchmark`` alone
+                       serves them from workers (``worker.pytest_benchmark``)
 =====================  ============================================================
 
 The parsers of their output formats are also what ``pairbench import`` reads
@@ -28,10 +30,12 @@ from typing import Protocol
 
 from pairbench.measure.harnesses.base import Discovery, Invocation, Program, Report
 
-HARNESSES = ("gbench", "go", "criterion", "pytest-benchmark")
-"""The harnesses with an adapter; ``pairbench`` (the worker protocol) is the fifth choice of --harness."""
+HARNESSES = ("gbench", "go", "criterion", "pytest-benchmark-processes")
+"""The harnesses with an adapter; ``pytest-benchmark`` and ``pairbench`` (served by workers over the
+worker protocol) are the other choices of --harness."""
 PAIRBENCH = "pairbench"
-HARNESS_CHOICES = (*HARNESSES, PAIRBENCH)
+PYTEST_BENCHMARK = "pytest-benchmark"
+HARNESS_CHOICES = (*HARNESSES[:3], PYTEST_BENCHMARK, HARNESSES[3], PAIRBENCH)
 
 
 class Adapter(Protocol):
@@ -60,5 +64,5 @@ def adapter(harness: str) -> Adapter:
     from pairbench.measure.harnesses import criterion, gbench, gotest, pytest_benchmark
 
     adapters = {"gbench": gbench.Gbench, "go": gotest.GoTest, "criterion": criterion.Criterion,
-                "pytest-benchmark": pytest_benchmark.PytestBenchmark}
+                "pytest-benchmark-processes": pytest_benchmark.PytestBenchmark}
     return adapters[harness]()
