@@ -56,3 +56,15 @@ def test_a_suite_with_everything_decided_says_nothing_of_a_budget():
     run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples, runs=ROUNDS)
     analysis = analyse(run)
     assert analysis.suite.budget is None and counts_line(analysis.suite).endswith("0 inconclusive.")
+
+
+def test_a_benchmark_without_a_round_is_priced_as_not_measured_not_as_an_undecidable_inconclusive():
+    spent = Note("suite-budget-spent", {"count": 1, "names": ["late"], "suite_time_ns": 2_000_000_000})
+    run = suite_run([spent])
+    run = make_run("bench", list(run.sides), {k: run.series(*k) for k in ((0, 0), (0, 1), (1, 0), (1, 1))},
+                   benchmarks=(*run.benchmarks, BenchmarkKey("late")), runs=ROUNDS).replace(notes=(spent,))
+    analysis = analyse(run)
+    budget = analysis.suite.budget
+    assert [c.benchmark.name for c in analysis.suite.unmeasured] == ["late"]
+    assert (budget.decidable, budget.undecidable, budget.not_measured) == (1, 0, 1)
+    assert "More rounds would not decide" not in counts_line(analysis.suite)
