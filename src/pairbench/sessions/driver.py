@@ -325,11 +325,13 @@ class SuiteDriver:
 
         def needed() -> int | None:
             """Further rounds to a verdict (blocks' worth when rounds come in blocks), HOPELESS, or None."""
-            if not preload.ready():  # the statistics load in the background; until then: not known
-                return None
-            from pairbench.analysis.comparison import plan_rounds
+            from pairbench.analysis.comparison import plan_rounds  # loaded before the first sample (preload)
+            from pairbench.stats.sequential import first_bounded_n
 
-            plan = plan_rounds(rule.values(), rule.criteria)
+            values, criteria = rule.values(), rule.criteria
+            if values.size < first_bounded_n(criteria.level_alpha, criteria.t_opt):
+                return None  # too few values (blocks) for an interval: a plan from them would be noise
+            plan = plan_rounds(values, criteria)
             if plan.needed is None:
                 return HOPELESS if plan.note is not None else None
             return plan.needed * (per_block or 1)
