@@ -325,7 +325,9 @@ class SuiteDriver:
 
         def needed() -> int | None:
             """Further rounds to a verdict (blocks' worth when rounds come in blocks), HOPELESS, or None."""
-            from pairbench.analysis.comparison import plan_rounds  # loaded before the first sample (preload)
+            from pairbench.analysis.comparison import (
+                plan_rounds,  # loaded before the first sample (preload)
+            )
             from pairbench.stats.sequential import first_bounded_n
 
             values, criteria = rule.values(), rule.criteria
