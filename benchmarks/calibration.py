@@ -291,24 +291,41 @@ def _die_with_parent(parent: int) -> None:
         raise SystemExit(0)
 
 
-def load_generator(spin: Path, seed: int, log_path: Path, parent: int, cores: int = 2) -> None:
-    """The background-load process: ``cores`` spin loops stopped and continued on schedule.
+RAMP_S = 30.0  # the ramp load rises from 0 to every core busy over this long, then drops back
+RAMP_TICK_S = 0.1  # its busy loops run this share of each tick that the level asks
 
-    Logs ``monotonic_ns busy_cores`` per switch to ``log_path``. Ends on SIGTERM /
-    SIGINT or when its parent dies, killing its spin loops (which also die with it).
+
+def ramp_level(t: float, cores: int = 2, period_s: float = RAMP_S) -> float:
+    """Busy cores the ramp load asks at ``t`` s: 0 rising linearly to ``cores`` over ``period_s``,
+    then back to 0 at once (a sawtooth)."""
+    return cores * ((t % period_s) / period_s)
+
+
+def load_generator(spin: Path, seed: int, log_path: Path, parent: int, cores: int = 2,
+                   shape: str = "phased", extra: int = 0) -> None:
+    """The background-load process: ``cores`` spin loops stopped and continued on schedule, and
+    ``extra`` spin loops that never stop (busy CPUs beside the load).
+
+    ``shape`` "steady": the extra loops alone (``cores`` is ignored). "phased": the seeded schedule of ``phase_switches``; logs ``monotonic_ns busy_cores`` per
+    switch to ``log_path``. "ramp": ``ramp_level`` (the seed sets where in the ramp it starts), each
+    loop running its share of every ``RAMP_TICK_S`` tick; logs the level every second.
+    Ends on SIGTERM / SIGINT or when its parent dies, killing its spin loops (which also die with it).
     """
     _die_with_parent(parent)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    children = [subprocess.Popen([str(spin), "--busy"]) for _ in range(cores)]
+    cores = 0 if shape == "steady" else cores
+    children = [subprocess.Popen([str(spin), "--busy"]) for _ in range(cores + extra)]
     try:
-        t0 = time.monotonic()
         with open(log_path, "w", encoding="utf-8") as log:
-            for t, busy in phase_switches(seed, MEAN_PHASE_S, cores):
-                time.sleep(max(t0 + t - time.monotonic(), 0.0))
-                for i, child in enumerate(children):
-                    os.kill(child.pid, signal.SIGCONT if i < busy else signal.SIGSTOP)
-                log.write(f"{time.monotonic_ns()} {busy}\n")
+            if shape == "steady":  # the extra loops alone
+                log.write(f"{time.monotonic_ns()} 0\n")
                 log.flush()
+                while True:
+                    time.sleep(3600)
+            elif shape == "ramp":
+                _ramp(children[:cores], seed, log)
+            else:
+                _phases(children[:cores], seed, log)
     except KeyboardInterrupt:
         pass
     finally:
@@ -317,19 +334,51 @@ def load_generator(spin: Path, seed: int, log_path: Path, parent: int, cores: in
             child.wait()
 
 
+def _phases(children: list, seed: int, log) -> None:
+    t0 = time.monotonic()
+    for t, busy in phase_switches(seed, MEAN_PHASE_S, len(children)):
+        time.sleep(max(t0 + t - time.monotonic(), 0.0))
+        for i, child in enumerate(children):
+            os.kill(child.pid, signal.SIGCONT if i < busy else signal.SIGSTOP)
+        log.write(f"{time.monotonic_ns()} {busy}\n")
+        log.flush()
+
+
+def _ramp(children: list, seed: int, log) -> None:
+    offset = float(np.random.default_rng(seed).uniform(0.0, RAMP_S))
+    t0, logged = time.monotonic(), -1
+    while True:
+        start = time.monotonic()
+        level = ramp_level(start - t0 + offset, len(children))
+        shares = [min(max(level - i, 0.0), 1.0) for i in range(len(children))]
+        for child, share in zip(children, shares, strict=True):
+            os.kill(child.pid, signal.SIGCONT if share > 0 else signal.SIGSTOP)
+        for child, share in sorted(zip(children, shares, strict=True), key=lambda x: x[1]):
+            if 0 < share < 1:
+                time.sleep(max(start + share * RAMP_TICK_S - time.monotonic(), 0.0))
+                os.kill(child.pid, signal.SIGSTOP)
+        if int(start - t0) != logged:
+            logged = int(start - t0)
+            log.write(f"{time.monotonic_ns()} {level:.3f}\n")
+            log.flush()
+        time.sleep(max(start + RAMP_TICK_S - time.monotonic(), 0.0))
+
+
 @contextlib.contextmanager
-def background_load(spin: Path, seed: int | None, log_path: Path, lead_in_s: float = 0.0):
+def background_load(spin: Path, seed: int | None, log_path: Path, lead_in_s: float = 0.0, *,
+                    shape: str = "phased", extra: int = 0):
     """Run the load generator for the duration of the block (nothing when ``seed`` is None).
 
     The block starts ``lead_in_s`` after the first phase began, so that a trial
-    does not always start at a phase switch (see ``LEAD_IN_S``).
+    does not always start at a phase switch (see ``LEAD_IN_S``). ``shape`` and
+    ``extra`` as ``load_generator`` takes them.
     """
     if seed is None:
         yield
         return
     log_path.unlink(missing_ok=True)
     proc = subprocess.Popen([sys.executable, __file__, "--load-generator", str(spin), str(seed),
-                             str(log_path), str(os.getpid())])
+                             str(log_path), str(os.getpid()), shape, str(extra)])
     try:
         deadline = time.monotonic() + 10
         while not (log_path.exists() and log_path.stat().st_size) and time.monotonic() < deadline:
@@ -345,12 +394,12 @@ def background_load(spin: Path, seed: int | None, log_path: Path, lead_in_s: flo
             proc.wait()
 
 
-def read_schedule(log_path: Path) -> list[tuple[float, int]]:
-    """The logged switches as (monotonic seconds, busy cores)."""
+def read_schedule(log_path: Path) -> list[tuple[float, float]]:
+    """The logged switches as (monotonic seconds, busy cores; a ramp's level is fractional)."""
     if not log_path.exists():
         return []
     rows = [line.split() for line in log_path.read_text().splitlines() if line.strip()]
-    return [(int(ns) / 1e9, int(busy)) for ns, busy in rows]
+    return [(int(ns) / 1e9, float(busy) if "." in busy else int(busy)) for ns, busy in rows]
 
 
 # --------------------------------------------------------------------------- trials
@@ -768,6 +817,15 @@ def load_records(path: Path) -> list[dict]:
     return out
 
 
+def listed(parser: argparse.ArgumentParser, option: str, text: str, allowed) -> list[str]:
+    """A comma-separated option's values, each one of ``allowed`` (else the parser's usage error)."""
+    values = [v for v in text.split(",") if v]
+    for value in values:
+        if value not in allowed:
+            parser.error(f"{option}: unknown value {value!r}; choose from {', '.join(allowed)}")
+    return values
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="2 trials per kind: a smoke run")
@@ -788,18 +846,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     args.counts = dict(zip(KINDS, [2, 2, 2] if args.quick else [int(x) for x in args.trials.split(",")],
                            strict=True))
-    args.conditions = [c for c in args.conditions.split(",") if c]
-    args.designs = [d for d in args.designs.split(",") if d]
-    args.workloads = [w for w in args.workloads.split(",") if w]
-    for w in args.workloads:
-        if w not in WORKLOADS:
-            p.error(f"--workloads: unknown workload {w!r}; choose from {', '.join(WORKLOADS)}")
-    for c in args.conditions:
-        if c not in CONDITIONS:
-            p.error(f"--conditions: unknown condition {c!r}; choose from {CONDITIONS}")
-    for d in args.designs:
-        if d not in DESIGNS:
-            p.error(f"--designs: unknown design {d!r}; choose from {DESIGNS}")
+    args.conditions = listed(p, "--conditions", args.conditions, CONDITIONS)
+    args.designs = listed(p, "--designs", args.designs, DESIGNS)
+    args.workloads = listed(p, "--workloads", args.workloads, WORKLOADS)
     if "sequential" in args.designs and not (args.report_only or args.pilot) and not shutil.which("hyperfine"):
         p.error("the sequential design needs hyperfine: run scripts/install-test-deps.sh --bench "
                 "(or use make calibrate, which does)")
@@ -865,8 +914,9 @@ def run_study(args: argparse.Namespace) -> None:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--load-generator"]:
-        spin, seed, log, parent = argv[1:5]
-        load_generator(Path(spin), int(seed), Path(log), int(parent))
+        spin, seed, log, parent, *shape = argv[1:7]
+        load_generator(Path(spin), int(seed), Path(log), int(parent), shape=(shape or ["phased"])[0],
+                       extra=int(shape[1]) if len(shape) > 1 else 0)
         return 0
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))

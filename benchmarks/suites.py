@@ -247,31 +247,42 @@ def compare_py_trial(compare_py: Path, a: Path, b: Path, work: Path) -> dict:
             "peer_wall_s": time.monotonic() - t0, "files": [str(f) for f in files]}
 
 
-def benchstat_trial(benchstat: Path, a: Path, b: Path, work: Path) -> dict:
-    """A then B, -count=10 each, judged by benchstat's Mann-Whitney test."""
+def benchstat_trial(benchstat: Path, a: Path, b: Path, work: Path, pattern: str = "^BenchmarkChain$") -> dict:
+    """A then B, -count=10 each, judged by benchstat's Mann-Whitney test (the first benchmark's; all of
+    them in ``rows``: name -> (p, relative change of the medians))."""
     files = []
     t0 = time.monotonic()
     for side, program in (("a", a), ("b", b)):
         path = work / f"{side}.txt"
         with open(path, "w") as handle:
-            subprocess.run([str(program), "-test.run", "^$", "-test.bench", "^BenchmarkChain$", "-test.count", "10",
+            subprocess.run([str(program), "-test.run", "^$", "-test.bench", pattern, "-test.count", "10",
                             "-test.benchtime", "100ms"], check=True, stdout=handle)
         files.append(path)
     done = subprocess.run([str(benchstat), "-format", "csv", *map(str, files)], check=True, capture_output=True,
                           text=True)
-    pvalue, change = parse_benchstat_csv(done.stdout)
-    return {"peer": "benchstat", "pvalue": pvalue, "change": change, "peer_wall_s": time.monotonic() - t0,
-            "files": [str(f) for f in files]}
+    rows = parse_benchstat_rows(done.stdout)
+    pvalue, change = next(iter(rows.values()))
+    return {"peer": "benchstat", "pvalue": pvalue, "change": change, "rows": rows,
+            "peer_wall_s": time.monotonic() - t0, "files": [str(f) for f in files]}
 
 
 def parse_benchstat_csv(text: str) -> tuple[float, float]:
-    """benchstat -format csv: the sec/op table's p-value and the relative change of the medians."""
+    """benchstat -format csv: the sec/op table's first p-value and the relative change of the medians."""
+    return next(iter(parse_benchstat_rows(text).values()))
+
+
+def parse_benchstat_rows(text: str) -> dict[str, tuple[float, float]]:
+    """benchstat -format csv: each benchmark of the sec/op table -> (p-value, relative change of the
+    medians), up to the geomean or the table's end."""
     rows = list(csv.reader(io.StringIO(text)))
     header = next(i for i, row in enumerate(rows) if len(row) > 1 and row[1] == "sec/op")
-    row = rows[header + 1]
-    old, new = float(row[1]), float(row[3])
-    pvalue = float(row[-1].split()[0].removeprefix("p="))
-    return pvalue, new / old - 1.0
+    out = {}
+    for row in rows[header + 1:]:
+        if len(row) < 4 or not row[0] or row[0] == "geomean":
+            break
+        old, new = float(row[1]), float(row[3])
+        out[row[0]] = (float(row[-1].split()[0].removeprefix("p=")), new / old - 1.0)
+    return out
 
 
 def diff_trial(files: list[str], work: Path) -> dict:

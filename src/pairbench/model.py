@@ -31,9 +31,9 @@ from pairbench.notes import Note
 from pairbench.settings import Settings
 
 __all__ = [
-    "COMMAND_BENCHMARK", "MAX_SAMPLE_VALUE", "PRIMARY_METRIC", "RESIDENT_METRIC", "RUN_STATES", "SAMPLE_COLUMNS",
-    "SIDE_LABELS", "STATUS_TIMEOUT", "VALIDATION_METRIC", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
-    "append_metrics", "describe_status", "json_safe",
+    "COMMAND_BENCHMARK", "CPU_METRIC", "MAX_SAMPLE_VALUE", "METRICS", "PRIMARY_METRIC", "RESIDENT_METRIC",
+    "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS", "STATUS_TIMEOUT", "VALIDATION_METRIC", "BenchmarkKey", "Command",
+    "Run", "Sample", "Samples", "Side", "append_metrics", "describe_status", "json_safe", "metric_total",
 ]
 
 # Column name -> meaning. All columns are int64; order is the document's order.
@@ -60,6 +60,11 @@ VALIDATION_METRIC = "validation"
 0 on every other sample. The analysis judges these samples (``analysis.validation``)."""
 RESIDENT_METRIC = "resident_kib"
 """On a worker's validation sample, the worker's resident memory right after it (0: unreadable)."""
+CPU_METRIC = "cpu_ns"
+"""A float metric column of this name is the CPU time a harness measured around its own loop
+(Google Benchmark's ``cpu_time``, total over the iterations): the sample's CPU time when present."""
+METRICS = ("wall", "cpu")
+"""What a comparison decides on (``--metric``): the elapsed time of one operation, or its CPU time."""
 
 SIDE_LABELS = ("baseline", "candidate", "self-check", "")
 RUN_STATES = ("complete", "interrupted", "failed", "running")
@@ -132,6 +137,29 @@ class Sample:
     @property
     def ok(self) -> bool:
         return self.status == 0
+
+
+def metric_total(metric: str, wall_ns, user_ns, sys_ns, metrics: Mapping):
+    """What a sample (or columns of samples: numpy arrays) measured over all its iterations, by
+    ``metric`` (one of ``METRICS``):
+
+    * ``wall``: the ``value`` metric when a harness reported one (the time around its loop), else
+      ``wall_ns``;
+    * ``cpu``: the harness's own CPU time of its loop (``cpu_ns``) when it reported one; else, for a
+      harness that timed its loop (``value``), that time times the share of its process's life the
+      process had a CPU (user + system over ``wall_ns``): its start-up's CPU time would otherwise
+      dilute a change of the loop; else the user + system time: a command's whole process tree
+      (``wait4``), a worker's thread around its loop.
+    """
+    if metric == "wall":
+        return metrics.get(PRIMARY_METRIC, wall_ns)
+    if metric != "cpu":
+        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    if CPU_METRIC in metrics:
+        return metrics[CPU_METRIC]
+    if PRIMARY_METRIC in metrics:
+        return metrics[PRIMARY_METRIC] * (user_ns + sys_ns) / wall_ns
+    return user_ns + sys_ns
 
 
 def append_metrics(columns: dict[str, list[float]], rows_before: int, metrics: Mapping[str, float]) -> None:
@@ -211,6 +239,16 @@ class Samples:
     def values(self) -> np.ndarray:
         """Each sample's value for one operation: its total divided by its iterations (float64)."""
         return self.totals() / self.columns["iterations"]
+
+    def metric_values(self, metric: str) -> np.ndarray:
+        """Each sample's value for one operation by ``metric`` (``metric_total``), float64."""
+        total = metric_total(metric, self.columns["wall_ns"], self.columns["user_ns"], self.columns["sys_ns"],
+                             self.metrics)
+        return np.asarray(total, dtype=np.float64) / self.columns["iterations"]
+
+    def has_cpu_time(self) -> bool:
+        """Whether these samples recorded any CPU time (an imported result may not have)."""
+        return CPU_METRIC in self.metrics or bool(np.any(self.columns["user_ns"] + self.columns["sys_ns"] > 0))
 
     def per_operation(self, column: str) -> np.ndarray:
         """``column`` of each sample divided by its iterations (float64)."""

@@ -65,6 +65,9 @@ def pytest_addoption(parser):
                          "each block of rounds starts both sides' pytest workers afresh).")
     group.addoption("--pairbench-fail-on", metavar="|".join(FAIL_ON_CHOICES), default=DEFAULTS["fail_on"],
                     help="With --pairbench-against: fail the session when a verdict matches.")
+    group.addoption("--pairbench-metric", metavar="wall|cpu", default=None,
+                    help="With --pairbench-against: what the verdicts are on, wall (elapsed) or cpu time of "
+                         "each call (default: as pairbench bench).")
     group.addoption("--pairbench-pass-env", metavar="NAME", action="append", default=[],
                     help="With --pairbench-against: give the workers environment variable NAME (repeatable); "
                          "they get only PATH, HOME, the locale, TZ, TERM and TMPDIR besides.")
@@ -245,7 +248,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
             "against": config.getoption("pairbench_against"),
             "max_time": config.getoption("pairbench_max_time") or USE_DEFAULTS["pytest-against"]["max_time"],
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
-            "quiet": True})
+            "metric": config.getoption("pairbench_metric"), "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
         with child_environment.policy(child_environment.Policy(isolated=True, passed=passed)):
             session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree),

@@ -41,9 +41,14 @@ DEFAULTS: dict[str, object] = {
     "parameter_step_size": None, "parameter_list": None, "alpha": 0.01, "threshold": 1.0,
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
-    "shard": None, "suite_time": None, "balance": None,
+    "shard": None, "suite_time": None, "balance": None, "metric": "auto",
     "tuned_rounds": 30,  # no option: the tuning of the confidence sequence (analysis.criteria.T_OPT says why)
 }
+METRIC_CHOICES = ("auto", "wall", "cpu")
+"""--metric: what a comparison decides on (``model.metric_total``); auto: CPU time for a benchmark
+whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``)."""
+LEGACY_METRIC = "wall"
+"""What results stored before --metric existed (pairbench 0.2) were decided on."""
 LEGACY_TUNED_ROUNDS = 200
 """The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
 the intervals they were decided with."""
@@ -135,6 +140,7 @@ class Decision:
     fail_on: str = DEFAULTS["fail_on"]
     self_check: bool = False
     tuned_rounds: int = DEFAULTS["tuned_rounds"]  # the rounds at which the adaptive interval is tightest
+    metric: str = DEFAULTS["metric"]  # what the verdict is on: "wall" (elapsed) or "cpu" (user + system) time, or "auto"
 
 
 WORKER_SAMPLE_TIME_NS = 1_000_000
@@ -235,7 +241,8 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
     decision = Decision(alpha=parse_alpha(given("alpha")), threshold=parse_threshold(given("threshold")),
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")),
-                        tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1))
+                        tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1),
+                        metric=_choice("--metric", given("metric"), METRIC_CHOICES))
     if len(commands) + decision.self_check > MAX_SIDES:
         raise UsageError(f"a result holds at most {MAX_SIDES} sides (commands, and the --self-check copy); "
                          f"got {len(commands)} commands{' and the copy' if decision.self_check else ''}")
@@ -337,6 +344,7 @@ def settings_from_stored(kind: str, commands: Sequence[str], names: Sequence[str
     if "max_time_ns" in sampling and sampling["max_time_ns"] is None:
         options["max_time"] = _NO_LIMIT
     options.setdefault("tuned_rounds", LEGACY_TUNED_ROUNDS)
+    options.setdefault("metric", LEGACY_METRIC)
     return parse_settings(kind, commands, {**options, "names": tuple(names)})
 
 

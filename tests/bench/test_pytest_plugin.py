@@ -95,6 +95,15 @@ def test_the_plugins_fail_on_option_offers_the_gates_of_the_command_line(tmp_pat
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--help"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert f"--pairbench-fail-on={'|'.join(FAIL_ON_CHOICES)}" in done.stdout
+def test_against_a_revision_the_verdicts_can_be_on_cpu_time(repository, tmp_path_factory):
+    result = tmp_path_factory.mktemp("out") / "r.json"
+    done = _pytest(repository, "--pairbench-against", "HEAD", "--pairbench-metric", "cpu",
+                   "--pairbench-max-time", "10s", "--pairbench-json", str(result))
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(result.read_text())
+    assert document["settings"]["decision"]["metric"] == "cpu"
+    assert [c["metric"] for c in document["comparisons"]] == ["cpu"]
+    assert "on CPU time" in done.stdout
 
 
 TWICE = "import mylib\n\ndef test_twice(pairbench):\n    pairbench(mylib.work, 300)\n    pairbench(mylib.work, 900)\n"

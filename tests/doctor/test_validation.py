@@ -345,3 +345,19 @@ def test_too_few_samples_give_unknown_not_failure():
                                 FakeExecutor({"echo x": [0.010, 0.011, 0.012], "true": STARTUP_S}))
     statuses = {f.check: f.status for f in report.findings}
     assert statuses["modality"] == "unknown" and statuses["autocorrelation"] == "unknown"
+
+
+@pytest.mark.parametrize(("cpu_share", "switches", "kind", "status"), [
+    (0.99, 0, "cpu-bound", "ok"),  # its CPU time covers its wall time: --metric cpu fits
+    (0.30, 0, "off-cpu", "ok"),  # 70% asleep though nothing interrupted it
+    (1.90, 0, "threads", "ok"),
+    (0.40, 6, "unknown", "unknown"),  # every sample interrupted: whose time off the CPU it was is unknown
+])
+def test_the_doctor_says_whether_a_benchmark_is_cpu_bound_and_which_time_to_compare_it_on(
+        cpu_share, switches, kind, status):
+    wall = np.full(20, 0.020)
+    report = diagnose(ValidationPlan("echo x", runs=20, warmup=0),
+                      FakeExecutor(samples(wall, user_ns=wall * 1e9 * cpu_share, involuntary_cs=[switches] * 20)))
+    finding = by_check(report)["cpu-bound"]
+    assert (finding.data["kind"], finding.status) == (kind, status)
+    assert ("--metric cpu" in finding.fix) == (kind == "cpu-bound")

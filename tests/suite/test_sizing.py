@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pairbench.sessions.sizing import SuiteBudget, bracket
+from pairbench.sessions.sizing import HOPELESS, Spending, SuiteBudget, bracket
 
 
 def test_the_bracket_is_the_power_of_two_of_rounds_nearest_to_what_fits_the_budget():
@@ -54,3 +54,65 @@ def test_jobs_share_a_suite_budget_in_parallel_and_the_per_benchmark_budget_caps
     budget = SuiteBudget(100, 30, 4, 2, clock=Clock())
     assert budget.next() == (True, 30)  # 100 x 2 jobs / 4 = 50, capped at 30
     assert SuiteBudget(100, None, 4, 2, clock=Clock()).next() == (True, 50)
+
+
+# --------------------------------------------------------------------------- what a benchmark spends
+
+
+def spending(needed, *, bracket_rounds=64, limit=1_000, spare=0, decided=None):
+    """A Spending whose stopping rule says ``decided`` and whose rounds-needed estimate is ``needed``,
+    in a suite that has ``spare`` to give."""
+    budget = SuiteBudget(None, limit, 2, 1, clock=Clock())
+    budget.next()
+    budget.spent(limit - spare)  # the first benchmark saved ``spare``
+    budget.next()
+    return Spending(lambda: decided, lambda: needed, bracket_rounds, limit, budget)
+
+
+def test_a_benchmark_without_time_saved_elsewhere_stops_at_its_bracket():
+    rule = spending(10)
+    assert rule(32, 500) is None
+    assert rule(64, 1_000) == "reached its bracket of 64 rounds"
+
+
+def test_a_verdict_within_one_doubling_gets_the_rounds_other_benchmarks_saved():
+    rule = spending(40, spare=900)  # 40 more rounds of 15.6 cost 625
+    assert rule(64, 1_000) is None and (rule.bracket, rule.limit_ns) == (128, 1_625)
+    assert rule(100, 1_500) is None
+    assert rule(128, 1_625) == "reached its bracket of 128 rounds"  # 275 left to spare, 508 needed
+
+
+def test_no_more_rounds_for_a_verdict_further_than_one_doubling_or_than_the_time_saved():
+    assert spending(100, spare=10_000)(64, 1_000) == "reached its bracket of 64 rounds"
+    assert spending(40, spare=300)(64, 1_000) == "reached its bracket of 64 rounds"
+
+
+def test_its_own_time_left_pays_for_more_rounds_when_its_bracket_ends_first():
+    rule = spending(10, spare=0)
+    assert rule(64, 640) is None and rule.bracket == 128  # 360 of its own 1,000 left; 100 needed
+
+
+def test_a_benchmark_no_budget_would_decide_stops_early_and_says_why():
+    ties = spending(HOPELESS, bracket_rounds=256, limit=10_000)
+    assert ties(16, 160) == "stopped early: no budget it could get would decide it (more rounds would not decide it)"
+    far = spending(20_000, bracket_rounds=256, limit=10_000)  # 200,000 needed, 2,400 it may still get
+    assert far(15, 150) is None and far(16, 160).startswith("stopped early") and "about 20000 more" in far(32, 320)
+    near = spending(100, bracket_rounds=256, limit=10_000)
+    assert near(16, 160) is None and near(32, 320) is None
+
+
+def test_a_decided_verdict_stops_it_whatever_its_budget():
+    assert spending(None, decided="the verdict was decided (slower)")(12, 100) == "the verdict was decided (slower)"
+
+
+def test_an_estimate_not_known_yet_neither_extends_nor_stops():
+    rule = spending(None, spare=10_000)
+    assert rule(32, 320) is None and rule(64, 640) == "reached its bracket of 64 rounds"
+
+
+def test_with_a_suite_budget_the_time_left_beyond_what_later_benchmarks_are_due_is_spare():
+    clock = Clock()
+    budget = SuiteBudget(100, 20, 3, 1, clock=clock)
+    budget.next()
+    clock.now = 10
+    assert budget.spare_ns() == 100 - 10 - 2 * 20

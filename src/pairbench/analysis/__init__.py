@@ -16,6 +16,7 @@ import dataclasses
 import numpy as np
 
 from pairbench import stats
+from pairbench.analysis.budget import budget_needed
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import (
     CONFIDENCE,
@@ -79,7 +80,8 @@ def _measuring_notes(run: Run) -> tuple[Note, ...]:
 def _suite_summary(run: Run, comparisons, values, notes):
     from pairbench.analysis.suite import summarize_suite  # with scipy: see _comparisons
 
-    return summarize_suite(comparisons, values, notes, criteria_of(run), run.settings.sampling.seed)
+    summary = summarize_suite(comparisons, values, notes, criteria_of(run), run.settings.sampling.seed)
+    return dataclasses.replace(summary, budget=budget_needed(run, comparisons, summary.not_measured.count))
 
 
 def is_suite(run: Run) -> bool:
@@ -142,7 +144,7 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
                 notes.append(aa.about(subject))
             found.append(dataclasses.replace(comparison, notes=tuple(notes)))
             figures.append(figure)
-            values.append(verdict_values(pairing))
+            values.append(verdict_values(pairing, comparison.metric))
     if is_suite(run):
         return tuple(holm(found, criteria, values.__getitem__)), tuple(figures), values
     return tuple(bonferroni(found, criteria.family)), tuple(figures), values

@@ -43,6 +43,7 @@ from pairbench.analysis.records import (
     Secondary,
     Shift,
 )
+from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_use
 from pairbench.analysis.summary import guarded, refusal_note
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.model import BenchmarkKey, Samples
@@ -61,26 +62,46 @@ FIXED_METHOD = "sign-test interval for the median"
 # --------------------------------------------------------------------------- pairing
 
 
-def paired_values(baseline: Samples, candidate: Samples) -> tuple[np.ndarray, np.ndarray]:
-    """One operation's values in the rounds where both sides succeeded, in round order."""
-    b, c, b_index, c_index = _paired(baseline, candidate)
-    return b.values()[b_index], c.values()[c_index]
+def paired_values(baseline: Samples, candidate: Samples, metric: str = "wall") -> tuple[np.ndarray, np.ndarray]:
+    """One operation's values by ``metric`` (``model.metric_total``) in the rounds where both sides
+    succeeded with a positive value, in round order."""
+    b, c, b_index, c_index = _paired(baseline, candidate, metric)
+    return b.metric_values(metric)[b_index], c.metric_values(metric)[c_index]
 
 
-def paired_blocks(baseline: Samples, candidate: Samples) -> np.ndarray | None:
+def metric_of(pairing: Pairing, criteria: Criteria) -> tuple[str, CpuUse | None]:
+    """What a comparison decides on, and (for ``--metric auto``) the ``cpu_use`` it was chosen by: the
+    criteria's metric for a time, else its value (bytes, allocations: there is no CPU time of a
+    count); auto chooses by ``rules.chosen_metric`` from the first ``CHOICE_ROUNDS`` rounds both sides
+    measured, as the stopping rule does."""
+    if pairing.benchmark.unit != "ns":
+        return "wall", None
+    if criteria.metric != "auto":
+        return criteria.metric, None
+    b, c, b_index, c_index = _paired(pairing.base, pairing.cand)
+    use = cpu_use_of((b, b_index[:CHOICE_ROUNDS]), (c, c_index[:CHOICE_ROUNDS]))
+    return chosen_metric(use), use
+
+
+def paired_blocks(baseline: Samples, candidate: Samples, metric: str = "wall") -> np.ndarray | None:
     """The block (of fresh worker processes, ``measure.worker.Rotation``) of each round
     ``paired_values`` gives, or None when the samples were not taken in blocks."""
     if BLOCK_METRIC not in baseline.metrics:
         return None
-    b, _, b_index, _ = _paired(baseline, candidate)
+    b, _, b_index, _ = _paired(baseline, candidate, metric)
     return b[BLOCK_METRIC][b_index]
 
 
-def _paired(baseline: Samples, candidate: Samples):
+def _paired(baseline: Samples, candidate: Samples, metric: str = "wall"):
+    """Both sides' measured samples and the indices of their rounds in common, in round order, where
+    both values by ``metric`` are positive (a CPU time below the clock's step reads 0, and has no
+    ratio: such a round is left out whichever side it was, so the rule is the same for both)."""
     b, c = baseline.measured(), candidate.measured()
     common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
     keep = common >= 0
-    return b, c, b_index[keep], c_index[keep]
+    b_index, c_index = b_index[keep], c_index[keep]
+    usable = (b.metric_values(metric)[b_index] > 0) & (c.metric_values(metric)[c_index] > 0)
+    return b, c, b_index[usable], c_index[usable]
 
 
 BLOCK_METRIC = "block"
@@ -292,17 +313,19 @@ class Pairing:
 
 def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, ComparisonFigure]:
     """One candidate against the baseline: verdict, effect, secondary statistics, notes, chart data."""
-    base, cand = paired_values(pairing.base, pairing.cand)
+    metric, chosen_by = metric_of(pairing, criteria)
+    base, cand = paired_values(pairing.base, pairing.cand, metric)
     r = _log_ratios(base, cand) if base.size else np.zeros(0)
-    blocks = paired_blocks(pairing.base, pairing.cand)
+    blocks = paired_blocks(pairing.base, pairing.cand, metric)
     decided_on = r if blocks is None else block_effects(r, blocks)
-    never = never_succeeded(pairing)
+    never = never_succeeded(pairing) or _no_cpu_time(pairing, metric)
     if never is not None:  # nothing to compare, and more rounds of the same would not help
         verdict, effect, notes, plan = refuse(never), None, (), RoundsPlan(None)
     else:
         verdict, effect, notes = verdict_of(lambda: effect_of(decided_on, criteria), criteria)
         plan = (plan_rounds(r, criteria) if verdict.verdict == "inconclusive" and not (effect and effect.moved)
                 and blocks is None else RoundsPlan(None))
+        notes = [*notes, *metric_notes(pairing, metric, effect, criteria, chosen_by)]
     notes = [*notes, *([plan.note] if plan.note else [])]
     if blocks is not None and r.size:
         notes.append(Note("process-blocks", {"blocks": int(decided_on.size), "rounds": int(r.size)}))
@@ -316,9 +339,63 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
         self_check=pairing.self_check, verdict=verdict, effect=effect,
         pvalue=effect.pvalue if effect else None, pvalue_unadjusted=effect.pvalue if effect else None,
         adjustment="none", alpha=criteria.alpha, threshold=criteria.threshold, rounds=int(r.size),
-        rounds_needed=plan.needed, secondary=secondary, notes=tuple(_merged(notes)),
+        rounds_needed=plan.needed, secondary=secondary, notes=tuple(_merged(notes)), metric=metric,
     )
     return comparison, figure
+
+
+# --------------------------------------------------------------------------- wall and CPU time
+
+
+def _no_cpu_time(pairing: Pairing, metric: str) -> Note | None:
+    """The refusal of a CPU-time verdict on samples that recorded no CPU time (an imported result)."""
+    if metric != "cpu":
+        return None
+    missing = [name for name, s in ((pairing.candidate, pairing.cand), (pairing.baseline, pairing.base))
+               if not s.measured().has_cpu_time()]
+    return Note("no-cpu-time", {"sides": missing}) if missing else None
+
+
+def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria: Criteria,
+                 chosen_by: CpuUse | None = None) -> list[Note]:
+    """What the other time says: a note when its interval (the sign test's, at the comparison's level)
+    lies apart from the verdict's, and, for a verdict on CPU time, when the benchmark is not CPU-bound
+    (``rules.cpu_use``), with which time to trust; with ``--metric auto``, which time it chose and why."""
+    if pairing.benchmark.unit != "ns":
+        return []
+    b, c, b_index, c_index = _paired(pairing.base, pairing.cand)
+    use = cpu_use_of((b, b_index), (c, c_index))
+    how = ({"kind": use.kind, "off_cpu_share": use.off_cpu_share, "cpu_over_wall": use.cpu_over_wall}
+           if use is not None else {"kind": "unknown"})
+    notes = []
+    if criteria.metric == "auto" and chosen_by is not None:  # (no CPU time recorded: wall, said by nothing)
+        notes.append(Note("metric-chosen", {"metric": metric, "rounds": min(CHOICE_ROUNDS, int(b_index.size)),
+                                            "kind": chosen_by.kind, "off_cpu_share": chosen_by.off_cpu_share,
+                                            "cpu_over_wall": chosen_by.cpu_over_wall}))
+    if metric == "cpu" and how["kind"] in ("off-cpu", "threads"):
+        notes.append(Note("cpu-time-partial", how))
+    other = "wall" if metric == "cpu" else "cpu"
+    if effect is None or (other == "cpu" and _no_cpu_time(pairing, "cpu")):
+        return notes
+    base, cand = paired_values(pairing.base, pairing.cand, other)
+    try:
+        seen = stats.paired_effect(base, cand, 1.0 - criteria.level_alpha)
+    except StatisticsError:
+        return notes
+    if seen.low_pct > effect.high or seen.high_pct < effect.low:
+        notes.append(Note("metrics-disagree", {
+            **how, "metric": metric, "other": other, "estimate": effect.estimate, "low": effect.low,
+            "high": effect.high, "other_estimate": seen.estimate_pct, "other_low": seen.low_pct,
+            "other_high": seen.high_pct}))
+    return notes
+
+
+def cpu_use_of(*chosen: tuple[Samples, np.ndarray]) -> CpuUse | None:
+    """``rules.cpu_use`` of the samples at the indices given, of every series given, together."""
+    def column(name: str) -> np.ndarray:
+        return np.concatenate([s[name][index] for s, index in chosen])
+
+    return cpu_use(column("wall_ns"), column("user_ns") + column("sys_ns"), column("involuntary_cs"))
 
 
 def never_succeeded(pairing: Pairing) -> Note | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from pairbench.settings import ALPHA_RANGE, DEFAULTS, Settings
+from pairbench.settings import ALPHA_RANGE, DEFAULTS, METRIC_CHOICES, Settings
 
 T_OPT = DEFAULTS["tuned_rounds"]
 """The rounds at which the confidence sequence's mixture is tuned to be tightest (``stats.sequential``),
@@ -39,6 +39,7 @@ class Criteria:
     family: int = 1  # candidates compared with the baseline (the self-check excluded)
     tuned: int = T_OPT  # the rounds at which the confidence sequence is tightest
     holm_level: float | None = None  # a Holm step's own level, above alpha / family (``analysis.suite``)
+    metric: str = "wall"  # what is compared: "wall" or "cpu" time (``model.metric_total``), or "auto"
 
     def __post_init__(self):
         low, high = ALPHA_RANGE
@@ -46,11 +47,13 @@ class Criteria:
             raise ValueError(f"alpha must lie between {low:g} and {high:g}, got {self.alpha!r}")
         if self.family < 1:
             raise ValueError(f"the family must hold at least 1 candidate, got {self.family!r}")
+        if self.metric not in METRIC_CHOICES:
+            raise ValueError(f"metric must be one of {METRIC_CHOICES}, got {self.metric!r}")
 
     @classmethod
     def of(cls, settings: Settings, family: int) -> Criteria:
         return cls(settings.decision.alpha, settings.decision.threshold, settings.sampling.adaptive,
-                   max(family, 1), settings.decision.tuned_rounds)
+                   max(family, 1), settings.decision.tuned_rounds, settings.decision.metric)
 
     @property
     def level_alpha(self) -> float:

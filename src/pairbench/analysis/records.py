@@ -182,6 +182,7 @@ class Comparison:
     rounds_needed: int | None
     secondary: Secondary
     notes: tuple[Note, ...] = ()
+    metric: str = "wall"  # what the verdict is on: wall or CPU time of one operation (``model.metric_total``)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,15 @@
   ``SWITCH_SAMPLES_MIN`` (and ``SWITCH_SHARE_MIN``) of the samples: each gave
   the CPU to another task for about a scheduler slice (0.75-3 ms), so 10/s
   costs up to 1-3% of the time, unevenly.
+* **CPU-bound or not**: a sample no other task interrupted (no involuntary
+  switch) that spends over ``OFF_CPU_SHARE`` of its wall time off the CPU,
+  and over ``OFF_CPU_MIN_NS`` or over half of it, was sleeping, reading, or
+  waiting for a child or a lock: its CPU time leaves that time out. Spawning
+  and reaping a command costs about 0.4-0.9 ms off its CPU (41% of `true`'s
+  wall time), and Python's start-up 2-3 ms (20%), measured on the 2-CPU test
+  machine: hence the floor, and the half. A median CPU time over
+  ``THREADS_RATIO`` times the wall time means several threads or processes ran
+  at once: CPU time adds them up.
 * **The A/A self-check**: a copy of the baseline that is found faster or
   slower means the machine's noise is not what the method assumes.
 * **The machine**: of the environment checks (``environment.checks``), only
@@ -24,6 +33,7 @@ the doctor's finding always agree. Pure functions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -35,6 +45,8 @@ from pairbench.notes import Note, Subject
 RSS_FLOOR_MARGIN = 1.05
 SWITCH_RATE_WARN = 10.0
 SWITCH_SAMPLES_MIN, SWITCH_SHARE_MIN = 2, 0.10
+OFF_CPU_SHARE, OFF_CPU_MIN_NS = 0.25, 2_000_000
+THREADS_RATIO = 1.10
 
 MOMENT_CHECKS = ("load", "memory", "power", "virtualization", "clock")
 TUNING_CHECKS = ("governor", "turbo", "smt", "aslr", "virtualization")
@@ -119,6 +131,63 @@ def switches_note(switches: Sequence[int], wall_ns: Sequence[float]) -> Note | N
     if not switches_disturbing(rate, affected, len(switches)):
         return None
     return Note("involuntary-switches", {"rate": rate, "affected": affected, "n": len(switches)})
+
+
+# --------------------------------------------------------------------------- CPU-bound or not
+
+
+@dataclass(frozen=True)
+class CpuUse:
+    """How a series spends its wall time: ``off_cpu_share``/``off_cpu_ns``, the median share and time
+    off the CPU in the samples no other task interrupted (None when every sample was interrupted),
+    ``cpu_over_wall`` the median CPU time over wall time, ``unswitched`` of ``n`` samples."""
+
+    off_cpu_share: float | None
+    off_cpu_ns: float | None
+    cpu_over_wall: float
+    unswitched: int
+    n: int
+
+    @property
+    def kind(self) -> str:
+        """"threads" (CPU time adds up what ran at once), "off-cpu" (sleeping, reading, waiting),
+        "cpu-bound", or "unknown" (every sample was interrupted: its time off the CPU is not its own)."""
+        if self.cpu_over_wall > THREADS_RATIO:
+            return "threads"
+        if self.off_cpu_share is None:
+            return "unknown"
+        if self.off_cpu_share > OFF_CPU_SHARE and (self.off_cpu_ns > OFF_CPU_MIN_NS or self.off_cpu_share > 0.5):
+            return "off-cpu"
+        return "cpu-bound"
+
+
+def cpu_use(wall_ns, cpu_ns, involuntary) -> CpuUse | None:
+    """The ``CpuUse`` of samples' wall time, CPU time (user + system) and involuntary switches; None
+    without samples or CPU times."""
+    wall, cpu = np.asarray(wall_ns, dtype=np.float64), np.asarray(cpu_ns, dtype=np.float64)
+    switches = np.asarray(involuntary)
+    if wall.size == 0 or not np.any(cpu > 0) or np.any(wall <= 0):
+        return None
+    quiet = switches == 0  # with one switch, the sample may have waited a whole time slice
+    off = wall[quiet] - cpu[quiet]
+    return CpuUse(float(np.median(off / wall[quiet])) if quiet.any() else None,
+                  float(np.median(off)) if quiet.any() else None,
+                  float(np.median(cpu / wall)), int(quiet.sum()), int(wall.size))
+
+
+CHOICE_ROUNDS = 10
+"""``--metric auto`` chooses from the first this many rounds both sides measured: the fewest ``compare``
+takes (its --min-runs), and fewer than any verdict at alpha 0.01 needs (11)."""
+
+
+def chosen_metric(use: CpuUse | None) -> str:
+    """What ``--metric auto`` decides on, from the ``cpu_use`` of the first ``CHOICE_ROUNDS`` rounds
+    (both sides' samples): CPU time unless the samples show the benchmark waiting or running threads,
+    or recorded no CPU time. A benchmark whose every sample other tasks interrupted counts as CPU-bound:
+    one that waits for itself is seldom interrupted while it waits, so its quiet samples show it."""
+    if use is None or use.kind in ("off-cpu", "threads"):
+        return "wall"
+    return "cpu"
 
 
 # --------------------------------------------------------------------------- the self-check

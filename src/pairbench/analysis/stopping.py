@@ -20,7 +20,9 @@ import numpy as np
 
 from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
 from pairbench.analysis.records import Effect
-from pairbench.measure.sampler import RoundEnd, Sink
+from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use
+from pairbench.measure.sampler import Measured, RoundEnd, Sink
+from pairbench.model import metric_total
 from pairbench.verdict import Verdict
 
 
@@ -47,29 +49,61 @@ class StoppingRule(Sink):
         self._running: dict = {}
         self._ratios: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
         self._block: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
+        # --metric auto: a comparison's metric is chosen from its first CHOICE_ROUNDS rounds (kept in _early)
+        fixed = None if criteria.metric == "auto" else criteria.metric
+        self._metric: dict[tuple[int, int], str | None] = {key: fixed for key in self.keys}
+        self._early: dict[tuple[int, int], list[tuple[int, Measured, Measured]]] = {key: [] for key in self.keys}
         self.latest: dict[tuple[int, int], tuple[Verdict, Effect | None]] = {}
 
     def on_round(self, end: RoundEnd) -> None:
         if end.warmup:
             return
-        # a time of 0 (a harness whose timer did not advance) has no ratio: the analysis refuses it too
-        values = {(m.benchmark, m.side): m.value for m in end.samples if m.sample.ok and m.value > 0}
-        fresh: dict[tuple[int, int], float] = {}
-        for benchmark, candidate in self.keys:
-            base, cand = values.get((benchmark, self.baseline)), values.get((benchmark, candidate))
-            if base is not None and cand is not None:
-                fresh[(benchmark, candidate)] = math.log1p((cand - base) / base)
+        taken = {(m.benchmark, m.side): m for m in end.samples if m.sample.ok}
         self._block_ended = self.block_rounds is not None and end.rounds % self.block_rounds == 0
-        for key, ratio in fresh.items():
-            if self.block_rounds is not None:
-                self._block[key].append(ratio)
-                if not self._block_ended:
-                    continue
-                ratio, self._block[key] = float(np.median(self._block[key])), []
-            if self.criteria.anytime:
-                self._sequence(key).extend([ratio])
-            else:
-                self._ratios[key].append(ratio)
+        for key in self.keys:
+            base, cand = taken.get((key[0], self.baseline)), taken.get(key)
+            if base is None or cand is None:
+                continue
+            if self._metric.get(key) is None:
+                self._early[key].append((end.rounds, base, cand))
+                if len(self._early[key]) == CHOICE_ROUNDS:
+                    self._choose(key)
+                continue
+            self._add(key, end.rounds, base, cand)
+
+    def _choose(self, key: tuple[int, int]) -> None:
+        """``--metric auto``: the metric of ``key``, from its first rounds (as ``comparison.metric_of``),
+        and their values, now that they can be computed."""
+        early = self._early.pop(key)
+        samples = [s.sample for _, base, cand in early for s in (base, cand)]
+        use = cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
+                      [s.involuntary_cs for s in samples])
+        self._metric[key] = chosen_metric(use)
+        for rounds, base, cand in early:
+            self._add(key, rounds, base, cand)
+
+    def _add(self, key: tuple[int, int], rounds: int, base: Measured, cand: Measured) -> None:
+        """The log-ratio of round ``rounds`` (one of a block's when rounds come in blocks), kept."""
+        b, c = self._value(key, base), self._value(key, cand)
+        if not (b > 0 and c > 0):  # a time of 0 (a timer that did not advance) has no ratio: as the analysis
+            return
+        ratio = math.log1p((c - b) / b)
+        if self.block_rounds is not None:
+            self._block[key].append(ratio)
+            if rounds % self.block_rounds:
+                return
+            ratio, self._block[key] = float(np.median(self._block[key])), []
+        if self.criteria.anytime:
+            self._sequence(key).extend([ratio])
+        else:
+            self._ratios[key].append(ratio)
+
+    def _value(self, key: tuple[int, int], measured: Measured) -> float:
+        """One operation's value of a sample by the comparison's metric, as ``Samples.metric_values``
+        gives it for stored samples (every benchmark measured is a time)."""
+        sample = measured.sample
+        total = metric_total(self._metric[key], sample.wall_ns, sample.user_ns, sample.sys_ns, measured.metrics)
+        return float(total) / sample.iterations
 
     def _sequence(self, key: tuple[int, int]):
         """The running confidence sequence of comparison ``key``, made at its first value."""
@@ -101,6 +135,18 @@ class StoppingRule(Sink):
         side = sides.pop() if len(sides) == 1 else "on one side or the other of"
         share = f" and {self.boundary.share:g} of its estimate" if self.boundary.share and side == ABOVE else ""
         return f"the interval lies {side} {self.boundary.at:+.3g}%{share}"
+    def metric(self, key: tuple[int, int] | None = None) -> str | None:
+        """What the verdict of ``key`` (the first comparison by default) is on; None while ``--metric
+        auto`` has not chosen yet."""
+        return self._metric[self.keys[0] if key is None else key]
+
+    def values(self, key: tuple[int, int] | None = None) -> np.ndarray:
+        """What the verdict of ``key`` (the first comparison by default) is drawn from so far: the
+        per-round log-ratios, or one median per block of rounds."""
+        key = self.keys[0] if key is None else key
+        if self.criteria.anytime:
+            return self._running[key].values if key in self._running else np.zeros(0)
+        return np.asarray(self._ratios[key], dtype=np.float64)
 
     def current(self) -> list[Effect | None]:
         """Each comparison's effect now (None while no interval exists), for the progress line."""

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
+from pairbench.analysis.budget import BudgetNeeded
 from pairbench.analysis.comparison import (
     Criteria,
     Pairing,
@@ -64,14 +65,14 @@ GEOMEAN_RESAMPLES = 2000
 DecidedOn = Callable[[int], np.ndarray]
 
 
-def verdict_values(pairing: Pairing) -> np.ndarray:
-    """What a comparison's verdict is drawn from, in round order: the per-round log-ratios, or one
-    median per block of fresh worker processes (``comparison.block_effects``)."""
-    base, cand = paired_values(pairing.base, pairing.cand)
+def verdict_values(pairing: Pairing, metric: str = "wall") -> np.ndarray:
+    """What a comparison's verdict is drawn from, in round order: the per-round log-ratios of
+    ``metric``, or one median per block of fresh worker processes (``comparison.block_effects``)."""
+    base, cand = paired_values(pairing.base, pairing.cand, metric)
     if not base.size:
         return np.zeros(0)
     r = log_ratios(base, cand)
-    blocks = paired_blocks(pairing.base, pairing.cand)
+    blocks = paired_blocks(pairing.base, pairing.cand, metric)
     return r if blocks is None else block_effects(r, blocks)
 
 
@@ -162,6 +163,7 @@ class SuiteSummary:
     removed: Listed
     not_measured: Listed
     findings: tuple[Note, ...]
+    budget: BudgetNeeded | None = None  # what would decide the inconclusive and the not measured
 
 
 def summarize_suite(comparisons: Sequence[Comparison], decided_on: Sequence[np.ndarray], run_notes: Sequence[Note],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from pairbench import __version__
-from pairbench.settings import SORT_CHOICES, default, harness_defaults
+from pairbench.settings import METRIC_CHOICES, SORT_CHOICES, default, harness_defaults
 from pairbench.verdict import FAIL_ON_CHOICES
 
 
@@ -118,6 +118,12 @@ def decision_options(f, *, self_check: bool = True, fail_on: bool = True):
         click.option("--fail-on", metavar="|".join(FAIL_ON_CHOICES),
                      help="Exit 1 when a verdict (not negligible) matches: slower, faster, change (either)."
                           + _shown("fail_on", "compare")),
+        click.option("--metric", metavar="|".join(METRIC_CHOICES),
+                     help="What the verdicts are on: cpu time (user + system: other tasks' time slices are "
+                          "left out, so it stays steady on a busy machine, but so is time spent sleeping, "
+                          "reading or waiting for a child), wall (elapsed) time, or auto: CPU time for a "
+                          "benchmark whose first 10 rounds show it CPU-bound, else wall time."
+                          + _shown("metric", "compare")),
         click.option("--self-check", is_flag=True,
                      help="Also run a copy of the baseline: an A/A comparison that must not find a change."),
     ][: None if self_check else -1]

@@ -18,6 +18,8 @@ The thresholds, and where they come from:
 * involuntary context switches: the rule of ``analysis.rules``
   (``involuntary_excess``, ``switches_disturbing``), which ``run`` and
   ``compare`` note too, so the doctor and a report always agree;
+* CPU-bound or not: the rule of ``analysis.rules`` (``cpu_use``), which a
+  verdict on CPU time notes too;
 * mean more than 5% above the minimum (Daniel Lemire's error metric, the gap
   between mean and minimum: on a quiet machine it is "often under 1%");
 * benchmark names over 40 characters (the Swift benchmark suite's validation
@@ -31,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pairbench import stats
-from pairbench.analysis.rules import involuntary_excess, switches_disturbing
+from pairbench.analysis.rules import cpu_use, involuntary_excess, switches_disturbing
 from pairbench.analysis.validation import TIMER_STEPS_WARN, judge_duration, judge_name, median
 from pairbench.environment.findings import Finding
 from pairbench.errors import StatisticsError
@@ -80,14 +82,52 @@ def sample_findings(samples: Sequence[Sample]) -> list[Finding]:
     """Stability, modes, serial dependence, outliers, context switches and the mean-min gap."""
     wall = np.array([s.wall_ns for s in samples], dtype=np.float64)
     description = stats.describe(wall)
-    return [
+    found = [
         check_stability(description),
         check_modality(description),
         check_autocorrelation(wall),
         check_outliers(description),
         check_context_switches([s.involuntary_cs for s in samples], wall),
+        check_cpu_bound(samples),
         check_mean_min_gap(description),
     ]
+    return [f for f in found if f is not None]
+
+
+CPU_BOUND_READING = {
+    "cpu-bound": ("CPU-bound: {off} of its time off the CPU in the {quiet} samples no other task interrupted; "
+                  "CPU time {ratio:.2f}x wall time"),
+    "off-cpu": ("not CPU-bound: {off} of its time off the CPU (sleeping, reading, or waiting for a child or a "
+                "lock) in the {quiet} samples no other task interrupted"),
+    "threads": "several threads or processes at once: CPU time is {ratio:.2f}x wall time",
+    "unknown": ("every sample was interrupted by other tasks, so its own time off the CPU cannot be told "
+                "(CPU time {ratio:.2f}x wall time)"),
+}
+CPU_BOUND_FIX = {
+    "cpu-bound": "compare it on CPU time (--metric cpu): other tasks' time slices are then left out",
+    "off-cpu": "compare it on wall time (--metric wall): CPU time leaves its waiting out",
+    "threads": ("compare it on wall time (--metric wall) for how long it takes; CPU time adds up what runs at "
+                "once"),
+    "unknown": "run it on a quieter machine to tell, or compare it on wall time (--metric wall)",
+}
+
+
+def check_cpu_bound(samples: Sequence[Sample]) -> Finding | None:
+    """Does the command's CPU time cover its wall time? The rule of ``analysis.rules.cpu_use``, which
+    a verdict on CPU time notes too; None when no CPU time was recorded (a scripted executor)."""
+    title, check = "CPU-bound", "cpu-bound"
+    why = ("a verdict on CPU time (--metric cpu) leaves other tasks' time slices out, and so stays steady "
+           "on a busy machine, but it leaves out the command's own waiting and adds up its threads too")
+    use = cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
+                  [s.involuntary_cs for s in samples])
+    if use is None:
+        return None
+    off = f"{100 * use.off_cpu_share:.1f}%" if use.off_cpu_share is not None else "-"
+    reading = CPU_BOUND_READING[use.kind].format(off=off, quiet=use.unswitched, ratio=use.cpu_over_wall)
+    data = {"kind": use.kind, "off_cpu_share": use.off_cpu_share, "cpu_over_wall": use.cpu_over_wall,
+            "unswitched": use.unswitched, "n": use.n}
+    return Finding(check, title, "unknown" if use.kind == "unknown" else "ok", reading, why,
+                   CPU_BOUND_FIX[use.kind], data)
 
 
 def check_stability(d) -> Finding:

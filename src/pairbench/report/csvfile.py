@@ -47,7 +47,7 @@ SAMPLE_HEADER = ("benchmark", "side", "label", *SAMPLE_COLUMNS)
 _SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(Summary)
                         if f.name not in ("benchmark", "side", "label", "command", "notes"))
 COMPARISON_HEADER = ("baseline", "verdict", "negligible", "change_pct", "change_low_pct",
-                     "change_high_pct", "change_confidence", "pvalue", "rounds", "rounds_needed")
+                     "change_high_pct", "change_confidence", "pvalue", "rounds", "rounds_needed", "metric")
 SUMMARY_HEADER = ("benchmark", "side", "label", "command", *_SUMMARY_FIELDS, "unit", "notes",
                   *COMPARISON_HEADER)
 
@@ -122,7 +122,7 @@ def _comparison_cells(c: Comparison | None) -> list[str]:
     e = c.effect
     change = (e.estimate, e.low, e.high, e.confidence) if e else (None,) * 4
     values = (c.verdict.negligible, *change, c.pvalue, c.rounds, c.rounds_needed)
-    return _texts(c.baseline, c.verdict.verdict) + [_cell(v) for v in values]
+    return _texts(c.baseline, c.verdict.verdict) + [_cell(v) for v in values] + _texts(c.metric)
 
 
 def _csv_record(fields) -> str:

@@ -104,6 +104,7 @@ def comparison_record(c: Comparison, stopped_because: str) -> dict:
         "candidate": c.candidate,
         "self_check": c.self_check,
         "verdict": c.verdict.verdict,
+        "metric": c.metric,
         "negligible": c.verdict.negligible,
         "verdict_reason": c.verdict.reason,
         "refused": c.verdict.refused,

@@ -36,7 +36,13 @@ def comparison_title(c: Comparison, *, with_benchmark: bool = False) -> str:
 
 
 def verdict_label(c: Comparison) -> str:
-    return c.verdict.verdict + (" (negligible)" if c.verdict.negligible else "")
+    """ "slower", "slower (negligible)", and "on CPU time" after a verdict decided on CPU time."""
+    return c.verdict.verdict + (" (negligible)" if c.verdict.negligible else "") + _on(c)
+
+
+def _on(c: Comparison) -> str:
+    """ " on CPU time" for a comparison decided on CPU time (``--metric cpu``), else nothing."""
+    return " on CPU time" if c.metric == "cpu" else ""
 
 
 def change_text(c: Comparison) -> str:
@@ -56,20 +62,20 @@ def verdict_sentence(c: Comparison) -> str:
         cand = f"{c.benchmark.label} · {cand}"
     if c.effect is None:
         why = word(c.verdict.refusal, c.benchmark.unit) if c.verdict.refusal else c.verdict.reason
-        return f"{cand} vs {base}: no verdict — {why}"
+        return f"{cand} vs {base}: no verdict{_on(c)} — {why}"
     e = c.effect
     interval = f"[{format_percent(e.low)}, {format_percent(e.high)}]"
     p = format_pvalue(c.pvalue)
     verdict = c.verdict.verdict
     if verdict in ("slower", "faster"):
-        text = f"{cand} is {format_percent(abs(e.estimate), signed=False)} {verdict} than {base} {interval}, {p}"
+        text = f"{cand} is {format_percent(abs(e.estimate), signed=False)} {verdict} than {base}{_on(c)} {interval}, {p}"
         if c.verdict.negligible:
             text += f" (negligible: within ±{c.threshold:g}%)"
         return text
     if verdict == "equivalent":
-        return (f"{cand} is equivalent to {base}: change {format_percent(e.estimate)} {interval} lies "
+        return (f"{cand} is equivalent to {base}{_on(c)}: change {format_percent(e.estimate)} {interval} lies "
                 f"within ±{c.threshold:g}%, {p}")
-    text = f"{cand} vs {base}: inconclusive, change {format_percent(e.estimate)} {interval}, {p}"
+    text = f"{cand} vs {base}: inconclusive{_on(c)}, change {format_percent(e.estimate)} {interval}, {p}"
     if c.rounds_needed:
         text += (f"; about {c.rounds_needed} more rounds needed to decide "
                  f"(try --runs {c.rounds + c.rounds_needed})")

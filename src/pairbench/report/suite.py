@@ -7,9 +7,11 @@ through its ``escape``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from pairbench.analysis import Analysis, Comparison
+from pairbench.analysis.budget import BudgetNeeded
 from pairbench.analysis.suite import GeometricMean, Listed, SuiteSummary
 from pairbench.harnesses import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
@@ -132,10 +134,28 @@ _COUNTED = {"regressions": ("regression", "regressions"), "improvements": ("impr
 
 def counts_line(summary: SuiteSummary) -> str:
     """ "1 regression, 0 improvements, 2 equivalent, 3 inconclusive, 22 not measured." (the last only
-    when some were not): a benchmark is counted once."""
+    when some were not: a benchmark is counted once), and what budget would decide the rest."""
     counts = [(key, len(getattr(summary, key))) for _, key in GROUPS]
     unmeasured = f", {len(summary.unmeasured)} not measured" if summary.unmeasured else ""
-    return ", ".join(f"{n} {_COUNTED[key][n != 1]}" for key, n in counts) + unmeasured + "."
+    text = ", ".join(f"{n} {_COUNTED[key][n != 1]}" for key, n in counts) + unmeasured + "."
+    return text + (f" {budget_sentence(summary.budget)}" if summary.budget else "")
+
+
+def budget_sentence(b: BudgetNeeded) -> str:
+    """What more sampling would decide: "About 2m 10s more ... would decide 12 of them; 8 ..."."""
+    parts = []
+    if b.decidable:
+        parts.append(f"decide about {b.decidable} of the {b.decidable + b.undecidable} inconclusive")
+    if b.not_measured:
+        parts.append(f"measure the {b.not_measured} not measured")
+    text = ""
+    if parts and b.more_ns > 0:
+        text = (f"About {format_duration(b.more_ns, digits=2)} more sampling (--suite-time "
+                f"{math.ceil(b.suite_ns / 1e9)}s) would {' and '.join(parts)}.")
+    if b.undecidable:
+        text += (f" More rounds would not decide {b.undecidable} of the inconclusive (ties, or far too many "
+                 "rounds needed).")
+    return text.strip()
 
 
 def plural(n: int, word: str) -> str:

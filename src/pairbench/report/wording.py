@@ -225,6 +225,55 @@ def _no_rounds_estimate(d: Mapping, unit: str) -> str:
             "for this much noise")
 
 
+METRIC_WORDS = {"wall": "wall time", "cpu": "CPU time"}
+TRUST = {
+    "off-cpu": ("trust wall time: the samples no other task interrupted spend {share} of their time off the CPU "
+                "(sleeping, reading, or waiting for a child or a lock), which CPU time leaves out"),
+    "threads": ("CPU time adds up every thread and child that ran at once ({ratio:.2f}x the wall time): trust wall "
+                "time for how long it takes, CPU time for how much work it does"),
+    "cpu-bound": ("the benchmark is CPU-bound, so other tasks' time slices are the likely difference: trust CPU "
+                  "time, and run `pairbench doctor` on the machine"),
+    "unknown": "every sample was interrupted by other tasks, so which is right cannot be told: run `pairbench doctor`",
+}
+
+
+def _interval(estimate: float, low: float, high: float) -> str:
+    return f"{format_percent(estimate)} [{format_percent(low)}, {format_percent(high)}]"
+
+
+def _trust(d: Mapping) -> str:
+    """Which time to trust, by how the benchmark spends its time (``analysis.rules.CpuUse.kind``)."""
+    return TRUST[d["kind"]].format(share=format_percent(100 * (d.get("off_cpu_share") or 0), signed=False),
+                                   ratio=d.get("cpu_over_wall") or 0)
+
+
+def _disagree(d: Mapping, unit: str) -> str:
+    first, other = METRIC_WORDS[d["metric"]], METRIC_WORDS[d["other"]]
+    return (f"{first} changed by {_interval(d['estimate'], d['low'], d['high'])} but {other} by "
+            f"{_interval(d['other_estimate'], d['other_low'], d['other_high'])}: {_trust(d)}")
+
+
+def _cpu_partial(d: Mapping, unit: str) -> str:
+    return f"the verdict is on CPU time, but {_trust(d)}; decide on wall time with --metric wall"
+
+
+CHOSEN_WHY = {
+    "cpu-bound": "they show it CPU-bound ({share} of its time off the CPU when nothing interrupted it), so other "
+                 "tasks' time slices are left out",
+    "unknown": "other tasks interrupted every sample, so it counts as CPU-bound (a benchmark that waits is seldom "
+               "interrupted while it waits), and their time slices are left out",
+    "off-cpu": "they spend {share} of their time off the CPU (sleeping, reading, or waiting for a child or a lock), "
+               "which CPU time would leave out",
+    "threads": "its CPU time is {ratio:.2f}x its wall time (several threads or processes at once)",
+}
+
+
+def _chosen(d: Mapping, unit: str) -> str:
+    why = CHOSEN_WHY[d["kind"]].format(share=format_percent(100 * (d.get("off_cpu_share") or 0), signed=False),
+                                       ratio=d.get("cpu_over_wall") or 0)
+    return f"the verdict is on {METRIC_WORDS[d['metric']]} (--metric auto), from its first {d['rounds']} rounds: {why}"
+
+
 def _cleanup(d: Mapping, unit: str) -> str:
     by = d.get("signal", "Ctrl-C")  # SIGTERM and SIGHUP are handled like Ctrl-C
     if d.get("command") is None:
@@ -298,6 +347,11 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"{format_rate(d['rate'])} involuntary context switches beyond its quietest sample's, in "
         f"{d['affected']} of {d['n']} samples: other tasks took its CPU mid-sample, and those samples "
         "include their time slices"),
+    "no-cpu-time": lambda d, u: (f"no verdict on CPU time: {', '.join(d['sides'])} recorded no CPU time (an "
+                                 "imported result has none); decide on wall time with --metric wall"),
+    "cpu-time-partial": _cpu_partial,
+    "metrics-disagree": _disagree,
+    "metric-chosen": _chosen,
     "rss-at-floor": lambda d, u: (
         f"max RSS of {', '.join(d['sides'])} is at the smallest value the executor can report "
         f"(about {format_kib(d['floor_kib'])}, the size of the process that spawns commands, which Linux "

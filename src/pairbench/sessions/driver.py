@@ -59,7 +59,14 @@ from pairbench.sessions.lanes import (
     benchmark_seed,
     block_rounds,
 )
-from pairbench.sessions.sizing import BUDGET_SLACK, SuiteBudget, bracket
+from pairbench.sessions.sizing import (
+    BUDGET_SLACK,
+    EXTENSION_CAP,
+    HOPELESS,
+    Spending,
+    SuiteBudget,
+    bracket,
+)
 from pairbench.settings import Settings
 
 FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
@@ -208,14 +215,21 @@ class SuiteDriver:
         progress = self.progress(b, label, len(self.skeleton.benchmarks), rule) if self.progress else None
         limit = budget_ns if most is None or budget_ns is None or most == sampling.max_runs \
             else int(budget_ns * BUDGET_SLACK)
-        plan = SamplingPlan(targets=targets, stop=StopRule(sampling.runs, sampling.min_runs, most, limit),
+        spending = self._spending(rule, per_block, most, limit)
+        stop = (StopRule(sampling.runs, sampling.min_runs, most, limit) if spending is None else
+                StopRule(None, sampling.min_runs, sampling.max_runs, limit and EXTENSION_CAP * limit))
+        plan = SamplingPlan(targets=targets, stop=stop,
                             warmup_rounds=sampling.warmup if lane.warms_up else 0, timeout_ns=sampling.timeout_ns,
                             seed=benchmark_seed(sampling.seed, b), failure_advice=FAILURE_ADVICE)
+        decide = (None if not (rule and sampling.adaptive) else rule.decide if spending is None
+                  else lambda: spending(sampler.rounds, sampler.elapsed_ns()))
         try:
-            sampler.run(plan, decide=rule.decide if rule and sampling.adaptive else None,
+            sampler.run(plan, decide=decide,
                         sinks=[s for s in (*sinks, rule, progress, _StopCheck(self._stop)) if s is not None])
         except CommandFailed as exc:
             self._failed(label, str(exc).removesuffix(" " + FAILURE_ADVICE))
+        finally:
+            self.budget.spent(sampler.elapsed_ns())
 
     def _pilot(self, lane: Lane, sampler: Sampler, b: int, name: str) -> int | None:
         """The iteration count of a sample (None: the harness chooses it from --sample-time)."""
@@ -268,6 +282,29 @@ class SuiteDriver:
             what = measured.detail or describe_status(measured.sample.status)
             raise LaneFailed(f"on {self.skeleton.sides[measured.side].name!r}: {what}")
         return measured
+
+    def _spending(self, rule: StoppingRule | None, per_block: int | None, most: int | None,
+                  limit: int | None) -> Spending | None:
+        """How the benchmark spends the suite's time (``sizing.Spending``), when it stops adaptively."""
+        if rule is None or not self.settings.sampling.adaptive:
+            return None
+
+        def needed() -> int | None:
+            """Further rounds to a verdict (blocks' worth when rounds come in blocks), HOPELESS, or None."""
+            from pairbench.analysis.comparison import (
+                plan_rounds,  # loaded before the first sample (preload)
+            )
+            from pairbench.stats.sequential import first_bounded_n
+
+            values, criteria = rule.values(), rule.criteria
+            if values.size < first_bounded_n(criteria.level_alpha, criteria.t_opt):
+                return None  # too few values (blocks) for an interval: a plan from them would be noise
+            plan = plan_rounds(values, criteria)
+            if plan.needed is None:
+                return HOPELESS if plan.note is not None else None
+            return plan.needed * (per_block or 1)
+
+        return Spending(rule.decide, needed, most, limit, self.budget)
 
     def _rule(self, b: int, per_block: int | None) -> StoppingRule | None:
         if len(self.skeleton.sides) < 2:
