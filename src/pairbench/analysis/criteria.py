@@ -53,7 +53,7 @@ class Criteria:
     @classmethod
     def of(cls, settings: Settings, family: int) -> Criteria:
         return cls(settings.decision.alpha, settings.decision.threshold, settings.sampling.adaptive,
-                   max(family, 1), settings.decision.tuned_rounds, settings.decision.metric)
+                   max(family, 1), settings.decision.tuned_rounds, metric=settings.decision.metric)
 
     @property
     def level_alpha(self) -> float:
