@@ -38,7 +38,6 @@ from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure import children
 from pairbench.measure.revisions import add_worktree, common_git_dir, remove_worktree, tree_of
 from pairbench.outputs import open_private
-from pairbench.report.safe import visible
 from pairbench.store.project import Project
 
 LOG_TAIL = 5
@@ -129,7 +128,8 @@ def _tail(log: Path) -> str:
         lines = log.read_bytes()[-4096:].decode("utf-8", "replace").splitlines()[-LOG_TAIL:]
     except OSError:
         return ""
-    return "; it ends:\n" + "\n".join(f"  {visible(line)}" for line in lines) if lines else " (empty)"
+    # control characters in the log are made visible where the error is printed (the CLI)
+    return "; it ends:\n" + "\n".join(f"  {line}" for line in lines) if lines else " (empty)"
 
 
 def target_in(recipe: Recipe, revision: Revision) -> str:

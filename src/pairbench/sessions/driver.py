@@ -294,10 +294,8 @@ class SuiteDriver:
             from pairbench.analysis.comparison import (
                 plan_rounds,  # loaded before the first sample (preload)
             )
-            from pairbench.stats.sequential import first_bounded_n
-
             values, criteria = rule.values(), rule.criteria
-            if values.size < first_bounded_n(criteria.level_alpha, criteria.t_opt):
+            if values.size < criteria.first_verdict_round():
                 return None  # too few values (blocks) for an interval: a plan from them would be noise
             plan = plan_rounds(values, criteria)
             if plan.needed is None:
