@@ -12,6 +12,7 @@ from pairbench.doctor.samplechecks import trend_fit
 from pairbench.doctor.workerchecks import (
     check_elided_body,
     check_resident_growth,
+    collected_runtime,
     validate_worker_benchmark,
     validation_counts,
 )
@@ -104,6 +105,32 @@ def test_an_elided_body_stays_elided_with_a_stretched_sample():
     assert finding.status == "warn" and finding.data["growing"] is False
 
 
+def test_a_body_whose_samples_scatter_too_much_for_the_rank_test_is_unknown_not_elided():
+    # 150 ns an iteration, 3 samples per count as a harness takes them; a loaded machine stretched one
+    # sample at each of the two smallest counts tenfold: the rank test cannot show growth, the medians do
+    taken = samples(150.0, rounds=3, chosen=8192, noise=0.05)
+    first = {}
+    for i, sample in enumerate(taken):
+        first.setdefault(sample.iterations, i)
+    finding = check_elided_body(stretched_by(taken, {first[1024], first[2048]}, 10))
+    assert finding.data["pvalue"] >= 0.01
+    assert finding.status == "unknown"
+    assert "could not show growth" in finding.reading and "removed" not in finding.reading
+    assert finding.data["high_median_ns"] / finding.data["low_median_ns"] == pytest.approx(8, rel=0.1)
+
+
+def test_an_elided_body_says_growth_could_not_be_shown_with_each_counts_median():
+    finding = check_elided_body(samples(0.0, fixed_ns=40.0, noise=0.05))
+    assert finding.status == "warn"
+    assert "could not show that the time grows" in finding.reading
+    assert finding.data["low_count"] == 128 and finding.data["high_count"] == 1024
+    assert finding.data["high_median_ns"] == pytest.approx(finding.data["low_median_ns"], rel=0.1)
+
+
+def stretched_by(taken: list[Sample], positions: set[int], factor: int) -> list[Sample]:
+    return [dataclasses.replace(s, wall_ns=s.wall_ns * factor) if i in positions else s for i, s in enumerate(taken)]
+
+
 def test_four_samples_are_too_few_to_tell_an_elided_body():
     finding = check_elided_body(samples(2.0, chosen=1 << 19, rounds=1))
     assert finding.status == "unknown" and "too few" in finding.reading
@@ -133,6 +160,28 @@ def test_growth_under_a_mebibyte_is_not_flagged_however_steady():
     taken = samples(1000.0)
     resident = list(4096 + np.cumsum([s.iterations for s in taken]) // 1024)  # one byte an iteration
     assert check_resident_growth(taken, resident).status == "ok"
+
+
+def test_memory_growth_in_a_garbage_collected_runtime_is_unknown_not_a_leak():
+    # the same climb as above: in Go, Python or the JVM the heap grows with garbage until a collection
+    taken = samples(1000.0)
+    resident = list(4096 + np.cumsum([s.iterations for s in taken]) * 256 // 1024)
+    findings = {f.check: f for f in validate_worker_benchmark(taken, resident, 20, runtime="Go")}
+    memory = findings["memory-growth"]
+    assert memory.status == "unknown" and memory.fix == ""
+    assert "Go collects garbage" in memory.reading and "does not show" in memory.reading
+    assert memory.data["runtime"] == "Go"
+    assert validate_worker_benchmark(taken, resident, 20)[-1].status == "warn"  # C: a leak
+
+
+def test_the_collected_runtime_is_the_harness_s_or_the_worker_program_s():
+    assert collected_runtime("go") == "Go"
+    assert collected_runtime("pytest-benchmark") == "Python"
+    assert collected_runtime("pairbench", ("/usr/bin/python3.11", "-m", "pairbench.worker")) == "Python"
+    assert collected_runtime("pairbench", ("java", "-jar", "bench.jar")) == "the JVM"
+    assert collected_runtime("pairbench", ("./bench",)) is None
+    assert collected_runtime("gbench", ("./bench",)) is None
+    assert collected_runtime("criterion", ("./target/release/deps/bench-1",)) is None
 
 
 def test_unreadable_resident_memory_is_unknown():

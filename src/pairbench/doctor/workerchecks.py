@@ -16,21 +16,30 @@ stores them as warmups, and judges them here, per side (pure functions):
   ``samplechecks.trend_fit``): a few cycles,
   what the harness's loop alone costs (an empty ``PAIRBENCH`` body measures
   0.3-0.6 ns on the project machine), so the compiler most likely removed the
-  body because its result was not used;
+  body because its result was not used. A rank test that cannot show growth
+  shows no more than that: the warning says so, and when each count's median
+  grows at least 2x over the counts' 8x span (a body that runs, its samples
+  scattered by a busy machine) the finding is unknown instead (``_growth_not_shown``);
 * **memory growth**: a worker lives for many samples, so instead of comparing
   processes run with different counts (as for commands) its resident memory,
   read after each sample, is regressed on the iterations run so far; it must
   not climb with them (one MiB or more, one-sided p < 0.01): a benchmark that
   keeps what it allocates measures allocation and reclaim, not its body. (Its
   self-reported peak RSS cannot show this below pairbench's own size, which
-  Linux charges to a child at exec);
-* **name**: at most 40 characters (``samplechecks.check_name``).
+  Linux charges to a child at exec). In a garbage-collected runtime (Go,
+  Python, the JVM: ``collected_runtime``) the heap grows with short-lived
+  garbage until the collector runs, so growth there is unknown, not a warning
+  (``collected``);
+* **name**: at most 40 characters (``samplechecks.check_name``), for the names
+  given to pairbench's own harness only: another suite's names (Go's, Google
+  Benchmark's, pytest's) are its authors', and tables widen to show them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,12 +50,16 @@ from pairbench.environment.findings import Finding
 from pairbench.model import Sample
 from pairbench.units import format_duration, format_kib
 
-__all__ = ["ELIDED_NS", "VALIDATION_ROUNDS", "check_elided_body", "check_resident_growth",
+__all__ = ["ELIDED_NS", "VALIDATION_ROUNDS", "check_elided_body", "check_resident_growth", "collected",
+           "collected_runtime",
            "check_typical_setup_overhead", "samples_by_count", "validate_harness_benchmark", "validate_worker_benchmark",
            "validation_counts"]
 
 VALIDATION_ROUNDS = 6  # samples per count and side: 24 points for each fit, ~11 sample times
 ELIDED_NS = 1.0
+COLLECTED_HARNESSES = {"go": "Go", "pytest-benchmark": "Python", "pytest-benchmark-processes": "Python"}
+COLLECTED_PROGRAMS = (("python", "Python"), ("pypy", "Python"), ("java", "the JVM"), ("node", "Node.js"))
+MEDIANS_GROW = 2.0  # the largest count's median over the smallest's that no removed body reaches
 WORKER_SETUP_FIX = ("move the preparation out of the timed body: into PAIRBENCH_SETUP (C), setup= of "
                     "@pairbench.benchmark (Python), or before the loop your harness times")
 HARNESS_SETUP_FIX = ("move the preparation out of the timed loop: before it (Google Benchmark's "
@@ -59,18 +72,46 @@ def validation_counts(iterations: int) -> tuple[int, int, int, int]:
     return base, 2 * base, 4 * base, 8 * base
 
 
+def collected_runtime(harness: str, argv: Sequence[str] = ()) -> str | None:
+    """The garbage-collected runtime a harness's benchmarks run in, or None (C, C++, Rust, or not
+    known): from the harness (Go's testing package, pytest-benchmark), else from the worker's
+    program (a Python interpreter, ``java``, ``node``)."""
+    if harness in COLLECTED_HARNESSES:
+        return COLLECTED_HARNESSES[harness]
+    program = os.path.basename(argv[0]) if argv else ""
+    return next((runtime for prefix, runtime in COLLECTED_PROGRAMS if program.startswith(prefix)), None)
+
+
+def collected(finding: Finding, runtime: str | None) -> Finding:
+    """A memory-growth warning in a garbage-collected runtime is not shown to be retention.
+
+    Such a heap grows with short-lived garbage until the collector runs (Go's first collection waits
+    for a 4 MiB heap; the JVM's for its young generation to fill), so memory that grows with the
+    iterations is what a body that keeps nothing does too: the finding is unknown, and says why.
+    """
+    if runtime is None or finding.status != "warn":
+        return finding
+    reading = (f"{finding.reading}; {runtime} collects garbage, and its heap grows with short-lived "
+               "allocations until the collector runs, so this growth does not show that the body keeps "
+               "what it allocates")
+    return dataclasses.replace(finding, status="unknown", reading=reading, fix="",
+                               data={**(finding.data or {}), "runtime": runtime})
+
+
 def validate_worker_benchmark(samples: Sequence[Sample], resident_kib: Sequence[int | None],
-                              timer_resolution_ns: int) -> tuple[Finding, ...]:
+                              timer_resolution_ns: int, runtime: str | None = None) -> tuple[Finding, ...]:
     """Judge one side's validation samples of a benchmark (successful, in execution order), with
-    the worker's resident memory read after each (None where it could not be)."""
+    the worker's resident memory read after each (None where it could not be); ``runtime`` is the
+    garbage-collected runtime the benchmarks run in (``collected_runtime``), if any."""
     by_count = samples_by_count(samples)
     findings = [samplechecks.check_duration(by_count[max(by_count)], None, timer_resolution_ns, True)]
     setup = check_typical_setup_overhead(by_count, WORKER_SETUP_FIX)
-    return (*findings, setup, check_elided_body(samples), check_resident_growth(samples, resident_kib))
+    memory = collected(check_resident_growth(samples, resident_kib), runtime)
+    return (*findings, setup, check_elided_body(samples), memory)
 
 
 def validate_harness_benchmark(samples: Sequence[Sample], timer_resolution_ns: int,
-                               rss_floor_kib: int) -> tuple[Finding, ...]:
+                               rss_floor_kib: int, runtime: str | None = None) -> tuple[Finding, ...]:
     """Judge one side's validation invocations of a harness's benchmark (successful, in execution
     order). Each sample's ``wall_ns`` is the time the harness measured (not the invocation's), its
     ``max_rss_kib`` the invocation's peak: a fresh process per sample, so memory growth is the peak
@@ -80,7 +121,7 @@ def validate_harness_benchmark(samples: Sequence[Sample], timer_resolution_ns: i
     findings = [samplechecks.check_duration(largest, None, timer_resolution_ns, True)]
     setup = check_typical_setup_overhead(by_count, HARNESS_SETUP_FIX)
     _, memory = check_memory_growth(Measurements(by_count, rss_floor_kib=rss_floor_kib))
-    return (*findings, setup, check_elided_body(samples), memory)
+    return (*findings, setup, check_elided_body(samples), collected(memory, runtime))
 
 
 def check_typical_setup_overhead(by_count: dict[int, tuple[Sample, ...]], fix: str) -> Finding:
@@ -127,12 +168,33 @@ def check_elided_body(samples: Sequence[Sample]) -> Finding:
                f"to {format_duration(fit['slope_high'])}; Kendall's tau {fit['tau']:.2f}, one-sided "
                f"p = {fit['pvalue']:.2g} that the time grows with the count)")
     if not data["growing"]:
-        return Finding(check, title, "warn", reading + ": the time does not grow with the iterations",
-                       why, fix, data)
+        return _growth_not_shown(samples, reading, why, fix, data)
     if fit["slope"] < ELIDED_NS:
         return Finding(check, title, "warn", reading + f": under {ELIDED_NS} ns, faster than any body runs",
                        why, fix, data)
     return Finding(check, title, "ok", reading, why, data=data)
+
+
+def _growth_not_shown(samples: Sequence[Sample], reading: str, why: str, fix: str, data: dict) -> Finding:
+    """The rank test could not show growth: a warning, unless each count's median says the time grows.
+
+    A removed body's time does not depend on the count, so its medians stay level over the counts'
+    8x span; a median at the largest count at least ``MEDIANS_GROW`` times the one at the smallest
+    is a body that runs, whose samples scatter too much for the rank test (a loaded machine
+    stretches some by 10x). That is not shown either way, so it is unknown, not a warning.
+    """
+    by_count = samples_by_count(samples)
+    (low, first), (high, last) = (min(by_count.items()), max(by_count.items()))
+    medians = [float(np.median([s.wall_ns for s in rows])) for rows in (first, last)]
+    data = {**data, "low_count": low, "high_count": high, "low_median_ns": medians[0], "high_median_ns": medians[1]}
+    level = (f"the medians are {format_duration(medians[0])} at {low:,} and {format_duration(medians[1])} at "
+             f"{high:,} iterations")
+    if medians[0] > 0 and medians[1] >= MEDIANS_GROW * medians[0]:
+        return Finding("elided-body", "elided body", "unknown",
+                       f"{reading}: the rank test could not show growth, though {level}: the samples scatter "
+                       "too much to tell (a busy machine)", why, data=data)
+    return Finding("elided-body", "elided body", "warn",
+                   f"{reading}: could not show that the time grows with the iterations ({level})", why, fix, data)
 
 
 def check_resident_growth(samples: Sequence[Sample], resident_kib: Sequence[int | None]) -> Finding:

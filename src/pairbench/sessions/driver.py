@@ -267,7 +267,8 @@ class SuiteDriver:
                                for side_probes in probes))
 
     def _validation_notes(self, lane: Lane, b: int, probes: list[list[tuple[bool, Probe]]]) -> list[Note]:
-        """A note for each check benchmark ``b``'s validation samples fail, per side, and for its name."""
+        """A note for each check benchmark ``b``'s validation samples fail, per side, and for its name
+        when it was given to pairbench's harness (another suite's long names are its authors')."""
         label = self.skeleton.benchmarks[b].label
         notes = []
         for side, taken_probes in enumerate(probes):
@@ -280,7 +281,7 @@ class SuiteDriver:
             full = [p for at_full, p in taken_probes if at_full]
             notes.extend(_too_long(full, self.sample_time_ns, about))
         named = check_name(label)
-        if named.status == "warn":
+        if named.status == "warn" and lane.names_chosen:
             notes.append(Note("benchmark-name", named.data, Subject(benchmark=label)))
         return notes
 

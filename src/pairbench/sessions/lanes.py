@@ -31,7 +31,11 @@ from pathlib import Path
 from typing import Protocol
 
 from pairbench.command import describe_status
-from pairbench.doctor.workerchecks import validate_harness_benchmark, validate_worker_benchmark
+from pairbench.doctor.workerchecks import (
+    collected_runtime,
+    validate_harness_benchmark,
+    validate_worker_benchmark,
+)
 from pairbench.environment.findings import Finding
 from pairbench.measure.executor import Executor, WallClock
 from pairbench.measure.harnesses import Adapter
@@ -90,6 +94,7 @@ class Lane(Protocol):
     memory_code: str  # the note a memory-growth finding becomes
     harness: str  # "pairbench", or the adapter's harness
     warms_up: bool  # whether --warmup rounds run before the measured ones
+    names_chosen: bool  # the benchmarks' names were given to pairbench's harness (not another suite's)
 
     def probe(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int) -> Probe:
         """One sample of ``name`` on ``side`` outside the rounds; ``LaneFailed`` on any failure."""
@@ -130,6 +135,8 @@ class WorkerLane:
                  harness: str = "pairbench"):
         self.workers = [Worker(spec, side) for spec, side in zip(specs, sides, strict=True)]
         self.harness = harness  # whose benchmarks the workers serve: the wording of their findings
+        self.runtime = collected_runtime(harness, specs[0].command.argv if specs else ())
+        self.names_chosen = harness == "pairbench"  # pytest-benchmark's names are its tests'
         self.executor = WORKER_CLOCK
         self._origin = origin_ns
         self._seed = seed  # the run's: each benchmark's blocks start their workers in its own order
@@ -170,7 +177,7 @@ class WorkerLane:
 
     def validate(self, samples: Sequence[Sample], memory: Sequence[int | None], resolution_ns: int
                  ) -> tuple[Finding, ...]:
-        return validate_worker_benchmark(samples, memory, resolution_ns)
+        return validate_worker_benchmark(samples, memory, resolution_ns, self.runtime)
 
     def close(self) -> None:
         for worker in self.workers:
@@ -192,11 +199,13 @@ class HarnessLane:
     validation_rounds = HARNESS_VALIDATION_ROUNDS
     memory_code = "benchmark-peak-growth"
     warms_up = False  # every invocation is a new process, and the harness warms itself up
+    names_chosen = False  # the suite's own names (Go's, Google Benchmark's...): not renamed here
 
     def __init__(self, adapter: Adapter, sides: Sequence[HarnessSide], executor: Executor, output: Path, *,
                  explicit_iterations: bool, origin_ns: int, timeout_ns: int | None):
         self.adapter, self.sides, self.executor = adapter, tuple(sides), executor
         self.harness = adapter.name
+        self.runtime = collected_runtime(adapter.name, self.sides[0].program.argv if self.sides else ())
         self.output = OutputFile(output)
         self.explicit_iterations = explicit_iterations
         self.timeout_ns = timeout_ns
@@ -231,7 +240,7 @@ class HarnessLane:
     def validate(self, samples: Sequence[Sample], memory: Sequence[int | None], resolution_ns: int
                  ) -> tuple[Finding, ...]:
         floor = self.executor.info().rss_floor_kib or 0
-        return validate_harness_benchmark(samples, resolution_ns, floor)
+        return validate_harness_benchmark(samples, resolution_ns, floor, self.runtime)
 
     def close(self) -> None:
         self.executor.close()
