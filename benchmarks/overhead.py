@@ -141,6 +141,11 @@ def machine() -> str:
     return f"{' '.join(os.uname())}; {cpu}; {os.cpu_count()} cores"
 
 
+def rotated(items: list, k: int) -> list:
+    """``items`` rotated left by ``k``: the order of block ``k``, so drift hits every tool alike."""
+    return items[k % len(items):] + items[:k % len(items)]
+
+
 def us(ns: float) -> str:
     return f"{ns / 1000:.1f}"
 
@@ -279,7 +284,7 @@ def startup_table(hyperfine: str, sources: dict[str, str], blocks: int, runs: in
             commands[f"pairbench {' '.join(args)} ({label})"] = _pairbench(src, *args)
     names, times = list(commands), {name: [] for name in commands}
     for block in range(blocks):
-        order = names[block % len(names):] + names[:block % len(names)]
+        order = rotated(names, block)
         for name, measured in zip(order, _hyperfine_times(hyperfine, [commands[n] for n in order], runs),
                                   strict=True):
             times[name] += measured
@@ -317,7 +322,7 @@ def fixed_cost_table(hyperfine: str, sources: dict[str, str], rounds: int, runs:
     tools = [*(f"pairbench {label}" for label in sources), "hyperfine"]
     rows: dict[str, list[dict]] = {tool: [] for tool in tools}
     for r in range(rounds):
-        for tool in tools[r % len(tools):] + tools[:r % len(tools)]:
+        for tool in rotated(tools, r):
             if tool == "hyperfine":
                 rows[tool].append(_hyperfine_compare(hyperfine, runs, command))
             else:

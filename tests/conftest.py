@@ -30,6 +30,19 @@ def instant_activity_snapshot(monkeypatch):
     monkeypatch.setattr(pairbench.environment, "ACTIVITY_WINDOW_S", 0.0)
 
 
+@pytest.fixture(autouse=True)
+def test_process_stays_dumpable(monkeypatch):
+    """``pairbench`` run in-process (``invoke``) with a store or a credential would make the test process
+    non-dumpable for the rest of the session (``child_environment.keep_to_ourselves``); here it only
+    records that it was asked. ``tests/measure/test_child_environment.py`` checks the real one in a
+    process of its own."""
+    from pairbench.measure import child_environment
+
+    asked = []
+    monkeypatch.setattr(child_environment, "keep_to_ourselves", lambda: asked.append(True) or True)
+    return asked
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """A real PostgreSQL server for this test session (each xdist worker its own), stopped and

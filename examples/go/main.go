@@ -22,6 +22,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 const (
@@ -29,6 +30,7 @@ const (
 	maxLineBytes  = 4096 // a protocol line with its newline
 	maxIterations = 1 << 40
 	rusageThread  = 1 // RUSAGE_THREAD on Linux; the syscall package does not name it
+	threadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID on Linux
 )
 
 // The thread's resource usage is only this benchmark's if the goroutine that
@@ -103,22 +105,27 @@ type sample struct {
 }
 
 // measure runs body iterations times between two readings of the monotonic
-// clock (time.Now carries one); the thread's usage is read just outside them.
+// clock (time.Now carries one); the thread's CPU clock is read just outside
+// them, and its usage just outside those.
 func measure(iterations uint64, body func()) sample {
 	var before, after syscall.Rusage
-	errBefore := syscall.Getrusage(rusageThread, &before)
+	_, errBefore := threadUsage(&before)
+	cpuStart, _ := threadCPUNs()
 	start := time.Now()
 	for i := uint64(0); i < iterations; i++ {
 		body()
 	}
 	elapsed := time.Since(start)
-	errAfter := syscall.Getrusage(rusageThread, &after)
+	cpuStop, errAfter := threadUsage(&after)
 
 	s := sample{ns: nonNegative(int64(elapsed))}
 	if errBefore == nil && errAfter == nil {
+		// the total is the thread CPU clock's (exact); the system part is
+		// getrusage's tick-sampled share, at most the total; user the rest
+		cpu := delta(int64(cpuStop), int64(cpuStart))
 		s.haveUsage = true
-		s.userNs = delta(after.Utime.Nano(), before.Utime.Nano())
-		s.sysNs = delta(after.Stime.Nano(), before.Stime.Nano())
+		s.sysNs = min(delta(after.Stime.Nano(), before.Stime.Nano()), cpu)
+		s.userNs = cpu - s.sysNs
 		s.vcs = delta(int64(after.Nvcsw), int64(before.Nvcsw))
 		s.ivcs = delta(int64(after.Nivcsw), int64(before.Nivcsw))
 		s.minflt = delta(int64(after.Minflt), int64(before.Minflt))
@@ -129,6 +136,29 @@ func measure(iterations uint64, body func()) sample {
 		s.maxrssKib = nonNegative(int64(self.Maxrss)) // KiB on Linux
 	}
 	return s
+}
+
+// threadCPUNs is the CPU time this thread has run. Reading it also brings the
+// kernel's account of the thread up to date: getrusage(RUSAGE_THREAD) alone
+// returns the runtime as of the thread's last tick or context switch, which
+// around a ~1 ms sample misses most of it.
+func threadCPUNs() (uint64, error) {
+	var t syscall.Timespec
+	_, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, threadCPUTime, uintptr(unsafe.Pointer(&t)), 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return nonNegative(t.Nano()), nil
+}
+
+// threadUsage reads the thread's usage with its CPU time up to date, and the
+// CPU clock it read first.
+func threadUsage(usage *syscall.Rusage) (uint64, error) {
+	cpu, err := threadCPUNs()
+	if err != nil {
+		return 0, err
+	}
+	return cpu, syscall.Getrusage(rusageThread, usage)
 }
 
 func nonNegative(v int64) uint64 {

@@ -42,8 +42,8 @@ def _exit_now(code) -> None:
     """Exit with ``code`` as ``sys.exit`` would, without tearing down every module loaded (about
     0.1 s once numpy and scipy are, spent after the result is written): the atexit handlers run
     (temporary directories' finalizers among them) and the standard streams are flushed, then
-    ``os._exit``. While another thread runs (not a daemon thread, such as the background imports of
-    ``pairbench.preload``, which an exit ends), or for a code that is not a number, Python's own exit."""
+    ``os._exit``. While another thread runs (not a daemon thread, which an exit ends), or for a code
+    that is not a number, Python's own exit."""
     import atexit
     import contextlib
     import threading

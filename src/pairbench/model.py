@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pairbench.command import STATUS_TIMEOUT, Command, describe_status
+from pairbench.limits import MAX_SAMPLE_VALUE  # one limit, for every writer and reader of a result
 from pairbench.notes import Note
 from pairbench.settings import Settings
 
 __all__ = [
-    "COMMAND_BENCHMARK", "PRIMARY_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
+    "COMMAND_BENCHMARK", "MAX_SAMPLE_VALUE", "PRIMARY_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
     "STATUS_TIMEOUT", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
     "append_metrics", "describe_status", "json_safe",
 ]

@@ -93,6 +93,7 @@ CODES: dict[str, str] = {
     "spawner-fallback": "the native spawner could not start; commands ran from the Python spawner",
     "cleanup-interrupted": "Ctrl-C cut --cleanup short",
     "warmup-cut-short": "the time budget ended warmup before every warmup round ran",
+    "import-zero-times": "an imported tool wrote runs of 0 s: kept as 1 ns",
     "journal-cut-short": "a journal's last line was cut short by a crash",
     "unrenamed-result": "a killed run left its complete result document in a temporary file",
     "recorded": "a note stored as text by an older pairbench",

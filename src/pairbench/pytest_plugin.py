@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import pytest
 
 _REGISTERED: dict[str, functools.partial] = {}  # register mode: benchmark name -> the call
+_NAMED_KEY = pytest.StashKey[dict]()  # benchmark name -> the node id it names, this session
 _RESULTS_KEY = pytest.StashKey[list]()
 _USED_KEY = pytest.StashKey[list]()
 
@@ -60,12 +61,29 @@ def pytest_addoption(parser):
                          "of rounds starts both sides' pytest workers afresh).")
     group.addoption("--pairbench-fail-on", metavar="slower|faster|change|never", default="never",
                     help="With --pairbench-against: fail the session when a verdict matches.")
+    group.addoption("--pairbench-pass-env", metavar="NAME", action="append", default=[],
+                    help="With --pairbench-against: give the workers environment variable NAME (repeatable); "
+                         "they get only PATH, HOME, the locale, TZ, TERM and TMPDIR besides.")
     group.addoption("--pairbench-register", action="store_true", default=False,
                     help="(internal) record the fixture's calls for a worker instead of measuring them.")
 
 
+def pytest_configure(config):
+    """Refuse a --pairbench-json path that pairbench would not write (``outputs.check_output``: a
+    journal, a link another user planted, a directory), before any test runs."""
+    path = config.getoption("pairbench_json", None)
+    if path and not config.getoption("pairbench_register", False):
+        from pairbench.errors import UsageError
+        from pairbench.outputs import check_output
+
+        try:
+            check_output("--pairbench-json", path, example="result.json")
+        except UsageError as exc:
+            raise pytest.UsageError(str(exc)) from None
+
+
 def benchmark_name(nodeid: str) -> str:
-    """A test's node id as a worker protocol benchmark name: no whitespace, at most 200 bytes."""
+    """A test's node id as a worker protocol benchmark name (``protocol.as_name``: two ids never share one)."""
     from pairbench.worker.protocol import as_name
 
     return as_name(nodeid)
@@ -93,8 +111,10 @@ def pairbench(request):
     ``--pairbench-against``, compare it with the same test at the revision (at the session's end)."""
     config = request.config
     name = benchmark_name(request.node.nodeid)
+    calls = []
 
     def measure(function, *args, **kwargs):
+        _check_once(config, name, request.node.nodeid, calls)
         call = functools.partial(function, *args, **kwargs)
         if config.getoption("pairbench_register"):
             _REGISTERED[name] = call
@@ -112,6 +132,20 @@ def pairbench(request):
         return analysis.summaries[0]
 
     return measure
+
+
+def _check_once(config, name: str, nodeid: str, calls: list) -> None:
+    """Fail the test that calls the fixture a second time (each test is one benchmark: compared, only
+    its last call would count), or whose benchmark name another test's already is."""
+    calls.append(name)
+    if len(calls) > 1:
+        pytest.fail(f"the pairbench fixture was called {len(calls)} times in {nodeid}: a test measures one "
+                    "call (compared with --pairbench-against, only its last would count); split it into "
+                    "tests, or parametrize it", pytrace=False)
+    named = config.stash.setdefault(_NAMED_KEY, {})
+    if named.setdefault(name, nodeid) != nodeid:
+        pytest.fail(f"{nodeid} and {named[name]} have the same pairbench benchmark name {name!r}; rename one",
+                    pytrace=False)
 
 
 _LINES_KEY = pytest.StashKey[list]()
@@ -186,6 +220,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     """Compare ``nodeids`` between the revision and the working tree: the lines to print, and why
     the session fails (an error, or verdicts matching --pairbench-fail-on), if it does."""
     from pairbench.errors import PairbenchError
+    from pairbench.measure import child_environment
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.sessions.bench import BenchSession
@@ -194,13 +229,19 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     here = str(config.invocation_params.dir)
     top = _toplevel(here)
     try:
+        passed = child_environment.passed_names(config.getoption("pairbench_pass_env"), "--pairbench-pass-env")
+    except ValueError as exc:
+        return [f"pairbench: {visible(exc)}"], True
+    try:
         settings = parse_settings("bench", (here,), {
             "against": config.getoption("pairbench_against"),
             "max_time": config.getoption("pairbench_max_time") or "60s",
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
             "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
-        outcome = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree)).measure()
+        with child_environment.policy(child_environment.Policy(isolated=True, passed=passed)):
+            session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree))
+            outcome = session.measure()
     except PairbenchError as exc:
         return [f"pairbench: {visible(exc)}"], _Failing(visible(exc), "pairbench error")
     comparisons = outcome.analysis.real_comparisons if outcome.analysis else ()

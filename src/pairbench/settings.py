@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 from pairbench.errors import UsageError
+from pairbench.limits import MAX_SHARDS, MAX_SIDES
+from pairbench.outputs import JOURNAL_SUFFIX
 from pairbench.parameters import parse_parameters
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
@@ -231,6 +233,9 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")),
                         tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1))
+    if len(commands) + decision.self_check > MAX_SIDES:
+        raise UsageError(f"a result holds at most {MAX_SIDES} sides (commands, and the --self-check copy); "
+                         f"got {len(commands)} commands{' and the copy' if decision.self_check else ''}")
     outputs = Outputs(json_path=_result_path("--json", given("json_path")),
                       export_markdown=_result_path("--export-markdown", given("export_markdown")),
                       export_csv=_result_path("--export-csv", given("export_csv")),
@@ -256,13 +261,13 @@ def _workers(given) -> Workers:
     if jobs > MAX_JOBS:
         raise UsageError(f"--jobs must be at most {MAX_JOBS}, got {jobs}")
     return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
-                   against=_text_or_none("--against", given("against")), harness=harness, jobs=jobs,
+                   against=_revision_or_none("--against", given("against")), harness=harness, jobs=jobs,
                    shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
                    balance=_text_or_none("--balance", given("balance")))
 
 
 def parse_shard(value) -> tuple[int, int] | None:
-    """--shard K/N (1 <= K <= N <= 10000), or a stored [K, N]; None: the whole suite."""
+    """--shard K/N (1 <= K <= N <= ``MAX_SHARDS``), or a stored [K, N]; None: the whole suite."""
     if value is None:
         return None
     if isinstance(value, (list, tuple)) and len(value) == 2:
@@ -271,8 +276,8 @@ def parse_shard(value) -> tuple[int, int] | None:
     if not match:
         raise UsageError(f"--shard must be K/N (this is share K of N, 1 <= K <= N), got {value!r}")
     k, n = int(match.group(1)), int(match.group(2))
-    if not 1 <= k <= n <= 10_000:
-        raise UsageError(f"--shard K/N needs 1 <= K <= N <= 10000, got {value!r}")
+    if not 1 <= k <= n <= MAX_SHARDS:
+        raise UsageError(f"--shard K/N needs 1 <= K <= N <= {MAX_SHARDS}, got {value!r}")
     return k, n
 
 
@@ -419,10 +424,6 @@ def _choice(option: str, value, choices: Sequence[str]) -> str:
     return value
 
 
-JOURNAL_SUFFIX = ".partial"
-"""What a result's journal adds to its name (``store.journal``): no result may end in it."""
-
-
 def _result_path(option: str, value) -> str | None:
     """An output file's path: not a journal's name, which would replace another run's live journal."""
     path = _text_or_none(option, value)
@@ -437,6 +438,12 @@ def _text_or_none(option: str, value) -> str | None:
         return None
     if not isinstance(value, str) or not value:
         raise UsageError(f"{option} must be a non-empty path, got {value!r}")
+    return value
+
+
+def _revision_or_none(option: str, value) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise UsageError(f"{option} must name a git revision (a branch, a tag, a commit), got {value!r}")
     return value
 
 

@@ -1,7 +1,7 @@
 """Real harness programs for the adapter tests, each built once per test session.
 
 * Google Benchmark (Debian's ``libbenchmark-dev``): ``programs/gbench_suite.cc``, as the baseline and
-  as a candidate whose ``BM_work`` does twice as much and whose ``BM_crash`` aborts;
+  as a candidate whose ``BM_work`` does eight times as much and whose ``BM_crash`` aborts;
 * Go (``go test -c``): ``programs/gobench``, likewise (``-ldflags -X``);
 * criterion.rs: ``programs/critbench``, built once into a cache that outlives the session
   (``~/.cache/pairbench-tests``, or ``$PAIRBENCH_TEST_CACHE``): criterion and its crates take about a
@@ -32,9 +32,11 @@ GO_PACKAGE = "example.com/pairbench/gobench"
 
 @dataclass(frozen=True)
 class Pair:
-    """A baseline program and a candidate whose ``work`` benchmark does twice as much (and, for Google
-    Benchmark and Go, whose crash benchmark crashes): a change no machine's noise hides, so that the
-    tests check what the adapters do, not the statistics (the studies in benchmarks/ do that)."""
+    """A baseline program and a candidate whose ``work`` benchmark does eight times as much (and, for
+    Google Benchmark and Go, whose crash benchmark crashes): a change no machine's noise hides, so that
+    the tests check what the adapters do, not the statistics (the studies in benchmarks/ do that). Twice
+    as much was not enough: with three busy processes beside and other jobs running, samples that a
+    preemption stretched tenfold (Google Benchmark 1.7 then stops at one iteration) left it undecided."""
 
     baseline: str
     candidate: str
@@ -68,7 +70,18 @@ def gbench(tmp_path_factory) -> Pair:
         _run([compiler, "-O2", "-std=c++17", *defines, str(source), "-o", str(target), "-lbenchmark", "-lpthread"])
         return str(target)
 
-    return Pair(build("base"), build("slower", "-DWORK=4000", "-DCRASH"), build("same"))
+    return Pair(build("base"), build("slower", "-DWORK=16000", "-DCRASH"), build("same"))
+
+
+@pytest.fixture(scope="session")
+def gbench_names(tmp_path_factory) -> str:
+    """``programs/gbench_names.cc`` built with Debian's libbenchmark: benchmarks with the names a filter
+    must quote."""
+    compiler = _require("g++")
+    target = tmp_path_factory.mktemp("gbench-names") / "names"
+    _run([compiler, "-O1", "-std=c++17", str(PROGRAMS / "gbench_names.cc"), "-o", str(target), "-lbenchmark",
+          "-lpthread"])
+    return str(target)
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +96,7 @@ def gotest(tmp_path_factory) -> Pair:
              cwd=PROGRAMS / "gobench", env=env)
         return str(target)
 
-    slower = f"-X {GO_PACKAGE}.work=4000 -X {GO_PACKAGE}.crash=yes"
+    slower = f"-X {GO_PACKAGE}.work=16000 -X {GO_PACKAGE}.crash=yes"
     return Pair(build("base"), build("slower", slower), build("same"))
 
 
@@ -155,14 +168,14 @@ def test_plain():
 
 @pytest.fixture
 def pybench_files(tmp_path) -> Pair:
-    """Two directories of pytest-benchmark tests: the candidate's test_work does four times as much (three
-    samples a side must show it, on a loaded machine too)."""
+    """Two directories of pytest-benchmark tests: the candidate's test_work does sixteen times as much
+    (three samples a side must show it, on a loaded machine too)."""
     try:
         import pytest_benchmark  # noqa: F401 - the harness under test must be installed
     except ImportError:
         pytest.fail("pytest-benchmark is not installed: it is in the dev extra, run make setup")
     sides = []
-    for name, work in (("base", 300), ("slower", 1200), ("same", 300)):
+    for name, work in (("base", 300), ("slower", 4800), ("same", 300)):
         directory = tmp_path / name
         directory.mkdir()
         (directory / "test_chain.py").write_text(PYTEST_BENCH.replace("{work}", str(work)))

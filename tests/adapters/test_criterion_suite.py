@@ -9,23 +9,42 @@ from pathlib import Path
 import pytest
 from cli_runner import invoke
 
+from pairbench.measure.executor import OutputPolicy
 from pairbench.measure.harnesses.base import Program
 from pairbench.measure.harnesses.criterion import Criterion
+from pairbench.measure.harnesses.target import HarnessTarget, OutputFile
+from pairbench.measure.spawner import SpawnerExecutor
 
 pytestmark = pytest.mark.e2e
 
 
 def test_criterion_lists_its_benchmarks_by_their_ids(criterion, tmp_path):
     found = Criterion().discover(Program((criterion.baseline,), text="chains"), tmp_path, 120)
-    assert found.names == ("same", "chain/work/2000") and not found.explicit_iterations
+    assert found.names == ("same", "chain/work/2000", "--quiet", "--list") and not found.explicit_iterations
 
 
 def test_a_criterion_suite_is_compared_and_the_slower_benchmark_found(criterion, tmp_path):
     result = tmp_path / "r.json"
-    code, out, err = invoke("bench", "--seed", "5", "-q", "--sample-time", "5ms", "--max-time", "2s",
+    code, out, err = invoke("bench", "--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s", "-k", "^[a-z]",
                             "--json", str(result), "--fail-on", "slower", criterion.baseline, criterion.candidate)
     assert code == 1, err
     document = json.loads(result.read_text())
     verdicts = {c["benchmark"]["name"]: c["verdict"] for c in document["comparisons"]}
     assert verdicts == {"chain/work/2000": "slower", "same": verdicts["same"]}
     assert "criterion" in out and not list(Path.cwd().glob("target/criterion"))  # nothing written beside us
+
+
+@pytest.mark.parametrize("name", ["--quiet", "--list"])
+def test_an_id_that_reads_as_an_option_runs_that_benchmark_alone(criterion, tmp_path, name):
+    """The audit's G17: ``--exact --quiet`` made criterion take the id for its flag and run every
+    benchmark in each invocation (and ``--list`` only listed them); after ``--`` it is the filter."""
+    executor = SpawnerExecutor(output=OutputPolicy("file", str(tmp_path / "output")))
+    try:
+        target = HarnessTarget(Criterion(), Program((criterion.baseline,), text="chains"), "base", name, 0, None,
+                               2_000_000, tmp_path, OutputFile(tmp_path / "output"))
+        (row,) = target.execute(executor, timeout_ns=None)
+    finally:
+        executor.close()
+    assert row.execution.status == 0, row.detail
+    saved = {json.loads(p.read_text())["full_id"] for p in (tmp_path / "criterion").rglob("new/benchmark.json")}
+    assert saved == {name}

@@ -82,7 +82,6 @@ def test_the_gomaxprocs_suffix_given_is_removed_and_no_other():
 @pytest.mark.parametrize(("line", "problem"), [
     ("BenchmarkX-2   100   abc ns/op   3 B/op", "'abc' is not a number (before 'ns/op')"),
     ("BenchmarkX-2   100   5 ns/op   3", "values and units do not pair up"),
-    ("BenchmarkX-2   100   5 ms/op", "has no ns/op value (units: ms/op)"),
 ])
 def test_a_go_benchmark_line_pairbench_cannot_read_is_refused_naming_its_line(line, problem):
     text = f"goos: linux\npkg: example.com/x\n{line}\nPASS\n"
@@ -90,6 +89,14 @@ def test_a_go_benchmark_line_pairbench_cannot_read_is_refused_naming_its_line(li
         gotest.parse_text(text, "old.txt")
     assert str(error.value).startswith("old.txt, line 3: ") and problem in str(error.value)
     assert "(go test -bench output)" in str(error.value)
+
+
+def test_a_go_line_without_ns_per_op_is_a_time_of_zero_as_go_means_it():
+    # the testing package leaves ns/op out when the time it measured is 0 (a stopped timer)
+    text = "BenchmarkX-2   \t       1\t       0 B/op\t       0 allocs/op\nBenchmarkY-2   8   5 ms/op\n"
+    x, y = gotest.parse_text(text, "t", "-2").results
+    assert (x.name, x.iterations, x.total_ns, x.metrics) == ("BenchmarkX", 1, 0.0, {"B": 0.0, "allocs": 0.0})
+    assert (y.total_ns, y.metrics) == (0.0, {"ms": 40.0})
 
 
 def test_log_lines_after_a_benchmark_name_are_not_results():

@@ -19,7 +19,9 @@ from pairbench.measure.spawner import SpawnerExecutor
 
 pytestmark = pytest.mark.e2e
 
-QUICK = ("--seed", "5", "-q", "--sample-time", "2ms", "--max-time", "2s")
+# samples of 10 ms, which a preemption stretches less in proportion; budgets a loaded machine needs (a
+# verdict stops sampling long before on a quiet one)
+QUICK = ("--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s")
 
 
 def _verdicts(document: dict) -> dict[str, str]:
@@ -62,7 +64,9 @@ def test_each_sample_keeps_the_harness_time_its_iterations_and_its_counters(gben
     assert len(measured) == 20
     for i in measured:
         assert 0 < metrics["value"][i] < samples["wall_ns"][i]  # the harness's loop, not the process
-        assert samples["iterations"][i] > 1
+    # the harness's own count (Google Benchmark 1.7 chooses it; one preempted first iteration ends it at 1)
+    assert max(samples["iterations"][i] for i in measured) > 1
+    for i in measured:
         assert metrics["widgets"][i] == 7
         assert metrics["bytes_per_second"][i] > 0 and metrics["cpu_ns"][i] > 0
 

@@ -13,7 +13,9 @@ from pairbench.measure.harnesses.gotest import GoTest
 
 pytestmark = pytest.mark.e2e
 
-QUICK = ("--seed", "5", "-q", "--sample-time", "2ms", "--max-time", "2s")
+# samples of 10 ms, which a preemption stretches less in proportion; budgets a loaded machine needs (a
+# verdict stops sampling long before on a quiet one)
+QUICK = ("--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s")
 
 
 def test_every_benchmark_and_sub_benchmark_is_listed_by_running_each_once(gotest, tmp_path):
@@ -47,9 +49,10 @@ def test_bytes_and_allocations_per_operation_are_kept_as_totals(gotest, tmp_path
     (series,) = json.loads(result.read_text())["series"]
     metrics, iterations = series["metrics"], series["samples"]["iterations"]
     for i, n in enumerate(iterations):
-        # one allocation an iteration; Go's first call of a benchmark may allocate once or twice more,
-        # which at a handful of iterations is more than 1%
-        assert abs(metrics["allocs"][i] - n) <= max(0.01 * n, 2)
+        # one allocation an iteration; Go's first call of a benchmark allocates a few more (6 seen), which
+        # go test divides by N and rounds down: at a handful of iterations (a loaded machine's pilot
+        # chooses few) that is more than 1%
+        assert n <= metrics["allocs"][i] <= n + max(0.01 * n, 16)
         assert metrics["B"][i] >= 64 * n and metrics["widgets"][i] == pytest.approx(3 * n)
 
 

@@ -27,7 +27,7 @@ def test_pytest_benchmark_tests_are_served_by_a_worker_per_side_and_block(pybenc
     (comparison,) = document["comparisons"]
     assert comparison["rounds"] == 40
     base, cand = (s["median"] for s in document["summaries"])
-    assert cand > 1.5 * base  # four times the work
+    assert cand > 1.5 * base  # sixteen times the work
     for series in document["series"]:  # the rounds' samples came from a few worker processes, not one each
         samples = series["samples"]
         blocks = {b for b, warm in zip(series["metrics"]["block"], samples["warmup"], strict=True) if not warm}
@@ -46,7 +46,7 @@ def test_with_processes_each_sample_is_one_pytest_run_of_one_test(pybench_files,
     assert document["suite"]["harness"] == "pytest-benchmark-processes"
     assert document["settings"]["sampling"]["max_time_ns"] == 5_000_000_000
     (comparison,) = document["comparisons"]
-    assert comparison["rounds"] == 3  # too few for a verdict, enough to see four times the work:
+    assert comparison["rounds"] == 3  # too few for a verdict, enough to see sixteen times the work:
     base, cand = (s["median"] for s in document["summaries"])
     assert cand > 1.5 * base
     assert "2 programs · pytest-benchmark" in out
@@ -59,6 +59,23 @@ def test_only_tests_that_take_the_benchmark_fixture_are_listed(pybench_files, tm
     assert found.names == ("test_chain.py::test_work", "test_chain.py::test_same")
 
 
+def test_a_test_under_a_directory_named_like_an_option_is_listed_and_run(tmp_path):
+    """A node id that starts with ``-`` (a directory ``-x``) is given as ``./-x/...``: as it is, pytest
+    reads it as its option ``-x``."""
+    import subprocess
+
+    from pairbench.measure.harnesses.pytest_benchmark import PytestBenchmark, program_for
+
+    tree, scratch = tmp_path / "tree", tmp_path / "scratch"
+    (tree / "-x").mkdir(parents=True)
+    scratch.mkdir()
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    (tree / "-x" / "test_m.py").write_text("def test_a(benchmark):\n    benchmark(sum, range(100))\n")
+    program = program_for(str(tree / "-x"))
+    found = PytestBenchmark().discover(program, scratch, 120)
+    assert found.names == ("-x/test_m.py::test_a",)
+    code, _, err = invoke("bench", "-q", "--runs", "3", "--sample-time", "5ms", "--no-store", str(tree / "-x"))
+    assert code == 0, err
 PEDANTIC = '''
 import mylib
 

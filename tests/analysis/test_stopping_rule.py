@@ -17,9 +17,9 @@ from pairbench.analysis.criteria import tuning_rounds
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.command import Command
 from pairbench.measure.fake import FakeExecutor
-from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
+from pairbench.measure.sampler import Measured, RoundEnd, Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget
-from pairbench.model import Samples
+from pairbench.model import PRIMARY_METRIC, Sample, Samples
 
 A = Command("a", ("a",))
 B = Command("b", ("b",))
@@ -104,32 +104,6 @@ def test_the_verdict_a_run_stopped_on_is_the_one_its_samples_give(ratio):
     assert (comparison.effect.low, comparison.effect.high) == (effect.low, effect.high)
 
 
-def test_while_the_statistics_load_the_rule_keeps_the_rounds_and_then_decides_as_if_it_had_looked(monkeypatch):
-    # The CLI loads scipy in the background while the first rounds run (pairbench.preload): the rule
-    # must not look before, and once loaded it must see every round it was given.
-    loaded = {"now": False}
-    monkeypatch.setattr("pairbench.preload.ready", lambda: loaded["now"])
-    executor = FakeExecutor(drifting_machine(1.10, seed=3))
-    rule = StoppingRule(Criteria(alpha=0.01, threshold=1.0, anytime=True, family=1), 0, [1])
-    plan = SamplingPlan(targets=(CommandTarget(A, "a"), CommandTarget(B, "b")),
-                        stop=StopRule(min_runs=10, max_runs=60), seed=3)
-
-    def decide():
-        loaded["now"] = sampler.rounds >= 40  # the statistics arrive at round 40
-        return rule.decide()
-
-    sampler = Sampler(executor, plan, sinks=[rule], decide=decide)
-    sampler.run()
-    assert sampler.rounds == 40 and sampler.stopped_because == "the verdict was decided (slower)"
-    assert rule.current()[0] is not None
-    # the same 40 rounds, looked at from round 10 on, reach the verdict earlier: nothing was lost
-    monkeypatch.setattr("pairbench.preload.ready", lambda: True)
-    eager, eager_sampler = sampled(1.10, seed=3, alpha=0.01, max_runs=60)
-    assert eager_sampler.rounds < 40
-    assert eager.latest[(0, 1)][0].verdict == rule.latest[(0, 1)][0].verdict == "slower"
-    assert analyse_effect(sampler) == pytest.approx(rule.latest[(0, 1)][1].estimate)
-
-
 def analyse_effect(sampler: Sampler) -> float:
     """The anytime effect the analysis gives on ``sampler``'s stored samples."""
     from pairbench.analysis.comparison import anytime_effect
@@ -140,3 +114,24 @@ def analyse_effect(sampler: Sampler) -> float:
     running = RunningSequence(0.01, tuning_rounds(0.01))
     running.extend(list(ratios))
     return anytime_effect(running)[0].estimate
+
+
+def test_a_round_with_a_time_of_zero_gives_no_ratio_and_the_rule_goes_on():
+    # a harness whose timer did not advance reports 0 ns: no log-ratio (no division by zero), and the
+    # rule decides on the other rounds as if that one had not been
+    def rule_after(rounds):
+        rule = StoppingRule(Criteria(alpha=0.01, threshold=1.0, anytime=True, family=1), 0, [1])
+        for r, (base, cand) in enumerate(rounds):
+            rule.on_round(RoundEnd(r, False, (_measured(0, base), _measured(1, cand)), r + 1, 2 * r + 2, 0))
+        return rule
+
+    rng = np.random.default_rng(8)
+    rounds = [(50e6, 50e6 * 1.2 * float(np.exp(rng.normal(0, 0.01)))) for _ in range(30)]
+    with_zeros = rule_after([(0.0, 50e6), *rounds[:10], (50e6, 0.0), *rounds[10:]])
+    without = rule_after(rounds)
+    assert with_zeros.decide() == without.decide() == "the verdict was decided (slower)"
+    assert with_zeros.current() == without.current()
+
+
+def _measured(side: int, value_ns: float) -> Measured:
+    return Measured(side, 0, Sample(wall_ns=int(value_ns), start_ns=0), {PRIMARY_METRIC: value_ns})

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 from cli_runner import invoke
 
@@ -55,3 +59,23 @@ def test_the_collector_is_off_inside_the_timed_loop_and_restored_after():
     seen = []
     time_calls(lambda: seen.append(gc.isenabled()), 4, (), {}, 0)
     assert seen == [False] * 4 and gc.isenabled()
+
+
+NOTING = """
+import json, sys, threading
+from pairbench.sessions.functions import compare_functions
+seen = []
+def noting():
+    seen.append((len(sys.modules), sorted(t.name for t in threading.enumerate())))
+compare_functions(noting, noting, max_time="0.3s", sample_time="50us", seed=5)
+print(json.dumps(seen))
+"""
+
+
+def test_the_statistics_load_before_the_first_call_and_nothing_runs_beside_the_functions():
+    # in a fresh interpreter: here the statistics may be loaded already by another test
+    done = subprocess.run([sys.executable, "-c", NOTING], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert len(seen) > 100 and all(s == seen[0] for s in seen)  # nothing imported between the calls
+    assert seen[0][1] == ["MainThread"]

@@ -74,3 +74,55 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
     assert "1 passed, 1 slower (--pairbench-fail-on) in" in last[1]
     document = json.loads(result.read_text())
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]
+
+
+TWICE = "import mylib\n\ndef test_twice(pairbench):\n    pairbench(mylib.work, 300)\n    pairbench(mylib.work, 900)\n"
+LONG_IDS = ("import mylib, pytest\n\n@pytest.mark.parametrize('n', [300, 301], ids=['x' * 250 + 'a', 'x' * 250 + 'b'])\n"
+            "def test_long(pairbench, n):\n    pairbench(mylib.work, n)\n")
+
+
+def _commit(repository, name: str, text: str) -> None:
+    (repository / name).write_text(text)
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    for args in (["add", name], ["commit", "-qm", name]):
+        subprocess.run([*git, *args], cwd=repository, check=True)
+
+
+@pytest.mark.parametrize("options", [("--pairbench-max-time", "200ms"), ("--pairbench-against", "HEAD")])
+def test_a_test_calling_the_fixture_twice_fails_saying_so(repository, options):
+    """The audit's G21: compared, such a test counted its last call only, and nothing said so."""
+    _commit(repository, "test_twice.py", TWICE)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_twice.py", *options],
+                          cwd=repository, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "called 2 times in test_twice.py::test_twice" in done.stdout
+
+
+def test_tests_whose_ids_share_their_first_200_bytes_are_compared_apart(repository, tmp_path_factory):
+    """The audit's G21: their benchmark names were the ids cut to 200 bytes, so two tests became one."""
+    _commit(repository, "test_long.py", LONG_IDS)
+    result = tmp_path_factory.mktemp("out") / "r.json"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_long.py",
+                           "--pairbench-against", "HEAD", "--pairbench-max-time", "2s", "--pairbench-json", str(result)],
+                          cwd=repository, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(result.read_text())
+    names = [b["name"] for b in document["benchmarks"]]
+    assert len(names) == 2 == len(set(names)) == len(document["comparisons"])
+
+def test_a_json_path_that_would_replace_a_live_runs_journal_is_refused_before_any_test(repository, tmp_path_factory):
+    from store_runs import stored_run
+
+    from pairbench.store.journal import Journal
+
+    journal = Journal(tmp_path_factory.mktemp("out") / "r.json", stored_run())
+    before = journal.path.read_bytes()
+    try:
+        for path in (journal.path, journal.path.parent / "x.json.partial"):
+            done = _pytest(repository, "--pairbench-max-time", "100ms", "--pairbench-json", str(path))
+            assert done.returncode == 4 and "--pairbench-json" in done.stderr and ".partial" in done.stderr, \
+                done.stdout + done.stderr
+            assert "passed" not in done.stdout
+        assert journal.path.read_bytes() == before and not (journal.path.parent / "x.json.partial").exists()
+    finally:
+        journal.close(remove=True)

@@ -105,3 +105,23 @@ def test_confirm_without_its_config_says_what_to_write(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, _, err = invoke("confirm", "HEAD~1", "HEAD")
     assert code == 2 and "[confirm] section" in err and 'build = "make bench"' in err
+
+
+def test_confirm_of_one_commit_with_itself_is_a_usage_error(project):
+    """The audit's G22: it was measured and recorded an "inconclusive" confirmation of no step."""
+    root, commits = project
+    code, _, err = invoke("confirm", commits[2], commits[2][:10], *FAST)
+    assert code == 2 and "both name commit" in err
+
+def test_confirm_never_writes_its_build_log_through_a_link_committed_in_the_repository(project, tmp_path_factory):
+    root, commits = project
+    victim = tmp_path_factory.mktemp("outside") / "victim.txt"
+    victim.write_text("VICTIM\n")
+    logs = root / ".pairbench" / "confirm"
+    logs.mkdir(parents=True)
+    (logs / f"build-{commits[4][:10]}.log").symlink_to(victim)
+    _git(root, "add", "-f", ".pairbench")
+    _git(root, "commit", "-q", "-m", "a link where the build log goes")
+    code, _, err = invoke("confirm", commits[4][:10], commits[5][:10], *FAST)
+    assert code == 3 and "is a symbolic link" in err and "build log" in err, err
+    assert victim.read_text() == "VICTIM\n"

@@ -77,3 +77,38 @@ def test_report_as_json_matches_its_golden_file(stored):
     result = invoke("report", str(stored), "--format", "json")
     assert result.code == 0, result.err
     assert_golden(GOLDEN / "compare-family.report.json", result.out)
+
+
+# The convention itself: numbers printed at full precision differ in their last digits between numpy
+# builds and CPUs (0.6132170425872726 here, ...725 on another machine); nothing else may differ.
+GOLDEN_JSON = '{"sd": 2210053.518916951, "lag1": 0.6132170425872726, "verdict": "slower", "n": [40, 0.0]}'
+
+
+@pytest.mark.parametrize("actual", [
+    '{"sd": 2210053.5189169515, "lag1": 0.6132170425872725, "verdict": "slower", "n": [40, 1e-17]}',
+    GOLDEN_JSON.replace(" ", ""),
+], ids=["last-digits", "spacing"])
+def test_a_json_golden_file_takes_numbers_to_a_relative_tolerance(tmp_path, actual):
+    (tmp_path / "g.json").write_text(GOLDEN_JSON)
+    assert_golden(tmp_path / "g.json", actual)
+
+
+@pytest.mark.parametrize("actual", [
+    GOLDEN_JSON.replace("0.6132170425872726", "0.61321704"),
+    GOLDEN_JSON.replace('"slower"', '"faster"'),
+    GOLDEN_JSON.replace("[40, 0.0]", "[40, 0.0, 1]"),
+    GOLDEN_JSON.replace('"n"', '"m"'),
+    GOLDEN_JSON.replace("40", "true"),
+], ids=["beyond-the-tolerance", "a-word", "an-item-more", "a-key", "a-type"])
+def test_a_json_golden_file_takes_nothing_else_but_exactly(tmp_path, actual):
+    (tmp_path / "g.json").write_text(GOLDEN_JSON)
+    with pytest.raises(pytest.fail.Exception, match="output differs"):
+        assert_golden(tmp_path / "g.json", actual)
+    assert (tmp_path / "g.json.actual").read_text() == actual
+
+
+def test_a_csv_golden_file_takes_numbers_to_a_relative_tolerance_and_words_exactly(tmp_path):
+    (tmp_path / "g.csv").write_text("side,sd\nold build,2210053.518916951\n")
+    assert_golden(tmp_path / "g.csv", "side,sd\nold build,2210053.5189169515\n")
+    with pytest.raises(pytest.fail.Exception, match="row"):
+        assert_golden(tmp_path / "g.csv", "side,sd\nnew build,2210053.518916951\n")

@@ -67,3 +67,37 @@ def test_adaptive_compare_fills_the_bar_by_the_time_budget_and_shows_the_effect(
     use_executor(FakeExecutor(noisy(1.0, sd=0.05)))
     lines = progress_lines("compare", "--max-time", "4s", "--seed", "2", BASE, CAND)
     assert re.match(r"\[█{20}\] \d+ rounds, .* elapsed  effect [+-]\d", lines[-1]), lines[-1]
+
+
+HOSTILE_LISTING = r"""#!/bin/sh
+for a; do case $a in --benchmark_list_tests*) printf 'BM_\033]0;PWNED\007\033[2J\n'; exit 0;; --benchmark_out=*) out=${a#*=};; esac; done
+printf '{"context":{},"benchmarks":[{"name":"BM_\\u001b]0;PWNED\\u0007\\u001b[2J","run_type":"iteration","iterations":1000,"real_time":1000,"cpu_time":1000,"time_unit":"ns"}]}' > "$out"
+"""
+
+
+@pytest.mark.parametrize("kind", [progress.PlainProgress, progress.TtyProgress])
+def test_progress_label_shows_control_characters_of_a_name_made_visible(kind):
+    from pairbench.settings import parse_settings
+
+    err = Terminal()
+    sampling = parse_settings("bench", ("x",), {"runs": "4"}).sampling
+    display = kind(type("Io", (), {"stderr": err, "err": lambda self, line: err.write(line + "\n")})(),
+                   sampling, 1, clock=lambda: 1e9, label="[1/3] BM_\x1b]0;PWNED\x07\x1b[2J \x9b31m")
+    display.draw(display.status_line(), None)
+    drawn = err.getvalue().replace(REDRAW, "")
+    assert "\x1b]" not in drawn and "\x07" not in drawn and "\x9b" not in drawn
+    assert "BM_\\x1b]0;PWNED\\x07\\x1b[2J \\x9b31m" in drawn
+
+
+def test_bench_progress_line_on_a_terminal_never_carries_a_listed_names_escapes(tmp_path, every_redraw):
+    """The red-team audit's G1: a Google Benchmark listing whose name holds a window-title OSC and a
+    screen erase reached the terminal raw on the progress line."""
+    program = tmp_path / "gb.sh"
+    program.write_text(HOSTILE_LISTING)
+    program.chmod(0o755)
+    err = Terminal()
+    code = invoke("bench", "--harness", "gbench", str(program), "--runs", "8", "--max-time", "1s",
+                  "--no-store", stderr=err).code
+    assert code == 0, err.getvalue()
+    assert "PWNED" in err.getvalue()
+    assert "\x1b]0;" not in err.getvalue() and "\x07" not in err.getvalue()

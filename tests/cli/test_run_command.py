@@ -173,7 +173,7 @@ def test_ctrl_c_during_cleanup_is_noted_and_the_result_still_written(use_executo
     assert "cleanup interrupted" in result.out
 
 
-def test_setup_and_cleanup_run_with_ctrl_c_enabled(use_executor):
+def test_setup_and_cleanup_run_with_ctrl_c_enabled(use_executor, ctrl_c_enabled):
     handlers = []
 
     def helper(command, index, clock_ns):
@@ -183,6 +183,15 @@ def test_setup_and_cleanup_run_with_ctrl_c_enabled(use_executor):
     use_executor(FakeExecutor({"echo setup": helper, "echo clean": helper}, default=0.01))
     invoke("run", "--runs", "3", "--setup", "echo setup", "--cleanup", "echo clean", "sleep 0.01")
     assert len(handlers) == 2 and signal.SIG_IGN not in handlers
+
+
+@pytest.fixture
+def ctrl_c_enabled():
+    """Ctrl-C as from an interactive shell, even when the tests were started with SIGINT ignored
+    (pairbench keeps an ignored SIGINT ignored); restored after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def test_timeout_applies_to_setup_and_cleanup(use_executor):

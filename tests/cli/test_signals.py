@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
-from processes import wait_until
+from processes import HANDLED_SIGNALS, default_dispositions, wait_until
 
 from pairbench import __main__ as main_module
 from pairbench.errors import Terminated
@@ -28,7 +28,7 @@ PACKAGE = Path(main_module.__file__).resolve().parent
 
 SIGNALS = [(signal.SIGTERM, 143), (signal.SIGHUP, 129)]
 SIGNAL_IDS = ["SIGTERM", "SIGHUP"]
-HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+HANDLED = HANDLED_SIGNALS
 
 
 @pytest.fixture
@@ -39,12 +39,6 @@ def signal_handlers_restored():
     yield
     for signum, handler in saved.items():
         signal.signal(signum, handler)
-
-
-def _default_dispositions() -> None:
-    """In a child, before exec: the signals pairbench handles at their defaults, as from a shell."""
-    for signum in HANDLED:
-        signal.signal(signum, signal.SIG_DFL)
 
 
 @pytest.mark.parametrize(("signum", "code"), SIGNALS, ids=SIGNAL_IDS)
@@ -90,7 +84,7 @@ def test_ctrl_c_while_pairbench_is_still_importing_is_one_line_and_exit_130(monk
 
 def _start(*args: str, cwd=None) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "pairbench", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=cwd, preexec_fn=_default_dispositions)
+                            stderr=subprocess.PIPE, text=True, cwd=cwd, preexec_fn=default_dispositions)
 
 
 def _journaled_samples(path) -> int:
@@ -108,23 +102,41 @@ def _wait_for_samples(process: subprocess.Popen, out, count: int) -> None:
     assert _journaled_samples(out) >= count
 
 
+def _signalled_after(process: subprocess.Popen, out, samples: int, signum: int) -> tuple[str, str]:
+    """Send ``signum`` once ``samples`` samples are journaled; what pairbench printed by its end."""
+    try:
+        _wait_for_samples(process, out, samples)
+        process.send_signal(signum)
+        return process.communicate(timeout=60)
+    finally:
+        process.kill()
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize(("signum", "code"), SIGNALS, ids=SIGNAL_IDS)
 def test_a_real_terminating_signal_is_handled_like_ctrl_c(tmp_path, signum, code):
     out, cleaned = tmp_path / "r.json", tmp_path / "cleaned"
     process = _start("run", "-q", "--runs", "100000", "--json", str(out), "--cleanup", f"touch {cleaned}",
                      "sleep 0.02")
-    try:
-        _wait_for_samples(process, out, 2)
-        process.send_signal(signum)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        process.kill()
+    stdout, stderr = _signalled_after(process, out, 2, signum)
     assert process.returncode == code, stderr
     assert "Traceback" not in stderr
     document = json.loads(out.read_text())
     assert document["state"] == "interrupted" and document["series"][0]["samples"]["wall_ns"]
     assert cleaned.exists()
+    assert not journal_path(out).exists()
+
+
+@pytest.mark.e2e
+def test_a_real_ctrl_c_saves_the_finished_samples_and_exits_130(tmp_path):
+    out = tmp_path / "r.json"
+    process = _start("run", "-q", "--runs", "50", "--json", str(out), "sleep 0.05", "sleep 0.5")
+    stdout, stderr = _signalled_after(process, out, 1, signal.SIGINT)
+    assert process.returncode == 130, stderr
+    document = json.loads(out.read_text())
+    assert document["state"] == "interrupted"
+    assert sum(len(series["samples"]["wall_ns"]) for series in document["series"]) >= 1
+    assert "interrupted" in stdout
     assert not journal_path(out).exists()
 
 
@@ -135,13 +147,8 @@ def test_sighup_stays_ignored_under_nohup(tmp_path):
         [sys.executable, "-c", "import signal, sys, runpy; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
          "sys.argv = ['pairbench', *sys.argv[1:]]; runpy.run_module('pairbench', run_name='__main__')",
          "run", "-q", "--runs", "6", "--json", str(out), "sleep 0.3"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_dispositions)
-    try:
-        _wait_for_samples(process, out, 1)
-        process.send_signal(signal.SIGHUP)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        process.kill()
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_dispositions)
+    _, stderr = _signalled_after(process, out, 1, signal.SIGHUP)
     assert process.returncode == 0, stderr
     assert json.loads(out.read_text())["state"] == "complete"
 

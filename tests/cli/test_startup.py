@@ -21,6 +21,7 @@ from cli_runner import invoke
 
 import pairbench
 import pairbench.cli
+from pairbench import preload
 from pairbench.cli.app import COMMANDS, cli
 from pairbench.errors import Terminated
 
@@ -55,35 +56,40 @@ def test_a_commands_help_loads_no_numpy_scipy_rich_or_renderer(command):
     assert loaded["code"] == 0 and loaded["heavy"] == []
 
 
-# compare through main with a scripted executor that notes, at each sample, whether scipy is loaded
-# and whether the background thread loading it has started.
-SCIPY_WHILE_SAMPLING = """
+# run or compare through main with a scripted executor that notes, at each sample (warm-up included),
+# the threads alive and the modules loaded: the statistics must be loaded before the first sample,
+# nothing imported while sampling, and no thread of pairbench's alive beside any sample.
+WHILE_SAMPLING = """
 import io, json, sys, threading
 from pairbench.cli import main
 from pairbench.measure.fake import FakeExecutor
 seen = []
 def duration(command, index, clock_ns):
-    seen.append({"scipy": "scipy.stats" in sys.modules, "sqlalchemy": "sqlalchemy" in sys.modules,
-                 "loading": any(t.name == "pairbench-preload" for t in threading.enumerate())})
+    seen.append({"threads": [t.name for t in threading.enumerate()], "modules": sorted(sys.modules)})
     return 0.01
-code = main(["compare", "--runs", "20", "--seed", "1", "true", "true -a"], stdout=io.StringIO(), stderr=io.StringIO(),
+code = main(sys.argv[1:], stdout=io.StringIO(), stderr=io.StringIO(),
             executor_factory=lambda output: FakeExecutor(duration), environment=lambda *a, **k: {})
-print(json.dumps({"code": code, "seen": seen, "scipy_at_end": "scipy.stats" in sys.modules}))
+print(json.dumps({"code": code, "seen": seen}))
 """
 
 
-def test_compare_takes_its_first_round_before_loading_scipy_and_loads_it_in_the_background():
+@pytest.mark.parametrize("argv", [["run", "--seed", "1", "--runs", "12", "true"],
+                                  ["compare", "--seed", "1", "--runs", "12", "true", "true -a"],
+                                  ["compare", "--seed", "1", "--min-runs", "6", "--max-runs", "40", "true", "true -a"]],
+                         ids=["run", "compare --runs", "compare adaptive"])
+def test_the_statistics_load_before_the_first_sample_and_nothing_runs_beside_a_sample(argv):
     # run from / so that no project config names a store
-    done = subprocess.run([sys.executable, "-c", SCIPY_WHILE_SAMPLING], capture_output=True, text=True,
-                          timeout=120, cwd="/")
+    done = subprocess.run([sys.executable, "-c", WHILE_SAMPLING, *argv], capture_output=True,
+                          text=True, timeout=120, cwd="/")
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
-    assert found["code"] == 0 and len(found["seen"]) == 2 * 21  # the warmup round and 20 measured
-    first_round = found["seen"][:2]
-    assert not any(s["scipy"] or s["loading"] for s in first_round)
-    assert not any(s["sqlalchemy"] for s in found["seen"])  # no store given: no database library
-    assert found["seen"][2]["loading"] or found["seen"][2]["scipy"]  # started once the first round ended
-    assert found["scipy_at_end"]
+    seen = found["seen"]
+    assert found["code"] == 0 and len(seen) >= 12
+    assert all(s["threads"] == ["MainThread"] for s in seen)  # no thread of ours beside any sample
+    first = seen[0]["modules"]
+    assert {"scipy.stats", *preload.MODULES} <= set(first)  # loaded before the first sample
+    assert all(s["modules"] == first for s in seen)  # and nothing imported while sampling
+    assert "sqlalchemy" not in first  # no store given: no database library
 
 
 def _load_every_command() -> None:

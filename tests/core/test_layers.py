@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 LAYERS = ("cli", "sessions", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
           "worker", "vocabulary")
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parameters", "model", "verdict", "workloads",
-              "preload", "__init__"}
+              "preload", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli"})
 STATS_MAY_USE = {"errors", "notes"}

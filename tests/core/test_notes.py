@@ -47,6 +47,7 @@ EXAMPLES = {
     "leftover-processes": {"side": "x", "count": 2}, "executor-fallback": {"reason": "no fork", "floor_kib": 90_000},
     "spawner-fallback": {"reason": "exec format error", "floor_kib": 13_000},
     "cleanup-interrupted": {"command": "rm -rf build"}, "journal-cut-short": {"recovered": 17},
+    "import-zero-times": {"count": 3, "tool": "hyperfine"},
     "warmup-cut-short": {"done": 10, "asked": 1000},
     "unrenamed-result": {"path": ".r.json.k2j3.tmp", "result": "r.json"},
     "benchmarks-added": {"side": "./new", "count": 22, "names": [f"b{i}" for i in range(20)]},

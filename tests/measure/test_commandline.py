@@ -186,4 +186,4 @@ def test_real_shell_startup_takes_a_plausible_time():
     with PosixExecutor() as ex:
         startup = measure_shell_startup(ex, runs=10)
     assert startup.n == len(startup.values_ns) == 10
-    assert 0 < startup.min_ns <= startup.median_ns < 50_000_000
+    assert 0 < startup.min_ns <= startup.median_ns < 1_000_000_000  # a few ms; never a second

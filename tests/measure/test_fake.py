@@ -25,7 +25,7 @@ def test_sleep_command_takes_exactly_its_duration_on_the_virtual_clock():
         ex.run(Command("sleep 2", ("/bin/sh", "-c", "sleep 2"), shell=True)),
         ex.run(Command("sleep 1e-3s", ("sleep", "1e-3s"))),
     ]
-    assert time.monotonic() - t0 < 0.1  # no real time passes
+    assert time.monotonic() - t0 < 2.0  # no real time passes: sleeping would take 2.25 s
     assert [r.wall_ns for r in runs] == [250_000_000, 2_000_000_000, 1_000_000]
     assert [r.start_ns for r in runs] == [0, 250_000_000, 2_250_000_000]
     assert ex.now_ns() == 2_251_000_000

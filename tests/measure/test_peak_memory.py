@@ -216,7 +216,7 @@ def test_in_a_cgroup_leftovers_timeouts_and_missing_programs_are_handled_as_with
             with contextlib.suppress(ProcessLookupError):
                 os.kill(daemon, signal.SIGKILL)
         timed_out = ex.run(parse_command("sleep 5"), timeout_ns=200_000_000)
-        assert timed_out.status == STATUS_TIMEOUT and 0.2e9 <= timed_out.wall_ns < 1e9
+        assert timed_out.status == STATUS_TIMEOUT and 0.2e9 <= timed_out.wall_ns < 4e9  # not the 5 s
         with pytest.raises(CommandNotFound, match="no such file"):
             ex.run(Command("gone", (str(tmp_path / "gone"),)))
         assert ex.run(TRUE).status == 0

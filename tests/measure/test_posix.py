@@ -99,7 +99,7 @@ def test_true_exits_zero_fast_with_sane_rusage(ex):
     run = ex.run(parse_command("true"))
     after = ex.now_ns()
     assert run.status == 0
-    assert 0 < run.wall_ns < 0.5e9
+    assert run.wall_ns > 0
     assert before <= run.start_ns and run.start_ns + run.wall_ns <= after
     assert 0 <= run.user_ns + run.sys_ns <= run.wall_ns
     assert run.max_rss_kib > 0
@@ -110,9 +110,25 @@ def test_true_exits_zero_fast_with_sane_rusage(ex):
 def test_sleep_wall_time_matches_its_duration(ex):
     run = ex.run(parse_command("sleep 0.2"))
     assert run.status == 0
-    assert 0.2e9 <= run.wall_ns <= 0.35e9
+    assert 0.2e9 <= run.wall_ns < 5.2e9  # at least the sleep; not seconds more, even on a loaded machine
     assert run.user_ns + run.sys_ns < 0.05e9  # sleeping costs no CPU
     assert run.voluntary_cs >= 1
+
+
+# Spins 50 ms of CPU, then writes its own CPU clock (every thread's, since it started) and ends at once.
+SPIN_AND_TELL = ("import os, time\nwhile time.process_time() < 0.05: pass\n"
+                 "os.write(1, b'%d' % time.process_time_ns())\nos._exit(0)")
+
+
+def test_a_commands_cpu_time_is_what_the_kernel_charged_it(make, tmp_path):
+    # wait4's user + sys must hold all the CPU time the command read of itself just before it ended,
+    # and little more (its exit). CPU time against CPU time: load cannot move it, as it moves wall time.
+    output = tmp_path / "told"
+    ex = make(OutputPolicy("file", str(output)))
+    run = ex.run(py(SPIN_AND_TELL))
+    told = int(output.read_text())
+    assert run.status == 0
+    assert told - 2_000 <= run.user_ns + run.sys_ns <= told + 10_000_000  # wait4 counts microseconds
 
 
 def test_max_rss_of_big_command_is_reported_and_not_carried_to_the_next_command(ex):
@@ -200,15 +216,17 @@ def test_unexecutable_file_raises_command_not_found(ex, tmp_path):
 # -- timeouts -----------------------------------------------------------------------
 
 
-def test_timeout_kills_hanging_command_within_a_second(make_waiting, tmp_path):
+def test_timeout_kills_hanging_command_at_the_timeout(make_waiting, tmp_path):
+    # Orders and wide bounds, no window a loaded machine could miss: the 30 s sleep is not waited for,
+    # and the sample ends when the timeout acted (SIGTERM ends sleep: the 10 s grace is not waited).
     pidfile = tmp_path / "pid"
-    with make_waiting(kill_grace_s=0.5) as ex:
+    with make_waiting(kill_grace_s=10) as ex:
         t0 = time.monotonic()
         run = ex.run(sh(f"echo $$ > {pidfile}; exec sleep 30"), timeout_ns=300_000_000)
         elapsed = time.monotonic() - t0
     assert run.status == STATUS_TIMEOUT
-    assert 0.3e9 <= run.wall_ns < 0.5e9
-    assert elapsed < 1.0
+    assert 0.3e9 <= run.wall_ns <= elapsed * 1e9
+    assert elapsed < 10
     assert is_gone(read_pid(pidfile))
 
 
@@ -221,7 +239,7 @@ def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(make_waiting, tmp_
         )
         elapsed = time.monotonic() - t0
     assert run.status == STATUS_TIMEOUT
-    assert 0.4 <= elapsed < 1.5  # timeout + grace, then SIGKILL
+    assert 0.4 <= elapsed < 20  # timeout + grace, then SIGKILL: not the 30 s sleep
     assert is_gone(read_pid(pidfile))
 
 
@@ -229,31 +247,37 @@ def test_command_finishing_before_its_timeout_reports_its_own_status(make_waitin
     with make_waiting() as ex:
         ok = ex.run(parse_command("sleep 0.05"), timeout_ns=5_000_000_000)
         failed = ex.run(sh("exit 4"), timeout_ns=5_000_000_000)
-    assert ok.status == 0 and 0.05e9 <= ok.wall_ns < 0.3e9
+    assert ok.status == 0 and 0.05e9 <= ok.wall_ns < 5e9
     assert failed.status == 4
 
 
 # -- process groups -----------------------------------------------------------------
 
 
-def test_background_child_outliving_the_command_is_counted_and_killed(ex, tmp_path):
+def test_background_child_outliving_the_command_is_counted_and_killed(make, tmp_path):
     pidfile = tmp_path / "pid"
+    ex = make(kill_grace_s=20)
     t0 = time.monotonic()
     run = ex.run(sh(f"sleep 30 & echo $! > {pidfile}; exit 0"))
     elapsed = time.monotonic() - t0
     assert run.status == 0
     assert run.leftover_processes == 1
-    assert run.wall_ns < 0.2e9  # the timed window ends when the command exits
-    assert elapsed < 1.0  # SIGTERM ended the sleeper; no grace period needed
+    assert elapsed < 15  # SIGTERM ended the sleeper: neither its 30 s nor the 20 s grace was waited for
     assert is_gone(read_pid(pidfile))
     assert ex.run(parse_command("true")).leftover_processes == 0
 
 
-def test_leftover_ignoring_sigterm_is_killed_after_the_grace_period(ex, tmp_path):
+def test_leftover_ignoring_sigterm_is_killed_after_the_grace_period_outside_the_sample(make, tmp_path):
     pidfile = tmp_path / "pid"
-    run = ex.run(sh(f"(trap '' TERM; exec sleep 30) & echo $! > {pidfile}; exit 0"))
+    ex = make(kill_grace_s=1.0)
+    t0 = time.monotonic()
+    # the command ends only once its leftover ignores SIGTERM (its own trap, before it writes its pid)
+    run = ex.run(sh(f"sh -c 'trap \"\" TERM; echo $$ > {pidfile}; exec sleep 30' & "
+                    f"while [ ! -s {pidfile} ]; do sleep 0.01; done; exit 0"))
+    elapsed = time.monotonic() - t0
     assert run.leftover_processes == 1
     assert is_gone(read_pid(pidfile))
+    assert run.wall_ns / 1e9 + 1.0 <= elapsed < 20  # the sample ended when the command exited, then the grace
 
 
 def test_command_runs_in_its_own_process_group_with_stdin_from_devnull(make, tmp_path):
@@ -295,7 +319,7 @@ def test_ctrl_c_during_a_run_kills_the_command_group_and_propagates(
     finally:
         interrupt.cancel()
         signal.signal(signal.SIGINT, previous)
-    assert elapsed < 1.5
+    assert elapsed < 15  # not the 30 s sleep
 
 
 def test_command_sees_the_environment_captured_when_the_executor_was_made(
@@ -345,10 +369,9 @@ def test_ctrl_c_arriving_while_the_command_is_being_spawned_still_kills_it(monke
 # -- output -------------------------------------------------------------------------
 
 
-def test_huge_output_to_null_is_discarded_without_cost(ex):
-    run = ex.run(Command("head", ("/usr/bin/head", "-c", "50000000", "/dev/zero")))
-    assert run.status == 0
-    assert run.wall_ns < 1e9
+def test_huge_output_to_null_is_discarded_and_never_blocks_the_command(ex):
+    run = ex.run(Command("head", ("/usr/bin/head", "-c", "50000000", "/dev/zero")), timeout_ns=60_000_000_000)
+    assert run.status == 0  # a pipe nobody read would have blocked it until the timeout
 
 
 def test_huge_output_to_a_file_lands_in_the_file(make, tmp_path):

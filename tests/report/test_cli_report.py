@@ -75,7 +75,7 @@ def test_report_errors_name_the_problem(tmp_path):
     table = invoke("report", COMPARE, "--format", "html", "--table", "samples")
     assert table.code == EXIT_USAGE and "--table samples applies to --format csv" in table.err
     nowhere = invoke("report", COMPARE, "-o", str(tmp_path / "no" / "dir" / "r.html"))
-    assert nowhere.code == EXIT_RESULT_FILE and "cannot write the report" in nowhere.err
+    assert nowhere.code == EXIT_USAGE and "does not exist" in nowhere.err  # checked before reading
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
@@ -130,7 +130,7 @@ def test_no_export_options_means_no_files_and_nothing_rendered(tmp_path, monkeyp
 def test_report_does_not_write_through_a_link_planted_in_a_shared_directory(tmp_path):
     link, victim = planted_link(tmp_path)
     result = invoke("report", COMPARE, "-o", str(link))
-    assert result.code == EXIT_RESULT_FILE
+    assert result.code == EXIT_USAGE  # refused before anything is read or rendered, as every output is
     assert result.err.count("\n") == 1 and "refusing to follow the symbolic link" in result.err
     assert victim.read_text() == "root:x:0:0\n" and oct(victim.stat().st_mode & 0o777) == "0o600"
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 import pytest
 from planted_links import OTHER_USER as OTHER
 from planted_links import needs_root, planted_link, shared_directory
 
-from pairbench.store import files
-from pairbench.store.files import UnsafeLinkError, atomic_write_text, may_follow
+from pairbench.outputs import UnsafeLinkError, may_follow
+from pairbench.store.files import atomic_write_text
 
 STICKY_SHARED = stat.S_IFDIR | 0o1777  # like /tmp
 
@@ -112,5 +113,5 @@ def test_relative_paths_and_dot_dot_resolve_as_the_kernel_does(tmp_path, monkeyp
     (tmp_path / "real" / "sub").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real" / "sub")
     monkeypatch.chdir(tmp_path)
-    atomic_write_text(files.Path("link/../r.json"), "x")  # link/.. is real/, not tmp_path
+    atomic_write_text(Path("link/../r.json"), "x")  # link/.. is real/, not tmp_path
     assert (tmp_path / "real" / "r.json").read_text() == "x" and not (tmp_path / "r.json").exists()

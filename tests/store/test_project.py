@@ -59,3 +59,10 @@ def test_confirm_settings_are_read_with_their_build_timeout(tmp_path):
     project = find_project(tmp_path)
     assert project.confirm["bench"] == "b" and project.build_timeout_ns() == 90 * 10**9
     assert find_project(Path("/")).build_timeout_ns() == DEFAULT_BUILD_TIMEOUT_NS
+
+
+def test_a_config_that_is_not_utf8_is_named_as_a_toml_file(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pairbench.toml").write_bytes(b'[store]\nurl = "\xff"\n')
+    with pytest.raises(UsageError, match="pairbench.toml: not a TOML file"):
+        find_project(tmp_path)

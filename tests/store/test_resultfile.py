@@ -10,6 +10,7 @@ from store_runs import stored_run, two_benchmark_run
 from pairbench.errors import ResultFileError
 from pairbench.model import SAMPLE_COLUMNS
 from pairbench.store import checks, files
+from pairbench.store.files import dumps
 from pairbench.store.resultfile import RESULT_FORMAT, read_result, run_to_document, write_result
 
 
@@ -103,13 +104,23 @@ def test_executor_metadata_as_pairbench_writes_it_is_read(tmp_path, run, executo
 
 @pytest.mark.parametrize("key", ["spawner", "peak_memory", "peak_memory_reason"])
 def test_executor_metadata_that_is_not_text_is_refused_naming_the_field(tmp_path, run, key):
-    write_result(run.replace(environment={"executor": {"kind": "SpawnerExecutor", key: 3}}), tmp_path / "r.json")
+    bad = run.replace(environment={"executor": {"kind": "SpawnerExecutor", key: 3}})
+    _write_unchecked(bad, tmp_path / "r.json")
     with pytest.raises(ResultFileError, match=f"environment.executor.{key}"):
         read_result(tmp_path / "r.json")
+    with pytest.raises(ResultFileError, match=f"environment.executor.{key}"):  # nor written by pairbench
+        write_result(bad, tmp_path / "w.json")
+    assert not (tmp_path / "w.json").exists()
+
+
+def _write_unchecked(run, path) -> None:
+    """``run`` written as a document, without the checks ``write_result`` makes first (another
+    program's file)."""
+    path.write_text(dumps(run_to_document(run)) + "\n", encoding="utf-8")
 
 
 def test_writer_refuses_to_emit_nan(tmp_path, run):
-    with pytest.raises(ValueError):
+    with pytest.raises(ResultFileError, match="Out of range float"):
         write_result(run.replace(environment={"load": float("nan")}), tmp_path / "r.json")
     assert not (tmp_path / "r.json").exists()
 
@@ -257,14 +268,14 @@ def test_empty_binary_missing_and_directory_inputs_each_get_a_clear_error(tmp_pa
 
 
 def test_oversized_file_is_refused_before_parsing(tmp_path, monkeypatch, run):
+    _write_unchecked(run, tmp_path / "big.json")
     monkeypatch.setattr(files, "MAX_FILE_BYTES", 100)
-    write_result(run, tmp_path / "big.json")
     with pytest.raises(ResultFileError, match="larger than"):
         read_result(tmp_path / "big.json")
 
 
 def test_too_many_samples_are_refused(tmp_path, monkeypatch, run):
+    _write_unchecked(run, tmp_path / "r.json")
     monkeypatch.setattr(checks, "MAX_SAMPLES_PER_SERIES", 3)
-    write_result(run, tmp_path / "r.json")
     with pytest.raises(ResultFileError, match="more than 3"):
         read_result(tmp_path / "r.json")

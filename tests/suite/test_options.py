@@ -17,6 +17,7 @@ from pairbench.settings import default, parse_settings
     (("--jobs", "65"), "--jobs must be at most 64, got 65"),
     (("--harness", "jmh"), "--harness must be one of gbench, go, criterion, pytest-benchmark, pytest-benchmark-processes, pairbench"),
     (("--suite-time", "soon"), "--suite-time"),
+    (("--against", ""), "--against must name a git revision (a branch, a tag, a commit), got ''"),
 ])
 def test_a_bad_suite_option_is_a_usage_error_naming_it(options, problem):
     code, _, err = invoke("bench", *options, "/bin/true")

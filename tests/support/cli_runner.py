@@ -4,8 +4,6 @@
 (``use_executor``, a fixture in ``tests/conftest.py``, installs one for the
 test), the machine's metadata (``FIXED_ENVIRONMENT`` unless a test passes its
 own; ``real_environment=True`` reads this machine) and the progress clock.
-The statistics the CLI loads in the background while it measures
-(``pairbench.preload``) are loaded first.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from __future__ import annotations
 import io
 from typing import NamedTuple
 
-from pairbench import cli, preload
+from pairbench import cli
 
 # A quiet, tuned machine with nothing to say, in the shapes the collector writes
 # (``environment.collect_environment``): golden output does not depend on the host.
@@ -48,10 +46,6 @@ class Seams:
 def invoke(*args: str, executor=None, environment=None, real_environment: bool = False, clock=None,
            stdout=None, stderr=None) -> CliResult:
     out, err = stdout or io.StringIO(), stderr or io.StringIO()
-    # The statistics are loaded before the CLI runs (it would load them in the background while
-    # measuring), so the round at which the stopping rule first looks never depends on a thread.
-    preload.start()
-    preload.wait()
     chosen = executor if executor is not None else Seams.executor
     if environment is None and not real_environment:
         environment = dict(FIXED_ENVIRONMENT)

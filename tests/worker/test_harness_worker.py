@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 from harness_client import HarnessClient, WorkerGone, worker_argv
+from processes import SCHEDSTAT, samples_cpu_share
 
 from pairbench.worker import protocol
 
@@ -83,6 +84,25 @@ def test_time_grows_with_the_iteration_count(start, write):
     assert many.user_ns + many.sys_ns > 0
 
 
+@pytest.mark.skipif(not SCHEDSTAT.exists(), reason="a platform limit: no per-thread CPU account in /proc")
+def test_the_samples_cpu_time_is_what_the_kernel_charged_the_thread_for_them(start, write):
+    # ~1 ms of CPU-bound work, 200 times: the CPU time the replies report must be nearly all the
+    # kernel charged the worker's thread meanwhile, never more. getrusage(RUSAGE_THREAD) alone
+    # reported 15-20%: the thread's account was stale.
+    worker = start(write("bench_work.py", """
+        import pairbench
+
+        @pairbench.benchmark
+        def work():
+            sum(range(100))
+    """))
+    iterations = 1
+    while worker.sample("work", iterations).ns < 1_000_000 and iterations < 1 << 30:
+        iterations *= 2
+    share = samples_cpu_share(worker.process.pid, lambda: [worker.sample("work", iterations) for _ in range(200)])
+    assert 0.8 <= share <= 1.0
+
+
 def test_setup_and_teardown_run_once_per_sample_outside_the_timed_loop(start, write, recorded):
     worker = start(write("bench_slow_setup.py", """
         import time
@@ -91,19 +111,19 @@ def test_setup_and_teardown_run_once_per_sample_outside_the_timed_loop(start, wr
 
         def setup():
             record(phase="setup")
-            time.sleep(0.1)
+            time.sleep(0.3)
             return "argument"
 
         def teardown(argument):
             record(phase="teardown", argument=argument)
-            time.sleep(0.1)
+            time.sleep(0.3)
 
         @pairbench.benchmark(setup=setup, teardown=teardown)
         def quick(argument):
             record(phase="body", argument=argument)
     """), env=recorded.env)
     samples = [worker.sample("quick", iterations) for iterations in (1, 2)]
-    assert all(sample.ns < 50_000_000 for sample in samples), samples  # the sleeps are 100 ms each
+    assert all(sample.ns < 300_000_000 for sample in samples), samples  # the sleeps are 300 ms each
     assert [r["phase"] for r in recorded()] == ["setup", "body", "teardown", "setup", "body", "body", "teardown"]
     assert {r.get("argument") for r in recorded() if r["phase"] != "setup"} == {"argument"}
 
@@ -302,7 +322,7 @@ def test_the_worker_loads_no_numpy_scipy_click_or_other_pairbench_module(start, 
     modules = recorded()[0]["modules"]
     assert not [m for m in modules if m.split(".")[0] in ("numpy", "scipy", "click", "rich", "jinja2")]
     assert {m for m in modules if m.startswith("pairbench.")} == {
-        "pairbench.worker.protocol", "pairbench.worker", "pairbench.worker.discovery",
+        "pairbench.worker.protocol", "pairbench.limits", "pairbench.worker", "pairbench.worker.discovery",
         "pairbench.worker.registry", "pairbench.worker.serve"}
 
 
@@ -312,7 +332,8 @@ def test_a_fresh_setup_prepares_every_call_and_times_only_the_calls(monkeypatch)
     from pairbench.worker import serve
 
     clock = [0]
-    monkeypatch.setattr(serve, "time", types.SimpleNamespace(perf_counter_ns=lambda: clock[0]))
+    monkeypatch.setattr(serve, "time", types.SimpleNamespace(perf_counter_ns=lambda: clock[0],
+                                                       thread_time_ns=lambda: clock[0]))
     prepared, seen = [], []
 
     def setup():

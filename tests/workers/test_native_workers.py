@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from processes import SCHEDSTAT, samples_cpu_share
 
 from pairbench.worker.protocol import (
     FDS_VARIABLE,
@@ -252,6 +253,19 @@ def test_a_sample_times_the_loop_and_grows_with_the_iterations(example, start):
     # The thread's CPU time is over the loop alone: some, and no more than the loop's wall time.
     assert 0 < big.user_ns + big.sys_ns <= big.ns + 2_000_000
     assert big.maxrss_kib > 0
+
+
+@pytest.mark.skipif(not SCHEDSTAT.exists(), reason="a platform limit: no per-thread CPU account in /proc")
+def test_the_samples_cpu_time_is_what_the_kernel_charged_the_thread_for_them(example, start):
+    # A CPU-bound loop of ~1 ms, 200 times: the CPU time the replies report must be nearly all the
+    # kernel charged the worker's thread meanwhile (the rest is the protocol's handling), never more.
+    # getrusage(RUSAGE_THREAD) alone reported 15-20%: the thread's account was stale.
+    worker = start(example)
+    iterations = 1
+    while worker.run("checksum", iterations).ns < 1_000_000 and iterations < 1 << 30:
+        iterations *= 2
+    share = samples_cpu_share(worker.process.pid, lambda: [worker.run("checksum", iterations) for _ in range(200)])
+    assert 0.8 <= share <= 1.0
 
 
 def test_a_reply_carries_every_field_of_the_protocol(example, start):

@@ -78,29 +78,33 @@ fn fnv1a(data: &[u8]) -> u64 {
 struct Sample {
     ns: u64,
     usage: Option<(Usage, Usage)>, // before and after the loop
+    cpu_ns: Option<u64>,           // the thread's CPU time over the loop
     maxrss_kib: Option<u64>,
 }
 
 /// Runs `body` `iterations` times between two readings of the monotonic clock;
-/// the thread's resource usage is read just outside them.
+/// the thread's CPU clock is read just outside them, its resource usage just
+/// outside those.
 fn measure(iterations: u64, mut body: impl FnMut()) -> Sample {
     let before = thread_usage();
+    let cpu_start = thread_cpu_ns();
     let start = Instant::now();
     for _ in 0..iterations {
         body();
     }
     let elapsed = start.elapsed();
-    let after = thread_usage();
+    let after = thread_usage(); // reads the CPU clock first
     Sample {
         ns: u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX >> 1),
         usage: before.zip(after),
+        cpu_ns: cpu_start.zip(after).map(|(start, a)| a.cpu_ns.saturating_sub(start)),
         maxrss_kib: process_maxrss_kib(),
     }
 }
 
 #[derive(Clone, Copy)]
 struct Usage {
-    user_ns: u64,
+    cpu_ns: u64, // the thread's CPU clock, read just before the rest
     sys_ns: u64,
     vcs: u64,
     ivcs: u64,
@@ -142,9 +146,31 @@ mod rusage {
 
     pub const RUSAGE_SELF: i32 = 0;
     pub const RUSAGE_THREAD: i32 = 1;
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+
+    #[repr(C)]
+    #[derive(Default)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
 
     extern "C" {
         fn getrusage(who: i32, usage: *mut Rusage) -> i32;
+        fn clock_gettime(clock: i32, time: *mut Timespec) -> i32;
+    }
+
+    /// The CPU time this thread has run, ns. Reading it also brings the
+    /// kernel's account of the thread up to date: `getrusage(RUSAGE_THREAD)`
+    /// alone returns the runtime as of the thread's last tick or context
+    /// switch, which around a ~1 ms sample misses most of it.
+    pub fn thread_cpu_ns() -> Option<u64> {
+        let mut time = Timespec::default();
+        // SAFETY: `time` is a valid, writable struct of the layout the kernel fills.
+        if unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut time) } != 0 {
+            return None;
+        }
+        Some(u64::try_from(time.sec).ok()? * 1_000_000_000 + u64::try_from(time.nsec).ok()?)
     }
 
     pub fn read(who: i32) -> Option<Rusage> {
@@ -158,15 +184,21 @@ mod rusage {
 fn thread_usage() -> Option<Usage> {
     let nonneg = |v: i64| u64::try_from(v).unwrap_or(0);
     let ns = |t: &rusage::Timeval| nonneg(t.sec) * 1_000_000_000 + nonneg(t.usec) * 1_000;
+    let cpu_ns = rusage::thread_cpu_ns()?; // first, so that getrusage is up to date
     let u = rusage::read(rusage::RUSAGE_THREAD)?;
     Some(Usage {
-        user_ns: ns(&u.utime),
+        cpu_ns,
         sys_ns: ns(&u.stime),
         vcs: nonneg(u.nvcsw),
         ivcs: nonneg(u.nivcsw),
         minflt: nonneg(u.minflt),
         majflt: nonneg(u.majflt),
     })
+}
+
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn thread_cpu_ns() -> Option<u64> {
+    rusage::thread_cpu_ns()
 }
 
 #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
@@ -180,18 +212,26 @@ fn thread_usage() -> Option<Usage> {
 }
 
 #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn thread_cpu_ns() -> Option<u64> {
+    None
+}
+
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
 fn process_maxrss_kib() -> Option<u64> {
     None
 }
 
 fn format_ok(sample: &Sample) -> String {
     let mut line = format!("ok ns={}", sample.ns);
-    if let Some((b, a)) = sample.usage {
+    if let (Some((b, a)), Some(cpu)) = (sample.usage, sample.cpu_ns) {
         let d = |after: u64, before: u64| after.saturating_sub(before);
+        // the total is the thread CPU clock's (exact); the system part is
+        // getrusage's tick-sampled share, at most the total; user the rest
+        let sys = d(a.sys_ns, b.sys_ns).min(cpu);
         line += &format!(
             " user_ns={} sys_ns={} vcs={} ivcs={} minflt={} majflt={}",
-            d(a.user_ns, b.user_ns),
-            d(a.sys_ns, b.sys_ns),
+            cpu - sys,
+            sys,
             d(a.vcs, b.vcs),
             d(a.ivcs, b.ivcs),
             d(a.minflt, b.minflt),

@@ -1,9 +1,8 @@
 """How strict a comparison is: the criteria every verdict is judged by.
 
-Kept apart from :mod:`pairbench.analysis.comparison` so that what a measuring
-command needs before its first sample (the stopping rule's criteria) loads no
-scipy: the statistics are imported while the first rounds run
-(:mod:`pairbench.preload`).
+Kept apart from :mod:`pairbench.analysis.comparison`, which loads scipy: the
+settings' checks and a session's set-up need the criteria, not the statistics
+(:mod:`pairbench.preload` loads those once, before the first sample).
 """
 
 from __future__ import annotations

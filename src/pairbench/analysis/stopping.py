@@ -6,11 +6,9 @@ round's samples, keeps each comparison's log-ratios (in one
 through the analysis's own :func:`~pairbench.analysis.comparison.verdict_of`,
 so the verdict that stopped a run is the one ``analyse`` reports from the
 stored samples. With ``--runs`` nothing stops early; the progress line asks
-:meth:`StoppingRule.current` for the sign-test interval instead.
-
-The rule looks only once the statistics are loaded (``pairbench.preload``):
-until then it keeps the log-ratios and says nothing. Skipping looks leaves the
-anytime-valid verdict valid; it can only stop a few rounds later.
+:meth:`StoppingRule.current` for the sign-test interval instead. The statistics
+it uses are loaded before the first sample (``pairbench.preload``), so a look
+costs no import.
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pairbench import preload
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Effect
 from pairbench.measure.sampler import RoundEnd, Sink
@@ -44,10 +41,8 @@ class StoppingRule(Sink):
         self._block_ended = False
         ids = range(benchmarks) if benchmark_ids is None else benchmark_ids
         self.keys = [(b, c) for b in ids for c in candidates]
-        # one store of each comparison's log-ratios: the running sequence when adaptive (made once the
-        # statistics are loaded, fed what waited in _pending), a list with --runs
+        # one store of each comparison's log-ratios: the running sequence when adaptive, a list with --runs
         self._running: dict = {}
-        self._pending: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
         self._ratios: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
         self._block: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
         self.latest: dict[tuple[int, int], tuple[Verdict, Effect | None]] = {}
@@ -55,7 +50,8 @@ class StoppingRule(Sink):
     def on_round(self, end: RoundEnd) -> None:
         if end.warmup:
             return
-        values = {(m.benchmark, m.side): m.value for m in end.samples if m.sample.ok}
+        # a time of 0 (a harness whose timer did not advance) has no ratio: the analysis refuses it too
+        values = {(m.benchmark, m.side): m.value for m in end.samples if m.sample.ok and m.value > 0}
         fresh: dict[tuple[int, int], float] = {}
         for benchmark, candidate in self.keys:
             base, cand = values.get((benchmark, self.baseline)), values.get((benchmark, candidate))
@@ -68,27 +64,24 @@ class StoppingRule(Sink):
                 if not self._block_ended:
                     continue
                 ratio, self._block[key] = float(np.median(self._block[key])), []
-            (self._pending if self.criteria.anytime else self._ratios)[key].append(ratio)
-        if preload.ready():
-            self._catch_up()
+            if self.criteria.anytime:
+                self._sequence(key).extend([ratio])
+            else:
+                self._ratios[key].append(ratio)
 
-    def _catch_up(self) -> None:
-        """Feed the running sequences the log-ratios that waited for the statistics to load."""
-        from pairbench.stats.sequential import RunningSequence  # loaded (preload.ready)
+    def _sequence(self, key: tuple[int, int]):
+        """The running confidence sequence of comparison ``key``, made at its first value."""
+        from pairbench.stats.sequential import RunningSequence
 
-        for key, waiting in self._pending.items() if self.criteria.anytime else ():
-            if key not in self._running:
-                self._running[key] = RunningSequence(self.criteria.level_alpha, self.criteria.t_opt)
-            if waiting:
-                self._running[key].extend(waiting)
-                self._pending[key] = []
+        if key not in self._running:
+            self._running[key] = RunningSequence(self.criteria.level_alpha, self.criteria.t_opt)
+        return self._running[key]
 
     def decide(self) -> str | None:
         """A reason to stop when every comparison has a verdict, else None (updates ``latest``).
         In blocks, only right after a block has ended: the stored samples then hold whole blocks."""
-        if (self.block_rounds is not None and not self._block_ended) or not preload.ready():
+        if self.block_rounds is not None and not self._block_ended:
             return None
-        self._catch_up()
         verdicts = [self._verdict(key) for key in self.keys]
         if all(v.decided for v in verdicts):
             if len(verdicts) == 1:
@@ -97,25 +90,21 @@ class StoppingRule(Sink):
         return None
 
     def current(self) -> list[Effect | None]:
-        """Each comparison's effect now (None while no interval exists, or while the statistics
-        load), for the progress line."""
-        if not preload.ready():
-            return [self.latest[key][1] if key in self.latest else None for key in self.keys]
-        self._catch_up()
+        """Each comparison's effect now (None while no interval exists), for the progress line."""
         for key in self.keys:
             if key not in self.latest or not self.criteria.anytime:
                 self._verdict(key)
         return [self.latest[key][1] for key in self.keys]
 
     def _verdict(self, key: tuple[int, int]) -> Verdict:
-        from pairbench.analysis.comparison import (  # loaded (ready)
+        from pairbench.analysis.comparison import (  # loaded before the first sample (preload)
             anytime_effect,
             effect_of,
             verdict_of,
         )
 
         if self.criteria.anytime:
-            running = self._running[key]
+            running = self._sequence(key)
             found = verdict_of(lambda: anytime_effect(running), self.criteria)
         else:
             ratios = np.asarray(self._ratios[key])

@@ -10,7 +10,9 @@ import click
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.measuring import (
     check_output_paths,
+    load_statistics,
     open_activity_window,
+    programs_environment,
     report_outcome,
     store_target,
 )
@@ -18,6 +20,7 @@ from pairbench.cli.options import (
     BENCH_SAMPLING,
     _shown,
     decision_options,
+    environment_options,
     sampling_options,
     store_options,
 )
@@ -69,6 +72,7 @@ def bench_options(f, *, against: bool = True):
 @lambda f: decision_options(f, self_check=False)
 @export_options
 @store_options
+@environment_options
 @click.pass_obj
 def bench(app: App, workers: tuple[str, ...], **options):
     """Compare every benchmark two builds of a suite share, interleaved, benchmark by benchmark.
@@ -98,20 +102,31 @@ def bench(app: App, workers: tuple[str, ...], **options):
       pairbench bench old/tests/bench new/tests/bench --harness pytest-benchmark
       pairbench bench --shard 2/4 --json shard-2.json ./old ./new
       pairbench bench benchmarks/ --against main
+      pairbench bench benchmarks/ --against main --pass-env DATA_DIR
       pairbench bench bench_parse.py
       pairbench bench --store postgresql://ci@db/bench ./build/bench
     """
     if len(workers) > 2:
         raise click.UsageError(f"bench takes one worker or two (baseline and candidate), got {len(workers)}")
     window = open_activity_window()  # its 0.1 s pass while the code below loads
-    from pairbench.sessions.bench import BenchSession, harness_of
+    from pairbench.sessions.bench import harness_of  # loaded while the window passes
 
-    store, no_store = options.pop("store"), options.pop("no_store")
+    store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
     if options.get("max_time") is None:
         options["max_time"] = default("max_time", "bench", harness_of(workers, options.get("harness")))
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
-    check_output_paths(settings)
+    check_output_paths(settings, target)
+    with programs_environment(pass_env, isolated=settings.workers.against is not None, store=target):
+        return _bench(app, settings, target, window, workers)
+
+
+def _bench(app: App, settings, target, window, workers: tuple[str, ...]) -> int:
+    from pairbench.sessions.bench import BenchSession
+    from pairbench.sessions.driver import STATISTICS
+
+    load_statistics(STATISTICS)  # while the activity window passes
+
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory)
     shown = []
     lock = threading.Lock()

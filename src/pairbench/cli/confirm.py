@@ -6,8 +6,18 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.bench import bench_options
-from pairbench.cli.measuring import check_output_paths, report_outcome, store_target
-from pairbench.cli.options import BENCH_SAMPLING, decision_options, sampling_options
+from pairbench.cli.measuring import (
+    check_output_paths,
+    programs_environment,
+    report_outcome,
+    store_target,
+)
+from pairbench.cli.options import (
+    BENCH_SAMPLING,
+    decision_options,
+    environment_options,
+    sampling_options,
+)
 from pairbench.cli.report import export_options
 from pairbench.report.safe import visible
 from pairbench.settings import parse_settings
@@ -25,14 +35,18 @@ CONFIRM_SAMPLING = tuple(option for option in BENCH_SAMPLING if option != "names
 @sampling_options("bench", keep=CONFIRM_SAMPLING)
 @lambda f: decision_options(f, self_check=False)
 @export_options
+@environment_options
 @click.pass_obj
-def confirm(app: App, before: str, after: str, store: str | None, **options):
+def confirm(app: App, before: str, after: str, store: str | None, pass_env: tuple[str, ...], **options):
     """Measure two commits again, side by side, to confirm or reject a step between them.
 
     Both revisions are checked out into temporary git worktrees and built with
     the [confirm] build command of pairbench.toml (or [tool.pairbench.confirm]
     in pyproject.toml); then `pairbench bench` measures the [confirm] bench
-    target of both builds in interleaved, randomized paired rounds. The
+    target of both builds in interleaved, randomized paired rounds. The config
+    of the checkout chooses that command: run confirm only where you would run
+    the checkout's own build. Builds and benchmarks get PATH, HOME, the locale,
+    TZ, TERM and TMPDIR of your environment, and what --pass-env names. The
     benchmarks measured are those whose history has a step between the two
     commits on this machine (all of them when none has; -k chooses). A change
     (slower or faster, not negligible) confirms the step, an equivalent one
@@ -49,6 +63,7 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
     Examples:
       pairbench confirm 1a2b3c4 5d6e7f8
       pairbench confirm v1.3.0 v1.4.0 -k parse --max-time 20s
+      pairbench confirm v1.3.0 v1.4.0 --pass-env CC --pass-env CFLAGS
     """
     from pairbench.sessions.confirm import ConfirmSession, bench_settings
     from pairbench.store.project import find_project
@@ -57,10 +72,10 @@ def confirm(app: App, before: str, after: str, store: str | None, **options):
     session = ConfirmSession(project, before, after)
     target = store_target(store, False) or _default_target(project)
     settings = parse_settings("bench", ("BEFORE", "AFTER"), options)
-    check_output_paths(settings)
+    check_output_paths(settings, target)
     flagged = _flagged(app, target, session)
     names = tuple(f"{r.name} ({r.commit[:10]})" if r.name != r.commit else r.commit[:10] for r in session.revisions)
-    with session.built() as built:
+    with programs_environment(pass_env, isolated=True, store=target), session.built() as built:
         settings = bench_settings(settings, session.targets(built), names, flagged)
         outcome = _measure(app, settings)
     code = report_outcome(app, settings, outcome, target, provenance=session.provenance())
@@ -84,7 +99,7 @@ def _flagged(app: App, target, session) -> str | None:
     from pairbench.sessions.record import open_store
 
     fingerprint = this_machine(app, target).fingerprint
-    with open_store(target) as opened:
+    with open_store(target, read_only=True) as opened:
         machine = next((m for m in opened.machines() if m.fingerprint == fingerprint), None)
         if machine is None:
             return None

@@ -9,6 +9,8 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import App, cli
+from pairbench.cli.measuring import programs_environment
+from pairbench.cli.options import environment_options
 from pairbench.doctor import (
     DOCTOR_WINDOW_S,
     Report,
@@ -65,9 +67,10 @@ def _shown(option: str) -> str:
               help="Judge the machine metadata stored in FILE (a result document, its journal, or doctor "
                    "--json output) instead of this machine now.")
 @click.option("--root", default="/", hidden=True, help="Read /proc and /sys below this directory.")
+@environment_options
 @click.pass_obj
 def doctor(app: App, command: str | None, as_json: bool, fail_on: str | None, environment_path: str | None,
-           root: str, **options):
+           root: str, pass_env: tuple[str, ...], **options):
     """Check the machine, or validate COMMAND as a benchmark.
 
     Without COMMAND: governor, turbo, SMT, ASLR, load and the busiest processes,
@@ -97,11 +100,12 @@ def doctor(app: App, command: str | None, as_json: bool, fail_on: str | None, en
         report = machine
         app.io.out(render_json(machine) if as_json else render_machine(machine, color=app.io.color))
         return _exit_code(report, threshold)
-    executor = app.executor_factory(OutputPolicy())
-    try:
-        report = diagnose_benchmark(plan, executor, timer_resolution_ns=timer_step(environment))
-    finally:
-        executor.close()
+    with programs_environment(pass_env, isolated=False, store=None):
+        executor = app.executor_factory(OutputPolicy())
+        try:
+            report = diagnose_benchmark(plan, executor, timer_resolution_ns=timer_step(environment))
+        finally:
+            executor.close()
     app.io.out(render_json(report, machine=machine, plan=plan) if as_json
                else render_benchmark(report, machine, plan, color=app.io.color))
     return _exit_code(report, threshold)

@@ -35,21 +35,15 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
 
     Each BENCHMARK is a name as the results call it (sort[n=100]; a whole
     command by its --name), or a pattern (sort*); none: every benchmark of the
-<<<<<<< HEAD
-    machine. A commit's value is the median of its results' medians; steps and
+    machine. Names after -- are names even if they begin with -: give names
+    that come from elsewhere (a pull request's benchmarks) after --, quoted.
+    A commit's value is the median of its results' medians; steps and
     drifts are found by PELT on the log values under a model of autocorrelated
     noise (validated by simulation: see the README), and shown with their
     commits, their size with a 95% interval, and whether `pairbench confirm`
     confirmed them. A step with several commits between its two points (in the
     git repository here) comes with the `pairbench bisect` command that finds
     which of them made it.
-=======
-    machine. Names after -- are names even if they begin with -: give names
-    that come from elsewhere (a pull request's benchmarks) after --, quoted. A commit's value is the median of its results' medians; steps are
-    found by PELT on the log values (validated by simulation: see the README),
-    and shown with their commits, their size with a 95% interval, and whether
-    `pairbench confirm` confirmed them.
->>>>>>> main
 
     \b
     Examples:
@@ -60,14 +54,16 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
       pairbench history --branch main --format markdown -- "$name1" "$name2"
     """
     from pairbench.analysis.history import with_bisects
-    from pairbench.cli.report import write_files
-    from pairbench.sessions.record import open_store, target_of
+    from pairbench.cli.report import check_outputs, write_files
+    from pairbench.sessions.record import open_store, store_files, target_of
     from pairbench.store.project import find_project
 
     project = find_project()
     target = target_of(project, store, default=True)
     fmt = fmt or SUFFIX_FORMATS.get(_suffix(output), "text")
-    with open_store(target) as opened:
+    if output not in (None, "-"):
+        check_outputs([("--output", output)], example="history.html", inputs=store_files(target))
+    with open_store(target, read_only=True) as opened:
         found = load_history(opened, _machine_of(app, opened, target, machine), benchmarks, last, branch)
     found = with_bisects(found, commit_counts(found, str(project.root)))
     write_files(app.io, [(output if output not in (None, "-") else None, render(found, fmt))])
@@ -160,8 +156,11 @@ def _chosen(known, patterns: tuple[str, ...], store, machine):
         if not known:
             raise StoreError(f"{store.url.shown} has no results of machine {visible(machine.label)} yet")
         return known
+    from pairbench.store.history import storable
+
     chosen = []
-    for pattern in patterns:
+    for given in patterns:
+        pattern = storable(given)  # a name that was not UTF-8 is stored with its bytes escaped
         matched = [b for b in known if b.key.label == pattern or b.key.name == pattern
                    or fnmatch.fnmatchcase(b.key.label, pattern)]
         if not matched:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -9,16 +10,21 @@ import math
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.options import decision_options, sampling_options, store_options
+from pairbench.cli.options import (
+    decision_options,
+    environment_options,
+    sampling_options,
+    store_options,
+)
 from pairbench.cli.report import (
     check_export_paths,
-    check_writable_path,
+    check_outputs,
     export_options,
     export_paths,
     refuse_shared_paths,
     write_exports,
 )
-from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError
+from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.report.safe import visible
 from pairbench.settings import Settings, parse_settings
 from pairbench.units import fixed_time_unit
@@ -29,6 +35,7 @@ from pairbench.units import fixed_time_unit
 @sampling_options("run")
 @export_options
 @store_options
+@environment_options
 @click.pass_obj
 def run(app: App, commands: tuple[str, ...], **options):
     """Measure each COMMAND and print an honest summary.
@@ -54,9 +61,11 @@ def run(app: App, commands: tuple[str, ...], **options):
       pairbench run --store sqlite:///.pairbench/history.db --name parse './parse big.json'
     """
     window = open_activity_window()  # its 0.1 s pass while the code that measures loads
-    store, no_store = options.pop("store"), options.pop("no_store")
+    store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
     settings = parse_settings("run", commands, options)
-    return measure(app, settings, store_target(store, no_store), window)
+    target = store_target(store, no_store)
+    with programs_environment(pass_env, isolated=False, store=target):
+        return measure(app, settings, target, window)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -66,6 +75,7 @@ def run(app: App, commands: tuple[str, ...], **options):
 @decision_options
 @export_options
 @store_options
+@environment_options
 @click.pass_obj
 def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
     """Is CANDIDATE faster or slower than BASELINE, by how much, how sure?
@@ -95,9 +105,30 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
       pairbench compare -P n 1000 3000 -D 1000 './old --size {n}' './new --size {n}'
     """
     window = open_activity_window()  # its 0.1 s pass while the code that measures loads
-    store, no_store = options.pop("store"), options.pop("no_store")
+    store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
     settings = parse_settings("compare", (baseline, *candidates), options)
-    return measure(app, settings, store_target(store, no_store), window)
+    target = store_target(store, no_store)
+    with programs_environment(pass_env, isolated=False, store=target):
+        return measure(app, settings, target, window)
+
+
+@contextlib.contextmanager
+def programs_environment(pass_env, *, isolated: bool, store):
+    """Inside the block, programs pairbench starts get the environment ``measure.child_environment``
+    gives them: ``--pass-env`` names (checked here: a usage error names the bad one), and only the
+    basics besides when they are code of another commit (``isolated``). pairbench itself becomes
+    non-dumpable when it holds a credential (its environment has one, or it writes to a ``store``),
+    so the programs cannot read it from /proc either."""
+    from pairbench.measure import child_environment
+
+    try:
+        passed = child_environment.passed_names(pass_env)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if store is not None or child_environment.holds_credential():
+        child_environment.keep_to_ourselves()
+    with child_environment.policy(child_environment.Policy(isolated, passed)):
+        yield
 
 
 def store_target(given: str | None, no_store: bool):
@@ -124,12 +155,13 @@ def measure(app: App, settings: Settings, target, window) -> int:
     from pairbench.cli.progress import close_progress, progress_for
     from pairbench.sessions.commands import Session
 
-    check_output_paths(settings)
+    check_output_paths(settings, target)
+    load_statistics()  # while the activity window passes
     session = Session(settings, app.executor_factory, app.environment(activity_since=window))
     progress = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
                             effects=session.rule.current if session.rule else None, clock=app.clock)
     try:
-        outcome = session.measure(progress, also=[_LoadStatisticsWhileSampling()])
+        outcome = session.measure(progress)
     finally:
         close_progress(progress)
     return report_outcome(app, settings, outcome, target)
@@ -143,18 +175,13 @@ def open_activity_window():
     return ActivityWindow.here()
 
 
-class _LoadStatisticsWhileSampling:
-    """A sampler sink that starts loading the statistics in the background once the first round
-    has ended (``pairbench.preload``): by then this thread has imported what sampling uses, so the
-    two threads never import at once."""
+def load_statistics(modules: tuple[str, ...] | None = None) -> None:
+    """Load what sampling and the analysis need (``pairbench.preload``) before the first sample, so
+    that no import runs beside one; called before the activity window closes, so that it passes
+    meanwhile."""
+    from pairbench import preload
 
-    def on_sample(self, measured) -> None:
-        pass
-
-    def on_round(self, end) -> None:
-        from pairbench import preload
-
-        preload.start()
+    preload.load(*(modules,) if modules else ())
 
 
 def report_outcome(app: App, settings: Settings, outcome, target=None, *, provenance=None) -> int:
@@ -187,7 +214,7 @@ def _store(app: App, settings: Settings, outcome, target, provenance=None) -> in
     written = path if path and path != "-" and outcome.result_error is None else None
     recorded = record(outcome.run, outcome.analysis, target, result_path=written, provenance=provenance)
     if recorded.error is None:
-        app.io.err(f"Result {recorded.uid[:12]} stored in {target.url.shown}"
+        app.io.err(f"Result {recorded.uid[:12]} stored in {visible(target.url.shown)}"
                    + ("" if recorded.added else " (it was there already)"))
         return None
     kept = (f"the result is kept in {recorded.kept_in}; store it later with `pairbench store import "
@@ -197,19 +224,24 @@ def _store(app: App, settings: Settings, outcome, target, provenance=None) -> in
     return recorded.error.exit_code
 
 
-def check_output_paths(settings: Settings) -> None:
-    """Refuse, before measuring, a ``--json`` path that is a directory or lies in a missing or
-    read-only directory (``-``, standard output, is fine), and two outputs naming one file."""
+def check_output_paths(settings: Settings, target=None) -> None:
+    """Refuse, before measuring, outputs that cannot or must not be written (``outputs.check_output``:
+    ``-`` for standard output is fine), two outputs naming one file, and an output that is one of the
+    command's inputs (``--input``, ``--balance``, the SQLite store of ``target``)."""
+    from pairbench.sessions.record import store_files
     from pairbench.store.journal import journal_path
 
+    balance = settings.workers.balance if settings.workers else None
+    inputs = [("--input", settings.sampling.input), ("--balance", balance), *store_files(target)]
     path = settings.outputs.json_path
     files = []
     if path and path != "-":
-        check_writable_path("--json", path, "result.json")
+        check_outputs([("--json", path)], example="result.json", inputs=inputs)
         files += [("--json", path), ("--json's journal", str(journal_path(path)))]
     if settings.sampling.output not in ("null", "inherit", "pipe"):
+        check_outputs([("--output", settings.sampling.output)], example="output.txt", inputs=inputs)
         files.append(("--output", settings.sampling.output))
-    check_export_paths(settings.outputs.exports())
+    check_export_paths(settings.outputs.exports(), inputs)
     refuse_shared_paths(files + export_paths(settings.outputs.exports()))
 
 

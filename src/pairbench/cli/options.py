@@ -139,3 +139,15 @@ def store_options(f):
     for option in reversed(options):
         f = option(f)
     return f
+
+
+PASS_ENV_HELP = ("Give the programs pairbench runs the environment variable NAME (repeatable). They never get "
+                 "pairbench's own credentials (PAIRBENCH_STORE, libpq's PG* variables) unless named here; "
+                 "code of another commit (bench --against, confirm) gets only PATH, HOME, the locale, TZ, "
+                 "TERM and TMPDIR besides.")
+
+
+def environment_options(f):
+    """``--pass-env NAME`` for a command that runs programs (not settings: what their environment holds;
+    see ``measure.child_environment``)."""
+    return click.option("--pass-env", "pass_env", metavar="NAME", multiple=True, help=PASS_ENV_HELP)(f)

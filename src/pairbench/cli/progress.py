@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from pairbench.cli.app import Io
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
+from pairbench.report.safe import visible
 from pairbench.settings import Sampling
 from pairbench.units import format_duration, format_percent
 
@@ -70,9 +71,11 @@ class Progress(Sink):
         return None
 
     def status_line(self) -> str:
-        """One line: rounds, samples, elapsed time, and compare's effects or each side's median."""
+        """One line: rounds, samples, elapsed time, and compare's effects or each side's median. The
+        label is a benchmark's name, a harness's or a worker's words: shown with its control
+        characters made visible, like every other name."""
         line = self._status()
-        return f"{self.label}  {line}" if self.label else line
+        return f"{visible(self.label)}  {line}" if self.label else line
 
     def _status(self) -> str:
         runs = self.sampling.runs

@@ -7,7 +7,6 @@ layer that writes it, each file atomically (``resultfile.atomic_write_text``).
 from __future__ import annotations
 
 import contextlib
-import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, Io, cli
-from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError, UsageError
+from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError
 from pairbench.report.exports import CSV_TABLES, EXPORT_SUFFIXES, EXPORTS, FORMATS, SUFFIX_FORMATS
 
 
@@ -50,8 +49,9 @@ def report(app: App, path: str, fmt: str | None, output: str | None, table: str 
     from pairbench.store.journal import journal_path
 
     if output is not None and output != "-":
-        refuse_shared_paths([("the result read", path), ("its journal", str(journal_path(path))),
-                             *output_paths("-o", output, csv=format_for(fmt, output) == "csv" and table is None)])
+        check_outputs(output_paths("-o", output, csv=format_for(fmt, output) == "csv" and table is None),
+                      example="report.html", inputs=[("the result read", path),
+                                                     ("its journal", str(journal_path(path)))])
     run, analysis = read_and_analyse(path)
     with analysing_stored(path):
         files = report_files(run, analysis, fmt, output, table=table)
@@ -111,30 +111,26 @@ def write_files(io: Io, files: list[tuple[str | None, str]]) -> None:
 # --------------------------------------------------------------------------- --export-* options
 
 
-def check_writable_path(option: str, path: str, example: str) -> None:
-    """Refuse, before measuring, an output ``path`` that is a directory (suggesting ``example``
-    inside it), reached through a symbolic link pairbench will not follow (``files.writable_target``),
-    or whose directory does not exist or cannot be written."""
-    from pairbench.store.files import writable_target
+def check_outputs(outputs: Sequence[tuple[str, str]], *, example: str | None = None,
+                  inputs: Sequence[tuple[str, str | None]] = ()) -> None:
+    """Refuse, before a command does any work, outputs ((option, path)) that cannot or must not be
+    written (``outputs.check_output``: a journal, a planted link, a directory, one of ``inputs``), and
+    two outputs naming one file."""
+    from pairbench.outputs import check_output
 
-    if Path(path).is_dir():
-        raise UsageError(f"{option} {path!r} is a directory; give a file path, e.g. "
-                         f"{str(Path(path) / example)!r}")
-    try:
-        target = writable_target(Path(path))
-    except OSError as exc:
-        raise UsageError(f"{option} {path!r}: {exc.strerror or exc}") from None
-    directory = target.parent
-    if not directory.is_dir():
-        raise UsageError(f"{option} {path!r}: the directory {str(directory)!r} does not exist")
-    if not os.access(directory, os.W_OK):
-        raise UsageError(f"{option} {path!r}: the directory {str(directory)!r} is not writable")
+    for option, path in outputs:
+        check_output(option, path, example=example, inputs=inputs)
+    refuse_shared_paths(outputs)
 
 
-def check_export_paths(exports: Mapping[str, str]) -> None:
-    """Refuse, before measuring, export paths that cannot be written (see ``check_writable_path``)."""
+def check_export_paths(exports: Mapping[str, str], inputs: Sequence[tuple[str, str | None]] = ()) -> None:
+    """Refuse, before measuring, export paths that cannot or must not be written
+    (``outputs.check_output``), or that are one of ``inputs``."""
+    from pairbench.outputs import check_output
+
     for key, value in exports.items():
-        check_writable_path("--" + key.replace("_", "-"), value, "report" + _suffix_of(EXPORTS[key]))
+        check_output("--" + key.replace("_", "-"), value, example="report" + _suffix_of(EXPORTS[key]),
+                     inputs=inputs)
 
 
 def _suffix_of(fmt: str) -> str:
@@ -165,21 +161,9 @@ def output_paths(option: str, path: str, *, csv: bool) -> list[tuple[str, str]]:
 def refuse_shared_paths(paths: Sequence[tuple[str, str | None]]) -> None:
     """Refuse (``UsageError``) two of ``paths`` (what, path) that are one file, by name, through a
     symbolic link or as hard links: one would overwrite the other (a report over the raw samples)."""
-    given = [(what, path) for what, path in paths if path]
-    for i, (what, path) in enumerate(given):
-        for other_what, other in given[:i]:
-            if _same_file(path, other):
-                raise UsageError(f"{other_what} and {what} name the same file ({path}): one would "
-                                 "overwrite the other; give them different paths")
+    from pairbench.outputs import refuse_inputs
 
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        if Path(a).resolve() == Path(b).resolve():
-            return True
-        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
-    except (OSError, RuntimeError):  # a symbolic link loop: not a file anything could be written to
-        return False
+    refuse_inputs(paths, ())
 
 
 def export_options(f):

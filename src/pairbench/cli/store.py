@@ -55,7 +55,7 @@ def import_(app: App, paths: tuple[str, ...], url: str | None, commit: str | Non
                 failed += 1
                 continue
             app.io.err(f"{visible(path)}: result {uid[:12]} " + ("stored" if added else "was stored before"))
-    app.io.err(f"{len(paths) - failed} of {len(paths)} file(s) in {target.url.shown}")
+    app.io.err(f"{len(paths) - failed} of {len(paths)} file(s) in {visible(target.url.shown)}")
     return EXIT_RESULT_FILE if failed else EXIT_OK
 
 
@@ -99,8 +99,8 @@ def info(app: App, url: str | None):
     from pairbench.store.project import find_project
 
     target = target_of(find_project(), url, default=True)
-    with open_store(target) as opened:
-        lines = [f"{target.url.shown}:"]
+    with open_store(target, read_only=True) as opened:
+        lines = [f"{visible(target.url.shown)}:"]
         for machine in opened.machines():
             benchmarks = opened.benchmarks(machine.id)
             lines.append(f"  {visible(machine.fingerprint)}  {visible(machine.label)}: {machine.results} "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.report import check_writable_path, refuse_shared_paths
+from pairbench.cli.report import check_outputs
 from pairbench.errors import EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
 from pairbench.verdict import FAIL_ON_CHOICES
 
@@ -70,8 +70,7 @@ def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     from pairbench.store.resultfile import read_result
 
     if json_path != "-":
-        check_writable_path("--json", json_path, "suite.json")
-        refuse_shared_paths([("--json", json_path), *((f"shard {p}", p) for p in shards)])
+        check_outputs([("--json", json_path)], example="suite.json", inputs=[(f"shard {p}", p) for p in shards])
     run = join([Shard(path, read_result(path)) for path in shards])
     analysis = analyse(run)
     if json_path != "-":
@@ -113,8 +112,7 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
     from pairbench.store.imports import read_import
 
     if json_path != "-":
-        check_writable_path("--json", json_path, "imported.json")
-        refuse_shared_paths([("the file imported", path), ("--json", json_path)])
+        check_outputs([("--json", json_path)], example="imported.json", inputs=[("the file imported", path)])
     run = read_import(path, fmt)
     analysis = analyse(run)
     _write_result(app, run, analysis, json_path, announce=False)
@@ -159,7 +157,7 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
 
     level, smallest = parse_alpha(alpha), parse_threshold(threshold)
     if json_path not in (None, "-"):
-        check_writable_path("--json", json_path, "diff.json")
+        check_outputs([("--json", json_path)], example="diff.json", inputs=[("OLD", old), ("NEW", new)])
     runs = []
     for path in (old, new):
         with analysing_stored(path):

@@ -18,11 +18,11 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import time
 
+from pairbench.measure.prctl import PR_SET_CHILD_SUBREAPER, prctl
+
 _POLL_STEP_S = (0.001, 0.002, 0.005, 0.01, 0.02)  # back-off while waiting on a dying group
-_PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 _KILL_ROUNDS = 5  # descendants that keep forking while being killed: rounds before giving up
 
 
@@ -172,15 +172,7 @@ def become_subreaper() -> bool:
     a daemon that leaves its process group with ``setsid`` and loses its parent becomes our child
     instead of init's. True if it worked. Call it only in a process that starts nothing but the
     commands (the spawner): every such descendant is then taken for a command's leftover."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (ImportError, OSError, AttributeError):
-        return False
+    return prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def has_children() -> bool:

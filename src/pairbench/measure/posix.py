@@ -53,8 +53,9 @@ import time
 
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
-from pairbench.measure import leftovers
+from pairbench.measure import child_environment, leftovers
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
+from pairbench.outputs import open_stream
 
 # Python ignores SIGPIPE (and SIGXFSZ) for itself; a child must get the default
 # disposition back, as subprocess's ``restore_signals=True`` does, or ``yes | head``
@@ -78,8 +79,9 @@ class PosixExecutor:
     truncated once, here, then every sample appends to it. ``kill_grace_s`` is
     how long a process group gets between SIGTERM and SIGKILL (on timeout,
     Ctrl-C, or for leftover processes). The environment is captured here:
-    every sample sees the same one. Use as a context manager or call
-    :meth:`close`.
+    every sample sees the same one: ``environ`` (bytes), else this process's as
+    ``measure.child_environment`` says (pairbench's credentials removed). Use as a
+    context manager or call :meth:`close`.
 
     ``adopts_orphans`` says that this process is a child subreaper that starts
     no process but the commands (the spawner): then every descendant alive
@@ -92,7 +94,7 @@ class PosixExecutor:
     """
 
     def __init__(self, output: OutputPolicy = _NULL_OUTPUT, kill_grace_s: float = 0.5, *,
-                 adopts_orphans: bool = False):
+                 adopts_orphans: bool = False, environ: dict[bytes, bytes] | None = None):
         if not kill_grace_s >= 0:
             raise UsageError(f"`kill_grace_s` must be >= 0 seconds, got {kill_grace_s!r}")
         self.output = output
@@ -112,8 +114,9 @@ class PosixExecutor:
         # after the dup2s, which may read one of them (closing a closed one is not an error)
         actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_descriptors()]
         self._clear_refs = self._open_clear_refs()
-        # Captured once, as bytes: converting os.environ on every spawn costs ~45 us.
-        self._environ = dict(os.environb) if os.supports_bytes_environ else dict(os.environ)
+        # Captured once, as bytes: converting os.environ on every spawn costs ~45 us. Without pairbench's
+        # credentials (measure.child_environment), or exactly ``environ``, which the spawner's parent chose.
+        self._environ = child_environment.for_children_bytes() if environ is None else dict(environ)
         self._spawn_kwargs = {
             "file_actions": actions,
             "setpgroup": 0,
@@ -349,7 +352,8 @@ def _execution(start: int, end: int, status: int, usage, leftovers: int) -> Exec
 
 def open_output(output: OutputPolicy) -> int | None:
     """A close-on-exec descriptor for the commands' stdout and stderr, as ``output`` says (None:
-    inherit ours); a file is truncated here, once, and appended to by every sample."""
+    inherit ours); a file is truncated here, once, and appended to by every sample. A file passes
+    the output guard (``outputs.open_stream``: no journal, no link another user planted)."""
     if output.mode == "inherit":
         return None
     if output.mode == "null":
@@ -359,7 +363,7 @@ def open_output(output: OutputPolicy) -> int | None:
             f"`output` must be 'null', 'inherit' or a file path, got {output.mode!r} {output.path!r}"
         )
     try:
-        return os.open(output.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        return open_stream(output.path, truncate=True)
     except OSError as exc:
         raise UsageError(
             f"cannot open output file {output.path!r}: {exc.strerror}; "

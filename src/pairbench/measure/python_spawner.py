@@ -72,10 +72,10 @@ def serve(request_fd: int, reply_fd: int, parent_pid: int) -> None:
         return  # the parent died before we were watching it
     if os.supports_bytes_environ:
         os.environb.clear()  # exactly the parent's, without Python's locale coercion here
-        os.environb.update((wire.unwire(k), wire.unwire(v)) for k, v in hello["env"])
+        os.environb.update(_environ(hello["env"]))
     try:
         executor = PosixExecutor(OutputPolicy(*hello["output"]), hello["grace"],
-                                 adopts_orphans=become_subreaper())
+                                 adopts_orphans=become_subreaper(), environ=_environ(hello["env"]))
     except PairbenchError as exc:
         wire.write_all(reply_fd, wire.error_reply(exc, wire.HANDSHAKE_ID))
         return
@@ -86,6 +86,11 @@ def serve(request_fd: int, reply_fd: int, parent_pid: int) -> None:
             _answer_requests(executor, requests, reply_fd)
         except BrokenPipeError:
             pass  # the parent is gone; nothing is running any more, so just exit
+
+
+def _environ(pairs) -> dict[bytes, bytes]:
+    """The commands' environment the parent chose (``measure.child_environment``), as bytes."""
+    return {wire.unwire(k): wire.unwire(v) for k, v in pairs}
 
 
 def _answer_requests(executor: PosixExecutor, requests: wire.LineReader, reply_fd: int) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import fcntl
 import os
 import re
 import shutil
@@ -22,9 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pairbench.errors import UsageError
+from pairbench.measure import child_environment
 
 _GIT_TIMEOUT_S = 120
 _MAX_MESSAGE = 500
+WORKTREE_PREFIX = "pairbench-against-"
+"""The temporary directories :func:`checkout` makes (``tree`` in each, and its lock)."""
+_LOCK = "lock"
 _COMMIT_ID = re.compile(r"[0-9a-f]{7,64}")
 
 
@@ -100,8 +105,10 @@ def checkout(revision: str, repository: str, *, option: str = "--against") -> It
     """A detached worktree of ``revision`` of the repository at ``repository`` (its path), removed
     when the block ends; ``option`` names the option the revision came from in errors."""
     commit = resolve(revision, repository, option=option)
-    parent = tempfile.mkdtemp(prefix="pairbench-against-")
+    prune_abandoned(repository)
+    parent = tempfile.mkdtemp(prefix=WORKTREE_PREFIX)
     tree = os.path.join(parent, "tree")
+    lock = _held_lock(parent)  # before git lists the worktree: while held, no other run takes it for abandoned
     try:
         _git(["worktree", "add", "--detach", "--quiet", tree, commit], cwd=repository,
              what=f"{option} {revision!r}: cannot make a worktree")
@@ -112,14 +119,56 @@ def checkout(revision: str, repository: str, *, option: str = "--against") -> It
                 _git(["worktree", "remove", "--force", tree], cwd=repository)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+        os.close(lock)
         with contextlib.suppress(UsageError):
             _git(["worktree", "prune"], cwd=repository)
+
+
+def prune_abandoned(repository: str) -> None:
+    """Remove the worktrees of ``repository`` that a pairbench killed while it held them left behind
+    (``kill -9`` runs no clean-up): those whose lock no process holds any more."""
+    try:
+        listing = _git(["worktree", "list", "--porcelain"], cwd=repository).stdout
+    except UsageError:
+        return
+    for line in listing.split("\n"):
+        tree = line.removeprefix("worktree ")
+        parent = os.path.dirname(tree)
+        if line.startswith("worktree ") and os.path.basename(tree) == "tree" \
+                and os.path.basename(parent).startswith(WORKTREE_PREFIX) and _abandoned(parent):
+            with contextlib.suppress(UsageError):
+                _git(["worktree", "remove", "--force", tree], cwd=repository)
+            shutil.rmtree(parent, ignore_errors=True)
+
+
+def _held_lock(parent: str) -> int:
+    """An exclusive lock on ``parent``'s lock file, held until the descriptor is closed (or the process
+    ends, however it ends)."""
+    fd = os.open(os.path.join(parent, _LOCK), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _abandoned(parent: str) -> bool:
+    """Whether the worktree in ``parent`` is no live run's: its lock can be taken. Without a lock file
+    (an older pairbench's) it cannot be told, and is left alone."""
+    try:
+        fd = os.open(os.path.join(parent, _LOCK), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _git(args: list[str], *, cwd: str, what: str = "git failed") -> subprocess.CompletedProcess:
     try:
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, errors="replace",
-                              timeout=_GIT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+                              timeout=_GIT_TIMEOUT_S, stdin=subprocess.DEVNULL, env=child_environment.inherited())
     except FileNotFoundError:
         raise UsageError(f"{what}: git is not installed") from None
     except subprocess.TimeoutExpired:

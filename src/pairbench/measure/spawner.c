@@ -8,6 +8,10 @@
  * differences (the parent, SpawnerExecutor, knows them):
  *
  *   pairbench-spawner [--grace-ns N] [--lifeline] [--cgroup DIR] REQUEST_FD REPLY_FD PARENT_PID
+ *   pairbench-spawner --keep PARENT_PID [--grace-ns N] -- PROGRAM [ARG...]
+ *
+ * The second form keeps one program that pairbench starts and talks to itself (a worker, a
+ * listing, a build) tied to pairbench's life; see keep() and measure/children.py.
  *
  * - There is no hello line. The environment is this process's own (the parent
  *   starts it with the environment the commands get), and so are standard
@@ -1092,11 +1096,111 @@ static void install_signals(void)
     sigemptyset(&waiting_mask);
 }
 
+/* -- keeping one program: --keep ------------------------------------------------------ */
+
+/* In the program's child, after fork: the parent-death signal (SIGKILL when this keeper dies,
+ * however it dies, unless it has already died), a process group of its own, the default disposition
+ * of the signals we handle or ignore, nothing blocked, then the program, looked up on the PATH.
+ * Never returns. */
+__attribute__((noreturn)) static void keep_child(char *const argv[])
+{
+    static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGXFSZ};
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#endif
+    if (getppid() != self_pid)
+        _exit(127);
+    setpgid(0, 0);
+    for (size_t i = 0; i < sizeof reset / sizeof *reset; i++)
+        sigaction(reset[i], &default_action, NULL);
+    sigprocmask(SIG_SETMASK, &waiting_mask, NULL); /* the empty set */
+    execvp(argv[0], argv);
+    char message[MESSAGE_MAX];
+    int n = snprintf(message, sizeof message, "pairbench: cannot run %.300s: %s\n", argv[0], strerror(errno));
+    if (n > 0)
+        write_all(2, message, (size_t)n < sizeof message ? (size_t)n : sizeof message - 1);
+    _exit(127);
+}
+
+/* Point standard input, output and error at /dev/null and close everything else: the keeper holds
+ * none of the program's pipes or files, so their ends are the program's alone. */
+static void let_go_of_descriptors(void)
+{
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd < 3 && null_fd >= 0; fd++)
+        dup2(null_fd, fd);
+    close_on_exec_beyond_stdio();
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir)
+        return; /* close-on-exec must do: nothing here execs */
+    int own = dirfd(dir);
+    struct dirent *entry;
+    while ((entry = readdir(dir))) {
+        int fd = atoi(entry->d_name);
+        if (fd > 2 && fd != own && isdigit((unsigned char)entry->d_name[0]))
+            close(fd);
+    }
+    closedir(dir);
+}
+
+/* End as the program ended: its exit code, or its signal (without a core dump of ours). */
+__attribute__((noreturn)) static void end_like(int wstatus)
+{
+    if (WIFSIGNALED(wstatus)) {
+        struct rlimit none = {0, 0};
+        setrlimit(RLIMIT_CORE, &none);
+        int signum = WTERMSIG(wstatus);
+        sigaction(signum, &default_action, NULL);
+        sigset_t only;
+        sigemptyset(&only);
+        sigaddset(&only, signum);
+        sigprocmask(SIG_UNBLOCK, &only, NULL);
+        raise(signum);
+    }
+    _exit(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 1);
+}
+
+/* pairbench-spawner --keep PARENT_PID [--grace-ns N] -- PROGRAM ARG...: run PROGRAM as our child and
+ * keep it, and everything it starts, tied to pairbench's life. This process is a child subreaper (a
+ * daemon that leaves the program's process group with setsid stays our descendant), dies with
+ * pairbench (PR_SET_PDEATHSIG), and gives the program a parent-death signal of its own. When the
+ * program exits, what it left running is ended (SIGTERM, the grace period, SIGKILL) and we exit as
+ * it did; on SIGTERM, SIGHUP or SIGINT (pairbench stopping it, or dying) the program and every
+ * descendant are ended the same way first. pairbench starts this process in a session of its own,
+ * and signals only this process; the program leads a process group of its own. */
+static int keep(pid_t parent, char *const argv[])
+{
+    self_pid = getpid();
+    install_signals();
+    default_action.sa_handler = SIG_DFL;
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
+    if (getppid() != parent)
+        return 1; /* pairbench died before we were watching it: run nothing */
+    pid_t pid = fork();
+    if (pid < 0)
+        return 127;
+    if (pid == 0)
+        keep_child(argv);
+    setpgid(pid, pid); /* as the child does: no kill may miss its group */
+    let_go_of_descriptors();
+    int wstatus = 0;
+    struct rusage usage;
+    if (wait_child(pid, -1, 1, &wstatus, &usage) == INTERRUPTED)
+        kill_group_with_leader(pid, pid, &wstatus, &usage);
+    if (has_children()) /* the usual case: none, and no /proc scan (orphans become our children) */
+        kill_descendants(); /* what the program left running, in its group or out of it */
+    end_like(wstatus);
+}
+
 static int usage(void)
 {
     static const char text[] =
         "usage: pairbench-spawner [--grace-ns N] [--lifeline] [--cgroup DIR] REQUEST_FD REPLY_FD "
-        "PARENT_PID\n(started by pairbench, not by hand)\n";
+        "PARENT_PID\n       pairbench-spawner --keep PARENT_PID [--grace-ns N] -- PROGRAM [ARG...]\n"
+        "(started by pairbench, not by hand)\n";
     write_all(2, text, sizeof text - 1);
     return 2;
 }
@@ -1104,6 +1208,19 @@ static int usage(void)
 int main(int argc, char **argv)
 {
     int i = 1;
+    if (argc > 1 && strcmp(argv[1], "--keep") == 0) {
+        if (argc < 5)
+            return usage();
+        pid_t parent = (pid_t)atol(argv[2]);
+        i = 3;
+        if (strcmp(argv[i], "--grace-ns") == 0 && i + 1 < argc) {
+            grace_ns = atoll(argv[i + 1]);
+            i += 2;
+        }
+        if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || grace_ns < 0 || parent <= 0)
+            return usage();
+        return keep(parent, argv + i + 1);
+    }
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         if (strcmp(argv[i], "--grace-ns") == 0 && i + 1 < argc)
             grace_ns = atoll(argv[++i]);

@@ -98,7 +98,7 @@ import time
 
 from pairbench.command import Command
 from pairbench.errors import MeasurementError, UsageError
-from pairbench.measure import native, wire
+from pairbench.measure import child_environment, native, wire
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
 from pairbench.measure.posix import PosixExecutor, not_startable, open_output
 from pairbench.notes import Note
@@ -386,7 +386,9 @@ class SpawnerExecutor:
         import subprocess  # here, not at the top: the spawner process does not need it
 
         if kind == "python":
-            argv, streams, opened = self._python_command(), {"stdin": subprocess.DEVNULL}, []
+            # its own environment without pairbench's credentials too: a command could read it in /proc
+            argv, opened = self._python_command(), []
+            streams = {"stdin": subprocess.DEVNULL, "env": child_environment.for_children_bytes()}
             if sys.version_info >= (3, 11):
                 streams["process_group"] = 0
         else:
@@ -447,7 +449,7 @@ class SpawnerExecutor:
         cgroup = self._delegated_cgroup()
         if cgroup:
             argv += ["--cgroup", cgroup]
-        environ = dict(os.environb) if os.supports_bytes_environ else None  # the commands' environment
+        environ = child_environment.for_children_bytes()  # the commands' environment
         return argv, {"stdin": opened[0], "stdout": out, "stderr": out, "env": environ}, opened
 
     def _delegated_cgroup(self) -> str | None:
@@ -473,7 +475,7 @@ class SpawnerExecutor:
 
     def _send_hello(self, lifeline: bool) -> None:
         """Send the Python spawner its set-up: environment, output, grace, lifeline."""
-        environ = os.environb if os.supports_bytes_environ else {}
+        environ = child_environment.for_children_bytes()  # the commands' environment
         hello = {
             "env": [[wire.wire(k), wire.wire(v)] for k, v in environ.items()],
             "output": [self.output.mode, self.output.path],

@@ -25,7 +25,6 @@ import contextlib
 import os
 import random
 import select
-import signal
 import subprocess
 import tempfile
 import time
@@ -39,15 +38,18 @@ from pairbench.command import (
     describe_status,
 )
 from pairbench.errors import CommandNotFound
+from pairbench.measure import child_environment, children
 from pairbench.measure.executor import Execution, Executor, OutputPolicy
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.measure.targets import Row
+from pairbench.outputs import open_stream
 from pairbench.worker import protocol
 from pairbench.worker.protocol import ErrorReply, ProtocolError, SampleReply
 
 STARTUP_TIMEOUT_NS = 60_000_000_000
 """How long a worker may take to greet and to list its benchmarks when no --timeout is given."""
 STDERR_TAIL_BYTES = 2000
+ZERO_TIME = "it reported a sample of 0 ns (ns=0): a sample lasts at least 1 ns; is its clock too coarse?"
 _KILL_GRACE_S = 0.5
 
 
@@ -129,6 +131,7 @@ class Worker:
         self._requests: int | None = None
         self._replies: _LineReader | None = None
         self._stderr = None
+        self._program_pid: int | None = None
         self._greeted = False
         self.fresh = False  # started and not yet sampled (a target primes it first)
         self.block = 0  # the block of the benchmark this process measures (see Rotation)
@@ -159,7 +162,7 @@ class Worker:
                 os.close(request_r)
                 os.close(reply_w)
         self._requests, self._replies = request_w, _LineReader(reply_r)
-        self._greeted, self.fresh = False, True
+        self._greeted, self.fresh, self._program_pid = False, True, None
 
     def greeted(self) -> None:
         """Read the greeting of a just spawned worker (once), then pin it to ``spec.cpu``: so
@@ -170,16 +173,16 @@ class Worker:
         if not self._greeted:
             self._expect(protocol.parse_greeting, self._startup_deadline(), "its greeting")
             self._greeted = True
+            self._program_pid = children.program_pid(self._process)
             if self.spec.cpu is not None:
-                _pin(self._process.pid, self.spec.cpu)
+                pin(self._program_pid, self.spec.cpu)
 
     def _spawn(self, request_r: int, reply_w: int) -> subprocess.Popen:
-        env = {**os.environ, protocol.FDS_VARIABLE: f"{request_r},{reply_w}"}
+        env = {**child_environment.for_children(), protocol.FDS_VARIABLE: f"{request_r},{reply_w}"}
         stdout = self._open_output()
         try:
-            return subprocess.Popen(
-                self.spec.command.argv, cwd=self.spec.cwd, env=env, stdin=subprocess.DEVNULL,
-                stdout=stdout, stderr=self._stderr, pass_fds=(request_r, reply_w), start_new_session=True)
+            return children.start(self.spec.command.argv, cwd=self.spec.cwd, env=env, stdout=stdout,
+                                  stderr=self._stderr, pass_fds=(request_r, reply_w), grace_s=_KILL_GRACE_S)
         except OSError as exc:
             raise CommandNotFound(f"cannot start the worker {self.spec.command.text!r} of {self.side}: "
                                   f"{exc.strerror or exc}") from None
@@ -191,8 +194,8 @@ class Worker:
         output = self.spec.output
         if output.mode == "inherit":
             return None
-        if output.mode == "file":
-            return os.open(output.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        if output.mode == "file":  # through the output guard: no journal, no link another user planted
+            return open_stream(output.path, truncate=False)
         return subprocess.DEVNULL
 
     def benchmarks(self) -> tuple[str, ...]:
@@ -209,8 +212,8 @@ class Worker:
 
     @property
     def pid(self) -> int | None:
-        """The running worker's process id (None when not started)."""
-        return None if self._process is None else self._process.pid
+        """The running worker's process id (None when not started; its keeper's until it greeted)."""
+        return None if self._process is None else (self._program_pid or self._process.pid)
 
     def resident_kib(self) -> int | None:
         """The worker's resident memory now (``/proc/PID/statm``), None when unreadable.
@@ -231,7 +234,10 @@ class Worker:
         self.start()
         self._send(protocol.run_request(name, iterations))
         deadline = None if self.spec.timeout_ns is None else time.monotonic_ns() + self.spec.timeout_ns
-        return self._expect(protocol.parse_reply, deadline, f"its reply to a sample of {name!r}")
+        reply = self._expect(protocol.parse_reply, deadline, f"its reply to a sample of {name!r}")
+        if isinstance(reply, SampleReply) and reply.ns == 0:
+            return ErrorReply(ZERO_TIME)  # the protocol's words allow it; no sample lasts 0 ns
+        return reply
 
     def stop(self) -> None:
         """Ask the worker to quit, then stop its process group; idempotent."""
@@ -254,8 +260,8 @@ class Worker:
         self._close_pipes()
         if ask_to_quit:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(_KILL_GRACE_S)
-        kill_group(process)
+                children.wait(process, _KILL_GRACE_S)
+        children.stop(process, _KILL_GRACE_S)
         self._stderr.close()
 
     def _startup_deadline(self) -> int:
@@ -286,7 +292,7 @@ class Worker:
         """The worker closed its reply pipe: it exited or was killed; say how."""
         process = self._process
         try:
-            status = process.wait(_KILL_GRACE_S)
+            status = children.wait(process, _KILL_GRACE_S)
         except subprocess.TimeoutExpired:
             status = None
         if status is None:
@@ -320,8 +326,9 @@ class Worker:
         return data.decode("utf-8", "replace").strip()
 
 
-def _pin(pid: int, cpu: int) -> None:
-    """Pin every thread of process ``pid`` to ``cpu`` (best effort: a thread may have ended)."""
+def pin(pid: int, cpu: int) -> None:
+    """Pin every thread of process ``pid`` to ``cpu`` (best effort: a thread may have ended); the
+    processes it starts afterwards inherit it."""
     try:
         threads = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
     except (OSError, ValueError):
@@ -329,20 +336,6 @@ def _pin(pid: int, cpu: int) -> None:
     for tid in threads:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(tid, {cpu})
-
-
-def kill_group(process: subprocess.Popen) -> None:
-    """Stop the process group of ``process`` (a worker and whatever its benchmarks left, or a harness
-    program's listing run): SIGTERM, a grace period, SIGKILL; reap it."""
-    for signum in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signum)
-        try:
-            process.wait(_KILL_GRACE_S)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-    process.wait()
 
 
 class Rotation(Sink):
@@ -421,9 +414,10 @@ class WorkerTarget:
             start = executor.now_ns()
             reply = self.worker.sample(self.benchmark_name, self.iterations)
         except WorkerFailed as exc:
-            return (*primed, self._failed(start, exc.status, str(exc)))
+            return (*primed, self._failed(start, executor.now_ns(), exc.status, str(exc)))
         if isinstance(reply, ErrorReply):
-            return (*primed, self._failed(start, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {reply.message}"))
+            return (*primed, self._failed(start, executor.now_ns(), STATUS_BENCHMARK_ERROR,
+                                          f"the benchmark failed: {reply.message}"))
         return (*primed, self._row(reply, start))
 
     def _row(self, reply: SampleReply, start: int, priming: bool = False) -> Row:
@@ -455,9 +449,11 @@ class WorkerTarget:
             metrics["block"] = float(self.rotation.block)
         return metrics
 
-    def _failed(self, start: int, status: int, detail: str) -> Row:
-        return Row(self.benchmark, Execution(wall_ns=0, start_ns=start, status=status), self.iterations,
-                   self._metrics(0, 0), detail=detail)
+    def _failed(self, start: int, end: int, status: int, detail: str) -> Row:
+        """A failed sample: it lasted from ``start`` until the failure was known (at least 1 ns, as
+        every stored duration)."""
+        return Row(self.benchmark, Execution(wall_ns=max(end - start, 1), start_ns=start, status=status),
+                   self.iterations, self._metrics(0, 0), detail=detail)
 
 
 def choose_iterations(probe, sample_time_ns: int, max_probes: int = 40) -> int:

@@ -163,9 +163,15 @@ def _only_on(d: Mapping, what: str) -> str:
     return f"{d['count']} benchmark(s) {what} ({d['side']!r}) lists, so not compared: {names}"
 
 
+def _harness(d: Mapping) -> str:
+    """The harness a note's data names (a stored note is data from a file: anything but a string is none)."""
+    harness = d.get("harness", "pairbench")
+    return harness if isinstance(harness, str) else "pairbench"
+
+
 def _elided(d: Mapping, unit: str) -> str:
     """What the validation samples showed about the body, then the fix if the compiler removed it."""
-    keep = _KEEP.get(d.get("harness", "pairbench"), _KEEP["pairbench"])
+    keep = _KEEP.get(_harness(d), _KEEP["pairbench"])
     if d["growing"]:
         return (f"the time per sample grows by only {format_value(d['per_iteration_ns'], 'ns')} an iteration, "
                 "about what the harness's loop alone costs: unless the body is that cheap, the compiler may have "
@@ -338,6 +344,9 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "warmup-cut-short": lambda d, u: (
         f"the time budget (--max-time) ended warmup after {d['done']} of the {d['asked']} warmup rounds "
         "asked for; raise --max-time or lower --warmup to warm up fully"),
+    "import-zero-times": lambda d, u: (
+        f"{d['tool']} wrote {d['count']} run(s) of this command as 0 s (shorter than its shell's start-up, which "
+        "it subtracts from every run); they are kept as 1 ns, so its low times say only: too short to time"),
     "journal-cut-short": lambda d, u: f"the journal's last line was cut short; {d['recovered']} samples recovered",
     "unrenamed-result": lambda d, u: (
         f"{d['path']} holds this run's complete result document (the run was killed just before "
@@ -358,7 +367,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"a fixed cost of {format_value(d['setup_ns'], 'ns')} per sample is "
         f"{format_percent(100 * d['setup_share'], signed=False)} of a {d['share_at_iterations']:,}-iteration sample "
         "(fit of time on the iteration count; the Swift benchmark suite's validation rules ask for under 5%): "
-        + _SETUP.get(d.get("harness", "pairbench"), _SETUP["pairbench"])),
+        + _SETUP.get(_harness(d), _SETUP["pairbench"])),
     "benchmark-elided-body": _elided,
     "benchmark-memory-growth": lambda d, u: (
         f"the worker's resident memory grew by {format_kib(d['growth_kib'])} over {d['iterations']:,} iterations "

@@ -240,7 +240,7 @@ class BenchSession:
 
     def _lanes(self, plan: _Plan, lanes: list[Lane], explicit: bool, scratch: Path, origin: int) -> None:
         """One lane per job (the executors made here, in the main thread: a spawner dies with the
-        thread that made it)."""
+        thread that made it). With several jobs each lane's samples run on the job's own CPU."""
         for job in range(len(lanes), self.settings.workers.jobs):
             if self.in_workers:
                 lanes.append(self._worker_lane(plan, job, origin))
@@ -251,8 +251,9 @@ class BenchSession:
             executor = self._executor_factory(OutputPolicy("file", str(output)))
             sides = [HarnessSide(side.name, program, directory / f"side-{s}")
                      for s, (side, program) in enumerate(zip(plan.sides, plan.programs, strict=True))]
+            cpu = job_cpus(self.settings.workers.jobs)[job] if self.settings.workers.jobs > 1 else None
             lanes.append(HarnessLane(adapter(self.harness), sides, executor, output, explicit_iterations=explicit,
-                                     origin_ns=origin, timeout_ns=self.settings.sampling.timeout_ns))
+                                     origin_ns=origin, timeout_ns=self.settings.sampling.timeout_ns, cpu=cpu))
 
     def _measure(self, plan: _Plan, lanes: list[Lane], listed: list[tuple[str, ...]], explicit: bool,
                  scratch: Path, origin: int, progress: ProgressFactory | None) -> Outcome:
@@ -294,7 +295,8 @@ class BenchSession:
                     ) -> tuple[list[str], tuple[Note, ...]]:
         """The benchmarks every side lists (in the baseline's order) that the filter keeps, and notes
         naming those found on one side only."""
-        common = [name for name in listed[0] if all(name in other for other in listed[1:])]
+        others = [set(names) for names in listed[1:]]  # sets: a listing may hold 100,000 names
+        common = [name for name in listed[0] if all(name in other for other in others)]
         notes = []
         if len(listed) == 2:
             for code, side, only in (("benchmarks-removed", 0, set(listed[0]) - set(listed[1])),

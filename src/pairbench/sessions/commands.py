@@ -283,9 +283,11 @@ class Session:
         base, candidates = baseline_and_candidates(self.skeleton)
         return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks))
 
-    def measure(self, progress: Sink | None = None, *, also: Sequence[Sink] = ()) -> Outcome:
+    def measure(self, progress: Sink | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The
-        sampler reports to the journal, the stopping rule, ``progress`` and the sinks ``also``."""
+        sampler reports to the journal, the stopping rule and ``progress``. What
+        the rule and the analysis import is loaded first: nothing is imported beside a sample."""
+        preload.load()
         overhead = self._shell_overhead()
         skeleton = self.skeleton.replace(started_at=utc_now(), shell_overhead=overhead, state="running")
         json_path = self.settings.outputs.json_path
@@ -295,7 +297,7 @@ class Session:
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
-        sampler = Sampler(executor, self._plan(), sinks=self._sinks(journal, self.rule, progress, *also),
+        sampler = Sampler(executor, self._plan(), sinks=self._sinks(journal, self.rule, progress),
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
             error, interruption = self._sample(executor, sampler)
@@ -305,7 +307,6 @@ class Session:
         run = self._finished(skeleton, sampler, executor, error or cleanup_error, interruption, cleanup_note)
         analysis = result_error = None
         try:
-            preload.wait()  # the statistics, loading in the background since the first round (CLI)
             analysis = analyse(run)
         finally:  # a failed analysis still leaves the raw samples written
             if journal:
@@ -411,10 +412,10 @@ class RunJournal(Journal):
         try:
             with _ignoring_interrupts():  # a second Ctrl-C must not leave half a result
                 write_result(run, self.result_path, derived)
-        except OSError as exc:
+        except (OSError, ResultFileError) as exc:  # ResultFileError: it could not be read back
             self._close(remove=False)
-            return ResultFileError(f"{self.result_path}: cannot write the result ({_why(exc)}); "
-                                   f"{self._where(run)}")
+            why = _why(exc) if isinstance(exc, OSError) else str(exc).removeprefix(f"{self.result_path}: ")
+            return ResultFileError(f"{self.result_path}: cannot write the result ({why}); {self._where(run)}")
         self._close(remove=True)
         return None
 

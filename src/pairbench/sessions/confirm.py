@@ -24,8 +24,10 @@ from pathlib import Path
 
 from pairbench.analysis import Analysis
 from pairbench.errors import MeasurementError, UsageError
+from pairbench.measure import children
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
+from pairbench.outputs import open_private, private_directory
 from pairbench.report.safe import visible
 from pairbench.sessions.commands import Outcome
 from pairbench.settings import Settings
@@ -79,6 +81,9 @@ class ConfirmSession:
             raise UsageError(f"confirm checks revisions out of git, but {project.root} is in no git repository")
         self.revisions = tuple(Revision(name, resolve(name, self.repository, option="confirm"))
                                for name in (before, after))
+        if self.revisions[0].commit == self.revisions[1].commit:
+            raise UsageError(f"confirm {before!r} {after!r}: both name commit {self.revisions[0].commit[:SHORT]}; "
+                             "a step lies between two different commits (pairbench history names them)")
         self.subdirectory = os.path.relpath(project.root, self.repository)
 
     @contextlib.contextmanager
@@ -95,16 +100,13 @@ class ConfirmSession:
             yield tuple(built)
 
     def _build(self, revision: Revision) -> None:
-        log = Path(self.project.root) / LOG_DIR / f"build-{revision.commit[:SHORT]}.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
+        log, fd = self._log(revision)
         timeout_s = self.project.build_timeout_ns() / 1e9
-        with open(log, "wb") as out:
-            try:
-                done = subprocess.run(["sh", "-c", self.build], cwd=revision.tree, stdout=out,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout_s)
-                why = None if done.returncode == 0 else f"exited {done.returncode}"
-            except subprocess.TimeoutExpired:
-                why = f"did not finish within {timeout_s:g} s (build_timeout)"
+        with os.fdopen(fd, "wb") as out:
+            status = children.run(["sh", "-c", self.build], timeout_s=timeout_s, cwd=revision.tree, stdout=out,
+                                  stderr=subprocess.STDOUT)
+            why = (f"did not finish within {timeout_s:g} s (build_timeout)" if status is None
+                   else None if status == 0 else f"exited {status}")
         if why is not None:
             raise MeasurementError(
                 f"revision {revision.name} ({revision.commit[:SHORT]}) does not build: {self.build!r} {why} in "
@@ -118,6 +120,16 @@ class ConfirmSession:
 
         after = self.revisions[1].commit
         return Provenance(after, commit_time(after, self.repository), None, False, "confirm")
+    def _log(self, revision: Revision) -> tuple[Path, int]:
+        """The build log of ``revision``, opened: ``.pairbench/confirm`` in the project, through no
+        symbolic link (a checkout's own, which a repository can commit: ``outputs.private_directory``)."""
+        try:
+            directory = private_directory(self.project.root, LOG_DIR)
+            name = f"build-{revision.commit[:SHORT]}.log"
+            return directory / name, open_private(directory, name)
+        except OSError as exc:
+            raise MeasurementError(f"cannot write the build log of revision {revision.name}: "
+                                   f"{exc.strerror or exc}") from None
 
     def targets(self, built: tuple[Revision, Revision]) -> tuple[str, str]:
         """What ``bench`` measures in each tree; ``MeasurementError`` when a build did not make it."""

@@ -8,8 +8,8 @@ For each benchmark, on the lane of the job that takes it (``sessions.lanes``):
    count;
 2. **validation**: samples per side at 1/8, 1/4, 1/2 and all of that, in
    seeded random order, judged by the doctor's rules (setup overhead, elided
-   body, memory growth, too short, too long, name length); a rule that fails
-   becomes a note naming the benchmark and side;
+   body, memory growth, too short, too long, name length) after the rounds; a
+   rule that fails becomes a note naming the benchmark and side;
 3. **rounds**: one sample per side in random order, with the stopping rule
    after each (anytime-valid, at the suite's family-wise level), within the
    bracket of rounds the pilot sized from the benchmark's time budget
@@ -24,7 +24,9 @@ when it is done; Ctrl-C stops every job after its current round.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -67,7 +69,8 @@ LISTED_AT_MOST = 20  # names a note lists
 TOO_LONG_FACTOR = 2  # a sample of one iteration over twice --sample-time: the iteration is too long
 PILOT_SAMPLES = 2  # per side and iteration count tried by the pilot; the quicker one counts
 STATISTICS = (*preload.MODULES, "pairbench.doctor.workerchecks", "scipy.stats")
-"""What judging the validation samples and the analysis import: loaded in the background (pairbench.preload)."""
+"""What judging the validation samples and the analysis import: loaded before the first sample
+(``pairbench.preload``), in the main thread, so no job imports (nor waits on another's import)."""
 SLOW_SAMPLE_NS = 100_000_000
 """A sample outside the rounds that costs more than this here (pytest's start-up: about a second) gets
 one validation round instead of the lane's several: 4 points per side fit a line for the setup
@@ -130,19 +133,24 @@ class SuiteDriver:
     # ------------------------------------------------------------------ jobs
 
     def all(self) -> None:
-        """Measure every benchmark; ``KeyboardInterrupt`` passes through once every job has stopped."""
+        """Measure every benchmark; ``KeyboardInterrupt`` passes through once every job has stopped.
+
+        Several jobs run in threads, each pinned to its lane's CPU (where its samples run), so one
+        job's own work never runs on the CPU of another job's sample; the main thread sleeps until
+        they end (no polling)."""
+        preload.load(STATISTICS)
         if len(self.lanes) == 1:
             self._work(self.lanes[0])
             return
         errors: list[BaseException] = []
-        threads = [threading.Thread(target=self._guarded, args=(lane, errors), name=f"pairbench-job-{j}",
+        ended = threading.Semaphore(0)
+        threads = [threading.Thread(target=self._guarded, args=(lane, errors, ended), name=f"pairbench-job-{j}",
                                     daemon=True) for j, lane in enumerate(self.lanes)]
         for thread in threads:
             thread.start()
         try:
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(0.2)
+            for _ in threads:
+                ended.acquire()  # Ctrl-C interrupts the wait
         except KeyboardInterrupt:
             self._stop.set()
             for thread in threads:
@@ -151,14 +159,17 @@ class SuiteDriver:
         if errors:
             raise errors[0]
 
-    def _guarded(self, lane: Lane, errors: list[BaseException]) -> None:
+    def _guarded(self, lane: Lane, errors: list[BaseException], ended: threading.Semaphore) -> None:
         try:
+            _pin_this_thread(lane.cpu)
             self._work(lane)
         except _Stopped:
             pass
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
             errors.append(exc)
             self._stop.set()
+        finally:
+            ended.release()
 
     def _work(self, lane: Lane) -> None:
         while not self._stop.is_set():
@@ -193,7 +204,6 @@ class SuiteDriver:
                                 f"and checked): {exc}")
             self._store(b, taken, notes)
             return
-        preload.start(STATISTICS)  # the checks' fit needs scipy.stats: it loads while the rounds run
         sampling = self.settings.sampling
         targets, sinks, per_block = lane.rounds(b, name, iterations, self.sample_time_ns,
                                                 block_rounds(len(taken), self.sample_time_ns))
@@ -219,8 +229,7 @@ class SuiteDriver:
                 for row, metrics in zip(sampler.rows.get((b, side), []),
                                         _rows_of(sampler.metrics.get((b, side), {})), strict=False):
                     series.add(row, metrics)
-            try:  # a Ctrl-C while the statistics load must not lose the samples: stored in any case
-                preload.wait()
+            try:  # a Ctrl-C while judging must not lose the samples: stored in any case
                 notes.extend(self._validation_notes(lane, b, probes))
             finally:
                 notes.extend(sampler.notes)
@@ -322,6 +331,13 @@ class SuiteDriver:
             return None
         return Note("suite-budget-spent", {"count": len(self.skipped), "names": self.skipped[:LISTED_AT_MOST],
                                            "suite_time_ns": self.settings.workers.suite_time_ns})
+
+
+def _pin_this_thread(cpu: int | None) -> None:
+    """Run the calling thread on ``cpu`` only (Linux pins threads one by one); nothing without one."""
+    if cpu is not None:
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setaffinity(0, {cpu})
 
 
 def _first_verdict(rule: StoppingRule | None, per_block: int | None) -> int:

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from pairbench import __version__
+from pairbench import __version__, preload
 from pairbench.analysis import Analysis, Comparison, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.executor import Execution, WallClock
@@ -49,13 +49,15 @@ class FunctionTarget:
 
 def time_calls(function: Callable, iterations: int, args: tuple, kwargs: Mapping, start_ns: int) -> Execution:
     """Call ``function(*args, **kwargs)`` ``iterations`` times in the Python harness's timed loop;
-    the loop's nanoseconds as an Execution.
+    the loop's nanoseconds, CPU time and context switches as an Execution.
 
     Only the youngest generation is collected first (the collector is off inside the loop, so no
     sample pays for a collection the other did not cause): a full collection would cost
     milliseconds in a process holding numpy and scipy, longer than the sample."""
     call = function if not (args or kwargs) else functools.partial(function, *args, **kwargs)
-    return Execution(wall_ns=timed_loop(call, NO_ARGUMENT, iterations, collect=0).ns, start_ns=start_ns)
+    reply = timed_loop(call, NO_ARGUMENT, iterations, collect=0)
+    return Execution(wall_ns=reply.ns, user_ns=reply.user_ns, sys_ns=reply.sys_ns, voluntary_cs=reply.vcs,
+                     involuntary_cs=reply.ivcs, start_ns=start_ns)
 
 
 def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: str = "10s",
@@ -93,7 +95,10 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
                       kwargs: Mapping | None = None, *, name: str | None = None, **options) -> tuple[Run, Analysis]:
     """The run and analysis behind :func:`compare_functions` (``options`` as its keywords); with no
     ``candidate``, one function measured alone (its summary, no comparison). ``name`` names the
-    benchmark (default: the baseline's name)."""
+    benchmark (default: the baseline's name). The statistics load before the first sample: the
+    functions run in this process, where an import between samples would also evict their data
+    from the caches."""
+    preload.load()
     kwargs = dict(kwargs or {})
     functions = (baseline,) if candidate is None else (baseline, candidate)
     names = _names(*functions)

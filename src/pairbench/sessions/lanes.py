@@ -43,7 +43,7 @@ from pairbench.measure.harnesses.base import Program
 from pairbench.measure.harnesses.target import HarnessTarget, OutputFile
 from pairbench.measure.sampler import Sink
 from pairbench.measure.targets import Target
-from pairbench.measure.worker import Rotation, Worker, WorkerFailed, WorkerSpec, WorkerTarget
+from pairbench.measure.worker import Rotation, Worker, WorkerFailed, WorkerSpec, WorkerTarget, pin
 from pairbench.model import PRIMARY_METRIC, Sample
 from pairbench.worker.protocol import ErrorReply
 
@@ -95,6 +95,7 @@ class Lane(Protocol):
     harness: str  # "pairbench", or the adapter's harness
     warms_up: bool  # whether --warmup rounds run before the measured ones
     names_chosen: bool  # the benchmarks' names were given to pairbench's harness (not another suite's)
+    cpu: int | None  # the CPU this job's samples run on (its thread is pinned there), or None
 
     def probe(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int) -> Probe:
         """One sample of ``name`` on ``side`` outside the rounds; ``LaneFailed`` on any failure."""
@@ -134,6 +135,7 @@ class WorkerLane:
     def __init__(self, specs: Sequence[WorkerSpec], sides: Sequence[str], origin_ns: int, seed: int = 0,
                  harness: str = "pairbench"):
         self.workers = [Worker(spec, side) for spec, side in zip(specs, sides, strict=True)]
+        self.cpu = specs[0].cpu if specs else None
         self.harness = harness  # whose benchmarks the workers serve: the wording of their findings
         self.runtime = collected_runtime(harness, specs[0].command.argv if specs else ())
         self.names_chosen = harness == "pairbench"  # pytest-benchmark's names are its tests'
@@ -194,7 +196,8 @@ class HarnessSide:
 
 
 class HarnessLane:
-    """A harness program per side, one invocation per sample, on the job's own executor."""
+    """A harness program per side, one invocation per sample, on the job's own executor (pinned with
+    the invocations it starts to ``cpu``, when given)."""
 
     validation_rounds = HARNESS_VALIDATION_ROUNDS
     memory_code = "benchmark-peak-growth"
@@ -202,8 +205,11 @@ class HarnessLane:
     names_chosen = False  # the suite's own names (Go's, Google Benchmark's...): not renamed here
 
     def __init__(self, adapter: Adapter, sides: Sequence[HarnessSide], executor: Executor, output: Path, *,
-                 explicit_iterations: bool, origin_ns: int, timeout_ns: int | None):
-        self.adapter, self.sides, self.executor = adapter, tuple(sides), executor
+                 explicit_iterations: bool, origin_ns: int, timeout_ns: int | None, cpu: int | None = None):
+        self.adapter, self.sides, self.executor, self.cpu = adapter, tuple(sides), executor, cpu
+        spawner = getattr(executor, "spawner_pid", None)
+        if cpu is not None and spawner is not None:  # in process, the job's pinned thread starts them
+            pin(spawner, cpu)
         self.harness = adapter.name
         self.runtime = collected_runtime(adapter.name, self.sides[0].program.argv if self.sides else ())
         self.output = OutputFile(output)

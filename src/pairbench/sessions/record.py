@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pairbench.environment.fingerprint import Machine, machine_of
 from pairbench.errors import StoreError
 from pairbench.model import Run
+from pairbench.outputs import private_directory
 from pairbench.store.database import StoreUrl, parse_url
 from pairbench.store.project import Project
 
@@ -92,11 +92,21 @@ def machine_for(run: Run, target: StoreTarget) -> Machine:
     return machine_of(run.environment, target.machine_name)
 
 
-def open_store(target: StoreTarget) -> Store:
-    """The store, opened (reached, and migrated when older): ``StoreError`` otherwise."""
+def open_store(target: StoreTarget, *, read_only: bool = False) -> Store:
+    """The store, opened (reached, and migrated when older; ``read_only``: neither changed nor locked)
+    or ``StoreError``."""
     from pairbench.store.history import Store
 
-    return Store(target.url)
+    return Store(target.url, read_only=read_only)
+
+
+def store_files(target: StoreTarget | None) -> list[tuple[str, str]]:
+    """The files of a SQLite store (the database and SQLite's own beside it), as inputs no output
+    of the same command may replace: (what, path)."""
+    if target is None or target.url.sqlite_path is None:
+        return []
+    return [(f"the store {target.url.shown}", str(target.url.sqlite_path) + suffix)
+            for suffix in ("", "-wal", "-shm", "-journal")]
 
 
 def record(run: Run, analysis: Analysis | None, target: StoreTarget, *, result_path: str | None,
@@ -115,15 +125,17 @@ def record(run: Run, analysis: Analysis | None, target: StoreTarget, *, result_p
 
 
 def keep_unstored(run: Run, analysis: Analysis | None, target: StoreTarget, uid: str) -> str | None:
-    """Write the result document to ``.pairbench/unstored/`` in the project; its path, or None
-    when that cannot be written either."""
+    """Write the result document to ``.pairbench/unstored/`` in the project (made through no
+    symbolic link: ``outputs.private_directory``); its path, or None when that cannot be written
+    either."""
     from pairbench.report.jsonfile import derived_document
     from pairbench.store.resultfile import write_result
 
     stamp = "".join(c for c in run.started_at if c.isdigit())[:14] or "result"
-    path = Path(target.project.root) / UNSTORED_DIR / f"{stamp}-{uid[:12]}.json"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = private_directory(target.project.root, UNSTORED_DIR) / f"{stamp}-{uid[:12]}.json"
+        if path.is_symlink():
+            return None  # never written through a link (a repository can commit one)
         write_result(run, path, derived_document(run, analysis) if analysis else None)
     except OSError:
         return None

@@ -14,11 +14,11 @@ import numpy as np
 
 from pairbench.environment.activity import without_process_details
 from pairbench.errors import ResultFileError
+from pairbench.limits import MAX_SAMPLE_VALUE, MAX_SHARDS
 from pairbench.model import SAMPLE_COLUMNS, Sample, Samples
 from pairbench.notes import CODES, Note, Subject
 
 MAX_SAMPLES_PER_SERIES = 50_000_000
-MAX_SAMPLE_VALUE = 2**53 - 1  # |value| of any sample column; as ns, ~104 days; exact as a float
 BOUND_TEXT = "the limit of 2**53 - 1 (as nanoseconds, ~104 days)"
 NON_NEGATIVE = ("user_ns", "sys_ns", "max_rss_kib", "voluntary_cs", "involuntary_cs", "start_ns", "seq",
                 "slot")
@@ -77,11 +77,24 @@ def samples_from_columns(columns: Mapping, metrics: Mapping, source: str, where:
     floats = {str(name): _float_column(_bounded_list(raw, source, f"{where}.metrics[{name!r}]"), source,
                                        f"{where}.metrics[{name!r}]")  # !r: a name shows no control character
               for name, raw in metrics.items()}
-    lengths = {len(a) for a in (*arrays.values(), *floats.values())}
+    check_samples(arrays, floats, source, where)
+    return Samples(arrays, floats)
+
+
+def check_samples(columns: Mapping[str, np.ndarray], metrics: Mapping[str, np.ndarray], source: str,
+                  where: str) -> None:
+    """A series' integer ``columns`` and float ``metrics`` as a result may hold them (the readers'
+    rule, and what a writer checks before writing): equal lengths, at most ``MAX_SAMPLES_PER_SERIES``,
+    finite metrics, and sample values within :func:`check_sample_values`."""
+    lengths = {len(a) for a in (*columns.values(), *metrics.values())}
     if len(lengths) > 1:
         raise ResultFileError(f"{source}: {where} columns have different lengths {sorted(lengths)}")
-    check_sample_values(arrays, source, where)
-    return Samples(arrays, floats)
+    if lengths and max(lengths) > MAX_SAMPLES_PER_SERIES:
+        raise ResultFileError(f"{source}: {where} holds {max(lengths)} samples, more than {MAX_SAMPLES_PER_SERIES}")
+    for name, values in metrics.items():
+        if values.size and not np.all(np.isfinite(values)):
+            raise ResultFileError(f"{source}: {where}.metrics[{name!r}] must hold finite numbers")
+    check_sample_values(columns, source, where)
 
 
 def _bounded_list(raw, source: str, where: str) -> list:
@@ -108,13 +121,13 @@ def _integer_column(raw: list, source: str, where: str) -> np.ndarray:
 
 
 def _float_column(raw: list, source: str, where: str) -> np.ndarray:
-    """``raw`` as float64: numbers only (no bools), finite (the JSON reader refused NaN already)."""
+    """``raw`` as float64: numbers only (no bools); :func:`check_samples` checks they are finite."""
     if any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in raw):
         raise ResultFileError(f"{source}: {where} must be a list of numbers")
-    arr = np.asarray(raw, dtype=np.float64)
-    if arr.size and not np.all(np.isfinite(arr)):
-        raise ResultFileError(f"{source}: {where} must hold finite numbers")
-    return arr
+    try:
+        return np.asarray(raw, dtype=np.float64)
+    except OverflowError:  # an integer beyond the largest float
+        raise ResultFileError(f"{source}: {where} must hold finite numbers") from None
 
 
 def sample_row(values: list, where: str) -> Sample:
@@ -182,7 +195,9 @@ def environment(value, source: str) -> dict:
 
 def suite(value, source: str) -> dict | None:
     """A bench run's ``suite``: null, or an object with ``benchmarks`` (the suite's comparisons, at
-    least 1), a ``digest`` string, and ``shard`` null or [K, N] with 1 <= K <= N."""
+    least 1), a ``digest`` string, ``shard`` null or [K, N] with 1 <= K <= N <= ``MAX_SHARDS`` (as
+    ``--shard`` takes it: ``merge`` counts the shards it needs), and when present a ``harness``
+    string and a ``merged`` list."""
     if value is None:
         return None
     record = expect(value, dict, source, "suite")
@@ -191,8 +206,14 @@ def suite(value, source: str) -> dict | None:
     expect(record.get("digest"), str, source, "suite.digest")
     shard = record.get("shard")
     if shard is not None and not (isinstance(shard, list) and len(shard) == 2 and all(is_int(x) for x in shard)
-                                  and 1 <= shard[0] <= shard[1]):
-        raise ResultFileError(f"{source}: suite.shard must be null or [K, N] with 1 <= K <= N, got {shard!r}")
+                                  and 1 <= shard[0] <= shard[1] <= MAX_SHARDS):
+        shown = repr(shard) if len(repr(shard)) <= 60 else repr(shard)[:57] + "..."
+        raise ResultFileError(f"{source}: suite.shard must be null or [K, N] with 1 <= K <= N <= {MAX_SHARDS}, "
+                              f"got {shown}")
+    if "harness" in record:
+        expect(record["harness"], str, source, "suite.harness")
+    if "merged" in record:
+        expect(record["merged"], list, source, "suite.merged")
     return record
 
 

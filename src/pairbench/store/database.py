@@ -7,22 +7,36 @@ URLs take SQLAlchemy's form: ``sqlite:///relative/path.db``,
 builds every statement, and only the two dialects' own ``INSERT ... ON
 CONFLICT DO NOTHING`` differ by import.
 
-SQLite is opened in WAL mode (readers never wait for the writer) with a busy
-timeout (``?timeout=SECONDS`` in the URL, 30 s by default), and every write
-transaction starts with ``BEGIN IMMEDIATE``, so concurrent writers queue for
-the lock instead of failing when a reader's transaction turns into a writer.
-A password is never shown: messages name the store by :func:`shown`.
+A store opened to write is set to WAL mode (readers never wait for the
+writer) with a busy timeout (``?timeout=SECONDS`` in the URL, 30 s by
+default), and every write transaction starts with ``BEGIN IMMEDIATE``, so
+concurrent writers queue for the lock instead of failing when a reader's
+transaction turns into a writer. Its file passes the output guard
+(``outputs``): no link another user planted is followed. A store opened to
+read (``history``, ``store info``) is opened read-only: it is neither changed
+nor locked, a missing file is not created, and a file we may only read can be
+read. A SQLite file that holds another program's tables is refused either way,
+before anything in it changes.
+
+A password is never shown: messages name the store by ``StoreUrl.shown``, and
+whatever a driver says passes through ``StoreUrl.scrubbed``; a URL that cannot
+be parsed is not repeated at all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import re
+import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from pairbench.errors import StoreError
+from pairbench.outputs import check_target
 
 DEFAULT_PATH = ".pairbench/history.db"
 DEFAULT_BUSY_TIMEOUT_S = 30.0
@@ -33,48 +47,91 @@ POSTGRESQL_EXTRA = "pip install 'psycopg[binary]>=3.1' (pairbench's extra postgr
 @dataclass(frozen=True)
 class StoreUrl:
     """A store's address: ``dialect`` ("sqlite" or "postgresql"), the SQLAlchemy URL (absolute
-    path for SQLite), and how to show it (without a password)."""
+    path for SQLite), how to show it (without a password), and the ``secrets`` it holds (its
+    passwords: never shown, and taken out of whatever a driver says)."""
 
     dialect: str
-    url: str
+    url: str = field(repr=False)
     shown: str
     busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def sqlite_path(self) -> Path | None:
         return Path(self.url.removeprefix("sqlite:///")) if self.dialect == "sqlite" else None
 
+    def scrubbed(self, text: str) -> str:
+        """``text`` with every secret of the URL replaced by ``***``."""
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
+
+
+SECRET_PARAMETERS = ("password", "sslpassword")  # libpq's parameters that hold a password
+_KEYWORD_STRING = re.compile(r"(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|service)\s*=")
+_URL_FORMS = "give sqlite:///PATH or postgresql://USER@HOST/DATABASE"
+
 
 def parse_url(text: str, *, base: str | os.PathLike | None = None) -> StoreUrl:
     """The store ``text`` names; a relative SQLite path is relative to ``base`` (the project's
     root for a config file, else the working directory). ``UsageError``-like ``StoreError`` for
-    anything that is not a SQLite file or a PostgreSQL database."""
+    anything that is not a SQLite file or a PostgreSQL database, which never repeats what may be a
+    password: ``text`` is shown only once it parsed, and then without its passwords."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     if not isinstance(text, str) or not text.strip():
-        raise StoreError("the store URL is empty; give sqlite:///PATH, postgresql://... or a file path")
+        raise StoreError(f"the store URL is empty; {_URL_FORMS}, or a file path")
     text = text.strip()
+    if _KEYWORD_STRING.search(text):
+        raise StoreError(_KEYWORDS_REFUSED)
     if "://" not in text:
         return _sqlite(Path(text), base, {})
     try:
         url = make_url(text)
-    except ArgumentError:
-        raise StoreError(f"{_redacted(text)} is not a store URL; give sqlite:///PATH or "
-                         "postgresql://USER@HOST/DATABASE") from None
-    backend = url.get_backend_name()
+    except (ArgumentError, ValueError):
+        scheme = text.partition("://")[0]
+        raise StoreError(f"the store URL ({_shown_scheme(scheme)}://...) cannot be read: its port is not a "
+                         "number, or its user or password holds @, :, / or ? unencoded (write them as %40, "
+                         f"%3A, %2F, %3F); {_URL_FORMS}") from None
+    backend = url.drivername.partition("+")[0]
     if backend == "sqlite":
         if not url.database or url.database == ":memory:":
             raise StoreError("a store in memory would be lost when pairbench exits; give a file: "
                              "sqlite:///.pairbench/history.db")
         return _sqlite(Path(url.database), base, dict(url.query))
     if backend in ("postgresql", "postgres"):
-        if url.get_driver_name() not in ("psycopg", "psycopg2") or "+" not in url.drivername:
-            url = url.set(drivername="postgresql+psycopg")
-        return StoreUrl("postgresql", url.render_as_string(hide_password=False),
-                        url.render_as_string(hide_password=True))
-    raise StoreError(f"pairbench stores results in SQLite or PostgreSQL, not {backend!r} "
+        return _postgresql(url)
+    raise StoreError(f"pairbench stores results in SQLite or PostgreSQL, not {_shown_scheme(backend)!r} "
                      f"({_redacted(text)})")
+
+
+_KEYWORDS_REFUSED = ("the store looks like a libpq connection string (host=... password=...), which pairbench "
+                     "does not take, since it would show its password; give a URL, postgresql://USER@HOST/"
+                     "DATABASE, with the password in PGPASSWORD or ~/.pgpass")
+
+
+def _postgresql(url) -> StoreUrl:
+    """A PostgreSQL store through psycopg 3 (``postgres://`` and other drivers' names included)."""
+    url = url.set(drivername="postgresql+psycopg")
+    if url.host and (set(url.host) & set("= \t\n")):
+        raise StoreError(_KEYWORDS_REFUSED)
+    secrets = [url.password or ""]
+    hidden = {}
+    for key in SECRET_PARAMETERS:
+        values = url.query.get(key)
+        if values is not None:
+            secrets += [values] if isinstance(values, str) else list(values)
+            hidden[key] = "***"
+    shown = (url.update_query_dict(hidden) if hidden else url).render_as_string(hide_password=True)
+    return StoreUrl("postgresql", url.render_as_string(hide_password=False), shown.replace("%2A%2A%2A", "***"),
+                    secrets=tuple(sorted({s for s in secrets if s}, key=len, reverse=True)))
+
+
+def _shown_scheme(text: str) -> str:
+    """A URL's scheme as given, shown only if it is a plain word (else ``?``): it is said back in a
+    message, and the rest of what was given may be a password."""
+    return text if re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]{0,30}", text) else "?"
 
 
 def _sqlite(path: Path, base, query: dict) -> StoreUrl:
@@ -93,15 +150,18 @@ def _sqlite(path: Path, base, query: dict) -> StoreUrl:
 
 
 def _redacted(text: str) -> str:
-    """``text`` with anything between ``://`` and ``@`` hidden, since it may hold a password."""
+    """``text`` with anything between ``://`` and ``@`` hidden, since it may hold a password, and
+    with no query (``?password=``)."""
     scheme, sep, rest = text.partition("://")
+    rest = rest.partition("?")[0]
     if sep and "@" in rest:
         return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
-    return text
+    return f"{scheme}{sep}{rest}"
 
 
-def create_engine(store: StoreUrl):
-    """A SQLAlchemy engine for ``store``, set up as the module docstring says (no connection yet)."""
+def create_engine(store: StoreUrl, *, read_only: bool = False):
+    """A SQLAlchemy engine for ``store``, set up as the module docstring says (no connection yet);
+    ``read_only``: one that neither changes nor locks the database (nor creates a SQLite file)."""
     import sqlalchemy
 
     if store.dialect == "postgresql":
@@ -110,28 +170,79 @@ def create_engine(store: StoreUrl):
         except ImportError:
             raise StoreError(f"{store.shown}: a PostgreSQL store needs psycopg; install it with "
                              f"{POSTGRESQL_EXTRA}") from None
-        return sqlalchemy.create_engine(store.url, connect_args={"connect_timeout": CONNECT_TIMEOUT_S},
+        options = {"options": "-c default_transaction_read_only=on"} if read_only else {}
+        return sqlalchemy.create_engine(store.url, connect_args={"connect_timeout": CONNECT_TIMEOUT_S, **options},
                                         pool_pre_ping=False)
-    path = store.sqlite_path
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(f"{store.shown}: cannot create its directory ({exc.strerror or exc})") from None
+    if read_only:
+        connect = functools.partial(_connect_read_only, store.sqlite_path, store.busy_timeout_s)
+    else:
+        connect = functools.partial(sqlite3.connect, _file_uri(_writable_sqlite(store), "mode=rw"), uri=True,
+                                    timeout=store.busy_timeout_s)
+
     # one connection kept for the store's life (closing the last one checkpoints the WAL each time)
-    engine = sqlalchemy.create_engine(store.url, connect_args={"timeout": store.busy_timeout_s},
-                                      poolclass=sqlalchemy.pool.SingletonThreadPool)
-    sqlalchemy.event.listen(engine, "connect", _sqlite_connected)
+    engine = sqlalchemy.create_engine("sqlite://", creator=connect, poolclass=sqlalchemy.pool.SingletonThreadPool)
+    sqlalchemy.event.listen(engine, "connect", functools.partial(_sqlite_connected, store=store, read_only=read_only))
     sqlalchemy.event.listen(engine, "begin", _sqlite_begin)
     return engine
 
 
-def _sqlite_connected(dbapi_connection, _record) -> None:
-    """WAL (kept by the file once set), foreign keys, and transactions begun by us (see ``begin``)."""
+def _file_uri(path: Path, query: str) -> str:
+    return f"file:{quote(str(path), errors='surrogateescape')}?{query}"
+
+
+def _connect_read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
+    """A connection that can only read ``path``. A WAL database needs its ``-shm`` file to be read;
+    where that is missing and cannot be made (a store another user owns, in a directory we cannot
+    write), no writer can be at work on it (a writer keeps both files), and the file is read as
+    immutable: SQLite then takes no lock at all."""
+    connection = sqlite3.connect(_file_uri(path, "mode=ro"), uri=True, timeout=timeout_s)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return connection
+    except sqlite3.OperationalError as exc:
+        connection.close()
+        if "readonly" not in str(exc) or os.path.exists(f"{path}-shm") or os.access(path.parent, os.W_OK):
+            raise
+    return sqlite3.connect(_file_uri(path, "mode=ro&immutable=1"), uri=True, timeout=timeout_s)
+
+
+SQLITE_FILES = ("", "-wal", "-shm", "-journal")  # the database and what SQLite writes beside it
+
+
+def _writable_sqlite(store: StoreUrl) -> Path:
+    """The SQLite file to write ``store`` in: its path with links followed, once it and the files
+    SQLite writes beside it passed ``outputs.check_target`` (no link another user planted, no
+    journal), its directory made, and the file created here if new, through no link (``O_NOFOLLOW``,
+    ``O_EXCL``): then SQLite opens a regular file that no one else may swap in a sticky directory."""
+    try:
+        path = check_target(store.sqlite_path)
+        for suffix in SQLITE_FILES[1:]:
+            check_target(f"{path}{suffix}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+    except OSError as exc:
+        raise StoreError(f"{store.shown}: cannot write it ({exc.strerror or exc})") from None
+    return path
+
+
+def _sqlite_connected(dbapi_connection, _record, *, store: StoreUrl, read_only: bool) -> None:
+    """A pairbench store or a new file (never another program's database, which is left as it is);
+    for writing, WAL (kept by the file once set), foreign keys, and transactions begun by us (see
+    ``begin``); for reading, queries only."""
     dbapi_connection.isolation_level = None  # the driver begins nothing by itself
     cursor = dbapi_connection.cursor()
     try:
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
+        tables = sorted(row[0] for row in cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        if tables and "schema_version" not in tables:
+            listed = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(f"{store.shown} is another program's database (its tables: {listed}), not a "
+                             "pairbench store; nothing was changed. Give --store a file of its own")
+        if read_only:
+            cursor.execute("PRAGMA query_only=ON")
+        else:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
     finally:
         cursor.close()
 
@@ -153,15 +264,18 @@ def translated_errors(store: StoreUrl, doing: str) -> Iterator[None]:
     except sa.OperationalError as error:
         raise StoreError(_operational(store, doing, error)) from None
     except sa.IntegrityError as error:
-        raise StoreError(f"{store.shown}: {doing} was refused by the database ({_first_line(error)}); "
+        raise StoreError(f"{store.shown}: {doing} was refused by the database ({_first_line(error, store)}); "
                          "nothing of it was kept") from None
     except sa.DBAPIError as error:
-        raise StoreError(f"{store.shown}: {doing} failed ({_first_line(error)}); nothing of it was "
+        raise StoreError(f"{store.shown}: {doing} failed ({_first_line(error, store)}); nothing of it was "
                          "kept") from None
+    except UnicodeEncodeError:  # text the driver cannot send (history.storable escapes what pairbench stores)
+        raise StoreError(f"{store.shown}: {doing} failed: text that is not UTF-8, which the database cannot "
+                         "take; nothing of it was kept") from None
 
 
 def _operational(store: StoreUrl, doing: str, error) -> str:
-    said = _first_line(error)
+    said = _first_line(error, store)
     if store.dialect == "sqlite" and "locked" in said:
         return (f"{store.shown} is locked by another process (waited {store.busy_timeout_s:g} s) while "
                 f"{doing}; nothing of it was kept. Try again when the other writer is done, or give the "
@@ -172,6 +286,7 @@ def _operational(store: StoreUrl, doing: str, error) -> str:
             "and the URL's host, port, database, user and password")
 
 
-def _first_line(error) -> str:
+def _first_line(error, store: StoreUrl) -> str:
+    """What the driver said, on one line, without the store's secrets."""
     original = getattr(error, "orig", None) or error
-    return " ".join(str(original).split())[:300] or type(original).__name__
+    return store.scrubbed(" ".join(str(original).split()))[:300] or type(original).__name__

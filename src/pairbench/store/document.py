@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pairbench.errors import ResultFileError, UsageError
+from pairbench.limits import MAX_BENCHMARKS, MAX_SIDES
 from pairbench.model import (
     RUN_STATES,
     SIDE_LABELS,
@@ -25,8 +26,6 @@ from pairbench.store.checks import expect, expect_object_list, expect_str_list
 
 RESULT_FORMAT = "pairbench.result/2"
 LEGACY_FORMAT = "pairbench.result/1"
-MAX_SIDES = 1000
-MAX_BENCHMARKS = 100_000
 
 
 def run_header(run: Run) -> dict:

@@ -2,8 +2,9 @@
 
 Writing: the text goes to a temporary file beside the target, is fsynced and
 renamed over it, and the directory is fsynced, so a reader sees the old file
-or the new one, never half; a symbolic link on the way is followed only as the
-kernel's protected_symlinks rule allows, and a replaced file keeps its mode.
+or the new one, never half; the target passes ``outputs.check_target`` (a
+symbolic link on the way is followed only as the kernel's protected_symlinks
+rule allows; never a journal), and a replaced file keeps its mode.
 Reading: regular files only, a size limit, UTF-8, JSON without NaN, Infinity,
 overflowing numbers or repeated keys, with no more lists, objects and strings
 than a real result holds (so memory stays a small multiple of the size) and
@@ -22,9 +23,11 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pairbench.errors import ResultFileError
+from pairbench.outputs import check_target
 
 # The largest result read: two sides of a million samples each take 137 MB (benchmarks/RESULTS.md);
 # parsing costs about 4 bytes of memory per byte of such a result, and at most ~10 for any text that
@@ -36,23 +39,38 @@ MAX_STRINGS = 2_000_000  # a series has ~20 keys and names
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old or the new file, never half.
+    """Replace ``path`` with ``text`` (see :func:`atomic_write_chunks`)."""
+    atomic_write_chunks(path, (text,))
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[str], *, readable: bool = False) -> None:
+    """Replace ``path`` with the text of ``chunks`` (each written as it comes, so a large document
+    never needs to be held whole) so that readers see the old or the new file, never half.
 
     A symbolic link is written through: its target is replaced (the temporary
     file lies beside the target, so the rename never crosses file systems) and
-    the link stays a link; but only a link the kernel would follow
-    (:func:`writable_target`), else ``UnsafeLinkError``. A file replaced keeps
+    the link stays a link; but only a link the kernel would follow, and never
+    over a journal (``outputs.check_target``: else ``RefusedOutput``). A file replaced keeps
     its permission bits; a new one gets 0666 less the umask. A path that is a
     device, a pipe or a socket is never replaced (``OSError``).
+
+    ``readable``: the text must stay within what :func:`read_text_file` and
+    :func:`check_shape` accept (its size, lists, objects and strings, counted as
+    they count them); beyond, the write stops with a ``ResultFileError`` and
+    nothing is replaced, so pairbench never writes a result it cannot read back.
     """
-    target = writable_target(Path(path))
+    target = check_target(path)
     directory = target.parent
     mode = _mode_for(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         os.fchmod(fd, mode)  # mkstemp makes 0600
+        limits = _ReadableText(Path(path)) if readable else None
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            for chunk in chunks:
+                if limits is not None:
+                    limits.add(chunk)
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
@@ -63,71 +81,25 @@ def atomic_write_text(path: Path, text: str) -> None:
     _fsync_directory(directory)
 
 
-class UnsafeLinkError(PermissionError):
-    """A symbolic link on the way to a file to write, which the kernel's protected_symlinks rule
-    would not follow; ``strerror`` says which and why."""
+class _ReadableText:
+    """Counts text as it is written, as the readers count it (:func:`read_text_file`'s size, then
+    :func:`check_shape`), and refuses it the moment it grows beyond what they accept."""
 
+    def __init__(self, path: Path):
+        self.path, self.size, self.containers, self.quotes = path, 0, 0, 0
 
-MAX_LINKS = 40  # as the kernel's ELOOP limit
-
-
-def writable_target(path: Path) -> Path:
-    """The file a write to ``path`` replaces: ``path`` with every symbolic link on the way followed.
-
-    Each link is checked against the kernel's protected_symlinks rule (:func:`may_follow`),
-    which the kernel cannot apply for us: a write that renames a temporary file over
-    the target opens no link. So ``--json /tmp/x.json``, run as root where another
-    user planted ``x.json -> /etc/passwd``, raises ``UnsafeLinkError`` instead of
-    replacing ``/etc/passwd``. Components are resolved as the kernel resolves them
-    (``link/..`` is the parent of the link's target); a missing one is kept as named.
-    """
-    parts = list(Path(path).parts)
-    current = Path(parts.pop(0)) if parts and Path(parts[0]).is_absolute() else Path(os.getcwd())
-    links = 0
-    while parts:
-        part = parts.pop(0)
-        if part in ("", "."):
-            continue
-        if part == "..":
-            current = current.parent
-            continue
-        candidate = current / part
-        try:
-            info = os.lstat(candidate)
-        except FileNotFoundError:
-            current = candidate
-            continue
-        if not stat.S_ISLNK(info.st_mode):
-            current = candidate
-            continue
-        links += 1
-        if links > MAX_LINKS:
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
-        _check_link(candidate, info, os.stat(current))
-        target = Path(os.readlink(candidate))
-        if target.is_absolute():
-            current = Path(target.parts[0])
-        parts[:0] = [p for p in target.parts if not Path(p).is_absolute()]
-    return current
-
-
-def may_follow(link: os.stat_result, directory: os.stat_result, euid: int) -> bool:
-    """The kernel's protected_symlinks rule (``may_follow_link`` in fs/namei.c;
-    Documentation/admin-guide/sysctl/fs.rst): a link is followed when its owner is the follower,
-    or it does not lie in a sticky, world-writable directory, or its owner owns that directory."""
-    shared = stat.S_ISVTX | stat.S_IWOTH
-    return (link.st_uid == euid or (directory.st_mode & shared) != shared
-            or directory.st_uid == link.st_uid)
-
-
-def _check_link(link: Path, info: os.stat_result, directory: os.stat_result) -> None:
-    if may_follow(info, directory, os.geteuid()):
-        return
-    raise UnsafeLinkError(
-        errno.EACCES,
-        f"refusing to follow the symbolic link {link}: it lies in the sticky, world-writable directory "
-        f"{link.parent} and belongs to uid {info.st_uid}, neither you nor the directory's owner (the "
-        "kernel's protected_symlinks rule); remove it or write elsewhere", str(link))
+    def add(self, chunk: str) -> None:
+        self.size += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
+        self.containers += chunk.count("[") + chunk.count("{")
+        self.quotes += chunk.count('"')
+        if self.size > MAX_FILE_BYTES:
+            raise ResultFileError(f"{self.path}: the result would be larger than the {MAX_FILE_BYTES // 2**20} MiB "
+                                  f"a result file may be (about {MAX_FILE_SAMPLES} samples), so pairbench could not "
+                                  "read it back; nothing was written")
+        if self.containers > MAX_CONTAINERS or self.quotes // 2 > MAX_STRINGS:
+            raise ResultFileError(f"{self.path}: the result would hold more lists, objects or strings than a "
+                                  f"result file may ({MAX_CONTAINERS:,} and {MAX_STRINGS:,}), so pairbench could "
+                                  "not read it back; nothing was written")
 
 
 def _mode_for(target: Path) -> int:
@@ -164,19 +136,15 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def read_text_file(path: Path) -> str:
-    """The text of a result or metadata file; ResultFileError naming the file and the problem.
+def read_text_file(path: Path, what: str = "a pairbench result") -> str:
+    """The text of a result or metadata file; ResultFileError naming the file and the problem (and
+    saying the file is not ``what`` when it is not UTF-8 text).
 
     Only a regular file is read (a device such as /dev/zero, a named pipe or a
     socket is refused without reading it, and opening one never waits for a
     writer), and at most ``MAX_FILE_BYTES`` of it.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise ResultFileError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+    fd = _open_to_read(path)
     try:
         data = _read_regular(path, fd)
     except OSError as exc:
@@ -186,19 +154,66 @@ def read_text_file(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ResultFileError(f"{path}: not a pairbench result (not UTF-8 text)") from None
+        raise ResultFileError(f"{path}: not {what} (not UTF-8 text)") from None
     except MemoryError:
         raise ResultFileError(f"{path}: not enough memory to read its {len(data):,} bytes") from None
 
 
-def _read_regular(path: Path, fd: int) -> bytes:
-    """The bytes of the open file ``fd``: a regular file of at most ``MAX_FILE_BYTES``."""
-    info = os.fstat(fd)
+MAX_LINE_BYTES = 1 << 20
+"""The longest line :func:`read_lines` reads (a line of a tool's text output is a few hundred bytes)."""
+
+
+def read_lines(path: Path) -> Iterator[str]:
+    """The lines of a text file, one at a time (without their newline), for a format read a line at a
+    time: as :func:`read_text_file` reads (a regular file, at most ``MAX_FILE_BYTES``, UTF-8; else a
+    ``ResultFileError`` naming the file and the line), but holding one line in memory, not the file."""
+    fd = _open_to_read(path)
+    with os.fdopen(fd, "rb") as handle:
+        _check_regular(path, os.fstat(fd))
+        total = 0
+        for number, raw in enumerate(_bounded_lines(path, handle), start=1):
+            total += len(raw)
+            if total > MAX_FILE_BYTES:
+                raise ResultFileError(f"{path}: larger than the limit of {MAX_FILE_BYTES:,} bytes "
+                                      f"({MAX_FILE_BYTES // 2**20} MiB)")
+            try:
+                yield raw.rstrip(b"\n").decode("utf-8")
+            except UnicodeDecodeError:
+                raise ResultFileError(f"{path}, line {number}: not UTF-8 text") from None
+
+
+def _open_to_read(path: Path) -> int:
+    """A descriptor reading ``path``: opening a named pipe never waits for a writer, nor a terminal
+    becomes ours; a ``ResultFileError`` naming the file otherwise."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ResultFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _bounded_lines(path: Path, handle) -> Iterator[bytes]:
+    try:
+        while raw := handle.readline(MAX_LINE_BYTES + 1):
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise ResultFileError(f"{path}: a line longer than {MAX_LINE_BYTES:,} bytes; is it a text file?")
+            yield raw
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _check_regular(path: Path, info: os.stat_result) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise ResultFileError(f"{path}: is a directory, not a result file")
     if not stat.S_ISREG(info.st_mode):
         raise ResultFileError(f"{path}: is not a regular file (a device, a pipe or a socket); "
                               "results are read from files")
+
+
+def _read_regular(path: Path, fd: int) -> bytes:
+    """The bytes of the open file ``fd``: a regular file of at most ``MAX_FILE_BYTES``."""
+    _check_regular(path, os.fstat(fd))
     chunks, total = [], 0
     while total <= MAX_FILE_BYTES:  # st_size may be 0 (/proc) or grow while we read: count what comes
         chunk = os.read(fd, min(1 << 22, MAX_FILE_BYTES + 1 - total))

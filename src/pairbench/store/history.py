@@ -23,6 +23,9 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import math
+import os
+import re
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -146,21 +149,30 @@ def utc_now() -> str:
 
 
 class Store:
-    """An open history store (see the module docstring); close it, or use it as a context manager."""
+    """An open history store (see the module docstring); close it, or use it as a context manager.
 
-    def __init__(self, url: StoreUrl):
+    Opened ``read_only`` (``history``, ``store info``) it is neither migrated nor locked nor
+    changed: a SQLite file that does not exist is not created (the store is empty), and one of an
+    older schema is read as it is (``version``).
+    """
+
+    def __init__(self, url: StoreUrl, *, read_only: bool = False):
         self.url = url
-        self._engine = create_engine(url)
+        self.version = 0  # the schema version of what is stored; 0: nothing yet
+        self._engine = None
+        if read_only and url.sqlite_path is not None and not os.path.lexists(url.sqlite_path):
+            return
+        self._engine = create_engine(url, read_only=read_only)
         try:
             with translated_errors(url, "opening the store"):
-                self._open()
+                self.version = self._read_version() if read_only else self._open()
         except BaseException:
             self._engine.dispose()
             raise
 
     @classmethod
-    def open(cls, text: str, *, base=None) -> Store:
-        return cls(parse_url(text, base=base))
+    def open(cls, text: str, *, base=None, read_only: bool = False) -> Store:
+        return cls(parse_url(text, base=base), read_only=read_only)
 
     def __enter__(self) -> Store:
         return self
@@ -169,22 +181,38 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        self._engine.dispose()
+        if self._engine is not None:
+            self._engine.dispose()
 
     def _write(self):
         """A connection whose transaction takes the store's write lock (SQLite: BEGIN IMMEDIATE)."""
         return self._engine.connect().execution_options(pairbench_write=True)
 
-    def _open(self) -> None:
+    def _open(self) -> int:
+        """Migrate the store to this pairbench's schema, under its write lock; the version now."""
         with self._write() as conn, conn.begin():
             schema.lock_for_migration(conn)
-            found = schema.stored_version(conn)
-            if found > schema.CURRENT_VERSION:
-                raise StoreError(
-                    f"{self.url.shown} is a store of schema version {found}, newer than this pairbench "
-                    f"knows ({schema.CURRENT_VERSION}); upgrade pairbench to "
-                    "use it. Nothing was changed")
+            self._known_version(conn)
             schema.migrate(conn)
+        return schema.CURRENT_VERSION
+
+    def _read_version(self) -> int:
+        with self._engine.connect() as conn:
+            return self._known_version(conn)
+
+    def _known_version(self, conn) -> int:
+        """The store's schema version, if this pairbench can read it (``StoreError`` otherwise)."""
+        try:
+            found = schema.stored_version(conn)
+        except ValueError as exc:
+            raise StoreError(f"{self.url.shown}: {exc}; was it written by another program? Nothing was "
+                             "changed") from None
+        if found > schema.CURRENT_VERSION:
+            raise StoreError(
+                f"{self.url.shown} is a store of schema version {found}, newer than this pairbench "
+                f"knows ({schema.CURRENT_VERSION}); upgrade pairbench to "
+                "use it. Nothing was changed")
+        return found
 
     # ------------------------------------------------------------------ writing
 
@@ -204,7 +232,7 @@ class Store:
             rows = [_series_row(run, b, s, result_id, ids[keys[b, s]], summaries.get((b, s)))
                     for (b, s) in sorted(run.samples)]
             if rows:
-                conn.execute(schema.metadata.tables["series"].insert(), rows)
+                conn.execute(schema.metadata.tables["series"].insert(), [storable_row(r) for r in rows])
         return uid, True
 
     def add_confirmations(self, machine: Machine, found: Iterable[tuple[BenchmarkKey, Confirmation]]) -> None:
@@ -214,19 +242,19 @@ class Store:
             machine_id = self._machine_id(conn, machine)
             ids = self._benchmark_ids(conn, {key for key, _ in found})
             table = schema.metadata.tables["confirmations"]
-            conn.execute(table.insert(), [{
+            conn.execute(table.insert(), [storable_row({
                 "machine_id": machine_id, "benchmark_id": ids[key], "before_commit": c.before,
                 "after_commit": c.after, "status": c.status, "verdict": c.verdict, "effect": c.effect,
                 "effect_low": c.effect_low, "effect_high": c.effect_high, "result_uid": c.result_uid,
-                "confirmed_at": c.confirmed_at} for key, c in found])
+                "confirmed_at": c.confirmed_at}) for key, c in found])
 
     def _machine_id(self, conn, machine: Machine) -> int:
         table = schema.metadata.tables["machines"]
-        conn.execute(_insert_ignoring(conn, table).values(
-            fingerprint=machine.fingerprint, label=machine.label,
-            details=json.dumps(dict(machine.details), sort_keys=True)))
+        conn.execute(_insert_ignoring(conn, table).values(**storable_row({
+            "fingerprint": machine.fingerprint, "label": machine.label,
+            "details": json.dumps(dict(machine.details), sort_keys=True)})))
         return conn.execute(table.select().with_only_columns(table.c.id)
-                            .where(table.c.fingerprint == machine.fingerprint)).scalar_one()
+                            .where(table.c.fingerprint == storable(machine.fingerprint))).scalar_one()
 
     def _insert_result(self, conn, run: Run, uid: str, machine_id: int, provenance: Provenance) -> int | None:
         table = schema.metadata.tables["results"]
@@ -238,7 +266,8 @@ class Store:
                "settings": json.dumps(metadata["settings"], sort_keys=True),
                "environment": zlib.compress(json.dumps(metadata["environment"], sort_keys=True).encode()),
                "notes": json.dumps(metadata["notes"]), "source": provenance.source}
-        inserted = conn.execute(_insert_ignoring(conn, table).values(**row).returning(table.c.id)).first()
+        inserted = conn.execute(_insert_ignoring(conn, table).values(**storable_row(row))
+                                .returning(table.c.id)).first()
         return inserted[0] if inserted else None
 
     def _benchmark_ids(self, conn, keys: set[BenchmarkKey]) -> dict[BenchmarkKey, int]:
@@ -255,7 +284,7 @@ class Store:
 
     def _known_benchmarks(self, conn, keys: set[BenchmarkKey]) -> dict[tuple, int]:
         table = schema.metadata.tables["benchmarks"]
-        rows = conn.execute(table.select().where(table.c.name.in_({key.name for key in keys}))).all()
+        rows = conn.execute(table.select().where(table.c.name.in_({storable(key.name) for key in keys}))).all()
         return {(r.name, r.params, r.unit): r.id for r in rows}
 
     # ------------------------------------------------------------------ reading
@@ -264,12 +293,14 @@ class Store:
         """Every machine with the number of results measured on it, most results first."""
         from sqlalchemy import func, select
 
+        if self.version == 0:
+            return []
         machines, results = (schema.metadata.tables[name] for name in ("machines", "results"))
         query = (select(machines.c.id, machines.c.fingerprint, machines.c.label, func.count(results.c.id))
                  .select_from(machines.outerjoin(results, results.c.machine_id == machines.c.id))
                  .group_by(machines.c.id, machines.c.fingerprint, machines.c.label))
-        with translated_errors(self.url, "listing the machines"), self._engine.connect() as conn:
-            rows = conn.execute(query).all()
+        rows = self._rows(query, "listing the machines", (_count, "machines.id"), (_text, "machines.fingerprint"),
+                          (_text, "machines.label"), (_count, "the results of a machine"))
         return sorted((StoredMachine(*row) for row in rows), key=lambda m: (-m.results, m.id))
 
     def benchmarks(self, machine_id: int) -> list[StoredBenchmark]:
@@ -284,8 +315,8 @@ class Store:
             series.c.role.in_(HISTORY_ROLES)))
         query = select(benchmarks.c.id, benchmarks.c.name, benchmarks.c.params, benchmarks.c.unit).where(
             measured_here)
-        with translated_errors(self.url, "listing the benchmarks"), self._engine.connect() as conn:
-            rows = conn.execute(query).all()
+        rows = self._rows(query, "listing the benchmarks", (_count, "benchmarks.id"), (_text, "benchmarks.name"),
+                          (_text, "benchmarks.params"), (_text, "benchmarks.unit"))
         try:
             found = [StoredBenchmark(r[0], _key(r[1], r[2], r[3])) for r in rows]
         except ValueError as exc:
@@ -307,10 +338,13 @@ class Store:
                         series.c.role.in_(HISTORY_ROLES))
                  .order_by(order, results.c.started_at, results.c.id, series.c.id))
         if branch is not None:
-            query = query.where(results.c.branch == branch)
-        with translated_errors(self.url, f"reading the history of {benchmark.key.label}"), \
-                self._engine.connect() as conn:
-            rows = conn.execute(query).all()
+            query = query.where(results.c.branch == storable(branch))
+        rows = self._rows(query, f"reading the history of {benchmark.key.label}", (_text, "results.uid"),
+                          (_optional_text, "results.commit_hash"), (_optional_text, "results.commit_time"),
+                          (_optional_text, "results.branch"), (_optional_flag, "results.dirty"),
+                          (_text, "results.started_at"), (_optional_number, "series.median"),
+                          (_optional_number, "series.median_low"), (_optional_number, "series.median_high"),
+                          (_count, "series.n"))
         columns = list(zip(*rows, strict=True)) if rows else [()] * 10
 
         def floats(values) -> np.ndarray:
@@ -320,15 +354,23 @@ class Store:
                       floats(columns[8]), np.array(columns[9], dtype=np.int64))
 
     def confirmations(self, machine_id: int, benchmark_ids: Iterable[int]) -> list[Confirmation]:
-        """What ``confirm`` recorded for these benchmarks on ``machine_id``, oldest first."""
+        """What ``confirm`` recorded for these benchmarks on ``machine_id``, oldest first (none in a
+        store of a schema before confirmations, read as it is)."""
+        if self.version < 2:
+            return []
         table = schema.metadata.tables["confirmations"]
-        query = (table.select().where(table.c.machine_id == machine_id,
-                                      table.c.benchmark_id.in_(list(benchmark_ids)))
+        query = (table.select().with_only_columns(
+            table.c.benchmark_id, table.c.before_commit, table.c.after_commit, table.c.status, table.c.verdict,
+            table.c.effect, table.c.effect_low, table.c.effect_high, table.c.result_uid, table.c.confirmed_at)
+                 .where(table.c.machine_id == machine_id, table.c.benchmark_id.in_(list(benchmark_ids)))
                  .order_by(table.c.confirmed_at, table.c.id))
-        with translated_errors(self.url, "reading the confirmations"), self._engine.connect() as conn:
-            rows = conn.execute(query).all()
-        return [Confirmation(r.benchmark_id, r.before_commit, r.after_commit, r.status, r.verdict, r.effect,
-                             r.effect_low, r.effect_high, r.result_uid, r.confirmed_at) for r in rows]
+        rows = self._rows(query, "reading the confirmations", (_count, "confirmations.benchmark_id"),
+                          (_text, "confirmations.before_commit"), (_text, "confirmations.after_commit"),
+                          (_status, "confirmations.status"), (_text, "confirmations.verdict"),
+                          (_optional_number, "confirmations.effect"), (_optional_number, "confirmations.effect_low"),
+                          (_optional_number, "confirmations.effect_high"),
+                          (_optional_text, "confirmations.result_uid"), (_text, "confirmations.confirmed_at"))
+        return [Confirmation(*row) for row in rows]
 
     def samples(self, uid: str, benchmark: StoredBenchmark) -> dict[str, Samples]:
         """The raw samples of ``benchmark`` in the result ``uid``, by side."""
@@ -336,13 +378,85 @@ class Store:
         query = (series.select().with_only_columns(series.c.side, series.c.samples)
                  .select_from(series.join(results, results.c.id == series.c.result_id))
                  .where(results.c.uid == uid, series.c.benchmark_id == benchmark.id))
-        with translated_errors(self.url, f"reading the samples of {uid[:12]}"), self._engine.connect() as conn:
-            rows = conn.execute(query).all()
+        rows = self._rows(query, f"reading the samples of {uid[:12]}", (_text, "series.side"),
+                          (_blob, "series.samples"))
         try:
             return {side: codec.decode(blob) for side, blob in rows}
         except ValueError as exc:
             raise StoreError(f"{self.url.shown}: the samples of {benchmark.key.label} in result {uid[:12]} "
                              f"cannot be read: {exc}") from None
+
+    def _rows(self, query, doing: str, *columns: tuple) -> list[tuple]:
+        """The rows ``query`` reads, each value checked by its column's (check, name) in ``columns``:
+        a value pairbench never writes (text where a number belongs, a negative count, an infinite
+        median) is a ``StoreError`` naming the column, not a crash further on."""
+        try:
+            with translated_errors(self.url, doing), self._engine.connect() as conn:
+                rows = conn.execute(query).all()  # a driver's conversion may fail (TypeError: text as a blob)
+            return [tuple(check(value, name) for (check, name), value in zip(columns, row, strict=True))
+                    for row in rows]
+        except _StoredValueError as exc:
+            raise StoreError(f"{self.url.shown}: {exc}, which pairbench never writes there; was the store "
+                             "written by another program?") from None
+        except (TypeError, ValueError) as exc:  # the driver could not convert a value to its column's type
+            raise StoreError(f"{self.url.shown}: a row read while {doing} holds a value of the wrong type "
+                             f"({exc}); was the store written by another program?") from None
+
+
+# --------------------------------------------------------------------------- the values of rows read
+
+
+class _StoredValueError(ValueError):
+    """A value of a row read that no pairbench writes."""
+
+
+def _refused(value, name: str, what: str) -> _StoredValueError:
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    return _StoredValueError(f"{name} holds {shown}, not {what}")
+
+
+def _text(value, name: str) -> str:
+    if not isinstance(value, str):
+        raise _refused(value, name, "text")
+    return value
+
+
+def _optional_text(value, name: str) -> str | None:
+    return None if value is None else _text(value, name)
+
+
+def _optional_number(value, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _refused(value, name, "a finite number")
+    return float(value)
+
+
+def _count(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**53:
+        raise _refused(value, name, "a count")
+    return value
+
+
+def _optional_flag(value, name: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise _refused(value, name, "true or false")
+
+
+def _status(value, name: str) -> str:
+    if value not in CONFIRMATION_STATES:
+        raise _refused(value, name, f"one of {', '.join(CONFIRMATION_STATES)}")
+    return value
+
+
+def _blob(value, name: str) -> bytes:
+    if not isinstance(value, bytes):
+        raise _refused(value, name, "compressed samples")
+    return value
 
 
 def _insert_ignoring(conn, table):
@@ -355,7 +469,27 @@ def _insert_ignoring(conn, table):
 
 
 def _benchmark_row(key: BenchmarkKey) -> dict:
-    return {"name": key.name, "params": json.dumps(dict(key.params), sort_keys=True), "unit": key.unit}
+    return storable_row({"name": key.name, "params": json.dumps(dict(key.params), sort_keys=True), "unit": key.unit})
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """``text`` as the store keeps it: a lone surrogate (a byte of a name or a path that was not
+    UTF-8, which no database takes as text: U+DCFF for byte 0xFF) written as the escape that
+    ``report.safe.visible`` shows for it (``\\xff``), so the same name is always stored alike."""
+    return _SURROGATE.sub(_escaped_surrogate, text)
+
+
+def _escaped_surrogate(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def storable_row(row: dict) -> dict:
+    """``row`` with every text value :func:`storable`."""
+    return {key: storable(value) if isinstance(value, str) else value for key, value in row.items()}
 
 
 def _key(name: str, params: str, unit: str) -> BenchmarkKey:

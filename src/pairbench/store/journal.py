@@ -33,7 +33,7 @@ from pairbench.errors import ResultFileError
 from pairbench.measure.sampler import Measured, Sink
 from pairbench.model import SAMPLE_COLUMNS, Run, Sample, Samples, append_metrics
 from pairbench.notes import Note
-from pairbench.settings import JOURNAL_SUFFIX
+from pairbench.outputs import JOURNAL_SUFFIX, is_live_journal
 from pairbench.store import checks, legacy
 from pairbench.store.document import RESULT_FORMAT, run_from_header, run_header
 from pairbench.store.files import (
@@ -147,7 +147,7 @@ class Journal(Sink):
 def _occupied(path: Path, result: Path) -> str:
     """Why the journal ``path`` of ``result`` cannot be started: another run writes it, or it holds
     the samples of a run that did not finish (and perhaps that run's complete document)."""
-    if _locked(path):
+    if is_live_journal(path):
         return (f"{path}: another pairbench run is writing it now (its journal for {result}); "
                 "wait for that run to end, or choose another --json path")
     document = complete_leftover(result)
@@ -157,23 +157,6 @@ def _occupied(path: Path, result: Path) -> str:
                 f"to {result} and remove the journal, or choose another --json path")
     return (f"{path}: holds the samples of a run that did not finish; read it with "
             f"`pairbench show {path}`, then remove it or choose another --json path")
-
-
-def _locked(path: Path) -> bool:
-    """True if a live run holds the lock on journal ``path``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    return False
 
 
 def complete_leftover(result: str | os.PathLike) -> Path | None:

@@ -112,10 +112,10 @@ def _check_complete(ordered: Sequence[Shard]) -> None:
         if shard.index == previous.index:
             raise UsageError(f"{shard.path} and {previous.path} are both shard {shard.index} of {shard.count}; "
                              "give each shard once")
-    missing = sorted(set(range(1, ordered[0].count + 1)) - set(indices))
+    missing = ordered[0].count - len(indices)  # the shards are distinct and within 1..N (store.checks.suite)
     if missing:
-        raise UsageError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of "
-                         f"{ordered[0].count} {'are' if len(missing) > 1 else 'is'} missing; merge needs every "
+        raise UsageError(f"shard{'s' if missing > 1 else ''} {_spans(indices, ordered[0].count)} of "
+                         f"{ordered[0].count} {'are' if missing > 1 else 'is'} missing; merge needs every "
                          "shard of the suite")
     seen: dict = {}
     for shard in ordered:
@@ -124,6 +124,18 @@ def _check_complete(ordered: Sequence[Shard]) -> None:
                 raise UsageError(f"{shard.path} and {seen[key]} both measured {key.label!r}: they are not "
                                  "shards of one split (was --balance given to some and not others?)")
             seen[key] = shard.path
+
+
+def _spans(present: Sequence[int], count: int, shown: int = 10) -> str:
+    """The numbers 1..``count`` not in ``present`` (sorted), as spans ("2-5, 9"), the first ``shown``
+    of them: O(len(present)), whatever ``count`` is."""
+    spans, previous = [], 0
+    for index in [*present, count + 1]:
+        if index > previous + 1:
+            first, last = previous + 1, index - 1
+            spans.append(str(first) if first == last else f"{first}-{last}")
+        previous = index
+    return ", ".join(spans[:shown]) + (f" and {len(spans) - shown} more spans" if len(spans) > shown else "")
 
 
 def _joined(ordered: Sequence[Shard]) -> Run:

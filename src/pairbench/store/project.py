@@ -119,7 +119,7 @@ def _parse(path: Path) -> dict:
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:
-        text = read_text_file(path)
+        text = read_text_file(path, what="a TOML file")
     except ResultFileError as exc:
         raise UsageError(f"cannot read the project config: {exc}") from None
     if len(text) > MAX_CONFIG_BYTES:
@@ -128,6 +128,9 @@ def _parse(path: Path) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML ({exc}); fix it or remove it") from None
+    except (RecursionError, MemoryError):
+        raise UsageError(f"{path}: nested too deeply (or too large) to be a project config; fix it or "
+                         "remove it") from None
 
 
 def _project(root: Path, file: Path, table, prefix: str = "") -> Project:

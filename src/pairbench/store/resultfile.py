@@ -22,13 +22,17 @@ too deep to parse, each with one line naming the file and the problem.
 
 from __future__ import annotations
 
+import json
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+import numpy as np
 
 from pairbench.errors import ResultFileError
 from pairbench.model import SAMPLE_COLUMNS, Run
-from pairbench.store import journal
+from pairbench.store import checks, journal
 from pairbench.store.checks import expect
 from pairbench.store.document import (
     LEGACY_FORMAT,
@@ -37,11 +41,11 @@ from pairbench.store.document import (
     run_header,
     series_of,
 )
-from pairbench.store.files import atomic_write_text, dumps, parse_json_text, read_text_file
+from pairbench.store.files import atomic_write_chunks, dumps, parse_json_text, read_text_file
 from pairbench.store.legacy import run_from_v1
 
-__all__ = ["LEGACY_FORMAT", "RESULT_FORMAT", "read_result", "run_from_document", "run_to_document",
-           "write_result"]
+__all__ = ["LEGACY_FORMAT", "RESULT_FORMAT", "check_readable", "document_chunks", "read_result",
+           "run_from_document", "run_to_document", "write_result"]
 DERIVED_KEYS = ("summaries", "comparisons", "analysis_notes", "suite_summary")
 
 
@@ -65,8 +69,69 @@ def run_to_document(run: Run, derived: Mapping | None = None) -> dict:
 
 
 def write_result(run: Run, path: str | os.PathLike, derived: Mapping | None = None) -> None:
-    """Write ``run`` (and ``derived``) to ``path`` atomically: temp file, fsync, rename."""
-    atomic_write_text(Path(path), dumps(run_to_document(run, derived)) + "\n")
+    """Write ``run`` (and ``derived``) to ``path`` atomically (temp file, fsync, rename), once it
+    passed the readers' checks (:func:`check_readable`), written as it is encoded, within the size and
+    shape the readers accept: a ``ResultFileError`` otherwise, and nothing is written."""
+    check_readable(run, str(path))
+    atomic_write_chunks(Path(path), document_chunks(run, derived), readable=True)
+
+
+def check_readable(run: Run, source: str) -> None:
+    """Refuse (``ResultFileError`` naming ``source``) a run that :func:`read_result` would refuse:
+    its header read back through the reader's own parser (sides, benchmarks, settings, notes,
+    suite, environment), each series through the reader's column checks."""
+    try:
+        header = json.loads(dumps(run_header(run)))
+    except ValueError as exc:
+        raise ResultFileError(f"{source}: cannot be written: {exc}") from None
+    read = run_from_header(header, source)
+    for i, ((b, s), samples) in enumerate(sorted(run.samples.items())):
+        where = f"series[{i}]"
+        if not (0 <= b < len(read.benchmarks) and 0 <= s < len(read.sides)):
+            raise ResultFileError(f"{source}: {where} names benchmark {b} and side {s}; the run has "
+                                  f"{len(read.benchmarks)} benchmark(s) and {len(read.sides)} side(s)")
+        checks.check_samples(samples.columns, samples.metrics, source, where)
+
+
+NUMBERS_PER_CHUNK = 65_536  # a chunk of a column as text: memory stays bounded whatever the run's size
+
+
+def document_chunks(run: Run, derived: Mapping | None = None) -> Iterator[str]:
+    """The text of :func:`run_to_document`'s document (as :func:`dumps` writes it, then a newline),
+    in pieces: the columns are encoded a chunk at a time, never as a list of Python numbers."""
+    header = dumps(run_header(run))
+    yield header[:-1] + ',"series":['
+    for i, ((b, s), samples) in enumerate(sorted(run.samples.items())):
+        yield f'{"," if i else ""}{{"benchmark":{b},"side":{s},"samples":{{'
+        for j, column in enumerate(SAMPLE_COLUMNS):
+            yield f'{"," if j else ""}{dumps(column)}:['
+            yield from _numbers(samples[column])
+            yield "]"
+        yield '},"metrics":{'
+        for j, (name, values) in enumerate(samples.metrics.items()):
+            yield f'{"," if j else ""}{dumps(name)}:['
+            yield from _numbers(values)
+            yield "]"
+        yield "}}"
+    yield "]"
+    for key in DERIVED_KEYS:
+        if derived and key in derived:
+            yield f",{dumps(key)}:{dumps(derived[key])}"
+    yield "}\n"
+
+
+def _numbers(values: np.ndarray) -> Iterator[str]:
+    """A column's numbers as JSON, comma-separated, a chunk at a time (ints as ints, floats as
+    ``json.dumps`` writes them: ``repr``; a non-finite float is a ``ValueError``, as dumps says)."""
+    as_text = str if values.dtype.kind in "iu" else _finite_repr
+    for start in range(0, len(values), NUMBERS_PER_CHUNK):
+        yield ("," if start else "") + ",".join(map(as_text, values[start:start + NUMBERS_PER_CHUNK].tolist()))
+
+
+def _finite_repr(value: float) -> str:
+    if not math.isfinite(value):
+        raise ValueError(f"Out of range float values are not JSON compliant: {value!r}")
+    return repr(value)
 
 
 # --------------------------------------------------------------------------- reading

@@ -137,11 +137,17 @@ metadata = tables_up_to(CURRENT_VERSION)
 
 
 def stored_version(conn: Connection) -> int:
-    """The version of the store ``conn`` is connected to: 0 for an empty database."""
+    """The version of the store ``conn`` is connected to: 0 for an empty database; ``ValueError``
+    when the ``schema_version`` table holds something no pairbench wrote."""
     if not inspect(conn).has_table("schema_version"):
         return 0
     version = conn.execute(select(metadata.tables["schema_version"].c.version)).scalar()
-    return int(version or 0)
+    if version is None:
+        return 0
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        shown = repr(version) if len(repr(version)) <= 40 else repr(version)[:37] + "..."
+        raise ValueError(f"its schema_version holds {shown}, which no pairbench writes")
+    return version
 
 
 def migrate(conn: Connection, target: int = CURRENT_VERSION) -> int:

@@ -9,8 +9,11 @@ worker sends is hostile: each parser bounds what it accepts and raises
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+
+from pairbench.limits import MAX_SAMPLE_VALUE
 
 VERSION = 1
 GREETING = f"pairbench-worker {VERSION}"
@@ -19,12 +22,14 @@ MAX_LINE_BYTES = 4096
 MAX_NAME_BYTES = 200
 MAX_BENCHMARKS = 10_000
 MAX_ITERATIONS = 1 << 40
-MAX_FIELD_VALUE = (1 << 63) - 1
+MAX_FIELD_VALUE = MAX_SAMPLE_VALUE  # what a result keeps: a larger value could be measured but never read back
 
 REPLY_FIELDS = ("ns", "user_ns", "sys_ns", "vcs", "ivcs", "minflt", "majflt", "maxrss_kib")
 """The fields of an ``ok`` reply pairbench reads; ``ns`` is required, the others are 0 when absent."""
 
-_NAME = re.compile(r"[^\s\x00-\x1f\x7f]+")
+UNSAFE_NAME_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""What a name may not hold: whitespace, C0 and C1 control characters and DEL (which a terminal may
+obey), and the bidirectional controls (which reorder what is shown around them)."""
 _PARAMS = re.compile(r"^(?P<base>[^\[\]]+)\[(?P<params>[^\[\]]*)\]$")
 _FIELD_KEY = re.compile(r"^[a-z_][a-z0-9_]*$")
 _DIGITS = re.compile(r"^[0-9]{1,19}$")
@@ -58,14 +63,20 @@ class ErrorReply:
 # --------------------------------------------------------------------------- names
 
 
-_NAME_UNSAFE = re.compile(r"[\s\x00-\x1f\x7f]")
-
-
 def as_name(text: str) -> str:
-    """``text`` (a pytest node id) as a benchmark name: whitespace and control characters as ``_``,
-    cut to ``MAX_NAME_BYTES`` (on a character boundary)."""
-    name = _NAME_UNSAFE.sub("_", text) or "test"
-    return name.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore")
+    """``text`` (a pytest node id) as a benchmark name: the text itself when it is one; else (it
+    holds whitespace or a control character, or is over ``MAX_NAME_BYTES``) the text with those
+    characters made ``_``, cut, and ended with ``~`` and a digest of the whole text, so two node ids
+    never share a name."""
+    name = UNSAFE_NAME_CHARACTER.sub("_", text)
+    if name == text and name and len(name.encode("utf-8", "surrogatepass")) <= MAX_NAME_BYTES:
+        return name
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST_CHARS]
+    kept = name.encode("utf-8", "replace")[: MAX_NAME_BYTES - _DIGEST_CHARS - 1].decode("utf-8", "ignore")
+    return f"{kept}~{digest}"
+
+
+_DIGEST_CHARS = 12
 
 
 def check_name(name: str) -> str:
@@ -74,7 +85,7 @@ def check_name(name: str) -> str:
         raise ProtocolError("a benchmark name is empty")
     if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
         raise ProtocolError(f"a benchmark name is longer than {MAX_NAME_BYTES} bytes")
-    if not _NAME.fullmatch(name):
+    if UNSAFE_NAME_CHARACTER.search(name):
         raise ProtocolError("a benchmark name holds whitespace or a control character")
     return name
 
@@ -192,7 +203,7 @@ def parse_reply(line: str) -> SampleReply | ErrorReply:
         if key in values:
             raise ProtocolError(f"the field {key!r} is given twice")
         if not _DIGITS.match(text) or int(text) > MAX_FIELD_VALUE:
-            raise ProtocolError(f"the field {key}={text[:40]!r} is not a whole number from 0 to 2^63 - 1")
+            raise ProtocolError(f"the field {key}={text[:40]!r} is not a whole number from 0 to 2^53 - 1")
         values[key] = int(text)
     if "ns" not in values:
         raise ProtocolError("the reply has no ns= field (the sample's nanoseconds)")

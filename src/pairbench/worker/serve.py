@@ -7,9 +7,9 @@ inherits them), collects the benchmarks, greets, and answers ``list``,
 ``run NAME N`` and ``quit`` until ``quit`` or end of file.
 
 A sample runs the setup (untimed), collects garbage, disables the collector,
-reads the thread's resource usage and the clock, runs the body N times in a
-tight loop, reads both again, restores the collector (as :mod:`timeit` does)
-and runs the teardown (untimed). A benchmark that raises is an ``error`` reply;
+reads the thread's resource usage, CPU clock and the clock, runs the body N
+times in a tight loop, reads them again, restores the collector (as
+:mod:`timeit` does) and runs the teardown (untimed). A benchmark that raises is an ``error`` reply;
 the worker goes on.
 
 Exit status: 0 after ``quit`` or end of file (pairbench has gone), 2 when the
@@ -254,12 +254,13 @@ def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERAT
     """The ``ok`` reply of ``iterations`` calls of ``call`` (with ``argument`` unless
     ``NO_ARGUMENT``): garbage collected before (generations up to ``collect``), the collector
     disabled during and its state restored after, as :mod:`timeit` does. Only the loop is
-    between the two clock readings."""
+    between the two clock readings (and the two readings of the thread's CPU clock)."""
     gc_was_enabled = gc.isenabled()
     gc.collect(collect)
     gc.disable()
     try:
         before = _thread_usage()
+        cpu_start = time.thread_time_ns()
         start = time.perf_counter_ns()
         if argument is NO_ARGUMENT:
             for _ in repeat(None, iterations):
@@ -268,11 +269,12 @@ def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERAT
             for _ in repeat(None, iterations):
                 call(argument)
         ns = time.perf_counter_ns() - start
+        cpu_ns = time.thread_time_ns() - cpu_start
         after = _thread_usage()
     finally:
         if gc_was_enabled:
             gc.enable()
-    return _reply(ns, before, after)
+    return _reply(ns, cpu_ns, before, after)
 
 
 def timed_fresh_calls(setup, call, iterations: int, collect: int = COLLECTED_GENERATIONS, *,
@@ -338,12 +340,21 @@ def _reply_of_sums(ns: int, used: dict) -> SampleReply:
 
 
 def _thread_usage():
-    return resource.getrusage(_RUSAGE_THREAD) if _RUSAGE_THREAD is not None else None
+    """This thread's resource usage, its CPU time brought up to date first: ``getrusage`` alone
+    returns the runtime as of the thread's last tick or context switch (around a ~1 ms sample it
+    missed most of the CPU time); reading the thread's CPU clock updates it."""
+    if _RUSAGE_THREAD is None:
+        return None
+    time.thread_time_ns()
+    return resource.getrusage(_RUSAGE_THREAD)
 
 
-def _reply(ns: int, before, after) -> SampleReply:
-    """The ``ok`` reply: ``ns`` and the thread's usage between ``before`` and ``after``."""
-    if before is None or after is None:
+def _reply(ns: int, cpu_ns: int, before, after) -> SampleReply:
+    """The ``ok`` reply: ``ns``, the CPU time ``cpu_ns`` (the thread's CPU clock, exact) split as
+    user and system by ``getrusage`` (its system time over the sample, at most ``cpu_ns``: a
+    tick-sampled share, coarse over one sample, right over many), and the thread's other usage
+    between ``before`` and ``after``."""
+    if before is None or after is None:  # no getrusage: no split either, so no CPU time
         return SampleReply(ns=_bounded(ns))
 
     def delta(field: str) -> int:
@@ -352,10 +363,11 @@ def _reply(ns: int, before, after) -> SampleReply:
     def delta_ns(field: str) -> int:  # seconds as floats with microsecond resolution
         return _bounded((round(getattr(after, field) * 1e6) - round(getattr(before, field) * 1e6)) * 1000)
 
+    sys_ns = min(delta_ns("ru_stime"), _bounded(cpu_ns))
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // _MAXRSS_DIVISOR
-    return SampleReply(ns=_bounded(ns), user_ns=delta_ns("ru_utime"), sys_ns=delta_ns("ru_stime"),
-                                vcs=delta("ru_nvcsw"), ivcs=delta("ru_nivcsw"), minflt=delta("ru_minflt"),
-                                majflt=delta("ru_majflt"), maxrss_kib=_bounded(maxrss))
+    return SampleReply(ns=_bounded(ns), user_ns=_bounded(cpu_ns) - sys_ns, sys_ns=sys_ns,
+                       vcs=delta("ru_nvcsw"), ivcs=delta("ru_nivcsw"), minflt=delta("ru_minflt"),
+                       majflt=delta("ru_majflt"), maxrss_kib=_bounded(maxrss))
 
 
 def _bounded(value: int) -> int:

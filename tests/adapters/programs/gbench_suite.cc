@@ -1,5 +1,5 @@
 // Google Benchmark programs for pairbench's adapter tests (tests/adapters/conftest.py builds them):
-// -DWORK=N sets BM_work's chain length (the candidate is built with twice as much), -DCRASH makes BM_crash abort.
+// -DWORK=N sets BM_work's chain length (the candidate is built with eight times as much), -DCRASH makes BM_crash abort.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>

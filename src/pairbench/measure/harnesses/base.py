@@ -15,8 +15,11 @@ naming the source, the line when there is one, and the harness.
 from __future__ import annotations
 
 import json
+import math
+import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -24,13 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.command import Command, describe_status
-from pairbench.measure.worker import kill_group
+from pairbench.measure import children
+from pairbench.model import MAX_SAMPLE_VALUE, PRIMARY_METRIC
 
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 """The most of a harness's output (or result file) read: a report of one benchmark is a few KiB."""
 TAIL_BYTES = 2000
 LISTING_TIMEOUT_S = 120.0
 """How long a listing (or a discovery run) may take when no --timeout is given."""
+MAX_LISTED = 100_000
+"""The most benchmarks a harness program may list (its listing is at most ``MAX_OUTPUT_BYTES`` too)."""
 
 
 class FormatError(ValueError):
@@ -59,6 +65,13 @@ _HARNESS_WORDS = {"gbench": "Google Benchmark", "go": "go test -bench", "criteri
 def harness_words(harness: str) -> str:
     """The harness as users know it: "Google Benchmark", "go test -bench"."""
     return _HARNESS_WORDS.get(harness, harness)
+
+
+def own_metric(name: str, taken: Mapping[str, float]) -> str:
+    """A harness's metric (a counter, a unit) named so that it never replaces a value of pairbench's:
+    the measured time (``value``) or one the parser set already (``cpu_ns``) keeps its name, and the
+    harness's gets " (reported)" after it."""
+    return f"{name} (reported)" if name == PRIMARY_METRIC or name in taken else name
 
 
 @dataclass(frozen=True)
@@ -150,6 +163,28 @@ class Captured:
         return f"{what} failed: {how}" + (f"; its output ended with: {tail}" if tail else "")
 
 
+def numbered_lines(text: str):
+    """``(number, line)`` for each line of a harness's output, split at ``\\n`` only (a Windows
+    ``\\r`` removed): never at the other characters ``str.splitlines`` breaks at (``\\v``, ``\\f``,
+    ``\\x1c``-``\\x1e``, U+0085, U+2028), which a name may hold."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        yield number, line.removesuffix("\r")
+
+
+def listed_names(lines, harness: str) -> tuple[str, ...]:
+    """The names of a listing (``lines``: its names, blank ones skipped), at most ``MAX_LISTED``
+    (``DiscoveryError`` beyond)."""
+    names = []
+    for line in lines:
+        if not line.strip():
+            continue
+        if len(names) == MAX_LISTED:
+            raise DiscoveryError(f"it lists more than {MAX_LISTED:,} benchmarks, more than pairbench measures in "
+                                 f"one suite ({harness_words(harness)}); split the suite into programs")
+        names.append(line)
+    return tuple(names)
+
+
 def tail_text(data: bytes) -> str:
     """The last lines of ``data`` (at most ``TAIL_BYTES``), decoded; control characters are made
     visible where it is shown."""
@@ -158,25 +193,35 @@ def tail_text(data: bytes) -> str:
 
 def capture(command: Command, *, timeout_s: float | None = None) -> Captured:
     """Run ``command`` unmeasured (a listing, a discovery run) and keep its output, standard output
-    and error together, at most ``MAX_OUTPUT_BYTES`` of it; kill its process group past the timeout.
+    and error together, at most ``MAX_OUTPUT_BYTES`` of it; end it, and all it started, past the
+    timeout (it runs under a keeper: ``measure.children``).
 
     The output goes to a temporary file, so a chatty program cannot fill memory."""
     limit = LISTING_TIMEOUT_S if timeout_s is None else timeout_s
     with tempfile.TemporaryFile() as sink:
         try:
-            process = subprocess.Popen(command.argv, stdin=subprocess.DEVNULL, stdout=sink,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            status = children.run(command.argv, timeout_s=limit, stdout=sink, stderr=subprocess.STDOUT)
         except OSError as exc:
             raise DiscoveryError(f"cannot start {command.argv[0]!r}: {exc.strerror or exc}") from None
-        timed_out = False
-        try:
-            status = process.wait(limit)
-        except subprocess.TimeoutExpired:
-            timed_out, status = True, -signal.SIGKILL
-        finally:
-            kill_group(process)
         sink.seek(0)
-        return Captured(status, sink.read(MAX_OUTPUT_BYTES), timed_out)
+        if status is None:
+            return Captured(-signal.SIGKILL, sink.read(MAX_OUTPUT_BYTES), timed_out=True)
+        return Captured(status, sink.read(MAX_OUTPUT_BYTES))
+
+
+def cleared(path: Path) -> Path:
+    """``path`` with nothing at it: a file, a link (not followed) or a directory tree an earlier
+    invocation (or the harness) left there is removed, so it is never read as this invocation's
+    report. ``OSError`` if it cannot be removed."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return path
+    if stat.S_ISDIR(mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+    return path
 
 
 def read_bounded(path: Path, harness: str) -> str:
@@ -213,7 +258,60 @@ def load_json(text: str, harness: str, source: str):
 
 def finite_number(value, harness: str, source: str, where: str, *, line: int = 0) -> float:
     """``value`` as a finite float (never a bool), else a ``FormatError`` naming ``where``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value \
-            or value in (float("inf"), float("-inf")):
-        raise FormatError(harness, source, f"{where} must be a finite number, got {value!r}"[:300], line)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+        raise FormatError(harness, source, f"{where} must be a finite number, got {_short(value)}", line)
     return float(value)
+
+
+def _finite(value: int | float) -> bool:
+    """Whether a number is finite as a float (an int of 400 digits is not: float() overflows)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _short(value) -> str:
+    """``repr(value)``, cut: a number of 5,000 digits is not shown whole (nor converted to text whole)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return f"a whole number of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4,000'} digits"
+    return repr(value)[:100]
+
+
+def count(value, harness: str, source: str, where: str, *, line: int = 0) -> int:
+    """``value`` as an iteration or round count: a whole number (never a bool) from 1 to
+    ``MAX_SAMPLE_VALUE``, the most a result file holds; else a ``FormatError``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SAMPLE_VALUE:
+        raise FormatError(harness, source, f"{where} must be a whole number from 1 to 2**53 - 1, got "
+                          f"{_short(value)}", line)
+    return value
+
+
+def total_ns(per_operation_ns: float, operations: int | float, harness: str, source: str, where: str, *,
+             line: int = 0) -> float:
+    """The time of ``operations`` operations of ``per_operation_ns`` each: positive, finite and at
+    most ``MAX_SAMPLE_VALUE`` ns (~104 days), else a ``FormatError`` (checked here, before any
+    other arithmetic: two finite factors can make an infinite product)."""
+    total = _product(per_operation_ns, operations)
+    if not 0 < total <= MAX_SAMPLE_VALUE:
+        raise FormatError(harness, source, f"{where} gives a time of {total:.6g} ns over {_short(operations)} "
+                          "operations: a sample's time must be positive and at most 2**53 - 1 ns", line)
+    return total
+
+
+def metric_total(value: float, operations: int | float, harness: str, source: str, where: str, *,
+                 line: int = 0) -> float:
+    """A per-operation value times ``operations`` (bytes, allocations): finite, else a ``FormatError``."""
+    total = _product(value, operations)
+    if not math.isfinite(total):
+        raise FormatError(harness, source, f"{where} times {_short(operations)} operations is not a finite "
+                          "number", line)
+    return total
+
+
+def _product(a: int | float, b: int | float) -> float:
+    """``a * b`` as a float; infinite (or NaN) where it overflows."""
+    try:
+        return float(a) * float(b)
+    except OverflowError:
+        return math.inf

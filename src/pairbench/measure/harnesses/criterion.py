@@ -1,7 +1,8 @@
 """criterion.rs: bench binaries built by ``cargo bench --no-run`` (``target/release/deps/NAME-HASH``).
 
 Listing: ``--bench --list`` prints ``ID: benchmark`` lines. An invocation runs
-one benchmark (``--bench --exact ID``) with a short warm-up and measurement
+one benchmark (``--bench --exact ... -- ID``: after ``--``, so an id that starts
+with ``-`` is not read as an option) with a short warm-up and measurement
 time (half of ``--sample-time`` and ``--sample-time``), the fewest samples
 criterion takes (10), few bootstrap resamples (its analysis is not used) and
 no plots, with ``CRITERION_HOME`` set to a directory of ours, where criterion
@@ -20,8 +21,8 @@ times all the iterations it ran.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,10 +35,16 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    cleared,
+    count,
     finite_number,
+    listed_names,
     load_json,
+    numbered_lines,
     read_bounded,
+    total_ns,
 )
+from pairbench.model import MAX_SAMPLE_VALUE
 
 NAME = "criterion"
 MARKERS = (b"Criterion.rs", b"CRITERION_HOME")
@@ -55,27 +62,16 @@ class Criterion:
         listed = capture(program.command("--bench", "--list"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (--bench --list)"))
-        names = []
-        for number, line in enumerate(listed.text().splitlines(), start=1):
-            if not line.strip():
-                continue
-            name, sep, kind = line.rpartition(": ")
-            if not sep or kind.strip() != "benchmark":
-                raise DiscoveryError(f"line {number} of its --bench --list output is not \"ID: benchmark\": "
-                                     f"{line[:200]!r} (criterion 0.4 to 0.7 print that format)")
-            names.append(name)
-        return Discovery(tuple(names), explicit_iterations=False)
+        return Discovery(listed_names(_ids(listed.text()), NAME), explicit_iterations=False)
 
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
-        home = scratch / "criterion"
-        if home.exists():
-            shutil.rmtree(home)  # a result left by an earlier invocation must not be read as this one's
+        home = cleared(scratch / "criterion")
         seconds = sample_time_ns / 1e9
         env = dataclasses.replace(program, env=(*program.env, ("CRITERION_HOME", str(home))))
-        options = ("--bench", "--exact", name, "--noplot", "--warm-up-time", f"{seconds / 2:.9g}",
+        options = ("--bench", "--exact", "--noplot", "--warm-up-time", f"{seconds / 2:.9g}",
                    "--measurement-time", f"{seconds:.9g}", "--sample-size", str(SAMPLES),
-                   "--nresamples", "1000")
+                   "--nresamples", "1000", "--", name)  # after "--": an id such as "--quiet" is no option
         return Invocation(env.command(*options, text=f"{program.text} --bench --exact {name}"), name, None, home)
 
     def read(self, invocation: Invocation, output: bytes) -> Report:
@@ -85,6 +81,18 @@ class Criterion:
             raise NoResult(NAME, str(home), f"criterion saved no result for {invocation.benchmark!r} "
                            "(--exact matched no benchmark)")
         return saved[invocation.benchmark]
+
+
+def _ids(listing: str):
+    """The benchmark ids of a ``--bench --list`` output (``ID: benchmark`` lines)."""
+    for number, line in numbered_lines(listing):
+        if not line.strip():
+            continue
+        name, sep, kind = line.rpartition(": ")
+        if not sep or kind.strip() != "benchmark":
+            raise DiscoveryError(f"line {number} of its --bench --list output is not \"ID: benchmark\": "
+                                 f"{line[:200]!r} (criterion 0.4 to 0.7 print that format)")
+        yield name
 
 
 @dataclass(frozen=True)
@@ -122,9 +130,9 @@ def read_one(new: Path) -> Report:
     iters, _ = sample_arrays(new / "sample.json")
     estimates = _json(new / "estimates.json")
     per_iteration = typical_estimate(estimates, str(new / "estimates.json"))
-    total_iterations = int(round(sum(iters)))
-    return Report(name, total_iterations, per_iteration * total_iterations,
-                  {"samples": float(len(iters))})
+    total_iterations = count(int(round(math.fsum(iters))), NAME, str(new / "sample.json"), "the sum of \"iters\"")
+    return Report(name, total_iterations, total_ns(per_iteration, total_iterations, NAME, str(new / "estimates.json"),
+                                                   f"{name!r}: the estimate"), {"samples": float(len(iters))})
 
 
 def sample_arrays(path: Path) -> tuple[list[float], list[float]]:
@@ -140,6 +148,8 @@ def sample_arrays(path: Path) -> tuple[list[float], list[float]]:
     times = [finite_number(v, NAME, str(path), f"times[{i}]") for i, v in enumerate(times)]
     if min(iters) < 1 or min(times) <= 0:
         raise FormatError(NAME, str(path), "a sample with no iterations or no time")
+    if max(iters) > MAX_SAMPLE_VALUE or math.fsum(iters) > MAX_SAMPLE_VALUE or max(times) > MAX_SAMPLE_VALUE:
+        raise FormatError(NAME, str(path), "a sample's iterations (or all of them) or its time beyond 2**53 - 1")
     return iters, times
 
 

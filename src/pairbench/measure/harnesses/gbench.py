@@ -32,9 +32,17 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    cleared,
+    count,
     finite_number,
+    listed_names,
     load_json,
+    metric_total,
+    numbered_lines,
+    own_metric,
     read_bounded,
+    tail_text,
+    total_ns,
 )
 
 NAME = "gbench"
@@ -45,13 +53,16 @@ _KNOWN_KEYS = frozenset({
     "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
     "aggregate_unit", "error_occurred", "error_message", "label", "big_o", "rms", "complexity",
 })
-_ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
+_ERE_SPECIAL = re.compile(r"([.\[()*+?{|^$\\])")
+_ERE_BRACKETED = re.compile(r"([\]}])")
 
 
 def filter_for(name: str) -> str:
     """The ``--benchmark_filter`` that matches ``name`` alone: anchored, its POSIX extended regular
-    expression characters escaped (libbenchmark compiles filters as ERE)."""
-    return "^" + _ERE_SPECIAL.sub(r"\\\1", name) + "$"
+    expression characters escaped (libbenchmark compiles filters as ERE). ``]`` and ``}`` are
+    written as bracket expressions (``[]]``, ``[}]``): escaped, 1.7's ``std::regex`` refuses them
+    ("Invalid escape"), and an unescaped ``}`` after a ``{``-escape is not literal everywhere."""
+    return "^" + _ERE_BRACKETED.sub(r"[\1]", _ERE_SPECIAL.sub(r"\\\1", name)) + "$"
 
 
 class Gbench:
@@ -65,15 +76,14 @@ class Gbench:
         listed = capture(program.command("--benchmark_list_tests=true"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (--benchmark_list_tests)"))
-        names = tuple(line.strip() for line in listed.text().splitlines() if line.strip())
+        names = listed_names((line for _, line in numbered_lines(listed.text())), NAME)
         return Discovery(names, explicit_iterations=_takes_iteration_counts(program, timeout_s))
 
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
         """One run of ``name``: ``iterations`` exactly (1.8+), or about ``sample_time_ns`` of it (1.7)."""
         amount = f"{iterations}x" if iterations is not None else f"{sample_time_ns / 1e9:.9g}"
-        result_path = scratch / "gbench.json"
-        result_path.unlink(missing_ok=True)  # an earlier invocation's report must not be read as this one's
+        result_path = cleared(scratch / "gbench.json")
         options = (f"--benchmark_filter={filter_for(name)}", "--benchmark_repetitions=1",
                    f"--benchmark_min_time={amount}", f"--benchmark_out={result_path}",
                    "--benchmark_out_format=json")
@@ -85,6 +95,8 @@ class Gbench:
         path = invocation.result_path
         if b"Failed to match any benchmarks" in output:  # it leaves an empty report file
             raise NoResult(NAME, invocation.command.text, "the filter matched no benchmark")
+        if b"Could not compile benchmark re" in output:  # and exits 0, with an empty report file
+            raise FormatError(NAME, invocation.command.text, f"it refused the filter: {tail_text(output)}")
         if path is None or not path.exists():
             raise NoResult(NAME, str(path), "the harness wrote no JSON report")
         report = parse_json(read_bounded(path, NAME), str(path))
@@ -139,22 +151,22 @@ def _result(entry: dict, source: str, where: str, context: Mapping) -> Report:
     if not isinstance(name, str) or not name:
         raise FormatError(NAME, source, f"{where}.name must be a non-empty string")
     unit = entry.get("time_unit", "ns")
-    if unit not in _TIME_UNITS:
+    if not isinstance(unit, str) or unit not in _TIME_UNITS:
         version = context.get("library_version", "unknown")
         raise FormatError(NAME, source, f"{where} ({name!r}): time_unit {unit!r} is not one of "
                           f"{', '.join(_TIME_UNITS)} (library version {version}: a format pairbench does not know)")
     if entry.get("error_occurred"):
         message = entry.get("error_message", "")
         return Report(name, 1, 0.0, error=str(message) if message else "the benchmark reported an error")
-    iterations = entry.get("iterations")
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise FormatError(NAME, source, f"{where} ({name!r}).iterations must be a whole number >= 1, "
-                          f"got {iterations!r}"[:300])
+    iterations = count(entry.get("iterations"), NAME, source, f"{where} ({name!r}).iterations")
     scale = _TIME_UNITS[unit]
     real = finite_number(entry.get("real_time"), NAME, source, f"{where}.real_time")
-    metrics = {"cpu_ns": finite_number(entry.get("cpu_time", 0.0), NAME, source, f"{where}.cpu_time")
-               * scale * iterations}
+    cpu = finite_number(entry.get("cpu_time", 0.0), NAME, source, f"{where}.cpu_time")
+    if cpu < 0:
+        raise FormatError(NAME, source, f"{where} ({name!r}).cpu_time is negative ({cpu!r})")
+    metrics = {"cpu_ns": metric_total(cpu * scale, iterations, NAME, source, f"{where}.cpu_time")}
     for key, value in entry.items():
         if key not in _KNOWN_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
-            metrics[str(key)] = finite_number(value, NAME, source, f"{where}.{key}")
-    return Report(name, iterations, real * scale * iterations, metrics)
+            metrics[own_metric(str(key), metrics)] = finite_number(value, NAME, source, f"{where}.{key}")
+    return Report(name, iterations, total_ns(real * scale, iterations, NAME, source, f"{where} ({name!r}).real_time"),
+                  metrics)

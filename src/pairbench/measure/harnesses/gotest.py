@@ -14,18 +14,22 @@ Read from the text (``parse_text``, also used by ``pairbench import``): lines
 in the Go benchmark format, ``NAME-P  N  V ns/op  V B/op  V allocs/op  V
 unit...``; ns/op times N is the sample, and every other per-operation unit is
 kept as a total over the N iterations (``B``, ``allocs``, ``widgets``), other
-units (``MB/s``) as reported.
+units (``MB/s``) as reported. The testing package leaves ns/op out of a line
+when the time it measured is 0 (the timer stopped throughout, or too coarse to
+advance): such a line is a time of 0, which the analysis refuses to compare.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.measure.harnesses.base import (
+    LISTING_TIMEOUT_S,
     Discovery,
     DiscoveryError,
     FormatError,
@@ -34,6 +38,13 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    count,
+    finite_number,
+    listed_names,
+    metric_total,
+    numbered_lines,
+    own_metric,
+    total_ns,
 )
 
 NAME = "go"
@@ -41,6 +52,7 @@ MARKERS = (b"test.benchtime",)
 _RE2_SPECIAL = re.compile(r"([\\.+*?()|\[\]{}^$])")
 _LINE = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(\S.*)$")
 _CONFIG = re.compile(r"^([a-z][^\s:]*):\s?(.*)$")
+_COUNT_DIGITS = 16  # 2**53 has 16 digits
 _UNIT_VALUE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
@@ -76,13 +88,28 @@ class GoTest:
         listed = capture(program.command("-test.list", "^Benchmark"), timeout_s=timeout_s)
         if listed.status != 0:
             raise DiscoveryError(listed.failure("listing its benchmarks (-test.list)"))
-        top = [line.strip() for line in listed.text().splitlines() if line.strip().startswith("Benchmark")]
+        top = list(listed_names((line.strip() for _, line in numbered_lines(listed.text())
+                                 if line.strip().startswith("Benchmark")), NAME))
         if not top:
             return Discovery((), explicit_iterations=True)
         names = self._leaves(program, top, timeout_s)
         if names is None:  # one of them failed the run: each alone, so the others are found
-            names = [leaf for name in top for leaf in (self._leaves(program, [name], timeout_s) or [name])]
+            names = self._each_alone(program, top, timeout_s)
         return Discovery(tuple(dict.fromkeys(names)), explicit_iterations=True)
+
+    def _each_alone(self, program: Program, top: list[str], timeout_s: float | None) -> list[str]:
+        """The leaves of each top-level benchmark run alone, all within one listing's time (a binary
+        of thousands of benchmarks is not given thousands of listing times)."""
+        limit = LISTING_TIMEOUT_S if timeout_s is None else timeout_s
+        deadline = time.monotonic() + limit
+        names = []
+        for name in top:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DiscoveryError(f"running its {len(top)} benchmarks one by one to list their sub-benchmarks "
+                                     f"took over {limit:g} s (--timeout)")
+            names.extend(self._leaves(program, [name], left) or [name])
+        return names
 
     def _leaves(self, program: Program, top: list[str], timeout_s: float | None) -> list[str] | None:
         """The benchmarks that report results when ``top`` run once each (sub-benchmarks in place of
@@ -135,22 +162,40 @@ class GoReport:
 
 def parse_text(text: str, source: str, suffix: str | None = None) -> GoReport:
     """Read Go benchmark lines (``go test -bench`` output, with ``-count`` any number of lines a
-    benchmark). ``suffix`` is the "-P" to remove from names; None removes any trailing "-digits" as
-    benchstat does. Lines of other kinds (PASS, ok, logs) are skipped; a benchmark line that is not
-    well formed is a ``FormatError`` naming its line."""
-    config: dict[str, str] = {}
-    results, configs = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.rstrip()
-        if m := _CONFIG.match(line):
-            config[m.group(1)] = m.group(2)
-            continue
-        m = _LINE.match(line)
-        if not m or not _has_measurement(m.group(3)):
-            continue
-        results.append(_result(m, source, number, suffix))
-        configs.append(dict(config))
-    return GoReport(config, tuple(results), tuple(configs))
+    benchmark): see :class:`GoText`."""
+    reader = GoText(source, suffix)
+    found = list(reader.results(line for _, line in numbered_lines(text)))
+    return GoReport(reader.config, tuple(r for r, _ in found), tuple(c for _, c in found))
+
+
+class GoText:
+    """Go benchmark text read a line at a time (``pairbench import`` streams a file through it).
+
+    ``suffix`` is the "-P" to remove from names; None removes any trailing "-digits" as benchstat
+    does. Lines of other kinds (PASS, ok, logs) are skipped; a benchmark line that is not well formed
+    is a ``FormatError`` naming its line. ``config`` is the configuration read so far.
+    """
+
+    def __init__(self, source: str, suffix: str | None = None):
+        self.source, self.suffix = source, suffix
+        self.config: dict[str, str] = {}
+
+    def results(self, lines: Iterable[str]) -> Iterator[tuple[Report, Mapping[str, str]]]:
+        """Each benchmark line's report, with the configuration in force at it (one copy shared by
+        the lines between two configuration lines)."""
+        snapshot: Mapping[str, str] | None = None
+        for number, line in enumerate(lines, start=1):
+            line = line.rstrip()
+            if m := _CONFIG.match(line):
+                self.config[m.group(1)] = m.group(2)
+                snapshot = None
+                continue
+            m = _LINE.match(line)
+            if not m or not _has_measurement(m.group(3)):
+                continue
+            if snapshot is None:
+                snapshot = dict(self.config)
+            yield _result(m, self.source, number, self.suffix), snapshot
 
 
 def _has_measurement(rest: str) -> bool:
@@ -161,15 +206,21 @@ def _has_measurement(rest: str) -> bool:
 
 def _result(m: re.Match, source: str, line: int, suffix: str | None) -> Report:
     name = _without_procs(m.group(1), suffix)
-    iterations = int(m.group(2))
-    if iterations < 1:
-        raise FormatError(NAME, source, f"{name!r} ran {iterations} iterations", line)
+    digits = m.group(2)  # int() of thousands of digits is refused (or slow): their number is checked first
+    if len(digits) > _COUNT_DIGITS:
+        raise FormatError(NAME, source, f"{name!r}: an iteration count of {len(digits)} digits, beyond 2**53 - 1",
+                          line)
+    iterations = count(int(digits), NAME, source, f"{name!r}: the iteration count", line=line)
     values = dict(_pairs(m.group(3).split(), name, source, line))
-    if "ns/op" not in values:
-        raise FormatError(NAME, source, f"{name!r} has no ns/op value (units: {', '.join(values)})", line)
-    metrics = {(unit[:-3] if unit.endswith("/op") else unit): value * iterations if unit.endswith("/op")
-               else value for unit, value in values.items() if unit != "ns/op"}
-    return Report(name, iterations, values["ns/op"] * iterations, metrics)
+    ns_per_op = values.pop("ns/op", 0.0)  # left out when it is 0
+    metrics: dict[str, float] = {}
+    for unit, value in values.items():
+        per_op = unit.endswith("/op")
+        metrics[own_metric(unit[:-3] if per_op else unit, metrics)] = (
+            metric_total(value, iterations, NAME, source, f"{name!r}: {unit[:40]}", line=line) if per_op
+            else value)
+    total = 0.0 if ns_per_op == 0 else total_ns(ns_per_op, iterations, NAME, source, f"{name!r}: ns/op", line=line)
+    return Report(name, iterations, total, metrics)
 
 
 def _pairs(words: list[str], name: str, source: str, line: int) -> Iterable[tuple[str, float]]:
@@ -179,7 +230,7 @@ def _pairs(words: list[str], name: str, source: str, line: int) -> Iterable[tupl
     for value, unit in zip(words[::2], words[1::2], strict=True):
         if not _UNIT_VALUE.match(value):
             raise FormatError(NAME, source, f"{name!r}: {value!r} is not a number (before {unit!r})"[:300], line)
-        yield unit, float(value)
+        yield unit, finite_number(float(value), NAME, source, f"{name!r}: {unit[:40]}", line=line)
 
 
 def _without_procs(name: str, suffix: str | None) -> str:

@@ -15,20 +15,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pairbench.measure.harnesses.base import FormatError, finite_number
+from pairbench.model import MAX_SAMPLE_VALUE
 
 NAME = "hyperfine"
 
 
 @dataclass(frozen=True)
 class HyperfineResult:
-    """One command's runs: wall times (ns), exit codes, peak memory (KiB; None when hyperfine did not
-    record it), and the mean user and system CPU time of a run (ns; None when not recorded)."""
+    """One command's runs: wall times (ns, at least 1), exit codes, peak memory (KiB; None when
+    hyperfine did not record it), the runs hyperfine wrote as 0 s, and the mean user and system CPU
+    time of a run (ns; None when not recorded)."""
 
     command: str
     parameters: Mapping[str, str]
     times_ns: tuple[int, ...]
     exit_codes: tuple[int, ...]
     max_rss_kib: tuple[int, ...] | None
+    zero_runs: int = 0  # runs hyperfine wrote as 0 s (below its shell's start-up, which it subtracts): 1 ns here
     user_ns: int | None = None
     sys_ns: int | None = None
 
@@ -50,8 +53,12 @@ def _result(entry, source: str, where: str) -> HyperfineResult:
     if not isinstance(times, list) or not times:
         raise FormatError(NAME, source, f"{where} ({entry['command']!r}) has no \"times\": each run's time is "
                           "needed (hyperfine 1.2 and later write them)")
-    times_ns = tuple(max(1, round(finite_number(t, NAME, source, f"{where}.times[{j}]") * 1e9))
-                     for j, t in enumerate(times))
+    seconds = [finite_number(t, NAME, source, f"{where}.times[{j}]") for j, t in enumerate(times)]
+    for j, t in enumerate(seconds):
+        if not 0 <= t * 1e9 <= MAX_SAMPLE_VALUE:
+            raise FormatError(NAME, source, f"{where}.times[{j}] is {t!r} s: a run's time is from 0 to 2**53 - 1 ns "
+                              "(hyperfine never writes a negative one)")
+    times_ns = tuple(max(1, round(t * 1e9)) for t in seconds)
     codes = _integers(entry.get("exit_codes", [0] * len(times)), len(times), source, f"{where}.exit_codes")
     memory = entry.get("memory_usage_byte")
     rss = (tuple(b // 1024 for b in _integers(memory, len(times), source, f"{where}.memory_usage_byte"))
@@ -60,7 +67,8 @@ def _result(entry, source: str, where: str) -> HyperfineResult:
     if not isinstance(parameters, dict) or not all(isinstance(v, str) for v in parameters.values()):
         raise FormatError(NAME, source, f"{where}.parameters must map names to strings")
     user, system = (_mean_ns(entry.get(key), source, f"{where}.{key}") for key in ("user", "system"))
-    return HyperfineResult(entry["command"], dict(parameters), times_ns, codes, rss, user, system)
+    return HyperfineResult(entry["command"], dict(parameters), times_ns, codes, rss,
+                           zero_runs=sum(1 for t in seconds if round(t * 1e9) < 1), user_ns=user, sys_ns=system)
 
 
 def _mean_ns(value, source: str, where: str) -> int | None:

@@ -39,9 +39,12 @@ from pairbench.measure.harnesses.base import (
     Program,
     Report,
     capture,
+    cleared,
+    count,
     finite_number,
     load_json,
     read_bounded,
+    total_ns,
 )
 from pairbench.measure.revisions import toplevel
 
@@ -71,7 +74,7 @@ class PytestBenchmark:
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
         report_path = scratch / "discovery.json"
-        ran = capture(program.command(program.target, *_COMMON, "--benchmark-min-rounds=1",
+        ran = capture(program.command(_positional(program.target), *_COMMON, "--benchmark-min-rounds=1",
                                       "--benchmark-max-time=0.000001", f"--benchmark-json={report_path}"),
                       timeout_s=timeout_s)
         if ran.status not in (0, 1) or not report_path.exists():  # 1: some test failed; 5: none collected
@@ -81,9 +84,8 @@ class PytestBenchmark:
 
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
-        report_path = scratch / "pytest-benchmark.json"
-        report_path.unlink(missing_ok=True)  # an earlier invocation's report must not be read as this one's
-        options = (name, *_COMMON, "--benchmark-min-rounds=5", f"--benchmark-max-time={sample_time_ns / 1e9:.9g}",
+        report_path = cleared(scratch / "pytest-benchmark.json")
+        options = (_positional(name), *_COMMON, "--benchmark-min-rounds=5", f"--benchmark-max-time={sample_time_ns / 1e9:.9g}",
                    f"--benchmark-json={report_path}")
         return Invocation(program.command(*options, text=f"{program.text} {name}"), name, None, report_path)
 
@@ -97,6 +99,12 @@ class PytestBenchmark:
             raise NoResult(NAME, str(path), f"no result for {invocation.benchmark!r} (the node id matched no "
                            "benchmark)")
         return found[0]
+
+
+def _positional(node: str) -> str:
+    """A path or node id as pytest's argument: one starting with ``-`` would be read as an option
+    (pytest reads options even after ``--``), so it is given as ``./NODE``, which names the same."""
+    return f"./{node}" if node.startswith("-") else node
 
 
 @dataclass(frozen=True)
@@ -136,15 +144,15 @@ def _result(entry, source: str, where: str) -> tuple[Report, tuple[float, ...]]:
     stats = entry.get("stats")
     if not isinstance(name, str) or not name or not isinstance(stats, dict):
         raise FormatError(NAME, source, f"{where} needs a \"fullname\" and a \"stats\" object")
-    rounds, iterations = stats.get("rounds"), stats.get("iterations", 1)
-    for key, value in (("rounds", rounds), ("iterations", iterations)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise FormatError(NAME, source, f"{where} ({name!r}): stats.{key} must be a whole number >= 1, "
-                              f"got {value!r}"[:300])
+    rounds = count(stats.get("rounds"), NAME, source, f"{where} ({name!r}): stats.rounds")
+    iterations = count(stats.get("iterations", 1), NAME, source, f"{where} ({name!r}): stats.iterations")
+    operations = count(rounds * iterations, NAME, source, f"{where} ({name!r}): stats.rounds x stats.iterations")
     mean = finite_number(stats.get("mean"), NAME, source, f"{where}.stats.mean")
     data = stats.get("data", [])
     if not isinstance(data, list):
         raise FormatError(NAME, source, f"{where}.stats.data must be a list")
     per_round = tuple(finite_number(v, NAME, source, f"{where}.stats.data[{j}]") for j, v in enumerate(data))
-    count = rounds * iterations
-    return Report(name, count, mean * 1e9 * count, {"rounds": float(rounds)}), per_round
+    for j, seconds in enumerate(per_round):  # seconds per iteration: a round's time must be a sample's
+        total_ns(seconds * 1e9, iterations, NAME, source, f"{where} ({name!r}): stats.data[{j}]")
+    total = total_ns(mean * 1e9, operations, NAME, source, f"{where} ({name!r}): stats.mean")
+    return Report(name, operations, total, {"rounds": float(rounds)}), per_round

@@ -84,8 +84,12 @@ class HarnessTarget:
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
         """One invocation, one row; a failure (exit, signal, timeout, no result, an unreadable report,
         the harness's own error) is the row's status, said in ``detail``."""
-        invocation = self.adapter.invocation(self.program, self.benchmark_name, self.iterations,
-                                             self.sample_time_ns, self.scratch)
+        try:
+            invocation = self.adapter.invocation(self.program, self.benchmark_name, self.iterations,
+                                                 self.sample_time_ns, self.scratch)
+        except OSError as exc:  # what an earlier invocation left where the report goes cannot be removed
+            return (self._failed(Execution(wall_ns=1, start_ns=executor.now_ns()), STATUS_UNREADABLE,
+                                 f"its report's place could not be cleared: {exc}"),)
         self.output.clear()
         execution = executor.run(invocation.command, timeout_ns=timeout_ns)
         output = self.output.read()
@@ -105,11 +109,13 @@ class HarnessTarget:
         return (self.row(execution, report),)
 
     def row(self, execution: Execution, report: Report) -> Row:
-        """The row of a report: the harness's iterations and time (``value``), its metrics."""
-        if report.total_ns <= 0:
+        """The row of a report: the harness's iterations and time (``value``), its metrics. A time of 0
+        is a measurement (the harness's timer did not advance): the pilot then tries more
+        iterations, and the analysis refuses to compare it; a negative one is not."""
+        if report.total_ns < 0:
             return self._failed(execution, STATUS_UNREADABLE, f"it reported a time of {report.total_ns} ns")
         return Row(self.benchmark, execution, report.iterations,
-                   {PRIMARY_METRIC: float(report.total_ns), **report.metrics})
+                   {**report.metrics, PRIMARY_METRIC: float(report.total_ns)})
 
     def _failed(self, execution: Execution, status: int, detail: str) -> Row:
         return Row(self.benchmark, Execution(wall_ns=max(execution.wall_ns, 1), start_ns=execution.start_ns,
