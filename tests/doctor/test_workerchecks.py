@@ -13,6 +13,7 @@ from pairbench.doctor.workerchecks import (
     check_elided_body,
     check_resident_growth,
     collected_runtime,
+    validate_harness_benchmark,
     validate_worker_benchmark,
     validation_counts,
 )
@@ -162,16 +163,26 @@ def test_growth_under_a_mebibyte_is_not_flagged_however_steady():
     assert check_resident_growth(taken, resident).status == "ok"
 
 
-def test_memory_growth_in_a_garbage_collected_runtime_is_unknown_not_a_leak():
-    # the same climb as above: in Go, Python or the JVM the heap grows with garbage until a collection
+def test_a_collected_heap_that_levels_off_is_not_memory_growth_but_memory_kept_still_is():
+    # garbage grows the heap over the first third of the samples (up to Go's 4 MiB first collection,
+    # at 1 KiB an iteration), then the collector holds it level; memory kept climbs throughout
     taken = samples(1000.0)
-    resident = list(4096 + np.cumsum([s.iterations for s in taken]) * 256 // 1024)
-    findings = {f.check: f for f in validate_worker_benchmark(taken, resident, 20, runtime="Go")}
-    memory = findings["memory-growth"]
-    assert memory.status == "unknown" and memory.fix == ""
+    done = np.cumsum([s.iterations for s in taken])
+    levelled = list(4096 + np.minimum(done, 4096))
+    assert check_resident_growth(taken, levelled).status == "warn"  # C: the same readings are a leak
+    garbage = check_resident_growth(taken, levelled, runtime="Go")
+    assert garbage.status == "ok" and "Go collects garbage" in garbage.reading
+    kept = check_resident_growth(taken, list(4096 + done), runtime="Go")
+    assert kept.status == "warn" and kept.data["per_iteration_bytes"] == pytest.approx(1024, rel=0.02)
+
+
+def test_a_growing_peak_of_fresh_harness_processes_in_a_collected_runtime_is_unknown_not_a_leak():
+    taken = samples(1000.0)
+    peaks = [dataclasses.replace(s, max_rss_kib=4096 + s.iterations * 4) for s in taken]  # 4 KiB an iteration
+    assert validate_harness_benchmark(peaks, 20, 0)[-1].status == "warn"
+    memory = validate_harness_benchmark(peaks, 20, 0, runtime="Go")[-1]
+    assert memory.status == "unknown" and memory.fix == "" and memory.data["runtime"] == "Go"
     assert "Go collects garbage" in memory.reading and "does not show" in memory.reading
-    assert memory.data["runtime"] == "Go"
-    assert validate_worker_benchmark(taken, resident, 20)[-1].status == "warn"  # C: a leak
 
 
 def test_the_collected_runtime_is_the_harness_s_or_the_worker_program_s():

@@ -28,8 +28,9 @@ stores them as warmups, and judges them here, per side (pure functions):
   self-reported peak RSS cannot show this below pairbench's own size, which
   Linux charges to a child at exec). In a garbage-collected runtime (Go,
   Python, the JVM: ``collected_runtime``) the heap grows with short-lived
-  garbage until the collector runs, so growth there is unknown, not a warning
-  (``collected``);
+  garbage until the collector runs, then levels off: a worker's later half of
+  readings is fitted, and a harness invocation's growing peak (a fresh
+  process each) is unknown, not a warning (``collected``);
 * **name**: at most 40 characters (``samplechecks.check_name``), for the names
   given to pairbench's own harness only: another suite's names (Go's, Google
   Benchmark's, pytest's) are its authors', and tables widen to show them.
@@ -83,11 +84,14 @@ def collected_runtime(harness: str, argv: Sequence[str] = ()) -> str | None:
 
 
 def collected(finding: Finding, runtime: str | None) -> Finding:
-    """A memory-growth warning in a garbage-collected runtime is not shown to be retention.
+    """A harness invocation's peak memory growing in a garbage-collected runtime is not shown to be
+    retention.
 
-    Such a heap grows with short-lived garbage until the collector runs (Go's first collection waits
-    for a 4 MiB heap; the JVM's for its young generation to fill), so memory that grows with the
-    iterations is what a body that keeps nothing does too: the finding is unknown, and says why.
+    Each invocation is a fresh process whose heap grows with short-lived garbage until the collector
+    runs (Go's first collection waits for a 4 MiB heap; the JVM's for its young generation to fill),
+    so a peak that grows with the iterations is what a body that keeps nothing does too: the finding
+    is unknown, and says why. (A worker lives long enough for its heap to level off:
+    ``check_resident_growth`` fits its later readings instead.)
     """
     if runtime is None or finding.status != "warn":
         return finding
@@ -106,7 +110,7 @@ def validate_worker_benchmark(samples: Sequence[Sample], resident_kib: Sequence[
     by_count = samples_by_count(samples)
     findings = [samplechecks.check_duration(by_count[max(by_count)], None, timer_resolution_ns, True)]
     setup = check_typical_setup_overhead(by_count, WORKER_SETUP_FIX)
-    memory = collected(check_resident_growth(samples, resident_kib), runtime)
+    memory = check_resident_growth(samples, resident_kib, runtime)
     return (*findings, setup, check_elided_body(samples), memory)
 
 
@@ -197,24 +201,35 @@ def _growth_not_shown(samples: Sequence[Sample], reading: str, why: str, fix: st
                    f"{reading}: could not show that the time grows with the iterations ({level})", why, fix, data)
 
 
-def check_resident_growth(samples: Sequence[Sample], resident_kib: Sequence[int | None]) -> Finding:
-    """Does the worker's resident memory, read after each sample, climb with the iterations run?"""
+def check_resident_growth(samples: Sequence[Sample], resident_kib: Sequence[int | None],
+                          runtime: str | None = None) -> Finding:
+    """Does the worker's resident memory, read after each sample, climb with the iterations run?
+
+    In a garbage-collected ``runtime`` the heap grows with garbage until the collector runs, then
+    levels off, while memory kept climbs on: only the later half of the readings is fitted there.
+    """
     title, check = "memory growth", "memory-growth"
     why = ("a benchmark that keeps what each iteration allocates does more work the longer it runs "
            "(allocation, page faults, reclaim), so its time per iteration is not a constant")
     done = np.cumsum([s.iterations for s in samples])
     read = [(int(d), r) for d, r in zip(done, resident_kib, strict=True) if r is not None]
+    later = (f", in the later half of the samples: {runtime} collects garbage, and its heap levels off once the "
+             "collector runs") if runtime is not None else ""
+    if runtime is not None:
+        read = read[len(read) // 2:]
     if len(read) < 3:
         return Finding(check, title, "unknown", "the worker's resident memory could not be read", why)
     fit = samplechecks.line_fit([d for d, _ in read], [r for _, r in read], alternative="greater")
     if fit is None:
-        return Finding(check, title, "ok", f"resident memory constant at {format_kib(read[0][1])}", why)
+        return Finding(check, title, "ok", f"resident memory constant at {format_kib(read[0][1])}{later}", why)
     growth = float(read[-1][1] - read[0][1])
     data = {"growth_kib": growth, "per_iteration_bytes": 1024 * fit["slope"], "iterations": read[-1][0],
             "pvalue": fit["pvalue"]}
     reading = (f"resident memory {format_kib(read[0][1])} to {format_kib(read[-1][1])} over "
                f"{read[-1][0]:,} iterations ({1024 * fit['slope']:.3g} bytes per iteration, one-sided "
-               f"p = {fit['pvalue']:.2g})")
+               f"p = {fit['pvalue']:.2g}){later}")
+    if runtime is not None:
+        data["runtime"] = runtime
     if fit["pvalue"] < samplechecks.RSS_ALPHA and growth >= samplechecks.RSS_GROWTH_KIB:
         return Finding(check, title, "warn", reading, why,
                        "free what each iteration allocates, or allocate once in setup and reuse it", data)
