@@ -201,9 +201,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section("pairbench")
         for line in lines:
             terminalreporter.write_line(line)
-    for name, run, analysis in config.stash.get(_RESULTS_KEY, []):
+    measured = config.stash.get(_RESULTS_KEY, [])
+    for name, _, analysis in measured:
         _report_alone(terminalreporter, name, analysis)
-        _save(config, run, analysis)
+    if measured:
+        _save(config, [run for _, run, _ in measured])
 
 
 def _report_alone(reporter, name: str, analysis) -> None:
@@ -274,12 +276,15 @@ def _gate(comparisons, fail_on: str, revision: str) -> _Failing | None:
                     f"{word} (--pairbench-fail-on)", len(matched))
 
 
-def _save(config, run, analysis) -> None:
+def _save(config, runs) -> None:
+    """Every measured test's samples in one --pairbench-json document (a benchmark each)."""
     path = config.getoption("pairbench_json")
     if path:
-        from pairbench.sessions.functions import save
+        from pairbench.analysis import analyse
+        from pairbench.sessions.functions import joined, save
 
-        save(run, analysis, path)
+        run = joined(runs, "pytest")
+        save(run, analyse(run), path)
 
 
 def _from_toplevel(nodeid: str, rootdir: str, top: str) -> str:

@@ -38,6 +38,19 @@ def test_with_pairbench_the_fixture_measures_a_function_and_the_summary_shows_it
     assert "pairbench test_perf.py::test_work: median" in done.stdout and "per call" in done.stdout
 
 
+def test_every_measured_test_is_kept_in_the_json_document_not_only_the_last(repository, tmp_path_factory):
+    """Each test's result replaced the file, so it kept the last test's samples alone."""
+    (repository / "test_perf.py").write_text(TEST + "\ndef test_more(pairbench):\n    pairbench(mylib.work, 600)\n")
+    result = tmp_path_factory.mktemp("out") / "r.json"
+    done = _pytest(repository, "--pairbench", "--pairbench-max-time", "200ms", "--pairbench-json", str(result))
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(result.read_text())
+    assert [b["name"] for b in document["benchmarks"]] == ["test_perf.py::test_work", "test_perf.py::test_more"]
+    assert [s["benchmark"] for s in document["series"]] == [0, 1] and len(document["summaries"]) == 2
+    seq = [n for s in document["series"] for n in s["samples"]["seq"]]
+    assert len(seq) == len(set(seq))  # one run: its samples numbered once
+
+
 def test_a_plain_pytest_run_calls_the_function_once_without_measuring(repository):
     (repository / "test_perf.py").write_text(TEST + "\nCALLS = []\n\ndef test_once(pairbench):\n"
                                              "    pairbench(CALLS.append, 1)\n    assert CALLS == [1]\n")

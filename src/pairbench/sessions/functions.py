@@ -12,8 +12,9 @@ A/B harness. Nothing here prints.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pairbench import __version__, preload
@@ -89,6 +90,24 @@ def save(run: Run, analysis: Analysis, path: str) -> None:
     from pairbench.store.resultfile import write_result
 
     write_result(run, path, derived_document(run, analysis))
+
+
+def joined(runs: Sequence[Run], name: str) -> Run:
+    """Runs of one function each, measured alone one after another (the pytest plugin's tests), as one
+    run of one side ``name`` with a benchmark each, in the order measured: so one result document
+    keeps them all. Their samples' ``seq`` continue from run to run; times and settings are the first
+    run's, the end the last's."""
+    if len(runs) == 1:
+        return runs[0]
+    first, samples, seq = runs[0], {}, 0
+    for b, run in enumerate(runs):
+        series = run.samples.get((0, 0), Samples.empty())
+        samples[(b, 0)] = Samples({**series.columns, "seq": series.columns["seq"] + seq}, series.metrics)
+        seq += len(series)
+    side = dataclasses.replace(first.sides[0], name=name, command=Command(name, ()))
+    return first.replace(sides=(side,), settings=dataclasses.replace(first.settings, commands=(name,), names=(name,)),
+                         benchmarks=tuple(run.benchmarks[0] for run in runs), samples=samples,
+                         finished_at=runs[-1].finished_at)
 
 
 def measure_functions(baseline: Callable, candidate: Callable | None = None, args: tuple = (),
