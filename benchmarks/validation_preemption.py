@@ -6,12 +6,12 @@ preempted for a time slice or more, 2 to 30 ms. This study builds validation
 samples as ``pairbench bench`` takes them (each of N/8, N/4, N/2 and N six
 times, in random order, with normal noise), stretches 0, 1 or 2 of them by a
 uniform 2-30 ms, and counts what each rule says, for the rule as it is
-(``doctor.workerchecks``) and for the least-squares forms it replaced:
+(``analysis.validation``) and for the least-squares forms it replaced:
 
 * elided body: Kendall's tau and Theil-Sen's slope, against the one-sided
   least-squares slope test (p < 0.01, slope >= 1 ns);
 * setup overhead: the line through each count's median sample, against the
-  line through every sample (``validation.check_setup_overhead`` on all 24).
+  line through every sample (``validation.judge_setup_overhead`` on all 24).
 
 The truth is how the samples were made: a body of 40 us an iteration (N = 25)
 is never elided; a 30% fixed cost is setup overhead, a 2% one is not.
@@ -28,16 +28,17 @@ import time
 
 import numpy as np
 
-from pairbench.doctor import samplechecks
-from pairbench.doctor.validation import Measurements, check_setup_overhead
-from pairbench.doctor.workerchecks import (
-    VALIDATION_ROUNDS,
-    check_elided_body,
-    check_typical_setup_overhead,
+from pairbench.analysis.validation import (
+    RSS_ALPHA,
+    judge_elided_body,
+    judge_setup_overhead,
+    judge_typical_setup_overhead,
     samples_by_count,
-    validation_counts,
 )
 from pairbench.model import Sample
+from pairbench.sessions.driver import validation_counts
+from pairbench.sessions.lanes import WORKER_VALIDATION_ROUNDS as VALIDATION_ROUNDS
+from pairbench.stats.regression import line_fit
 
 # (label, ns per iteration, fixed ns per sample, iterations N, relative noise, truth of the rule)
 ELIDED_CASES = (("40 us body, N = 25", 40_000.0, 0.0, 25, 0.10, "ok"),
@@ -62,16 +63,15 @@ def validation_samples(rng, per_iteration: float, fixed: float, chosen: int, noi
 
 def least_squares_elided(samples: list[Sample]) -> str:
     """The rule before: a one-sided least-squares slope test and the fitted slope."""
-    fit = samplechecks.line_fit([s.iterations for s in samples], [s.wall_ns for s in samples],
-                                alternative="greater")
+    fit = line_fit([s.iterations for s in samples], [s.wall_ns for s in samples], alternative="greater")
     if fit is None:
         return "unknown"
-    return "warn" if fit["pvalue"] >= samplechecks.RSS_ALPHA or fit["slope"] < 1.0 else "ok"
+    return "warn" if fit.pvalue >= RSS_ALPHA or fit.slope < 1.0 else "ok"
 
 
 def least_squares_setup(samples: list[Sample]) -> str:
     """The rule before: the line through every sample."""
-    return check_setup_overhead(Measurements(samples_by_count(samples)), None)[1].status
+    return judge_setup_overhead(samples_by_count(samples)).status
 
 
 def table(title: str, cases, rules, trials: int, rng) -> list[str]:
@@ -102,9 +102,9 @@ def main(argv=None) -> int:
     print(f"{platform.node()} {platform.machine()}, python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d %H:%M %Z')}, seed {args.seed}")
     elided_rules = (("least squares", least_squares_elided),
-                    ("Kendall + Theil-Sen", lambda s: check_elided_body(s).status))
+                    ("Kendall + Theil-Sen", lambda s: judge_elided_body(s).status))
     setup_rules = (("every sample", least_squares_setup),
-                   ("count medians", lambda s: check_typical_setup_overhead(samples_by_count(s), "").status))
+                   ("count medians", lambda s: judge_typical_setup_overhead(samples_by_count(s)).status))
     print("\n".join(table("Elided body", ELIDED_CASES, elided_rules, args.trials, rng)))
     print("\n".join(table("Setup overhead", SETUP_CASES, setup_rules, args.trials, rng)))
     return 0

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from cli_runner import Seams
-
-from pairbench.measure.fake import FakeExecutor
+from fakes import FakeExecutor
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ __version__ = "0.2.0"
 
 _LAZY = {
     "benchmark": "pairbench.worker.registry:benchmark",
-    "compare_functions": "pairbench.sessions.functions:compare_functions",
+    "compare_functions": "pairbench.api:compare_functions",
 }
 """The public names loaded on first use (PEP 562), as ``name -> "module:attribute"``, so that
 ``import pairbench`` stays cheap: a benchmark worker must not load numpy, scipy or click."""

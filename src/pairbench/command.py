@@ -1,13 +1,16 @@
-"""What to execute and how its end is described: the part of the data model with no numpy.
+"""What to execute, what one execution cost and how its end is described: the part of the data
+model with no numpy.
 
 Kept apart from ``model`` so that the executor (and the small spawner process that
-runs it, see ``measure/spawner.py``) can import it without loading numpy.
+runs it, see ``measure/spawner.py``) and a Python worker can import it without loading numpy.
 """
 
 from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
+
+from pairbench.notes import Note
 
 STATUS_TIMEOUT = -1000
 """``status`` of a sample that pairbench killed after ``--timeout``."""
@@ -53,3 +56,64 @@ class Command:
 
     def to_dict(self) -> dict:
         return {"text": self.text, "argv": list(self.argv), "shell": self.shell}
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What one execution cost: a command's, as an executor measured it, or a worker's sample, as the
+    worker measured it around its loop (``worker.protocol.parse_reply``).
+
+    ``start_ns`` is on the measuring clock (see ``measure.executor.Executor.now_ns``).
+    ``status`` follows the sample convention: exit code, -signal, or
+    ``STATUS_TIMEOUT``. ``leftover_processes`` counts processes the command
+    left alive after it exited, in its process group or (through the spawner) having
+    left it with ``setsid``; they are killed. A worker also reports the page faults
+    its loop took (``minor_faults``, ``major_faults``).
+    """
+
+    wall_ns: int
+    start_ns: int
+    status: int = 0
+    user_ns: int = 0
+    sys_ns: int = 0
+    max_rss_kib: int = 0
+    voluntary_cs: int = 0
+    involuntary_cs: int = 0
+    leftover_processes: int = 0
+    minor_faults: int = 0
+    major_faults: int = 0
+
+
+@dataclass(frozen=True)
+class ExecutorInfo:
+    """What an executor can report, recorded with every run.
+
+    ``kind`` names the executor; ``rss_floor_kib`` is the smallest max RSS it
+    can report (the size of the process commands are spawned from, which Linux
+    charges to a child at exec; None when it has none); ``notes`` say how it
+    differs from what was asked (a fallback). ``spawner`` names the spawner
+    process that ran the commands (``"native"`` or ``"python"``; None: none,
+    they ran from pairbench itself or were not commands); ``peak_memory`` how
+    max RSS was measured (``"rusage"``: ``wait4``'s ``ru_maxrss``; ``"cgroup"``:
+    ``memory.peak`` of a cgroup per command; None: not by the executor), and
+    ``peak_memory_reason`` why a delegated cgroup was not used.
+    """
+
+    kind: str
+    rss_floor_kib: int | None = None
+    notes: tuple[Note, ...] = ()
+    spawner: str | None = None
+    peak_memory: str | None = None
+    peak_memory_reason: str = ""
+
+    def to_dict(self) -> dict:
+        """The ``environment.executor`` record of a result document (the last three keys only when
+        known: documents before them lack them)."""
+        record = {"kind": self.kind, "rss_floor_kib": self.rss_floor_kib}
+        if self.spawner is not None:
+            record["spawner"] = self.spawner
+        if self.peak_memory is not None:
+            record["peak_memory"] = self.peak_memory
+        if self.peak_memory_reason:
+            record["peak_memory_reason"] = self.peak_memory_reason
+        return record

@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pairbench.command import STATUS_TIMEOUT, Command, describe_status
+from pairbench.command import STATUS_TIMEOUT, Command, ExecutorInfo, describe_status
 from pairbench.limits import MAX_SAMPLE_VALUE  # one limit, for every writer and reader of a result
 from pairbench.notes import Note
 from pairbench.settings import Settings
 
 __all__ = [
-    "COMMAND_BENCHMARK", "MAX_SAMPLE_VALUE", "PRIMARY_METRIC", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS",
-    "STATUS_TIMEOUT", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
+    "COMMAND_BENCHMARK", "MAX_SAMPLE_VALUE", "PRIMARY_METRIC", "RESIDENT_METRIC", "RUN_STATES", "SAMPLE_COLUMNS",
+    "SIDE_LABELS", "STATUS_TIMEOUT", "VALIDATION_METRIC", "BenchmarkKey", "Command", "Run", "Sample", "Samples", "Side",
     "append_metrics", "describe_status", "json_safe",
 ]
 
@@ -55,6 +55,11 @@ SAMPLE_COLUMNS: dict[str, str] = {
 PRIMARY_METRIC = "value"
 """A float metric column of this name replaces ``wall_ns`` as the series' measured total
 (a harness's own report, or a unit that is not time)."""
+VALIDATION_METRIC = "validation"
+"""On a ``bench`` validation sample (a warmup), the share of a full sample it is (1/8, 1/4, 1/2, 1);
+0 on every other sample. The analysis judges these samples (``analysis.validation``)."""
+RESIDENT_METRIC = "resident_kib"
+"""On a worker's validation sample, the worker's resident memory right after it (0: unreadable)."""
 
 SIDE_LABELS = ("baseline", "candidate", "self-check", "")
 RUN_STATES = ("complete", "interrupted", "failed", "running")
@@ -213,6 +218,38 @@ class Samples:
 
 
 @dataclass(frozen=True)
+class ShellOverhead:
+    """The start-up of the shell the commands ran through (``--shell``): in every sample, not the
+    command's own."""
+
+    median_ns: float
+    min_ns: float
+    n: int
+    shell: str = "sh"  # results of pairbench 0.2 ran sh and did not say so
+
+
+@dataclass(frozen=True)
+class SuiteInfo:
+    """The suite a ``bench`` run belongs to: how many benchmarks it compares (the family its error
+    rate is split over), a digest of their names, the harness, the shard [K, N] this run measured;
+    for a merged run the shards it joins and where each ran (``store.merge``)."""
+
+    benchmarks: int
+    digest: str
+    shard: tuple[int, int] | None = None
+    harness: str = "pairbench"
+    merged: tuple[int, ...] | None = None
+    shards: tuple[Mapping, ...] | None = None
+
+    def to_dict(self) -> dict:
+        record = {"benchmarks": self.benchmarks, "digest": self.digest,
+                  "shard": list(self.shard) if self.shard else None, "harness": self.harness}
+        if self.merged is not None:
+            record.update(merged=list(self.merged), shards=[dict(m) for m in self.shards or ()])
+        return record
+
+
+@dataclass(frozen=True)
 class Run:
     """One invocation of pairbench: what was measured, where, how, and how it ended.
 
@@ -225,7 +262,7 @@ class Run:
     this run measured of it, and for a merged run which shards it joins.
     """
 
-    kind: str  # "run" or "compare"
+    kind: str  # one of settings.KINDS
     sides: tuple[Side, ...]
     settings: Settings
     tool_version: str
@@ -236,9 +273,10 @@ class Run:
     state: str = "running"
     stopped_because: str = ""
     environment: Mapping = field(default_factory=dict)
-    shell_overhead: Mapping | None = None
+    shell_overhead: ShellOverhead | None = None
     notes: tuple[Note, ...] = ()
-    suite: Mapping | None = None  # bench: the whole suite this run belongs to (``store.shards``)
+    suite: SuiteInfo | None = None  # bench: the whole suite this run belongs to (``store.shards``)
+    executor: ExecutorInfo | None = None  # what measured (stored as ``environment.executor``)
 
     def __post_init__(self):
         if self.state not in RUN_STATES:
@@ -268,6 +306,10 @@ class Run:
                 return i
         raise KeyError(name)
 
+    def stored_environment(self) -> dict:
+        """The machine's metadata with what measured on it, as a result document keeps them."""
+        return {**self.environment, **({"executor": self.executor.to_dict()} if self.executor else {})}
+
     def metadata(self) -> dict:
         """Everything but the samples, JSON-ready: what a document's or a report's header holds."""
         return {
@@ -277,13 +319,13 @@ class Run:
             "finished_at": self.finished_at,
             "state": self.state,
             "stopped_because": self.stopped_because,
-            "environment": dict(self.environment),
+            "environment": self.stored_environment(),
             "settings": self.settings.stored(),
-            "shell_overhead": dict(self.shell_overhead) if self.shell_overhead else None,
+            "shell_overhead": dataclasses.asdict(self.shell_overhead) if self.shell_overhead else None,
             "sides": [{"name": s.name, "label": s.label, "command": s.command.to_dict()} for s in self.sides],
             "benchmarks": [key.to_dict() for key in self.benchmarks],
             "notes": [note.to_dict() for note in self.notes],
-            **({"suite": dict(self.suite)} if self.suite is not None else {}),
+            **({"suite": self.suite.to_dict()} if self.suite is not None else {}),
         }
 
     @property

@@ -43,6 +43,10 @@ _USED_KEY = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser):
+    from pairbench.settings import DEFAULTS, USE_DEFAULTS
+    from pairbench.verdict import FAIL_ON_CHOICES
+
+    alone, against = USE_DEFAULTS["pytest"]["max_time"], USE_DEFAULTS["pytest-against"]["max_time"]
     group = parser.getgroup("pairbench", "pairbench: paired benchmarks")
     group.addoption("--pairbench", action="store_true", default=False,
                     help="Measure each call of the pairbench fixture (without it, and without "
@@ -57,9 +61,9 @@ def pytest_addoption(parser):
     group.addoption("--pairbench-json", metavar="FILE", default=None,
                     help="Write the pairbench result document (raw samples included) to FILE.")
     group.addoption("--pairbench-max-time", metavar="DURATION", default=None,
-                    help="Time budget per benchmark (default 1s measured alone, 60s compared: each block "
-                         "of rounds starts both sides' pytest workers afresh).")
-    group.addoption("--pairbench-fail-on", metavar="slower|faster|change|never", default="never",
+                    help=f"Time budget per benchmark (default {alone} measured alone, {against} compared: "
+                         "each block of rounds starts both sides' pytest workers afresh).")
+    group.addoption("--pairbench-fail-on", metavar="|".join(FAIL_ON_CHOICES), default=DEFAULTS["fail_on"],
                     help="With --pairbench-against: fail the session when a verdict matches.")
     group.addoption("--pairbench-pass-env", metavar="NAME", action="append", default=[],
                     help="With --pairbench-against: give the workers environment variable NAME (repeatable); "
@@ -125,9 +129,10 @@ def pairbench(request):
         if not config.getoption("pairbench"):
             return call()
         from pairbench.sessions.functions import measure_functions
+        from pairbench.settings import USE_DEFAULTS
 
-        run, analysis = measure_functions(call, None, name=name,
-                                          max_time=config.getoption("pairbench_max_time") or "1s")
+        run, analysis = measure_functions(call, None, name=name, max_time=config.getoption("pairbench_max_time")
+                                          or USE_DEFAULTS["pytest"]["max_time"])
         config.stash.setdefault(_RESULTS_KEY, []).append((name, run, analysis))
         return analysis.summaries[0]
 
@@ -223,10 +228,11 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     the session fails (an error, or verdicts matching --pairbench-fail-on), if it does."""
     from pairbench.errors import PairbenchError
     from pairbench.measure import child_environment
+    from pairbench.report.jsonfile import derived_document
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.sessions.bench import BenchSession
-    from pairbench.settings import parse_settings
+    from pairbench.settings import USE_DEFAULTS, parse_settings
 
     here = str(config.invocation_params.dir)
     top = _toplevel(here)
@@ -237,12 +243,13 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     try:
         settings = parse_settings("bench", (here,), {
             "against": config.getoption("pairbench_against"),
-            "max_time": config.getoption("pairbench_max_time") or "60s",
+            "max_time": config.getoption("pairbench_max_time") or USE_DEFAULTS["pytest-against"]["max_time"],
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
             "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
         with child_environment.policy(child_environment.Policy(isolated=True, passed=passed)):
-            session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree))
+            session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree),
+                                   records=derived_document)
             outcome = session.measure()
     except PairbenchError as exc:
         return [f"pairbench: {visible(exc)}"], _Failing(visible(exc), "pairbench error")
@@ -281,10 +288,12 @@ def _save(config, runs) -> None:
     path = config.getoption("pairbench_json")
     if path:
         from pairbench.analysis import analyse
-        from pairbench.sessions.functions import joined, save
+        from pairbench.report.jsonfile import derived_document
+        from pairbench.sessions.functions import joined
+        from pairbench.sessions.result import save
 
         run = joined(runs, "pytest")
-        save(run, analyse(run), path)
+        save(run, analyse(run), path, derived_document)
 
 
 def _from_toplevel(nodeid: str, rootdir: str, top: str) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 from pairbench.errors import UsageError
+from pairbench.harnesses import HARNESS_CHOICES, WORKER_HARNESSES
 from pairbench.limits import MAX_SHARDS, MAX_SIDES
 from pairbench.outputs import JOURNAL_SUFFIX
 from pairbench.parameters import parse_parameters
@@ -30,7 +31,6 @@ from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
 
 KINDS = ("run", "compare", "bench", "import")
-EXPORT_KEYS = ("export_markdown", "export_csv", "export_html", "export_json")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
 
 # option -> default; where run and compare differ, per kind. The help text reads these.
@@ -39,11 +39,10 @@ DEFAULTS: dict[str, object] = {
     "setup": None, "cleanup": None, "conclude": None, "shell": "none", "no_shell": False, "input": "null",
     "output": "null", "ignore_failure": False, "seed": None, "parameter_scan": None,
     "parameter_step_size": None, "parameter_list": None, "alpha": 0.01, "threshold": 1.0,
-    "fail_on": "never", "self_check": False, "json_path": None, "export_json": None,
-    "export_markdown": None, "export_csv": None, "export_html": None, "sort": "auto", "time_unit": None,
+    "fail_on": "never", "self_check": False, "json_path": None, "export_json": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
     "shard": None, "suite_time": None, "balance": None,
-    "tuned_rounds": 30,  # no option: see Decision.tuned_rounds
+    "tuned_rounds": 30,  # no option: the tuning of the confidence sequence (analysis.criteria.T_OPT says why)
 }
 LEGACY_TUNED_ROUNDS = 200
 """The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
@@ -56,6 +55,15 @@ KIND_DEFAULTS: dict[str, dict[str, object]] = {
     # import: samples another tool measured; nothing is sampled, so no budget
     "import": {"warmup": 0, "max_time": None},
 }
+
+USE_DEFAULTS: dict[str, dict[str, object]] = {
+    # compare_functions: two functions in this process, no process to start: a longer budget than bench's
+    "functions": {"max_time": "10s", "sample_time": "1ms"},
+    # the pytest fixture measuring one function alone, and --pairbench-against's blocks of pytest workers
+    "pytest": {"max_time": "1s"},
+    "pytest-against": {"max_time": "60s"},
+}
+"""The defaults of the Python entry points (``bench`` settings made outside the command line)."""
 
 
 HARNESS_DEFAULTS: dict[str, dict[str, object]] = {
@@ -86,7 +94,7 @@ class Sampling:
     warmup: int
     max_time_ns: int | None
     runs: int | None = None  # a fixed number of rounds: adaptive stopping off
-    min_runs: int = 10
+    min_runs: int = DEFAULTS["min_runs"]
     max_runs: int | None = None
     timeout_ns: int | None = None
     prepare: tuple[str, ...] = ()  # none, one for every command, or one per command
@@ -122,11 +130,11 @@ class Sampling:
 class Decision:
     """How a comparison decides: its error rate, the smallest change that matters, the CI gate."""
 
-    alpha: float = 0.01  # family-wise, over the candidates
-    threshold: float = 1.0  # percent
-    fail_on: str = "never"
+    alpha: float = DEFAULTS["alpha"]  # family-wise, over the candidates
+    threshold: float = DEFAULTS["threshold"]  # percent
+    fail_on: str = DEFAULTS["fail_on"]
     self_check: bool = False
-    tuned_rounds: int = 30  # the rounds at which the adaptive interval is tightest (analysis.criteria)
+    tuned_rounds: int = DEFAULTS["tuned_rounds"]  # the rounds at which the adaptive interval is tightest
 
 
 WORKER_SAMPLE_TIME_NS = 1_000_000
@@ -134,10 +142,6 @@ WORKER_SAMPLE_TIME_NS = 1_000_000
 HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
-HARNESS_CHOICES = ("gbench", "go", "criterion", "pytest-benchmark", "pytest-benchmark-processes", "pairbench")
-WORKER_HARNESSES = ("pairbench", "pytest-benchmark")
-"""The harnesses whose benchmarks ``bench`` serves from long-lived worker processes (the worker
-protocol), timed inside them; the others run a program per sample."""
 MAX_JOBS = 64
 
 
@@ -150,7 +154,7 @@ class Workers:
     sample_time_ns: int | None = None  # a sample lasts about this (None: the harness's default)
     against: str | None = None  # --against REV (Python benchmarks): the baseline is this revision
     harness: str | None = None  # --harness; None: detected from the programs
-    jobs: int = 1  # benchmarks measured at once
+    jobs: int = DEFAULTS["jobs"]  # benchmarks measured at once
     shard: tuple[int, int] | None = None  # --shard K/N: this invocation measures share K of N
     suite_time_ns: int | None = None  # --suite-time: the budget of the whole suite
     balance: str | None = None  # --balance RESULT: shards balanced by the measuring times in RESULT
@@ -167,22 +171,21 @@ class Outputs:
     """Where this invocation writes (not stored in the result)."""
 
     json_path: str | None = None  # "-" is standard output; pairbench's result document
-    export_markdown: str | None = None
-    export_csv: str | None = None
-    export_html: str | None = None
-    export_json: str | None = None  # hyperfine's JSON schema (report.hyperfine_json)
+    exported: tuple[tuple[str, str], ...] = ()  # the --export-WORD files: (WORD, path); the format of
+    # each WORD is report.exports.EXPORT_OPTIONS' (--export-json is hyperfine's JSON schema)
     quiet: bool = False
-    sort: str = "auto"  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
+    sort: str = DEFAULTS["sort"]  # the order of summaries and comparisons: "auto"/"command" (as given), "mean-time"
     time_unit: str | None = None  # every duration in this unit ("ms"); None: a unit that suits each
 
     def exports(self) -> dict[str, str]:
-        """The ``--export-*`` files asked for: option key -> path (``-``, standard output, apart)."""
-        return {key: value for key in EXPORT_KEYS if (value := getattr(self, key)) and value != STDOUT}
+        """The ``--export-WORD`` files asked for: WORD -> path (``-``, standard output, apart)."""
+        return {fmt: path for fmt, path in self.exported if path != STDOUT}
 
     @property
     def to_stdout(self) -> str | None:
-        """The one option (``json_path`` or an ``export_*`` key) writing to standard output, if any."""
-        return next((key for key in ("json_path", *EXPORT_KEYS) if getattr(self, key) == STDOUT), None)
+        """What writes to standard output: ``json_path``, an export's WORD, or None."""
+        return "json_path" if self.json_path == STDOUT else next(
+            (fmt for fmt, path in self.exported if path == STDOUT), None)
 
 
 @dataclass(frozen=True)
@@ -237,10 +240,9 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
         raise UsageError(f"a result holds at most {MAX_SIDES} sides (commands, and the --self-check copy); "
                          f"got {len(commands)} commands{' and the copy' if decision.self_check else ''}")
     outputs = Outputs(json_path=_result_path("--json", given("json_path")),
-                      export_markdown=_result_path("--export-markdown", given("export_markdown")),
-                      export_csv=_result_path("--export-csv", given("export_csv")),
-                      export_html=_result_path("--export-html", given("export_html")),
-                      export_json=_result_path("--export-json", given("export_json")),
+                      exported=tuple((key.removeprefix("export_"), _result_path("--" + key.replace("_", "-"), value))
+                                     for key, value in options.items()
+                                     if key.startswith("export_") and value is not None),
                       quiet=_flag("--quiet", given("quiet")),
                       sort=_choice("--sort", given("sort"), SORT_CHOICES),
                       time_unit=parse_time_unit(given("time_unit")))
@@ -530,13 +532,10 @@ def parse_time_unit(value) -> str | None:
 
 def _one_to_stdout(outputs: Outputs) -> None:
     """At most one output may be ``-`` (standard output): two would be mixed into one stream."""
-    keys = [key for key in ("json_path", *EXPORT_KEYS) if getattr(outputs, key) == STDOUT]
-    if len(keys) > 1:
-        names = [_OPTION_NAMES.get(key, "--" + key.replace("_", "-")) for key in keys]
+    names = ["--json"] * (outputs.json_path == STDOUT) + [f"--export-{fmt}" for fmt, path in outputs.exported
+                                                         if path == STDOUT]
+    if len(names) > 1:
         raise UsageError(f"{' and '.join(names)} both write to standard output (-); write all but one to a file")
-
-
-_OPTION_NAMES = {"json_path": "--json"}
 
 
 # --------------------------------------------------------------------------- helper commands

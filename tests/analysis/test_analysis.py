@@ -7,30 +7,27 @@ import pytest
 from runs import compare_run, make_run, series, side
 
 from pairbench.analysis import analyse
-from pairbench.analysis.rules import executor_rss_floor_kib
+from pairbench.command import ExecutorInfo
 from pairbench.model import BenchmarkKey
 from pairbench.notes import Note, Subject
 
 WALLS = 1_000_000 + 1_000 * np.arange(12)
 
 
-def one_series_run(samples, environment=None):
-    return make_run("run", [side("x")], {(0, 0): samples}, environment=environment or {})
+def one_series_run(samples, environment=None, executor=None):
+    return make_run("run", [side("x")], {(0, 0): samples}, environment=environment).replace(executor=executor)
 
 
 def test_max_rss_within_the_margin_of_the_executor_floor_is_flagged_at_the_floor_with_one_note():
     samples = series(WALLS, max_rss_kib=[1_000] * 12)
-    analysis = analyse(one_series_run(samples, {"executor": {"rss_floor_kib": 990}}))
+    analysis = analyse(one_series_run(samples, executor=ExecutorInfo("SpawnerExecutor", 990)))
     assert analysis.summaries[0].max_rss_at_floor
     assert [n.data for n in analysis.notes if n.code == "rss-at-floor"] == [{"sides": ["x"], "floor_kib": 990}]
 
 
-@pytest.mark.parametrize("executor", [5, "SpawnerExecutor", [990], None, {"rss_floor_kib": "990"},
-                                      {"rss_floor_kib": True}, {"rss_floor_kib": -990},
-                                      {"rss_floor_kib": None}, {}])
-def test_malformed_executor_metadata_counts_as_no_floor(executor):
-    assert executor_rss_floor_kib({"executor": executor}) is None
-    (summary,) = analyse(one_series_run(series(WALLS, max_rss_kib=[1_000] * 12), {"executor": executor})).summaries
+@pytest.mark.parametrize("executor", [None, ExecutorInfo("FakeExecutor"), ExecutorInfo("SpawnerExecutor", 0)])
+def test_no_executor_floor_flags_nothing(executor):
+    (summary,) = analyse(one_series_run(series(WALLS, max_rss_kib=[1_000] * 12), executor=executor)).summaries
     assert summary.n == 12 and not summary.max_rss_at_floor
 
 

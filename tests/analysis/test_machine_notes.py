@@ -176,10 +176,18 @@ def test_a_reading_within_five_percent_above_the_floor_is_at_it(rss, floor, at):
     assert at_rss_floor(rss, floor) is at
 
 
-@pytest.mark.parametrize(("environment", "floor"), [
-    ({"executor": {"kind": "SpawnerExecutor", "rss_floor_kib": 40_000}}, 40_000),
-    ({"rss_floor_kib": 40_000}, 40_000),  # where the first result documents kept it
-    ({}, None), ({"executor": {"rss_floor_kib": None}}, None), ({"rss_floor_kib": "40000"}, None),
+@pytest.mark.parametrize(("document", "environment", "floor"), [
+    ("pairbench.result/2", {"executor": {"kind": "SpawnerExecutor", "rss_floor_kib": 40_000}}, 40_000),
+    ("pairbench.result/2", {}, None), ("pairbench.result/2", {"executor": {"rss_floor_kib": None}}, None),
+    ("pairbench.result/1", {"rss_floor_kib": 40_000}, 40_000),  # where the first result documents kept it
+    ("pairbench.result/1", {"rss_floor_kib": "40000"}, None),  # unchecked then: anything else is no floor
 ])
-def test_the_floor_is_read_from_where_a_result_stores_it(environment, floor):
-    assert executor_rss_floor_kib(environment) == floor
+def test_the_floor_is_read_from_where_a_result_stores_it(document, environment, floor):
+    from pairbench.model import SAMPLE_COLUMNS
+    from pairbench.store.resultfile import run_from_document
+
+    side = {"name": "a", "label": "", "command": {"text": "a", "argv": ["a"]}}
+    header = ({"variants": [{**side, "samples": {c: [] for c in SAMPLE_COLUMNS}}]} if document.endswith("/1") else {"sides": [side], "kind": "run",
+                                                                  "benchmarks": [{"name": "command"}]})
+    run = run_from_document({"format": document, **header, "environment": environment, "series": []})
+    assert executor_rss_floor_kib(run) == floor

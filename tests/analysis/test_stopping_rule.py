@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fakes import FakeExecutor
 from scipy import stats as sps
 
 from pairbench.analysis import analyse
@@ -16,7 +17,6 @@ from pairbench.analysis.comparison import Criteria
 from pairbench.analysis.criteria import tuning_rounds
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.command import Command
-from pairbench.measure.fake import FakeExecutor
 from pairbench.measure.sampler import Measured, RoundEnd, Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget
 from pairbench.model import PRIMARY_METRIC, Sample, Samples

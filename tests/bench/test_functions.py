@@ -9,7 +9,8 @@ import sys
 import pytest
 from cli_runner import invoke
 
-from pairbench.sessions.functions import compare_functions, time_calls
+from pairbench.api import compare_functions
+from pairbench.sessions.functions import time_calls
 
 pytestmark = pytest.mark.e2e
 
@@ -63,7 +64,7 @@ def test_the_collector_is_off_inside_the_timed_loop_and_restored_after():
 
 NOTING = """
 import json, sys, threading
-from pairbench.sessions.functions import compare_functions
+from pairbench.api import compare_functions
 seen = []
 def noting():
     seen.append((len(sys.modules), sorted(t.name for t in threading.enumerate())))

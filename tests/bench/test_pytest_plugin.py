@@ -89,6 +89,14 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]
 
 
+def test_the_plugins_fail_on_option_offers_the_gates_of_the_command_line(tmp_path):
+    from pairbench.verdict import FAIL_ON_CHOICES
+
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert f"--pairbench-fail-on={'|'.join(FAIL_ON_CHOICES)}" in done.stdout
+
+
 TWICE = "import mylib\n\ndef test_twice(pairbench):\n    pairbench(mylib.work, 300)\n    pairbench(mylib.work, 900)\n"
 LONG_IDS = ("import mylib, pytest\n\n@pytest.mark.parametrize('n', [300, 301], ids=['x' * 250 + 'a', 'x' * 250 + 'b'])\n"
             "def test_long(pairbench, n):\n    pairbench(mylib.work, n)\n")

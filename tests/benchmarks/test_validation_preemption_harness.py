@@ -26,7 +26,7 @@ def test_the_old_least_squares_rule_calls_a_real_body_elided_once_a_sample_is_st
     for seed in range(20):  # the old rule is wrong about 92% of the time here, the new one never
         stretched = study.validation_samples(np.random.default_rng(seed), 40_000.0, 0.0, 25, 0.10, stretched=1)
         old += study.least_squares_elided(stretched) == "warn"
-        new += study.check_elided_body(stretched).status == "warn"
+        new += study.judge_elided_body(stretched).status == "warn"
     assert old >= 15 and new == 0
 
 

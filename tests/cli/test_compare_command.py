@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 from stored import comparisons, total_samples
 
 from pairbench.errors import (
@@ -18,7 +19,6 @@ from pairbench.errors import (
     EXIT_USAGE,
     EXIT_VERDICT,
 )
-from pairbench.measure.fake import FakeExecutor
 from pairbench.store.journal import journal_path
 from pairbench.store.resultfile import read_result
 

@@ -15,9 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 from golden import assert_golden
-
-from pairbench.measure.fake import FakeExecutor
 
 GOLDEN = Path(__file__).parent / "golden"
 COMMANDS = {"sleep 0.1": 1.0, "sleep 0.2": 1.03, "sleep 0.3": 0.97}

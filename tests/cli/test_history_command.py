@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from cli_runner import FIXED_ENVIRONMENT, invoke
+from fakes import FakeExecutor
 from golden import assert_golden
 from history_runs import commit_hash, store_history
 from tools import commit_series
 
-from pairbench.measure.fake import FakeExecutor
 from pairbench.store.history import Store
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

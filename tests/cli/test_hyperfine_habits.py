@@ -12,10 +12,10 @@ import shutil
 import numpy as np
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 from stored import comparisons, side_samples
 
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_USAGE
-from pairbench.measure.fake import FakeExecutor
 from pairbench.store.resultfile import read_result
 
 BASE, CAND = "sleep 0.1", "sleep 0.2"

@@ -11,10 +11,10 @@ import sys
 
 import pytest
 from cli_runner import FIXED_ENVIRONMENT, invoke
+from fakes import FakeExecutor
 
 from pairbench import cli
 from pairbench.errors import EXIT_INTERNAL, EXIT_OK, EXIT_RESULT_FILE, PairbenchError
-from pairbench.measure.fake import FakeExecutor
 
 
 @pytest.fixture
@@ -34,10 +34,10 @@ def _broken(*args, **kwargs):
 
 def test_an_unexpected_exception_is_one_line_and_exit_70_and_the_samples_are_still_written(
         use_executor, tmp_path, monkeypatch):
-    import pairbench.sessions.commands
+    import pairbench.sessions.result
 
     use_executor(FakeExecutor(default=0.01))
-    monkeypatch.setattr(pairbench.sessions.commands, "analyse", _broken)
+    monkeypatch.setattr(pairbench.sessions.result, "analyse", _broken)
     out = tmp_path / "r.json"
     result = invoke("run", "--runs", "4", "--json", str(out), "sleep 0.1")
     assert result.code == EXIT_INTERNAL == 70
@@ -61,10 +61,10 @@ def test_a_bare_pairbench_error_is_an_internal_error_not_a_fail_on_match():
 
 
 def test_the_traceback_of_an_internal_error_is_printed_when_asked_for(use_executor, monkeypatch):
-    import pairbench.sessions.commands
+    import pairbench.sessions.result
 
     use_executor(FakeExecutor(default=0.01))
-    monkeypatch.setattr(pairbench.sessions.commands, "analyse", _broken)
+    monkeypatch.setattr(pairbench.sessions.result, "analyse", _broken)
     monkeypatch.setenv("PAIRBENCH_TRACEBACK", "1")
     result = invoke("run", "--runs", "4", "sleep 0.1")
     assert result.code == EXIT_INTERNAL

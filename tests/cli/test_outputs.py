@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 from stored import side_samples
 
 from pairbench.errors import (
@@ -22,7 +23,6 @@ from pairbench.errors import (
     EXIT_USAGE,
     EXIT_VERDICT,
 )
-from pairbench.measure.fake import FakeExecutor
 from pairbench.store.resultfile import read_result
 
 FIXTURE = Path(__file__).resolve().parents[1] / "report" / "data" / "compare.json"

@@ -8,9 +8,9 @@ import re
 import numpy as np
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 
 from pairbench.cli import progress
-from pairbench.measure.fake import FakeExecutor
 
 REDRAW = "\r\x1b[2K"
 BASE, CAND = "sleep 0.1", "sleep 0.2"  # real programs, so the commands parse; durations are scripted

@@ -9,10 +9,10 @@ import signal
 import numpy as np
 import pytest
 from cli_runner import CliResult, invoke
+from fakes import FakeExecutor
 from stored import side_samples
 
 from pairbench.errors import EXIT_INTERRUPTED, EXIT_MEASUREMENT, EXIT_RESULT_FILE, EXIT_USAGE
-from pairbench.measure.fake import FakeExecutor
 from pairbench.store.journal import journal_path
 from pairbench.store.resultfile import read_result
 
@@ -203,6 +203,13 @@ def test_timeout_applies_to_setup_and_cleanup(use_executor):
     assert "--cleanup command 'echo clean' failed: timed out after 1.00 s" in result.err
 
 
+def test_a_prepare_command_that_times_out_is_reported_as_timed_out(use_executor):
+    use_executor(FakeExecutor({"echo prep": 5.0}, default=0.01))
+    result = invoke("run", "--runs", "3", "--timeout", "1s", "--prepare", "echo prep", "sleep 0.01")
+    assert result.code == EXIT_MEASUREMENT
+    assert "--prepare command 'echo prep' failed: timed out after 1.00 s (--timeout)" in result.err
+
+
 def test_failing_prepare_command_is_reported(use_executor):
     use_executor(FakeExecutor({"echo prep": {"duration": 0, "status": 4}}, default=0.01))
     result = invoke("run", "--runs", "3", "--prepare", "echo prep", "sleep 0.01")
@@ -316,7 +323,7 @@ def test_shell_mode_measures_and_reports_the_shell_start_up(monkeypatch, tmp_pat
     assert "Commands ran through sh -c; the shell's own start-up costs 800.0 µs (median)" in result.out
     run = read_result(out)
     assert run.sides[0].command.argv == ("/bin/sh", "-c", "echo hi | cat")
-    assert run.shell_overhead["median_ns"] == 800_000
+    assert run.shell_overhead.median_ns == 800_000
 
 
 def test_shell_operators_without_a_shell_are_refused_before_anything_runs(use_executor):

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 from processes import HANDLED_SIGNALS, default_dispositions, wait_until
 
 from pairbench import __main__ as main_module
 from pairbench.errors import Terminated
-from pairbench.measure.fake import FakeExecutor
 from pairbench.store.journal import journal_path
 
 PACKAGE = Path(main_module.__file__).resolve().parent

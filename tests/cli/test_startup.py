@@ -14,6 +14,7 @@ import pkgutil
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -59,10 +60,12 @@ def test_a_commands_help_loads_no_numpy_scipy_rich_or_renderer(command):
 # run or compare through main with a scripted executor that notes, at each sample (warm-up included),
 # the threads alive and the modules loaded: the statistics must be loaded before the first sample,
 # nothing imported while sampling, and no thread of pairbench's alive beside any sample.
-WHILE_SAMPLING = """
+WHILE_SAMPLING = f"""
 import io, json, sys, threading
+sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
+""" + """
 from pairbench.cli import main
-from pairbench.measure.fake import FakeExecutor
+from fakes import FakeExecutor
 seen = []
 def duration(command, index, clock_ns):
     seen.append({"threads": [t.name for t in threading.enumerate()], "modules": sorted(sys.modules)})

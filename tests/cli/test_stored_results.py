@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 
 from pairbench.errors import EXIT_RESULT_FILE, NotEnoughData
-from pairbench.measure.fake import FakeExecutor
 
 FORMATS = ("x.md", "x.html", "x.csv", "x.json")
 

@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
+TEST_SUPPORT = SRC.parents[1] / "tests" / "support"
 
 LAYERS = ("cli", "sessions", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
           "worker", "vocabulary")
-VOCABULARY = {"errors", "units", "command", "notes", "settings", "parameters", "model", "verdict", "workloads",
+VOCABULARY = {"errors", "units", "command", "notes", "settings", "parameters", "model", "verdict", "workloads", "harnesses",
               "preload", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
-            | {"pytest_plugin": "cli"})
+            | {"pytest_plugin": "cli", "api": "cli"})
 STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 
@@ -154,6 +155,15 @@ def test_stats_depends_only_on_numpy_scipy_the_standard_library_errors_and_notes
         assert top in stdlib | THIRD_PARTY_FOR_STATS | {"pairbench"}, f"{path.name} imports {name}"
 
 
+@pytest.mark.parametrize(("path", "top"), [(p, t) for p, t in _modules() if t not in ("stats", "analysis")],
+                         ids=lambda v: str(v).split("pairbench/")[-1])
+def test_statistics_are_computed_in_stats_and_analysis_only(path, top):
+    """scipy is reached through ``stats`` (checked against R) by ``analysis``; the doctor, the
+    sessions, the reports and the measuring import none of it themselves."""
+    for name in _imports(path):
+        assert name.split(".")[0] != "scipy", f"{path.relative_to(SRC)} imports {name}"
+
+
 @pytest.mark.parametrize("path", sorted((SRC / "report").rglob("*.py")), ids=lambda p: p.name)
 def test_renderers_compute_no_statistics_and_read_no_result_file(path):
     """Renderers take a run and its analysis: no statistics, no comparison logic, no file format."""
@@ -161,6 +171,23 @@ def test_renderers_compute_no_statistics_and_read_no_result_file(path):
                  "pairbench.analysis.rules", "pairbench.analysis.stopping", "pairbench.store")
     for name in _imports(path):
         assert not name.startswith(forbidden), f"report/{path.name} imports {name}"
+
+
+@pytest.mark.parametrize("path", sorted((SRC / "sessions").rglob("*.py")), ids=lambda p: p.name)
+def test_sessions_compute_no_statistics_and_render_nothing(path):
+    """A session measures and saves: every statistic on a run is ``analyse``'s, every word the
+    report layer's (the result file's records come from whoever built the session)."""
+    for name in _imports(path):
+        assert not name.startswith(("pairbench.stats", "pairbench.report")), f"sessions/{path.name} imports {name}"
+
+
+@pytest.mark.parametrize(("path", "top"), list(_modules()), ids=lambda v: str(v).split("pairbench/")[-1])
+def test_product_code_imports_no_test_support(path, top):
+    """Test doubles (``FakeExecutor``, ``FakeWorkers``) live with the tests: product code offers the
+    seams they fill (``main(executor_factory=..., workers=...)``) and never imports them."""
+    support = {p.stem for p in TEST_SUPPORT.glob("*.py")} | {"tests", "conftest"}
+    for name in _imports(path):
+        assert name.split(".")[0] not in support, f"{path.relative_to(SRC)} imports {name}, a test's support"
 
 
 @pytest.mark.parametrize(("source", "imported"), [

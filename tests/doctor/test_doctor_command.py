@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import FIXED_ENVIRONMENT, invoke
+from fakes import FakeExecutor
 from golden import assert_golden
 from machines import MACHINES, machine_environment
 from runs import make_run, series, side
@@ -21,7 +22,6 @@ from test_validation import STARTUP_S, linear
 
 from pairbench import cli
 from pairbench.doctor import DOCTOR_WINDOW_S
-from pairbench.measure.fake import FakeExecutor
 from pairbench.measure.sampler import Measured
 from pairbench.model import Sample
 from pairbench.store.journal import Journal

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fakes import FakeExecutor
 
 from pairbench.doctor import ValidationPlan, diagnose_benchmark, measure_benchmark
-from pairbench.measure.fake import FakeExecutor
 from pairbench.model import STATUS_TIMEOUT
 
 STARTUP_S = 0.0005  # `true`: process start-up

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from test_result_fields import DELETE, HOSTILE, VALUES, fields, mutated
 
+from pairbench.command import Execution
 from pairbench.measure.harnesses import criterion, gbench, gotest, pytest_benchmark
 from pairbench.measure.harnesses.base import FormatError, Report
 from pairbench.model import MAX_SAMPLE_VALUE
@@ -142,8 +143,9 @@ def test_worker_protocol_replies_fuzzed_are_read_or_refused():
                 value = parse(line)
             except protocol.ProtocolError:
                 continue
-            if isinstance(value, protocol.SampleReply):
-                assert all(0 <= getattr(value, key) <= protocol.MAX_FIELD_VALUE for key in protocol.REPLY_FIELDS), case
+            if isinstance(value, Execution):
+                assert all(0 <= getattr(value, name) <= protocol.MAX_FIELD_VALUE
+                           for name in protocol.REPLY_FIELDS.values()), case
             elif parse is protocol.parse_listed:
                 assert not protocol.UNSAFE_NAME_CHARACTER.search(value), case
             elif parse is protocol.parse_count:

@@ -6,6 +6,7 @@ import os
 import shutil
 
 import pytest
+from fakes import FakeExecutor
 
 from pairbench.errors import MeasurementError, ProgramNotFound, UsageError
 from pairbench.measure.commandline import (
@@ -15,7 +16,6 @@ from pairbench.measure.commandline import (
     resolve_program,
     shell_syntax,
 )
-from pairbench.measure.fake import FakeExecutor
 from pairbench.measure.posix import PosixExecutor
 from pairbench.model import Command
 

@@ -7,10 +7,10 @@ import time
 
 import numpy as np
 import pytest
+from fakes import FakeCall, FakeExecutor, ScriptError
 
 from pairbench.errors import CommandNotFound, MeasurementError
 from pairbench.measure.executor import Execution
-from pairbench.measure.fake import FakeCall, FakeExecutor, ScriptError
 from pairbench.model import STATUS_TIMEOUT, Command
 
 A = Command("a", ("/bin/a",))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from fakes import FakeExecutor
 
 from pairbench.command import Command
 from pairbench.errors import CommandFailed, HelperCommandFailed
-from pairbench.measure.fake import FakeExecutor
 from pairbench.measure.sampler import Measured, RoundEnd, Sampler, SamplingPlan, Sink, StopRule
 from pairbench.measure.targets import CommandTarget, Row
 

@@ -100,7 +100,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
 def measuring(io, **options):
     """A stand-in for run/compare: exports the fixture result at its end."""
     run = read_result(COMPARE)
-    write_exports(io, run, analyse(run), {key: path for key, path in options.items() if path})
+    write_exports(io, run, analyse(run), {key.removeprefix("export_"): path for key, path in options.items() if path})
 
 
 def test_export_options_write_every_requested_file(tmp_path):

@@ -1,4 +1,4 @@
-"""Behaviour of describe, median_ci, mvalue and grubbs_critical.
+"""Behaviour of describe, median_ci, mvalue, grubbs_critical and fence_excess_pvalue.
 
 Expected values come from outside pairbench:
 
@@ -9,7 +9,8 @@ Expected values come from outside pairbench:
   (the Grubbs table at alpha = 0.05); the lowland detector behind
   ``modality`` is checked against perfolizer in ``test_modality.py``;
 * scipy's ``quantile_test(...).confidence_interval()`` for the median interval
-  at n = 1e6.
+  at n = 1e6;
+* exact enumeration of the binomial tail in rationals (``fence_excess_pvalue``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -140,6 +142,28 @@ def test_grubbs_critical_matches_the_statistics_brief_table(n, published):
 def test_grubbs_critical_rejects_unusable_arguments(n, alpha):
     with pytest.raises(StatisticsError):
         stats.grubbs_critical(n, alpha)
+
+
+def _binomial_tail_exactly(above: int, n: int, rate: Fraction) -> float:
+    """P(Binomial(n, rate) >= above) by exact enumeration in rationals (independent of scipy)."""
+    return float(sum(math.comb(n, k) * rate**k * (1 - rate) ** (n - k) for k in range(above, n + 1)))
+
+
+@pytest.mark.parametrize(("above", "n"), [(0, 10), (1, 10), (3, 10), (3, 20), (4, 30), (2, 50), (7, 200)])
+def test_fence_excess_pvalue_matches_exact_enumeration(above, n):
+    expected = _binomial_tail_exactly(above, n, Fraction(1, 50))
+    assert stats.fence_excess_pvalue(above, n, 0.02) == pytest.approx(expected, rel=1e-12)
+
+
+def test_fence_excess_flags_three_of_twenty_but_not_two_at_one_percent():
+    assert stats.fence_excess_pvalue(3, 20, 0.02) < 0.01 < stats.fence_excess_pvalue(2, 20, 0.02)
+
+
+@pytest.mark.parametrize(("above", "n", "rate"), [(-1, 10, 0.02), (11, 10, 0.02), (1, 0, 0.02), (1, 10, 0.0),
+                                                  (1, 10, 1.0), (1, 2.5, 0.02)])
+def test_fence_excess_pvalue_rejects_unusable_arguments(above, n, rate):
+    with pytest.raises(StatisticsError):
+        stats.fence_excess_pvalue(above, n, rate)
 
 
 # perfolizer src/Perfolizer/Perfolizer.Tests/Mathematics/Histograms/MultimodalTests.cs

@@ -153,9 +153,9 @@ def test_a_new_journal_can_start_once_the_previous_one_was_removed(tmp_path):
 
 def test_a_run_with_a_crashed_runs_journal_at_its_json_path_exits_4_and_keeps_the_journal(tmp_path):
     from cli_runner import invoke
+    from fakes import FakeExecutor
 
     from pairbench.errors import EXIT_RESULT_FILE
-    from pairbench.measure.fake import FakeExecutor
 
     out = tmp_path / "r.json"
     first = invoke("run", "--runs", "3", "--seed", "1", "--json", str(out), "sleep 0.1",
@@ -199,8 +199,7 @@ def test_a_journal_this_run_did_not_create_is_never_removed(tmp_path):
 
 def test_a_run_refuses_a_result_name_ending_in_partial(tmp_path):
     from cli_runner import invoke
-
-    from pairbench.measure.fake import FakeExecutor
+    from fakes import FakeExecutor
 
     result = invoke("run", "--runs", "3", "--json", str(tmp_path / "r.json.partial"), "sleep 0.1",
                     executor=FakeExecutor())
@@ -212,8 +211,7 @@ def test_a_run_refuses_a_result_name_ending_in_partial(tmp_path):
 @pytest.mark.parametrize("option", ["--export-markdown", "--export-csv", "--export-html"])
 def test_an_export_named_like_a_journal_is_refused_before_it_can_replace_one(tmp_path, option):
     from cli_runner import invoke
-
-    from pairbench.measure.fake import FakeExecutor
+    from fakes import FakeExecutor
 
     live = tmp_path / "other.json.partial"
     live.write_text("another run's journal\n")
@@ -226,8 +224,7 @@ def test_an_export_named_like_a_journal_is_refused_before_it_can_replace_one(tmp
 
 def test_a_run_whose_journal_was_replaced_does_not_remove_the_newcomer(tmp_path):
     from cli_runner import invoke
-
-    from pairbench.measure.fake import FakeExecutor
+    from fakes import FakeExecutor
 
     out = tmp_path / "r.json"
     journal = journal_path(out)
@@ -251,8 +248,7 @@ def test_when_the_result_directory_is_deleted_mid_run_no_message_points_to_the_l
     import shutil
 
     from cli_runner import invoke
-
-    from pairbench.measure.fake import FakeExecutor
+    from fakes import FakeExecutor
 
     directory = tmp_path / "results"
     directory.mkdir()
@@ -276,7 +272,7 @@ import os, signal, sys
 sys.path.insert(0, sys.argv[2])
 from cli_runner import FIXED_ENVIRONMENT
 from pairbench import cli
-from pairbench.measure.fake import FakeExecutor
+from fakes import FakeExecutor
 
 def killed(*args, **kwargs):  # the final rename of the result document: the moment of the kill
     os.kill(os.getpid(), signal.SIGKILL)
@@ -308,8 +304,7 @@ def killed_before_rename(tmp_path):
 @pytest.mark.e2e
 def test_the_next_run_finds_the_complete_document_a_killed_run_did_not_rename(killed_before_rename):
     from cli_runner import invoke
-
-    from pairbench.measure.fake import FakeExecutor
+    from fakes import FakeExecutor
 
     out, leftover = killed_before_rename
     result = invoke("run", "--runs", "3", "--json", str(out), "sleep 0.1", executor=FakeExecutor())

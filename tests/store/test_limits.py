@@ -89,7 +89,7 @@ def test_a_result_larger_than_the_reader_takes_is_never_written(tmp_path, monkey
 
 
 def test_a_worker_value_no_result_holds_is_a_protocol_error():
-    assert parse_reply(f"ok ns={MAX_SAMPLE_VALUE}").ns == MAX_SAMPLE_VALUE
+    assert parse_reply(f"ok ns={MAX_SAMPLE_VALUE}").wall_ns == MAX_SAMPLE_VALUE
     for field in ("ns", "user_ns", "maxrss_kib"):
         with pytest.raises(ProtocolError, match="0 to 2\\^53 - 1"):
             parse_reply(f"ok ns=5 {field}={MAX_SAMPLE_VALUE + 1}".replace("ns=5 ns=", "ns="))

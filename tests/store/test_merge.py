@@ -45,7 +45,7 @@ def test_shards_join_into_one_suite_with_every_benchmark_and_distinct_sample_ord
     assert code == 0, err
     run = read_result(out)
     assert sorted(k.label for k in run.benchmarks) == SUITE
-    assert run.suite["merged"] == [1, 2] and [m["host"] for m in run.suite["shards"]] == ["ci-1", "ci-2"]
+    assert run.suite.merged == (1, 2) and [m["host"] for m in run.suite.shards] == ["ci-1", "ci-2"]
     seqs = np.concatenate([s["seq"] for s in run.samples.values()])
     assert len(seqs) == len(set(seqs.tolist()))
     assert run.settings.workers.shard is None

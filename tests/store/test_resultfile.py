@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from store_runs import stored_run, two_benchmark_run
 
+from pairbench.command import ExecutorInfo
 from pairbench.errors import ResultFileError
 from pairbench.model import SAMPLE_COLUMNS
 from pairbench.store import checks, files
@@ -98,16 +99,23 @@ def test_run_interrupted_before_any_sample_is_still_read(tmp_path):
                                       {"kind": "SpawnerExecutor", "rss_floor_kib": None, "spawner": "native",
                                        "peak_memory": "cgroup"}])
 def test_executor_metadata_as_pairbench_writes_it_is_read(tmp_path, run, executor):
-    write_result(run.replace(environment={"executor": executor}), tmp_path / "r.json")
-    assert read_result(tmp_path / "r.json").environment["executor"] == executor
+    path = tmp_path / "r.json"
+    document = json.loads(json.dumps(run_to_document(run)))
+    path.write_text(json.dumps({**document, "environment": {"executor": executor}}))
+    read = read_result(path)
+    assert read.executor.to_dict() == {"rss_floor_kib": None, **executor} and "executor" not in read.environment
+    write_result(read, path)
+    assert json.loads(path.read_text())["environment"]["executor"] == {"rss_floor_kib": None, **executor}
 
 
 @pytest.mark.parametrize("key", ["spawner", "peak_memory", "peak_memory_reason"])
 def test_executor_metadata_that_is_not_text_is_refused_naming_the_field(tmp_path, run, key):
-    bad = run.replace(environment={"executor": {"kind": "SpawnerExecutor", key: 3}})
-    _write_unchecked(bad, tmp_path / "r.json")
+    document = json.loads(json.dumps(run_to_document(run)))
+    (tmp_path / "r.json").write_text(json.dumps({**document, "environment": {"executor": {"kind": "SpawnerExecutor",
+                                                                                            key: 3}}}))
     with pytest.raises(ResultFileError, match=f"environment.executor.{key}"):
         read_result(tmp_path / "r.json")
+    bad = run.replace(executor=ExecutorInfo("SpawnerExecutor", **{key: 3}))
     with pytest.raises(ResultFileError, match=f"environment.executor.{key}"):  # nor written by pairbench
         write_result(bad, tmp_path / "w.json")
     assert not (tmp_path / "w.json").exists()

@@ -2,7 +2,7 @@
 
 ``invoke(*args)`` calls ``cli.main`` with the seams a test sets: the executor
 (``use_executor``, a fixture in ``tests/conftest.py``, installs one for the
-test), the machine's metadata (``FIXED_ENVIRONMENT`` unless a test passes its
+test), ``bench``'s workers (``workers=FakeWorkers(...)``), the machine's metadata (``FIXED_ENVIRONMENT`` unless a test passes its
 own; ``real_environment=True`` reads this machine) and the progress clock.
 """
 
@@ -44,7 +44,7 @@ class Seams:
 
 
 def invoke(*args: str, executor=None, environment=None, real_environment: bool = False, clock=None,
-           stdout=None, stderr=None) -> CliResult:
+           stdout=None, stderr=None, workers=None) -> CliResult:
     out, err = stdout or io.StringIO(), stderr or io.StringIO()
     chosen = executor if executor is not None else Seams.executor
     if environment is None and not real_environment:
@@ -53,6 +53,6 @@ def invoke(*args: str, executor=None, environment=None, real_environment: bool =
         list(args), stdout=out, stderr=err, color=False,
         executor_factory=(lambda output: chosen) if chosen is not None else None,
         environment=(lambda *a, **k: dict(environment)) if environment is not None else None,
-        clock=clock,
+        clock=clock, workers=workers,
     )
     return CliResult(code, out.getvalue(), err.getvalue())

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from pairbench.command import Execution
 from pairbench.worker import protocol
 
 TIMEOUT_S = 10.0
@@ -86,14 +87,14 @@ class HarnessClient:
         count = protocol.parse_count(self.readline())
         return [protocol.parse_listed(self.readline()) for _ in range(count)]
 
-    def run(self, name: str, iterations: int) -> protocol.SampleReply | protocol.ErrorReply:
+    def run(self, name: str, iterations: int) -> Execution | protocol.ErrorReply:
         self.send(protocol.run_request(name, iterations))
         return protocol.parse_reply(self.readline())
 
-    def sample(self, name: str, iterations: int) -> protocol.SampleReply:
+    def sample(self, name: str, iterations: int) -> Execution:
         """A sample that must succeed."""
         reply = self.run(name, iterations)
-        assert isinstance(reply, protocol.SampleReply), reply
+        assert isinstance(reply, Execution), reply
         return reply
 
     def quit(self) -> int:

@@ -84,8 +84,9 @@ def test_importing_pairbench_and_its_decorator_loads_nothing_heavy():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('numpy', 'scipy', 'click', 'rich', 'jinja2') or m.startswith('pairbench.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert eval(out) == ["pairbench.limits", "pairbench.worker", "pairbench.worker.discovery",
-                         "pairbench.worker.protocol", "pairbench.worker.registry"]  # limits: the protocol's
+    assert eval(out) == ["pairbench.command", "pairbench.limits", "pairbench.notes", "pairbench.worker",
+                         "pairbench.worker.discovery", "pairbench.worker.protocol",
+                         "pairbench.worker.registry"]  # limits: the protocol's
 
 
 def test_a_declaration_outside_any_collection_goes_to_the_default_registry_and_not_to_a_collection():

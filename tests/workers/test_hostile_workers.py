@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from cli_runner import invoke
 
+from pairbench.command import Execution
 from pairbench.worker import protocol
 
 pytestmark = pytest.mark.e2e
@@ -95,6 +96,6 @@ def test_a_sample_failing_during_the_rounds_is_kept_with_a_positive_duration(tmp
 
 
 def test_unknown_fields_of_the_documented_form_are_ignored_and_other_keys_break_the_protocol():
-    assert protocol.parse_reply("ok ns=5 later_field2=3") == protocol.SampleReply(ns=5)
+    assert protocol.parse_reply("ok ns=5 later_field2=3") == Execution(wall_ns=5, start_ns=0)
     with pytest.raises(protocol.ProtocolError, match="KEY=VALUE"):
         protocol.parse_reply("ok ns=5 Upper=2")

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from processes import SCHEDSTAT, samples_cpu_share
 
+from pairbench.command import Execution
 from pairbench.worker.protocol import (
     FDS_VARIABLE,
     MAX_LINE_BYTES,
     REPLY_FIELDS,
     ErrorReply,
-    SampleReply,
     parse_count,
     parse_greeting,
     parse_listed,
@@ -172,13 +172,13 @@ class Worker:
         self.send("list")
         return [parse_listed(self.read_line()) for _ in range(parse_count(self.read_line()))]
 
-    def request(self, line: str | bytes) -> SampleReply | ErrorReply:
+    def request(self, line: str | bytes) -> Execution | ErrorReply:
         self.send(line)
         return parse_reply(self.read_line())
 
-    def run(self, name: str, iterations: int) -> SampleReply:
+    def run(self, name: str, iterations: int) -> Execution:
         reply = self.request(f"run {name} {iterations}")
-        assert isinstance(reply, SampleReply), f"run {name} {iterations}: {reply}"
+        assert isinstance(reply, Execution), f"run {name} {iterations}: {reply}"
         return reply
 
     def close_requests(self) -> None:
@@ -217,7 +217,7 @@ def start(tmp_path):
 
 def min_ns(worker: Worker, name: str, iterations: int, samples: int = 3) -> int:
     """The quickest of a few samples: other load only ever adds time."""
-    return min(worker.run(name, iterations).ns for _ in range(samples))
+    return min(worker.run(name, iterations).wall_ns for _ in range(samples))
 
 
 def without_fds_variable() -> dict[str, str]:
@@ -245,14 +245,14 @@ def test_list_on_the_command_line_prints_the_names(example):
 def test_a_sample_times_the_loop_and_grows_with_the_iterations(example, start):
     worker = start(example)
     iterations = 1
-    while worker.run("checksum", iterations).ns < 200_000 and iterations < 1 << 30:
+    while worker.run("checksum", iterations).wall_ns < 200_000 and iterations < 1 << 30:
         iterations *= 2
     small = min_ns(worker, "checksum", iterations)
     big = worker.run("checksum", 64 * iterations)
-    assert big.ns > 8 * small, f"{64 * iterations} iterations took {big.ns} ns, {iterations} took {small} ns"
+    assert big.wall_ns > 8 * small, f"{64 * iterations} iterations took {big.wall_ns} ns, {iterations} took {small} ns"
     # The thread's CPU time is over the loop alone: some, and no more than the loop's wall time.
-    assert 0 < big.user_ns + big.sys_ns <= big.ns + 2_000_000
-    assert big.maxrss_kib > 0
+    assert 0 < big.user_ns + big.sys_ns <= big.wall_ns + 2_000_000
+    assert big.max_rss_kib > 0
 
 
 @pytest.mark.skipif(not SCHEDSTAT.exists(), reason="a platform limit: no per-thread CPU account in /proc")
@@ -262,7 +262,7 @@ def test_the_samples_cpu_time_is_what_the_kernel_charged_the_thread_for_them(exa
     # getrusage(RUSAGE_THREAD) alone reported 15-20%: the thread's account was stale.
     worker = start(example)
     iterations = 1
-    while worker.run("checksum", iterations).ns < 1_000_000 and iterations < 1 << 30:
+    while worker.run("checksum", iterations).wall_ns < 1_000_000 and iterations < 1 << 30:
         iterations *= 2
     share = samples_cpu_share(worker.process.pid, lambda: [worker.run("checksum", iterations) for _ in range(200)])
     assert 0.8 <= share <= 1.0
@@ -272,8 +272,8 @@ def test_a_reply_carries_every_field_of_the_protocol(example, start):
     worker = start(example)
     worker.send("run checksum 2")
     line = worker.read_line()
-    assert isinstance(parse_reply(line), SampleReply)
-    assert tuple(item.partition("=")[0] for item in line.split(" ")[1:]) == REPLY_FIELDS
+    assert isinstance(parse_reply(line), Execution)
+    assert tuple(item.partition("=")[0] for item in line.split(" ")[1:]) == tuple(REPLY_FIELDS)
 
 
 def test_an_unknown_benchmark_is_an_error_and_the_worker_goes_on(example, start):
@@ -281,7 +281,7 @@ def test_an_unknown_benchmark_is_an_error_and_the_worker_goes_on(example, start)
     reply = worker.request("run no-such-benchmark 1")
     assert isinstance(reply, ErrorReply)
     assert "no-such-benchmark" in reply.message
-    assert worker.run("checksum", 1).ns > 0
+    assert worker.run("checksum", 1).wall_ns > 0
     assert tuple(worker.list()) == example.names
 
 
@@ -295,7 +295,7 @@ def test_a_malformed_request_is_answered_with_an_error_line(example, start, requ
     reply = worker.request(request_line)  # read_line has checked it is one UTF-8 line
     assert isinstance(reply, ErrorReply)
     assert not any(ord(c) < 32 or ord(c) == 127 for c in reply.message)
-    assert worker.run("checksum", 1).ns > 0
+    assert worker.run("checksum", 1).wall_ns > 0
 
 
 def test_quit_ends_the_worker_with_status_0(example, start):
@@ -368,7 +368,7 @@ def test_c_setup_and_teardown_run_once_per_sample_outside_the_timed_loop(probes,
     worker = start(probes, NATIVE_OUT=str(tmp_path))
     samples = [worker.run("slow_hooks", n) for n in (1, 1, 1, 5)]
     # Setup and teardown each sleep 20 ms: had either been timed, every sample would take longer.
-    assert min(s.ns for s in samples) < 10_000_000
+    assert min(s.wall_ns for s in samples) < 10_000_000
     assert (tmp_path / "hooks.log").read_text().splitlines() == [
         "setup, bodies so far: 0", "teardown after bodies: 1",
         "setup, bodies so far: 1", "teardown after bodies: 1",
@@ -382,21 +382,21 @@ def test_c_a_failing_setup_replies_error_skips_the_loop_and_still_tears_down(pro
     reply = worker.request("run failing_setup 4")
     assert reply == ErrorReply(r"no fixture:\x09disk on fire\x0a")
     assert (tmp_path / "hooks.log").read_text().splitlines() == ["failing_setup teardown 0"]
-    assert worker.run("keep_mix", 1).ns > 0  # the failure was that sample's alone
+    assert worker.run("keep_mix", 1).wall_ns > 0  # the failure was that sample's alone
 
 
 def test_c_keep_makes_the_compiler_keep_a_computation(probes, start):
     worker = start(probes)
     iterations = 1 << 16
     # 256 dependent multiply-adds take some 200 ns; deleted, an iteration takes about 0.3 ns.
-    assert worker.run("keep_mix", iterations).ns / iterations > 20
+    assert worker.run("keep_mix", iterations).wall_ns / iterations > 20
 
 
 def test_c_the_header_compiles_as_cpp_and_the_worker_serves(start, tmp_path):
     program = Program((str(build_c(PROBES, tmp_path / "probes-cxx", cxx=True)),), PROBE_NAMES)
     worker = start(program)
     assert tuple(worker.list()) == PROBE_NAMES
-    assert worker.run("keep[kinds=scalars,pointers]", 1000).ns > 0
+    assert worker.run("keep[kinds=scalars,pointers]", 1000).wall_ns > 0
     build_c(EXAMPLES / "c" / "bench.c", tmp_path / "example-cxx", cxx=True)
 
 

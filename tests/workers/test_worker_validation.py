@@ -35,9 +35,9 @@ def test_an_elided_body_and_a_leak_are_noted_for_their_benchmarks_and_a_clean_on
                             "--json", str(result), str(probes))
     assert code == 0, err
     document = json.loads(result.read_text())
-    flagged = {(n["code"], n["subject"]["benchmark"]) for n in document["notes"]
+    flagged = {(n["code"], n["subject"]["benchmark"]) for n in document["analysis_notes"]
                if n["code"].startswith("benchmark-")}
     assert flagged == {("benchmark-elided-body", "elided"), ("benchmark-memory-growth", "leaky")}
     assert "elided · " in out and "pairbench_keep()" in out
-    leak = next(n for n in document["notes"] if n["code"] == "benchmark-memory-growth")
+    leak = next(n for n in document["analysis_notes"] if n["code"] == "benchmark-memory-growth")
     assert leak["data"]["per_iteration_bytes"] == pytest.approx(1024, rel=0.25)

@@ -37,7 +37,7 @@ from pairbench.analysis.rules import (
 from pairbench.analysis.summary import summarize
 from pairbench.errors import StatisticsError
 from pairbench.model import Run, Samples
-from pairbench.notes import Subject
+from pairbench.notes import Note, Subject
 
 __all__ = ["CONFIDENCE", "Analysis", "Comparison", "Criteria", "Effect", "Summary", "analyse",
            "baseline_and_candidates", "compares"]
@@ -47,7 +47,7 @@ SELF_CHECK_LABEL = "self-check"
 
 def analyse(run: Run) -> Analysis:
     """Everything computed from ``run``'s samples (see the module docstring)."""
-    floor = executor_rss_floor_kib(run.environment)
+    floor = executor_rss_floor_kib(run)
     recorded = recorded_resources(run.environment)
     summaries, figures = [], []
     for b, s, samples in run.all_series():
@@ -58,17 +58,28 @@ def analyse(run: Run) -> Analysis:
     comparisons, comparison_figures, values = _comparisons(run)
     at_floor = [s.side for s in summaries if s.max_rss_at_floor]
     floor_note = rss_floor_note(list(dict.fromkeys(at_floor)), floor or 0)
-    notes = (*run.notes, *machine_notes(run.environment, run.kind, len(run.sides)),
+    notes = (*_measuring_notes(run), *machine_notes(run.environment, run.kind, len(run.sides)),
              *([floor_note] if floor_note else []))
-    suite = _suite_summary(run, comparisons, values) if is_suite(run) else None
+    suite = _suite_summary(run, comparisons, values, notes) if is_suite(run) else None
     return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite,
                     relative_speeds(run, summaries))
 
 
-def _suite_summary(run: Run, comparisons, values):
+def _measuring_notes(run: Run) -> tuple[Note, ...]:
+    """What was noticed while measuring, and what the benchmarks' validation samples say
+    (``analysis.validation``): judged again from the samples, so a result file that lost its notes
+    says the same. Results written before validation samples were marked keep their stored words."""
+    from pairbench.analysis.validation import validation_notes  # with scipy: see _comparisons
+
+    judged = validation_notes(run)
+    again = {(n.code, n.subject) for n in judged}
+    return (*(n for n in run.notes if (n.code, n.subject) not in again), *judged)
+
+
+def _suite_summary(run: Run, comparisons, values, notes):
     from pairbench.analysis.suite import summarize_suite  # with scipy: see _comparisons
 
-    return summarize_suite(comparisons, values, run.notes, criteria_of(run), run.settings.sampling.seed)
+    return summarize_suite(comparisons, values, notes, criteria_of(run), run.settings.sampling.seed)
 
 
 def is_suite(run: Run) -> bool:
@@ -98,7 +109,7 @@ def family_size(run: Run) -> int:
     that fails on any of them asks one question many times. A shard of a suite counts the whole
     suite's benchmarks (``run.suite``), so its verdicts hold when the shards are merged."""
     candidates = sum(1 for side in run.sides if side.label == "candidate") or max(len(run.sides) - 1, 1)
-    suite = run.suite.get("benchmarks", 0) if run.suite else 0
+    suite = run.suite.benchmarks if run.suite else 0
     return candidates * max(len(run.benchmarks), suite, 1)
 
 

@@ -113,14 +113,18 @@ def failed_rounds(baseline: Samples, candidate: Samples) -> int:
 def effect_of(log_ratios: np.ndarray, criteria: Criteria) -> tuple[Effect, tuple[Note, ...]]:
     """The effect interval at the criteria's level and its notes; raises StatisticsError when none
     can be given. ``log_ratios`` are in round order (the adaptive interval intersects over rounds)."""
-    level = criteria.level_alpha
+    level = criteria.level
     if criteria.anytime:
-        running = RunningSequence(level, criteria.t_opt)
+        running = RunningSequence(level, criteria.t_opt, tuned_for=criteria.level_alpha)
         running.extend(log_ratios)
-        return anytime_effect(running)
-    effect = stats.paired_effect(np.ones_like(log_ratios), np.exp(log_ratios), 1.0 - level)
-    return (Effect(effect.estimate_pct, effect.low_pct, effect.high_pct, effect.achieved_confidence,
-                   FIXED_METHOD, effect.p_value, "sign test", effect.n), effect.warnings)
+        effect, notes = anytime_effect(running)
+    else:
+        fixed = stats.paired_effect(np.ones_like(log_ratios), np.exp(log_ratios), 1.0 - level)
+        effect, notes = (Effect(fixed.estimate_pct, fixed.low_pct, fixed.high_pct, fixed.achieved_confidence,
+                                FIXED_METHOD, fixed.p_value, "sign test", fixed.n), fixed.warnings)
+    if criteria.holm_level is not None:
+        effect = dataclasses.replace(effect, method=f"{effect.method}, Holm step at alpha {level:.3g}")
+    return effect, notes
 
 
 def anytime_effect(running: RunningSequence) -> tuple[Effect, tuple[Note, ...]]:

@@ -8,11 +8,11 @@ settings' checks and a session's set-up need the criteria, not the statistics
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from pairbench.settings import ALPHA_RANGE, Settings
+from pairbench.settings import ALPHA_RANGE, DEFAULTS, Settings
 
-T_OPT = 30
+T_OPT = DEFAULTS["tuned_rounds"]
 """The rounds at which the confidence sequence's mixture is tuned to be tightest (``stats.sequential``),
 for new runs (a result stores its tuning: ``settings.Decision.tuned_rounds``).
 
@@ -33,11 +33,12 @@ def tuning_rounds(alpha: float, tuned: int = T_OPT) -> int:
 class Criteria:
     """How strict a comparison is: error rate, smallest change that matters, interval kind, family."""
 
-    alpha: float = 0.01
-    threshold: float = 1.0  # percent
+    alpha: float = DEFAULTS["alpha"]
+    threshold: float = DEFAULTS["threshold"]  # percent
     anytime: bool = True  # adaptive stopping: use the confidence sequence
     family: int = 1  # candidates compared with the baseline (the self-check excluded)
     tuned: int = T_OPT  # the rounds at which the confidence sequence is tightest
+    holm_level: float | None = None  # a Holm step's own level, above alpha / family (``analysis.suite``)
 
     def __post_init__(self):
         low, high = ALPHA_RANGE
@@ -57,6 +58,26 @@ class Criteria:
         return self.alpha / self.family
 
     @property
+    def level(self) -> float:
+        """The level an interval is computed at: ``level_alpha``, or a Holm step's."""
+        return self.level_alpha if self.holm_level is None else self.holm_level
+
+    def at_holm_step(self, level: float) -> Criteria:
+        """These criteria at a step of Holm's procedure: the interval at ``level``, from the same
+        mixture (tuned at ``level_alpha``), whose p-value Holm adjusted."""
+        return replace(self, holm_level=level)
+
+    @property
     def t_opt(self) -> int:
         """The rounds the confidence sequence at ``level_alpha`` is tuned for (``tuning_rounds``)."""
         return tuning_rounds(self.level_alpha, self.tuned)
+
+    def first_verdict_round(self) -> int:
+        """The values (rounds, or blocks) before which no verdict can be reached: the confidence
+        sequence is unbounded below ``stats.sequential.first_bounded_n`` of them; 0 for fixed rounds.
+        A bracket of rounds below it would stop every benchmark undecided."""
+        if not self.anytime:
+            return 0
+        from pairbench.stats.sequential import first_bounded_n  # scipy.special, not scipy.stats
+
+        return first_bounded_n(self.level_alpha, self.t_opt)

@@ -150,6 +150,17 @@ class BenchmarkHistory:
     def values(self) -> np.ndarray:
         return np.array([p.median for p in self.points], dtype=np.float64)
 
+    def levels(self) -> list[tuple[int, int, float, float]]:
+        """Each non-empty segment between steps as (first point, point after the last, its fitted
+        level at the first and at the last point): the fit's line where the analysis fitted one (a
+        drift slopes), else the median of the segment's values at both ends."""
+        bounds = [0, *(s.index for s in self.steps), len(self.points)]
+        fit = np.asarray(self.fit, dtype=np.float64) if self.fit else None
+        values = self.values()
+        return [(start, end, *((float(fit[start]), float(fit[end - 1])) if fit is not None
+                               else (float(np.median(values[start:end])),) * 2))
+                for start, end in zip(bounds[:-1], bounds[1:], strict=True) if end > start]
+
 
 @dataclass(frozen=True)
 class ChangePoint:

@@ -29,6 +29,7 @@ import numpy as np
 
 from pairbench.environment.checks import evaluate
 from pairbench.environment.findings import Finding
+from pairbench.model import Run
 from pairbench.notes import Note, Subject
 
 RSS_FLOOR_MARGIN = 1.05
@@ -63,18 +64,16 @@ def recorded_resources(environment: Mapping) -> frozenset[str]:
 # --------------------------------------------------------------------------- memory
 
 
-def executor_rss_floor_kib(environment: Mapping) -> int | None:
-    """The executor's max RSS floor stored in ``environment``; None unless a positive integer.
+def executor_rss_floor_kib(run: Run) -> int | None:
+    """The max RSS floor of what measured ``run`` (None: none, or unknown)."""
+    return (run.executor.rss_floor_kib or None) if run.executor else None
 
-    ``environment["executor"]["rss_floor_kib"]`` is where it is written; the
-    first result documents kept it at ``environment["rss_floor_kib"]``.
-    Anything else there (a string, a list) counts as absent, not as an error.
-    """
-    executor = environment.get("executor")
-    floor = executor.get("rss_floor_kib") if isinstance(executor, Mapping) else None
-    if floor is None:
-        floor = environment.get("rss_floor_kib")
-    return floor if isinstance(floor, int) and not isinstance(floor, bool) and floor > 0 else None
+
+def timer_step(environment: Mapping) -> int | None:
+    """The measured timer step in the machine metadata, if it is a positive integer."""
+    timer = environment.get("timer")
+    step = timer.get("measured_resolution_ns") if isinstance(timer, Mapping) else None
+    return step if isinstance(step, int) and not isinstance(step, bool) and step > 0 else None
 
 
 def at_rss_floor(rss_kib: float, floor_kib: int | None) -> bool:

@@ -44,24 +44,21 @@ from pairbench import stats
 from pairbench.analysis.comparison import (
     Criteria,
     Pairing,
-    anytime_effect,
     block_effects,
+    effect_of,
     paired_blocks,
     paired_values,
+    verdict_of,
 )
-from pairbench.analysis.records import Comparison, Effect
+from pairbench.analysis.records import Comparison
+from pairbench.analysis.validation import VALIDATION_CODES
 from pairbench.errors import StatisticsError
 from pairbench.notes import Note
 from pairbench.stats.paired import log_ratios
-from pairbench.stats.sequential import RunningSequence
-from pairbench.verdict import decide
 
 CORRECTION = "holm"
 GEOMEAN_CONFIDENCE = 0.95
 GEOMEAN_RESAMPLES = 2000
-VALIDATION_CODES = frozenset({"benchmark-duration", "benchmark-setup-overhead", "benchmark-elided-body",
-                              "benchmark-memory-growth", "benchmark-peak-growth", "benchmark-name",
-                              "benchmark-too-long"})
 
 # a comparison's index -> the values its verdict is drawn from (per-round log-ratios or block medians)
 DecidedOn = Callable[[int], np.ndarray]
@@ -101,38 +98,24 @@ def holm(comparisons: Sequence[Comparison], criteria: Criteria, decided_on: Deci
         c = dataclasses.replace(comparisons[i], pvalue=float(adjusted[position]), adjustment=CORRECTION)
         level = criteria.alpha / (m - int(step[position]))
         if adjusted[position] <= criteria.alpha and c.pvalue_unadjusted is not None and not _directional(c):
-            c = _at_holm_level(c, criteria, level, decided_on(i))
+            c = _at_holm_step(c, criteria.at_holm_step(level), decided_on(i))
         result[i] = c
     return result
 
 
+DIRECTIONAL = ("slower", "faster")
+
+
 def _directional(c: Comparison) -> bool:
-    return c.verdict.verdict in ("slower", "faster")
+    return c.verdict.verdict in DIRECTIONAL
 
 
-def _at_holm_level(c: Comparison, criteria: Criteria, level: float, values: np.ndarray) -> Comparison:
-    """``c`` judged on the interval at its Holm ``level``, when that interval excludes 0 (it does for
-    the anytime mixture the measuring used, whose p-value Holm adjusted; a fixed-rounds sign-test
-    interval may not, and then the verdict stays)."""
-    effect = _effect_at(values, criteria, level)
-    if effect is None or (effect.low <= 0.0 <= effect.high):
-        return c
-    return dataclasses.replace(c, effect=effect, verdict=decide(effect.low, effect.high, criteria.threshold))
-
-
-def _effect_at(values: np.ndarray, criteria: Criteria, level: float) -> Effect | None:
-    try:
-        if criteria.anytime:
-            running = RunningSequence(level, criteria.t_opt, tuned_for=criteria.level_alpha)
-            running.extend(values)
-            effect, _ = anytime_effect(running)
-            return dataclasses.replace(effect, method=effect.method + f", Holm step at alpha {level:.3g}")
-        fixed = stats.paired_effect(np.ones_like(values), np.exp(values), 1.0 - level)
-    except StatisticsError:
-        return None
-    return Effect(fixed.estimate_pct, fixed.low_pct, fixed.high_pct, fixed.achieved_confidence,
-                  f"sign-test interval for the median, Holm step at alpha {level:.3g}", fixed.p_value,
-                  "sign test", fixed.n)
+def _at_holm_step(c: Comparison, criteria: Criteria, values: np.ndarray) -> Comparison:
+    """``c`` judged on the interval at its Holm step's level, when that gives a slower or faster verdict
+    (it does for the anytime mixture the measuring used, whose p-value Holm adjusted; a fixed-rounds
+    sign-test interval may not, and then the verdict stays)."""
+    verdict, effect, _ = verdict_of(lambda: effect_of(values, criteria), criteria)
+    return dataclasses.replace(c, effect=effect, verdict=verdict) if verdict.verdict in DIRECTIONAL else c
 
 
 # --------------------------------------------------------------------------- the summary

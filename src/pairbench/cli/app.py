@@ -125,10 +125,10 @@ def _want_color(stream) -> bool:
 
 
 def default_executor(output: OutputPolicy) -> Executor:
-    """Commands run from a small spawner process, so their max RSS is their own (measure.spawner)."""
-    from pairbench.measure.spawner import SpawnerExecutor
+    """``measure.spawner.default_executor``, imported when a command first measures."""
+    from pairbench.measure.spawner import default_executor as spawner
 
-    return SpawnerExecutor(output=output)
+    return spawner(output)
 
 
 def default_environment(root: str = "/", **options) -> dict:
@@ -143,6 +143,7 @@ class App:
     """What every command works with: where output goes, and the seams a test replaces.
 
     ``executor_factory(output)`` makes the executor commands are measured with;
+    ``workers(spec, side)`` starts a ``bench`` worker (None: the real one, ``sessions.lanes.WorkerStart``);
     ``environment(root, **options)`` reads the machine's metadata;
     ``clock()`` paces the progress display (seconds).
     """
@@ -151,6 +152,7 @@ class App:
     executor_factory: Callable[[OutputPolicy], Executor] = default_executor
     environment: Callable[..., Mapping] = default_environment
     clock: Callable[[], float] = time.monotonic
+    workers: object | None = None
 
 
 COMMANDS = {
@@ -234,14 +236,14 @@ def cli():
 def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: bool | None = None,
          executor_factory: Callable[[OutputPolicy], Executor] | None = None,
          environment: Callable[..., Mapping] | None = None, clock: Callable[[], float] | None = None,
-         ) -> int:
+         workers=None) -> int:
     """Run the CLI with ``argv`` and return the exit code (never calls sys.exit).
 
-    ``executor_factory``, ``environment`` and ``clock`` replace the real
-    executor, the machine's metadata and the progress clock (see :class:`App`).
+    ``executor_factory``, ``workers``, ``environment`` and ``clock`` replace the real
+    executor, ``bench``'s workers, the machine's metadata and the progress clock (see :class:`App`).
     """
     io = Io(stdout, stderr, color)
-    seams = {"executor_factory": executor_factory, "environment": environment, "clock": clock}
+    seams = {"executor_factory": executor_factory, "environment": environment, "clock": clock, "workers": workers}
     app = App(io, **{name: seam for name, seam in seams.items() if seam is not None})
     return _with_output_failure(io, _invoke(app, argv))
 

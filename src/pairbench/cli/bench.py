@@ -27,7 +27,8 @@ from pairbench.cli.options import (
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
-from pairbench.settings import HARNESS_CHOICES, default, parse_settings
+from pairbench.harnesses import HARNESS_CHOICES, REGISTRY
+from pairbench.settings import default, parse_settings
 
 
 def bench_options(f, *, against: bool = True):
@@ -44,9 +45,8 @@ def bench_options(f, *, against: bool = True):
                         help="Python benchmarks: compare the working tree with git revision REV (checked out "
                              "into a temporary worktree; each side imports its own tree).")] if against else []),
         click.option("--harness", metavar="|".join(HARNESS_CHOICES),
-                     help="The harness of the benchmark programs (default: detected from them): Google "
-                          "Benchmark, go test -c binaries, criterion bench binaries, pytest-benchmark tests, "
-                          "or pairbench's worker protocol."),
+                     help="The harness of the benchmark programs (default: detected from them): "
+                          + ", ".join(dict.fromkeys(REGISTRY[name].words for name in HARNESS_CHOICES)) + "."),
         click.option("--jobs", "-j", metavar="N",
                      help="Measure N benchmarks at once, each on its own CPU where there are enough (see the "
                           "README for what it costs)." + _shown("jobs", "bench")),
@@ -122,12 +122,14 @@ def bench(app: App, workers: tuple[str, ...], **options):
 
 
 def _bench(app: App, settings, target, window, workers: tuple[str, ...]) -> int:
+    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.bench import BenchSession
     from pairbench.sessions.driver import STATISTICS
 
     load_statistics(STATISTICS)  # while the activity window passes
 
-    session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory)
+    session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory,
+                           workers=app.workers, records=derived_document)
     shown = []
     lock = threading.Lock()
 

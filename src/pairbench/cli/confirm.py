@@ -65,7 +65,7 @@ def confirm(app: App, before: str, after: str, store: str | None, pass_env: tupl
       pairbench confirm v1.3.0 v1.4.0 -k parse --max-time 20s
       pairbench confirm v1.3.0 v1.4.0 --pass-env CC --pass-env CFLAGS
     """
-    from pairbench.sessions.confirm import ConfirmSession, bench_settings
+    from pairbench.sessions.confirm import ConfirmSession
     from pairbench.store.project import find_project
 
     project = find_project()
@@ -76,7 +76,9 @@ def confirm(app: App, before: str, after: str, store: str | None, pass_env: tupl
     flagged = _flagged(app, target, session)
     names = tuple(f"{r.name} ({r.commit[:10]})" if r.name != r.commit else r.commit[:10] for r in session.revisions)
     with programs_environment(pass_env, isolated=True, store=target), session.built() as built:
-        settings = bench_settings(settings, session.targets(built), names, flagged)
+        # the builds' settings, through the same checks (the seed the first parse drew kept)
+        settings = parse_settings("bench", session.targets(built), {
+            **options, "names": names, "seed": settings.sampling.seed, "filter": options.get("filter") or flagged})
         outcome = _measure(app, settings)
     code = report_outcome(app, settings, outcome, target, provenance=session.provenance())
     _record(app, target, outcome, session)
@@ -115,9 +117,11 @@ def _flagged(app: App, target, session) -> str | None:
 
 def _measure(app: App, settings):
     from pairbench.cli.progress import close_progress, progress_for
+    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.bench import BenchSession
 
-    session = BenchSession(settings, app.environment())
+    session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, workers=app.workers,
+                           records=derived_document)
     shown = []
 
     def progress(b: int, label: str, count: int, rule):

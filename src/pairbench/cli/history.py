@@ -8,11 +8,11 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.errors import EXIT_OK, StoreError, UsageError
+from pairbench.report.exports import SUFFIX_FORMATS
 from pairbench.report.safe import visible
 
 HISTORY_FORMATS = ("text", "markdown", "json", "csv", "html")
 COUNTED = 100  # change points whose commits are counted with git (one git call each)
-SUFFIX_FORMATS = {".md": "markdown", ".json": "json", ".csv": "csv", ".html": "html", ".htm": "html"}
 
 
 @cli.command(epilog=EXIT_CODES_HELP)

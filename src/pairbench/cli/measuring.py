@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import math
 
 import click
@@ -22,6 +21,7 @@ from pairbench.cli.report import (
     export_options,
     export_paths,
     refuse_shared_paths,
+    write_document,
     write_exports,
 )
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
@@ -153,11 +153,12 @@ def measure(app: App, settings: Settings, target, window) -> int:
     in the store ``target`` (None: none); the exit code. ``window``: the machine's activity window,
     opened when the command began (``open_activity_window``)."""
     from pairbench.cli.progress import close_progress, progress_for
+    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.commands import Session
 
     check_output_paths(settings, target)
     load_statistics()  # while the activity window passes
-    session = Session(settings, app.executor_factory, app.environment(activity_since=window))
+    session = Session(settings, app.executor_factory, app.environment(activity_since=window), derived_document)
     progress = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
                             effects=session.rule.current if session.rule else None, clock=app.clock)
     try:
@@ -208,11 +209,13 @@ def _store(app: App, settings: Settings, outcome, target, provenance=None) -> in
     return the store's exit code (4). Never raises."""
     if target is None:
         return None
+    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.record import record
 
     path = settings.outputs.json_path
     written = path if path and path != "-" and outcome.result_error is None else None
-    recorded = record(outcome.run, outcome.analysis, target, result_path=written, provenance=provenance)
+    recorded = record(outcome.run, outcome.analysis, target, derived_document, result_path=written,
+                      provenance=provenance)
     if recorded.error is None:
         app.io.err(f"Result {recorded.uid[:12]} stored in {visible(target.url.shown)}"
                    + ("" if recorded.added else " (it was there already)"))
@@ -247,18 +250,15 @@ def check_output_paths(settings: Settings, target=None) -> None:
 
 def _emit(app: App, settings: Settings, outcome, analysis, human) -> None:
     """Print the report, or instead the one output named ``-`` (the document for --json -, an
-    export for --export-FORMAT -); and say where --json FILE was written."""
-    from pairbench.report.exports import EXPORTS, render
-    from pairbench.report.jsonfile import derived_document
-    from pairbench.store.resultfile import run_to_document
+    export for --export-WORD -); and say where --json FILE was written."""
+    from pairbench.report.exports import EXPORT_OPTIONS, render
 
     path, to_stdout = settings.outputs.json_path, settings.outputs.to_stdout
     if to_stdout == "json_path":
-        derived = derived_document(outcome.run, outcome.analysis) if outcome.analysis else None
-        app.io.out(json.dumps(run_to_document(outcome.run, derived), allow_nan=False))
+        write_document(app.io, outcome.run, outcome.analysis, "-")
         return
     if to_stdout is not None:
-        for _, text in render(outcome.run, analysis, EXPORTS[to_stdout], None):
+        for _, text in render(outcome.run, analysis, EXPORT_OPTIONS[to_stdout], None):
             app.io.out(text.removesuffix("\n"))
     else:
         app.io.out(human())

@@ -7,6 +7,7 @@ layer that writes it, each file atomically (``resultfile.atomic_write_text``).
 from __future__ import annotations
 
 import contextlib
+import json
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -15,7 +16,7 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, Io, cli
 from pairbench.errors import EXIT_OK, ResultFileError, StatisticsError
-from pairbench.report.exports import CSV_TABLES, EXPORT_SUFFIXES, EXPORTS, FORMATS, SUFFIX_FORMATS
+from pairbench.report.exports import CSV_TABLES, EXPORT_OPTIONS, FORMATS, REGISTRY
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -124,28 +125,21 @@ def check_outputs(outputs: Sequence[tuple[str, str]], *, example: str | None = N
 
 
 def check_export_paths(exports: Mapping[str, str], inputs: Sequence[tuple[str, str | None]] = ()) -> None:
-    """Refuse, before measuring, export paths that cannot or must not be written
+    """Refuse, before measuring, export paths (WORD -> path) that cannot or must not be written
     (``outputs.check_output``), or that are one of ``inputs``."""
     from pairbench.outputs import check_output
 
-    for key, value in exports.items():
-        check_output("--" + key.replace("_", "-"), value, example="report" + _suffix_of(EXPORTS[key]),
+    for word, value in exports.items():
+        check_output(f"--export-{word}", value, example="report" + REGISTRY[EXPORT_OPTIONS[word]].suffixes[0],
                      inputs=inputs)
 
 
-def _suffix_of(fmt: str) -> str:
-    """The first file suffix that names report format ``fmt`` (".md" for markdown)."""
-    if fmt in EXPORT_SUFFIXES:
-        return EXPORT_SUFFIXES[fmt]
-    return next(suffix for suffix, named in SUFFIX_FORMATS.items() if named == fmt)
-
-
 def export_paths(exports: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The files the ``--export-*`` options (key -> path) will write, each with the option that
+    """The files the ``--export-WORD`` options (WORD -> path) will write, each with the option that
     names it (``--export-csv FILE`` also writes FILE's .summary.csv sibling)."""
     paths: list[tuple[str, str]] = []
-    for key, path in exports.items():
-        paths += output_paths("--" + key.replace("_", "-"), path, csv=key == "export_csv")
+    for word, path in exports.items():
+        paths += output_paths(f"--export-{word}", path, csv=EXPORT_OPTIONS[word] == "csv")
     return paths
 
 
@@ -168,24 +162,37 @@ def refuse_shared_paths(paths: Sequence[tuple[str, str | None]]) -> None:
 
 def export_options(f):
     """``--export-markdown/--export-csv/--export-html/--export-json FILE`` for a measuring command."""
-    helps = {
-        "export_markdown": "Also write the Markdown report (verdict table first) to FILE.",
-        "export_csv": "Also write every sample as CSV to FILE, and the summary to FILE's .summary.csv.",
-        "export_html": "Also write the self-contained HTML report with charts to FILE.",
-        "export_json": "Also write hyperfine's JSON schema to FILE (results[].command, mean, stddev, median, "
-                       "user, system, min, max, times, exit_codes, parameters; in seconds), for scripts "
-                       "written for hyperfine. pairbench's own result document is --json's.",
-    }
-    for key in reversed(tuple(EXPORTS)):
-        flag = "--" + key.replace("_", "-")
-        f = click.option(flag, key, default=None, metavar="FILE", help=helps[key])(f)
+    for word, fmt in reversed(EXPORT_OPTIONS.items()):
+        f = click.option(f"--export-{word}", f"export_{word}", default=None, metavar="FILE",
+                         help=REGISTRY[fmt].export_help)(f)
     return f
 
 
 def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
-    """Write the files the ``--export-*`` options ask for (key -> path; none: does nothing), at
+    """Write the files the ``--export-WORD`` options ask for (WORD -> path; none: does nothing), at
     the end of a measurement, interrupted or not."""
     from pairbench.report.exports import export_files
 
     if exports:
         write_files(io, export_files(run, analysis, exports))
+
+
+def write_document(io: Io, run, analysis, path: str, *, announce: bool = True) -> None:
+    """Write ``run`` with its analysis as a result document to ``path`` (``-``: standard output),
+    atomically; say where on standard error when ``announce``."""
+    from pairbench.report.jsonfile import derived_document
+
+    if path == "-":
+        from pairbench.store.resultfile import run_to_document
+
+        derived = derived_document(run, analysis) if analysis else None
+        io.out(json.dumps(run_to_document(run, derived), allow_nan=False))
+        return
+    from pairbench.sessions.result import save
+
+    try:
+        save(run, analysis, path, derived_document)
+    except OSError as exc:
+        raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
+    if announce:
+        io.err(f"Result written to {path}")

@@ -6,31 +6,11 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.report import check_outputs
-from pairbench.errors import EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
+from pairbench.cli.report import check_outputs, write_document
+from pairbench.errors import EXIT_OK, EXIT_VERDICT, UsageError
+from pairbench.harnesses import IMPORT_FORMATS
+from pairbench.settings import default
 from pairbench.verdict import FAIL_ON_CHOICES
-
-IMPORT_FORMATS = ("hyperfine", "gbench", "go", "pytest-benchmark", "criterion")
-
-
-def _write_result(app: App, run, analysis, path: str, *, announce: bool = True) -> None:
-    """Write ``run`` with its analysis to ``path`` (``-``: standard output), atomically; say where
-    on standard error when ``announce``."""
-    import json
-
-    from pairbench.report.jsonfile import derived_document
-    from pairbench.store.resultfile import run_to_document, write_result
-
-    derived = derived_document(run, analysis)
-    if path == "-":
-        app.io.out(json.dumps(run_to_document(run, derived), allow_nan=False))
-        return
-    try:
-        write_result(run, path, derived)
-    except OSError as exc:
-        raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
-    if announce:
-        app.io.err(f"Result written to {path}")
 
 
 def _gate(app: App, analysis_comparisons, fail_on: str) -> int:
@@ -48,8 +28,8 @@ def _gate(app: App, analysis_comparisons, fail_on: str) -> int:
 @click.argument("shards", nargs=-1, required=True, metavar="SHARD.json...")
 @click.option("--json", "json_path", required=True, metavar="FILE",
               help="Write the merged suite result to FILE (- for standard output).")
-@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default="never",
-              help="Exit 1 when a verdict of the merged suite (not negligible) matches.  [default: never]")
+@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default=default("fail_on"), show_default=True,
+              help="Exit 1 when a verdict of the merged suite (not negligible) matches.")
 @click.pass_obj
 def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     """Join the results of a suite's shards (bench --shard K/N) into one suite result.
@@ -75,7 +55,7 @@ def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     analysis = analyse(run)
     if json_path != "-":
         app.io.out(text.renderer(run, analysis)(run, analysis, color=app.io.color))
-    _write_result(app, run, analysis, json_path)
+    write_document(app.io, run, analysis, json_path)
     return _gate(app, analysis.real_comparisons, fail_on)
 
 
@@ -115,7 +95,7 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
         check_outputs([("--json", json_path)], example="imported.json", inputs=[("the file imported", path)])
     run = read_import(path, fmt)
     analysis = analyse(run)
-    _write_result(app, run, analysis, json_path, announce=False)
+    write_document(app.io, run, analysis, json_path, announce=False)
     if json_path != "-":
         app.io.out(text.render_import(run, json_path, color=app.io.color))
     return EXIT_OK
@@ -124,12 +104,12 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
 @cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("old", metavar="OLD")
 @click.argument("new", metavar="NEW")
-@click.option("--alpha", metavar="P", default="0.01", show_default=True,
+@click.option("--alpha", metavar="P", default=f"{default('alpha'):g}", show_default=True,
               help="Family-wise error rate of the verdicts (Holm's procedure over the benchmarks).")
-@click.option("--threshold", metavar="PERCENT", default="1", show_default=True,
+@click.option("--threshold", metavar="PERCENT", default=f"{default('threshold'):g}", show_default=True,
               help="Smallest change that matters, in percent.")
-@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default="never",
-              help="Exit 1 when a verdict (not negligible) matches.  [default: never]")
+@click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default=default("fail_on"), show_default=True,
+              help="Exit 1 when a verdict (not negligible) matches.")
 @click.option("--json", "json_path", metavar="FILE", help="Also write the differences as JSON to FILE (- for "
               "standard output, instead of the table).")
 @click.pass_obj

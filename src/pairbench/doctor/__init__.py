@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pairbench.analysis.rules import timer_step
 from pairbench.doctor.plan import ValidationPlan, parse_fail_on, parse_plan
 from pairbench.doctor.validation import measure_benchmark, validate
 from pairbench.environment.checks import evaluate
@@ -50,10 +51,3 @@ def diagnose_benchmark(plan: ValidationPlan, executor: Executor, *,
     machine's metadata); None measures it now.
     """
     return validate(plan, measure_benchmark(plan, executor, timer_resolution_ns=timer_resolution_ns))
-
-
-def timer_step(environment: Mapping) -> int | None:
-    """The measured timer step in the machine metadata, if it is a positive integer."""
-    timer = environment.get("timer")
-    step = timer.get("measured_resolution_ns") if isinstance(timer, Mapping) else None
-    return step if isinstance(step, int) and not isinstance(step, bool) and step > 0 else None

@@ -44,10 +44,11 @@ def stored_environment(path: str | os.PathLike) -> dict:
 def _environment_in(path: Path) -> dict:
     text = read_text_file(path)
     if is_journal_text(text):  # a run that did not finish: its journal
-        return dict(read_result(path).environment)
+        return read_result(path).metadata()["environment"]
     document = _parse_json(path, text)
     if isinstance(document, dict) and document.get("format") in (RESULT_FORMAT, LEGACY_FORMAT):
-        return checks.environment(document.get("environment", {}), str(path))
+        environment, executor = checks.environment(document.get("environment", {}), str(path))
+        return {**environment, **({"executor": executor.to_dict()} if executor else {})}
     if not isinstance(document, dict):
         raise UsageError(f"{str(path)!r} holds no machine metadata (expected a JSON object)")
     machine = document.get("machine")

@@ -26,89 +26,22 @@ The thresholds, and where they come from:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from pairbench import stats
 from pairbench.analysis.rules import involuntary_excess, switches_disturbing
+from pairbench.analysis.validation import TIMER_STEPS_WARN, judge_duration, judge_name, median
 from pairbench.environment.findings import Finding
 from pairbench.errors import StatisticsError
 from pairbench.model import Sample
 from pairbench.units import format_duration, format_rate
 
-STARTUP_SHARE_WARN, STARTUP_SHARE_FAIL = 0.10, 0.50
-TIMER_STEPS_WARN = 1000
 CV_WARN = 0.10
 LJUNG_BOX_ALPHA = 0.01
 FENCE_RATE, FENCE_ALPHA = 0.02, 0.01
 MEAN_MIN_GAP_WARN = 0.05
-NAME_MAX = 40
-SETUP_SHARE_WARN = 0.05
-RSS_ALPHA = 0.01
-RSS_GROWTH_KIB = 1024
-
-
-def median(values: Sequence[float]) -> float | None:
-    return float(np.median(values)) if len(values) else None
-
-
-def line_fit(x, y, alternative: str = "two-sided") -> dict | None:
-    """Ordinary least squares y = intercept + slope x with standard errors and 95% half-widths.
-
-    ``scipy.stats.linregress``; the half-widths are t_{n-2, 0.975} x standard
-    error. ``pvalue`` tests slope = 0 against ``alternative``. None when x or
-    y is constant or n < 3 (no line, or no error for it).
-    """
-    from scipy import stats as sps
-
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return None
-    fit = sps.linregress(x, y, alternative=alternative)
-    t = float(sps.t.ppf(0.975, x.size - 2))
-    return {
-        "n": int(x.size),
-        "slope": float(fit.slope),
-        "intercept": float(fit.intercept),
-        "slope_se": float(fit.stderr),
-        "intercept_se": float(fit.intercept_stderr),
-        "slope_ci": t * float(fit.stderr),
-        "intercept_ci": t * float(fit.intercept_stderr),
-        "r_squared": float(fit.rvalue) ** 2,
-        "pvalue": float(fit.pvalue),
-        "alternative": alternative,
-    }
-
-
-def trend_fit(x, y) -> dict | None:
-    """A line through points some of which a preemption pushed far up: Theil-Sen's slope (the median
-    of the pairwise slopes, ``scipy.stats.theilslopes``, with its 95% interval) and Kendall's tau,
-    whose one-sided test (``scipy.stats.kendalltau``) says whether y grows with x.
-
-    Ordinary least squares is the wrong tool there: one sample stretched from 1 ms to 20 ms by
-    the scheduler inflates its residual error enough that a clear growth no longer tests as one,
-    while a rank test and a median of slopes move by one point's worth. None when x or y is
-    constant or n < 3.
-    """
-    from scipy import stats as sps
-
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return None
-    line = sps.theilslopes(y, x, alpha=0.95)
-    growth = sps.kendalltau(x, y, alternative="greater")
-    return {"n": int(x.size), "slope": float(line.slope), "slope_low": float(line.low_slope),
-            "slope_high": float(line.high_slope), "tau": float(growth.statistic),
-            "pvalue": float(growth.pvalue)}
-
-
-def iterations_for_share(setup: float, per_iteration: float, share: float) -> int | None:
-    """Smallest n with setup / (setup + n per_iteration) <= share; None if per_iteration <= 0."""
-    if per_iteration <= 0:
-        return None
-    return max(1, math.ceil(setup * (1 - share) / (share * per_iteration)))
 
 
 # ------------------------------------------------------------------ duration
@@ -116,30 +49,26 @@ def iterations_for_share(setup: float, per_iteration: float, share: float) -> in
 
 def check_duration(samples: Sequence[Sample], startup_ns: float | None,
                    resolution_ns: int, iterated: bool) -> Finding:
-    """Is a sample long enough compared with process start-up and the timer's step?"""
-    title, check = "duration", "duration"
-    wall = median([s.wall_ns for s in samples])
+    """Is a sample long enough compared with process start-up and the timer's step?
+    (``analysis.validation.judge_duration``)"""
+    judged = judge_duration(median([s.wall_ns for s in samples]), startup_ns, resolution_ns)
+    data, title, check = dict(judged.data), "duration", "duration"
+    wall, share = data["median_ns"], data.get("startup_share")
     why = ("when most of a sample is process start-up, or a few timer steps, the command's own "
            "work is a small part of what is measured and its changes drown in start-up noise")
     more = ("use a larger {iterations} count" if iterated
             else "batch more work per run (a loop inside the command, or an iteration count argument)")
     parts = [f"median {format_duration(wall)}"]
-    data = {"median_ns": wall, "startup_ns": startup_ns, "timer_resolution_ns": resolution_ns}
-    share = startup_ns / wall if startup_ns and wall else None
     if share is not None:
         parts.append(f"process start-up (true) {format_duration(startup_ns)} is {100 * share:.1f}% of it")
-        data["startup_share"] = share
     if resolution_ns:
         parts.append(f"{wall / resolution_ns:,.0f} timer steps")
     reading = "; ".join(parts)
     target = max(10 * (startup_ns or 0), TIMER_STEPS_WARN * resolution_ns)
     fix = f"{more} until a run takes at least {format_duration(target)}"
-    if share is not None and share > STARTUP_SHARE_FAIL:
-        return Finding(check, title, "fail", reading, why, fix, data)
-    too_coarse = resolution_ns and wall < TIMER_STEPS_WARN * resolution_ns
-    if (share is not None and share > STARTUP_SHARE_WARN) or too_coarse:
-        return Finding(check, title, "warn", reading, why, fix, data)
-    if share is None and not resolution_ns:
+    if judged.status in ("fail", "warn"):
+        return Finding(check, title, judged.status, reading, why, fix, data)
+    if judged.status == "unknown":
         return Finding(check, title, "unknown", reading + "; start-up and timer unknown", why, data=data)
     return Finding(check, title, "ok", reading, why, data=data)
 
@@ -226,13 +155,11 @@ def check_outliers(d) -> Finding:
     asymptotic 0.35% because sample quartiles vary. The count is flagged when
     P(Binomial(n, 2%) >= count) < 1%: 3 of 10 or 20, 4 of 30.
     """
-    from scipy import stats as sps
-
     title, check = "outliers", "outliers"
     why = ("samples beyond the Tukey fence are usually interruptions (other tasks, interrupts, "
            "page faults); pairbench reports them and never removes them")
     above = len(d.above_fence)
-    tail = float(sps.binom.sf(above - 1, d.n, FENCE_RATE)) if above else 1.0
+    tail = stats.fence_excess_pvalue(above, d.n, FENCE_RATE)
     reading = (f"{above} of {d.n} samples above Q3 + 1.5 IQR ({format_duration(d.upper_fence)}); "
                f"clean timings put about {100 * FENCE_RATE:.0f}% there (binomial P = {tail:.2g})")
     data = {"above_fence": above, "n": d.n, "upper_fence_ns": d.upper_fence, "pvalue": tail}
@@ -275,12 +202,12 @@ def check_mean_min_gap(d) -> Finding:
 
 def check_name(name: str) -> Finding:
     """Names of at most 40 characters, so report tables stay readable (the Swift benchmark suite's
-    validation rules)."""
-    length = len(name)
-    reading = f"{length} characters" + (f" (over {NAME_MAX})" if length > NAME_MAX else "")
+    validation rules; ``analysis.validation.judge_name``)."""
+    judged = judge_name(name)
+    length, limit = judged.data["length"], judged.data["max"]
+    reading = f"{length} characters" + (f" (over {limit})" if judged.status == "warn" else "")
     why = "long names are cut or wrap in report tables, hiding which benchmark a row is"
-    data = {"length": length, "max": NAME_MAX}
-    if length > NAME_MAX:
+    if judged.status == "warn":
         return Finding("name", "name", "warn", reading, why,
-                       f"give it a shorter name with --name (at most {NAME_MAX} characters)", data)
-    return Finding("name", "name", "ok", reading, why, data=data)
+                       f"give it a shorter name with --name (at most {limit} characters)", dict(judged.data))
+    return Finding("name", "name", "ok", reading, why, data=dict(judged.data))

@@ -31,10 +31,17 @@ that floor are left out of the memory regression.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass
 
-from pairbench.analysis.rules import at_rss_floor
+from pairbench.analysis.validation import (
+    iterations_for_share,
+    judge_memory_growth,
+    judge_setup_overhead,
+    median,
+    setup_share_interval,
+)
 from pairbench.doctor import samplechecks
 from pairbench.doctor.plan import PLACEHOLDER, ValidationPlan
 from pairbench.doctor.probe import PROBE_BENCHMARK, StartupProbe
@@ -93,16 +100,16 @@ def measure_benchmark(plan: ValidationPlan, executor: Executor, *,
     sampler = Sampler(executor, SamplingPlan(
         tuple(targets) + ((probe,) if probe else ()), StopRule(runs=plan.runs),
         warmup_rounds=plan.warmup, timeout_ns=plan.timeout_ns, seed=plan.seed))
-    failure = None
-    try:
+    with contextlib.suppress(CommandFailed):  # the failing sample is the one stored with a non-zero status
         sampler.run()
-    except CommandFailed:  # the failing sample is the one stored with a non-zero status
-        failure = next((count, sample) for side, count in enumerate(counts)
-                       for sample in sampler.rows.get((BENCHMARK, side), []) if not sample.ok)
     # the floor is the spawning process's size; nothing is loaded between the samples and here
     floor = executor.info().rss_floor_kib or 0
-    samples = {count: _timed(sampler.rows.get((BENCHMARK, side), [])) for side, count in enumerate(counts)}
-    startup = _timed(sampler.rows.get((PROBE_BENCHMARK, len(counts)), []))
+    series = sampler.series()
+    rows = {side: series[(BENCHMARK, side)].rows() if (BENCHMARK, side) in series else [] for side in range(len(counts))}
+    failure = next(((count, sample) for side, count in enumerate(counts) for sample in rows[side] if not sample.ok),
+                   None)
+    samples = {count: _timed(rows[side]) for side, count in enumerate(counts)}
+    startup = _timed(series[(PROBE_BENCHMARK, len(counts))].rows() if (PROBE_BENCHMARK, len(counts)) in series else [])
     return Measurements(samples, startup, floor, resolution, failure)
 
 
@@ -122,7 +129,7 @@ def validate(plan: ValidationPlan, measurements: Measurements) -> Report:
                       {"command": plan.command, "name": plan.benchmark_name})
     largest = max(measurements.samples)
     stats_samples = measurements.samples[largest]
-    startup_ns = samplechecks.median([s.wall_ns for s in measurements.startup])
+    startup_ns = median([s.wall_ns for s in measurements.startup])
     findings = [samplechecks.check_duration(stats_samples, startup_ns,
                                             measurements.timer_resolution_ns, plan.iterated)]
     fit = rss = None
@@ -161,35 +168,17 @@ def _failure_finding(plan: ValidationPlan, measurements: Measurements) -> Findin
 
 
 def check_setup_overhead(measurements: Measurements, startup_ns: float | None) -> tuple[dict, Finding]:
-    """Fit time = setup + iterations x per_iteration (OLS) and judge the setup share.
-
-    The Swift benchmark suite's validation rules (BenchmarkDoctor) ask for a
-    setup overhead under 5% of a sample, measured with several iteration counts.
-
-    The fitted intercept is the fixed cost of every sample; the process
-    start-up measured with ``true`` is unavoidable for any command and judged
-    by the duration check, so the *setup* is the intercept minus it. Its share
-    is taken at the largest iteration count tried, the most favourable. With
-    the intercept's 95% interval (t quantile, n - 2 degrees of freedom): ok
-    when even its upper end is at most 5%, warn when its lower end is above 5%
-    (and say how many iterations would bring it under), unknown when the
-    interval straddles 5% (``benchmarks/doctor_thresholds.py`` measures how
-    often each happens near the line). The start-up median's own error is
-    not propagated: it is small next to the intercept's.
-    """
-    fit = samplechecks.line_fit(*_columns(measurements, "wall_ns"))
+    """The setup-overhead rule (``analysis.validation.judge_setup_overhead``) as a finding, and the
+    fit it rests on: the Swift benchmark suite's validation rules (BenchmarkDoctor) ask for a setup
+    overhead under 5% of a sample, measured with several iteration counts."""
+    judged = judge_setup_overhead(measurements.samples, startup_ns)
+    fit = dict(judged.data)
     title, check = "setup overhead", "setup-overhead"
     why = ("a fixed cost in every sample dilutes the per-iteration work: a 10% change in the "
            "work shows as a smaller change in the sample, and the setup's own noise is added")
-    largest = max(measurements.samples)
-    if fit is None:
+    if not fit:
         return {}, Finding(check, title, "unknown", "no variation in the times to fit a line", why)
-    setup = fit["intercept"] - (startup_ns or 0.0)
-    slope = fit["slope"]
-    per_sample = fit["intercept"] + slope * largest
-    share = _share(setup, per_sample)
-    fit = {**fit, "setup_ns": setup, "startup_ns": startup_ns, "setup_share": share,
-           "share_at_iterations": largest}
+    setup, slope, share, largest = fit["setup_ns"], fit["slope"], fit["setup_share"], fit["share_at_iterations"]
     reading = (f"fixed cost {format_duration(fit['intercept'])} ± {format_duration(fit['intercept_ci'])} "
                f"per sample, {format_duration(slope)} ± {format_duration(fit['slope_ci'])} per "
                f"iteration (R² {fit['r_squared']:.3f})")
@@ -198,22 +187,18 @@ def check_setup_overhead(measurements: Measurements, startup_ns: float | None) -
         reading += f"{format_duration(setup)}"
     if share is not None:
         reading += f", {100 * share:.1f}% of a {largest}-iteration sample"
-    low, high = (_share(setup + sign * fit["intercept_ci"], per_sample) for sign in (-1, 1))
-    if high is not None and high <= samplechecks.SETUP_SHARE_WARN:
+    if judged.status == "ok":
         return fit, Finding(check, title, "ok", reading, why, data=fit)
-    if low is None or low <= samplechecks.SETUP_SHARE_WARN:
+    if judged.status == "unknown":
+        low, high = setup_share_interval(fit)
         reading += (f"; its 95% interval ({_pct(low)} to {_pct(high)}) straddles 5%")
         return fit, Finding(check, title, "unknown", reading, why,
                             "take more runs (--runs) or try counts further apart (--iterations)", fit)
-    needed = samplechecks.iterations_for_share(setup, slope, samplechecks.SETUP_SHARE_WARN)
+    needed = iterations_for_share(setup, slope)
     more = f"use {PLACEHOLDER} >= {needed} so it is under 5%" if needed else "raise the work per sample"
     fix = ("move the setup out of the timed command (pairbench --setup runs once, --prepare before "
            f"every sample, untimed), or {more}")
     return fit, Finding(check, title, "warn", reading, why, fix, fit)
-
-
-def _share(setup: float, per_sample: float) -> float | None:
-    return max(setup, 0.0) / per_sample if per_sample > 0 else None
 
 
 def _pct(share: float | None) -> str:
@@ -221,58 +206,36 @@ def _pct(share: float | None) -> str:
 
 
 def check_memory_growth(measurements: Measurements) -> tuple[dict, Finding]:
-    """Regress max RSS on the iteration count: a benchmark's memory must not grow with it.
-
-    The Swift benchmark suite's validation rules (BenchmarkDoctor) ask for
-    memory use independent of the iteration count. An iteration count with
-    any reading at the executor's RSS floor (``analysis.rules.at_rss_floor``)
-    is censored whole (its true peak may be anywhere below, and keeping only
-    its high readings would bias it upward); with fewer than two counts left
-    the answer is ``unknown``. Growth is flagged when the one-sided slope test
-    gives p < 0.01 and the growth over the counts tried is at least 1 MiB (max
-    RSS moves by tens of KiB between identical runs: 13 pages, 52 KiB, in the
-    Swift suite's measurements).
-    """
+    """The memory-growth rule (``analysis.validation.judge_memory_growth``: max RSS regressed on the
+    iteration count, readings at the executor's floor censored) as a finding, and its figures. The
+    Swift benchmark suite's validation rules (BenchmarkDoctor) ask for memory use independent of
+    the iteration count."""
+    judged = judge_memory_growth(measurements.samples, measurements.rss_floor_kib)
+    data = dict(judged.data)
     title, check = "memory growth", "memory-growth"
     why = ("a benchmark whose memory grows with its iteration count does different work at "
            "different counts (allocation, page faults, reclaim), so its per-iteration time is "
            "not a constant; the Swift benchmark suite's validation rules (BenchmarkDoctor) call such "
            "benchmarks written incorrectly")
-    floor = measurements.rss_floor_kib
-    counts, rss = _columns(measurements, "max_rss_kib")
-    censored = sorted({c for c, r in zip(counts, rss, strict=True) if at_rss_floor(r, floor)})
-    kept = [(c, r) for c, r in zip(counts, rss, strict=True) if c not in censored]
-    data: dict = {"rss_floor_kib": floor, "censored_counts": censored}
-    if len({c for c, _ in kept}) < 2:
+    censored, floor = data["censored_counts"], data["rss_floor_kib"]
+    if judged.status == "unknown":
         reading = (f"max RSS is at the executor's floor ({format_kib(floor)}, the size of the process "
-                   f"that spawns commands) at {len(censored)} of {len(set(counts))} iteration counts: "
+                   f"that spawns commands) at {len(censored)} of {len(data['counts'])} iteration counts: "
                    "growth below it cannot be seen")
         return data, Finding(check, title, "unknown", reading, why,
                              "try larger iteration counts (--iterations) so the peak rises above the floor",
                              data)
-    fit = samplechecks.line_fit([c for c, _ in kept], [r for _, r in kept], alternative="greater")
-    low, high = min(c for c, _ in kept), max(c for c, _ in kept)
-    if fit is None:
-        reading = f"constant at {format_kib(kept[0][1])} for {low}-{high} iterations"
-        return data, Finding(check, title, "ok", reading, why, data=data)
-    growth = fit["slope"] * (high - low)
-    data.update(fit, growth_kib=growth)
-    reading = (f"{format_kib(fit['slope'])} per iteration (one-sided p = {fit['pvalue']:.2g}): "
-               f"{format_kib(fit['intercept'] + fit['slope'] * low)} at {low}, "
-               f"{format_kib(fit['intercept'] + fit['slope'] * high)} at {high} iterations")
+    low, high = data["low_count"], data["high_count"]
+    if "constant_kib" in data:
+        return data, Finding(check, title, "ok", f"constant at {format_kib(data['constant_kib'])} for {low}-{high} "
+                             "iterations", why, data=data)
+    reading = (f"{format_kib(data['slope'])} per iteration (one-sided p = {data['pvalue']:.2g}): "
+               f"{format_kib(data['intercept'] + data['slope'] * low)} at {low}, "
+               f"{format_kib(data['intercept'] + data['slope'] * high)} at {high} iterations")
     if censored:
         reading += f" (counts {', '.join(map(str, censored))} at the floor, left out)"
-    if fit["pvalue"] < samplechecks.RSS_ALPHA and growth >= samplechecks.RSS_GROWTH_KIB:
+    if judged.status == "warn":
         return data, Finding(check, title, "warn", reading, why,
                              "allocate once, outside the iteration loop, and reuse it (or free what "
                              "each iteration allocates)", data)
     return data, Finding(check, title, "ok", reading, why, data=data)
-
-
-def _columns(measurements: Measurements, field_name: str) -> tuple[list[int], list[int]]:
-    counts, values = [], []
-    for count, samples in sorted(measurements.samples.items()):
-        for sample in samples:
-            counts.append(count)
-            values.append(getattr(sample, field_name))
-    return counts, values

@@ -1,9 +1,9 @@
 """The executor seam: run one command once and report what it cost.
 
 An :class:`Executor` runs a :class:`~pairbench.model.Command` and returns an
-:class:`Execution`. The real one (``measure.posix.PosixExecutor``) spawns the
+:class:`~pairbench.command.Execution`. The real one (``measure.posix.PosixExecutor``) spawns the
 command in its own process group and reads its rusage from ``wait4``; the fake
-one (``measure.fake.FakeExecutor``) returns scripted durations on a virtual
+one (``FakeExecutor``, in ``tests/support/fakes.py``) returns scripted durations on a virtual
 clock, so sampling plans, stopping rules and the CLI can be tested exactly.
 """
 
@@ -13,30 +13,9 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from pairbench.command import Command
-from pairbench.notes import Note
+from pairbench.command import Command, Execution, ExecutorInfo
 
-
-@dataclass(frozen=True)
-class Execution:
-    """What one execution of a command cost, as measured by an executor.
-
-    ``start_ns`` is on the executor's own clock (see :meth:`Executor.now_ns`).
-    ``status`` follows the sample convention: exit code, -signal, or
-    ``model.STATUS_TIMEOUT``. ``leftover_processes`` counts processes the command
-    left alive after it exited, in its process group or (through the spawner) having
-    left it with ``setsid``; they are killed.
-    """
-
-    wall_ns: int
-    start_ns: int
-    status: int = 0
-    user_ns: int = 0
-    sys_ns: int = 0
-    max_rss_kib: int = 0
-    voluntary_cs: int = 0
-    involuntary_cs: int = 0
-    leftover_processes: int = 0
+__all__ = ["Execution", "Executor", "ExecutorInfo", "OutputPolicy", "WallClock"]
 
 
 @dataclass(frozen=True)
@@ -51,41 +30,6 @@ class OutputPolicy:
         if text in ("null", "inherit"):
             return cls(text)
         return cls("file", text)
-
-
-@dataclass(frozen=True)
-class ExecutorInfo:
-    """What an executor can report, recorded with every run.
-
-    ``kind`` names the executor; ``rss_floor_kib`` is the smallest max RSS it
-    can report (the size of the process commands are spawned from, which Linux
-    charges to a child at exec; None when it has none); ``notes`` say how it
-    differs from what was asked (a fallback). ``spawner`` names the spawner
-    process that ran the commands (``"native"`` or ``"python"``; None: none,
-    they ran from pairbench itself or were not commands); ``peak_memory`` how
-    max RSS was measured (``"rusage"``: ``wait4``'s ``ru_maxrss``; ``"cgroup"``:
-    ``memory.peak`` of a cgroup per command; None: not by the executor), and
-    ``peak_memory_reason`` why a delegated cgroup was not used.
-    """
-
-    kind: str
-    rss_floor_kib: int | None = None
-    notes: tuple[Note, ...] = ()
-    spawner: str | None = None
-    peak_memory: str | None = None
-    peak_memory_reason: str = ""
-
-    def to_dict(self) -> dict:
-        """The ``environment.executor`` record of a result document (the last three keys only when
-        known: documents before them lack them)."""
-        record = {"kind": self.kind, "rss_floor_kib": self.rss_floor_kib}
-        if self.spawner is not None:
-            record["spawner"] = self.spawner
-        if self.peak_memory is not None:
-            record["peak_memory"] = self.peak_memory
-        if self.peak_memory_reason:
-            record["peak_memory_reason"] = self.peak_memory_reason
-        return record
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,7 @@ def _run(executor: PosixExecutor, request_id: int | None, command: Command, time
         return wire.encode_reply(request_id, "int")
     except PairbenchError as exc:
         return wire.error_reply(exc, request_id)
-    return wire.encode_reply(request_id, "ok", *vars(execution).values())
+    return wire.ok_reply(request_id, execution)
 
 
 def _die_with_parent() -> bool:

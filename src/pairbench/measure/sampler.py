@@ -9,15 +9,22 @@ consulted: a fixed number of rounds (``--runs``), or adaptive: at least
 further warmup round starts (a ``warmup-cut-short`` note says how many ran), and
 measuring goes on to ``min_runs``.
 
+Before its rounds a plan may take samples outside them (:meth:`Sampler.take`,
+:meth:`Sampler.unpaired`): ``bench``'s pilot, which sizes a sample, and its
+validation samples at fractions of it. They are stored as warmups and reach the
+sinks like every other sample.
+
 Whoever needs to follow sampling is a :class:`Sink`: the journal writes each
 sample as it arrives (:meth:`Sink.on_sample`), the stopping rule and the
 progress line read each finished round (:meth:`Sink.on_round`). None of them
-reads the sampler itself. The sampler keeps every sample it took (``rows``), so
-a failure or Ctrl-C part-way loses nothing: the caller builds the run from them.
+reads the sampler itself. The sampler keeps every sample it took, so a failure
+or Ctrl-C part-way loses nothing: its owner builds the run from
+:meth:`Sampler.series` (the samples of each benchmark and side) and ``notes``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,8 +34,16 @@ import numpy as np
 from pairbench.errors import CommandFailed, HelperCommandFailed
 from pairbench.measure.executor import Executor
 from pairbench.measure.targets import Row, Target
-from pairbench.model import PRIMARY_METRIC, STATUS_TIMEOUT, Sample, append_metrics, describe_status
+from pairbench.model import (
+    PRIMARY_METRIC,
+    STATUS_TIMEOUT,
+    Sample,
+    Samples,
+    append_metrics,
+    describe_status,
+)
 from pairbench.notes import Note
+from pairbench.settings import DEFAULTS
 from pairbench.units import format_duration
 
 
@@ -38,7 +53,7 @@ class StopRule:
     by ``settings``)."""
 
     runs: int | None = None
-    min_runs: int = 10
+    min_runs: int = DEFAULTS["min_runs"]
     max_runs: int | None = None
     max_time_ns: int | None = None
 
@@ -49,7 +64,9 @@ class StopRule:
 
 @dataclass(frozen=True)
 class SamplingPlan:
-    """Everything the sampler needs, fixed before the first sample: one target per side."""
+    """Everything the sampler's rounds need, fixed before the first sample: the targets a round
+    runs, each once, and the side each measures (``sides[t]``; none given: target t is side t).
+    With parameters a side runs one target per benchmark, so that a round shuffles them all."""
 
     targets: tuple[Target, ...]
     stop: StopRule
@@ -59,26 +76,39 @@ class SamplingPlan:
     seed: int = 0
     failure_advice: str = ("Use --ignore-failure to keep failing runs (they are stored and left out of "
                            "the statistics).")
+    sides: tuple[int, ...] = ()
 
     @property
     def paired(self) -> bool:
         """Rounds pair the sides' samples whenever there is more than one side."""
         return len(self.targets) > 1
 
+    def side_of(self, target: int) -> int:
+        return self.sides[target] if self.sides else target
+
 
 @dataclass(frozen=True)
 class Measured:
-    """One sample as it arrived: of benchmark ``benchmark`` on side ``side``."""
+    """One sample as it arrived: of benchmark ``benchmark`` on side ``side``; ``detail`` says why a
+    failed one failed when its status does not, ``cost_ns`` what taking it took here (a process's
+    start-up, a worker's round trip)."""
 
     side: int
     benchmark: int
     sample: Sample
     metrics: Mapping[str, float] = field(default_factory=dict)
+    detail: str = ""
+    cost_ns: int = 0
+
+    @property
+    def total(self) -> float:
+        """The sample's measured quantity over all its iterations, as ``Samples.totals`` reads it."""
+        return float(self.metrics.get(PRIMARY_METRIC, self.sample.wall_ns))
 
     @property
     def value(self) -> float:
         """One operation's value, as ``Samples.values`` computes it for stored samples."""
-        return float(self.metrics.get(PRIMARY_METRIC, self.sample.wall_ns)) / self.sample.iterations
+        return self.total / self.sample.iterations
 
 
 @dataclass(frozen=True)
@@ -130,11 +160,12 @@ class Sampler:
     """Runs a :class:`SamplingPlan` on an executor, reports to its sinks, and keeps every sample.
 
     ``rows[(benchmark, side)]`` and ``metrics[(benchmark, side)]`` hold the
-    samples taken, in order; ``notes`` what was noticed (processes left running).
+    samples taken, in order (:meth:`series` hands them over); ``notes`` what was
+    noticed (processes left running).
     """
 
     def __init__(self, executor: Executor, plan: SamplingPlan, *, sinks: Sequence[Sink] = (),
-                 decide: DecisionRule | None = None, origin_ns: int | None = None, first_seq: int = 0,
+                 decide: DecisionRule | None = None, origin_ns: int | None = None,
                  numbering: Callable[[], int] | None = None):
         self.executor = executor
         self.plan = plan
@@ -146,27 +177,58 @@ class Sampler:
         self._sinks = tuple(sinks)
         self._decide = decide
         self._rng = np.random.default_rng(plan.seed)
-        self._seq = first_seq
+        self._seq = 0
         self._numbering = numbering  # the seq of each sample, shared by samplers running at once
         self._t0 = 0
         self._origin = origin_ns  # samples' start_ns count from here (the run's start); None: from run()
-        self._leftover_noted: set[int] = set()
+        self._leftover_noted: set[str] = set()
 
-    @property
-    def next_seq(self) -> int:
-        """The ``seq`` the next sample would get: where a following sampler of the same run starts."""
-        return self._seq
+    def series(self) -> dict[tuple[int, int], Samples]:
+        """The samples taken of each (benchmark, side), in order, with their metrics."""
+        return {series: Samples.from_rows(rows, self.metrics.get(series)) for series, rows in self.rows.items()}
 
     def elapsed_ns(self) -> int:
         return self.executor.now_ns() - self._t0
 
-    def run(self) -> str:
-        """Sample until the stop rule says stop; return why it stopped.
+    def take(self, target: Target, side: int, metrics: Mapping[str, float] | None = None) -> Measured:
+        """One sample of ``target`` outside the rounds, for ``side``: stored as a warmup (with
+        ``metrics`` added to its own), told to the sinks; the last row it yielded. A failure is
+        that row's status (``Measured.detail`` says why): the caller decides what it means."""
+        if self._origin is None:
+            self._origin = self.executor.now_ns()
+        start = self.executor.now_ns()
+        rows = target.execute(self.executor, timeout_ns=self.plan.timeout_ns)
+        cost = self.executor.now_ns() - start
+        taken = [self._record(side, target.name, dataclasses.replace(row, metrics={**row.metrics, **(metrics or {})}),
+                              -1, side, True, cost) for row in rows]
+        return taken[-1]
+
+    def unpaired(self, targets: Sequence[tuple[Target, int, Mapping[str, float]]], order: np.random.Generator,
+                 ) -> list[Measured]:
+        """Each of ``targets`` (target, side, metrics) taken once (:meth:`take`), in a random
+        ``order``; returned in the order given. A failure ends them: it is the last one taken."""
+        taken: list[Measured | None] = [None] * len(targets)
+        for i in order.permutation(len(targets)):
+            target, side, metrics = targets[int(i)]
+            taken[int(i)] = measured = self.take(target, side, metrics)
+            if measured.sample.status != 0:
+                break
+        return [m for m in taken if m is not None]
+
+    def run(self, plan: SamplingPlan | None = None, *, decide: DecisionRule | None = None,
+            sinks: Sequence[Sink] = ()) -> str:
+        """Run the rounds until the stop rule says stop; return why it stopped. A plan whose rounds
+        are known only after the samples taken outside them (``bench``: the iteration count, the
+        bracket of rounds) is given here, with the rule that decides and the sinks of its rounds.
 
         Raises ``CommandFailed`` (after storing the failing sample) on a failure
         without ``ignore_failure``; ``KeyboardInterrupt`` passes through. In both
         cases ``rows`` holds everything measured so far.
         """
+        if plan is not None:
+            self.plan, self._rng = plan, np.random.default_rng(plan.seed)
+        self._decide = decide or self._decide
+        self._sinks = (*self._sinks, *sinks)
         self._t0 = self.executor.now_ns()
         if self._origin is None:
             self._origin = self._t0
@@ -193,16 +255,16 @@ class Sampler:
 
     def _run_round(self, *, round_id: int, warmup: bool) -> None:
         taken: list[Measured] = []
-        for slot, side in enumerate(self._rng.permutation(len(self.plan.targets))):
-            target = self.plan.targets[side]
+        for slot, t in enumerate(self._rng.permutation(len(self.plan.targets))):
+            target, side = self.plan.targets[t], self.plan.side_of(int(t))
             try:
                 rows = target.execute(self.executor, timeout_ns=self.plan.timeout_ns)
             except HelperCommandFailed as exc:
                 for row in exc.rows:  # measured whole before its --conclude failed: kept
-                    self._record(int(side), row, round_id, slot, warmup)
+                    self._record(side, target.name, row, round_id, slot, warmup)
                 raise
             for row in rows:
-                measured = self._record(int(side), row, round_id, slot, warmup)
+                measured = self._record(side, target.name, row, round_id, slot, warmup)
                 if row.priming:
                     continue
                 taken.append(measured)
@@ -214,7 +276,9 @@ class Sampler:
         for sink in self._sinks:
             sink.on_round(end)
 
-    def _record(self, side: int, row: Row, round_id: int, slot: int, warmup: bool) -> Measured:
+    def _record(self, side: int, name: str, row: Row, round_id: int, slot: int, warmup: bool,
+                cost_ns: int = 0) -> Measured:
+        """Store one row of target ``name`` on ``side`` and tell the sinks."""
         ex = row.execution
         sample = Sample(
             wall_ns=ex.wall_ns, user_ns=ex.user_ns, sys_ns=ex.sys_ns, max_rss_kib=ex.max_rss_kib,
@@ -227,11 +291,10 @@ class Sampler:
         series = (row.benchmark, side)
         self.rows.setdefault(series, []).append(sample)
         self._record_metrics(series, row.metrics)
-        if ex.leftover_processes and side not in self._leftover_noted:
-            self._leftover_noted.add(side)
-            self.notes.append(Note("leftover-processes", {"side": self.plan.targets[side].name,
-                                                          "count": ex.leftover_processes}))
-        measured = Measured(side, row.benchmark, sample, dict(row.metrics))
+        if ex.leftover_processes and name not in self._leftover_noted:
+            self._leftover_noted.add(name)
+            self.notes.append(Note("leftover-processes", {"side": name, "count": ex.leftover_processes}))
+        measured = Measured(side, row.benchmark, sample, dict(row.metrics), row.detail, cost_ns)
         for sink in self._sinks:
             sink.on_sample(measured)
         return measured

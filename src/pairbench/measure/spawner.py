@@ -99,7 +99,7 @@ import time
 from pairbench.command import Command
 from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure import child_environment, native, wire
-from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
+from pairbench.measure.executor import Execution, Executor, ExecutorInfo, OutputPolicy
 from pairbench.measure.posix import PosixExecutor, not_startable, open_output
 from pairbench.notes import Note
 
@@ -220,7 +220,7 @@ class SpawnerExecutor:
             request = self._requests[key] = wire.run_request(command, timeout_ns)
         reply = self._call(request, ("ok", "err", "int", "noexec"))
         if reply[1] == "ok":
-            return Execution(*reply[2:])
+            return wire.execution_of(reply)
         if reply[1] == "int":  # someone else sent the spawner SIGINT or SIGTERM
             raise KeyboardInterrupt
         if reply[1] == "noexec":
@@ -527,3 +527,8 @@ def _pidfd_of(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except (AttributeError, OSError):
         return None
+
+
+def default_executor(output: OutputPolicy) -> Executor:
+    """Commands run from a small spawner process, so their max RSS is their own."""
+    return SpawnerExecutor(output=output)

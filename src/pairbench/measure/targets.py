@@ -17,9 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from pairbench.command import Command, describe_status
+from pairbench.command import STATUS_TIMEOUT, Command, describe_status
 from pairbench.errors import HelperCommandFailed
 from pairbench.measure.executor import Execution, Executor
+from pairbench.units import format_duration
 
 
 @dataclass(frozen=True)
@@ -71,19 +72,24 @@ class CommandTarget:
         """Run prepare, the command, conclude; a failed helper raises ``HelperCommandFailed``, and the
         run ends there. A failed conclude hands over the sample it followed (``exc.rows``): that sample
         was measured whole, so it is kept."""
-        _helper(executor, self.prepare, "--prepare", timeout_ns)
+        run_helper(executor, self.prepare, "--prepare", timeout_ns)
         row = Row(self.benchmark, executor.run(self.command, timeout_ns=timeout_ns), self.iterations)
         try:
-            _helper(executor, self.conclude, "--conclude", timeout_ns)
+            run_helper(executor, self.conclude, "--conclude", timeout_ns)
         except HelperCommandFailed as exc:
             exc.rows = (row,)
             raise
         return (row,)
 
 
-def _helper(executor: Executor, command: Command | None, option: str, timeout_ns: int | None) -> None:
+def run_helper(executor: Executor, command: Command | None, option: str, timeout_ns: int | None) -> None:
+    """Run a helper command (``--setup``, ``--prepare``...) untimed; ``HelperCommandFailed`` saying
+    how it ended when it did not succeed."""
     if command is None:
         return
     result = executor.run(command, timeout_ns=timeout_ns)
+    if result.status == STATUS_TIMEOUT and timeout_ns:
+        raise HelperCommandFailed(f"{option} command {command.text!r} failed: timed out after "
+                                  f"{format_duration(timeout_ns, digits=3)} (--timeout)")
     if result.status != 0:
         raise HelperCommandFailed(f"{option} command {command.text!r} failed: {describe_status(result.status)}")

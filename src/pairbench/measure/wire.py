@@ -17,17 +17,18 @@ import os
 import select
 import time
 
-from pairbench.command import Command
+from pairbench.command import Command, Execution
 from pairbench.errors import CommandNotFound, MeasurementError, PairbenchError, UsageError
-from pairbench.measure.executor import Execution
 
 LIVENESS_POLL_S = 0.1
 """Without a pidfd: how often a wait for a line checks that the writer is still alive."""
 HANDSHAKE_ID = 0  # the id of the hello's reply; requests count from 1
 ERRORS = {cls.__name__: cls for cls in (CommandNotFound, MeasurementError, UsageError)}
 """The errors that cross the pipe with their class (any other is a ``MeasurementError``)."""
-_EXECUTION_FIELDS = len(Execution.__dataclass_fields__)
-REPLY_FIELDS = {"ok": (int,) * _EXECUTION_FIELDS, "err": (str, str), "int": (), "floor": (int,),
+EXECUTION_FIELDS = ("wall_ns", "start_ns", "status", "user_ns", "sys_ns", "max_rss_kib", "voluntary_cs",
+                    "involuntary_cs", "leftover_processes")
+"""The fields of an ``ok`` reply, in order: the ``Execution`` of a command (the native spawner writes them)."""
+REPLY_FIELDS = {"ok": (int,) * len(EXECUTION_FIELDS), "err": (str, str), "int": (), "floor": (int,),
                 "sync": (), "ready": (int, str, str), "noexec": (int,)}
 """The fields of each kind of reply after its id and kind, by type."""
 
@@ -59,6 +60,15 @@ def run_request(command: Command, timeout_ns: int | None) -> bytes:
 def encode_reply(request_id: int | None, kind: str, *fields) -> bytes:
     """``[id, kind, field...]`` and the newline."""
     return json.dumps([request_id, kind, *fields]).encode() + b"\n"
+
+
+def ok_reply(request_id: int, execution: Execution) -> bytes:
+    return encode_reply(request_id, "ok", *(getattr(execution, name) for name in EXECUTION_FIELDS))
+
+
+def execution_of(checked: list) -> Execution:
+    """The ``Execution`` a checked ``ok`` reply holds."""
+    return Execution(**dict(zip(EXECUTION_FIELDS, checked[2:], strict=True)))
 
 
 def error_reply(exc: BaseException, request_id: int | None = None) -> bytes:

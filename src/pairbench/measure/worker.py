@@ -22,6 +22,7 @@ one execution is one ``run NAME ITERATIONS`` request.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 import select
@@ -42,9 +43,10 @@ from pairbench.measure import child_environment, children
 from pairbench.measure.executor import Execution, Executor, OutputPolicy
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.measure.targets import Row
+from pairbench.model import RESIDENT_METRIC
 from pairbench.outputs import open_stream
 from pairbench.worker import protocol
-from pairbench.worker.protocol import ErrorReply, ProtocolError, SampleReply
+from pairbench.worker.protocol import ErrorReply, ProtocolError
 
 STARTUP_TIMEOUT_NS = 60_000_000_000
 """How long a worker may take to greet and to list its benchmarks when no --timeout is given."""
@@ -228,14 +230,14 @@ class Worker:
         except (OSError, ValueError, IndexError):
             return None
 
-    def sample(self, name: str, iterations: int) -> SampleReply | ErrorReply:
+    def sample(self, name: str, iterations: int) -> Execution | ErrorReply:
         """One sample of ``iterations`` iterations of benchmark ``name``; ``WorkerFailed`` if the
         worker ends, hangs (``spec.timeout_ns``) or breaks the protocol."""
         self.start()
         self._send(protocol.run_request(name, iterations))
         deadline = None if self.spec.timeout_ns is None else time.monotonic_ns() + self.spec.timeout_ns
         reply = self._expect(protocol.parse_reply, deadline, f"its reply to a sample of {name!r}")
-        if isinstance(reply, SampleReply) and reply.ns == 0:
+        if isinstance(reply, Execution) and reply.wall_ns == 0:
             return ErrorReply(ZERO_TIME)  # the protocol's words allow it; no sample lasts 0 ns
         return reply
 
@@ -391,13 +393,15 @@ class WorkerTarget:
     """Benchmark ``name`` (index ``benchmark`` of the run) on one side's worker: one execution is
     one sample of ``iterations`` iterations. ``timeout_ns`` is the worker's own (its spec's). With a
     ``rotation``, the worker is started afresh when a new block begins, and each sample's ``block``
-    metric says which block took it."""
+    metric says which block took it. With ``resident``, each sample also holds the worker's resident
+    memory right after it (``RESIDENT_METRIC``: validation regresses it on the iterations run)."""
 
     worker: Worker
     benchmark_name: str
     benchmark: int
     iterations: int
     rotation: Rotation | None = None
+    resident: bool = False
 
     @property
     def name(self) -> str:
@@ -418,13 +422,14 @@ class WorkerTarget:
         if isinstance(reply, ErrorReply):
             return (*primed, self._failed(start, executor.now_ns(), STATUS_BENCHMARK_ERROR,
                                           f"the benchmark failed: {reply.message}"))
-        return (*primed, self._row(reply, start))
+        row = self._row(reply, start)
+        if self.resident:
+            row = dataclasses.replace(row, metrics={**row.metrics, RESIDENT_METRIC: float(self.worker.resident_kib() or 0)})
+        return (*primed, row)
 
-    def _row(self, reply: SampleReply, start: int, priming: bool = False) -> Row:
-        execution = Execution(wall_ns=reply.ns, start_ns=start, user_ns=reply.user_ns, sys_ns=reply.sys_ns,
-                              max_rss_kib=reply.maxrss_kib, voluntary_cs=reply.vcs, involuntary_cs=reply.ivcs)
-        return Row(self.benchmark, execution, self.iterations, self._metrics(reply.minflt, reply.majflt),
-                   priming=priming)
+    def _row(self, reply: Execution, start: int, priming: bool = False) -> Row:
+        return Row(self.benchmark, dataclasses.replace(reply, start_ns=start), self.iterations,
+                   self._metrics(reply.minor_faults, reply.major_faults), priming=priming)
 
     def _rotate(self, executor: Executor, primed: list[Row]) -> None:
         """Start a fresh worker process if a new block has begun, and prime it (its samples go to

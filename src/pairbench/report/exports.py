@@ -8,7 +8,9 @@ one analysis it is given.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,18 +20,45 @@ if TYPE_CHECKING:  # not at run time: the CLI reads the formats below for its op
     from pairbench.analysis import Analysis  # which must not wait for numpy and scipy
     from pairbench.model import Run
 
-FORMATS = ("html", "markdown", "csv", "json")
+@dataclass(frozen=True)
+class Format:
+    """A report format: its name, the file suffixes that name it, what its ``--export-WORD`` option of
+    the measuring commands says (None: it has none), its renderer ("module:function", taking the run
+    and its analysis; CSV's two tables are rendered apart, by :func:`_csv`), the WORD of its export
+    option when it is not the name, and whether ``report --format`` offers it (and a suffix names it)."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    export_help: str | None
+    renderer: str = ""
+    option: str = ""
+    report: bool = True
+
+    def render(self, run: Run, analysis: Analysis) -> str:
+        module, _, function = self.renderer.partition(":")
+        return getattr(importlib.import_module(module), function)(run, analysis)
+
+
+REGISTRY = {f.name: f for f in (
+    Format("html", (".html", ".htm"), "Also write the self-contained HTML report with charts to FILE.",
+           "pairbench.report.html:render_html"),
+    Format("markdown", (".md", ".markdown"), "Also write the Markdown report (verdict table first) to FILE.",
+           "pairbench.report.markdown:render_markdown"),
+    Format("csv", (".csv",), "Also write every sample as CSV to FILE, and the summary to FILE's .summary.csv."),
+    Format("json", (".json",), None, "pairbench.report.jsonfile:render_json"),  # the document is --json's
+    Format("hyperfine-json", (".json",),
+           "Also write hyperfine's JSON schema to FILE (results[].command, mean, stddev, median, user, system, "
+           "min, max, times, exit_codes, parameters; in seconds), for scripts written for hyperfine. "
+           "pairbench's own result document is --json's.",
+           "pairbench.report.hyperfine_json:render_hyperfine_json", option="json", report=False),
+)}
+FORMATS = tuple(name for name, f in REGISTRY.items() if f.report)
 CSV_TABLES = ("samples", "summary")
-SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
-                  ".csv": "csv", ".json": "json"}
-# --export-* option -> (format, what the help says)
-EXPORTS = {
-    "export_markdown": "markdown",
-    "export_csv": "csv",
-    "export_html": "html",
-    "export_json": "hyperfine-json",  # hyperfine's schema; pairbench's own document is --json's
-}
-EXPORT_SUFFIXES = {"hyperfine-json": ".json"}
+SUFFIX_FORMATS = {suffix: f.name for f in REGISTRY.values() if f.report for suffix in f.suffixes}
+EXPORTED = ("markdown", "csv", "html", "hyperfine-json")
+"""The formats a measuring command exports (``--export-WORD FILE``), in the order of its options."""
+EXPORT_OPTIONS = {REGISTRY[fmt].option or fmt: fmt for fmt in EXPORTED}
+"""The WORD of each ``--export-WORD`` option -> the format it writes."""
 
 
 def format_for(fmt: str | None, path: str | None) -> str:
@@ -57,23 +86,9 @@ def render(run: Run, analysis: Analysis, fmt: str, path: str | None, *, table: s
         raise UsageError(f"--table {table} applies to --format csv, not {fmt}")
     if fmt == "csv":
         return _csv(run, analysis, path, table)
-    if fmt == "html":
-        from pairbench.report.html import render_html
-
-        return [(path, render_html(run, analysis))]
-    if fmt == "json":
-        from pairbench.report.jsonfile import render_json
-
-        return [(path, render_json(run, analysis))]
-    if fmt == "hyperfine-json":
-        from pairbench.report.hyperfine_json import render_hyperfine_json
-
-        return [(path, render_hyperfine_json(run, analysis))]
-    if fmt == "markdown":
-        from pairbench.report.markdown import render_markdown
-
-        return [(path, render_markdown(run, analysis))]
-    raise UsageError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt not in REGISTRY:
+        raise UsageError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return [(path, REGISTRY[fmt].render(run, analysis))]
 
 
 def report_files(run: Run, analysis: Analysis, fmt: str | None, path: str | None, *,
@@ -84,10 +99,10 @@ def report_files(run: Run, analysis: Analysis, fmt: str | None, path: str | None
 
 
 def export_files(run: Run, analysis: Analysis, requests: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The files of the ``--export-*`` options in ``requests`` (option key -> path)."""
+    """The files of the ``--export-WORD`` options in ``requests`` (WORD -> path)."""
     files: list[tuple[str, str]] = []
-    for key, path in requests.items():
-        files += [(p, text) for p, text in render(run, analysis, EXPORTS[key], path) if p is not None]
+    for word, path in requests.items():
+        files += [(p, text) for p, text in render(run, analysis, EXPORT_OPTIONS[word], path) if p is not None]
     return files
 
 

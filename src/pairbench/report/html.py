@@ -111,7 +111,7 @@ def build_page(run: Run, analysis: Analysis) -> Page:
         overview=overview,
         comparisons=comparisons,
         variants=variants,
-        environment=tables.environment_table(run.environment),
+        environment=tables.environment_table(run.stored_environment()),
         settings=tables.settings_table(run),
         notes=tables.note_lines(analysis),
         state_banner=_state_banner(run),

@@ -69,7 +69,7 @@ def render_markdown(run: Run, analysis: Analysis) -> str:
     else:
         parts.append(table(_run_table(analysis, with_benchmark)))
         parts.append(details("All statistics", variants))
-    parts.append(details("Environment", table(_clipped(environment_table(run.environment)))))
+    parts.append(details("Environment", table(_clipped(environment_table(run.stored_environment())))))
     parts.append(details("Settings", table(settings_table(run))))
     notes = note_lines(analysis)
     if notes:

@@ -11,18 +11,16 @@ from collections.abc import Sequence
 
 from pairbench.analysis import Analysis, Comparison
 from pairbench.analysis.suite import GeometricMean, Listed, SuiteSummary
+from pairbench.harnesses import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
 from pairbench.report.sentences import change_text, format_pvalue, verdict_label
 from pairbench.report.tables import Table
 from pairbench.report.wording import subject_text, word
-from pairbench.settings import WORKER_HARNESSES, default
+from pairbench.settings import default
 from pairbench.units import format_duration, format_percent
 
 GROUPS = (("Regressions", "regressions"), ("Improvements", "improvements"), ("Equivalent", "equivalent"),
           ("Inconclusive", "inconclusive"))
-HARNESS_NAMES = {"gbench": "Google Benchmark", "go": "go test -bench", "criterion": "criterion",
-                 "pytest-benchmark": "pytest-benchmark", "pytest-benchmark-processes": "pytest-benchmark",
-                 "pairbench": "pairbench workers"}
 
 
 def correction_sentence(summary: SuiteSummary) -> str:
@@ -35,12 +33,12 @@ def correction_sentence(summary: SuiteSummary) -> str:
 
 def harness_sentence(run: Run) -> str:
     """How the samples were taken, for the run's harness."""
-    harness = (run.suite or {}).get("harness", "pairbench")
+    harness = run.suite.harness if run.suite else PAIRBENCH
     seed = run.settings.sampling.seed
     if harness in WORKER_HARNESSES:
         return (f"Each round asked every worker for one sample of a benchmark, in a fresh random order (seed "
                 f"{seed}); fresh workers were started for each block of rounds.")
-    return (f"Each round ran one benchmark once on every side, each run a fresh {HARNESS_NAMES.get(harness, harness)} "
+    return (f"Each round ran one benchmark once on every side, each run a fresh {words(harness)} "
             f"process filtered to that benchmark, in a fresh random order (seed {seed}).")
 
 
@@ -49,7 +47,7 @@ def rounds_sentence(run: Run) -> str:
     the options that set them; where they are bench's own defaults, compare's beside them (a user of
     compare expects those)."""
     sampling = run.settings.sampling
-    harness = (run.suite or {}).get("harness", "pairbench")
+    harness = run.suite.harness if run.suite else PAIRBENCH
     in_workers = harness in WORKER_HARNESSES
     warmup = sampling.warmup if in_workers else 0
     if sampling.runs is not None:
@@ -83,13 +81,12 @@ def imported_sentence(run: Run) -> str:
 
 def shard_sentence(run: Run) -> str | None:
     """ "Shard 2 of 4 of a suite of 50 benchmarks." or "Merged from shards 1-4 ...", or None."""
-    suite = run.suite or {}
-    if suite.get("shard"):
-        k, n = suite["shard"]
-        return f"Shard {k} of {n} of a suite of {suite['benchmarks']} benchmarks."
-    if suite.get("merged"):
-        shards = suite["merged"]
-        return f"Merged from {len(shards)} shards of a suite of {suite['benchmarks']} benchmarks."
+    suite = run.suite
+    if suite and suite.shard:
+        k, n = suite.shard
+        return f"Shard {k} of {n} of a suite of {suite.benchmarks} benchmarks."
+    if suite and suite.merged:
+        return f"Merged from {len(suite.merged)} shards of a suite of {suite.benchmarks} benchmarks."
     return None
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from rich.console import Console
 
 from pairbench.analysis import Analysis, Comparison, Summary
+from pairbench.harnesses import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
 from pairbench.notes import Note
 from pairbench.report.safe import markup, visible
@@ -30,7 +31,6 @@ from pairbench.report.sentences import (
     verdict_sentence,
 )
 from pairbench.report.suite import (
-    HARNESS_NAMES,
     finding_lines,
     harness_sentence,
     imported_sentence,
@@ -41,7 +41,6 @@ from pairbench.report.suite import (
 )
 from pairbench.report.tables import series_name
 from pairbench.report.wording import with_subject, word
-from pairbench.settings import WORKER_HARNESSES
 from pairbench.units import (
     format_duration,
     format_kib,
@@ -102,10 +101,10 @@ def run_header(run: Run) -> list[str]:
     """The first lines: what was measured and how the samples were ordered."""
     n = len(run.sides)
     rounds, seed = run.rounds, run.settings.sampling.seed
-    harness = (run.suite or {}).get("harness", "pairbench")
+    harness = run.suite.harness if run.suite else PAIRBENCH
     what = "command" if run.kind != "bench" else "worker" if harness in WORKER_HARNESSES else "program"
     lines = [f"[bold]pairbench {markup(run.kind)}[/bold] · {n} {what if n == 1 else what + 's'}"
-             + (f" · {markup(HARNESS_NAMES.get(harness, harness))}" if run.kind == "bench" and harness != "pairbench"
+             + (f" · {markup(words(harness))}" if run.kind == "bench" and harness != PAIRBENCH
                 else "")]
     shard = shard_sentence(run) if run.kind == "bench" else None
     lines += [markup(shard)] if shard else []
@@ -121,9 +120,9 @@ def run_header(run: Run) -> list[str]:
     if run.kind == "bench" and rounds:
         lines.append(markup(rounds_sentence(run)))
     if run.shell_overhead:
-        shell = run.shell_overhead.get("shell") or "sh"  # a result of pairbench 0.2 ran sh
+        shell = run.shell_overhead.shell
         lines.append(f"Commands ran through {markup(shell)} -c; the shell's own start-up costs "
-                     f"{format_duration(run.shell_overhead.get('median_ns'))} (median) and is included in "
+                     f"{format_duration(run.shell_overhead.median_ns)} (median) and is included in "
                      "every time below.")
     return lines
 

@@ -147,14 +147,11 @@ def _noise_band(history: BenchmarkHistory, axis: ch.Axis) -> dict:
 
 def _segments(history: BenchmarkHistory, axis: ch.Axis) -> list[tuple[int, int, float, float]]:
     """(first point, end, level at the first and at the last point, in the axis's scale) of each
-    segment between steps: the analysis's fit (a drift's sloped line), else the segment's median."""
-    bounds = [0, *(s.index for s in history.steps), len(history.points)]
-    fit = np.asarray(history.fit, dtype=np.float64) if history.fit else history.values()
+    segment between steps, as the analysis fitted it (``BenchmarkHistory.levels``)."""
     segments = []
-    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
-        if end > start:
-            ends = axis([fit[start], fit[end - 1]]) if history.fit else axis([np.median(fit[start:end])] * 2)
-            segments.append((start, end, float(ends[0]), float(ends[1])))
+    for start, end, first, last in history.levels():
+        ends = axis([first, last])
+        segments.append((start, end, float(ends[0]), float(ends[1])))
     return segments
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from pairbench.command import describe_status
+from pairbench.harnesses import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
 from pairbench.units import format_kib, format_percent, format_rate, format_value
 
@@ -171,7 +172,7 @@ def _harness(d: Mapping) -> str:
 
 def _elided(d: Mapping, unit: str) -> str:
     """What the validation samples showed about the body, then the fix if the compiler removed it."""
-    keep = _KEEP.get(_harness(d), _KEEP["pairbench"])
+    keep = _advice(d, "keep_advice")
     if d["growing"]:
         return (f"the time per sample grows by only {format_value(d['per_iteration_ns'], 'ns')} an iteration, "
                 "about what the harness's loop alone costs: unless the body is that cheap, the compiler may have "
@@ -185,21 +186,9 @@ def _elided(d: Mapping, unit: str) -> str:
             f"machine), or the compiler removed the body (or the loop) because its result is unused; if so, {keep}")
 
 
-_SETUP = {
-    "pairbench": "move preparation out of the timed body, into PAIRBENCH_SETUP or setup=",
-    "gbench": "move preparation before the `for (auto _ : state)` loop, or pause the timer around it",
-    "go": "move preparation before the b.N loop and call b.ResetTimer() after it",
-    "criterion": "move preparation out of the closure given to iter (iter_batched takes an untimed setup)",
-    "pytest-benchmark": "move preparation out of the benchmarked function (benchmark.pedantic takes a setup)",
-}
-_KEEP = {
-    "pairbench": "pass the result to pairbench_keep() (C), return it (Python), or use black_box (Rust) or "
-                 "runtime.KeepAlive (Go)",
-    "gbench": "pass the result to benchmark::DoNotOptimize(), or call benchmark::ClobberMemory() after writes",
-    "go": "keep the result alive (runtime.KeepAlive, or assign it to a package-level variable)",
-    "criterion": "pass the input and the result through std::hint::black_box (criterion::black_box)",
-    "pytest-benchmark": "return the result from the benchmarked function",
-}
+def _advice(d: Mapping, kind: str) -> str:
+    """A harness's advice (``harnesses.REGISTRY``); pairbench's for a harness without its own."""
+    return getattr(harness(_harness(d)), kind) or getattr(REGISTRY[PAIRBENCH], kind)
 
 
 def _not_paired(d: Mapping, unit: str) -> str:
@@ -367,7 +356,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"a fixed cost of {format_value(d['setup_ns'], 'ns')} per sample is "
         f"{format_percent(100 * d['setup_share'], signed=False)} of a {d['share_at_iterations']:,}-iteration sample "
         "(fit of time on the iteration count; the Swift benchmark suite's validation rules ask for under 5%): "
-        + _SETUP.get(_harness(d), _SETUP["pairbench"])),
+        + _advice(d, "setup_advice")),
     "benchmark-elided-body": _elided,
     "benchmark-memory-growth": lambda d, u: (
         f"the worker's resident memory grew by {format_kib(d['growth_kib'])} over {d['iterations']:,} iterations "

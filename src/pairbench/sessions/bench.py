@@ -31,30 +31,25 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import resource
-import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench import __version__
-from pairbench.analysis import analyse
-from pairbench.doctor import timer_step
 from pairbench.errors import CommandFailed, UsageError
+from pairbench.harnesses import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.commandline import parse_command
-from pairbench.measure.executor import Executor, OutputPolicy, WallClock
-from pairbench.measure.harnesses import PAIRBENCH, PYTEST_BENCHMARK, adapter
-from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program, harness_words
+from pairbench.measure.executor import Executor, ExecutorInfo, OutputPolicy
+from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program
 from pairbench.measure.harnesses.detect import detect_program, detect_python, is_python_target
 from pairbench.measure.harnesses.pytest_benchmark import program_for
 from pairbench.measure.revisions import checkout, toplevel
+from pairbench.measure.spawner import default_executor
 from pairbench.measure.worker import WorkerSpec
-from pairbench.model import BenchmarkKey, Command, Run, Side
+from pairbench.model import BenchmarkKey, Command, Side
 from pairbench.notes import Note
-from pairbench.report.jsonfile import derived_document
-from pairbench.sessions.commands import Outcome, RunJournal, distinct_names, path_names, utc_now
+from pairbench.sessions.commands import distinct_names, path_names
 from pairbench.sessions.driver import FAILURE_ADVICE, LISTED_AT_MOST, ProgressFactory, SuiteDriver
 from pairbench.sessions.lanes import (
     WORKER_CLOCK,
@@ -63,15 +58,16 @@ from pairbench.sessions.lanes import (
     Lane,
     LaneFailed,
     WorkerLane,
+    WorkerStart,
     job_cpus,
 )
-from pairbench.settings import HARNESS_CHOICES, WORKER_HARNESSES, Settings
+from pairbench.sessions.result import Outcome, Records, conclude, finished, journal_for, new_run
+from pairbench.settings import Settings
 from pairbench.store import shards
 from pairbench.worker.protocol import split_name
 
 __all__ = ["FAILURE_ADVICE", "BenchSession", "is_python_target", "pytest_benchmark_worker", "python_worker"]
-PYTEST_PROCESSES = "pytest-benchmark-processes"
-PYTHON_HARNESSES = (PAIRBENCH, PYTEST_BENCHMARK, PYTEST_PROCESSES)  # --harness choices that take Python files
+PYTEST_BENCHMARK, PYTEST_PROCESSES = "pytest-benchmark", "pytest-benchmark-processes"  # the pytest worker or not
 
 ExecutorFactory = Callable[[OutputPolicy], Executor]
 
@@ -100,31 +96,30 @@ class _Plan:
     notes: tuple[Note, ...] = ()
 
 
-def default_executor(output: OutputPolicy) -> Executor:
-    from pairbench.measure.spawner import SpawnerExecutor
-
-    return SpawnerExecutor(output=output)
-
-
 class BenchSession:
     """One ``bench``: sides from settings (checked), then :meth:`measure`."""
 
     def __init__(self, settings: Settings, environment: Mapping, *,
                  worker_in: Callable[[str], Command] | None = None,
-                 executor_factory: ExecutorFactory | None = None):
+                 executor_factory: ExecutorFactory | None = None, workers: WorkerStart | None = None,
+                 records: Records | None = None):
         """``worker_in(tree)``, when given, is the worker serving the benchmarks of a working tree
         (the pytest plugin's); with ``--against`` it is started in a worktree of the revision and
         in the working tree, in place of the Python harness on ``settings.commands``.
-        ``executor_factory`` makes the executor of each job's harness invocations."""
+        ``executor_factory`` makes the executor of each job's harness invocations, ``workers``
+        starts each side's worker (and times it); ``records`` makes the analysis's records for the
+        result file (``sessions.result``)."""
         self.settings = settings
+        self.records = records
         self._environment = dict(environment)
         self._worker_in = worker_in
-        self._executor_factory = executor_factory or default_executor
+        self._executor_factory = executor_factory
+        self._workers = workers or WorkerStart()
         workers = settings.workers
         self.harness = PAIRBENCH if worker_in is not None else (workers.harness or _detected(settings.commands))
         self.sample_time_ns = workers.sample_time(self.harness)
-        self.in_workers = self.harness in WORKER_HARNESSES
-        python = self.harness in PYTHON_HARNESSES
+        self.in_workers = harness(self.harness).worker
+        python = harness(self.harness).python
         if worker_in is None and workers.against and not (python and all(is_python_target(t) for t in settings.commands)):
             raise UsageError("--against compares Python benchmark files with a git revision; for programs "
                              "give the two builds: pairbench bench ./old ./new")
@@ -134,7 +129,7 @@ class BenchSession:
         for text in settings.commands if worker_in is None else ():
             if not is_python_target(text):
                 parse_command(text, shell=None)  # the program must exist: CommandNotFound before anything runs
-            elif self.harness not in PYTHON_HARNESSES:
+            elif not python:
                 raise UsageError(f"{text!r} is Python code: --harness {self.harness} runs programs; use "
                                  "--harness pytest-benchmark or pairbench")
 
@@ -194,7 +189,7 @@ class BenchSession:
         """List the sides' benchmarks, keep the suite's (or the shard's), measure each; analyse;
         write the result."""
         with self._planned() as plan, tempfile.TemporaryDirectory(prefix="pairbench-bench-") as scratch:
-            origin = _monotonic()
+            origin = (self._workers.clock if self.harness == PAIRBENCH else WORKER_CLOCK).now_ns()
             lanes: list[Lane] = []
             try:
                 listed, explicit = self._listed(plan, Path(scratch), origin, lanes)
@@ -213,7 +208,7 @@ class BenchSession:
                 return lanes[0].listed(), True
             except LaneFailed as exc:
                 raise CommandFailed(str(exc)) from None
-        chosen = adapter(self.harness)
+        chosen = harness(self.harness).make_adapter()
         listed, explicit = [], True
         for side, program in zip(plan.sides, plan.programs, strict=True):
             where = scratch / f"discover-{len(listed)}"
@@ -221,7 +216,7 @@ class BenchSession:
             try:
                 found = chosen.discover(program, where, self._listing_timeout())
             except (DiscoveryError, FormatError) as exc:
-                raise CommandFailed(f"the {harness_words(self.harness)} program of {side.name!r} "
+                raise CommandFailed(f"the {words(self.harness)} program of {side.name!r} "
                                     f"({program.text}) could not list its benchmarks: {exc}") from None
             _check_distinct(found.names, side.name)
             listed.append(found.names)
@@ -235,8 +230,8 @@ class BenchSession:
     def _worker_lane(self, plan: _Plan, job: int, origin: int) -> WorkerLane:
         cpu = job_cpus(self.settings.workers.jobs)[job]
         specs = [WorkerSpec(s.command, s.cwd, s.output, s.timeout_ns, cpu) for s in plan.specs]
-        return WorkerLane(specs, [side.name for side in plan.sides], origin, seed=self.settings.sampling.seed,
-                          harness=self.harness)
+        return WorkerLane(specs, [side.name for side in plan.sides], seed=self.settings.sampling.seed,
+                          start=self._workers)
 
     def _lanes(self, plan: _Plan, lanes: list[Lane], explicit: bool, scratch: Path, origin: int) -> None:
         """One lane per job (the executors made here, in the main thread: a spawner dies with the
@@ -248,12 +243,12 @@ class BenchSession:
             directory = scratch / f"job-{job}"
             directory.mkdir()
             output = directory / "output"
-            executor = self._executor_factory(OutputPolicy("file", str(output)))
+            executor = (self._executor_factory or default_executor)(OutputPolicy("file", str(output)))
             sides = [HarnessSide(side.name, program, directory / f"side-{s}")
                      for s, (side, program) in enumerate(zip(plan.sides, plan.programs, strict=True))]
             cpu = job_cpus(self.settings.workers.jobs)[job] if self.settings.workers.jobs > 1 else None
-            lanes.append(HarnessLane(adapter(self.harness), sides, executor, output, explicit_iterations=explicit,
-                                     origin_ns=origin, timeout_ns=self.settings.sampling.timeout_ns, cpu=cpu))
+            lanes.append(HarnessLane(harness(self.harness).make_adapter(), sides, executor, output,
+                                     explicit_iterations=explicit, cpu=cpu))
 
     def _measure(self, plan: _Plan, lanes: list[Lane], listed: list[tuple[str, ...]], explicit: bool,
                  scratch: Path, origin: int, progress: ProgressFactory | None) -> Outcome:
@@ -263,33 +258,33 @@ class BenchSession:
         mine = self._shard(labels)
         keep = [i for i, label in enumerate(labels) if label in mine]
         names, keys = [names[i] for i in keep], tuple(all_keys[i] for i in keep)
-        skeleton = Run(kind="bench", sides=plan.sides, settings=self.settings, tool_version=__version__,
-                       started_at=utc_now(), benchmarks=keys, environment=self._environment,
-                       notes=(*plan.notes, *found_notes), state="running",
-                       suite=shards.suite_record(labels, self.settings.workers.shard, self.harness))
-        json_path = self.settings.outputs.json_path
-        journal = RunJournal(json_path, skeleton) if json_path and json_path != "-" else None
+        skeleton = new_run("bench", self.settings, plan.sides, keys, self._environment,
+                           notes=(*plan.notes, *found_notes),
+                           suite=shards.suite_record(labels, self.settings.workers.shard, self.harness))
+        journal = journal_for(self.settings.outputs.json_path, skeleton)
         self._lanes(plan, lanes, explicit, scratch, origin)
         driver = SuiteDriver(self.settings, skeleton, names, lanes, journal=journal, progress=progress,
-                             resolution_ns=timer_step(skeleton.environment) or 0, origin_ns=origin,
-                             sample_time_ns=self.sample_time_ns)
+                             origin_ns=origin, sample_time_ns=self.sample_time_ns)
         interrupted = None
         try:
             driver.all()
         except KeyboardInterrupt as exc:
             interrupted = exc
-        run = _finished(driver, skeleton, interrupted, lanes)
-        analysis = result_error = None
-        try:
-            analysis = analyse(run)
-        finally:
-            if journal:
-                result_error = journal.save(run, derived_document(run, analysis) if analysis else None)
         failures = driver.failures
         error = CommandFailed(f"{len(failures)} of {len(names)} benchmarks failed: " + "; ".join(failures[:3])
                               + ("; ..." if len(failures) > 3 else "")) if failures else None
-        return Outcome(run, analysis, error, interrupted is not None, result_error,
-                       getattr(interrupted, "signum", signal.SIGINT))
+        skipped = driver.skipped_note()
+        run = finished(skeleton, driver.samples, self._executor_info(lanes), error=error, interruption=interrupted,
+                       stopped_because=_stopped_because(driver, interrupted),
+                       notes=(*driver.notes, *([skipped] if skipped else [])))
+        return conclude(run, journal, self.records, error=error, interruption=interrupted)
+
+    def _executor_info(self, lanes: list[Lane]) -> ExecutorInfo:
+        """What measured: a harness's invocations ran on the jobs' executors; workers time themselves,
+        and their max RSS is at least the size pairbench had when it started them."""
+        if lanes and not isinstance(lanes[0], WorkerLane):
+            return lanes[0].executor.info()
+        return self._workers.info()
 
     def _benchmarks(self, listed: list[tuple[str, ...]], sides: tuple[Side, ...]
                     ) -> tuple[list[str], tuple[Note, ...]]:
@@ -346,7 +341,7 @@ def _detected(commands) -> str:
     if len(set(found)) > 1:
         described = ", ".join(f"{text!r} looks like {harness}" for text, harness in zip(commands, found, strict=True))
         raise UsageError(f"the sides are programs of different harnesses ({described}); name the harness with "
-                         "--harness " + "|".join(HARNESS_CHOICES))
+                         f"--harness {'|'.join(HARNESS_CHOICES)}")
     return found[0]
 
 
@@ -373,31 +368,10 @@ def _keys(names: list[str]) -> tuple[BenchmarkKey, ...]:
     return tuple(keys)
 
 
-def _monotonic() -> int:
-    import time
-
-    return time.monotonic_ns()
-
-
-def _executor_record(lanes: list[Lane]) -> dict:
-    """The run's executor record: a harness's invocations ran on the jobs' executors; workers time
-    themselves, and their max RSS is at least the size pairbench had when it started them."""
-    if lanes and not isinstance(lanes[0], WorkerLane):
-        return lanes[0].executor.info().to_dict()
-    own_peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return WallClock(WORKER_CLOCK.kind, own_peak_kib).info().to_dict()
-
-
-def _finished(driver: SuiteDriver, skeleton: Run, interrupted: KeyboardInterrupt | None,
-              lanes: list[Lane]) -> Run:
-    state = "interrupted" if interrupted else ("failed" if driver.failures else "complete")
+def _stopped_because(driver: SuiteDriver, interrupted: KeyboardInterrupt | None) -> str:
+    if interrupted:
+        return "interrupted"
     done = len({b for b, _ in driver.samples})
-    because = ("interrupted" if interrupted else
-               f"measured {done} benchmark{'s' if done != 1 else ''}"
-               + (f", {len(driver.failures)} failed" if driver.failures else "")
-               + (f", {len(driver.skipped)} not measured (--suite-time spent)" if driver.skipped else ""))
-    skipped = driver.skipped_note()
-    return skeleton.replace(samples=dict(driver.samples), state=state, finished_at=utc_now(),
-                            stopped_because=because,
-                            environment={**skeleton.environment, "executor": _executor_record(lanes)},
-                            notes=(*skeleton.notes, *driver.notes, *([skipped] if skipped else [])))
+    return (f"measured {done} benchmark{'s' if done != 1 else ''}"
+            + (f", {len(driver.failures)} failed" if driver.failures else "")
+            + (f", {len(driver.skipped)} not measured (--suite-time spent)" if driver.skipped else ""))

@@ -12,24 +12,13 @@ the samples. Nothing here prints.
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import datetime as _dt
 import os
-import signal
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
-from pairbench import __version__, preload
-from pairbench.analysis import Analysis, analyse, baseline_and_candidates, compares, criteria_of
+from pairbench import preload
+from pairbench.analysis import baseline_and_candidates, compares, criteria_of
 from pairbench.analysis.stopping import StoppingRule
-from pairbench.errors import (
-    HelperCommandFailed,
-    PairbenchError,
-    ResultFileError,
-    Terminated,
-    interruption_name,
-)
+from pairbench.errors import PairbenchError
 from pairbench.measure.commandline import (
     DEFAULT_SHELL,
     Shell,
@@ -42,45 +31,29 @@ from pairbench.measure.commandline import (
 )
 from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
-from pairbench.measure.sampler import Measured, RoundEnd, Sampler, SamplingPlan, Sink, StopRule
-from pairbench.measure.targets import CommandTarget
+from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
+from pairbench.measure.targets import CommandTarget, run_helper
 from pairbench.model import (
-    STATUS_TIMEOUT,
     BenchmarkKey,
     Command,
-    Run,
-    Samples,
+    ShellOverhead,
     Side,
-    describe_status,
 )
 from pairbench.notes import Note
-from pairbench.report.jsonfile import derived_document
+from pairbench.sessions.result import (
+    Outcome,
+    Records,
+    conclude,
+    early_stop_reason,
+    finished,
+    interruption_note,
+    journal_for,
+    new_run,
+)
 from pairbench.settings import Settings
-from pairbench.store.journal import Journal, journal_path
-from pairbench.store.resultfile import write_result
-from pairbench.units import format_duration
 
 ExecutorFactory = Callable[[OutputPolicy], Executor]
 SELF_CHECK = "self-check"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How a session ended: the run (always), its analysis (None only if analysing failed), the
-    error or interruption that ended it early (``signum``: the signal that interrupted, SIGINT for
-    Ctrl-C), and the error that kept the result file from being written (the journal then holds the
-    samples)."""
-
-    run: Run
-    analysis: Analysis | None
-    error: PairbenchError | None = None
-    interrupted: bool = False
-    result_error: ResultFileError | None = None
-    signum: int = signal.SIGINT
-
-
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def sides_of(settings: Settings) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
@@ -139,23 +112,6 @@ def _helper(text: str | None, combinations, shell: Shell) -> Command | None:
         return None
     texts = list(dict.fromkeys(substitute(text, combination) for combination in combinations))
     return parse_command(" && ".join(texts), shell=shell)
-
-
-class _BySide(Sink):
-    """A sink told the sides of samples, where the sampler knows targets: with parameters each side
-    runs one target per benchmark (so that a round shuffles them all), target t of side t // B."""
-
-    def __init__(self, sink: Sink, benchmarks: int):
-        self._sink, self._benchmarks = sink, benchmarks
-
-    def _side(self, measured: Measured) -> Measured:
-        return dataclasses.replace(measured, side=measured.side // self._benchmarks)
-
-    def on_sample(self, measured: Measured) -> None:
-        self._sink.on_sample(self._side(measured))
-
-    def on_round(self, end: RoundEnd) -> None:
-        self._sink.on_round(dataclasses.replace(end, samples=tuple(map(self._side, end.samples))))
 
 
 def distinct_names(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[Note, ...]]:
@@ -220,8 +176,11 @@ def _differing_components(parts: list[tuple[str, ...]]) -> tuple[str, ...]:
 class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
-    def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping):
+    def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping,
+                 records: Records | None = None):
+        """``records`` makes the analysis's records for the result file (``sessions.result``)."""
         self.settings = settings
+        self.records = records
         self.sides, self._naming_notes = sides_of(settings)
         self.benchmarks = benchmarks_of(settings)
         sampling = settings.sampling
@@ -232,9 +191,8 @@ class Session:
         self.targets = self._targets(helper_shell)  # every command checked before anything runs
         self._executor_factory = executor_factory
         self._environment = dict(environment)
-        self.skeleton = Run(kind=settings.kind, sides=self.sides, settings=settings,
-                            tool_version=__version__, started_at="", benchmarks=self.benchmarks,
-                            environment=self._environment, notes=self._naming_notes)
+        self.skeleton = new_run(settings.kind, settings, self.sides, self.benchmarks, self._environment,
+                                notes=self._naming_notes)
         self.rule = self._stopping_rule()
 
     def _targets(self, helper_shell: Shell) -> tuple[CommandTarget, ...]:
@@ -253,17 +211,6 @@ class Session:
                 name = side.name if len(combinations) == 1 else f"{side.name} {self.benchmarks[b].label}"
                 targets.append(CommandTarget(command, name, b, prepare=prepare, conclude=conclude))
         return tuple(targets)
-
-    def _sinks(self, *sinks: Sink | None) -> list[Sink]:
-        """The sampler's sinks, told the side of each sample (see :class:`_BySide`)."""
-        benchmarks = len(self.benchmarks)
-        return [sink if benchmarks == 1 else _BySide(sink, benchmarks) for sink in sinks if sink]
-
-    def _series(self, sampler: Sampler) -> dict[tuple[int, int], Samples]:
-        """The samples of each (benchmark, side), from the sampler's (benchmark, target)."""
-        benchmarks = len(self.benchmarks)
-        return {(b, t // benchmarks): Samples.from_rows(rows, sampler.metrics.get((b, t)))
-                for (b, t), rows in sampler.rows.items()}
 
     def _executor(self) -> Executor:
         """The executor the commands run with; --output pipe gets a pipe drained until it closes."""
@@ -288,31 +235,25 @@ class Session:
         sampler reports to the journal, the stopping rule and ``progress``. What
         the rule and the analysis import is loaded first: nothing is imported beside a sample."""
         preload.load()
-        overhead = self._shell_overhead()
-        skeleton = self.skeleton.replace(started_at=utc_now(), shell_overhead=overhead, state="running")
-        json_path = self.settings.outputs.json_path
+        skeleton = self.skeleton.replace(shell_overhead=self._shell_overhead())
         executor = self._executor()
         try:
-            journal = RunJournal(json_path, skeleton) if json_path and json_path != "-" else None
+            journal = journal_for(self.settings.outputs.json_path, skeleton)
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
-        sampler = Sampler(executor, self._plan(), sinks=self._sinks(journal, self.rule, progress),
+        sinks = [sink for sink in (journal, self.rule, progress) if sink]
+        sampler = Sampler(executor, self._plan(), sinks=sinks,
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
             error, interruption = self._sample(executor, sampler)
         finally:  # also when something unexpected escapes: --cleanup always runs
             cleanup_error, cleanup_interruption, cleanup_note = self._clean_up(executor)
-        interruption = interruption or cleanup_interruption
-        run = self._finished(skeleton, sampler, executor, error or cleanup_error, interruption, cleanup_note)
-        analysis = result_error = None
-        try:
-            analysis = analyse(run)
-        finally:  # a failed analysis still leaves the raw samples written
-            if journal:
-                result_error = journal.save(run, derived_document(run, analysis) if analysis else None)
-        return Outcome(run, analysis, error or cleanup_error, interruption is not None, result_error,
-                       getattr(interruption, "signum", signal.SIGINT))
+        interruption, error = interruption or cleanup_interruption, error or cleanup_error
+        run = finished(skeleton, sampler.series(), executor.info(), error=error, interruption=interruption,
+                       stopped_because=sampler.stopped_because or early_stop_reason(interruption, error),
+                       notes=(*sampler.notes, *([cleanup_note] if cleanup_note else [])))
+        return conclude(run, journal, self.records, error=error, interruption=interruption)
 
     def _plan(self) -> SamplingPlan:
         sampling = self.settings.sampling
@@ -320,9 +261,10 @@ class Session:
             targets=self.targets,  # each with its --prepare and --conclude
             stop=StopRule(sampling.runs, sampling.min_runs, sampling.max_runs, sampling.max_time_ns),
             warmup_rounds=sampling.warmup, timeout_ns=sampling.timeout_ns,
-            ignore_failure=sampling.ignore_failure, seed=sampling.seed)
+            ignore_failure=sampling.ignore_failure, seed=sampling.seed,
+            sides=tuple(t // len(self.benchmarks) for t in range(len(self.targets))))
 
-    def _shell_overhead(self) -> dict | None:
+    def _shell_overhead(self) -> ShellOverhead | None:
         """The start-up of the shell the commands run through (--shell, or sh for --input), or None."""
         shell = self._shell or (DEFAULT_SHELL if self.settings.sampling.input else None)
         if shell is None:
@@ -332,14 +274,14 @@ class Session:
             startup = measure_shell_startup(executor, shell=shell)
         finally:
             executor.close()
-        return {"median_ns": startup.median_ns, "min_ns": startup.min_ns, "n": startup.n, "shell": shell.name}
+        return ShellOverhead(startup.median_ns, startup.min_ns, startup.n, shell.name)
 
     def _sample(self, executor: Executor, sampler: Sampler
                 ) -> tuple[PairbenchError | None, KeyboardInterrupt | None]:
         """Run --setup, then sample; return the error that ended them early, or the interruption
         (Ctrl-C, or ``Terminated`` for SIGTERM and SIGHUP)."""
         try:
-            _run_helper(executor, self._helpers["--setup"], "--setup", self.settings.sampling.timeout_ns)
+            run_helper(executor, self._helpers["--setup"], "--setup", self.settings.sampling.timeout_ns)
             sampler.run()
         except PairbenchError as exc:
             return exc, None
@@ -357,7 +299,7 @@ class Session:
         command = self._helpers["--cleanup"]
         error = interruption = None
         try:
-            _run_helper(executor, command, "--cleanup", self.settings.sampling.timeout_ns)
+            run_helper(executor, command, "--cleanup", self.settings.sampling.timeout_ns)
         except PairbenchError as exc:
             error = exc
         except KeyboardInterrupt as exc:
@@ -369,113 +311,4 @@ class Session:
                 interruption, cut = exc, None
         if interruption is None:
             return error, None, None
-        data = {"command": cut}
-        if isinstance(interruption, Terminated):
-            data["signal"] = interruption_name(interruption)
-        return error, interruption, Note("cleanup-interrupted", data)
-
-    def _finished(self, skeleton: Run, sampler: Sampler, executor: Executor, error: PairbenchError | None,
-                  interruption: KeyboardInterrupt | None, cleanup_note: Note | None) -> Run:
-        info = executor.info()
-        state = "interrupted" if interruption is not None else ("failed" if error else "complete")
-        samples = self._series(sampler)
-        return skeleton.replace(
-            samples=samples, state=state, finished_at=utc_now(),
-            stopped_because=sampler.stopped_because or _early_stop_reason(interruption, error),
-            environment={**skeleton.environment, "executor": info.to_dict()},
-            notes=(*skeleton.notes, *info.notes, *sampler.notes, *([cleanup_note] if cleanup_note else [])))
-
-
-class RunJournal(Journal):
-    """The run's journal and, at the end, its result file; OS errors become ``ResultFileError``."""
-
-    def __init__(self, path: str, skeleton: Run):
-        self.result_path = path
-        self.broken = False  # an append failed: the journal lacks the later samples
-        try:
-            super().__init__(path, skeleton)  # removes what it created if its header fails
-        except OSError as exc:
-            raise ResultFileError(f"{journal_path(path)}: cannot write the journal ({_why(exc)})") from None
-
-    def on_sample(self, measured) -> None:
-        """Journal one sample; on an OS error raise ``ResultFileError``, which ends sampling."""
-        try:
-            super().on_sample(measured)
-        except OSError as exc:
-            self.broken = True
-            raise ResultFileError(
-                f"{self.path}: cannot append to the journal ({_why(exc)}); sampling stopped "
-                "rather than go on with samples a crash would lose") from None
-
-    def save(self, run: Run, derived: Mapping | None) -> ResultFileError | None:
-        """Write ``run`` atomically and remove the journal; on an OS error keep the journal and say so."""
-        try:
-            with _ignoring_interrupts():  # a second Ctrl-C must not leave half a result
-                write_result(run, self.result_path, derived)
-        except (OSError, ResultFileError) as exc:  # ResultFileError: it could not be read back
-            self._close(remove=False)
-            why = _why(exc) if isinstance(exc, OSError) else str(exc).removeprefix(f"{self.result_path}: ")
-            return ResultFileError(f"{self.result_path}: cannot write the result ({why}); {self._where(run)}")
-        self._close(remove=True)
-        return None
-
-    def _where(self, run: Run) -> str:
-        total = sum(len(s) for s in run.samples.values())
-        if not self.is_in_place():  # never point to a journal that is not there (or not ours)
-            what = "is gone too (was its directory removed?)" if not self.path.exists() else \
-                "was replaced by another file"
-            return (f"the journal {self.path} {what}, so these samples were not saved; run again "
-                    "with --json in a directory that stays")
-        if self.broken or self.written < total:
-            return f"the journal {self.path} holds the first {self.written} of the {total} samples"
-        return f"all {total} samples are in the journal {self.path} (`pairbench show {self.path}` reads it)"
-
-    def _close(self, *, remove: bool) -> None:
-        with contextlib.suppress(OSError):  # its last sync failed: what it holds was flushed line by line
-            self.close(remove=remove)
-
-
-def _why(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
-def _early_stop_reason(interruption: KeyboardInterrupt | None, error: PairbenchError | None) -> str:
-    if interruption is not None:
-        return f"interrupted ({interruption_name(interruption)})"
-    if error is not None:  # the first sentence; the advice that follows is printed with the error
-        return f"stopped by an error: {str(error).split('. ')[0].rstrip('.')}"
-    return ""
-
-
-def _run_helper(executor: Executor, command: Command | None, option: str, timeout_ns: int | None) -> None:
-    if command is None:
-        return
-    result = executor.run(command, timeout_ns=timeout_ns)
-    if result.status == STATUS_TIMEOUT and timeout_ns:
-        raise HelperCommandFailed(f"{option} command {command.text!r} failed: timed out after "
-                                  f"{format_duration(timeout_ns, digits=3)} (--timeout)")
-    if result.status != 0:
-        raise HelperCommandFailed(f"{option} command {command.text!r} failed: {describe_status(result.status)}")
-
-
-_INTERRUPTING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def _ignoring_interrupts():
-    """Let a second Ctrl-C, SIGTERM or SIGHUP not cut the atomic write of the result short (main
-    thread only).
-
-    Only that write, which is short and bounded, is guarded: --setup and --cleanup
-    stay interruptible, so a hanging one cannot make pairbench unkillable.
-    """
-    try:
-        previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _INTERRUPTING_SIGNALS}
-    except ValueError:  # not the main thread: nothing to guard
-        yield
-        return
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        return error, interruption, interruption_note(interruption, cut)

@@ -28,9 +28,7 @@ from pairbench.measure import children
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey
 from pairbench.outputs import open_private, private_directory
-from pairbench.report.safe import visible
 from pairbench.sessions.commands import Outcome
-from pairbench.settings import Settings
 from pairbench.store.history import Confirmation, utc_now
 from pairbench.store.project import Project
 
@@ -148,7 +146,8 @@ def _tail(log: Path) -> str:
         lines = log.read_bytes()[-4096:].decode("utf-8", "replace").splitlines()[-LOG_TAIL:]
     except OSError:
         return ""
-    return "; it ends:\n" + "\n".join(f"  {visible(line)}" for line in lines) if lines else " (empty)"
+    # control characters in the log are made visible where the error is printed (the CLI)
+    return "; it ends:\n" + "\n".join(f"  {line}" for line in lines) if lines else " (empty)"
 
 
 def confirmations(outcome: Outcome, revisions: tuple[Revision, Revision]) -> list[tuple[BenchmarkKey, Confirmation]]:
@@ -175,17 +174,6 @@ def status_of(verdict) -> str:
     if verdict.verdict in ("slower", "faster"):
         return "rejected" if verdict.negligible else "confirmed"
     return "rejected" if verdict.verdict == "equivalent" else "inconclusive"
-
-
-def bench_settings(settings: Settings, targets: tuple[str, str], names: tuple[str, str],
-                   flagged: str | None) -> Settings:
-    """``settings`` (bench's, from the command line) measuring the two builds' ``targets``."""
-    import dataclasses
-
-    workers = settings.workers
-    if flagged and not workers.filter:
-        workers = dataclasses.replace(workers, filter=flagged)
-    return dataclasses.replace(settings, commands=targets, names=names, workers=workers)
 
 
 def flagged_benchmarks(histories: Iterable, revisions: tuple[Revision, Revision]) -> list[BenchmarkKey]:

@@ -1,13 +1,13 @@
-"""Compare two Python functions in this process: the library call for notebooks and scripts.
+"""Two Python functions measured in this process: ``pairbench.compare_functions`` and the pytest
+plugin's fixture.
 
-``compare_functions(baseline, candidate, *args)`` measures both callables in
-rounds of random order, one sample of each per round (the same power-of-two
-iteration count on both, about ``sample_time`` a sample, garbage collection
-off inside the timed loop), stops on the same anytime-valid verdict rule as
-``pairbench compare`` and returns the same :class:`~pairbench.analysis.Comparison`
-record. Both functions live in one process, so there are no worker processes to
-start afresh: what differs between them is their code, as in an in-process
-A/B harness. Nothing here prints.
+:func:`measure_functions` measures both callables in rounds of random order, one
+sample of each per round (the same power-of-two iteration count on both, about
+``sample_time`` a sample, garbage collection off inside the timed loop), and
+stops on the same anytime-valid verdict rule as ``pairbench compare``. Both
+functions live in one process, so there are no worker processes to start
+afresh: what differs between them is their code, as in an in-process A/B
+harness. Nothing here prints.
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pairbench import __version__, preload
-from pairbench.analysis import Analysis, Comparison, analyse, criteria_of
+from pairbench import preload
+from pairbench.analysis import Analysis, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.executor import Execution, WallClock
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations
 from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
-from pairbench.sessions.commands import utc_now
-from pairbench.settings import Settings, parse_settings
+from pairbench.sessions.result import finished, new_run
+from pairbench.settings import USE_DEFAULTS, Settings, parse_settings, settings_from_stored
 from pairbench.worker.serve import NO_ARGUMENT, timed_loop
 
 IN_PROCESS_CLOCK = WallClock("in-process")
@@ -57,39 +57,8 @@ def time_calls(function: Callable, iterations: int, args: tuple, kwargs: Mapping
     milliseconds in a process holding numpy and scipy, longer than the sample."""
     call = function if not (args or kwargs) else functools.partial(function, *args, **kwargs)
     reply = timed_loop(call, NO_ARGUMENT, iterations, collect=0)
-    return Execution(wall_ns=reply.ns, user_ns=reply.user_ns, sys_ns=reply.sys_ns, voluntary_cs=reply.vcs,
-                     involuntary_cs=reply.ivcs, start_ns=start_ns)
-
-
-def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: str = "10s",
-                      alpha: float = 0.01, threshold: float = 1.0, sample_time: str = "1ms",
-                      seed: int | None = None, json_path: str | None = None, **kwargs) -> Comparison:
-    """Is ``candidate(*args, **kwargs)`` faster or slower than ``baseline(*args, **kwargs)``?
-
-    Returns the comparison record every pairbench output is made of: ``verdict``
-    (``.verdict`` is "faster", "slower", "equivalent" or "inconclusive"),
-    ``effect`` (the median change in percent with its interval), ``rounds`` and
-    ``notes``. An exception raised by either function propagates. With
-    ``json_path`` the run is written as a result document that ``pairbench
-    show`` and ``pairbench report`` read.
-
-    >>> result = compare_functions(sorted, lambda xs: sorted(xs, reverse=True), list(range(100)))
-    >>> result.verdict.verdict in ("faster", "slower", "equivalent", "inconclusive")
-    True
-    """
-    run, analysis = measure_functions(baseline, candidate, args, kwargs, max_time=max_time, alpha=alpha,
-                                      threshold=threshold, sample_time=sample_time, seed=seed)
-    if json_path:
-        save(run, analysis, json_path)
-    return analysis.comparisons[0]
-
-
-def save(run: Run, analysis: Analysis, path: str) -> None:
-    """Write ``run`` as a result document, with its analysis for other tools (atomically)."""
-    from pairbench.report.jsonfile import derived_document
-    from pairbench.store.resultfile import write_result
-
-    write_result(run, path, derived_document(run, analysis))
+    return Execution(wall_ns=reply.wall_ns, user_ns=reply.user_ns, sys_ns=reply.sys_ns,
+                     voluntary_cs=reply.voluntary_cs, involuntary_cs=reply.involuntary_cs, start_ns=start_ns)
 
 
 def joined(runs: Sequence[Run], name: str) -> Run:
@@ -105,31 +74,30 @@ def joined(runs: Sequence[Run], name: str) -> Run:
         samples[(b, 0)] = Samples({**series.columns, "seq": series.columns["seq"] + seq}, series.metrics)
         seq += len(series)
     side = dataclasses.replace(first.sides[0], name=name, command=Command(name, ()))
-    return first.replace(sides=(side,), settings=dataclasses.replace(first.settings, commands=(name,), names=(name,)),
+    settings = settings_from_stored(first.settings.kind, (name,), (name,), first.settings.stored())  # validated
+    return first.replace(sides=(side,), settings=settings,
                          benchmarks=tuple(run.benchmarks[0] for run in runs), samples=samples,
                          finished_at=runs[-1].finished_at)
 
 
 def measure_functions(baseline: Callable, candidate: Callable | None = None, args: tuple = (),
                       kwargs: Mapping | None = None, *, name: str | None = None, **options) -> tuple[Run, Analysis]:
-    """The run and analysis behind :func:`compare_functions` (``options`` as its keywords); with no
-    ``candidate``, one function measured alone (its summary, no comparison). ``name`` names the
-    benchmark (default: the baseline's name). The statistics load before the first sample: the
-    functions run in this process, where an import between samples would also evict their data
-    from the caches."""
+    """The run and analysis behind ``pairbench.compare_functions``: ``options`` are ``bench``'s
+    (``max_time``, ``alpha``, ``threshold``, ``sample_time``, ``seed``), defaulting to
+    ``USE_DEFAULTS["functions"]`` and ``bench``'s. With no ``candidate``, one function measured
+    alone (its summary, no comparison). ``name`` names the benchmark (default: the baseline's name).
+    The statistics load before the first sample: the functions run in this process, where an import
+    between samples would also evict their data from the caches."""
     preload.load()
     kwargs = dict(kwargs or {})
     functions = (baseline,) if candidate is None else (baseline, candidate)
     names = _names(*functions)
-    settings = parse_settings("bench", names, {
-        "max_time": options.get("max_time", "10s"), "alpha": options.get("alpha", 0.01),
-        "threshold": options.get("threshold", 1.0), "sample_time": options.get("sample_time", "1ms"),
-        "seed": options.get("seed"), "names": names, "quiet": True})
+    settings = parse_settings("bench", names, {**USE_DEFAULTS["functions"], **options, "names": names,
+                                               "quiet": True})
     labels = ("baseline", "candidate") if candidate is not None else ("",)
     sides = tuple(Side(n, Command(n, ()), label) for n, label in zip(names, labels, strict=True))
     key = BenchmarkKey(name or getattr(baseline, "__name__", None) or "function")
-    skeleton = Run(kind="bench", sides=sides, settings=settings, tool_version=__version__,
-                   started_at=utc_now(), benchmarks=(key,), environment={"executor": IN_PROCESS_CLOCK.info().to_dict()})
+    skeleton = new_run("bench", settings, sides, (key,), {})
     iterations = choose_iterations(
         lambda n: max(time_calls(f, n, args, kwargs, 0).wall_ns for f in functions),
         settings.workers.sample_time_ns)
@@ -145,9 +113,8 @@ def _sample(skeleton: Run, settings: Settings, targets: tuple[FunctionTarget, ..
                         warmup_rounds=sampling.warmup, seed=sampling.seed)
     sampler = Sampler(IN_PROCESS_CLOCK, plan, sinks=[rule] if rule else [], decide=rule.decide if rule else None)
     sampler.run()
-    samples = {(0, side): Samples.from_rows(rows) for (_, side), rows in sampler.rows.items()}
-    return skeleton.replace(samples=samples, state="complete", finished_at=utc_now(),
-                            stopped_because=sampler.stopped_because)
+    return finished(skeleton, sampler.series(), IN_PROCESS_CLOCK.info(), stopped_because=sampler.stopped_because,
+                    notes=sampler.notes)
 
 
 def _names(*functions: Callable) -> tuple[str, ...]:

@@ -17,35 +17,27 @@ then paired rounds. A *lane* is what it measures with, and one job owns one:
   sample. Its executor (with its own output file) belongs to the job, so jobs
   never share one.
 
-Every sample taken outside the rounds (:meth:`probe`: the pilot's and
-validation's) is returned as a :class:`Probe`; the driver stores it as a warmup.
+A lane makes the targets of a benchmark on each side (:meth:`Lane.target`), at
+any iteration count or sample time: the driver's sampler takes the pilot's and
+the validation's samples of them, then runs the rounds of :meth:`Lane.rounds`.
 """
 
 from __future__ import annotations
 
 import os
-import time
+import resource
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pairbench.command import describe_status
-from pairbench.doctor.workerchecks import (
-    collected_runtime,
-    validate_harness_benchmark,
-    validate_worker_benchmark,
-)
-from pairbench.environment.findings import Finding
-from pairbench.measure.executor import Executor, WallClock
+from pairbench.measure.executor import Executor, ExecutorInfo, WallClock
 from pairbench.measure.harnesses import Adapter
 from pairbench.measure.harnesses.base import Program
 from pairbench.measure.harnesses.target import HarnessTarget, OutputFile
 from pairbench.measure.sampler import Sink
 from pairbench.measure.targets import Target
 from pairbench.measure.worker import Rotation, Worker, WorkerFailed, WorkerSpec, WorkerTarget, pin
-from pairbench.model import PRIMARY_METRIC, Sample
-from pairbench.worker.protocol import ErrorReply
 
 WORKER_VALIDATION_ROUNDS = 6  # samples per fraction and side: cheap in a live worker
 HARNESS_VALIDATION_ROUNDS = 3  # each is a process: 12 points per side fit a line
@@ -64,25 +56,24 @@ def benchmark_seed(run_seed: int, b: int, stream: int = ROUND_ORDER) -> int:
     return (run_seed * 1_000_003 + b + stream) % (1 << 63)
 
 
+class WorkerStart:
+    """How a worker lane starts each side's worker, and the clock its rounds are timed by: the real
+    :class:`Worker` on the monotonic clock (a test gives a fake's, on a virtual clock)."""
+
+    clock: Executor = WORKER_CLOCK
+
+    def __call__(self, spec: WorkerSpec, side: str) -> Worker:
+        return Worker(spec, side)
+
+    def info(self) -> ExecutorInfo:
+        """What measured: the workers themselves; a worker's max RSS is at least the size pairbench
+        had when it started the worker, which Linux charges to a child at exec."""
+        return WallClock(WORKER_CLOCK.kind, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss).info()
+
+
 class LaneFailed(Exception):
     """A sample outside the rounds failed (the worker or harness program ended, hung, broke its
     protocol, or the benchmark failed); the message names the side."""
-
-
-@dataclass(frozen=True)
-class Probe:
-    """One unpaired sample: the row to store (a warmup), the time the side's own timer measured, the
-    memory reading validation needs, and how long taking it took here (for sizing rounds)."""
-
-    sample: Sample
-    metrics: dict[str, float]
-    measured_ns: float
-    memory_kib: int | None
-    cost_ns: int
-
-    def view(self) -> Sample:
-        """The sample as validation judges it: the time measured by the side's own timer."""
-        return Sample(**{**self.sample.__dict__, "wall_ns": max(int(round(self.measured_ns)), 1)})
 
 
 class Lane(Protocol):
@@ -91,25 +82,20 @@ class Lane(Protocol):
     executor: Executor
     explicit_iterations: bool  # a sample can be given an exact iteration count
     validation_rounds: int
-    memory_code: str  # the note a memory-growth finding becomes
     harness: str  # "pairbench", or the adapter's harness
     warms_up: bool  # whether --warmup rounds run before the measured ones
-    names_chosen: bool  # the benchmarks' names were given to pairbench's harness (not another suite's)
     cpu: int | None  # the CPU this job's samples run on (its thread is pinned there), or None
 
-    def probe(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int) -> Probe:
-        """One sample of ``name`` on ``side`` outside the rounds; ``LaneFailed`` on any failure."""
+    def target(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int, *,
+               validation: bool = False) -> Target:
+        """Benchmark ``name`` (index ``b``) on ``side``, outside the rounds; a validation sample also
+        reads what validation judges that the sample itself does not hold (a worker's memory)."""
         ...
 
     def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
                rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
         """The targets of the paired rounds, the sinks they need, and the rounds per block (None:
         every round is its own processes)."""
-        ...
-
-    def validate(self, samples: Sequence[Sample], memory: Sequence[int | None], resolution_ns: int
-                 ) -> tuple[Finding, ...]:
-        """The doctor's findings on one side's validation samples (``Probe.view``)."""
         ...
 
     def close(self) -> None:
@@ -128,19 +114,16 @@ class WorkerLane:
 
     explicit_iterations = True
     validation_rounds = WORKER_VALIDATION_ROUNDS
-    memory_code = "benchmark-memory-growth"
     harness = "pairbench"
     warms_up = True  # --warmup rounds: a live worker's first samples pay for cold caches
 
-    def __init__(self, specs: Sequence[WorkerSpec], sides: Sequence[str], origin_ns: int, seed: int = 0,
-                 harness: str = "pairbench"):
-        self.workers = [Worker(spec, side) for spec, side in zip(specs, sides, strict=True)]
+    def __init__(self, specs: Sequence[WorkerSpec], sides: Sequence[str], seed: int = 0, *,
+                 start: WorkerStart | None = None):
+        """``start`` makes each side's worker (the real :class:`Worker`, or a test's fake with its clock)."""
+        start = start or WorkerStart()
+        self.workers = [start(spec, side) for spec, side in zip(specs, sides, strict=True)]
         self.cpu = specs[0].cpu if specs else None
-        self.harness = harness  # whose benchmarks the workers serve: the wording of their findings
-        self.runtime = collected_runtime(harness, specs[0].command.argv if specs else ())
-        self.names_chosen = harness == "pairbench"  # pytest-benchmark's names are its tests'
-        self.executor = WORKER_CLOCK
-        self._origin = origin_ns
+        self.executor = start.clock
         self._seed = seed  # the run's: each benchmark's blocks start their workers in its own order
 
     def listed(self) -> list[tuple[str, ...]]:
@@ -154,32 +137,15 @@ class WorkerLane:
                                  f"start: {exc}") from None
         return names
 
-    def probe(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int) -> Probe:
-        worker = self.workers[side]
-        start = time.monotonic_ns()
-        try:
-            reply = worker.sample(name, iterations)
-        except WorkerFailed as exc:
-            raise LaneFailed(f"on {worker.side!r}: {exc}") from None
-        if isinstance(reply, ErrorReply):
-            raise LaneFailed(f"on {worker.side!r}: the benchmark failed: {reply.message}")
-        cost = time.monotonic_ns() - start
-        sample = Sample(wall_ns=reply.ns, user_ns=reply.user_ns, sys_ns=reply.sys_ns, max_rss_kib=reply.maxrss_kib,
-                        voluntary_cs=reply.vcs, involuntary_cs=reply.ivcs, start_ns=max(start - self._origin, 0),
-                        iterations=iterations, warmup=1)
-        metrics = {"minor_faults": float(reply.minflt), "major_faults": float(reply.majflt),
-                   "block": float(worker.block)}
-        return Probe(sample, metrics, float(reply.ns), worker.resident_kib(), cost)
+    def target(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int, *,
+               validation: bool = False) -> WorkerTarget:
+        return WorkerTarget(self.workers[side], name, b, iterations, resident=validation)
 
     def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
                rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
         rotation = Rotation(rounds_per_block, self.workers, seed=benchmark_seed(self._seed, b, WORKER_START_ORDER))
         targets = tuple(WorkerTarget(worker, name, b, iterations, rotation) for worker in self.workers)
         return targets, (rotation,), rotation.block_rounds
-
-    def validate(self, samples: Sequence[Sample], memory: Sequence[int | None], resolution_ns: int
-                 ) -> tuple[Finding, ...]:
-        return validate_worker_benchmark(samples, memory, resolution_ns, self.runtime)
 
     def close(self) -> None:
         for worker in self.workers:
@@ -200,53 +166,30 @@ class HarnessLane:
     the invocations it starts to ``cpu``, when given)."""
 
     validation_rounds = HARNESS_VALIDATION_ROUNDS
-    memory_code = "benchmark-peak-growth"
     warms_up = False  # every invocation is a new process, and the harness warms itself up
-    names_chosen = False  # the suite's own names (Go's, Google Benchmark's...): not renamed here
 
     def __init__(self, adapter: Adapter, sides: Sequence[HarnessSide], executor: Executor, output: Path, *,
-                 explicit_iterations: bool, origin_ns: int, timeout_ns: int | None, cpu: int | None = None):
+                 explicit_iterations: bool, cpu: int | None = None):
         self.adapter, self.sides, self.executor, self.cpu = adapter, tuple(sides), executor, cpu
         spawner = getattr(executor, "spawner_pid", None)
         if cpu is not None and spawner is not None:  # in process, the job's pinned thread starts them
             pin(spawner, cpu)
         self.harness = adapter.name
-        self.runtime = collected_runtime(adapter.name, self.sides[0].program.argv if self.sides else ())
         self.output = OutputFile(output)
         self.explicit_iterations = explicit_iterations
-        self.timeout_ns = timeout_ns
-        self._origin = origin_ns
         for side in self.sides:
             side.scratch.mkdir(parents=True, exist_ok=True)
 
-    def target(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int) -> HarnessTarget:
+    def target(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int, *,
+               validation: bool = False) -> HarnessTarget:
         one = self.sides[side]
         return HarnessTarget(self.adapter, one.program, one.name, name, b, iterations, sample_time_ns,
                              one.scratch, self.output)
-
-    def probe(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int) -> Probe:
-        target = self.target(side, name, b, iterations, sample_time_ns)
-        start = time.monotonic_ns()
-        (row,) = target.execute(self.executor, timeout_ns=self.timeout_ns)
-        ex = row.execution
-        if ex.status != 0:
-            what = row.detail or describe_status(ex.status)
-            raise LaneFailed(f"on {self.sides[side].name!r}: {what}")
-        sample = Sample(wall_ns=ex.wall_ns, user_ns=ex.user_ns, sys_ns=ex.sys_ns, max_rss_kib=ex.max_rss_kib,
-                        voluntary_cs=ex.voluntary_cs, involuntary_cs=ex.involuntary_cs,
-                        start_ns=max(ex.start_ns - self._origin, 0), iterations=row.iterations, warmup=1)
-        measured = float(row.metrics[PRIMARY_METRIC])
-        return Probe(sample, dict(row.metrics), measured, ex.max_rss_kib, time.monotonic_ns() - start)
 
     def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
                rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
         targets = tuple(self.target(side, name, b, iterations, sample_time_ns) for side in range(len(self.sides)))
         return targets, (), None
-
-    def validate(self, samples: Sequence[Sample], memory: Sequence[int | None], resolution_ns: int
-                 ) -> tuple[Finding, ...]:
-        floor = self.executor.info().rss_floor_kib or 0
-        return validate_harness_benchmark(samples, resolution_ns, floor, self.runtime)
 
     def close(self) -> None:
         self.executor.close()

@@ -3,7 +3,7 @@
 SQLAlchemy (through ``store.history``) is imported only where a store is used:
 a measuring command without one must not pay for it before its first sample.
 
-A measuring command writes its result file first (``session``), then calls
+A measuring command writes its result file first (``sessions.result``), then calls
 :func:`record`: the run, the summary of each series from its analysis (for
 queries), the machine it ran on and the commit the working tree was at go to
 the store in one transaction. A store that fails then loses nothing: the
@@ -23,6 +23,7 @@ from pairbench.environment.fingerprint import Machine, machine_of
 from pairbench.errors import StoreError
 from pairbench.model import Run
 from pairbench.outputs import private_directory
+from pairbench.sessions.result import Records, save
 from pairbench.store.database import StoreUrl, parse_url
 from pairbench.store.project import Project
 
@@ -109,8 +110,8 @@ def store_files(target: StoreTarget | None) -> list[tuple[str, str]]:
             for suffix in ("", "-wal", "-shm", "-journal")]
 
 
-def record(run: Run, analysis: Analysis | None, target: StoreTarget, *, result_path: str | None,
-           provenance: Provenance | None = None) -> Recorded:
+def record(run: Run, analysis: Analysis | None, target: StoreTarget, records: Records | None = None, *,
+           result_path: str | None, provenance: Provenance | None = None) -> Recorded:
     """Store ``run``; on failure keep it (see the module docstring) and say where in ``Recorded``."""
     provenance = provenance or provenance_here()
     try:
@@ -121,22 +122,20 @@ def record(run: Run, analysis: Analysis | None, target: StoreTarget, *, result_p
         from pairbench.store.history import result_uid
 
         uid = result_uid(run)
-        return Recorded(uid, error=error, kept_in=result_path or keep_unstored(run, analysis, target, uid))
+        return Recorded(uid, error=error, kept_in=result_path or keep_unstored(run, analysis, target, uid, records))
 
 
-def keep_unstored(run: Run, analysis: Analysis | None, target: StoreTarget, uid: str) -> str | None:
+def keep_unstored(run: Run, analysis: Analysis | None, target: StoreTarget, uid: str,
+                  records: Records | None) -> str | None:
     """Write the result document to ``.pairbench/unstored/`` in the project (made through no
     symbolic link: ``outputs.private_directory``); its path, or None when that cannot be written
     either."""
-    from pairbench.report.jsonfile import derived_document
-    from pairbench.store.resultfile import write_result
-
     stamp = "".join(c for c in run.started_at if c.isdigit())[:14] or "result"
     try:
         path = private_directory(target.project.root, UNSTORED_DIR) / f"{stamp}-{uid[:12]}.json"
         if path.is_symlink():
             return None  # never written through a link (a repository can commit one)
-        write_result(run, path, derived_document(run, analysis) if analysis else None)
+        save(run, analysis, path, records)
     except OSError:
         return None
     return str(path)

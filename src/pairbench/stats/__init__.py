@@ -24,6 +24,7 @@ _EXPORTS = {
     "MedianCI": "descriptive",
     "mvalue": "descriptive",
     "grubbs_critical": "descriptive",
+    "fence_excess_pvalue": "descriptive",
     "lowland_modes": "modality",
     "LowlandModes": "modality",
     # serial dependence and the error of the mean

@@ -231,6 +231,16 @@ def grubbs_critical(n: int, alpha: float = 0.05) -> float:
     return (n - 1) / math.sqrt(n) * math.sqrt(t * t / (n - 2 + t * t))
 
 
+def fence_excess_pvalue(above: int, n: int, rate: float) -> float:
+    """P(Binomial(n, rate) >= above): how surprising ``above`` of ``n`` samples beyond a fence are
+    when clean timings put ``rate`` of a sample there (``scipy.stats.binom.sf``); 1.0 for none."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or not 0 <= above <= n:
+        raise StatisticsError(f"`above` must be a count in [0, n] of n >= 1 samples, got {above!r} of {n!r}")
+    if not 0.0 < float(rate) < 1.0:
+        raise StatisticsError(f"`rate` must be in (0, 1), got {rate!r}")
+    return float(_sps.binom.sf(int(above) - 1, int(n), float(rate))) if above else 1.0
+
+
 def mvalue(x) -> float:
     """Brendan Gregg's multimodality score, computed as perfolizer's ``MValueCalculator``.
 

@@ -12,10 +12,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from pairbench.command import ExecutorInfo
 from pairbench.environment.activity import without_process_details
 from pairbench.errors import ResultFileError
 from pairbench.limits import MAX_SAMPLE_VALUE, MAX_SHARDS
-from pairbench.model import SAMPLE_COLUMNS, Sample, Samples
+from pairbench.model import SAMPLE_COLUMNS, Sample, Samples, ShellOverhead, SuiteInfo
 from pairbench.notes import CODES, Note, Subject
 
 MAX_SAMPLES_PER_SERIES = 50_000_000
@@ -170,64 +171,71 @@ def check_sample_values(arrays: Mapping[str, np.ndarray], source: str, where: st
 # --------------------------------------------------------------------------- metadata
 
 
-def environment(value, source: str) -> dict:
-    """The ``environment`` object; its ``executor``, when present, must be an object with a
-    non-negative integer (or null: unknown) ``rss_floor_kib``, since analysis compares RSS to it,
-    and text (when present: results written before the native spawner lack them) in ``spawner``,
-    ``peak_memory`` and ``peak_memory_reason``, which say how max RSS was measured.
+def environment(value, source: str) -> tuple[dict, ExecutorInfo | None]:
+    """The ``environment`` object, and the executor record it holds (``executor``), read once here.
 
     Busy processes are kept as a result keeps them, a name and a CPU share
     (``environment.activity.without_process_details``): the PIDs and command
     lines pairbench 0.2.0 and earlier stored are not shown again.
     """
     env = dict(without_process_details(expect(value, dict, source, "environment")))
-    if "executor" in env:
-        executor = expect(env["executor"], dict, source, "environment.executor")
-        floor = executor.get("rss_floor_kib")
-        if floor is not None and expect(floor, int, source, "environment.executor.rss_floor_kib") < 0:
-            raise ResultFileError(f"{source}: environment.executor.rss_floor_kib must be non-negative, "
-                                  f"got {floor}")
-        for key in ("spawner", "peak_memory", "peak_memory_reason"):
-            if key in executor:
-                expect(executor[key], str, source, f"environment.executor.{key}")
-    return env
+    return env, executor(env.pop("executor"), source) if "executor" in env else None
 
 
-def suite(value, source: str) -> dict | None:
+def executor(value, source: str) -> ExecutorInfo:
+    """``environment.executor``: an object with a ``kind``, a non-negative integer (or null: unknown)
+    ``rss_floor_kib``, since analysis compares RSS to it, and text (when present: results written
+    before the native spawner lack them) in ``spawner``, ``peak_memory`` and ``peak_memory_reason``,
+    which say how max RSS was measured."""
+    record = expect(value, dict, source, "environment.executor")
+    floor = record.get("rss_floor_kib")
+    if floor is not None and expect(floor, int, source, "environment.executor.rss_floor_kib") < 0:
+        raise ResultFileError(f"{source}: environment.executor.rss_floor_kib must be non-negative, got {floor}")
+    text = {key: expect(record[key], str, source, f"environment.executor.{key}")
+            for key in ("spawner", "peak_memory", "peak_memory_reason") if key in record}
+    return ExecutorInfo(str(record.get("kind", "")), floor, **text)
+
+
+def suite(value, source: str) -> SuiteInfo | None:
     """A bench run's ``suite``: null, or an object with ``benchmarks`` (the suite's comparisons, at
     least 1), a ``digest`` string, ``shard`` null or [K, N] with 1 <= K <= N <= ``MAX_SHARDS`` (as
-    ``--shard`` takes it: ``merge`` counts the shards it needs), and when present a ``harness``
-    string and a ``merged`` list."""
+    ``--shard`` takes it: ``merge`` counts the shards it needs), the ``harness``, and for a merged
+    run the shards it ``merged`` and where they ran (``shards``)."""
     if value is None:
         return None
     record = expect(value, dict, source, "suite")
     if expect(record.get("benchmarks"), int, source, "suite.benchmarks") < 1:
         raise ResultFileError(f"{source}: suite.benchmarks must be at least 1, got {record['benchmarks']}")
-    expect(record.get("digest"), str, source, "suite.digest")
     shard = record.get("shard")
     if shard is not None and not (isinstance(shard, list) and len(shard) == 2 and all(is_int(x) for x in shard)
                                   and 1 <= shard[0] <= shard[1] <= MAX_SHARDS):
         shown = repr(shard) if len(repr(shard)) <= 60 else repr(shard)[:57] + "..."
         raise ResultFileError(f"{source}: suite.shard must be null or [K, N] with 1 <= K <= N <= {MAX_SHARDS}, "
                               f"got {shown}")
-    if "harness" in record:
-        expect(record["harness"], str, source, "suite.harness")
-    if "merged" in record:
-        expect(record["merged"], list, source, "suite.merged")
-    return record
+    merged = record.get("merged")
+    if merged is not None and not (isinstance(merged, list) and all(is_int(x) for x in merged)):
+        shown = repr(merged) if len(repr(merged)) <= 60 else repr(merged)[:57] + "..."
+        raise ResultFileError(f"{source}: suite.merged must be a list of shard numbers, got {shown}")
+    return SuiteInfo(record["benchmarks"], expect(record.get("digest"), str, source, "suite.digest"),
+                     tuple(shard) if shard else None, expect(record.get("harness", "pairbench"), str, source,
+                                                             "suite.harness"),
+                     tuple(merged) if merged is not None else None,
+                     tuple(expect_object_list(record.get("shards", []), source, "suite.shards")) if merged else None)
 
 
-def shell_overhead(value, source: str) -> dict | None:
+def shell_overhead(value, source: str) -> ShellOverhead | None:
     """The shell's start-up cost (``--shell``): null, or an object with ``median_ns`` and ``min_ns``
-    (finite, non-negative, below 2**53) and ``n`` (a non-negative integer)."""
+    (finite, non-negative, below 2**53), ``n`` (a non-negative integer) and the ``shell`` (sh when
+    absent: pairbench 0.2 ran sh)."""
     if value is None:
         return None
     overhead = expect(value, dict, source, "shell_overhead")
-    for key in ("median_ns", "min_ns"):
-        expect_duration(overhead.get(key), source, f"shell_overhead.{key}")
+    median_ns, min_ns = (expect_duration(overhead.get(key), source, f"shell_overhead.{key}")
+                         for key in ("median_ns", "min_ns"))
     if expect(overhead.get("n"), int, source, "shell_overhead.n") < 0:
         raise ResultFileError(f"{source}: shell_overhead.n must be non-negative, got {overhead['n']}")
-    return overhead
+    return ShellOverhead(median_ns, min_ns, overhead["n"],
+                         expect(overhead.get("shell") or "sh", str, source, "shell_overhead.shell"))
 
 
 def notes(value, source: str) -> tuple[Note, ...]:

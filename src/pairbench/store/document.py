@@ -69,6 +69,7 @@ def build_run(doc: dict, source: str, **parts) -> Run:
     state = doc.get("state", "complete")
     if state not in RUN_STATES:
         raise ResultFileError(f"{source}: unknown state {state!r}")
+    environment, executor = checks.environment(doc.get("environment", {}), source)
     try:
         return Run(
             tool_version=str(tool.get("version", "")),
@@ -76,7 +77,7 @@ def build_run(doc: dict, source: str, **parts) -> Run:
             finished_at=expect(doc.get("finished_at", ""), str, source, "finished_at"),
             state=state,
             stopped_because=expect(doc.get("stopped_because", ""), str, source, "stopped_because"),
-            environment=checks.environment(doc.get("environment", {}), source),
+            environment=environment, executor=executor,
             shell_overhead=checks.shell_overhead(doc.get("shell_overhead"), source),
             **parts,
         )

@@ -37,9 +37,10 @@ import numpy as np
 from pairbench import __version__
 from pairbench.command import STATUS_BENCHMARK_ERROR
 from pairbench.errors import ResultFileError, UsageError
+from pairbench.harnesses import IMPORT_FORMATS, words
 from pairbench.limits import MAX_BENCHMARKS, MAX_SAMPLE_VALUE, MAX_SIDES
 from pairbench.measure.harnesses import criterion, gbench, gotest, hyperfine, pytest_benchmark
-from pairbench.measure.harnesses.base import FormatError, harness_words
+from pairbench.measure.harnesses.base import FormatError
 from pairbench.model import (
     PRIMARY_METRIC,
     SAMPLE_COLUMNS,
@@ -53,7 +54,6 @@ from pairbench.notes import Note, Subject
 from pairbench.settings import parse_settings
 from pairbench.store.files import MAX_FILE_BYTES, parse_json_text, read_lines, read_text_file
 
-FORMATS = ("hyperfine", "gbench", "go", "pytest-benchmark", "criterion")
 _GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+ns/op", re.MULTILINE)  # enough to name the format
 CRITERION_FILES = ("estimates.json", "sample.json", "benchmark.json", "tukey.json")
 
@@ -154,11 +154,11 @@ def _bounded(value: float, what: str, low: float) -> float:
 
 
 def read_import(path: str, fmt: str | None = None) -> Run:
-    """The run of another tool's saved result at ``path`` (``fmt``: one of ``FORMATS``, else
-    recognised from the content). Go text is read a line at a time; the others' JSON whole (as
+    """The run of another tool's saved result at ``path`` (``fmt``: one of ``harnesses.IMPORT_FORMATS``,
+    else recognised from the content). Go text is read a line at a time; the others' JSON whole (as
     every result is: ``store.files``)."""
-    if fmt is not None and fmt not in FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if fmt is not None and fmt not in IMPORT_FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(IMPORT_FORMATS)}, got {fmt!r}")
     target = Path(path)
     if fmt == "criterion" or (fmt is None and (target.is_dir() or target.name in CRITERION_FILES)):
         return _criterion(target)
@@ -169,7 +169,7 @@ def read_import(path: str, fmt: str | None = None) -> Run:
         chosen = fmt or _recognised(target, text)
         document = parse_json_text(target, text)
         del text
-        return {"hyperfine": _hyperfine, "gbench": _gbench, "pytest-benchmark": _pytest}[chosen](target, document)
+        return READERS[chosen](target, document)
     except FormatError as exc:
         raise ResultFileError(f"{exc}") from None
 
@@ -217,7 +217,7 @@ def import_first(path, fmt: str) -> ResultFileError:
 
     name = Path(path).name
     converted = (name.rsplit(".", 1)[0] if "." in name else name) + ".pb.json"
-    return ResultFileError(f"{path}: this is {harness_words(fmt)}'s own result, not a pairbench result: run "
+    return ResultFileError(f"{path}: this is {words(fmt)}'s own result, not a pairbench result: run "
                            f"`pairbench import --json {shlex.quote(converted)} {shlex.quote(str(path))}` first, "
                            f"then give {shlex.quote(converted)}")
 
@@ -338,6 +338,11 @@ def _criterion(path: Path) -> Run:
 # --------------------------------------------------------------------------- the run
 
 
+READERS = {"hyperfine": _hyperfine, "gbench": _gbench, "pytest-benchmark": _pytest}
+"""The readers of each import format's JSON document; go's text and criterion's directories are read
+apart (:func:`read_import`). Every ``harnesses.IMPORT_FORMATS`` is one of these or those."""
+
+
 def _run(built: _Built, path: Path, fmt: str, metadata, notes: tuple[Note, ...] = (),
          recorded: list[str] | None = None) -> Run:
     """The imported run; ``recorded`` names the resource columns the tool measured (none unless
@@ -348,12 +353,12 @@ def _run(built: _Built, path: Path, fmt: str, metadata, notes: tuple[Note, ...] 
     except UsageError as exc:
         raise ResultFileError(f"{path}: cannot be imported: {exc}") from None
     samples = {series: columns.samples() for series, columns in built.series.items()}
-    imported = {"format": fmt, "tool": harness_words(fmt), "source": os.path.abspath(path), "metadata": metadata,
+    imported = {"format": fmt, "tool": words(fmt), "source": os.path.abspath(path), "metadata": metadata,
                 "recorded": list(recorded or [])}
     when = _measured_at(path, metadata)
     return Run(kind="import", sides=tuple(built.sides), settings=settings, tool_version=__version__,
                started_at=when, finished_at=when, benchmarks=tuple(built.keys), samples=samples, state="complete",
-               stopped_because=f"imported from {harness_words(fmt)}", environment={"import": imported},
+               stopped_because=f"imported from {words(fmt)}", environment={"import": imported},
                notes=notes)
 
 

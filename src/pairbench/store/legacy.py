@@ -17,6 +17,7 @@ line per sample, ``{"v": variant, "s": [the 13 columns]}``.
 
 from __future__ import annotations
 
+from pairbench.command import ExecutorInfo
 from pairbench.errors import ResultFileError
 from pairbench.model import Run, Sample
 from pairbench.notes import Note
@@ -58,8 +59,16 @@ def header_from_v1(doc: dict, source: str) -> Run:
     notes = tuple(Note("recorded", {"text": text})
                   for text in expect_str_list(doc.get("warnings", []), source, "warnings")
                   if not derived_in_v1(text))
-    return build_run(doc, source, kind=kind, sides=sides, settings=stored_settings(kind, sides, stored, source),
-                     notes=notes)
+    run = build_run(doc, source, kind=kind, sides=sides, settings=stored_settings(kind, sides, stored, source),
+                    notes=notes)
+    return run if run.executor else run.replace(executor=_executor_of_v1(run.environment))
+
+
+def _executor_of_v1(environment) -> ExecutorInfo | None:
+    """The first /1 documents kept the executor's RSS floor at ``environment.rss_floor_kib``; anything
+    but a positive integer there counts as absent (those files were not checked when written)."""
+    floor = environment.get("rss_floor_kib")
+    return ExecutorInfo("", floor) if checks.is_int(floor) and floor > 0 else None
 
 
 # how pairbench 0.1 ended the machine notes it derived at measuring time (its footnotes module)

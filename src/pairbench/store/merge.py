@@ -19,6 +19,7 @@ procedure across the whole suite, as a single run's would.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,11 +38,11 @@ class Shard:
 
     @property
     def index(self) -> int:
-        return self.run.suite["shard"][0]
+        return self.run.suite.shard[0]
 
     @property
     def count(self) -> int:
-        return self.run.suite["shard"][1]
+        return self.run.suite.shard[1]
 
 
 def merge(shards: Sequence[Shard]) -> Run:
@@ -61,7 +62,7 @@ def merge(shards: Sequence[Shard]) -> Run:
 
 def _check_is_shard(shard: Shard) -> None:
     run = shard.run
-    if run.kind != "bench" or not run.suite or not run.suite.get("shard"):
+    if run.kind != "bench" or not run.suite or not run.suite.shard:
         raise UsageError(f"{shard.path}: not a shard of a suite (it was not measured with pairbench bench "
                          "--shard K/N); merge joins shard files")
     if run.state == "running":
@@ -78,10 +79,10 @@ def _check_same_suite(first: Shard, other: Shard) -> None:
     if other.count != first.count:
         raise UsageError(f"{where} split the suite into different numbers of shards ({other.count} and "
                          f"{first.count}); give every shard the same --shard K/N")
-    if (a.suite["benchmarks"], a.suite["digest"]) != (b.suite["benchmarks"], b.suite["digest"]):
-        raise UsageError(f"{where} are shards of different suites ({b.suite['benchmarks']} and "
-                         f"{a.suite['benchmarks']} benchmarks, names digest {b.suite['digest'][:12]} and "
-                         f"{a.suite['digest'][:12]}): the programs or the -k filter differ")
+    if (a.suite.benchmarks, a.suite.digest) != (b.suite.benchmarks, b.suite.digest):
+        raise UsageError(f"{where} are shards of different suites ({b.suite.benchmarks} and "
+                         f"{a.suite.benchmarks} benchmarks, names digest {b.suite.digest[:12]} and "
+                         f"{a.suite.digest[:12]}): the programs or the -k filter differ")
     if [(s.name, s.label) for s in a.sides] != [(s.name, s.label) for s in b.sides]:
         raise UsageError(f"{where} compare different sides ({', '.join(s.name for s in b.sides)} and "
                          f"{', '.join(s.name for s in a.sides)}); name them alike with --name")
@@ -156,7 +157,8 @@ def _joined(ordered: Sequence[Shard]) -> Run:
                          "finished_at": run.finished_at, "state": run.state})
     states = {s.run.state for s in ordered}
     state = next((s for s in ("interrupted", "failed") if s in states), "complete")
-    suite = {**first.suite, "shard": None, "merged": [s.index for s in ordered], "shards": machines}
+    suite = dataclasses.replace(first.suite, shard=None, merged=tuple(s.index for s in ordered),
+                                shards=tuple(machines))
     return first.replace(benchmarks=tuple(benchmarks), samples=samples, notes=tuple(notes), state=state,
                          started_at=min(s.run.started_at for s in ordered),
                          finished_at=max(s.run.finished_at for s in ordered),
@@ -171,7 +173,5 @@ def _offset(series: Samples, offset: int) -> Samples:
 
 
 def _without_shard(run: Run):
-    import dataclasses
-
     workers = dataclasses.replace(run.settings.workers, shard=None, balance=None)
     return dataclasses.replace(run.settings, workers=workers)

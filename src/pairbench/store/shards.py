@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from pairbench.model import Run
+from pairbench.model import Run, SuiteInfo
 
 
 def digest(labels: Sequence[str]) -> str:
@@ -64,7 +64,6 @@ def measuring_times(run: Run) -> dict[str, float]:
     return {label: end - start for label, (start, end) in spans.items()}
 
 
-def suite_record(labels: Sequence[str], shard: tuple[int, int] | None, harness: str) -> dict:
+def suite_record(labels: Sequence[str], shard: tuple[int, int] | None, harness: str) -> SuiteInfo:
     """``Run.suite`` of a bench run over the suite ``labels`` (all of it, whatever the shard)."""
-    return {"benchmarks": len(labels), "digest": digest(labels), "shard": list(shard) if shard else None,
-            "harness": harness}
+    return SuiteInfo(len(labels), digest(labels), shard, harness)

@@ -1,7 +1,8 @@
 """The worker protocol's lines (``docs/worker-protocol.md``): formatting and strict parsing.
 
-Shared by the driver (``measure.worker``) and the Python harness
-(``harness.worker``), so both sides read and write the same lines. Standard
+Shared by the driver (``measure.worker``) and the Python worker
+(``worker.serve``), so both sides read and write the same lines; a sample's reply
+is the model's ``command.Execution``. Standard
 library only: a Python worker imports this, and must start fast. Everything a
 worker sends is hostile: each parser bounds what it accepts and raises
 ``ProtocolError`` saying what was wrong.
@@ -13,6 +14,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from pairbench.command import Execution
 from pairbench.limits import MAX_SAMPLE_VALUE
 
 VERSION = 1
@@ -24,8 +26,11 @@ MAX_BENCHMARKS = 10_000
 MAX_ITERATIONS = 1 << 40
 MAX_FIELD_VALUE = MAX_SAMPLE_VALUE  # what a result keeps: a larger value could be measured but never read back
 
-REPLY_FIELDS = ("ns", "user_ns", "sys_ns", "vcs", "ivcs", "minflt", "majflt", "maxrss_kib")
-"""The fields of an ``ok`` reply pairbench reads; ``ns`` is required, the others are 0 when absent."""
+REPLY_FIELDS = {"ns": "wall_ns", "user_ns": "user_ns", "sys_ns": "sys_ns", "vcs": "voluntary_cs",
+                "ivcs": "involuntary_cs", "minflt": "minor_faults", "majflt": "major_faults",
+                "maxrss_kib": "max_rss_kib"}
+"""The fields of an ``ok`` reply pairbench reads, and the ``Execution`` field each is; ``ns`` is
+required, the others are 0 when absent."""
 
 UNSAFE_NAME_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """What a name may not hold: whitespace, C0 and C1 control characters and DEL (which a terminal may
@@ -37,20 +42,6 @@ _DIGITS = re.compile(r"^[0-9]{1,19}$")
 
 class ProtocolError(Exception):
     """A line that is not what the protocol allows here; the message says what was wrong."""
-
-
-@dataclass(frozen=True)
-class SampleReply:
-    """An ``ok`` reply: the loop's nanoseconds and the thread's resource usage over it."""
-
-    ns: int
-    user_ns: int = 0
-    sys_ns: int = 0
-    vcs: int = 0
-    ivcs: int = 0
-    minflt: int = 0
-    majflt: int = 0
-    maxrss_kib: int = 0
 
 
 @dataclass(frozen=True)
@@ -151,8 +142,9 @@ def format_list(names: list[str]) -> str:
     return "".join([f"benchmarks {len(names)}\n", *(f"benchmark {check_name(n)}\n" for n in names)])
 
 
-def format_ok(reply: SampleReply) -> str:
-    fields = " ".join(f"{key}={int(getattr(reply, key))}" for key in REPLY_FIELDS)
+def format_ok(sample: Execution) -> str:
+    """An ``ok`` reply: a sample's nanoseconds and its thread's resource usage."""
+    fields = " ".join(f"{key}={int(getattr(sample, name))}" for key, name in REPLY_FIELDS.items())
     return f"ok {fields}\n"
 
 
@@ -188,8 +180,9 @@ def parse_listed(line: str) -> str:
     return check_name(name)
 
 
-def parse_reply(line: str) -> SampleReply | ErrorReply:
-    """An ``ok`` or ``error`` reply; ``ProtocolError`` for anything else."""
+def parse_reply(line: str) -> Execution | ErrorReply:
+    """An ``ok`` reply as the sample's ``Execution`` (its ``start_ns`` 0: the caller's clock says when),
+    or an ``error`` reply; ``ProtocolError`` for anything else."""
     keyword, _, rest = line.partition(" ")
     if keyword == "error":
         return ErrorReply(rest)
@@ -207,4 +200,4 @@ def parse_reply(line: str) -> SampleReply | ErrorReply:
         values[key] = int(text)
     if "ns" not in values:
         raise ProtocolError("the reply has no ns= field (the sample's nanoseconds)")
-    return SampleReply(**{key: values[key] for key in REPLY_FIELDS if key in values})
+    return Execution(start_ns=0, **{name: values[key] for key, name in REPLY_FIELDS.items() if key in values})

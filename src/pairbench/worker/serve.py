@@ -27,9 +27,9 @@ import sys
 import time
 from itertools import repeat
 
+from pairbench.command import Execution
 from pairbench.worker import protocol
 from pairbench.worker.discovery import collect
-from pairbench.worker.protocol import SampleReply
 from pairbench.worker.registry import Benchmark, HarnessError
 
 try:
@@ -209,7 +209,7 @@ def write_line(fd: int, text: str) -> None:
 # --------------------------------------------------------------------------- one sample
 
 
-def take_sample(bench: Benchmark, iterations: int) -> SampleReply:
+def take_sample(bench: Benchmark, iterations: int) -> Execution:
     """One sample of ``bench``: setup, the timed loop of ``iterations`` calls, teardown.
     ``BenchmarkFailed`` if any of them raises (the teardown runs even when the body failed, and the
     body's failure is the one reported)."""
@@ -250,7 +250,7 @@ large heap: as long as a sample, halving the samples a second; the old generatio
 collector itself, which runs between samples, while it is enabled."""
 
 
-def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERATIONS) -> SampleReply:
+def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERATIONS) -> Execution:
     """The ``ok`` reply of ``iterations`` calls of ``call`` (with ``argument`` unless
     ``NO_ARGUMENT``): garbage collected before (generations up to ``collect``), the collector
     disabled during and its state restored after, as :mod:`timeit` does. Only the loop is
@@ -278,7 +278,7 @@ def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERAT
 
 
 def timed_fresh_calls(setup, call, iterations: int, collect: int = COLLECTED_GENERATIONS, *,
-                      teardown=None) -> SampleReply:
+                      teardown=None) -> Execution:
     """The ``ok`` reply of ``iterations`` calls ``call(setup())``, each prepared afresh by ``setup``
     and followed by ``teardown(argument)`` when given, both untimed: the clock and the thread's resource usage are read around each call and summed, so the
     sample holds the calls alone, plus one clock reading each (tens of ns). The collector as in
@@ -329,14 +329,14 @@ def _add_usage(used: dict, before, after) -> None:
         used[field] = used.get(field, 0) + round(getattr(after, field) * scale) - round(getattr(before, field) * scale)
 
 
-def _reply_of_sums(ns: int, used: dict) -> SampleReply:
+def _reply_of_sums(ns: int, used: dict) -> Execution:
     if not used:
-        return SampleReply(ns=_bounded(ns))
+        return Execution(wall_ns=_bounded(ns), start_ns=0)
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // _MAXRSS_DIVISOR
-    return SampleReply(ns=_bounded(ns), user_ns=_bounded(used["ru_utime"] * 1000),
-                       sys_ns=_bounded(used["ru_stime"] * 1000), vcs=_bounded(used["ru_nvcsw"]),
-                       ivcs=_bounded(used["ru_nivcsw"]), minflt=_bounded(used["ru_minflt"]),
-                       majflt=_bounded(used["ru_majflt"]), maxrss_kib=_bounded(maxrss))
+    return Execution(wall_ns=_bounded(ns), start_ns=0, user_ns=_bounded(used["ru_utime"] * 1000),
+                     sys_ns=_bounded(used["ru_stime"] * 1000), voluntary_cs=_bounded(used["ru_nvcsw"]),
+                     involuntary_cs=_bounded(used["ru_nivcsw"]), minor_faults=_bounded(used["ru_minflt"]),
+                     major_faults=_bounded(used["ru_majflt"]), max_rss_kib=_bounded(maxrss))
 
 
 def _thread_usage():
@@ -349,13 +349,13 @@ def _thread_usage():
     return resource.getrusage(_RUSAGE_THREAD)
 
 
-def _reply(ns: int, cpu_ns: int, before, after) -> SampleReply:
+def _reply(ns: int, cpu_ns: int, before, after) -> Execution:
     """The ``ok`` reply: ``ns``, the CPU time ``cpu_ns`` (the thread's CPU clock, exact) split as
     user and system by ``getrusage`` (its system time over the sample, at most ``cpu_ns``: a
     tick-sampled share, coarse over one sample, right over many), and the thread's other usage
     between ``before`` and ``after``."""
     if before is None or after is None:  # no getrusage: no split either, so no CPU time
-        return SampleReply(ns=_bounded(ns))
+        return Execution(wall_ns=_bounded(ns), start_ns=0)
 
     def delta(field: str) -> int:
         return _bounded(getattr(after, field) - getattr(before, field))
@@ -365,9 +365,9 @@ def _reply(ns: int, cpu_ns: int, before, after) -> SampleReply:
 
     sys_ns = min(delta_ns("ru_stime"), _bounded(cpu_ns))
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // _MAXRSS_DIVISOR
-    return SampleReply(ns=_bounded(ns), user_ns=_bounded(cpu_ns) - sys_ns, sys_ns=sys_ns,
-                       vcs=delta("ru_nvcsw"), ivcs=delta("ru_nivcsw"), minflt=delta("ru_minflt"),
-                       majflt=delta("ru_majflt"), maxrss_kib=_bounded(maxrss))
+    return Execution(wall_ns=_bounded(ns), start_ns=0, user_ns=_bounded(cpu_ns) - sys_ns, sys_ns=sys_ns,
+                     voluntary_cs=delta("ru_nvcsw"), involuntary_cs=delta("ru_nivcsw"),
+                     minor_faults=delta("ru_minflt"), major_faults=delta("ru_majflt"), max_rss_kib=_bounded(maxrss))
 
 
 def _bounded(value: int) -> int:

@@ -58,8 +58,10 @@ def script(seed: int):
 
 def invoke(seed: int, *args: str) -> None:
     """``pairbench ARGS`` in-process, measured by a FakeExecutor scripted with ``seed``."""
+    sys.path.insert(0, str(HERE.parents[1] / "support"))
+    from fakes import FakeExecutor
+
     from pairbench import cli
-    from pairbench.measure.fake import FakeExecutor
 
     executor = FakeExecutor(script(seed), gap_ns=1_000_000)
     out, err = io.StringIO(), io.StringIO()

@@ -19,8 +19,9 @@ processes``            sample (``...pytest_benchmark``); ``pytest-benchmark`` al
                        serves them from workers (``worker.pytest_benchmark``)
 =====================  ============================================================
 
-The parsers of their output formats are also what ``pairbench import`` reads
-saved results with.
+Each is an entry of ``pairbench.harnesses.REGISTRY`` (its words, advice, marks,
+and its adapter class here). The parsers of their output formats are also what
+``pairbench import`` reads saved results with.
 """
 
 from __future__ import annotations
@@ -29,13 +30,6 @@ from pathlib import Path
 from typing import Protocol
 
 from pairbench.measure.harnesses.base import Discovery, Invocation, Program, Report
-
-HARNESSES = ("gbench", "go", "criterion", "pytest-benchmark-processes")
-"""The harnesses with an adapter; ``pytest-benchmark`` and ``pairbench`` (served by workers over the
-worker protocol) are the other choices of --harness."""
-PAIRBENCH = "pairbench"
-PYTEST_BENCHMARK = "pytest-benchmark"
-HARNESS_CHOICES = (*HARNESSES[:3], PYTEST_BENCHMARK, HARNESSES[3], PAIRBENCH)
 
 
 class Adapter(Protocol):
@@ -57,12 +51,3 @@ class Adapter(Protocol):
         """The benchmark's report after the invocation exited 0 (``output``: its standard output and
         error); ``NoResult`` or ``FormatError`` when there is none that can be read."""
         ...
-
-
-def adapter(harness: str) -> Adapter:
-    """The adapter of ``harness`` (one of ``HARNESSES``)."""
-    from pairbench.measure.harnesses import criterion, gbench, gotest, pytest_benchmark
-
-    adapters = {"gbench": gbench.Gbench, "go": gotest.GoTest, "criterion": criterion.Criterion,
-                "pytest-benchmark-processes": pytest_benchmark.PytestBenchmark}
-    return adapters[harness]()

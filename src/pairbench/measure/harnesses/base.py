@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.command import Command, describe_status
+from pairbench.harnesses import words
 from pairbench.measure import children
 from pairbench.model import MAX_SAMPLE_VALUE, PRIMARY_METRIC
 
@@ -45,7 +46,7 @@ class FormatError(ValueError):
 
     def __init__(self, harness: str, source: str, problem: str, line: int = 0):
         where = f"{source}, line {line}" if line else source
-        super().__init__(f"{where}: {problem} ({_HARNESS_WORDS.get(harness, harness)} output)")
+        super().__init__(f"{where}: {problem} ({words(harness)} output)")
         self.harness, self.source, self.problem, self.line = harness, source, problem, line
 
 
@@ -55,16 +56,6 @@ class NoResult(FormatError):
 
 class DiscoveryError(Exception):
     """A harness program could not list its benchmarks (it failed, hung, or printed nothing usable)."""
-
-
-_HARNESS_WORDS = {"gbench": "Google Benchmark", "go": "go test -bench", "criterion": "criterion",
-                  "pytest-benchmark": "pytest-benchmark", "pytest-benchmark-processes": "pytest-benchmark",
-                  "hyperfine": "hyperfine"}
-
-
-def harness_words(harness: str) -> str:
-    """The harness as users know it: "Google Benchmark", "go test -bench"."""
-    return _HARNESS_WORDS.get(harness, harness)
 
 
 def own_metric(name: str, taken: Mapping[str, float]) -> str:
@@ -180,7 +171,7 @@ def listed_names(lines, harness: str) -> tuple[str, ...]:
             continue
         if len(names) == MAX_LISTED:
             raise DiscoveryError(f"it lists more than {MAX_LISTED:,} benchmarks, more than pairbench measures in "
-                                 f"one suite ({harness_words(harness)}); split the suite into programs")
+                                 f"one suite ({words(harness)}); split the suite into programs")
         names.append(line)
     return tuple(names)
 

@@ -47,7 +47,6 @@ from pairbench.measure.harnesses.base import (
 from pairbench.model import MAX_SAMPLE_VALUE
 
 NAME = "criterion"
-MARKERS = (b"Criterion.rs", b"CRITERION_HOME")
 MAX_SAVED = 100_000  # benchmark directories looked at in a CRITERION_HOME (or an imported target/criterion)
 SAMPLES = 10  # the fewest criterion takes
 
@@ -56,7 +55,6 @@ class Criterion:
     """The adapter of criterion bench binaries."""
 
     name = NAME
-    markers = MARKERS
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
         listed = capture(program.command("--bench", "--list"), timeout_s=timeout_s)

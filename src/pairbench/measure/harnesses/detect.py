@@ -20,22 +20,16 @@ import os
 import re
 from pathlib import Path
 
-from pairbench.measure.harnesses import HARNESSES, PAIRBENCH
-from pairbench.measure.harnesses.criterion import MARKERS as CRITERION_MARKERS
-from pairbench.measure.harnesses.gbench import MARKERS as GBENCH_MARKERS
-from pairbench.measure.harnesses.gotest import MARKERS as GO_MARKERS
+from pairbench.harnesses import PAIRBENCH, REGISTRY
 
 MAX_SCAN_BYTES = 512 * 1024 * 1024
 MAX_PY_FILES = 2000
 MAX_PY_BYTES = 1024 * 1024
 _CHUNK = 1 << 20
-_MARKS = (("pairbench", (b"PAIRBENCH_WORKER_FDS",)), ("gbench", GBENCH_MARKERS), ("go", GO_MARKERS),
-          ("criterion", CRITERION_MARKERS))
+_MARKS = tuple((h.name, h.markers) for h in sorted(REGISTRY.values(), key=lambda h: h.name != PAIRBENCH)
+               if h.markers)  # a worker that also links a harness is a worker
 _PAIRBENCH_PY = re.compile(r"\bpairbench\s*\.\s*benchmark\b|from\s+pairbench\s+import\s+[^\n]*\bbenchmark\b")
 _FIXTURE = re.compile(r"def\s+test\w*\s*\([^)]*\bbenchmark\b", re.DOTALL)
-
-assert {name for name, _ in _MARKS} - {PAIRBENCH} <= set(HARNESSES)
-
 
 def is_python_target(text: str) -> bool:
     """A Python benchmark file or a directory of them (else a program, which may take arguments:

@@ -46,7 +46,6 @@ from pairbench.measure.harnesses.base import (
 )
 
 NAME = "gbench"
-MARKERS = (b"benchmark_filter", b"_ZN9benchmark")
 _TIME_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 _KNOWN_KEYS = frozenset({
     "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
@@ -69,7 +68,6 @@ class Gbench:
     """The adapter of Google Benchmark binaries."""
 
     name = NAME
-    markers = MARKERS
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
         """The binary's benchmark names, in its order, and whether it takes an iteration count."""

@@ -48,7 +48,6 @@ from pairbench.measure.harnesses.base import (
 )
 
 NAME = "go"
-MARKERS = (b"test.benchtime",)
 _RE2_SPECIAL = re.compile(r"([\\.+*?()|\[\]{}^$])")
 _LINE = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(\S.*)$")
 _CONFIG = re.compile(r"^([a-z][^\s:]*):\s?(.*)$")
@@ -78,7 +77,6 @@ class GoTest:
     """The adapter of Go test binaries."""
 
     name = NAME
-    markers = MARKERS
 
     def __init__(self, gomaxprocs: int | None = None):
         self.gomaxprocs = gomaxprocs or procs()

@@ -26,6 +26,7 @@ from pairbench.command import (
     STATUS_UNREADABLE,
     describe_status,
 )
+from pairbench.harnesses import words
 from pairbench.measure.executor import Execution, Executor
 from pairbench.measure.harnesses import Adapter
 from pairbench.measure.harnesses.base import (
@@ -34,7 +35,6 @@ from pairbench.measure.harnesses.base import (
     NoResult,
     Program,
     Report,
-    harness_words,
     tail_text,
 )
 from pairbench.measure.targets import Row
@@ -79,7 +79,7 @@ class HarnessTarget:
     @property
     def name(self) -> str:
         """What failure messages call this target."""
-        return f"benchmark {self.benchmark_name!r} on {self.side!r} ({harness_words(self.adapter.name)})"
+        return f"benchmark {self.benchmark_name!r} on {self.side!r} ({words(self.adapter.name)})"
 
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
         """One invocation, one row; a failure (exit, signal, timeout, no result, an unreadable report,

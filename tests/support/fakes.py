@@ -1,10 +1,14 @@
-"""The scripted executor: exact, scripted executions on a virtual clock, for tests.
+"""The scripted executor and workers: exact, scripted executions on a virtual clock, for tests.
+
+The seams they fill are ``main``'s (``executor_factory``, ``workers``): test doubles live with the
+tests, beside the fixed machine (``cli_runner.FIXED_ENVIRONMENT``).
 
 No process runs and no real time passes: each :meth:`FakeExecutor.run` looks up
 what the command "costs" in a script, advances a virtual clock by that much
 (plus an optional fixed gap), and returns the :class:`Execution`. Sampling
 plans, stopping rules, reports and the CLI can then be tested exactly, the way
 hyperfine's ``MockExecutor`` turns ``sleep 0.1`` into exactly 0.1 s.
+:class:`FakeWorkers` does the same for ``bench``'s workers.
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError
 from pairbench.measure.executor import Execution, ExecutorInfo
+from pairbench.worker.protocol import ErrorReply
 
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _EXECUTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Execution)) - {"start_ns"}
@@ -262,6 +269,86 @@ class FakeExecutor:
                 f"script duration for {command.text!r} must be finite and >= 0, got {value!r}"
             )
         return ns
+
+
+class FakeWorkers:
+    """Scripted ``bench`` workers on a virtual clock: what ``main(workers=...)`` takes in tests, so
+    ``bench`` output has golden files like ``run``'s (no process runs, no real time passes).
+
+    ``programs`` maps a side's worker command text to its benchmarks, each a mapping of
+    ``per_iteration_ns`` (required), ``fixed_ns`` (a cost every sample pays, default 0),
+    ``kept_bytes`` (resident memory kept per iteration, default 0) and ``error`` (the message of a
+    benchmark that fails every sample). A sample of ``n`` iterations lasts
+    ``fixed_ns + n * per_iteration_ns`` times a seeded lognormal noise of ``noise`` (relative);
+    the clock advances by it plus ``gap_ns`` (the round trip). Every worker started shares the clock,
+    and the noise's stream, so a run is reproducible from ``seed``.
+    """
+
+    def __init__(self, programs: Mapping[str, Mapping[str, Mapping]], *, seed: int = 0, noise: float = 0.01,
+                 gap_ns: int = 20_000, start_ns: int = 0):
+        self.programs = {text: dict(benchmarks) for text, benchmarks in programs.items()}
+        self.clock = FakeExecutor(start_ns=start_ns)
+        self.noise, self.gap_ns = noise, gap_ns
+        self.started: list[str] = []  # the sides whose worker was started, in order (each block's too)
+        self._rng = np.random.default_rng(seed)
+
+    def __call__(self, spec, side: str) -> FakeWorker:
+        if spec.command.text not in self.programs:
+            raise ScriptError(f"FakeWorkers has no program {spec.command.text!r} (scripted: {sorted(self.programs)})")
+        return FakeWorker(self, spec, side)
+
+    def info(self) -> ExecutorInfo:
+        return ExecutorInfo("worker")
+
+    def take(self, benchmark: Mapping, iterations: int) -> int:
+        """The nanoseconds of one scripted sample; the clock moves past it."""
+        ideal = benchmark.get("fixed_ns", 0) + iterations * benchmark["per_iteration_ns"]
+        ns = max(1, round(ideal * float(np.exp(self._rng.normal(0.0, self.noise)))))
+        self.clock.advance(ns + self.gap_ns)
+        return ns
+
+
+class FakeWorker:
+    """One side's scripted worker (see :class:`FakeWorkers`): the interface of ``measure.worker.Worker``."""
+
+    def __init__(self, workers: FakeWorkers, spec, side: str):
+        self.workers, self.spec, self.side = workers, spec, side
+        self.benchmark_script = workers.programs[spec.command.text]
+        self.fresh, self.block, self.running = False, 0, False
+        self.kept_bytes = 0  # what this process's samples kept, for its resident memory
+
+    def start(self) -> None:
+        self.spawn()
+
+    def spawn(self) -> None:
+        if not self.running:
+            self.running, self.fresh, self.kept_bytes = True, True, 0
+            self.workers.started.append(self.side)
+
+    def greeted(self) -> None:
+        self.spawn()
+
+    def benchmarks(self) -> tuple[str, ...]:
+        self.start()
+        return tuple(self.benchmark_script)
+
+    def sample(self, name: str, iterations: int) -> Execution | ErrorReply:
+        self.start()
+        benchmark = self.benchmark_script[name]
+        if benchmark.get("error"):
+            return ErrorReply(benchmark["error"])
+        ns = self.workers.take(benchmark, iterations)
+        self.kept_bytes += iterations * benchmark.get("kept_bytes", 0)
+        return Execution(wall_ns=ns, start_ns=0, user_ns=ns, max_rss_kib=2048)
+
+    def resident_kib(self) -> int | None:
+        return 4096 + self.kept_bytes // 1024 if self.running else None
+
+    def stop(self) -> None:
+        self.running = False
+
+    def retire(self) -> None:
+        self.running = False
 
 
 def _entry(value):
