@@ -65,7 +65,7 @@ CODES: dict[str, str] = {
     "benchmark-failed": "a benchmark failed on a side (error, crash, hang, protocol break); the others went on",
     "benchmark-duration": "a worker's sample is under 1000 timer steps",
     "benchmark-setup-overhead": "a worker's samples have a fixed cost above 5% (fit of time on iterations)",
-    "benchmark-elided-body": "a worker's time does not grow with the iterations: the body was likely removed",
+    "benchmark-elided-body": "validation could not show a benchmark's time growing with its iterations (a removed body?)",
     "benchmark-memory-growth": "a worker's peak RSS climbs with the iterations it runs",
     "benchmark-name": "a benchmark's name is over 40 characters",
     "benchmark-peak-growth": "a harness invocation's peak RSS grows with the iterations it runs",

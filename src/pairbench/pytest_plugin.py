@@ -265,9 +265,12 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     return lines, _gate(comparisons, settings.decision.fail_on, settings.workers.against)
 
 
+NAMED_AT_MOST = 3  # benchmarks named in the failing line; the others are counted
+
+
 def _gate(comparisons, fail_on: str, revision: str) -> _Failing | None:
-    """Why --pairbench-fail-on fails the session ("2 slower than main (--pairbench-fail-on
-    slower)"), or None."""
+    """Why --pairbench-fail-on fails the session ("2 benchmarks slower than main (--pairbench-fail-on
+    slower): test_a.py::test_parse, test_a.py::test_dump"), or None."""
     from pairbench.report.safe import visible
     from pairbench.verdict import matches_fail_on
 
@@ -276,8 +279,10 @@ def _gate(comparisons, fail_on: str, revision: str) -> _Failing | None:
         return None
     verdicts = sorted({c.verdict.verdict for c in matched})
     word = verdicts[0] if len(verdicts) == 1 else "changed"
+    names = ", ".join(visible(c.benchmark.label) for c in matched[:NAMED_AT_MOST])
+    more = f" and {len(matched) - NAMED_AT_MOST} more" if len(matched) > NAMED_AT_MOST else ""
     return _Failing(f"{len(matched)} {'benchmark' if len(matched) == 1 else 'benchmarks'} {word} than "
-                    f"{visible(revision)} (--pairbench-fail-on {fail_on})",
+                    f"{visible(revision)} (--pairbench-fail-on {fail_on}): {names}{more}",
                     f"{word} (--pairbench-fail-on)", len(matched))
 
 

@@ -43,6 +43,17 @@ def test_a_google_benchmark_suite_is_compared_benchmark_by_benchmark_and_summari
     assert "Google Benchmark" in out
 
 
+def test_a_long_name_from_the_suite_itself_is_not_warned_about(gbench, tmp_path):
+    # the name is the suite's, not given to pairbench: tables widen for it, and --name cannot rename it
+    result = tmp_path / "r.json"
+    code, out, err = invoke("bench", *QUICK, "--runs", "8", "-k", "long_name", "--json", str(result), gbench.baseline)
+    assert code == 0, err
+    document = json.loads(result.read_text())
+    assert [b["name"] for b in document["benchmarks"]] == ["BM_long_name_of_a_suite_benchmark_nobody_here_chose"]
+    assert "benchmark-name" not in {n["code"] for n in document["notes"]}
+    assert "characters" not in out
+
+
 def test_each_sample_keeps_the_harness_time_its_iterations_and_its_counters(gbench, tmp_path):
     result = tmp_path / "r.json"
     code, _, err = invoke("bench", *QUICK, "--runs", "20", "-k", "counters", "--json", str(result), gbench.baseline)

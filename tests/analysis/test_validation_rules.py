@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from pairbench.analysis.validation import (
+    collected_runtime,
     judge_elided_body,
+    judge_harness_side,
     judge_resident_growth,
     judge_worker_side,
 )
@@ -144,3 +146,58 @@ def test_a_sample_under_a_thousand_timer_steps_is_too_short():
     taken = samples(0.5, chosen=1024)  # ~0.5 us a sample, with a 1 us timer
     finding = next(f for f in judge_worker_side(taken, [None] * len(taken), 1000) if f.check == "duration")
     assert finding.status == "warn"
+
+
+def stretched_by(taken: list[Sample], positions: set[int], factor: int) -> list[Sample]:
+    return [dataclasses.replace(s, wall_ns=s.wall_ns * factor) if i in positions else s for i, s in enumerate(taken)]
+
+
+def test_a_body_whose_samples_scatter_too_much_for_the_rank_test_is_unknown_not_elided():
+    # 150 ns an iteration, 3 samples per count as a harness takes them; a loaded machine stretched one
+    # sample at each of the two smallest counts tenfold: the rank test cannot show growth, the medians do
+    taken = samples(150.0, rounds=3, chosen=8192, noise=0.05)
+    first = {}
+    for i, sample in enumerate(taken):
+        first.setdefault(sample.iterations, i)
+    judged = judge_elided_body(stretched_by(taken, {first[1024], first[2048]}, 10))
+    assert judged.data["pvalue"] >= 0.01
+    assert judged.status == "unknown"
+    assert judged.data["high_median_ns"] / judged.data["low_median_ns"] == pytest.approx(8, rel=0.1)
+
+
+def test_an_elided_body_is_judged_with_each_counts_median():
+    judged = judge_elided_body(samples(0.0, fixed_ns=40.0, noise=0.05))
+    assert judged.status == "warn"
+    assert judged.data["low_count"] == 128 and judged.data["high_count"] == 1024
+    assert judged.data["high_median_ns"] == pytest.approx(judged.data["low_median_ns"], rel=0.1)
+
+
+def test_a_collected_heap_that_levels_off_is_not_memory_growth_but_memory_kept_still_is():
+    # garbage grows the heap over the first third of the samples (up to Go's 4 MiB first collection,
+    # at 1 KiB an iteration), then the collector holds it level; memory kept climbs throughout
+    taken = samples(1000.0)
+    done = np.cumsum([s.iterations for s in taken])
+    levelled = list(4096 + np.minimum(done, 4096))
+    assert judge_resident_growth(taken, levelled).status == "warn"  # C: the same readings are a leak
+    assert judge_resident_growth(taken, levelled, runtime="Go").status == "ok"
+    kept = judge_resident_growth(taken, list(4096 + done), runtime="Go")
+    assert kept.status == "warn" and kept.data["per_iteration_bytes"] == pytest.approx(1024, rel=0.02)
+    assert kept.data["runtime"] == "Go"
+
+
+def test_a_growing_peak_of_fresh_harness_processes_in_a_collected_runtime_is_unknown_not_a_leak():
+    taken = samples(1000.0)
+    peaks = [dataclasses.replace(s, max_rss_kib=4096 + s.iterations * 4) for s in taken]  # 4 KiB an iteration
+    assert judge_harness_side(peaks, 20, 0)[-1].status == "warn"
+    memory = judge_harness_side(peaks, 20, 0, runtime="Go")[-1]
+    assert memory.status == "unknown" and memory.data["runtime"] == "Go"
+
+
+def test_the_collected_runtime_is_the_harness_s_or_the_worker_program_s():
+    assert collected_runtime("go") == "Go"
+    assert collected_runtime("pytest-benchmark") == "Python"
+    assert collected_runtime("pairbench", ("/usr/bin/python3.11", "-m", "pairbench.worker")) == "Python"
+    assert collected_runtime("pairbench", ("java", "-jar", "bench.jar")) == "the JVM"
+    assert collected_runtime("pairbench", ("./bench",)) is None
+    assert collected_runtime("gbench", ("./bench",)) is None
+    assert collected_runtime("criterion", ("./target/release/deps/bench-1",)) is None

@@ -83,7 +83,7 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
     assert done.returncode == 1, done.stdout + done.stderr
     assert "working tree is" in done.stdout and "slower than HEAD" in done.stdout
     last = done.stdout.strip().splitlines()[-2:]  # the reason in red, then the session's last line
-    assert "pairbench: 1 benchmark slower than HEAD (--pairbench-fail-on slower)" in last[0]
+    assert "pairbench: 1 benchmark slower than HEAD (--pairbench-fail-on slower): test_perf.py::test_work" in last[0]
     assert "1 passed, 1 slower (--pairbench-fail-on) in" in last[1]
     document = json.loads(result.read_text())
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]

@@ -105,3 +105,13 @@ def test_a_notes_subject_prefixes_it_where_a_report_lists_notes_apart():
 def test_a_note_is_stored_as_code_data_and_subject():
     note = Note("failed-samples", {"count": 2}, Subject(side="b"), message="ignored when stored")
     assert note.to_dict() == {"code": "failed-samples", "data": {"count": 2}, "subject": {"side": "b"}}
+
+
+def test_an_elided_body_note_says_growth_could_not_be_shown_not_that_the_body_was_removed():
+    note = Note("benchmark-elided-body", {"per_iteration_ns": 12.0, "pvalue": 0.04, "growing": False, "harness": "go",
+                                          "low_count": 8192, "high_count": 65536, "low_median_ns": 1.2e6,
+                                          "high_median_ns": 7.6e6})
+    text = word(note)
+    assert text.startswith("the validation samples could not show that the time per sample grows")
+    assert "medians 1.200 ms at 8,192 and 7.600 ms at 65,536 iterations" in text
+    assert "either they scatter too much to tell" in text and "runtime.KeepAlive" in text

@@ -22,14 +22,22 @@ measuring said:
   tau, one-sided p >= 0.01), or grows by under 1 ns an iteration (Theil-Sen's
   slope): what the harness's loop alone costs (an empty ``PAIRBENCH`` body
   measures 0.3-0.6 ns on the project machine), so the compiler most likely
-  removed the body because its result was not used;
+  removed the body because its result was not used. A rank test that cannot
+  show growth shows no more than that, and the note says so; when each count's
+  median grows 2x or more over the counts' 8x span (a body that runs, its
+  samples scattered by a busy machine) it is unknown instead;
 * **memory growth**: a worker lives for many samples, so its resident memory,
   read after each sample, is regressed on the iterations run so far; a
   harness runs a process per sample, so its peak is regressed on the
   iteration count (readings at the executor's RSS floor censored); either
-  must not climb (one MiB or more, one-sided p < 0.01);
+  must not climb (one MiB or more, one-sided p < 0.01). In a garbage-collected
+  runtime (Go, Python, the JVM: ``collected_runtime``) a heap grows with
+  short-lived garbage until the collector runs, then levels off: a worker's
+  later half of readings is fitted, and a fresh invocation's growing peak is
+  unknown, not a warning;
 * **too long**: even one iteration makes a sample over twice ``--sample-time``;
-* **name**: at most 40 characters.
+* **name**: at most 40 characters, for pairbench's own benchmarks: another
+  suite's names (Go's, Google Benchmark's, pytest's) are its authors'.
 
 The judgements (:class:`Judged`: a status and the figures behind it) are
 ``pairbench doctor COMMAND``'s too, which words them as findings. Pure.
@@ -38,6 +46,7 @@ The judgements (:class:`Judged`: a status and the figures behind it) are
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
@@ -56,6 +65,9 @@ RSS_ALPHA = 0.01
 RSS_GROWTH_KIB = 1024
 ELIDED_NS = 1.0
 NAME_MAX = 40
+MEDIANS_GROW = 2.0  # the largest count's median over the smallest's that no removed body reaches
+COLLECTED_HARNESSES = {"go": "Go", "pytest-benchmark": "Python", "pytest-benchmark-processes": "Python"}
+COLLECTED_PROGRAMS = (("python", "Python"), ("pypy", "Python"), ("java", "the JVM"), ("node", "Node.js"))
 TOO_LONG_FACTOR = 2  # a sample of one iteration over twice --sample-time: the iteration is too long
 VALIDATION_CODES = frozenset({"benchmark-duration", "benchmark-setup-overhead", "benchmark-elided-body",
                               "benchmark-memory-growth", "benchmark-peak-growth", "benchmark-name",
@@ -184,13 +196,38 @@ def judge_elided_body(samples: Sequence[Sample]) -> Judged:
     if fit is None:
         return Judged("elided-body", "unknown", {})
     data = {"per_iteration_ns": fit.slope, "pvalue": fit.pvalue, "growing": fit.pvalue < RSS_ALPHA}
-    return Judged("elided-body", "ok" if data["growing"] and fit.slope >= ELIDED_NS else "warn", data)
+    if not data["growing"]:
+        return _growth_not_shown(samples, data)
+    return Judged("elided-body", "ok" if fit.slope >= ELIDED_NS else "warn", data)
 
 
-def judge_resident_growth(samples: Sequence[Sample], resident_kib: Sequence[int | None]) -> Judged:
-    """Does a worker's resident memory, read after each sample, climb with the iterations run?"""
+def _growth_not_shown(samples: Sequence[Sample], data: dict) -> Judged:
+    """The rank test could not show growth: a warning, unless each count's median says the time grows.
+
+    A removed body's time does not depend on the count, so its medians stay level over the counts'
+    8x span; a median at the largest count at least ``MEDIANS_GROW`` times the one at the smallest
+    is a body that runs, whose samples scatter too much for the rank test (a loaded machine
+    stretches some tenfold). That shows nothing either way: unknown, not a warning.
+    """
+    by_count = samples_by_count(samples)
+    (low, first), (high, last) = min(by_count.items()), max(by_count.items())
+    medians = [float(np.median([s.wall_ns for s in rows])) for rows in (first, last)]
+    data = {**data, "low_count": low, "high_count": high, "low_median_ns": medians[0], "high_median_ns": medians[1]}
+    grows = medians[0] > 0 and medians[1] >= MEDIANS_GROW * medians[0]
+    return Judged("elided-body", "unknown" if grows else "warn", data)
+
+
+def judge_resident_growth(samples: Sequence[Sample], resident_kib: Sequence[int | None],
+                          runtime: str | None = None) -> Judged:
+    """Does a worker's resident memory, read after each sample, climb with the iterations run?
+
+    In a garbage-collected ``runtime`` the heap grows with garbage until the collector runs, then
+    levels off, while memory kept climbs on: only the later half of the readings is fitted there.
+    """
     done = np.cumsum([s.iterations for s in samples])
     read = [(int(d), r) for d, r in zip(done, resident_kib, strict=True) if r is not None]
+    if runtime is not None:
+        read = read[len(read) // 2:]
     if len(read) < 3:
         return Judged("memory-growth", "unknown", {})
     fit = line_fit([d for d, _ in read], [r for _, r in read], alternative="greater")
@@ -198,7 +235,7 @@ def judge_resident_growth(samples: Sequence[Sample], resident_kib: Sequence[int 
         return Judged("memory-growth", "ok", {"constant_kib": read[0][1]})
     growth = float(read[-1][1] - read[0][1])
     data = {"growth_kib": growth, "per_iteration_bytes": 1024 * fit.slope, "iterations": read[-1][0],
-            "pvalue": fit.pvalue}
+            "pvalue": fit.pvalue, **({"runtime": runtime} if runtime else {})}
     return Judged("memory-growth", "warn" if fit.pvalue < RSS_ALPHA and growth >= RSS_GROWTH_KIB else "ok", data)
 
 
@@ -233,23 +270,45 @@ def _columns(by_count: Mapping[int, Sequence[Sample]], field_name: str) -> tuple
 # --------------------------------------------------------------------------- a bench run's notes
 
 
+def collected_runtime(harness: str, argv: Sequence[str] = ()) -> str | None:
+    """The garbage-collected runtime a side's benchmarks run in, or None (C, C++, Rust, or not
+    known): from the harness (Go's testing package, pytest-benchmark), else from the worker's
+    program (a Python interpreter, ``java``, ``node``)."""
+    if harness in COLLECTED_HARNESSES:
+        return COLLECTED_HARNESSES[harness]
+    program = os.path.basename(argv[0]) if argv and isinstance(argv[0], str) else ""
+    return next((runtime for prefix, runtime in COLLECTED_PROGRAMS if program.startswith(prefix)), None)
+
+
+def collected(judged: Judged, runtime: str | None) -> Judged:
+    """A harness invocation's growing peak in a garbage-collected runtime is not shown to be retention:
+    each invocation is a fresh process whose heap grows with short-lived garbage until the collector
+    runs (Go's first collection waits for a 4 MiB heap; the JVM's for its young generation to fill),
+    so it is unknown. (A worker lives long enough for its heap to level off: ``judge_resident_growth``
+    fits its later readings instead.)"""
+    if runtime is None or judged.status != "warn":
+        return judged
+    return Judged(judged.check, "unknown", {**judged.data, "runtime": runtime})
+
+
 def judge_worker_side(samples: Sequence[Sample], resident_kib: Sequence[int | None],
-                      resolution_ns: int) -> tuple[Judged, ...]:
+                      resolution_ns: int, runtime: str | None = None) -> tuple[Judged, ...]:
     """The rules on one side's validation samples of a worker's benchmark (in execution order)."""
     by_count = samples_by_count(samples)
     return (judge_duration(median([s.wall_ns for s in by_count[max(by_count)]]), None, resolution_ns),
             judge_typical_setup_overhead(by_count), judge_elided_body(samples),
-            judge_resident_growth(samples, resident_kib))
+            judge_resident_growth(samples, resident_kib, runtime))
 
 
-def judge_harness_side(samples: Sequence[Sample], resolution_ns: int, floor_kib: int) -> tuple[Judged, ...]:
+def judge_harness_side(samples: Sequence[Sample], resolution_ns: int, floor_kib: int,
+                       runtime: str | None = None) -> tuple[Judged, ...]:
     """The rules on one side's validation invocations of a harness's benchmark: each a fresh
     process, so memory growth is the peak regressed on the iteration count, as for commands."""
     by_count = samples_by_count(samples)
     largest = sorted(samples, key=lambda s: s.iterations)[len(samples) // 2:]
     return (judge_duration(median([s.wall_ns for s in largest]), None, resolution_ns),
             judge_typical_setup_overhead(by_count), judge_elided_body(samples),
-            judge_memory_growth(by_count, floor_kib))
+            collected(judge_memory_growth(by_count, floor_kib), runtime))
 
 
 def validation_notes(run: Run) -> list[Note]:
@@ -266,8 +325,10 @@ def validation_notes(run: Run) -> list[Note]:
         if not _complete(sides):
             continue
         for s, taken in enumerate(sides):
-            notes += _side_notes(taken, Subject(benchmark=key.label, side=run.sides[s].name), *context)
-        if (named := judge_name(key.label)).status == "warn":
+            runtime = collected_runtime(harness, run.sides[s].command.argv)
+            notes += _side_notes(taken, Subject(benchmark=key.label, side=run.sides[s].name), *context, runtime)
+        # another suite's names (Go's, Google Benchmark's, pytest's) are its authors': not warned about
+        if harness == PAIRBENCH and (named := judge_name(key.label)).status == "warn":
             notes.append(Note("benchmark-name", named.data, Subject(benchmark=key.label)))
     return notes
 
@@ -302,12 +363,12 @@ def _complete(sides: list[list[_Taken]]) -> bool:
 
 
 def _side_notes(taken: list[_Taken], subject: Subject, resolution_ns: int, floor_kib: int, sample_time_ns: int,
-                harness: str) -> list[Note]:
+                harness: str, runtime: str | None) -> list[Note]:
     samples = [t.sample for t in taken]
     if harness == PAIRBENCH:
-        judged = judge_worker_side(samples, [t.resident_kib for t in taken], resolution_ns)
+        judged = judge_worker_side(samples, [t.resident_kib for t in taken], resolution_ns, runtime)
     else:
-        judged = judge_harness_side(samples, resolution_ns, floor_kib)
+        judged = judge_harness_side(samples, resolution_ns, floor_kib, runtime)
     memory = "benchmark-memory-growth" if harness == PAIRBENCH else "benchmark-peak-growth"
     notes = [Note(memory if j.check == "memory-growth" else f"benchmark-{j.check}", {**j.data, "harness": harness},
                   subject) for j in judged if j.status == "warn"]

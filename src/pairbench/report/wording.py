@@ -171,13 +171,19 @@ def _harness(d: Mapping) -> str:
 
 
 def _elided(d: Mapping, unit: str) -> str:
-    how = (f"grows by only {format_value(d['per_iteration_ns'], 'ns')} an iteration, about what the "
-           "harness's loop alone costs" if d["growing"]
-           else "does not grow with the iteration count")
-    unless = "unless the body is that cheap, " if d["growing"] else ""
+    """What the validation samples showed about the body, then the fix if the compiler removed it."""
     keep = _advice(d, "keep_advice")
-    return (f"the time per sample {how}: {unless}the compiler removed the body (or the loop) because its "
-            f"result is unused; {keep}")
+    if d["growing"]:
+        return (f"the time per sample grows by only {format_value(d['per_iteration_ns'], 'ns')} an iteration, "
+                "about what the harness's loop alone costs: unless the body is that cheap, the compiler may have "
+                f"removed it (or the loop) because its result is unused; {keep}")
+    medians = ""
+    if "low_median_ns" in d:
+        medians = (f"; medians {format_value(d['low_median_ns'], 'ns')} at {d['low_count']:,} and "
+                   f"{format_value(d['high_median_ns'], 'ns')} at {d['high_count']:,} iterations")
+    return (f"the validation samples could not show that the time per sample grows with the iteration count "
+            f"(Kendall's one-sided p = {d['pvalue']:.2g}{medians}): either they scatter too much to tell (a busy "
+            f"machine), or the compiler removed the body (or the loop) because its result is unused; if so, {keep}")
 
 
 def _advice(d: Mapping, kind: str) -> str:
@@ -408,14 +414,14 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "benchmark-elided-body": _elided,
     "benchmark-memory-growth": lambda d, u: (
         f"the worker's resident memory grew by {format_kib(d['growth_kib'])} over {d['iterations']:,} iterations "
-        f"(about {d['per_iteration_bytes']:.3g} bytes each): the body keeps what it allocates, so later "
-        "samples do more work than earlier ones"),
+        f"(about {d['per_iteration_bytes']:.3g} bytes each), as when the body keeps what it allocates: later "
+        "samples then do more work than earlier ones"),
     "benchmark-name": lambda d, u: (
         f"the name has {d['length']} characters, over {d['max']}: long names are cut or wrap in report tables"),
     "benchmark-peak-growth": lambda d, u: (
         f"the invocation's peak memory grows by {format_kib(d['slope'])} an iteration (one-sided p = "
-        f"{d['pvalue']:.2g}; {format_kib(d['growth_kib'])} over the counts tried): the body keeps what it "
-        "allocates, so longer samples do more work than shorter ones"),
+        f"{d['pvalue']:.2g}; {format_kib(d['growth_kib'])} over the counts tried), as when the body keeps "
+        "what it allocates: longer samples then do more work than shorter ones"),
     "benchmark-too-long": lambda d, u: (
         f"one iteration takes {format_value(d['iteration_ns'], 'ns')}, so a sample cannot be as short as "
         f"--sample-time ({format_value(d['sample_time_ns'], 'ns')}): a round takes longer and the budget buys "

@@ -26,6 +26,13 @@ static void BM_same(benchmark::State& state) {
 }
 BENCHMARK(BM_same);
 
+// a name over 40 characters, as suites nobody here wrote have (Go's own strconv has several)
+static void BM_long_name_of_a_suite_benchmark_nobody_here_chose(benchmark::State& state) {
+  std::uint64_t x = 1;
+  for (auto _ : state) benchmark::DoNotOptimize(x = chain(x, 200));
+}
+BENCHMARK(BM_long_name_of_a_suite_benchmark_nobody_here_chose);
+
 static void BM_counters(benchmark::State& state) {
   std::uint64_t x = 1;
   for (auto _ : state) benchmark::DoNotOptimize(x = chain(x, 500));

@@ -46,6 +46,15 @@ func BenchmarkAlloc(b *testing.B) {
 	b.ReportMetric(3, "widgets/op")
 }
 
+// BenchmarkGarbage allocates 4 KiB an iteration and keeps only the latest: the heap grows with the
+// garbage until Go's collector runs (its first collection waits for a 4 MiB heap), as strconv's
+// FormatInt's does, and nothing is retained.
+func BenchmarkGarbage(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		kept = make([]byte, 4096)
+	}
+}
+
 func BenchmarkSizes(b *testing.B) {
 	for _, n := range []int{100, 400} {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
