@@ -104,6 +104,19 @@ def test_every_sample_interrupted_leaves_the_time_off_the_cpu_unknown():
     assert cpu_use([25.4e6] * 8, [25e6] * 8, [0] * 8).kind == "cpu-bound"
 
 
+def test_every_sample_interrupted_but_each_giving_up_the_cpu_itself_is_decided_on_wall_time():
+    """A sleeping command on a busy machine: its short bursts of work are all interrupted, so no quiet
+    sample shows its waiting, but each sample also switched out by itself (its sleep). --metric auto
+    chose CPU time for it, and could never see a sleep grow from 10 to 30 ms (the Action's test)."""
+    from pairbench.analysis.rules import chosen_metric
+
+    waiting = cpu_use([11e6] * 8, [1.2e6] * 8, [1] * 8, [2] * 8)
+    assert waiting.kind == "waits" and chosen_metric(waiting) == "wall"
+    for voluntary in (0, 1, 4):  # a start's one switch; a shell's waits for its child, fewer than forced
+        computing = cpu_use([90e6] * 8, [25e6] * 8, [10] * 8, [voluntary] * 8)
+        assert computing.kind == "unknown" and chosen_metric(computing) == "cpu"
+
+
 def test_a_result_stored_before_the_metric_existed_is_read_as_decided_on_wall_time():
     stored = {"sampling": {"warmup": 1, "max_time_ns": 60_000_000_000, "seed": 3}, "decision": {"alpha": 0.01}}
     assert settings_from_stored("compare", ["a", "b"], [], stored).decision.metric == "wall"

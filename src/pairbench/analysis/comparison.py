@@ -372,7 +372,7 @@ def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria:
         notes.append(Note("metric-chosen", {"metric": metric, "rounds": min(CHOICE_ROUNDS, int(b_index.size)),
                                             "kind": chosen_by.kind, "off_cpu_share": chosen_by.off_cpu_share,
                                             "cpu_over_wall": chosen_by.cpu_over_wall}))
-    if metric == "cpu" and how["kind"] in ("off-cpu", "threads"):
+    if metric == "cpu" and how["kind"] in ("off-cpu", "threads", "waits"):
         notes.append(Note("cpu-time-partial", how))
     other = "wall" if metric == "cpu" else "cpu"
     if effect is None or (other == "cpu" and _no_cpu_time(pairing, "cpu")):
@@ -395,7 +395,8 @@ def cpu_use_of(*chosen: tuple[Samples, np.ndarray]) -> CpuUse | None:
     def column(name: str) -> np.ndarray:
         return np.concatenate([s[name][index] for s, index in chosen])
 
-    return cpu_use(column("wall_ns"), column("user_ns") + column("sys_ns"), column("involuntary_cs"))
+    return cpu_use(column("wall_ns"), column("user_ns") + column("sys_ns"), column("involuntary_cs"),
+                   column("voluntary_cs"))
 
 
 def never_succeeded(pairing: Pairing) -> Note | None:

@@ -140,30 +140,34 @@ def switches_note(switches: Sequence[int], wall_ns: Sequence[float]) -> Note | N
 class CpuUse:
     """How a series spends its wall time: ``off_cpu_share``/``off_cpu_ns``, the median share and time
     off the CPU in the samples no other task interrupted (None when every sample was interrupted),
-    ``cpu_over_wall`` the median CPU time over wall time, ``unswitched`` of ``n`` samples."""
+    ``cpu_over_wall`` the median CPU time over wall time, ``unswitched`` of ``n`` samples; ``waits``:
+    the samples gave up the CPU themselves (``_gives_up_the_cpu``)."""
 
     off_cpu_share: float | None
     off_cpu_ns: float | None
     cpu_over_wall: float
     unswitched: int
     n: int
+    waits: bool = False
 
     @property
     def kind(self) -> str:
         """"threads" (CPU time adds up what ran at once), "off-cpu" (sleeping, reading, waiting),
-        "cpu-bound", or "unknown" (every sample was interrupted: its time off the CPU is not its own)."""
+        "cpu-bound", "waits" (every sample was interrupted, and each gave up the CPU itself: it sleeps,
+        reads or waits for a child) or "unknown" (every sample was interrupted: its time off the CPU is
+        not its own)."""
         if self.cpu_over_wall > THREADS_RATIO:
             return "threads"
         if self.off_cpu_share is None:
-            return "unknown"
+            return "waits" if self.waits else "unknown"
         if self.off_cpu_share > OFF_CPU_SHARE and (self.off_cpu_ns > OFF_CPU_MIN_NS or self.off_cpu_share > 0.5):
             return "off-cpu"
         return "cpu-bound"
 
 
-def cpu_use(wall_ns, cpu_ns, involuntary) -> CpuUse | None:
-    """The ``CpuUse`` of samples' wall time, CPU time (user + system) and involuntary switches; None
-    without samples or CPU times."""
+def cpu_use(wall_ns, cpu_ns, involuntary, voluntary=None) -> CpuUse | None:
+    """The ``CpuUse`` of samples' wall time, CPU time (user + system), involuntary and (when recorded)
+    voluntary switches; None without samples or CPU times."""
     wall, cpu = np.asarray(wall_ns, dtype=np.float64), np.asarray(cpu_ns, dtype=np.float64)
     switches = np.asarray(involuntary)
     if wall.size == 0 or not np.any(cpu > 0) or np.any(wall <= 0):
@@ -172,7 +176,18 @@ def cpu_use(wall_ns, cpu_ns, involuntary) -> CpuUse | None:
     off = wall[quiet] - cpu[quiet]
     return CpuUse(float(np.median(off / wall[quiet])) if quiet.any() else None,
                   float(np.median(off)) if quiet.any() else None,
-                  float(np.median(cpu / wall)), int(quiet.sum()), int(wall.size))
+                  float(np.median(cpu / wall)), int(quiet.sum()), int(wall.size),
+                  voluntary is not None and _gives_up_the_cpu(np.asarray(voluntary), switches))
+
+
+def _gives_up_the_cpu(voluntary: np.ndarray, involuntary: np.ndarray) -> bool:
+    """Whether samples wait by themselves: more voluntary switches than a start costs, and more than
+    other tasks forced on them. Measured on this 2-CPU machine beside busy loops (2026-11-27): a
+    CPU-bound C program and a CPU-bound Python command gave 1 voluntary switch a sample (their start)
+    against 7-10 involuntary ones; a 10 ms nanosleep gave 2 against 1; ``sh -c`` around the C
+    program 4 against 10 (the shell's wait for its child is not waiting of the tree)."""
+    given_up, taken = float(np.median(voluntary)), float(np.median(involuntary))
+    return given_up >= 2 and given_up > taken
 
 
 CHOICE_ROUNDS = 10
@@ -183,9 +198,10 @@ takes (its --min-runs), and fewer than any verdict at alpha 0.01 needs (11)."""
 def chosen_metric(use: CpuUse | None) -> str:
     """What ``--metric auto`` decides on, from the ``cpu_use`` of the first ``CHOICE_ROUNDS`` rounds
     (both sides' samples): CPU time unless the samples show the benchmark waiting or running threads,
-    or recorded no CPU time. A benchmark whose every sample other tasks interrupted counts as CPU-bound:
-    one that waits for itself is seldom interrupted while it waits, so its quiet samples show it."""
-    if use is None or use.kind in ("off-cpu", "threads"):
+    or recorded no CPU time. A benchmark whose every sample other tasks interrupted counts as CPU-bound,
+    unless its samples also gave up the CPU themselves (a sleep, a read, a wait for a child: on a busy
+    machine even a waiting command is interrupted in its short bursts of work)."""
+    if use is None or use.kind in ("off-cpu", "threads", "waits"):
         return "wall"
     return "cpu"
 

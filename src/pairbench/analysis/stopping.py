@@ -77,7 +77,7 @@ class StoppingRule(Sink):
         early = self._early.pop(key)
         samples = [s.sample for _, base, cand in early for s in (base, cand)]
         use = cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
-                      [s.involuntary_cs for s in samples])
+                      [s.involuntary_cs for s in samples], [s.voluntary_cs for s in samples])
         self._metric[key] = chosen_metric(use)
         for rounds, base, cand in early:
             self._add(key, rounds, base, cand)

@@ -102,6 +102,8 @@ CPU_BOUND_READING = {
     "threads": "several threads or processes at once: CPU time is {ratio:.2f}x wall time",
     "unknown": ("every sample was interrupted by other tasks, so its own time off the CPU cannot be told "
                 "(CPU time {ratio:.2f}x wall time)"),
+    "waits": ("not CPU-bound: every sample was interrupted by other tasks, but each also gave up the CPU "
+              "itself (sleeping, reading, or waiting for a child or a lock); CPU time {ratio:.2f}x wall time"),
 }
 CPU_BOUND_FIX = {
     "cpu-bound": "compare it on CPU time (--metric cpu): other tasks' time slices are then left out",
@@ -109,6 +111,7 @@ CPU_BOUND_FIX = {
     "threads": ("compare it on wall time (--metric wall) for how long it takes; CPU time adds up what runs at "
                 "once"),
     "unknown": "run it on a quieter machine to tell, or compare it on wall time (--metric wall)",
+    "waits": "compare it on wall time (--metric wall): CPU time leaves its waiting out",
 }
 
 
@@ -119,7 +122,7 @@ def check_cpu_bound(samples: Sequence[Sample]) -> Finding | None:
     why = ("a verdict on CPU time (--metric cpu) leaves other tasks' time slices out, and so stays steady "
            "on a busy machine, but it leaves out the command's own waiting and adds up its threads too")
     use = cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
-                  [s.involuntary_cs for s in samples])
+                  [s.involuntary_cs for s in samples], [s.voluntary_cs for s in samples])
     if use is None:
         return None
     off = f"{100 * use.off_cpu_share:.1f}%" if use.off_cpu_share is not None else "-"

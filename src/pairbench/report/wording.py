@@ -240,6 +240,8 @@ TRUST = {
     "cpu-bound": ("the benchmark is CPU-bound, so other tasks' time slices are the likely difference: trust CPU "
                   "time, and run `pairbench doctor` on the machine"),
     "unknown": "every sample was interrupted by other tasks, so which is right cannot be told: run `pairbench doctor`",
+    "waits": ("trust wall time: other tasks interrupted every sample, but each also gave up the CPU itself "
+              "(sleeping, reading, or waiting for a child or a lock), which CPU time leaves out"),
 }
 
 
@@ -271,6 +273,8 @@ CHOSEN_WHY = {
     "off-cpu": "they spend {share} of their time off the CPU (sleeping, reading, or waiting for a child or a lock), "
                "which CPU time would leave out",
     "threads": "its CPU time is {ratio:.2f}x its wall time (several threads or processes at once)",
+    "waits": "other tasks interrupted every sample, but each also gave up the CPU itself (sleeping, reading, or "
+             "waiting for a child or a lock), which CPU time would leave out",
 }
 
 
