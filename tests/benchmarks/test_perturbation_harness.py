@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
-
-_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
+from scripts import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def study():
-    sys.path.insert(0, str(_DIR))
-    try:
-        spec = importlib.util.spec_from_file_location("perturbation_study", _DIR / "perturbation.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(_DIR))
+    return benchmark_script("perturbation")
 
 
 def test_early_is_the_first_one_and_a_half_seconds_and_late_from_three_on(study):

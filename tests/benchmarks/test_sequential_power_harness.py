@@ -5,34 +5,18 @@ itself is in benchmarks/RESULTS.md ("Fewer rounds at the same error rate")."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from scripts import benchmark_script
 
 from pairbench.stats import confidence_sequence
 from pairbench.stats._order import median_interval_ranks
 from pairbench.stats.sequential import running_bounds
 
-_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name):
-    if name in sys.modules:
-        return sys.modules[name]
-    sys.path.insert(0, str(_DIR))
-    spec = importlib.util.spec_from_file_location(name, _DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-power = _load("sequential_power")
-betting = _load("symmetric_betting")
+power = benchmark_script("sequential_power")
+betting = benchmark_script("symmetric_betting")
 
 
 def test_the_vectorised_sign_rule_decides_where_the_running_sequence_itself_first_decides():

@@ -3,26 +3,15 @@ computed by hand, and the three outcomes of the "no worse than hyperfine -N" tar
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
-
-_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
+from scripts import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def spawner_study():
-    sys.path.insert(0, str(_DIR))
-    try:
-        spec = importlib.util.spec_from_file_location("spawner_study", _DIR / "spawner.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(_DIR))
+    return benchmark_script("spawner")
 
 
 def test_the_block_interval_is_a_t_interval_on_the_log_ratios(spawner_study):
