@@ -32,10 +32,13 @@ def test_a_function_three_times_slower_is_found_slower():
     assert result.effect.low > 100.0  # percent
 
 
-def test_a_function_against_itself_is_never_called_faster_or_slower():
+def test_a_function_against_itself_is_compared_as_two_sides_and_shows_no_large_change():
+    """Its verdict is not asserted: a wrong one comes at the comparison's error rate (alpha 0.01),
+    which the calibration studies measure, and a loaded machine's first rounds can bring it (one did,
+    under two busy CPUs beside `make test`). The estimate of no change, within a few percent, holds."""
     result = compare_functions(spin, spin, 300, max_time="3s", seed=4)
-    assert result.verdict.verdict in ("equivalent", "inconclusive")
     assert result.baseline != result.candidate
+    assert result.effect is not None and abs(result.effect.estimate) < 5.0  # percent
 
 
 def test_an_exception_in_a_function_reaches_the_caller():
