@@ -83,3 +83,18 @@ def test_the_statistics_load_before_the_first_call_and_nothing_runs_beside_the_f
     seen = json.loads(done.stdout)
     assert len(seen) > 100 and all(s == seen[0] for s in seen)  # nothing imported between the calls
     assert seen[0][1] == ["MainThread"]
+
+
+def test_runs_joined_into_one_keep_every_runs_samples_and_notes():
+    """The pytest plugin's one document of its tests: a note of a later test's run was dropped."""
+    from pairbench.notes import Note
+    from pairbench.sessions.functions import joined, measure_functions
+
+    first, _ = measure_functions(spin, None, (100,), name="a", max_time="50ms", seed=1)
+    second, _ = measure_functions(spin, None, (200,), name="b", max_time="50ms", seed=2)
+    noted = Note("failed-rounds", {"count": 1})
+    run = joined([first, second.replace(notes=(*second.notes, noted))], "pytest")
+    assert [key.name for key in run.benchmarks] == ["a", "b"] and [s.name for s in run.sides] == ["pytest"]
+    assert noted in run.notes
+    assert len(run.samples[(0, 0)]) == len(first.samples[(0, 0)])
+    assert len(run.samples[(1, 0)]) == len(second.samples[(0, 0)])

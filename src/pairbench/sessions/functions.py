@@ -65,7 +65,7 @@ def joined(runs: Sequence[Run], name: str) -> Run:
     """Runs of one function each, measured alone one after another (the pytest plugin's tests), as one
     run of one side ``name`` with a benchmark each, in the order measured: so one result document
     keeps them all. Their samples' ``seq`` continue from run to run; times and settings are the first
-    run's, the end the last's."""
+    run's, the end the last's, the notes every run's (each once)."""
     if len(runs) == 1:
         return runs[0]
     first, samples, seq = runs[0], {}, 0
@@ -75,9 +75,13 @@ def joined(runs: Sequence[Run], name: str) -> Run:
         seq += len(series)
     side = dataclasses.replace(first.sides[0], name=name, command=Command(name, ()))
     settings = settings_from_stored(first.settings.kind, (name,), (name,), first.settings.stored())  # validated
+    notes = []
+    for note in (n for run in runs for n in run.notes):
+        if note not in notes:
+            notes.append(note)
     return first.replace(sides=(side,), settings=settings,
                          benchmarks=tuple(run.benchmarks[0] for run in runs), samples=samples,
-                         finished_at=runs[-1].finished_at)
+                         finished_at=runs[-1].finished_at, notes=tuple(notes))
 
 
 def measure_functions(baseline: Callable, candidate: Callable | None = None, args: tuple = (),
