@@ -2,8 +2,8 @@
 
 1. Tukey fence: the share of clean samples above Q3 + 1.5 IQR at small n, and
    how often a benchmark would be flagged under "more than 5% beyond" versus
-   the binomial rule ``samplechecks.check_outliers`` uses (P(Bin(n, 2%) >= k) < 1%).
-2. Setup overhead: how often ``check_setup_overhead`` says warn / unknown / ok
+   the binomial rule ``analysis.doctor.check_outliers`` uses (P(Bin(n, 2%) >= k) < 1%).
+2. Setup overhead: how often ``analysis.validation.judge_setup_overhead`` says warn / unknown / ok
    for true setup shares around the 5% line, with 2% noise per sample.
 3. The cost of ``collect_environment`` (run and compare call it once).
 
@@ -18,7 +18,7 @@ import time
 import numpy as np
 from scipy import stats as sps
 
-from pairbench.doctor.validation import Measurements, check_setup_overhead
+from pairbench.analysis.validation import judge_setup_overhead
 from pairbench.environment import collect_environment
 from pairbench.model import Sample
 
@@ -56,8 +56,7 @@ def setup_verdicts(trials: int, rng) -> list[str]:
                 mean = setup + k * per_iteration
                 wall = mean * (1 + rng.normal(0, 0.02, 5))
                 samples[k] = tuple(Sample(wall_ns=int(w), iterations=k) for w in wall)
-            _, finding = check_setup_overhead(Measurements(samples), None)
-            counts[finding.status] += 1
+            counts[judge_setup_overhead(samples).status] += 1
         rows.append(f"| {100 * share:.0f}% | {counts['warn'] / trials:.3f} | "
                     f"{counts['unknown'] / trials:.3f} | {counts['ok'] / trials:.3f} |")
     return rows

@@ -93,7 +93,8 @@ def test_container_quota_and_vm_steal_become_notes_but_unknowns_do_not(machine):
         "100 ms (312 since the cgroup began): the hypervisor or the cgroup quota paused the benchmark")
     vm = machine_notes(machine("vm"), "compare", 2)
     assert codes(vm) == ["machine-paused"]
-    assert vm[0].data["reading"] == "virtual machine (QEMU Standard PC (Q35 + ICH9, 2009)); steal 12.5% now"
+    assert vm[0].data["finding"]["code"] == "doctor-virtualization" and "reading" not in vm[0].data
+    assert word(vm[0]).startswith("virtual machine (QEMU Standard PC (Q35 + ICH9, 2009)); steal 12.5% now: ")
 
 
 def test_the_metadata_of_an_older_document_gets_no_note():

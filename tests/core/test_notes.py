@@ -7,8 +7,58 @@ import pytest
 from pairbench.notes import CODES, Note, Subject
 from pairbench.report.wording import INLINE, WORDINGS, subject_text, with_subject, word
 
+# the doctor's findings on a machine, as environment.checks writes them
+MEMORY = {"status": "fail", "memory": {"mem_total_kib": 16_000_000, "mem_available_kib": 900_000,
+                                       "swap_total_kib": 2_000_000, "swap_free_kib": 1_000_000},
+          "pressure": {"some_avg10": 2.0, "full_avg10": 1.5}, "swapped_pages_now": 32, "swap_used_kib": 1_000_000,
+          "window_s": 0.1}
+POWER = {"status": "warn", "on_battery": True, "mains_online": False, "platform_profile": "low-power",
+         "batteries": [{"name": "BAT0", "status": "Discharging", "capacity": 41}]}
+VIRTUALIZATION = {"status": "fail", "virtual_machine": True, "container": "docker", "hypervisor": "KVM",
+                  "steal_percent": 12.5, "quota_cpus": 0.5, "cpus": 4, "nr_throttled_now": 1, "nr_periods_now": 1,
+                  "nr_throttled": 312, "short_quota": True, "window_s": 0.1}
+CLOCK = {"status": "fail", "clocksource": "jiffies", "available": ["jiffies"], "measured_resolution_ns": 4_000_000}
+DOCTOR = {
+    "doctor-load": {"status": "fail", "load_average": [3.4, 2.9, 2.1], "cpus": 4, "busy_cpus_now": 3.6,
+                    "busiest_processes": [{"pid": 7, "name": "cc1", "command": "cc1 -O2", "cpu_percent": 90.0}],
+                    "window_s": 0.1, "live": True, "cpu_pressure": 12.0, "pause": [7], "keep": []},
+    "doctor-governor": {"status": "warn", "governors": {"powersave": 4}},
+    "doctor-turbo": {"status": "warn", "enabled": True, "file": "/sys/devices/system/cpu/intel_pstate/no_turbo"},
+    "doctor-smt": {"status": "warn", "control": "on", "active": True, "sibling_groups": [[0, 4], [1, 5]]},
+    "doctor-aslr": {"status": "warn", "randomize_va_space": 0},
+    "doctor-isolation": {"status": "warn", "isolated": [], "nohz_full": [], "allowed_cpus": [0, 1, 2, 3],
+                         "cmdline": "quiet", "suggested_cpu": 3},
+    "doctor-clock": CLOCK,
+    "doctor-perf": {"status": "warn", "perf_event_paranoid": 4, "perf_event_max_sample_rate": 100_000},
+    "doctor-virtualization": VIRTUALIZATION,
+    "doctor-memory": MEMORY,
+    "doctor-power": POWER,
+    "doctor-thermal": {"status": "warn", "core_throttle_count": 12, "package_throttle_count": 3},
+    "doctor-runs": {"status": "fail", "command": "./bench 4", "iterations": 4, "iterated": True, "exit_status": 139},
+    "doctor-duration": {"status": "warn", "median_ns": 900_000.0, "startup_ns": 500_000.0, "startup_share": 0.55,
+                        "timer_resolution_ns": 30, "iterated": False, "target_ns": 5_000_000.0},
+    "doctor-setup-overhead": {"status": "unknown", "intercept": 3e6, "intercept_ci": 1e6, "slope": 2e6,
+                              "slope_ci": 1e5, "r_squared": 0.99, "setup_ns": 2.5e6, "startup_ns": 5e5,
+                              "setup_share": 0.13, "share_at_iterations": 8, "share_interval": [0.04, 0.2]},
+    "doctor-memory-growth": {"status": "warn", "rss_floor_kib": 1000, "censored_counts": [1], "counts": [1, 2, 4, 8],
+                             "low_count": 2, "high_count": 8, "slope": 10240.0, "intercept": 9000.0,
+                             "pvalue": 1e-6},
+    "doctor-stability": {"status": "warn", "cv": 0.2, "iqr_over_median": 0.1, "n": 20, "sd": 2e6, "mean": 1e7},
+    "doctor-modality": {"status": "warn", "modes": 2, "mode_locations": [1e7, 2e7], "mvalue": 3.2,
+                        "modality": "bimodal", "n": 40},
+    "doctor-autocorrelation": {"status": "unknown", "refusal": {"code": "no-variance", "data": {"n": 3, "value": 1e6}}},
+    "doctor-outliers": {"status": "warn", "above_fence": 3, "n": 20, "upper_fence_ns": 1.2e7, "pvalue": 0.007,
+                        "rate": 0.02},
+    "doctor-context-switches": {"status": "warn", "excess_per_s": 120.0, "affected_samples": 9, "n": 20,
+                                "quietest": 1},
+    "doctor-cpu-bound": {"status": "ok", "kind": "off-cpu", "off_cpu_share": 0.4, "cpu_over_wall": 0.6,
+                         "unswitched": 12, "n": 20},
+    "doctor-mean-min-gap": {"status": "warn", "mean_min_gap": 0.08},
+    "doctor-name": {"status": "warn", "length": 45, "max": 40},
+}
+
 # one example of each code's data, as the statistics and the analysis write it
-EXAMPLES = {
+EXAMPLES = {**DOCTOR,
     "single-value": {}, "no-variance": {"n": 5, "value": 1.5e6},
     "nonpositive-min": {"min": 0.0}, "grubbs-tail": {"side": "max", "sigma": 4.2, "critical": 2.9, "n": 40},
     "tukey-fence": {"side": "above", "count": 2, "fence": 5.1e7},
@@ -44,10 +94,11 @@ EXAMPLES = {
     "rss-at-floor": {"sides": ["a", "b"], "floor_kib": 13_000},
     "machine-busy": {"kind": "compare", "sides": 2, "load_average": 1.6, "busy_cpus_now": None, "cpus": 2,
                      "busiest": {"name": "cc1", "cpu_percent": 80.0}},
-    "machine-memory-short": {"kind": "run", "sides": 1, "reading": "120 MiB available"},
-    "machine-power-limited": {"kind": "run", "sides": 2, "reading": "on battery"},
-    "machine-paused": {"kind": "compare", "sides": 2, "reading": "steal 3%", "paused_now": True},
-    "machine-clock-coarse": {"kind": "compare", "sides": 2, "reading": "step 1 ms"},
+    "machine-memory-short": {"kind": "run", "sides": 1, "finding": {"code": "doctor-memory", "data": MEMORY}},
+    "machine-power-limited": {"kind": "run", "sides": 2, "finding": {"code": "doctor-power", "data": POWER}},
+    "machine-paused": {"kind": "compare", "sides": 2, "paused_now": True,
+                       "finding": {"code": "doctor-virtualization", "data": VIRTUALIZATION}},
+    "machine-clock-coarse": {"kind": "compare", "sides": 2, "finding": {"code": "doctor-clock", "data": CLOCK}},
     "machine-untuned": {"items": [{"check": "governor", "governors": ["powersave"]}, {"check": "turbo"}]},
     "renamed": {"name": "x", "copies": ["x (2)"]}, "shell-syntax": {"command": "a | b", "operators": ["|"]},
     "leftover-processes": {"side": "x", "count": 2}, "executor-fallback": {"reason": "no fork", "floor_kib": 90_000},

@@ -14,8 +14,9 @@ from pairbench.environment.checks import (
     check_power,
     check_smt,
     check_virtualization,
-    cpu_list_text,
 )
+from pairbench.report.doctor import reading
+from pairbench.report.findings import cpu_list_text, fix, why
 
 EXPECTED = {
     "tuned-server": dict(load="ok", governor="ok", turbo="ok", smt="ok", aslr="ok", isolation="ok",
@@ -42,9 +43,9 @@ def test_each_fixture_machine_gets_the_expected_status_per_check(machine, name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_every_finding_that_is_not_ok_says_why_and_every_warning_says_how_to_fix(machine, name):
     for finding in evaluate(machine(name)):
-        assert finding.reading and finding.why
+        assert reading(finding) and why(finding)
         if finding.status in ("warn", "fail"):
-            assert finding.fix, finding.check
+            assert fix(finding), finding.check
 
 
 def test_overall_status_is_the_worst_finding(machine):
@@ -57,38 +58,38 @@ def test_overall_status_is_the_worst_finding(machine):
 
 def test_noisy_laptop_names_the_busy_processes_and_pauses_all_but_the_desktop_shell(machine):
     load = {f.check: f for f in evaluate(machine("noisy-laptop", live=True), live=True)}["load"]
-    assert "load average 3.41 (1 min), 2.87 (5 min) on 4 CPUs" in load.reading
-    assert "3.60 CPUs busy in the last 100 ms" in load.reading
-    assert "firefox -contentproc -childID 7 (pid 2001, 90%)" in load.reading
-    assert "/usr/bin/gnome-shell (pid 2003, 10%)" in load.reading  # named: it is busy
-    assert load.fix == ("pause them while you measure: kill -STOP 2001 2002 (then kill -CONT 2001 2002); "
+    assert "load average 3.41 (1 min), 2.87 (5 min) on 4 CPUs" in reading(load)
+    assert "3.60 CPUs busy in the last 100 ms" in reading(load)
+    assert "firefox -contentproc -childID 7 (pid 2001, 90%)" in reading(load)
+    assert "/usr/bin/gnome-shell (pid 2003, 10%)" in reading(load)  # named: it is busy
+    assert fix(load) == ("pause them while you measure: kill -STOP 2001 2002 (then kill -CONT 2001 2002); "
                         "leave gnome-shell (pid 2003, part of the desktop or login session) running")
 
 
 def test_fixes_are_the_exact_commands(machine):
     laptop = {f.check: f for f in evaluate(machine("noisy-laptop"))}
-    assert laptop["governor"].fix == (
+    assert fix(laptop["governor"]) == (
         "echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor")
-    assert laptop["turbo"].fix == "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo"
-    assert laptop["smt"].fix == "echo off | sudo tee /sys/devices/system/cpu/smt/control"
-    assert laptop["perf"].fix == "sudo sysctl -w kernel.perf_event_paranoid=2"
-    assert laptop["isolation"].fix.startswith("add isolcpus=3 nohz_full=3 rcu_nocbs=3 to GRUB_CMDLINE_LINUX")
-    assert laptop["power"].fix == "plug in the charger"
-    assert laptop["memory"].status == "fail" and "32 pages swapped" in laptop["memory"].reading
+    assert fix(laptop["turbo"]) == "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo"
+    assert fix(laptop["smt"]) == "echo off | sudo tee /sys/devices/system/cpu/smt/control"
+    assert fix(laptop["perf"]) == "sudo sysctl -w kernel.perf_event_paranoid=2"
+    assert fix(laptop["isolation"]).startswith("add isolcpus=3 nohz_full=3 rcu_nocbs=3 to GRUB_CMDLINE_LINUX")
+    assert fix(laptop["power"]) == "plug in the charger"
+    assert laptop["memory"].status == "fail" and "32 pages swapped" in reading(laptop["memory"])
 
 
 def test_a_cgroup_quota_under_one_cpu_fails_and_says_how_much_to_give(machine):
     virt = {f.check: f for f in evaluate(machine("container"))}["virtualization"]
-    assert virt.reading == ("docker container; cgroup CPU quota 0.5 CPUs; throttled in 1 of 1 quota "
+    assert reading(virt) == ("docker container; cgroup CPU quota 0.5 CPUs; throttled in 1 of 1 quota "
                             "periods in the last 100 ms (312 since the cgroup began)")
     # the check warns while the quota is below the CPUs pairbench may run on, so the fix names those
-    assert virt.fix.startswith("give the container all 4 CPUs it may run on (docker run --cpus=4)")
+    assert fix(virt).startswith("give the container all 4 CPUs it may run on (docker run --cpus=4)")
 
 
 def test_vm_steal_over_ten_percent_fails(machine):
     virt = {f.check: f for f in evaluate(machine("vm"))}["virtualization"]
     assert virt.status == "fail"
-    assert virt.reading == "virtual machine (QEMU Standard PC (Q35 + ICH9, 2009)); steal 12.5% now"
+    assert reading(virt) == "virtual machine (QEMU Standard PC (Q35 + ICH9, 2009)); steal 12.5% now"
 
 
 def test_a_vm_without_steal_only_warns(machine):
@@ -133,7 +134,7 @@ def test_clock_judges_the_source_and_the_measured_step(source, step, status):
 def test_slow_clocksource_fix_switches_to_tsc_when_available():
     env = {"clocksource": {"current": "hpet", "available": ["hpet", "tsc"]},
            "timer": {"measured_resolution_ns": 700}}
-    assert check_clock(env).fix == (
+    assert fix(check_clock(env)) == (
         "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource")
 
 
@@ -142,22 +143,22 @@ def test_low_power_profile_warns_even_on_mains():
                      "platform_profile": "low-power"}}
     finding = check_power(env)
     assert finding.status == "warn"
-    assert finding.fix == "echo performance | sudo tee /sys/firmware/acpi/platform_profile"
+    assert fix(finding) == "echo performance | sudo tee /sys/firmware/acpi/platform_profile"
 
 
 def test_smt_siblings_without_a_control_file_still_warn():
     env = {"smt": {"control": None, "active": None, "sibling_groups": [[0, 4], [1, 5]]}}
     finding = check_smt(env)
     assert finding.status == "warn"
-    assert finding.fix == "disable SMT (Hyper-Threading) in the firmware setup"
-    assert "CPUs 0,4 share a core" in finding.reading
+    assert fix(finding) == "disable SMT (Hyper-Threading) in the firmware setup"
+    assert "CPUs 0,4 share a core" in reading(finding)
 
 
 def test_isolated_cpus_unused_by_pairbench_warn_with_the_taskset_command(machine):
     env = copy.deepcopy(machine("tuned-server"))
     env["isolation"]["allowed_cpus"] = list(range(8))
     finding = {f.check: f for f in evaluate(env)}["isolation"]
-    assert finding.status == "warn" and finding.fix == "taskset -c 6-7 pairbench ..."
+    assert finding.status == "warn" and fix(finding) == "taskset -c 6-7 pairbench ..."
 
 
 def test_cpu_list_text_compresses_ranges():
@@ -170,21 +171,21 @@ def test_isolation_advice_names_a_cpu_pairbench_may_run_on():
            "isolation": {"allowed_cpus": [2, 3], "isolated": [], "nohz_full": []}}
     iso = {f.check: f for f in evaluate(env)}["isolation"]
     assert iso.status == "warn"
-    assert "isolcpus=3 nohz_full=3 rcu_nocbs=3" in iso.fix and "taskset -c 3 pairbench" in iso.fix
+    assert "isolcpus=3 nohz_full=3 rcu_nocbs=3" in fix(iso) and "taskset -c 3 pairbench" in fix(iso)
 
 
 def test_pinned_to_one_cpu_of_many_is_not_called_nothing_to_isolate_from():
     env = {"online_cpus": list(range(8)), "logical_cpus": 8,
            "isolation": {"allowed_cpus": [5], "isolated": [], "nohz_full": []}}
     iso = {f.check: f for f in evaluate(env)}["isolation"]
-    assert iso.status == "warn" and "taskset -c 5 pairbench" in iso.fix
+    assert iso.status == "warn" and "taskset -c 5 pairbench" in fix(iso)
 
 
 def test_memory_without_meminfo_does_not_claim_no_swap():
     env = {"pressure": {"memory": {"some_avg10": 0.0, "full_avg10": 0.0}}}
     mem = {f.check: f for f in evaluate(env)}["memory"]
     assert mem.status == "unknown"
-    assert "swap unknown (cannot read /proc/meminfo)" in mem.reading
+    assert "swap unknown (cannot read /proc/meminfo)" in reading(mem)
 
 
 # ------------------------------------------------------------------ power wording
@@ -195,13 +196,13 @@ def test_a_full_battery_without_a_mains_supply_is_not_called_no_battery_found():
                      "batteries": [{"name": "BAT0", "status": "Full", "capacity": 100}]}}
     finding = check_power(env)
     assert finding.status == "ok"
-    assert finding.reading == "battery not discharging (BAT0 Full 100%); no mains supply listed"
+    assert reading(finding) == "battery not discharging (BAT0 Full 100%); no mains supply listed"
 
 
 def test_a_desktop_without_batteries_says_no_battery_found():
     env = {"power": {"on_battery": False, "mains_online": None, "platform_profile": None,
                      "batteries": []}}
-    assert check_power(env).reading == "no battery found"
+    assert reading(check_power(env)) == "no battery found"
 
 
 # ------------------------------------------------------------------ clock fix
@@ -213,15 +214,15 @@ def test_a_coarse_step_on_tsc_does_not_suggest_switching_to_tsc(available):
            "timer": {"measured_resolution_ns": 2_000}}
     finding = check_clock(env)
     assert finding.status == "warn"
-    assert "echo tsc" not in finding.fix
-    assert finding.fix == ("no clock source to switch to (tsc is the fastest offered): keep every "
+    assert "echo tsc" not in fix(finding)
+    assert fix(finding) == ("no clock source to switch to (tsc is the fastest offered): keep every "
                            "sample above 2.000 ms, so the clock's step is under 0.1% of it")
 
 
 def test_a_slow_clock_source_without_tsc_points_to_the_kernel_log():
     env = {"clocksource": {"current": "hpet", "available": ["hpet", "acpi_pm"]},
            "timer": {"measured_resolution_ns": 700}}
-    assert check_clock(env).fix.startswith("no faster clock source to switch to: check the kernel log")
+    assert fix(check_clock(env)).startswith("no faster clock source to switch to: check the kernel log")
 
 
 # ------------------------------------------------------------------ virtualization fix by cause
@@ -242,35 +243,35 @@ def _virt_env(*, vm=True, steal=0.0, quota=None, cpus=4, throttled_now=None, thr
 def test_steal_with_a_quota_of_all_cpus_gets_vm_advice_not_quota_advice():
     finding = check_virtualization(_virt_env(steal=15.0, quota=4.0, cpus=4))
     assert finding.status == "fail"
-    assert finding.fix == VM_FIX
+    assert fix(finding) == VM_FIX
 
 
 def test_a_quota_below_the_cpus_on_bare_metal_gets_quota_advice_only():
     finding = check_virtualization(_virt_env(vm=False, quota=2.0, cpus=4))
     assert finding.status == "warn"
-    assert finding.fix == ("give the container all 4 CPUs it may run on (docker run --cpus=4) or "
+    assert fix(finding) == ("give the container all 4 CPUs it may run on (docker run --cpus=4) or "
                            "remove the quota while measuring")
 
 
 def test_steal_and_a_short_quota_get_both_fixes():
-    fix = check_virtualization(_virt_env(steal=15.0, quota=2.0, cpus=4)).fix
-    assert fix.startswith("give the container all 4 CPUs") and fix.endswith(VM_FIX)
+    fix_text = fix(check_virtualization(_virt_env(steal=15.0, quota=2.0, cpus=4)))
+    assert fix_text.startswith("give the container all 4 CPUs") and fix_text.endswith(VM_FIX)
 
 
 def test_throttling_now_under_a_quota_of_all_cpus_says_to_remove_the_quota():
     finding = check_virtualization(_virt_env(vm=False, quota=4.0, cpus=4, throttled_now=1,
                                              throttled_total=40))
     assert finding.status == "warn"
-    assert finding.reading.endswith("throttled in 1 of 1 quota periods in the last 100 ms "
+    assert reading(finding).endswith("throttled in 1 of 1 quota periods in the last 100 ms "
                                     "(40 since the cgroup began)")
-    assert finding.fix.startswith("remove the cgroup's CPU quota while measuring")
+    assert fix(finding).startswith("remove the cgroup's CPU quota while measuring")
 
 
 def test_throttling_long_ago_is_context_not_a_finding():
     env = _virt_env(vm=False, quota=4.0, cpus=4, throttled_now=0, throttled_total=312)
     finding = check_virtualization(env)
     assert finding.status == "ok"
-    assert finding.reading.endswith("not throttled in the last 100 ms (312 since the cgroup began)")
+    assert reading(finding).endswith("not throttled in the last 100 ms (312 since the cgroup began)")
     assert machine_notes(env, "run", 1) == []
 
 
@@ -287,7 +288,7 @@ def _busy(*processes, ancestors=None) -> dict:
 
 def test_the_load_fix_never_pauses_pairbenchs_own_parents():
     finding = check_load(_busy((900, "make"), (901, "cc1"), ancestors=[900, 899, 1]), live=True)
-    assert finding.fix == ("pause them while you measure: kill -STOP 901 (then kill -CONT 901); "
+    assert fix(finding) == ("pause them while you measure: kill -STOP 901 (then kill -CONT 901); "
                            "leave make (pid 900, a parent of pairbench) running")
 
 
@@ -295,15 +296,15 @@ def test_the_load_fix_never_pauses_pairbenchs_own_parents():
                                   "plasmashell", "systemd", "systemd-journal", "sshd", "tmux: server"])
 def test_the_load_fix_says_to_close_rather_than_pause_the_session(name):
     finding = check_load(_busy((700, name)), live=True)
-    assert "kill -STOP" not in finding.fix
-    assert finding.fix == ("close the programs that keep them busy, or wait until they are idle; do not "
+    assert "kill -STOP" not in fix(finding)
+    assert fix(finding) == ("close the programs that keep them busy, or wait until they are idle; do not "
                            f"pause {name} (pid 700, part of the desktop or login session)")
 
 
 def test_stored_metadata_names_busy_processes_but_never_a_pid_to_pause():
     finding = check_load(_busy((901, "cc1"), (902, "ld")))  # as read from a file: not live
-    assert "busiest: cc1 (50%), ld (50%)" in finding.reading and "pid" not in finding.reading
-    assert "kill" not in finding.fix and "`pairbench doctor` on that machine" in finding.fix
+    assert "busiest: cc1 (50%), ld (50%)" in reading(finding) and "pid" not in reading(finding)
+    assert "kill" not in fix(finding) and "`pairbench doctor` on that machine" in fix(finding)
 
 
 # ------------------------------------------------------------------ malformed stored metadata
@@ -330,7 +331,7 @@ def test_malformed_stored_metadata_makes_its_check_unknown_not_a_crash(metadata,
     findings = {f.check: f for f in evaluate(metadata)}
     assert len(findings) == 12
     assert findings[check].status == "unknown"
-    assert findings[check].reading.startswith("stored value malformed: ")
+    assert reading(findings[check]).startswith("stored value malformed: ")
     machine_notes(metadata, "compare", 2)  # the analysis of run, compare and show uses the same checks
 
 

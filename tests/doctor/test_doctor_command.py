@@ -87,7 +87,7 @@ def test_without_a_file_the_doctor_judges_the_machine_now_through_the_environmen
     assert out.getvalue().startswith("pairbench doctor · fixed · Debian GNU/Linux 12 (bookworm)")
 
 
-def test_doctor_json_has_every_check_with_status_reading_why_and_fix(stored):
+def test_doctor_json_has_every_check_with_status_reading_why_fix_and_its_note(stored):
     code, out, _ = invoke("doctor", "--json", "--environment", stored("noisy-laptop"))
     document = json.loads(out)
     assert code == 0
@@ -95,8 +95,11 @@ def test_doctor_json_has_every_check_with_status_reading_why_and_fix(stored):
     assert [f["check"] for f in document["findings"]] == [
         "load", "governor", "turbo", "smt", "aslr", "isolation", "clock", "perf", "virtualization",
         "memory", "power", "thermal"]
-    assert all(set(f) == {"check", "title", "status", "reading", "why", "fix", "data"}
+    assert all(set(f) == {"check", "title", "status", "reading", "why", "fix", "code", "data"}
                for f in document["findings"])
+    assert all(f["code"] == "doctor-" + f["check"] for f in document["findings"])
+    load = document["findings"][0]
+    assert load["data"]["load_average"] == [3.41, 2.87, 2.1] and load["data"]["cpus"] == 4
     assert document["environment"]["activity"]["busiest_processes"][0]["name"] == "firefox"
 
 

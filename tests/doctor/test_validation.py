@@ -11,15 +11,27 @@ import numpy as np
 import pytest
 from fakes import FakeExecutor
 
-from pairbench.doctor import ValidationPlan, diagnose_benchmark, measure_benchmark
+from pairbench.doctor import ValidationPlan
 from pairbench.model import STATUS_TIMEOUT
+from pairbench.report.doctor import reading
+from pairbench.report.findings import fix
+from pairbench.sessions.doctor import validate_command
 
 STARTUP_S = 0.0005  # `true`: process start-up
 TIMER_NS = 30
 
 
 def diagnose(plan, executor):
-    return diagnose_benchmark(plan, executor, timer_resolution_ns=TIMER_NS)
+    return validate_command(plan, executor, timer_resolution_ns=TIMER_NS)[1].doctor
+
+
+def measure(plan, executor):
+    """The samples of each iteration count, and of the start-up probe (the last side)."""
+    run = validate_command(plan, executor, timer_resolution_ns=TIMER_NS)[0]
+    timed = {run.sides[s].name: run.series(b, s).measured().in_order().rows() for b, s, _ in run.all_series()
+             if len(run.series(b, s))}
+    startup = timed.pop("process start-up (true)", [])
+    return {int(name.split()[0]): rows for name, rows in timed.items()}, startup
 
 
 def by_check(report):
@@ -66,8 +78,8 @@ def test_setup_overhead_is_fitted_exactly_and_warns_over_five_percent():
     finding = by_check(report)["setup-overhead"]
     assert finding.status == "warn"
     # 50 / (50 + 2 n) <= 5%  <=>  n >= 475
-    assert finding.fix.endswith("or use {iterations} >= 475 so it is under 5%")
-    assert "75.2% of a 8-iteration sample" in finding.reading
+    assert fix(finding).endswith("or use {iterations} >= 475 so it is under 5%")
+    assert "75.2% of a 8-iteration sample" in reading(finding)
 
 
 def test_no_setup_beyond_process_start_up_is_ok():
@@ -89,7 +101,7 @@ def test_a_noisy_setup_whose_interval_straddles_five_percent_is_unknown():
     plan = ValidationPlan("echo {iterations}", runs=4, seed=3)
     finding = by_check(diagnose(plan, FakeExecutor(script)))["setup-overhead"]
     assert finding.status == "unknown"
-    assert "straddles 5%" in finding.reading
+    assert "straddles 5%" in reading(finding)
 
 
 def test_memory_growing_ten_mib_per_iteration_is_flagged():
@@ -99,13 +111,13 @@ def test_memory_growing_ten_mib_per_iteration_is_flagged():
     assert finding.status == "warn"
     assert finding.data["slope"] == pytest.approx(10240, rel=1e-9)
     assert finding.data["growth_kib"] == pytest.approx(7 * 10240, rel=1e-9)
-    assert finding.reading.startswith("10.0 MiB per iteration (one-sided p = ")
+    assert reading(finding).startswith("10.0 MiB per iteration (one-sided p = ")
 
 
 def test_constant_memory_is_ok():
     plan = ValidationPlan("echo {iterations}", runs=3, seed=2)
     finding = by_check(diagnose(plan, FakeExecutor(linear(0.0, 0.01))))["memory-growth"]
-    assert finding.status == "ok" and finding.reading == "constant at 8.79 MiB for 1-8 iterations"
+    assert finding.status == "ok" and reading(finding) == "constant at 8.79 MiB for 1-8 iterations"
 
 
 def test_small_memory_jitter_without_a_trend_is_ok():
@@ -126,7 +138,7 @@ def test_memory_at_the_executors_floor_is_censored_and_can_make_growth_unknown()
     plan = ValidationPlan("echo {iterations}", runs=3, seed=2, counts=(1, 2, 4, 8, 16))
     finding = by_check(diagnose(plan, FakeExecutor(script, rss_floor_kib=40000)))["memory-growth"]
     assert finding.status == "warn" and finding.data["slope"] == pytest.approx(10240)
-    assert "(counts 1, 2, 4 at the floor, left out)" in finding.reading
+    assert "(counts 1, 2, 4 at the floor, left out)" in reading(finding)
 
 
 def test_a_count_with_any_reading_at_the_floor_is_left_out_whole():
@@ -144,7 +156,7 @@ def test_a_count_with_any_reading_at_the_floor_is_left_out_whole():
     finding = by_check(diagnose(plan, FakeExecutor(linear(0.0, 0.01, rss), rss_floor_kib=40000)))["memory-growth"]
     assert finding.data["censored_counts"] == [1, 2, 4]
     assert finding.data["slope"] == pytest.approx(10240)
-    assert "(counts 1, 2, 4 at the floor, left out)" in finding.reading
+    assert "(counts 1, 2, 4 at the floor, left out)" in reading(finding)
 
 
 # ------------------------------------------------------------------ how it runs
@@ -153,46 +165,44 @@ def test_a_count_with_any_reading_at_the_floor_is_left_out_whole():
 def test_rounds_run_every_count_and_the_start_up_probe_once_in_an_order_drawn_from_the_seed():
     executor = FakeExecutor(linear(0.0, 0.001))
     plan = ValidationPlan("echo {iterations}", runs=4, warmup=1, seed=5)
-    measured = measure_benchmark(plan, executor, timer_resolution_ns=TIMER_NS)
+    samples_by_count, startup = measure(plan, executor)
     rounds = [executor.texts[i:i + 5] for i in range(0, len(executor.texts), 5)]
     assert len(rounds) == 5  # one warmup round, four timed
     assert all(sorted(r) == ["echo 1", "echo 2", "echo 4", "echo 8", "true"] for r in rounds)
     assert len({tuple(r) for r in rounds}) > 1  # shuffled, not a fixed order
-    assert {k: len(v) for k, v in measured.samples.items()} == {1: 4, 2: 4, 4: 4, 8: 4}
-    assert len(measured.startup) == 4
+    assert {k: len(v) for k, v in samples_by_count.items()} == {1: 4, 2: 4, 4: 4, 8: 4}
+    assert len(startup) == 4
     again = FakeExecutor(linear(0.0, 0.001))
-    measure_benchmark(plan, again, timer_resolution_ns=TIMER_NS)
+    measure(plan, again)
     assert again.texts == executor.texts
     other = FakeExecutor(linear(0.0, 0.001))
-    measure_benchmark(ValidationPlan("echo {iterations}", runs=4, warmup=1, seed=6), other,
-                      timer_resolution_ns=TIMER_NS)
+    measure(ValidationPlan("echo {iterations}", runs=4, warmup=1, seed=6), other)
     assert other.texts != executor.texts
 
 
 def test_each_sample_records_its_iteration_count_round_and_place_in_the_round():
     plan = ValidationPlan("echo {iterations}", runs=3, warmup=0, seed=1)
-    measured = measure_benchmark(plan, FakeExecutor(linear(0.0, 0.001)), timer_resolution_ns=TIMER_NS)
-    for count, samples in measured.samples.items():
+    samples_by_count, startup = measure(plan, FakeExecutor(linear(0.0, 0.001)))
+    for count, samples in samples_by_count.items():
         assert [s.iterations for s in samples] == [count] * 3
         assert [s.pair for s in samples] == [0, 1, 2]
-    slots = sorted(s.slot for samples in measured.samples.values() for s in samples if s.pair == 0)
+    slots = sorted(s.slot for samples in samples_by_count.values() for s in samples if s.pair == 0)
     assert set(slots) <= set(range(5)) and len(slots) == 4  # the probe took the fifth place
-    seqs = sorted(s.seq for samples in (*measured.samples.values(), measured.startup) for s in samples)
+    seqs = sorted(s.seq for samples in (*samples_by_count.values(), startup) for s in samples)
     assert seqs == list(range(15))  # one sequence over the command and the probe
 
 
 def test_warmup_rounds_are_run_but_not_judged():
     plan = ValidationPlan("echo {iterations}", runs=2, warmup=3, seed=1)
     executor = FakeExecutor(linear(0.0, 0.001))
-    measured = measure_benchmark(plan, executor, timer_resolution_ns=TIMER_NS)
+    samples_by_count, startup = measure(plan, executor)
     assert executor.texts.count("echo 1") == 5
-    assert all(len(v) == 2 and not any(s.warmup for s in v) for v in measured.samples.values())
+    assert all(len(v) == 2 and not any(s.warmup for s in v) for v in samples_by_count.values())
 
 
 def test_with_shell_the_start_up_probe_pays_the_shell_too():
     executor = FakeExecutor(linear(0.0, 0.001))
-    measure_benchmark(ValidationPlan("echo {iterations}", shell="sh", runs=2, warmup=0), executor,
-                      timer_resolution_ns=TIMER_NS)
+    measure(ValidationPlan("echo {iterations}", shell="sh", runs=2, warmup=0), executor)
     probes = [c.command for c in executor.calls if c.text == "true"]
     assert probes and all(p.argv == ("/bin/sh", "-c", "true") for p in probes)
     assert all(c.command.shell for c in executor.calls)
@@ -204,8 +214,8 @@ def test_a_failing_run_stops_measuring_and_fails_the_report():
     report = diagnose(ValidationPlan("echo x", runs=5), executor)
     assert report.status == "fail"
     runs = by_check(report)["runs"]
-    assert runs.status == "fail" and runs.reading == "'echo x' ended with exit code 2"
-    assert runs.data == {"iterations": 1, "status": 2}
+    assert runs.status == "fail" and reading(runs) == "'echo x' ended with exit code 2"
+    assert runs.data == {"command": "echo x", "iterations": 1, "iterated": False, "exit_status": 2}
     assert len([t for t in executor.texts if t == "echo x"]) == 3
 
 
@@ -217,15 +227,15 @@ def test_a_failure_names_the_iteration_count_it_happened_at():
 
     report = diagnose(ValidationPlan("echo {iterations}", runs=3, warmup=0, seed=1), FakeExecutor(script))
     runs = by_check(report)["runs"]
-    assert runs.reading == "'echo 4' with 4 iterations ended with exit code 139"
-    assert runs.data == {"iterations": 4, "status": 139}
+    assert reading(runs) == "'echo 4' with 4 iterations ended with exit code 139"
+    assert runs.data == {"command": "echo 4", "iterations": 4, "iterated": True, "exit_status": 139}
 
 
 def test_a_run_past_the_timeout_is_a_failure():
     executor = FakeExecutor({"echo x": 0.5, "true": STARTUP_S})
     report = diagnose(ValidationPlan("echo x", runs=3, timeout_ns=100_000_000), executor)
     runs = by_check(report)["runs"]
-    assert runs.status == "fail" and runs.data["status"] == STATUS_TIMEOUT
+    assert runs.status == "fail" and runs.data["exit_status"] == STATUS_TIMEOUT
     assert executor.texts.count("echo x") == 1  # the warmup already timed out
 
 
@@ -233,7 +243,7 @@ def test_without_true_the_duration_is_judged_by_the_timer_alone():
     executor = FakeExecutor({"echo x": 0.02}, missing={"true"})
     report = diagnose(ValidationPlan("echo x", runs=3, warmup=0), executor)
     duration = by_check(report)["duration"]
-    assert duration.status == "ok" and "start-up" not in duration.reading
+    assert duration.status == "ok" and "start-up" not in reading(duration)
     assert executor.texts == ["echo x"] * 3  # after the first refusal, true is not tried again
 
 
@@ -252,14 +262,14 @@ def test_a_command_too_short_for_process_start_up_is_flagged(seconds, status):
     finding = by_check(diagnose(ValidationPlan("echo x", runs=3, warmup=0), executor))["duration"]
     assert finding.status == status
     if status != "ok":
-        assert finding.fix == ("batch more work per run (a loop inside the command, or an iteration "
+        assert fix(finding) == ("batch more work per run (a loop inside the command, or an iteration "
                                "count argument) until a run takes at least 5.000 ms")
 
 
 def test_a_command_of_fewer_than_a_thousand_timer_steps_warns():
     executor = FakeExecutor({"echo x": 20_000, "true": 1_000}, unit="ns")
     finding = by_check(diagnose(ValidationPlan("echo x", runs=3, warmup=0), executor))["duration"]
-    assert finding.status == "warn" and finding.reading.endswith("667 timer steps")
+    assert finding.status == "warn" and reading(finding).endswith("667 timer steps")
 
 
 # ------------------------------------------------------------------ the samples' shape
@@ -269,7 +279,7 @@ def test_name_over_forty_characters_warns_and_a_short_name_fixes_it():
     command = "echo " + "x" * 40
     executor = FakeExecutor({command: 0.02, "true": STARTUP_S})
     finding = by_check(diagnose(ValidationPlan(command, runs=3), executor))["name"]
-    assert finding.status == "warn" and finding.reading == "45 characters (over 40)"
+    assert finding.status == "warn" and reading(finding) == "45 characters (over 40)"
     executor = FakeExecutor({command: 0.02, "true": STARTUP_S})
     report = diagnose(ValidationPlan(command, runs=3, name="echo-x"), executor)
     assert by_check(report)["name"].status == "ok"
@@ -317,7 +327,7 @@ def test_more_samples_beyond_the_tukey_fence_than_clean_timings_give_warns():
     wall[[3, 9, 15]] = 0.020
     finding = by_check(diagnose(ValidationPlan("echo x", runs=20, warmup=0),
                                           FakeExecutor(samples(wall))))["outliers"]
-    assert finding.status == "warn" and finding.reading.startswith("3 of 20 samples above Q3 + 1.5 IQR")
+    assert finding.status == "warn" and reading(finding).startswith("3 of 20 samples above Q3 + 1.5 IQR")
     assert finding.data["pvalue"] == pytest.approx(0.00707, abs=1e-5)  # 1 - pbinom(2, 20, 0.02) in R
 
 
@@ -360,4 +370,4 @@ def test_the_doctor_says_whether_a_benchmark_is_cpu_bound_and_which_time_to_comp
                       FakeExecutor(samples(wall, user_ns=wall * 1e9 * cpu_share, involuntary_cs=[switches] * 20)))
     finding = by_check(report)["cpu-bound"]
     assert (finding.data["kind"], finding.status) == (kind, status)
-    assert ("--metric cpu" in finding.fix) == (kind == "cpu-bound")
+    assert ("--metric cpu" in fix(finding)) == (kind == "cpu-bound")

@@ -15,8 +15,10 @@ import sys
 
 import pytest
 
-from pairbench.doctor import ValidationPlan, diagnose_benchmark
+from pairbench.doctor import ValidationPlan
 from pairbench.measure.posix import PosixExecutor
+from pairbench.report.doctor import reading
+from pairbench.sessions.doctor import validate_command
 
 pytestmark = pytest.mark.e2e  # real processes, timed for real
 
@@ -31,7 +33,7 @@ def test_a_real_setup_of_fifty_milliseconds_is_found_as_setup_overhead():
     plan = ValidationPlan(f"{WORKLOADS} setup-then-spin 0.05 20000 {{iterations}}", runs=3,
                           warmup=0, seed=1)
     with PosixExecutor() as executor:
-        report = diagnose_benchmark(plan, executor)
+        report = validate_command(plan, executor)[1].doctor
     fit = report.details["time_fit"]
     smallest = min(e["wall_ns"] for e in report.details["samples"]["1"])
     assert smallest >= 50_000_000  # the sleep alone
@@ -40,7 +42,7 @@ def test_a_real_setup_of_fifty_milliseconds_is_found_as_setup_overhead():
     assert fit["slope"] > 0
     setup = by_check(report)["setup-overhead"]
     assert setup.status in ("warn", "unknown")  # warn unless the machine is too loaded to tell
-    assert setup.status == "warn" or "straddles" in setup.reading
+    assert setup.status == "warn" or "straddles" in reading(setup)
     assert by_check(report)["memory-growth"].status != "warn"  # its memory does not grow
 
 

@@ -63,7 +63,14 @@ def analyse(run: Run) -> Analysis:
              *([floor_note] if floor_note else []))
     suite = _suite_summary(run, comparisons, values, notes) if is_suite(run) else None
     return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite,
-                    relative_speeds(run, summaries))
+                    relative_speeds(run, summaries), _doctor_report(run))
+
+
+def _doctor_report(run: Run):
+    """The findings on the command of a ``doctor COMMAND`` run (None for any other run)."""
+    from pairbench.analysis.doctor import doctor_report  # with scipy: see _comparisons
+
+    return doctor_report(run) if run.kind == "doctor" else None
 
 
 def _measuring_notes(run: Run) -> tuple[Note, ...]:

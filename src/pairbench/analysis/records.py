@@ -218,7 +218,8 @@ class Analysis:
     summaries and comparisons carry theirs. ``series_figures`` and
     ``comparison_figures`` parallel ``summaries`` and ``comparisons``. ``suite`` is the
     summary of a bench suite (``analysis.suite``); ``relative`` how much longer each series
-    of a ``run`` of several took than its fastest (``analysis.relative``).
+    of a ``run`` of several took than its fastest (``analysis.relative``); ``doctor`` the findings
+    on the command a ``doctor COMMAND`` run measured (``analysis.doctor``).
     """
 
     summaries: tuple[Summary, ...]
@@ -228,6 +229,7 @@ class Analysis:
     comparison_figures: tuple[ComparisonFigure, ...] = ()
     suite: object | None = None  # analysis.suite.SuiteSummary of a bench suite, else None
     relative: tuple = ()  # analysis.relative.Relative: a run's series against its fastest
+    doctor: object | None = None  # environment.findings.Report of a doctor run, else None
 
     def all_notes(self) -> Iterator[Note]:
         """Every note, run first, then each summary's and each comparison's, each note once."""

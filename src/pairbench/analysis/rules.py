@@ -246,15 +246,16 @@ def _moment_note(f: Finding, effect: dict) -> Note | None:
             **effect, "load_average": (data.get("load_average") or [None])[0],
             "busy_cpus_now": data.get("busy_cpus_now"), "cpus": data.get("cpus"),
             "busiest": {"name": busiest["name"], "cpu_percent": busiest["cpu_percent"]} if busiest else None})
+    finding = {"finding": {"code": f.note.code, "data": dict(f.note.data)}}
     if f.check == "memory" and f.status in ("warn", "fail"):
-        return Note("machine-memory-short", {**effect, "reading": f.reading})
+        return Note("machine-memory-short", {**effect, **finding})
     if f.check == "power" and f.status == "warn":
-        return Note("machine-power-limited", {**effect, "reading": f.reading})
+        return Note("machine-power-limited", {**effect, **finding})
     if f.check == "virtualization" and (f.status == "fail" or _paused(data)):
         now = f.status == "fail" or bool(data.get("nr_throttled_now"))
-        return Note("machine-paused", {**effect, "reading": f.reading, "paused_now": now})
+        return Note("machine-paused", {**effect, **finding, "paused_now": now})
     if f.check == "clock" and f.status == "fail":
-        return Note("machine-clock-coarse", {**effect, "reading": f.reading})
+        return Note("machine-clock-coarse", {**effect, **finding})
     return None
 
 

@@ -1,7 +1,8 @@
 """``pairbench doctor``: environment checks, and validation of one benchmark command.
 
 click reads the options as text; ``doctor.parse_plan`` and ``doctor.parse_fail_on``
-validate them, once. The checks are ``doctor``'s, the words ``report.doctor``'s.
+validate them, once. A COMMAND is measured by a session (``sessions.doctor``) and judged by
+``analyse``; the machine's checks are ``environment``'s, the words ``report``'s.
 """
 
 from __future__ import annotations
@@ -11,21 +12,14 @@ import click
 from pairbench.cli.app import App, cli
 from pairbench.cli.measuring import programs_environment
 from pairbench.cli.options import environment_options
-from pairbench.doctor import (
-    DOCTOR_WINDOW_S,
-    Report,
-    diagnose_benchmark,
-    diagnose_machine,
-    parse_fail_on,
-    parse_plan,
-    timer_step,
-)
+from pairbench.doctor import DOCTOR_WINDOW_S, Report, diagnose_machine, parse_fail_on, parse_plan
 from pairbench.doctor.metadata import stored_environment
 from pairbench.doctor.plan import FAIL_ON_CHOICES, PLAN_OPTIONS, default
 from pairbench.environment.findings import at_least
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, UsageError
 from pairbench.measure.executor import OutputPolicy
 from pairbench.report.doctor import render_benchmark, render_json, render_machine
+from pairbench.sessions.doctor import validate_command
 from pairbench.settings import parse_shell
 
 DOCTOR_EXIT_HELP = """\b
@@ -103,7 +97,7 @@ def doctor(app: App, command: str | None, as_json: bool, fail_on: str | None, en
     with programs_environment(pass_env, isolated=False, store=None):
         executor = app.executor_factory(OutputPolicy())
         try:
-            report = diagnose_benchmark(plan, executor, timer_resolution_ns=timer_step(environment))
+            report = validate_command(plan, executor, environment)[1].doctor
         finally:
             executor.close()
     app.io.out(render_json(report, machine=machine, plan=plan) if as_json

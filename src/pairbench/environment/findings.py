@@ -1,7 +1,9 @@
 """What the doctor found: one :class:`Finding` per check, and a :class:`Report` of them.
 
-A finding has a status, what was read, why it matters for timing, and the
-exact command (or step) that fixes it. Statuses, from good to bad:
+A finding is a typed note (``pairbench.notes``): the code ``doctor-CHECK`` and
+the figures behind it, its status among them. ``report.findings`` words it
+(what was read, why it matters for timing, the fix), as ``report.wording``
+words every other note. Statuses, from good to bad:
 
 * ``ok``: nothing to do;
 * ``unknown``: the value could not be read (a container, a VM, not Linux) or
@@ -9,7 +11,7 @@ exact command (or step) that fixes it. Statuses, from good to bad:
 * ``warn``: the numbers will be noisier or biased, but still usable;
 * ``fail``: numbers measured like this are likely to mislead.
 
-A report's status is its worst finding's. Nothing here prints.
+A report's status is its worst finding's. Nothing here words or prints.
 """
 
 from __future__ import annotations
@@ -17,47 +19,42 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from pairbench.notes import Note
+
 STATUSES = ("ok", "unknown", "warn", "fail")  # good to bad
 _RANK = {status: rank for rank, status in enumerate(STATUSES)}
+PREFIX = "doctor-"
 
 
 @dataclass(frozen=True)
 class Finding:
-    """The outcome of one check: status, reading, why it matters, fix, and the figures behind it.
+    """The outcome of one check: a note of code ``doctor-CHECK`` whose data holds its ``status`` and
+    the figures it was judged from (JSON-ready)."""
 
-    ``check`` is a stable identifier ("load", "setup-overhead"); ``title`` the
-    human name; ``reading`` says what was read or measured and where;
-    ``why`` why it matters for timing; ``fix`` the exact command or step that
-    fixes it ("" when there is nothing to do); ``data`` the JSON-ready figures.
-    """
-
-    check: str
-    title: str
-    status: str
-    reading: str
-    why: str = ""
-    fix: str = ""
-    data: Mapping = field(default_factory=dict)
+    note: Note
 
     def __post_init__(self):
         if self.status not in _RANK:
             raise ValueError(f"`status` must be one of {STATUSES}, got {self.status!r}")
 
     @property
-    def verdict(self) -> str:
-        """The one-line verdict: ``WARN  load average: 2.9 on 2 CPUs ...``."""
-        return f"{self.status.upper():<7} {self.title}: {self.reading}"
+    def check(self) -> str:
+        """The check's stable identifier ("load", "setup-overhead")."""
+        return self.note.code.removeprefix(PREFIX)
 
-    def to_dict(self) -> dict:
-        return {
-            "check": self.check,
-            "title": self.title,
-            "status": self.status,
-            "reading": self.reading,
-            "why": self.why,
-            "fix": self.fix,
-            "data": dict(self.data),
-        }
+    @property
+    def status(self) -> str:
+        return self.note.data.get("status")
+
+    @property
+    def data(self) -> dict:
+        """The figures behind the finding, without its status."""
+        return {key: value for key, value in self.note.data.items() if key != "status"}
+
+
+def found(check: str, status: str, **data) -> Finding:
+    """The finding of ``check``: ``status`` and the figures it was judged from."""
+    return Finding(Note(PREFIX + check, {"status": status, **data}))
 
 
 def worst(statuses: Iterable[str]) -> str:
@@ -90,12 +87,3 @@ class Report:
     def counts(self) -> dict[str, int]:
         """How many findings have each status, in STATUSES order."""
         return {s: sum(1 for f in self.findings if f.status == s) for s in STATUSES}
-
-    def to_dict(self) -> dict:
-        return {
-            "kind": self.kind,
-            "status": self.status,
-            "counts": self.counts(),
-            "findings": [f.to_dict() for f in self.findings],
-            **dict(self.details),
-        }

@@ -28,35 +28,23 @@ SESSION_PROCESSES = frozenset({
 
 
 def unpausable(process: Mapping, ancestors: set[int]) -> str:
-    """Why ``process`` must not be paused ("" when it may be)."""
+    """Why ``process`` must not be paused: ``parent`` (of pairbench), ``kernel-thread``, ``session``
+    (the desktop or login session); "" when it may be."""
     name = str(process.get("name", ""))
     if process["pid"] in ancestors:
-        return "a parent of pairbench"
+        return "parent"
     if process["pid"] == 2 or process.get("ppid") == 2:
-        return "a kernel thread"
+        return "kernel-thread"
     if process["pid"] == 1 or name in SESSION_PROCESSES or name.startswith("systemd"):
-        return "part of the desktop or login session"
+        return "session"
     return ""
 
 
-def load_fix(busiest: list, activity: Mapping, *, live: bool = False) -> str:
-    """Pause the busy processes that may be paused; never pairbench's parents or the session.
-
-    PIDs are named only ``live`` (read from this machine just now): one read from
-    a file may belong to an unrelated process by now.
-    """
-    if not busiest:
-        return "stop background jobs and wait until `uptime` shows a load well below 0.5"
-    if not live:
-        return ("stop the busy programs or wait until they are idle; run `pairbench doctor` on that machine "
-                "to see which processes to pause")
+def pausing(busiest: list, activity: Mapping) -> dict:
+    """Which of the ``SHOWN_PROCESSES`` busiest processes to pause (``pause``: their PIDs) and which to
+    leave running (``keep``: name, PID and why); only for metadata read from this machine just now,
+    since a PID read from a file may belong to an unrelated process by now."""
     ancestors = set(stored(activity.get("ancestor_pids"), list, "activity.ancestor_pids") or ())
-    pausable = [p for p in busiest if not unpausable(p, ancestors)][:SHOWN_PROCESSES]
-    kept = ", ".join(f"{p['name']} (pid {p['pid']}, {unpausable(p, ancestors)})"
-                     for p in busiest[:SHOWN_PROCESSES] if unpausable(p, ancestors))
-    if not pausable:
-        return (f"close the programs that keep them busy, or wait until they are idle; do not pause "
-                f"{kept}")
-    pids = " ".join(str(p["pid"]) for p in pausable)
-    fix = f"pause them while you measure: kill -STOP {pids} (then kill -CONT {pids})"
-    return fix + (f"; leave {kept} running" if kept else "")
+    return {"pause": [p["pid"] for p in busiest if not unpausable(p, ancestors)][:SHOWN_PROCESSES],
+            "keep": [{"name": p["name"], "pid": p["pid"], "why": unpausable(p, ancestors)}
+                     for p in busiest[:SHOWN_PROCESSES] if unpausable(p, ancestors)]}

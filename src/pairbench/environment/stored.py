@@ -35,6 +35,12 @@ def section(env: Mapping, name: str) -> Mapping:
     return stored(env.get(name), dict, name) or {}
 
 
+def cpu_list(value, name: str) -> list[int] | None:
+    """A stored list of CPU numbers (None when absent); ValueError when it is not one."""
+    cpus = stored(value, list, name)
+    return None if cpus is None else [stored(cpu, int, name) for cpu in cpus]
+
+
 def cpu_count(env: Mapping, name: str) -> int | None:
     """The CPU list ``name`` as a count (None when absent or empty)."""
     cpus = stored(env.get(name), list, name)

@@ -12,8 +12,10 @@ import json
 
 from pairbench.doctor.plan import ValidationPlan
 from pairbench.environment.findings import STATUSES, Finding, Report
+from pairbench.report.findings import fix, title, why
 from pairbench.report.safe import markup
 from pairbench.report.text import render_markup
+from pairbench.report.wording import word
 
 _STYLE = {"ok": "green", "unknown": "dim", "warn": "yellow", "fail": "bold red"}
 
@@ -29,24 +31,43 @@ def render_benchmark(report: Report, machine: Report, plan: ValidationPlan, *, c
 
 
 def render_json(report: Report, *, machine: Report | None = None, plan: ValidationPlan | None = None) -> str:
-    """The report as JSON (``--json``); a benchmark's carries its seed and the machine's report."""
-    document = report.to_dict()
+    """The report as JSON (``--json``); a benchmark's carries its command, its seed and the machine's report."""
+    document = report_dict(report, {"command": plan.command} if plan is not None else {})
     if plan is not None:
         document["seed"] = plan.seed
     if machine is not None:
-        document["machine"] = machine.to_dict()
+        document["machine"] = report_dict(machine)
     return json.dumps(document, indent=2, allow_nan=False, default=_jsonable)
+
+
+def report_dict(report: Report, first: dict | None = None) -> dict:
+    """A report as JSON-ready data: its status, counts, each finding in words and as its note, and the
+    details (after ``first``)."""
+    return {"kind": report.kind, "status": report.status, "counts": report.counts(),
+            "findings": [finding_dict(f) for f in report.findings], **(first or {}), **dict(report.details)}
+
+
+def reading(finding: Finding) -> str:
+    """What was read or measured, and where: the finding's note in words."""
+    return word(finding.note)
+
+
+def finding_dict(finding: Finding) -> dict:
+    """A finding as JSON: its check, title, status, words, and its note (``code`` and ``data``)."""
+    return {"check": finding.check, "title": title(finding), "status": finding.status,
+            "reading": reading(finding), "why": why(finding), "fix": fix(finding), "code": finding.note.code,
+            "data": finding.data}
 
 
 def finding_lines(finding: Finding, *, detail: bool = True) -> list[str]:
     """The verdict line; for a warning or failure also why it matters and the fix (with ``detail``)."""
     style = _STYLE[finding.status]
-    lines = [f"[{style}]{finding.status.upper():<7}[/{style}] [bold]{markup(finding.title)}[/bold]: "
-             f"{markup(finding.reading)}"]
+    lines = [f"[{style}]{finding.status.upper():<7}[/{style}] [bold]{markup(title(finding))}[/bold]: "
+             f"{markup(reading(finding))}"]
     if detail and finding.status in ("warn", "fail"):
-        lines.append(f"        why: {markup(finding.why)}")
-        if finding.fix:
-            lines.append(f"        fix: {markup(finding.fix)}")
+        lines.append(f"        why: {markup(why(finding))}")
+        if fix(finding):
+            lines.append(f"        fix: {markup(fix(finding))}")
     return lines
 
 

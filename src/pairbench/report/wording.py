@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pairbench.command import describe_status
 from pairbench.harnesses import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
+from pairbench.report.findings import READINGS, autocorrelation, worded
 from pairbench.units import format_kib, format_percent, format_rate, format_value
 
 # shown beside the number they qualify, not among the numbered notes
@@ -80,6 +81,11 @@ def _load(d: Mapping) -> str:
     busiest = d.get("busiest")
     who = f" (busiest: {busiest['name']} {busiest['cpu_percent']:.0f}%)" if busiest else ""
     return f"{level} on {cpus} CPUs{who}: timings will be noisy"
+
+
+def _read(d: Mapping) -> str:
+    """The doctor's reading of the machine that a machine note carries (``finding``: its note)."""
+    return READINGS[d["finding"]["code"]](d["finding"]["data"], "ns")
 
 
 _TUNING_WORDS = {
@@ -367,13 +373,13 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"(about {format_kib(d['floor_kib'])}, the size of the process that spawns commands, which Linux "
         "charges to a child at exec): the commands' own peak is at most the value shown"),
     "machine-busy": _machine(_load),
-    "machine-memory-short": _machine(lambda d: (f"memory is short ({d['reading']}): samples that wait for "
+    "machine-memory-short": _machine(lambda d: (f"memory is short ({_read(d)}): samples that wait for "
                                                 "memory are slow and erratic")),
-    "machine-power-limited": _machine(lambda d: f"{d['reading']}: clock speeds follow the power limits, "
+    "machine-power-limited": _machine(lambda d: f"{_read(d)}: clock speeds follow the power limits, "
                                                 "so timings drift"),
-    "machine-paused": _machine(lambda d: (f"{d['reading']}: the hypervisor or the cgroup quota "
+    "machine-paused": _machine(lambda d: (f"{_read(d)}: the hypervisor or the cgroup quota "
                                           f"{'paused' if d.get('paused_now') else 'can pause'} the benchmark")),
-    "machine-clock-coarse": _machine(lambda d: f"{d['reading']}: short samples are quantized"),
+    "machine-clock-coarse": _machine(lambda d: f"{_read(d)}: short samples are quantized"),
     "machine-untuned": _untuned,
     "renamed": _renamed,
     "shell-syntax": _shell_syntax,
@@ -435,4 +441,6 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"{d['count']} benchmark(s) were not measured: the suite's time budget (--suite-time "
         f"{format_value(d['suite_time_ns'], 'ns')}) was spent before their turn: "
         + ", ".join(d["names"]) + (f" and {d['count'] - len(d['names'])} more" if d["count"] > len(d["names"]) else "")),
+    **READINGS,
+    "doctor-autocorrelation": worded(lambda d: autocorrelation(d, lambda r: word(Note(r["code"], r["data"])))),
 }
