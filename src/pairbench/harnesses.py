@@ -29,6 +29,7 @@ class Harness:
     bench: bool = True  # ``bench`` measures its programs (hyperfine's results are only imported)
     imports: bool = False  # ``pairbench import`` reads its saved results
     worker: bool = False  # ``bench`` serves its benchmarks from long-lived workers (the worker protocol)
+    python_worker: tuple[str, str] = ()  # the module serving its Python files in a worker, and its words
 
     def make_adapter(self):
         """A new adapter for this harness (``measure.harnesses.Adapter``)."""
@@ -56,14 +57,16 @@ REGISTRY: dict[str, Harness] = {h.name: h for h in (
             (b"Criterion.rs", b"CRITERION_HOME"), adapter=f"{_ADAPTERS}.criterion:Criterion", imports=True),
     Harness("pytest-benchmark", "pytest-benchmark",
             "move preparation out of the benchmarked function (benchmark.pedantic takes a setup)",
-            "return the result from the benchmarked function", python=True, imports=True, worker=True),
+            "return the result from the benchmarked function", python=True, imports=True, worker=True,
+            python_worker=("pairbench.worker.pytest_benchmark", "pytest-benchmark worker")),
     Harness("pytest-benchmark-processes", "pytest-benchmark",
             "move preparation out of the benchmarked function (benchmark.pedantic takes a setup)",
             "return the result from the benchmarked function", python=True,
             adapter=f"{_ADAPTERS}.pytest_benchmark:PytestBenchmark"),
     Harness(PAIRBENCH, "pairbench workers", "move preparation out of the timed body, into PAIRBENCH_SETUP or setup=",
             "pass the result to pairbench_keep() (C), return it (Python), or use black_box (Rust) or "
-            "runtime.KeepAlive (Go)", (b"PAIRBENCH_WORKER_FDS",), python=True, worker=True),
+            "runtime.KeepAlive (Go)", (b"PAIRBENCH_WORKER_FDS",), python=True, worker=True,
+            python_worker=("pairbench.worker", "python -m pairbench.worker")),
 )}
 
 HARNESS_CHOICES = tuple(name for name, h in REGISTRY.items() if h.bench)

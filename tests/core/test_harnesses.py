@@ -66,3 +66,22 @@ def test_a_worker_that_also_links_a_harness_is_a_worker(tmp_path):
     program = tmp_path / "bench"
     program.write_bytes(REGISTRY["gbench"].markers[0] + b" " + REGISTRY[PAIRBENCH].markers[0])
     assert detect_program(str(program)) == PAIRBENCH
+
+
+@pytest.mark.parametrize("entry", [h for h in REGISTRY.values() if h.worker and h.python], ids=lambda h: h.name)
+def test_bench_starts_the_worker_a_python_harness_names_in_the_registry(entry, tmp_path):
+    from pairbench.sessions.bench import python_worker
+
+    module, words_ = entry.python_worker
+    command = python_worker(str(tmp_path / "bench_x.py"), str(tmp_path), entry.name)
+    assert command.argv[1:3] == ("-m", module) and command.text == f"{words_} {tmp_path / 'bench_x.py'}"
+    __import__(module)  # a module that exists
+
+
+def test_the_bench_session_names_no_harness_to_choose_how_to_run_it():
+    from pathlib import Path
+
+    import pairbench.sessions.bench as bench
+
+    source = Path(bench.__file__).read_text(encoding="utf-8")
+    assert not [name for name in REGISTRY if name != PAIRBENCH and f'"{name}"' in source]

@@ -72,23 +72,17 @@ from pairbench.settings import Settings
 from pairbench.store import shards
 from pairbench.worker.protocol import split_name
 
-__all__ = ["FAILURE_ADVICE", "BenchSession", "is_python_target", "pytest_benchmark_worker", "python_worker"]
-PYTEST_BENCHMARK, PYTEST_PROCESSES = "pytest-benchmark", "pytest-benchmark-processes"  # the pytest worker or not
+__all__ = ["FAILURE_ADVICE", "BenchSession", "is_python_target", "python_worker"]
 
 ExecutorFactory = Callable[[OutputPolicy], Executor]
 
 
-def python_worker(path: str, root: str) -> Command:
-    """The Python harness serving the benchmarks in ``path``, importing first from ``root``."""
-    argv = (sys.executable, "-m", "pairbench.worker", "--root", root, path)
-    return Command(f"python -m pairbench.worker {path}", argv)
-
-
-def pytest_benchmark_worker(path: str, root: str) -> Command:
-    """The worker serving the pytest-benchmark tests in ``path`` (``worker.pytest_benchmark``): one
-    pytest session in ``root`` records each test's benchmark call, then the calls are served."""
-    argv = (sys.executable, "-m", "pairbench.worker.pytest_benchmark", "--root", root, path)
-    return Command(f"pytest-benchmark worker {path}", argv)
+def python_worker(path: str, root: str, harness_name: str = PAIRBENCH) -> Command:
+    """The worker of ``harness_name`` (``harnesses.REGISTRY``: its ``python_worker``) serving the Python
+    benchmarks in ``path``, importing first from ``root``: pairbench's own, or a pytest session that
+    records each pytest-benchmark test's call and then serves the calls (``worker.pytest_benchmark``)."""
+    module, words = harness(harness_name).python_worker
+    return Command(f"{words} {path}", (sys.executable, "-m", module, "--root", root, path))
 
 
 @dataclass(frozen=True)
@@ -183,10 +177,10 @@ class BenchSession:
             return parse_command(text, shell=None)
         path = os.path.abspath(text)
         root = tree or toplevel(path) or (path if os.path.isdir(path) else os.path.dirname(path))
-        return (pytest_benchmark_worker if self.harness == PYTEST_BENCHMARK else python_worker)(path, root)
+        return python_worker(path, root, self.harness)
 
     def _program(self, text: str) -> Program:
-        if self.harness == PYTEST_PROCESSES:
+        if harness(self.harness).python:  # Python files run a process per sample: pytest's (pytest-benchmark's)
             return program_for(text)
         command = parse_command(text, shell=None)
         return Program(command.argv, None, (), text=text)
