@@ -40,7 +40,7 @@ measuring said:
   suite's names (Go's, Google Benchmark's, pytest's) are its authors'.
 
 The judgements (:class:`Judged`: a status and the figures behind it) are
-``pairbench doctor COMMAND``'s too, which words them as findings. Pure.
+``pairbench doctor COMMAND``'s too (``analysis.doctor`` makes findings of them). Pure.
 """
 
 from __future__ import annotations

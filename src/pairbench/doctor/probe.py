@@ -11,6 +11,7 @@ cannot be started the probe stops trying.
 
 from __future__ import annotations
 
+from pairbench.analysis.doctor import PROBE as PROBE_BENCHMARK
 from pairbench.errors import CommandNotFound, ProgramNotFound
 from pairbench.measure.commandline import Shell, parse_command
 from pairbench.measure.executor import Executor
@@ -18,7 +19,6 @@ from pairbench.measure.targets import Row
 from pairbench.model import Command
 
 STARTUP_COMMAND = "true"
-PROBE_BENCHMARK = 1  # the probe's rows, apart from the benchmark's (0)
 
 
 class StartupProbe:
