@@ -20,7 +20,6 @@ from pairbench.cli.report import (
     check_outputs,
     export_options,
     export_paths,
-    refuse_shared_paths,
     write_document,
     write_exports,
 )
@@ -60,12 +59,7 @@ def run(app: App, commands: tuple[str, ...], **options):
       pairbench run -S bash 'cat big.log | grep -c ERROR'
       pairbench run --store sqlite:///.pairbench/history.db --name parse './parse big.json'
     """
-    window = open_activity_window()  # its 0.1 s pass while the code that measures loads
-    store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
-    settings = parse_settings("run", commands, options)
-    target = store_target(store, no_store)
-    with programs_environment(pass_env, isolated=False, store=target):
-        return measure(app, settings, target, window)
+    return measure_commands(app, "run", commands, options)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -104,9 +98,15 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
       pairbench compare --runs 100 --self-check 'gzip -1 -c f' 'gzip -6 -c f' 'gzip -9 -c f'
       pairbench compare -P n 1000 3000 -D 1000 './old --size {n}' './new --size {n}'
     """
+    return measure_commands(app, "compare", (baseline, *candidates), options)
+
+
+def measure_commands(app: App, kind: str, commands: tuple[str, ...], options: dict) -> int:
+    """``run`` or ``compare`` (``kind``) of ``commands`` with the options click read: settings,
+    store, the programs' environment, then :func:`measure`."""
     window = open_activity_window()  # its 0.1 s pass while the code that measures loads
     store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
-    settings = parse_settings("compare", (baseline, *candidates), options)
+    settings = parse_settings(kind, commands, options)
     target = store_target(store, no_store)
     with programs_environment(pass_env, isolated=False, store=target):
         return measure(app, settings, target, window)
@@ -231,6 +231,7 @@ def check_output_paths(settings: Settings, target=None) -> None:
     """Refuse, before measuring, outputs that cannot or must not be written (``outputs.check_output``:
     ``-`` for standard output is fine), two outputs naming one file, and an output that is one of the
     command's inputs (``--input``, ``--balance``, the SQLite store of ``target``)."""
+    from pairbench.outputs import refuse_inputs
     from pairbench.sessions.record import store_files
     from pairbench.store.journal import journal_path
 
@@ -245,7 +246,7 @@ def check_output_paths(settings: Settings, target=None) -> None:
         check_outputs([("--output", settings.sampling.output)], example="output.txt", inputs=inputs)
         files.append(("--output", settings.sampling.output))
     check_export_paths(settings.outputs.exports(), inputs)
-    refuse_shared_paths(files + export_paths(settings.outputs.exports()))
+    refuse_inputs(files + export_paths(settings.outputs.exports()), ())  # two outputs naming one file
 
 
 def _emit(app: App, settings: Settings, outcome, analysis, human) -> None:
