@@ -206,7 +206,8 @@ def report_outcome(app: App, settings: Settings, outcome, target=None, *, proven
     if cut_short is not None:
         return cut_short
     never_ran = _never_succeeded(app, settings, analysis)  # a failed command (3) wins over an export (4)
-    matched = _fail_on(app, settings, analysis)  # said even when an export's failure decides the code
+    # said even when an export's failure decides the code (the self-check is no real comparison)
+    matched = fail_on_gate(app, analysis.real_comparisons, settings.decision.fail_on)
     return never_ran or export_failed or store_failed or matched or EXIT_OK
 
 
@@ -341,13 +342,13 @@ def _never_succeeded(app: App, settings: Settings, analysis) -> int | None:
     return EXIT_MEASUREMENT if never else None
 
 
-def _fail_on(app: App, settings: Settings, analysis) -> int | None:
-    """``EXIT_VERDICT`` when a comparison's verdict matches --fail-on (the self-check never does)."""
+def fail_on_gate(app: App, decided, fail_on: str, what: str = "comparison(s)") -> int:
+    """``EXIT_VERDICT`` when a verdict of ``decided`` (records with a ``verdict``: comparisons, a diff's
+    differences) matches --fail-on, after saying how many of ``what``; else ``EXIT_OK``."""
     from pairbench.verdict import matches_fail_on
 
-    fail_on = settings.decision.fail_on
-    failing = [c for c in analysis.real_comparisons if matches_fail_on(c.verdict, fail_on)]
+    failing = [d for d in decided if matches_fail_on(d.verdict, fail_on)]
     if not failing:
-        return None
-    app.io.err(f"--fail-on {fail_on}: {len(failing)} comparison(s) matched")
+        return EXIT_OK
+    app.io.err(f"--fail-on {fail_on}: {len(failing)} {what} matched")
     return EXIT_VERDICT
