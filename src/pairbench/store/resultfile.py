@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -103,21 +103,23 @@ def document_chunks(run: Run, derived: Mapping | None = None) -> Iterator[str]:
     yield header[:-1] + ',"series":['
     for i, ((b, s), samples) in enumerate(sorted(run.samples.items())):
         yield f'{"," if i else ""}{{"benchmark":{b},"side":{s},"samples":{{'
-        for j, column in enumerate(SAMPLE_COLUMNS):
-            yield f'{"," if j else ""}{dumps(column)}:['
-            yield from _numbers(samples[column])
-            yield "]"
+        yield from _columns((column, samples[column]) for column in SAMPLE_COLUMNS)
         yield '},"metrics":{'
-        for j, (name, values) in enumerate(samples.metrics.items()):
-            yield f'{"," if j else ""}{dumps(name)}:['
-            yield from _numbers(values)
-            yield "]"
+        yield from _columns(samples.metrics.items())
         yield "}}"
     yield "]"
     for key in DERIVED_KEYS:
         if derived and key in derived:
             yield f",{dumps(key)}:{dumps(derived[key])}"
     yield "}\n"
+
+
+def _columns(columns: Iterable[tuple[str, np.ndarray]]) -> Iterator[str]:
+    """The members ``"name":[numbers]`` of a JSON object of columns, comma-separated."""
+    for j, (name, values) in enumerate(columns):
+        yield f'{"," if j else ""}{dumps(name)}:['
+        yield from _numbers(values)
+        yield "]"
 
 
 def _numbers(values: np.ndarray) -> Iterator[str]:
