@@ -37,6 +37,7 @@ from pairbench.store.checks import expect
 from pairbench.store.document import (
     LEGACY_FORMAT,
     RESULT_FORMAT,
+    check_series_key,
     run_from_header,
     run_header,
     series_of,
@@ -86,11 +87,8 @@ def check_readable(run: Run, source: str) -> None:
         raise ResultFileError(f"{source}: cannot be written: {exc}") from None
     read = run_from_header(header, source)
     for i, ((b, s), samples) in enumerate(sorted(run.samples.items())):
-        where = f"series[{i}]"
-        if not (0 <= b < len(read.benchmarks) and 0 <= s < len(read.sides)):
-            raise ResultFileError(f"{source}: {where} names benchmark {b} and side {s}; the run has "
-                                  f"{len(read.benchmarks)} benchmark(s) and {len(read.sides)} side(s)")
-        checks.check_samples(samples.columns, samples.metrics, source, where)
+        check_series_key(b, s, read, source, f"series[{i}]")
+        checks.check_samples(samples.columns, samples.metrics, source, f"series[{i}]")
 
 
 NUMBERS_PER_CHUNK = 65_536  # a chunk of a column as text: memory stays bounded whatever the run's size
