@@ -49,7 +49,14 @@ from pairbench.analysis.comparison import effect_of, verdict_of
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
-from pairbench.model import CPU_METRIC, PRIMARY_METRIC, RESIDENT_METRIC, VALIDATION_METRIC, Run, Samples
+from pairbench.model import (
+    CPU_METRIC,
+    PRIMARY_METRIC,
+    RESIDENT_METRIC,
+    VALIDATION_METRIC,
+    Run,
+    Samples,
+)
 from pairbench.verdict import Verdict
 
 NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, "block", "rounds"})
@@ -58,6 +65,8 @@ pytest-benchmark's rounds per invocation): never a table."""
 LEGACY_PER_OP = {"B": "B/op", "allocs": "allocs/op"}
 """Go's per-operation units as results stored them before the names kept ``/op``."""
 METHODS = ("ratio", "equal", "sign test")
+RATIO_SPREAD = 1e-12
+"""Log-ratios that differ by no more are one ratio (a constant change, up to rounding in the division)."""
 WORDS = {"slower": "higher", "faster": "lower", "equivalent": "equivalent", "inconclusive": "inconclusive"}
 
 
@@ -74,6 +83,7 @@ class MetricComparison:
     method: str
     difference: float  # cand_median - base_median
     change_pct: float | None  # the estimate: the effect's, or the medians' ratio; None from 0
+    differing: int = 0  # rounds whose two values differ
 
     @property
     def verdict(self) -> str:
@@ -111,11 +121,14 @@ def per_op_name(name: str, legacy: bool) -> str:
 
 
 def metric_units(run: Run) -> list[tuple[str, str]]:
-    """(column, unit) of every harness metric in ``run``'s series, in the order first seen."""
-    columns = dict.fromkeys(name for _, _, s in run.all_series() for name in s.metrics if name not in NOT_UNITS)
+    """(column, unit) of every harness metric in ``run``'s series, as benchstat orders its tables: B/op,
+    allocs/op, then the others by name (a series' columns have no order of their own)."""
+    columns = {name for _, _, s in run.all_series() for name in s.metrics if name not in NOT_UNITS}
     legacy = not any(name.endswith("/op") for name in columns) and (run.suite is not None and run.suite.harness == "go"
                                                                     or _imported_from_go(run))
-    return [(name, per_op_name(name, legacy)) for name in columns]
+    units = [(name, per_op_name(name, legacy)) for name in columns]
+    first = {unit: i for i, unit in enumerate(LEGACY_PER_OP.values())}
+    return sorted(units, key=lambda pair: (first.get(pair[1], len(first)), pair[1]))
 
 
 def _imported_from_go(run: Run) -> bool:
@@ -181,8 +194,7 @@ def method_of(base: np.ndarray, cand: np.ndarray) -> str:
     if np.array_equal(base, cand):
         return "equal"
     if np.all(base > 0) and np.all(cand > 0):
-        r = np.log(cand / base)
-        if r.min() != r.max():
+        if np.ptp(np.log(cand / base)) > RATIO_SPREAD:
             return "ratio"
     return "sign test"
 
@@ -236,4 +248,4 @@ def _finished(p: _Pending, c: Comparison, method: str, criteria: Criteria) -> Me
                                                    reason="the sign test of the rounds' differences"))
     change = c.effect.estimate if c.effect is not None else ratio_pct
     return MetricComparison(c, base_median, cand_median, method, cand_median - base_median,
-                            0.0 if method == "equal" else change)
+                            0.0 if method == "equal" else change, int(np.count_nonzero(p.base != p.cand)))
