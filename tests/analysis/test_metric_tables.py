@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from runs import GO_ITERATIONS as ITERATIONS
 from runs import GO_ROUNDS as ROUNDS
 from runs import go_suite
 from scipy import stats as sps

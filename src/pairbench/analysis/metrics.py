@@ -193,9 +193,8 @@ def method_of(base: np.ndarray, cand: np.ndarray) -> str:
     """``METHODS``: equal in every round, the ratio path, or the sign test on the differences."""
     if np.array_equal(base, cand):
         return "equal"
-    if np.all(base > 0) and np.all(cand > 0):
-        if np.ptp(np.log(cand / base)) > RATIO_SPREAD:
-            return "ratio"
+    if np.all(base > 0) and np.all(cand > 0) and np.ptp(np.log(cand / base)) > RATIO_SPREAD:
+        return "ratio"
     return "sign test"
 
 
