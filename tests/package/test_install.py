@@ -43,6 +43,21 @@ def test_the_sdist_holds_the_build_script_and_the_spawner_source_but_no_built_pr
     assert "src/pairbench/measure/pairbench-spawner" not in names
 
 
+def test_the_sdist_and_the_wheel_carry_the_mit_license_pyproject_declares(built):
+    declared = (REPO / "pyproject.toml").read_text()
+    assert 'license = "MIT"' in declared and 'license-files = ["LICENSE"]' in declared
+    text = (REPO / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "THE SOFTWARE IS PROVIDED \"AS IS\"" in text
+    with tarfile.open(built["sdist"]) as sdist:
+        member = next(m for m in sdist.getmembers() if m.name.split("/", 1)[-1] == "LICENSE")
+        assert sdist.extractfile(member).read().decode() == text
+    wheel = zipfile.ZipFile(built["wheel"])
+    licenses = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+    assert len(licenses) == 1 and wheel.read(licenses[0]).decode() == text
+    metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+
+
 def test_the_wheel_installs_in_a_fresh_environment_and_compares_with_the_native_spawner(
         built, wheelhouse, tmp_path):
     with scratch_directory("pairbench-wheel-") as scratch:
