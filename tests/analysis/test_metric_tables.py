@@ -126,3 +126,9 @@ def test_the_methods_and_the_sign_test_on_their_own():
 
 def test_a_time_only_suite_has_no_metric_tables():
     assert analyse(go_suite({"BenchmarkA": {}, "BenchmarkB": {}})).metric_tables == ()
+
+
+def test_pairbench_s_own_columns_are_not_units():
+    # a worker's page faults and block, the validation share: what pairbench measured, not the harness
+    own = {"minor_faults": (0, 3), "major_faults": (0, 1), "block": (1, 2), "validation": (0, 1), "cpu_ns": (5, 9)}
+    assert analyse(go_suite({"BenchmarkA": own})).metric_tables == ()

@@ -59,9 +59,10 @@ from pairbench.model import (
 )
 from pairbench.verdict import Verdict
 
-NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, "block", "rounds"})
-"""Metric columns pairbench keeps for itself (the time, the validation samples, the worker's block,
-pytest-benchmark's rounds per invocation): never a table."""
+NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, "block", "rounds",
+                       "minor_faults", "major_faults"})
+"""Metric columns pairbench keeps for itself (the time, the validation samples, the worker's block and
+its page faults, as rusage counts them; pytest-benchmark's rounds per invocation): never a table."""
 LEGACY_PER_OP = {"B": "B/op", "allocs": "allocs/op"}
 """Go's per-operation units as results stored them before the names kept ``/op``."""
 METHODS = ("ratio", "equal", "sign test")
