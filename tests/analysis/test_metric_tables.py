@@ -108,8 +108,9 @@ def test_a_shard_s_unit_family_is_the_whole_suite_s():
 
 
 def test_go_results_stored_before_the_names_kept_per_op_read_as_b_op_and_allocs_op():
-    run = go_suite({"BenchmarkA": {"B/op": (16, 24), "allocs/op": (1, 2)}}, legacy=True)
-    assert metric_units(run) == [("B", "B/op"), ("allocs", "allocs/op")]
+    run = go_suite({"BenchmarkA": {"B/op": (16, 24), "allocs/op": (1, 2), "widgets/op": (3, 3), "MB/s": (9, 9)}},
+                   legacy=True)
+    assert metric_units(run) == [("B", "B/op"), ("allocs", "allocs/op"), ("MB/s", "MB/s"), ("widgets", "widgets/op")]
     assert table(analyse(run), "B/op").comparisons[0].cand_median == 24.0
 
 

@@ -9,9 +9,9 @@ them), and each unit's verdicts hold at alpha over that unit's comparisons.
 **One operation's value.** A metric whose name ends in ``/op`` is stored as
 the total over a sample's iterations (``measure.harnesses.gotest``) and is
 divided by them; any other (a rate such as ``MB/s``, a Google Benchmark
-counter) is the value the harness reported for the sample. Results written
-before the names kept ``/op`` (Go's ``B`` and ``allocs``) read as ``B/op``
-and ``allocs/op`` (``per_op_name``).
+counter) is the value the harness reported for the sample. Go results written
+before the names kept ``/op`` (``B``, ``allocs``) read as ``B/op`` and
+``allocs/op`` (``per_op_name``).
 
 **The verdict.** Per round both sides measured, the pair of values:
 
@@ -63,8 +63,8 @@ NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_M
                        "minor_faults", "major_faults"})
 """Metric columns pairbench keeps for itself (the time, the validation samples, the worker's block and
 its page faults, as rusage counts them; pytest-benchmark's rounds per invocation): never a table."""
-LEGACY_PER_OP = {"B": "B/op", "allocs": "allocs/op"}
-"""Go's per-operation units as results stored them before the names kept ``/op``."""
+FIRST_UNITS = {"B/op": 0, "allocs/op": 1}
+"""The units whose tables come first, as benchstat's do."""
 METHODS = ("ratio", "equal", "sign test")
 RATIO_SPREAD = 1e-12
 """Log-ratios that differ by no more are one ratio (a constant change, up to rounding in the division)."""
@@ -117,24 +117,19 @@ def worse_verdict(unit: str) -> str:
 
 
 def per_op_name(name: str, legacy: bool) -> str:
-    """The unit a table shows for the metric column ``name``."""
-    return LEGACY_PER_OP.get(name, name) if legacy else name
+    """The unit a table shows for the metric column ``name``: in a Go result written before the names
+    kept ``/op``, a name without "/" was a per-operation unit with ``/op`` taken off (``B``,
+    ``allocs``, a ``b.ReportMetric`` unit); a rate kept its name (``MB/s``)."""
+    return f"{name}/op" if legacy and "/" not in name else name
 
 
 def metric_units(run: Run) -> list[tuple[str, str]]:
     """(column, unit) of every harness metric in ``run``'s series, as benchstat orders its tables: B/op,
     allocs/op, then the others by name (a series' columns have no order of their own)."""
     columns = {name for _, _, s in run.all_series() for name in s.metrics if name not in NOT_UNITS}
-    legacy = not any(name.endswith("/op") for name in columns) and (run.suite is not None and run.suite.harness == "go"
-                                                                    or _imported_from_go(run))
+    legacy = run.suite is not None and run.suite.harness == "go" and not any(n.endswith("/op") for n in columns)
     units = [(name, per_op_name(name, legacy)) for name in columns]
-    first = {unit: i for i, unit in enumerate(LEGACY_PER_OP.values())}
-    return sorted(units, key=lambda pair: (first.get(pair[1], len(first)), pair[1]))
-
-
-def _imported_from_go(run: Run) -> bool:
-    imported = run.environment.get("import") if isinstance(run.environment, dict) else None
-    return isinstance(imported, dict) and "go" in str(imported.get("tool", "")).lower().split()
+    return sorted(units, key=lambda pair: (FIRST_UNITS.get(pair[1], len(FIRST_UNITS)), pair[1]))
 
 
 def metric_tables(run: Run, base: int, others: Sequence[int], criteria: Criteria) -> tuple[MetricTable, ...]:
