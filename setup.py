@@ -7,15 +7,22 @@ into the source tree for ``pip install -e .`` (setuptools sets
 ``editable_mode``). Without a compiler it says so and the install goes on;
 pairbench then runs commands from its Python spawner.
 
-A wheel that holds the spawner is tagged for its platform alone
-(``py3-none-linux_x86_64``): the program is a standalone executable, not a
-Python extension, so any Python 3 of that platform can run it. A wheel built
-without a compiler holds none and is pure (``py3-none-any``).
+A wheel that holds the spawner is tagged for its platform alone: the program
+is a standalone executable, not a Python extension, so any Python 3 of that
+platform can run it. Linked statically (``pairbench.measure.native`` tries that
+first), it needs no shared library at all, only a Linux kernel of 3.2 or later
+(glibc's floor for a static program), so the wheel is tagged
+``py3-none-manylinux_2_17_ARCH.manylinux2014_ARCH``: manylinux2014's CentOS 7
+has kernel 3.10 (``auditwheel show`` agrees, in tests/package). Linked
+dynamically it needs the build machine's C library and keeps the plain
+``linux_ARCH`` tag, which installs here but is not one to publish. A wheel
+built without a compiler holds none and is pure (``py3-none-any``).
 """
 
 import importlib.util
 import logging
 import os
+import struct
 
 from setuptools import Command, Distribution, setup
 from setuptools.command.bdist_wheel import bdist_wheel
@@ -87,13 +94,41 @@ class PlatformDistribution(Distribution):
         return True
 
 
+MANYLINUX = "manylinux_2_17_{arch}.manylinux2014_{arch}"
+PT_INTERP, PT_DYNAMIC = 3, 2
+
+
+def is_static_elf(path):
+    """Whether ``path`` is an ELF executable with no program interpreter and no dynamic section (a
+    statically linked program: it loads no shared library). Reads the ELF header and program headers
+    (the ELF specification's layout, 32 and 64 bits, either byte order)."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if len(head) < 52 or head[:4] != b"\x7fELF" or head[4] not in (1, 2) or head[5] not in (1, 2):
+            return False
+        wide, order = head[4] == 2, "<" if head[5] == 1 else ">"
+        offset, size, count = (struct.unpack_from(order + "Q", head, 32)[0], *struct.unpack_from(order + "HH", head, 54)) \
+            if wide else (struct.unpack_from(order + "I", head, 28)[0], *struct.unpack_from(order + "HH", head, 42))
+        if count > 4096 or size < 4:
+            return False
+        f.seek(offset)
+        table = f.read(size * count)
+    types = [struct.unpack_from(order + "I", table, i * size)[0] for i in range(len(table) // size)]
+    return len(types) == count and PT_INTERP not in types and PT_DYNAMIC not in types
+
+
 class bdist_wheel_spawner(bdist_wheel):
-    """Tag the wheel by what it holds: the platform alone with the spawner, any without."""
+    """Tag the wheel by what it holds: manylinux with a static spawner, the platform alone with a
+    dynamic one, any without."""
 
     def get_tag(self):
         platform = super().get_tag()[2]
         built = self.get_finalized_command("build_spawner").get_outputs()
-        return ("py3", "none", platform) if built else ("py3", "none", "any")
+        if not built:
+            return ("py3", "none", "any")
+        if platform.startswith("linux_") and is_static_elf(built[0]):
+            return ("py3", "none", MANYLINUX.format(arch=platform.removeprefix("linux_")))
+        return ("py3", "none", platform)
 
 
 setup(cmdclass={"build": build_with_spawner, "build_spawner": build_spawner, "bdist_wheel": bdist_wheel_spawner},

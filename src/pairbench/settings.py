@@ -41,7 +41,7 @@ DEFAULTS: dict[str, object] = {
     "parameter_step_size": None, "parameter_list": None, "alpha": 0.01, "threshold": 1.0,
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
-    "shard": None, "suite_time": None, "balance": None, "metric": "auto",
+    "shard": None, "suite_time": None, "balance": None, "metric": "auto", "fail_on_metric": (),
     "tuned_rounds": 30,  # no option: the tuning of the confidence sequence (analysis.criteria.T_OPT says why)
 }
 METRIC_CHOICES = ("auto", "wall", "cpu")
@@ -141,6 +141,7 @@ class Decision:
     self_check: bool = False
     tuned_rounds: int = DEFAULTS["tuned_rounds"]  # the rounds at which the adaptive interval is tightest
     metric: str = DEFAULTS["metric"]  # what the verdict is on: "wall" (elapsed) or "cpu" (user + system) time, or "auto"
+    fail_on_metric: tuple[str, ...] = ()  # --fail-on-metric: the harness's units (B/op) a worse verdict fails, or "all"
 
 
 WORKER_SAMPLE_TIME_NS = 1_000_000
@@ -211,7 +212,10 @@ class Settings:
         for bench). What was not given (no --prepare, no parameters) is null, as pairbench 0.2
         stored it."""
         sampling = {key: None if value == () else value for key, value in asdict(self.sampling).items()}
-        stored = {"sampling": sampling, "decision": asdict(self.decision)}
+        decision = asdict(self.decision)
+        if not decision["fail_on_metric"]:  # as results before --fail-on-metric stored it
+            del decision["fail_on_metric"]
+        stored = {"sampling": sampling, "decision": decision}
         if self.workers is not None:
             stored["workers"] = asdict(self.workers)
         return stored
@@ -242,7 +246,8 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")),
                         tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1),
-                        metric=_choice("--metric", given("metric"), METRIC_CHOICES))
+                        metric=_choice("--metric", given("metric"), METRIC_CHOICES),
+                        fail_on_metric=parse_fail_on_metric(given("fail_on_metric")))
     if len(commands) + decision.self_check > MAX_SIDES:
         raise UsageError(f"a result holds at most {MAX_SIDES} sides (commands, and the --self-check copy); "
                          f"got {len(commands)} commands{' and the copy' if decision.self_check else ''}")
@@ -426,6 +431,22 @@ def _flag(option: str, value) -> bool:
     if not isinstance(value, bool):
         raise UsageError(f"{option} is a flag (true or false), got {value!r}")
     return value
+
+
+MAX_UNIT_CHARS = 64
+
+
+def parse_fail_on_metric(values) -> tuple[str, ...]:
+    """--fail-on-metric UNIT (repeated): units as a harness reports them (``B/op``, ``allocs/op``,
+    ``MB/s``), or ``all``; printable, no spaces, at most ``MAX_UNIT_CHARS`` characters each."""
+    if isinstance(values, str) or not isinstance(values, (list, tuple)):
+        raise UsageError(f"--fail-on-metric must be a list of units, got {values!r}")
+    for unit in values:
+        if not isinstance(unit, str) or not unit or len(unit) > MAX_UNIT_CHARS or not unit.isprintable() \
+                or any(c.isspace() for c in unit):
+            raise UsageError(f"--fail-on-metric takes a unit as the harness reports it (B/op, allocs/op, MB/s) "
+                             f"or all; got {unit!r}"[:200])
+    return tuple(dict.fromkeys(values))
 
 
 def _choice(option: str, value, choices: Sequence[str]) -> str:

@@ -2,7 +2,8 @@
 
 * Google Benchmark (Debian's ``libbenchmark-dev``): ``programs/gbench_suite.cc``, as the baseline and
   as a candidate whose ``BM_work`` does eight times as much and whose ``BM_crash`` aborts;
-* Go (``go test -c``): ``programs/gobench``, likewise (``-ldflags -X``);
+* Go (``go test -c``): ``programs/gobench``, likewise (``-ldflags -X``), its candidate's
+  ``BenchmarkAlloc`` allocating 16 bytes more an iteration (one more allocation);
 * criterion.rs: ``programs/critbench``, built once into a cache that outlives the session
   (``~/.cache/pairbench-tests``, or ``$PAIRBENCH_TEST_CACHE``): criterion and its crates take about a
   minute to compile here; later sessions link nothing. Its candidate is a copy named ``*slow*``;
@@ -96,7 +97,7 @@ def gotest(tmp_path_factory) -> Pair:
              cwd=PROGRAMS / "gobench", env=env)
         return str(target)
 
-    slower = f"-X {GO_PACKAGE}.work=16000 -X {GO_PACKAGE}.crash=yes"
+    slower = f"-X {GO_PACKAGE}.work=16000 -X {GO_PACKAGE}.crash=yes -X {GO_PACKAGE}.grow=yes"
     return Pair(build("base"), build("slower", slower), build("same"))
 
 

@@ -69,7 +69,7 @@ def test_go_benchmark_text_gives_each_line_with_per_operation_units_as_totals():
         ["BenchmarkSizes/n=100"] * 2 + ["BenchmarkSizes/n=400"] * 2
     alloc = report.results[2]
     assert alloc.iterations == 1000 and alloc.total_ns == pytest.approx(50.25 * 1000)
-    assert alloc.metrics == {"widgets": pytest.approx(3000.0), "B": 72_000.0, "allocs": 1000.0}
+    assert alloc.metrics == {"widgets/op": pytest.approx(3000.0), "B/op": 72_000.0, "allocs/op": 1000.0}
     assert report.config["pkg"] == "example.com/pairbench/gobench" and report.configs[0]["goos"] == "linux"
 
 
@@ -95,8 +95,8 @@ def test_a_go_line_without_ns_per_op_is_a_time_of_zero_as_go_means_it():
     # the testing package leaves ns/op out when the time it measured is 0 (a stopped timer)
     text = "BenchmarkX-2   \t       1\t       0 B/op\t       0 allocs/op\nBenchmarkY-2   8   5 ms/op\n"
     x, y = gotest.parse_text(text, "t", "-2").results
-    assert (x.name, x.iterations, x.total_ns, x.metrics) == ("BenchmarkX", 1, 0.0, {"B": 0.0, "allocs": 0.0})
-    assert (y.total_ns, y.metrics) == (0.0, {"ms": 40.0})
+    assert (x.name, x.iterations, x.total_ns, x.metrics) == ("BenchmarkX", 1, 0.0, {"B/op": 0.0, "allocs/op": 0.0})
+    assert (y.total_ns, y.metrics) == (0.0, {"ms/op": 40.0})
 
 
 def test_log_lines_after_a_benchmark_name_are_not_results():

@@ -41,6 +41,13 @@ def test_a_google_benchmark_suite_is_compared_benchmark_by_benchmark_and_summari
     assert document["suite_summary"]["regressions"][0] == "BM_work"  # largest first
     assert out.index("Regressions (") < out.index("Geometric mean") and "Holm's step-down procedure" in out
     assert "Google Benchmark" in out
+    # the harness's own units, a table each: a user counter, equal in every round, and a rate (its
+    # verdict is the machine's: only that lower is worse)
+    units = {t["unit"]: t for t in document["metric_tables"]}
+    assert set(units) == {"bytes_per_second", "widgets"} and units["bytes_per_second"]["worse"] == "lower"
+    (widgets,) = units["widgets"]["comparisons"]
+    assert (widgets["benchmark"]["name"], widgets["verdict"], widgets["baseline_median"]) == ("BM_counters", "same", 7)
+    assert "widgets (Holm over 1 comparison" in out
 
 
 def test_a_long_name_from_the_suite_itself_is_not_warned_about(gbench, tmp_path):

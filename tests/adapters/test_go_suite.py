@@ -52,8 +52,8 @@ def test_bytes_and_allocations_per_operation_are_kept_as_totals(gotest, tmp_path
         # one allocation an iteration; Go's first call of a benchmark allocates a few more (6 seen), which
         # go test divides by N and rounds down: at a handful of iterations (a loaded machine's pilot
         # chooses few) that is more than 1%
-        assert n <= metrics["allocs"][i] <= n + max(0.01 * n, 16)
-        assert metrics["B"][i] >= 64 * n and metrics["widgets"][i] == pytest.approx(3 * n)
+        assert n <= metrics["allocs/op"][i] <= n + max(0.01 * n, 16)
+        assert metrics["B/op"][i] >= 64 * n and metrics["widgets/op"][i] == pytest.approx(3 * n)
 
 
 def test_short_lived_garbage_growing_go_s_heap_is_not_called_memory_kept(gotest, tmp_path):

@@ -5,6 +5,10 @@ without a compiler with the Python spawner."""
 from __future__ import annotations
 
 import json
+import platform
+import re
+import subprocess
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -33,7 +37,21 @@ def test_the_wheel_holds_the_native_spawner_and_is_tagged_for_its_platform_only(
     assert "pairbench/measure/pairbench-spawner" in names
     assert any(n.endswith("/include/pairbench.h") for n in names)
     assert "pairbench/report/templates/report.html.j2" in names
-    assert built["wheel"].name.startswith("pairbench-0.") and "-py3-none-linux_" in built["wheel"].name
+    arch = platform.machine()
+    assert built["wheel"].name.startswith("pairbench-0.")
+    assert built["wheel"].name.endswith(f"-py3-none-manylinux_2_17_{arch}.manylinux2014_{arch}.whl")
+
+
+def test_auditwheel_finds_the_wheel_consistent_with_its_manylinux_tag(built):
+    # auditwheel (PyPI's own check of what a manylinux wheel may need) on the wheel as built: the spawner
+    # is linked statically, so it needs no shared library and no glibc symbol beyond manylinux_2_17's
+    done = subprocess.run([str(Path(sys.executable).with_name("auditwheel")), "show", str(built["wheel"])],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = " ".join(done.stdout.split())
+    tag = re.search(r'consistent with the following platform tag: "manylinux_(\d+)_(\d+)_', text)
+    assert tag is not None, text
+    assert (int(tag[1]), int(tag[2])) <= (2, 17) and "requires no external shared libraries" in text
 
 
 def test_the_sdist_holds_the_build_script_and_the_spawner_source_but_no_built_program(built):
@@ -41,6 +59,21 @@ def test_the_sdist_holds_the_build_script_and_the_spawner_source_but_no_built_pr
         names = {n.split("/", 1)[1] for n in sdist.getnames() if "/" in n}
     assert {"setup.py", "pyproject.toml", "README.md", "src/pairbench/measure/spawner.c"} <= names
     assert "src/pairbench/measure/pairbench-spawner" not in names
+
+
+def test_the_sdist_and_the_wheel_carry_the_mit_license_pyproject_declares(built):
+    declared = (REPO / "pyproject.toml").read_text()
+    assert 'license = "MIT"' in declared and 'license-files = ["LICENSE"]' in declared
+    text = (REPO / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "THE SOFTWARE IS PROVIDED \"AS IS\"" in text
+    with tarfile.open(built["sdist"]) as sdist:
+        member = next(m for m in sdist.getmembers() if m.name.split("/", 1)[-1] == "LICENSE")
+        assert sdist.extractfile(member).read().decode() == text
+    wheel = zipfile.ZipFile(built["wheel"])
+    licenses = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+    assert len(licenses) == 1 and wheel.read(licenses[0]).decode() == text
+    metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
 
 
 def test_the_wheel_installs_in_a_fresh_environment_and_compares_with_the_native_spawner(

@@ -36,7 +36,7 @@ def test_go_text_becomes_a_sample_per_line_with_its_metrics():
     assert run.sides[0].name == "example.com/pairbench/gobench"
     alloc = run.series([k.label for k in run.benchmarks].index("BenchmarkAlloc"), 0)
     assert len(alloc) == 2 and alloc.values()[0] == pytest.approx(50.25)
-    assert alloc.per_operation("allocs").tolist() == [1.0, 1.0]
+    assert alloc.per_operation("allocs/op").tolist() == [1.0, 1.0]
 
 
 def test_pytest_benchmark_rounds_and_criterion_samples_become_samples():

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from pairbench.model import BenchmarkKey, Command, Run, Sample, Samples, Side
 from pairbench.settings import parse_settings
+from pairbench.store import shards
 
 
 def series(walls: Sequence[float], *, status: Sequence[int] | None = None, pairs: Sequence[int] | None = None,
@@ -46,3 +49,30 @@ def compare_run(walls: Mapping[str, Sequence[float]], **options) -> Run:
              for i, n in enumerate(names)]
     samples = {(0, i): series(w, start_seq=i, stride=len(names)) for i, w in enumerate(walls.values())}
     return make_run("compare", sides, samples, **options)
+
+
+BASE_NS = 1_000_000.0
+GO_ROUNDS = 40
+GO_ITERATIONS = 100
+
+
+def go_suite(per_op: dict[str, dict[str, tuple]], *, time_ratio: float | np.ndarray = 0.0,
+             legacy: bool = False, **options):
+    """A Go suite: benchmark NAME reports, per unit, (baseline's, candidate's) per-operation values
+    (a number, or an array over the rounds), stored as totals over GO_ITERATIONS like the Go adapter's
+    (a unit not per operation, such as MB/s, as it is)."""
+    samples = {}
+    for b, units in enumerate(per_op.values()):
+        sides = [{}, {}]
+        for unit, pair in units.items():
+            column = unit.removesuffix("/op") if legacy else unit
+            for s, value in enumerate(pair):
+                scale = GO_ITERATIONS if unit.endswith("/op") else 1  # a rate is kept as reported
+                sides[s][column] = np.broadcast_to(np.asarray(value, dtype=float), GO_ROUNDS) * scale
+        times = BASE_NS * np.exp(np.linspace(-0.01, 0.01, GO_ROUNDS))
+        samples[(b, 0)] = series(times, iterations=GO_ITERATIONS, start_seq=0, stride=2, metrics=sides[0])
+        samples[(b, 1)] = series(times * np.exp(time_ratio), iterations=GO_ITERATIONS, start_seq=1, stride=2,
+                                 metrics=sides[1])
+    run = make_run("bench", [side("old", "baseline"), side("new", "candidate")], samples,
+                   benchmarks=[BenchmarkKey(n) for n in per_op], **options)
+    return run.replace(suite=shards.suite_record(list(per_op), None, "go"))

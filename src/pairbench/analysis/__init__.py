@@ -63,7 +63,7 @@ def analyse(run: Run) -> Analysis:
              *([floor_note] if floor_note else []))
     suite = _suite_summary(run, comparisons, values, notes) if is_suite(run) else None
     return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite,
-                    relative_speeds(run, summaries), _doctor_report(run))
+                    relative_speeds(run, summaries), doctor=_doctor_report(run), metric_tables=_metric_tables(run))
 
 
 def _doctor_report(run: Run):
@@ -71,6 +71,16 @@ def _doctor_report(run: Run):
     from pairbench.analysis.doctor import doctor_report  # with scipy: see _comparisons
 
     return doctor_report(run) if run.kind == "doctor" else None
+
+
+def _metric_tables(run: Run) -> tuple:
+    """A harness's own metrics (B/op, allocs/op, counters), one table per unit (``analysis.metrics``)."""
+    if not compares(run):
+        return ()
+    from pairbench.analysis.metrics import metric_tables  # with scipy: see _comparisons
+
+    base, others = baseline_and_candidates(run)
+    return metric_tables(run, base, others, criteria_of(run))
 
 
 def _measuring_notes(run: Run) -> tuple[Note, ...]:

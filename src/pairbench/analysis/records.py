@@ -230,6 +230,7 @@ class Analysis:
     suite: object | None = None  # analysis.suite.SuiteSummary of a bench suite, else None
     relative: tuple = ()  # analysis.relative.Relative: a run's series against its fastest
     doctor: object | None = None  # environment.findings.Report of a doctor run, else None
+    metric_tables: tuple = ()  # analysis.metrics.MetricTable: a harness's own units (B/op), one per unit
 
     def all_notes(self) -> Iterator[Note]:
         """Every note, run first, then each summary's and each comparison's, each note once."""

@@ -72,6 +72,10 @@ def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = Non
 @bench_options
 @sampling_options("bench", keep=BENCH_SAMPLING)
 @lambda f: decision_options(f, self_check=False)
+@click.option("--fail-on-metric", "fail_on_metric", metavar="UNIT", multiple=True,
+              help="Also exit 1 when a benchmark's own UNIT (as the harness reports it: B/op, allocs/op, "
+                   "a counter) is worse (higher; lower for a rate, /s), not negligibly; repeat for more units, "
+                   "or all. Each unit is its own family in Holm's procedure; --fail-on gates on time only.")
 @export_options
 @store_options
 @environment_options
@@ -101,6 +105,7 @@ def bench(app: App, workers: tuple[str, ...], **options):
       pairbench bench ./bench-old ./bench-new
       pairbench bench build-main/micro_bench build-pr/micro_bench --fail-on slower
       pairbench bench --harness go old.test new.test -k 'Parse' --json result.json
+      pairbench bench --harness go ./old.test ./new.test --fail-on slower --fail-on-metric allocs/op
       pairbench bench old/tests/bench new/tests/bench --harness pytest-benchmark
       pairbench bench --shard 2/4 --json shard-2.json ./old ./new
       pairbench bench benchmarks/ --against main

@@ -208,6 +208,7 @@ def report_outcome(app: App, settings: Settings, outcome, target=None, *, proven
     never_ran = _never_succeeded(app, settings, analysis)  # a failed command (3) wins over an export (4)
     # said even when an export's failure decides the code (the self-check is no real comparison)
     matched = fail_on_gate(app, analysis.real_comparisons, settings.decision.fail_on)
+    matched = _fail_on_metric(app, settings, analysis) or matched
     return never_ran or export_failed or store_failed or matched or EXIT_OK
 
 
@@ -351,4 +352,24 @@ def fail_on_gate(app: App, decided, fail_on: str, what: str = "comparison(s)") -
     if not failing:
         return EXIT_OK
     app.io.err(f"--fail-on {fail_on}: {len(failing)} {what} matched")
+    return EXIT_VERDICT
+
+
+def _fail_on_metric(app: App, settings: Settings, analysis) -> int | None:
+    """``EXIT_VERDICT`` when a unit named by --fail-on-metric (or ``all``) has a worse verdict that is
+    not negligible (``analysis.metrics.worse_verdict``); a unit no benchmark reported is said, since a
+    misspelt gate would otherwise never fail."""
+    gated = settings.decision.fail_on_metric
+    if not gated or analysis is None:
+        return None
+    tables = {t.unit: t for t in analysis.metric_tables}
+    for unit in (u for u in gated if u != "all" and u not in tables):
+        found = ", ".join(visible(u) for u in tables) or "none"
+        app.io.err(f"--fail-on-metric {visible(unit)}: no benchmark reported this unit (units reported: {found})")
+    chosen = [t for unit, t in tables.items() if "all" in gated or unit in gated]
+    failing = [(t.unit, c) for t in chosen for c in t.comparisons if c.verdict == t.worse and not c.negligible]
+    if not failing:
+        return None
+    units = ", ".join(dict.fromkeys(visible(unit) for unit, _ in failing))
+    app.io.err(f"--fail-on-metric: {len(failing)} comparison(s) worse in {units}")
     return EXIT_VERDICT

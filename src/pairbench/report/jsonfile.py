@@ -13,7 +13,19 @@ Format history (``"format"`` key of ``pairbench report --format json``):
                         correction, the benchmarks by verdict group, the geometric mean,
                         the benchmarks added, removed and not measured; for a ``run`` of
                         several series, ``relative``: each against the fastest (``times``,
-                        its interval, the rounds paired).
+                        its interval, the rounds paired); for a comparison whose
+                        harness reported its own units (Go's B/op and allocs/op),
+                        ``metric_tables``: one per unit, ``{"unit", "correction",
+                        "family", "alpha", "worse", "comparisons"}``, each comparison
+                        ``{"benchmark", "baseline", "candidate", "verdict"`` (higher,
+                        lower, same, equivalent, inconclusive), ``"negligible",
+                        "method"`` (ratio, equal, sign test), ``"baseline_median",
+                        "candidate_median"`` (per operation, in the unit),
+                        ``"difference", "change"`` (percent; null from 0),
+                        ``"interval"`` (null off the ratio path), ``"pvalue"``
+                        (Holm, in the unit's family), ``"pvalue_unadjusted",
+                        "rounds", "rounds_differing"}`` (added in 0.3, without a format change: a
+                        reader that does not know the key ignores it).
 
 The same ``summaries``, ``comparisons`` and ``analysis_notes`` are written into
 the result document (``--json``) for other tools; pairbench never reads them
@@ -44,7 +56,30 @@ def derived_document(run: Run, analysis: Analysis) -> dict:
         "analysis_notes": [note_record(n, unit_of(n)) for n in analysis.all_notes()],
         **({"suite_summary": suite_record(analysis.suite)} if analysis.suite is not None else {}),
         **({"relative": [relative_record(r) for r in analysis.relative]} if analysis.relative else {}),
+        **({"metric_tables": [metric_table_record(t) for t in analysis.metric_tables]}
+           if analysis.metric_tables else {}),
     })
+
+
+def metric_table_record(t) -> dict:
+    """One unit a harness reported (``analysis.metrics.MetricTable``): its Holm family and a record per
+    comparison, medians per operation in the unit, the change in percent (None from 0)."""
+    return {"unit": t.unit, "correction": t.correction, "family": t.family, "alpha": t.alpha, "worse": t.worse,
+            "comparisons": [_metric_record(c) for c in t.comparisons]}
+
+
+def _metric_record(c) -> dict:
+    effect = c.comparison.effect
+    return {
+        "benchmark": c.comparison.benchmark.to_dict(), "baseline": c.comparison.baseline,
+        "candidate": c.comparison.candidate, "verdict": c.verdict, "negligible": c.negligible,
+        "method": c.method, "baseline_median": c.base_median, "candidate_median": c.cand_median,
+        "difference": c.difference, "change": c.change_pct,
+        "interval": ({"low": effect.low, "high": effect.high, "confidence": effect.confidence,
+                      "method": effect.method} if effect else None),
+        "pvalue": c.comparison.pvalue, "pvalue_unadjusted": c.comparison.pvalue_unadjusted,
+        "rounds": c.comparison.rounds, "rounds_differing": c.differing,
+    }
 
 
 def relative_record(r) -> dict:

@@ -23,7 +23,7 @@ from pairbench.analysis import Analysis
 from pairbench.model import Run
 from pairbench.report.safe import escape, escape_html
 from pairbench.report.sentences import comparison_title, detail_lines
-from pairbench.report.suite import finding_lines, plural, suite_blocks
+from pairbench.report.suite import finding_lines, metric_blocks, plural, suite_blocks
 from pairbench.report.tables import (
     Table,
     environment_table,
@@ -61,6 +61,7 @@ def render_markdown(run: Run, analysis: Analysis) -> str:
         parts += _suite_parts(run, analysis)
     elif analysis.comparisons:
         parts.append(table(verdict_table(run, analysis)))
+        parts += _block_texts(metric_blocks(analysis))
     if analysis.comparisons:
         parts += [details(f"Details: {comparison_title(c, with_benchmark=with_benchmark)}",
                           _bullets(detail_lines(c, run.stopped_because)))
@@ -82,12 +83,16 @@ def render_markdown(run: Run, analysis: Analysis) -> str:
 def _suite_parts(run: Run, analysis: Analysis) -> list[str]:
     """A suite's summary: the correction, the verdict groups as tables, the geometric mean, the
     benchmarks added, removed and not measured, and the validation findings (folded)."""
-    parts = [f"**{escape(heading)}**\n\n{table(t)}" if t is not None else escape(heading)
-             for heading, t in suite_blocks(run, analysis)]
+    parts = _block_texts(suite_blocks(run, analysis))
     findings = finding_lines(analysis.suite, run)
     if findings:
         parts.append(details(f"Validation ({plural(len(findings), 'finding')})", _bullets(findings)))
     return parts
+
+
+def _block_texts(blocks) -> list[str]:
+    """(heading, table) blocks as Markdown: a bold heading over its table, or a paragraph."""
+    return [f"**{escape(heading)}**\n\n{table(t)}" if t is not None else escape(heading) for heading, t in blocks]
 
 
 def _run_table(analysis: Analysis, with_benchmark: bool) -> Table:

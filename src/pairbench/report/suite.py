@@ -8,10 +8,12 @@ through its ``escape``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 from pairbench.analysis import Analysis, Comparison
 from pairbench.analysis.budget import BudgetNeeded
+from pairbench.analysis.metrics import MetricComparison, MetricTable
 from pairbench.analysis.suite import GeometricMean, Listed, SuiteSummary
 from pairbench.harnesses import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
@@ -162,6 +164,68 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+# --------------------------------------------------------------------------- a harness's own units
+
+
+_UNIT_VERDICTS = ("higher", "lower", "same", "equivalent", "inconclusive")
+
+
+def metric_blocks(analysis: Analysis) -> list[tuple[str, Table | None]]:
+    """One (heading, table) block per unit a harness reported (``analysis.metrics``), as benchstat
+    prints one table per unit; nothing when there is none."""
+    if not analysis.metric_tables:
+        return []
+    blocks: list[tuple[str, Table | None]] = [(
+        "The harness's own units, one table each, each its own family in Holm's procedure (the time "
+        "verdicts above keep theirs); --fail-on-metric UNIT gates on one.", None)]
+    return blocks + [(metric_heading(t), metric_table(t)) for t in analysis.metric_tables]
+
+
+def metric_heading(t: MetricTable) -> str:
+    """ "B/op (Holm over 12 comparisons, alpha 0.05; higher is worse): 1 higher, 11 same"."""
+    counts = Counter(c.verdict for c in t.comparisons)
+    said = ", ".join(f"{counts[v]} {v}" for v in _UNIT_VERDICTS if counts[v])
+    return (f"{t.unit} (Holm over {plural(t.family, 'comparison')}, alpha {t.alpha:g}; {t.worse} is worse): "
+            f"{said}")
+
+
+def metric_table(t: MetricTable) -> Table:
+    """Benchmark, both sides' medians per operation, the change, the verdict, Holm's p and the rounds."""
+    first = t.comparisons[0].comparison
+    several = len({c.comparison.candidate for c in t.comparisons}) > 1
+    rows = tuple((c.comparison.benchmark.label + (f" · {c.comparison.candidate}" if several else ""),
+                  number_text(c.base_median), number_text(c.cand_median), metric_change_text(c),
+                  c.verdict + (" (negligible)" if c.negligible else ""),
+                  format_pvalue(c.comparison.pvalue).removeprefix("p ").removeprefix("= "), str(c.comparison.rounds))
+                 for c in t.comparisons)
+    return Table(("Benchmark", first.baseline, first.candidate if not several else "Candidate", "Change", "Verdict",
+                  "p (Holm)", "Rounds"), rows)
+
+
+def metric_change_text(c: MetricComparison) -> str:
+    """ "+20.1% [+18.0%, +22.3%]" (the time's interval), "+50.0% (sign test)", "+2 (from 0)",
+    "0 (equal in every round)", or "0 (3 of 16 rounds differ)" when the medians are equal."""
+    if c.method == "equal":
+        return "0 (equal in every round)"
+    if c.comparison.effect is not None:
+        return change_text(c.comparison)
+    if c.difference == 0:
+        return f"0 ({c.differing} of {c.comparison.rounds} rounds differ)"
+    if c.change_pct is None:
+        return "—" if math.isnan(c.difference) else f"{number_text(c.difference, signed=True)} (from 0)"
+    return f"{format_percent(c.change_pct)} (sign test)"
+
+
+def number_text(value: float, *, signed: bool = False) -> str:
+    """A count as a count ("16", "1,024"), else 4 significant digits; "—" when there is none."""
+    if not math.isfinite(value):
+        return "—"
+    sign = "+" if signed and value > 0 else ""
+    if value == int(value) and abs(value) < 1e15:
+        return f"{sign}{int(value):,}"
+    return f"{sign}{value:.4g}"
+
+
 def suite_blocks(run: Run, analysis: Analysis) -> list[tuple[str, Table | None]]:
     """The summary as (heading, table) blocks in reading order; a heading without a table is a line."""
     summary: SuiteSummary = analysis.suite
@@ -172,4 +236,4 @@ def suite_blocks(run: Run, analysis: Analysis) -> list[tuple[str, Table | None]]
             blocks.append((f"{title} ({len(group)})", group_table(group)))
     blocks.append((geometric_mean_line(summary.geometric_mean), None))
     blocks += [(line, None) for line in membership_lines(summary)]
-    return blocks
+    return blocks + metric_blocks(analysis)

@@ -34,6 +34,7 @@ from pairbench.report.suite import (
     finding_lines,
     harness_sentence,
     imported_sentence,
+    metric_blocks,
     plural,
     rounds_sentence,
     shard_sentence,
@@ -322,6 +323,7 @@ def render_compare(run: Run, analysis: Analysis, *, color: bool = False, width: 
             parts.append(render_markup([f"[bold]{markup(key.label)}[/bold]"], color=color, width=width))
         if found or not b:
             parts.append(comparison_table(found, footnotes, color=color, width=width))
+    parts += _block_parts(metric_blocks(analysis), color=color, width=width)
     lines = [""]
     for c in analysis.comparisons:
         style = _VERDICT_STYLE[c.verdict.verdict]
@@ -344,16 +346,8 @@ def render_suite(run: Run, analysis: Analysis, *, color: bool = False, width: in
     shown_elsewhere = {"benchmarks-added", "benchmarks-removed", "suite-budget-spent"}
     footnotes = Footnotes([n for n in analysis.notes if n.subject.is_run and n.code not in shown_elsewhere],
                           _unit(analysis))
-    parts = [render_markup(run_header(run) + [""], color=color, width=width)]
-    after_table = False
-    for heading, table in suite_blocks(run, analysis):
-        if table is None:
-            parts.append(render_markup([""] * after_table + [markup(heading)], color=color, width=width))
-            after_table = False
-            continue
-        parts.append(render_markup(["", f"[bold]{markup(heading)}[/bold]"], color=color, width=width))
-        parts.append(_plain_table(table, color=color, width=width))
-        after_table = True
+    parts = [render_markup(run_header(run) + [""], color=color, width=width),
+             *_block_parts(suite_blocks(run, analysis), color=color, width=width)]
     findings = finding_lines(analysis.suite, run)
     lines = [""]
     if findings:
@@ -362,6 +356,20 @@ def render_suite(run: Run, analysis: Analysis, *, color: bool = False, width: in
     lines.append("Every benchmark's statistics and notes: pairbench show --details RESULT, or pairbench report.")
     parts.append(render_markup(lines + footer(run, footnotes), color=color, width=width))
     return "".join(parts)
+
+
+def _block_parts(blocks, *, color: bool, width: int) -> list[str]:
+    """(heading, table) blocks as text: a heading without a table is a line of its own."""
+    parts, after_table = [], False
+    for heading, table in blocks:
+        if table is None:
+            parts.append(render_markup([""] * after_table + [markup(heading)], color=color, width=width))
+            after_table = False
+            continue
+        parts.append(render_markup(["", f"[bold]{markup(heading)}[/bold]"], color=color, width=width))
+        parts.append(_plain_table(table, color=color, width=width))
+        after_table = True
+    return parts
 
 
 def _plain_table(table, *, color: bool, width: int) -> str:

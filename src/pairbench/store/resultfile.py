@@ -47,7 +47,7 @@ from pairbench.store.legacy import run_from_v1
 
 __all__ = ["LEGACY_FORMAT", "RESULT_FORMAT", "check_readable", "document_chunks", "read_result",
            "run_from_document", "run_to_document", "write_result"]
-DERIVED_KEYS = ("summaries", "comparisons", "analysis_notes", "suite_summary")
+DERIVED_KEYS = ("summaries", "comparisons", "analysis_notes", "suite_summary", "metric_tables")
 
 
 # --------------------------------------------------------------------------- writing

@@ -13,7 +13,8 @@ would be anyway (``$GOMAXPROCS``, else the CPUs pairbench may use), so the
 Read from the text (``parse_text``, also used by ``pairbench import``): lines
 in the Go benchmark format, ``NAME-P  N  V ns/op  V B/op  V allocs/op  V
 unit...``; ns/op times N is the sample, and every other per-operation unit is
-kept as a total over the N iterations (``B``, ``allocs``, ``widgets``), other
+kept as a total over the N iterations under its own name (``B/op``,
+``allocs/op``, ``widgets/op``: ``analysis.metrics`` divides it again), other
 units (``MB/s``) as reported. The testing package leaves ns/op out of a line
 when the time it measured is 0 (the timer stopped throughout, or too coarse to
 advance): such a line is a time of 0, which the analysis refuses to compare.
@@ -214,7 +215,7 @@ def _result(m: re.Match, source: str, line: int, suffix: str | None) -> Report:
     metrics: dict[str, float] = {}
     for unit, value in values.items():
         per_op = unit.endswith("/op")
-        metrics[own_metric(unit[:-3] if per_op else unit, metrics)] = (
+        metrics[own_metric(unit, metrics)] = (  # "B/op" holds the total: analysis.metrics divides it
             metric_total(value, iterations, NAME, source, f"{name!r}: {unit[:40]}", line=line) if per_op
             else value)
     total = 0.0 if ns_per_op == 0 else total_ns(ns_per_op, iterations, NAME, source, f"{name!r}: ns/op", line=line)

@@ -1,6 +1,7 @@
 // Go benchmarks for pairbench's adapter tests (tests/adapters/conftest.py builds them with go test -c):
 // -ldflags "-X example.com/pairbench/gobench.work=16000" makes BenchmarkWork's chain eight times as long,
-// "-X example.com/pairbench/gobench.crash=yes" makes BenchmarkPanic panic.
+// "-X example.com/pairbench/gobench.crash=yes" makes BenchmarkPanic panic, and
+// "-X example.com/pairbench/gobench.grow=yes" makes BenchmarkAlloc allocate 16 bytes more an iteration.
 package gobench
 
 import (
@@ -11,8 +12,10 @@ import (
 var (
 	work  = "2000"
 	crash = ""
+	grow  = ""
 	sink  uint64
 	kept  []byte
+	extra []byte
 )
 
 func chain(x uint64, n int) uint64 {
@@ -42,6 +45,9 @@ func BenchmarkSame(b *testing.B) {
 func BenchmarkAlloc(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		kept = make([]byte, 64+i%2)
+		if grow != "" {
+			extra = make([]byte, 16)
+		}
 	}
 	b.ReportMetric(3, "widgets/op")
 }
