@@ -43,14 +43,23 @@ FAST = ("--max-time", "8s", "--sample-time", "200us", "--seed", "11", "-q")
 
 
 def _repository(root: Path, config: str, path: str, text: str, commits: int, step: int, *,
-                broken: int | None = None) -> list[str]:
+                broken: int | None = None, without: tuple[int, str] | None = None) -> list[str]:
     """A repository of ``commits`` commits of ``path``; from ``step`` on the work is three times as
-    much; commit ``broken`` does not build."""
+    much; commit ``broken`` does not build; in commit ``without[0]`` the lines that hold
+    ``without[1]`` are gone (a benchmark removed there, and back after it)."""
     (root / "pairbench.toml").write_text(config)
     (root / ".gitignore").write_text("bench\nprog\n.pairbench/\n__pycache__/\nhistory.db*\n")
     (root / path).parent.mkdir(parents=True, exist_ok=True)
-    return commit_series(root, commits, path, lambda k: "this is not C\n" if k == broken else text.format(
-        k=k, loops=6000 if k >= step else 2000))
+
+    def source(k: int) -> str:
+        if k == broken:
+            return "this is not C\n"
+        written = text.format(k=k, loops=6000 if k >= step else 2000)
+        if without is not None and k == without[0]:
+            written = "".join(line for line in written.splitlines(keepends=True) if without[1] not in line)
+        return written
+
+    return commit_series(root, commits, path, source)
 
 
 def _worker_config(store: bool = False) -> str:
@@ -134,6 +143,19 @@ def test_a_middle_commit_that_does_not_build_is_skipped(tmp_path, monkeypatch):
     doc = json.loads(out)
     assert doc["answer"]["commit"] == commits[6]
     assert [s["commit"] for s in doc["skipped"]] == [commits[4]] and "does not build" in doc["skipped"][0]["why"]
+
+
+def test_a_middle_commit_without_the_benchmark_is_skipped_like_one_that_does_not_build(tmp_path, monkeypatch):
+    """Commit 4, the first middle one, lists only ``same``: it cannot say where ``work`` got slower
+    (``git bisect skip``), so the search goes on around it."""
+    commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, without=(4, "PAIRBENCH(work)"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["answer"]["commit"] == commits[6]
+    skipped = doc["skipped"]
+    assert [s["commit"] for s in skipped] == [commits[4]] and "matches none of the 1 benchmarks" in skipped[0]["why"]
 
 
 def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch):

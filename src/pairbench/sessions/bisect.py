@@ -9,7 +9,8 @@ that stop as soon as the interval lies on one side of the comparison's boundary.
 result is written to ``.pairbench/bisect/`` in the project (journaled while it runs) and, with a
 history store, stored like ``confirm``'s (the later commit's measurement; a command's results are
 not, only its confirmations) with each benchmark's verdict as a confirmation. A middle commit that
-does not build, or whose benchmark fails, is skipped; GOOD's and BAD's must work. The budget
+does not build, whose benchmark fails or is not there, is skipped (as ``git bisect skip``); GOOD's and
+BAD's must work. The budget
 (``budget_ns``) covers the whole search, builds included: a comparison gets at most what is left,
 and none starts with less than ``MIN_COMPARISON_NS`` left. Nothing here prints.
 """
@@ -27,7 +28,13 @@ from pathlib import Path
 from pairbench.analysis.bisection import Answer, Pair, Search, Trial, effects_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.history import bisect_filter
-from pairbench.errors import MeasurementError, StoreError, Terminated, UsageError
+from pairbench.errors import (
+    MeasurementError,
+    NothingToMeasure,
+    StoreError,
+    Terminated,
+    UsageError,
+)
 from pairbench.measure.revisions import (
     commit_subject,
     commit_time,
@@ -159,7 +166,10 @@ class BisectSession:
         boundary = search.boundaries()
         if self.recipe.kind == "compare" and not isinstance(boundary, Boundary):
             boundary = boundary[self.recipe.label]  # a command is one benchmark
-        outcome = measure(self._settings(settings, search, targets, (base, cand), left, path), boundary, pair)
+        try:
+            outcome = measure(self._settings(settings, search, targets, (base, cand), left, path), boundary, pair)
+        except NothingToMeasure as exc:  # the benchmark is not in that commit
+            return self._skip(pair, search, bisected, exc)
         if outcome.interrupted:
             raise KeyboardInterrupt if outcome.signum == signal.SIGINT else Terminated(outcome.signum)
         if outcome.error is not None:
@@ -172,8 +182,8 @@ class BisectSession:
         return done
 
     def _skip(self, pair: Pair, search: Search, bisected: Bisected, error: Exception) -> None:
-        """A middle commit that does not build or measure is skipped; GOOD's, BAD's or an end's
-        failure ends the search (the error passes on)."""
+        """A middle commit that does not build or measure, or lacks the benchmark, is skipped; GOOD's,
+        BAD's or an end's failure ends the search (the error passes on)."""
         if pair.purpose != "middle":
             raise error
         search.skip(pair.cand)
