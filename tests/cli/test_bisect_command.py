@@ -158,6 +158,13 @@ def test_a_middle_commit_without_the_benchmark_is_skipped_like_one_that_does_not
     assert [s["commit"] for s in skipped] == [commits[4]] and "matches none of the 1 benchmarks" in skipped[0]["why"]
 
 
+def test_an_alpha_too_small_to_split_over_the_search_is_a_usage_error_before_any_build(worker_repo):
+    root, commits = worker_repo
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--alpha", "2e-6", *FAST)
+    assert code == 2 and "4e-07 per comparison" in err and "--alpha 5e-06 or more" in err, err
+    assert not (root / ".git" / "pairbench").exists() and "Found" not in out
+
+
 def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch):
     commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 4, 2, broken=3)
     monkeypatch.chdir(tmp_path)
@@ -223,6 +230,20 @@ def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
     assert f"Found: commit {commits[3][:10]} (change 3)." in out
     markdown = (tmp_path / "bisect.md").read_text()
     assert markdown.startswith("### Bisecting 4 commits") and "| \\# | compared |" in markdown
+
+
+def test_every_comparison_decides_on_the_metric_given_and_on_compares_default_without_one(tmp_path, monkeypatch):
+    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
+    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 3, 2)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "--metric", "cpu", "--max-time", "20s", "--seed", "3",
+                            "-q", "--json", "-")
+    assert code == 0, err
+    results = [_document(Path(c["result"])) for c in json.loads(out)["comparisons"]]
+    assert results and all(r["settings"]["decision"]["metric"] == "cpu" for r in results)
+    assert all(c["metric"] == "cpu" for r in results for c in r["comparisons"])
+    code, help_text, _ = invoke("bisect", "--help")
+    assert code == 0 and "CPU-bound, else wall time. [default: auto]" in " ".join(help_text.split())  # compare's
 
 
 def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatch):
