@@ -49,3 +49,10 @@ def test_the_geomean_noises_have_median_zero_sd_one_and_the_stated_mean(kind):
     assert abs(np.median(e)) < 0.005 and np.std(e) == pytest.approx(1.0, rel=0.05 if kind == "t3" else 0.01)
     assert np.mean(e) == pytest.approx(geomean.noise_mean(kind), abs=0.01)
     assert geomean.noise_mean("exponential") == pytest.approx(1 - math.log(2))
+
+
+def test_the_store_studys_detector_timing_finds_no_step_in_the_flat_series_and_one_in_the_other():
+    store = benchmark_script("history_store")
+    found = store.detector(n=400, repeats=1)
+    assert (found["no step: steps"], found["one step: steps"]) == (0, 1)
+    assert found["no step"] > 0 and found["one step"] > 0
