@@ -39,7 +39,9 @@ def work():
         s += i * i
     return s
 """
-FAST = ("--max-time", "8s", "--sample-time", "200us", "--seed", "11", "-q")
+# 20 s per comparison at most (most decide in 1-3 s): on a loaded machine fewer worker processes are
+# rotated in a second, and an interval at alpha 0.002 needs 13 blocks of them (8 s once gave 12)
+FAST = ("--max-time", "20s", "--sample-time", "200us", "--seed", "11", "-q")
 
 
 def _repository(root: Path, config: str, path: str, text: str, commits: int, step: int, *,
@@ -163,6 +165,21 @@ def test_an_alpha_too_small_to_split_over_the_search_is_a_usage_error_before_any
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--alpha", "2e-6", *FAST)
     assert code == 2 and "4e-07 per comparison" in err and "--alpha 5e-06 or more" in err, err
     assert not (root / ".git" / "pairbench").exists() and "Found" not in out
+
+
+def test_a_middle_commit_without_one_of_two_stepped_benchmarks_is_skipped(tmp_path, monkeypatch):
+    """``work`` and ``more`` both get slower at commit 6; commit 4 has no ``more``, and its ``work`` is
+    like GOOD's: it cannot tell where ``more`` got slower, so it is skipped rather than ending the
+    search undecided."""
+    two = WORKER.replace("PAIRBENCH(same)", "PAIRBENCH(more) {{ unsigned s = 1; for (unsigned i = 0; i < "
+                         "{loops}u; i++) s += i ^ s; pairbench_keep(s); }}\nPAIRBENCH(same)")
+    commits = _repository(tmp_path, _worker_config(), "bench.c", two, 9, 6, without=(4, "PAIRBENCH(more)"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^(work|more)$", "--json", "-", *FAST)
+    assert code == 0, out + err
+    doc = json.loads(out)
+    assert doc["answer"]["commit"] == commits[6] and sorted(doc["answer"]["benchmarks"]) == ["more", "work"]
+    assert [s["commit"] for s in doc["skipped"]] == [commits[4]] and "no benchmark 'more'" in doc["skipped"][0]["why"]
 
 
 def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch):

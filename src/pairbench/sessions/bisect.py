@@ -176,7 +176,11 @@ class BisectSession:
         if outcome.error is not None:
             return self._skip(pair, search, bisected, outcome.error)
         self._keys.update({self._label_of(key): key for key in outcome.run.benchmarks})
-        trial = search.record(pair, effects_of(outcome.run, self._label_of))
+        effects = effects_of(outcome.run, self._label_of)
+        if lacking := search.lacking(pair, effects):
+            return self._skip(pair, search, bisected, NothingToMeasure(
+                f"it has no benchmark {', '.join(map(repr, lacking))}, and none it has is slower by the step"))
+        trial = search.record(pair, effects)
         written = str(path) if outcome.result_error is None else None
         done = Done(trial, written, clock() - began, self._store(store, outcome, (base, cand), written))
         bisected.done.append(done)
