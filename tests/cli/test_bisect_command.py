@@ -64,6 +64,14 @@ def _repository(root: Path, config: str, path: str, text: str, commits: int, ste
     return commit_series(root, commits, path, source)
 
 
+def _command_repository(root: Path, monkeypatch, commits: int, step: int) -> list[str]:
+    """A repository of ``PROGRAM`` measured as the ``[confirm] command`` ./prog, the current directory."""
+    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
+    found = _repository(root, config, "prog.c", PROGRAM, commits, step)
+    monkeypatch.chdir(root)
+    return found
+
+
 def _worker_config(store: bool = False) -> str:
     from pairbench import __file__ as package
 
@@ -238,9 +246,7 @@ def test_ctrl_c_during_a_build_ends_the_search_with_what_it_found_and_exit_130(t
 
 
 def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
-    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
-    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 5, 3)
-    monkeypatch.chdir(tmp_path)
+    commits = _command_repository(tmp_path, monkeypatch, 5, 3)
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^prog$", "--max-time", "20s", "--seed", "3",
                             "-q", "--export-markdown", "bisect.md")
     assert code == 0, err
@@ -250,9 +256,7 @@ def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
 
 
 def test_every_comparison_decides_on_the_metric_given_and_on_compares_default_without_one(tmp_path, monkeypatch):
-    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
-    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 3, 2)
-    monkeypatch.chdir(tmp_path)
+    commits = _command_repository(tmp_path, monkeypatch, 3, 2)
     code, out, err = invoke("bisect", commits[0], commits[-1], "--metric", "cpu", "--max-time", "20s", "--seed", "3",
                             "-q", "--json", "-")
     assert code == 0, err
@@ -264,9 +268,7 @@ def test_every_comparison_decides_on_the_metric_given_and_on_compares_default_wi
 
 
 def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatch):
-    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
-    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 3, 2)
-    monkeypatch.chdir(tmp_path)
+    commits = _command_repository(tmp_path, monkeypatch, 3, 2)
     code, _, err = invoke("bisect", commits[0], commits[-1], "-k", "^other$")
     assert code == 2 and "does not match 'prog'" in err
     code, _, err = invoke("bisect", commits[0], commits[-1], "--harness", "gbench")
