@@ -61,7 +61,7 @@ def test_the_store_studys_detector_timing_finds_no_step_in_the_flat_series_and_o
 def test_the_placement_oracle_finds_a_step_without_noise_and_whitening_recovers_the_innovations():
     bound = benchmark_script("history_placement_bound")
     y = np.where(np.arange(100) >= 37, bound.STEP_SDS, 0.0)[None, :]
-    assert [int(v[0]) for v in bound.oracle(y, 0.5)] == [37, 37, 37]
+    assert [int(v[0]) for v in bound.oracle(y, 0.5)] == [37, 37, 37, 37]
     rng = np.random.default_rng(3)
     e = rng.standard_normal(50)
     ar = np.empty(50)
