@@ -9,10 +9,10 @@ that stop as soon as the interval lies on one side of the comparison's boundary.
 result is written to ``.pairbench/bisect/`` in the project (journaled while it runs) and, with a
 history store, stored like ``confirm``'s (the later commit's measurement; a command's results are
 not, only its confirmations) with each benchmark's verdict as a confirmation. A middle commit that
-does not build, whose benchmark fails or is not there, is skipped (as ``git bisect skip``); GOOD's and
-BAD's must work. The budget
-(``budget_ns``) covers the whole search, builds included: a comparison gets at most what is left,
-and none starts with less than ``MIN_COMPARISON_NS`` left. Nothing here prints.
+does not build, whose benchmark fails or is not there, is skipped (as ``git bisect skip``); GOOD's
+and BAD's must work. The budget (``budget_ns``) covers the whole search, builds included: a
+comparison gets at most what is left, and none starts with less than ``MIN_COMPARISON_NS`` left.
+Nothing here prints.
 """
 
 from __future__ import annotations
