@@ -23,7 +23,10 @@ The two designs, on the same repository, in a random order per trial:
 Conditions: ``quiet`` (no load added) and ``phased`` (``calibration.background_load``: two spin
 loops switched among idle, one and two busy cores, exponential phases of mean 3 s, seeded). Every
 trial is appended to ``trials.jsonl`` in ``--out`` (so an interrupted study resumes, and runs in
-chunks under the heavy lock); ``--report-only`` scores and prints the tables.
+chunks under the heavy lock); ``--report-only`` scores and prints the tables. ``--designs
+pairbench`` runs pairbench alone (its trials keep their numbers and repositories), to measure
+pairbench again without git bisect, whose figures do not depend on it; each comparison's record
+holds what it decided on (``--metric auto``'s choice) and in how many rounds.
 
 Usage::
 
