@@ -23,7 +23,10 @@ The two designs, on the same repository, in a random order per trial:
 Conditions: ``quiet`` (no load added) and ``phased`` (``calibration.background_load``: two spin
 loops switched among idle, one and two busy cores, exponential phases of mean 3 s, seeded). Every
 trial is appended to ``trials.jsonl`` in ``--out`` (so an interrupted study resumes, and runs in
-chunks under the heavy lock); ``--report-only`` scores and prints the tables.
+chunks under the heavy lock); ``--report-only`` scores and prints the tables. ``--designs
+pairbench`` runs pairbench alone (its trials keep their numbers and repositories), to measure
+pairbench again without git bisect, whose figures do not depend on it; each comparison's record
+holds what it decided on (``--metric auto``'s choice) and in how many rounds.
 
 Usage::
 
@@ -153,7 +156,20 @@ def run_pairbench(repo: Path, commits: list[str], trial: Trial, work: Path) -> d
             "comparisons": len(doc["comparisons"]), "why": answer["why"],
             "trials": [{"purpose": c["purpose"], "base": commits.index(c["base"]),
                         "candidate": commits.index(c["candidate"]), "outcome": c["outcome"],
-                        "seconds": c["seconds"], "benchmarks": c["benchmarks"]} for c in doc["comparisons"]]}
+                        "seconds": c["seconds"], "benchmarks": c["benchmarks"], **decided_on(c.get("result"))}
+                       for c in doc["comparisons"]]}
+
+
+def decided_on(result: str | None) -> dict:
+    """What a comparison's result file says it decided on (``--metric auto``'s choice) and in how
+    many rounds; read before the trial's scratch directory goes."""
+    try:
+        comparisons = json.loads(Path(result).read_text())["comparisons"] if result else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    if not comparisons:
+        return {}
+    return {"metric": comparisons[0].get("metric"), "rounds": comparisons[0].get("rounds")}
 
 
 def hyperfine_mean(program: Path, work: Path) -> float:
@@ -216,19 +232,22 @@ def run_trial(trial: Trial, steps: tuple[int, int], spin: Path, out: Path) -> di
 CONDITION_OFFSET = {"quiet": 0, "phased": 250}  # each condition's trials have seeds of their own
 
 
-def plan(trials: int, budget_trials: int, conditions: list[str], seed: int) -> list[Trial]:
+def plan(trials: int, budget_trials: int, conditions: list[str], seed: int,
+         designs: tuple[str, ...] = DESIGNS) -> list[Trial]:
     """Per condition, ``trials`` repositories each bisected by both designs (in a random order,
     seeded), then ``budget_trials`` pairbench trials under a budget too small to finish. Seeds and
-    numbers depend on the condition only, so conditions can be run in separate invocations."""
+    numbers depend on the condition only, so conditions can be run in separate invocations; a
+    design left out of ``designs`` keeps its numbers (a re-run of one design is comparable)."""
     planned = []
     for condition in conditions:
         rng = np.random.default_rng([seed, CONDITION_OFFSET[condition]])
         base, number = seed * 1000 + CONDITION_OFFSET[condition], CONDITION_OFFSET[condition] // 250 * 100
         for k in range(trials):
             for design in (rng.permutation(DESIGNS) if condition != "quiet" else _quiet_order(seed, k)):
-                planned.append(Trial(number, base + 2 * k, condition, str(design)))
+                if design in designs:
+                    planned.append(Trial(number, base + 2 * k, condition, str(design)))
                 number += 1
-        for j in range(budget_trials):
+        for j in range(budget_trials if "pairbench" in designs else 0):
             planned.append(Trial(number, base + 500 + 2 * trials + j, condition, "pairbench", TOO_SMALL_BUDGET))
             number += 1
     return planned
@@ -317,6 +336,7 @@ def main(argv=None) -> int:
     p.add_argument("--trials", type=int, default=20, help="repositories per condition (each bisected by both)")
     p.add_argument("--budget-trials", type=int, default=5, help="pairbench trials per condition under a small budget")
     p.add_argument("--conditions", default="quiet,phased")
+    p.add_argument("--designs", default=",".join(DESIGNS), help="the designs to run (their trials keep their numbers)")
     p.add_argument("--seed", type=int, default=2040)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--report-only", action="store_true")
@@ -327,12 +347,15 @@ def main(argv=None) -> int:
     if args.report_only:
         print(report(out))
         return 0
-    if not shutil.which("hyperfine"):
+    if "git-bisect" in args.designs and not shutil.which("hyperfine"):
         raise SystemExit("hyperfine is not installed (apt-get install hyperfine)")
     spin = calibration.build_spin(out)
     steps = calibrated(spin, out)
     conditions = [c for c in args.conditions.split(",") if c]
-    planned = plan(args.trials, args.budget_trials, conditions, args.seed)
+    designs = tuple(d for d in args.designs.split(",") if d)
+    if set(designs) - set(DESIGNS):
+        raise SystemExit(f"--designs: one of {', '.join(DESIGNS)}")
+    planned = plan(args.trials, args.budget_trials, conditions, args.seed, designs)
     positions_path = out / "positions.json"
     positions = json.loads(positions_path.read_text()) if positions_path.exists() else {}
     positions.update({str(t.seed): position_of(t.seed) for t in planned})

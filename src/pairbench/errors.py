@@ -84,6 +84,11 @@ class ProgramNotFound(UsageError):
     executable: found while reading the command line, before anything runs."""
 
 
+class NothingToMeasure(UsageError):
+    """The sides of a ``bench`` share no benchmark that -k keeps (``bisect`` skips a middle commit
+    that says so, as ``git bisect skip``)."""
+
+
 class StatisticsError(PairbenchError, ValueError):
     """A statistic was given input it cannot use (empty, NaN, wrong shape...).
 

@@ -245,3 +245,14 @@ def test_wrong_commits_are_named_at_most_alpha_of_the_time_when_intervals_miss_a
         answer = search.answer()
         wrong += answer.kind == "found" and answer.commit != position
     assert wrong / trials <= alpha
+
+
+def test_a_middle_commit_without_a_stepped_benchmark_is_to_be_skipped_unless_another_lies_above():
+    search = Search([f"c{k}" for k in range(9)], alpha=0.01, threshold=1.0)
+    search.record(Pair(0, 8, "step"), {"a": effect(3.0, 0.5), "b": effect(3.0, 0.5)})
+    middle = search.next()
+    assert middle == Pair(0, 4, "middle")
+    assert search.lacking(middle, {"a": effect(0.0, 0.5)}) == ("b",)  # a is like GOOD: b decides
+    assert search.lacking(middle, {"a": effect(3.0, 0.5)}) == ()  # a is slower by the step: hi = 4
+    assert search.lacking(middle, {"a": effect(0.0, 0.5), "b": None}) == ()  # measured, no interval
+    assert search.lacking(Pair(0, 8, "ends"), {"a": effect(0.0, 0.5)}) == ()

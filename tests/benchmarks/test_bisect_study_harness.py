@@ -64,3 +64,17 @@ def test_the_summary_counts_per_condition_and_design():
     pairbench, git_bisect = rows
     assert (pairbench["right"], pairbench["wrong"], pairbench["within_goal"], pairbench["max_comparisons"]) == (2, 0, 1, 9)
     assert (git_bisect["right"], git_bisect["wrong"], git_bisect["median_comparisons"]) == (0, 1, 8)
+
+
+def test_a_plan_of_one_design_keeps_that_designs_trials_and_their_numbers():
+    both = study.plan(4, 2, ["quiet", "phased"], 2040)
+    alone = study.plan(4, 2, ["quiet", "phased"], 2040, designs=("pairbench",))
+    assert alone == [t for t in both if t.design == "pairbench"]
+    assert [t for t in study.plan(4, 2, ["phased"], 2040, designs=("git-bisect",)) if t.budget] == []
+
+
+def test_what_a_comparison_decided_on_is_read_from_its_result_file(tmp_path):
+    result = tmp_path / "01.json"
+    result.write_text('{"comparisons": [{"metric": "cpu", "rounds": 14}]}')
+    assert study.decided_on(str(result)) == {"metric": "cpu", "rounds": 14}
+    assert study.decided_on(str(tmp_path / "gone.json")) == {} and study.decided_on(None) == {}

@@ -49,3 +49,24 @@ def test_the_geomean_noises_have_median_zero_sd_one_and_the_stated_mean(kind):
     assert abs(np.median(e)) < 0.005 and np.std(e) == pytest.approx(1.0, rel=0.05 if kind == "t3" else 0.01)
     assert np.mean(e) == pytest.approx(geomean.noise_mean(kind), abs=0.01)
     assert geomean.noise_mean("exponential") == pytest.approx(1 - math.log(2))
+
+
+def test_the_store_studys_detector_timing_finds_no_step_in_the_flat_series_and_one_in_the_other():
+    store = benchmark_script("history_store")
+    found = store.detector(n=400, repeats=1)
+    assert (found["no step: steps"], found["one step: steps"]) == (0, 1)
+    assert found["no step"] > 0 and found["one step"] > 0
+
+
+def test_the_placement_oracle_finds_a_step_without_noise_and_whitening_recovers_the_innovations():
+    bound = benchmark_script("history_placement_bound")
+    y = np.where(np.arange(100) >= 37, bound.STEP_SDS, 0.0)[None, :]
+    assert [int(v[0]) for v in bound.oracle(y, 0.5)] == [37, 37, 37, 37]
+    rng = np.random.default_rng(3)
+    e = rng.standard_normal(50)
+    ar = np.empty(50)
+    ar[0] = e[0] / np.sqrt(1 - 0.25)
+    for t in range(1, 50):
+        ar[t] = 0.5 * ar[t - 1] + e[t]
+    assert np.allclose(bound.whitened(ar, 0.5), e)
+    assert bound.interval(95, 100)[0] < 0.95 < bound.interval(95, 100)[1]

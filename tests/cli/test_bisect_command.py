@@ -39,18 +39,37 @@ def work():
         s += i * i
     return s
 """
-FAST = ("--max-time", "8s", "--sample-time", "200us", "--seed", "11", "-q")
+# 20 s per comparison at most (most decide in 1-3 s): on a loaded machine fewer worker processes are
+# rotated in a second, and an interval at alpha 0.002 needs 13 blocks of them (8 s once gave 12)
+FAST = ("--max-time", "20s", "--sample-time", "200us", "--seed", "11", "-q")
 
 
 def _repository(root: Path, config: str, path: str, text: str, commits: int, step: int, *,
-                broken: int | None = None) -> list[str]:
+                broken: int | None = None, without: tuple[int, str] | None = None) -> list[str]:
     """A repository of ``commits`` commits of ``path``; from ``step`` on the work is three times as
-    much; commit ``broken`` does not build."""
+    much; commit ``broken`` does not build; in commit ``without[0]`` the lines that hold
+    ``without[1]`` are gone (a benchmark removed there, and back after it)."""
     (root / "pairbench.toml").write_text(config)
     (root / ".gitignore").write_text("bench\nprog\n.pairbench/\n__pycache__/\nhistory.db*\n")
     (root / path).parent.mkdir(parents=True, exist_ok=True)
-    return commit_series(root, commits, path, lambda k: "this is not C\n" if k == broken else text.format(
-        k=k, loops=6000 if k >= step else 2000))
+
+    def source(k: int) -> str:
+        if k == broken:
+            return "this is not C\n"
+        written = text.format(k=k, loops=6000 if k >= step else 2000)
+        if without is not None and k == without[0]:
+            written = "".join(line for line in written.splitlines(keepends=True) if without[1] not in line)
+        return written
+
+    return commit_series(root, commits, path, source)
+
+
+def _command_repository(root: Path, monkeypatch, commits: int, step: int) -> list[str]:
+    """A repository of ``PROGRAM`` measured as the ``[confirm] command`` ./prog, the current directory."""
+    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
+    found = _repository(root, config, "prog.c", PROGRAM, commits, step)
+    monkeypatch.chdir(root)
+    return found
 
 
 def _worker_config(store: bool = False) -> str:
@@ -136,6 +155,41 @@ def test_a_middle_commit_that_does_not_build_is_skipped(tmp_path, monkeypatch):
     assert [s["commit"] for s in doc["skipped"]] == [commits[4]] and "does not build" in doc["skipped"][0]["why"]
 
 
+def test_a_middle_commit_without_the_benchmark_is_skipped_like_one_that_does_not_build(tmp_path, monkeypatch):
+    """Commit 4, the first middle one, lists only ``same``: it cannot say where ``work`` got slower
+    (``git bisect skip``), so the search goes on around it."""
+    commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, without=(4, "PAIRBENCH(work)"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["answer"]["commit"] == commits[6]
+    skipped = doc["skipped"]
+    assert [s["commit"] for s in skipped] == [commits[4]] and "matches none of the 1 benchmarks" in skipped[0]["why"]
+
+
+def test_an_alpha_too_small_to_split_over_the_search_is_a_usage_error_before_any_build(worker_repo):
+    root, commits = worker_repo
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--alpha", "2e-6", *FAST)
+    assert code == 2 and "4e-07 per comparison" in err and "--alpha 5e-06 or more" in err, err
+    assert not (root / ".git" / "pairbench").exists() and "Found" not in out
+
+
+def test_a_middle_commit_without_one_of_two_stepped_benchmarks_is_skipped(tmp_path, monkeypatch):
+    """``work`` and ``more`` both get slower at commit 6; commit 4 has no ``more``, and its ``work`` is
+    like GOOD's: it cannot tell where ``more`` got slower, so it is skipped rather than ending the
+    search undecided."""
+    two = WORKER.replace("PAIRBENCH(same)", "PAIRBENCH(more) {{ unsigned s = 1; for (unsigned i = 0; i < "
+                         "{loops}u; i++) s += i ^ s; pairbench_keep(s); }}\nPAIRBENCH(same)")
+    commits = _repository(tmp_path, _worker_config(), "bench.c", two, 9, 6, without=(4, "PAIRBENCH(more)"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^(work|more)$", "--json", "-", *FAST)
+    assert code == 0, out + err
+    doc = json.loads(out)
+    assert doc["answer"]["commit"] == commits[6] and sorted(doc["answer"]["benchmarks"]) == ["more", "work"]
+    assert [s["commit"] for s in doc["skipped"]] == [commits[4]] and "no benchmark 'more'" in doc["skipped"][0]["why"]
+
+
 def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch):
     commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 4, 2, broken=3)
     monkeypatch.chdir(tmp_path)
@@ -192,9 +246,7 @@ def test_ctrl_c_during_a_build_ends_the_search_with_what_it_found_and_exit_130(t
 
 
 def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
-    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
-    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 5, 3)
-    monkeypatch.chdir(tmp_path)
+    commits = _command_repository(tmp_path, monkeypatch, 5, 3)
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^prog$", "--max-time", "20s", "--seed", "3",
                             "-q", "--export-markdown", "bisect.md")
     assert code == 0, err
@@ -203,10 +255,20 @@ def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
     assert markdown.startswith("### Bisecting 4 commits") and "| \\# | compared |" in markdown
 
 
+def test_every_comparison_decides_on_the_metric_given_and_on_compares_default_without_one(tmp_path, monkeypatch):
+    commits = _command_repository(tmp_path, monkeypatch, 3, 2)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "--metric", "cpu", "--max-time", "20s", "--seed", "3",
+                            "-q", "--json", "-")
+    assert code == 0, err
+    results = [_document(Path(c["result"])) for c in json.loads(out)["comparisons"]]
+    assert results and all(r["settings"]["decision"]["metric"] == "cpu" for r in results)
+    assert all(c["metric"] == "cpu" for r in results for c in r["comparisons"])
+    code, help_text, _ = invoke("bisect", "--help")
+    assert code == 0 and "CPU-bound, else wall time. [default: auto]" in " ".join(help_text.split())  # compare's
+
+
 def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatch):
-    config = '[confirm]\nbuild = "cc -O1 prog.c -o prog"\ncommand = "./prog"\nname = "prog"\n'
-    commits = _repository(tmp_path, config, "prog.c", PROGRAM, 3, 2)
-    monkeypatch.chdir(tmp_path)
+    commits = _command_repository(tmp_path, monkeypatch, 3, 2)
     code, _, err = invoke("bisect", commits[0], commits[-1], "-k", "^other$")
     assert code == 2 and "does not match 'prog'" in err
     code, _, err = invoke("bisect", commits[0], commits[-1], "--harness", "gbench")

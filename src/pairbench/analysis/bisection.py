@@ -16,7 +16,8 @@ against a *boundary* (``criteria.Boundary``):
    with GOOD. It is "slower by the step" when, for a benchmark with a step, the interval lies above
    ``h`` (then ``hi = m``), "like GOOD" when every interval lies below its ``h`` (``lo = m``), and
    inconclusive otherwise, which ends the narrowing. A commit that does not build is skipped: the
-   commit nearest the middle that builds is compared instead.
+   commit nearest the middle that builds is compared instead; so is one that lacks a benchmark
+   with a step, unless another lies above its ``h`` (:meth:`Search.lacking`).
 3. *The ends* of what remains, ``lo`` against ``hi`` (not measured again when ``lo`` is GOOD: that
    comparison was made). When ``hi`` is ``lo``'s child and its interval lies above ``h``, commit
    ``hi`` is named. When it lies below ``h``, the commits of the range add less than half the step
@@ -212,6 +213,16 @@ class Search:
         elif pair.purpose == "middle" and trial.outcome == BELOW:
             self.lo = pair.cand
         return trial
+
+    def lacking(self, pair: Pair, effects: Mapping[str, Effect | None]) -> tuple[str, ...]:
+        """The benchmarks with a step that a middle commit's comparison does not have (the commit has
+        no such benchmark), when none it has lies above its boundary: that commit cannot say which
+        side of the step it is on, and is skipped like one that does not build. Empty otherwise."""
+        missing = tuple(name for name in self.steps if name not in effects)
+        if pair.purpose != "middle" or not missing:
+            return ()
+        above = any(bound.side(effects[name]) == ABOVE for name, bound in self.steps.items() if name in effects)
+        return () if above else missing
 
     def skip(self, commit: int) -> None:
         """Commit ``commit`` (a middle one) does not build: never compare it."""

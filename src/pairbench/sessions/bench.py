@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench.errors import CommandFailed, UsageError
+from pairbench.errors import CommandFailed, NothingToMeasure, UsageError
 from pairbench.harnesses import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import Executor, ExecutorInfo, OutputPolicy
@@ -306,7 +306,7 @@ class BenchSession:
         kept = [name for name in common if pattern is None or re.search(pattern, name)]
         if not kept:
             what = f"-k {pattern!r} matches none of the {len(common)}" if pattern else "the sides share none of their"
-            raise UsageError(f"nothing to measure: {what} benchmarks")
+            raise NothingToMeasure(f"nothing to measure: {what} benchmarks")
         return kept, tuple(notes)
 
     def _shard(self, labels: list[str]) -> set[str]:

@@ -9,9 +9,10 @@ that stop as soon as the interval lies on one side of the comparison's boundary.
 result is written to ``.pairbench/bisect/`` in the project (journaled while it runs) and, with a
 history store, stored like ``confirm``'s (the later commit's measurement; a command's results are
 not, only its confirmations) with each benchmark's verdict as a confirmation. A middle commit that
-does not build, or whose benchmark fails, is skipped; GOOD's and BAD's must work. The budget
-(``budget_ns``) covers the whole search, builds included: a comparison gets at most what is left,
-and none starts with less than ``MIN_COMPARISON_NS`` left. Nothing here prints.
+does not build, whose benchmark fails or is not there, is skipped (as ``git bisect skip``); GOOD's
+and BAD's must work. The budget (``budget_ns``) covers the whole search, builds included: a
+comparison gets at most what is left, and none starts with less than ``MIN_COMPARISON_NS`` left.
+Nothing here prints.
 """
 
 from __future__ import annotations
@@ -27,7 +28,13 @@ from pathlib import Path
 from pairbench.analysis.bisection import Answer, Pair, Search, Trial, effects_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.history import bisect_filter
-from pairbench.errors import MeasurementError, StoreError, Terminated, UsageError
+from pairbench.errors import (
+    MeasurementError,
+    NothingToMeasure,
+    StoreError,
+    Terminated,
+    UsageError,
+)
 from pairbench.measure.revisions import (
     commit_subject,
     commit_time,
@@ -46,7 +53,7 @@ from pairbench.sessions.builds import (
     target_in,
 )
 from pairbench.sessions.commands import Outcome
-from pairbench.settings import Settings
+from pairbench.settings import ALPHA_RANGE, Settings, settings_from_stored
 from pairbench.store.project import Project
 
 RESULTS_DIR = ".pairbench/bisect"
@@ -124,6 +131,7 @@ class BisectSession:
         """Search (``settings``: the options every comparison shares); ``store``: the history store's
         target, or None. Ctrl-C ends the search with what it found so far (``interrupted``)."""
         search = Search(self.commits, settings.decision.alpha, settings.decision.threshold)
+        _check_level(search)
         bisected = Bisected(self, search)
         started = clock()
         try:
@@ -159,21 +167,28 @@ class BisectSession:
         boundary = search.boundaries()
         if self.recipe.kind == "compare" and not isinstance(boundary, Boundary):
             boundary = boundary[self.recipe.label]  # a command is one benchmark
-        outcome = measure(self._settings(settings, search, targets, (base, cand), left, path), boundary, pair)
+        try:
+            outcome = measure(self._settings(settings, search, targets, (base, cand), left, path), boundary, pair)
+        except NothingToMeasure as exc:  # the benchmark is not in that commit
+            return self._skip(pair, search, bisected, exc)
         if outcome.interrupted:
             raise KeyboardInterrupt if outcome.signum == signal.SIGINT else Terminated(outcome.signum)
         if outcome.error is not None:
             return self._skip(pair, search, bisected, outcome.error)
         self._keys.update({self._label_of(key): key for key in outcome.run.benchmarks})
-        trial = search.record(pair, effects_of(outcome.run, self._label_of))
+        effects = effects_of(outcome.run, self._label_of)
+        if lacking := search.lacking(pair, effects):
+            return self._skip(pair, search, bisected, NothingToMeasure(
+                f"it has no benchmark {', '.join(map(repr, lacking))}, and none it has is slower by the step"))
+        trial = search.record(pair, effects)
         written = str(path) if outcome.result_error is None else None
         done = Done(trial, written, clock() - began, self._store(store, outcome, (base, cand), written))
         bisected.done.append(done)
         return done
 
     def _skip(self, pair: Pair, search: Search, bisected: Bisected, error: Exception) -> None:
-        """A middle commit that does not build or measure is skipped; GOOD's, BAD's or an end's
-        failure ends the search (the error passes on)."""
+        """A middle commit that does not build or measure, or lacks the benchmark, is skipped; GOOD's,
+        BAD's or an end's failure ends the search (the error passes on)."""
         if pair.purpose != "middle":
             raise error
         search.skip(pair.cand)
@@ -186,20 +201,20 @@ class BisectSession:
     def _settings(self, settings: Settings, search: Search, targets: tuple[str, str],
                   revisions: tuple[Revision, Revision], left: int | None, path: Path) -> Settings:
         """The options of one comparison: its targets and sides, its share of alpha, its budget, the
-        benchmarks with a step (after the first), and its result file."""
-        sampling = settings.sampling
+        benchmarks with a step (after the first), read again by the settings' own parsers (as
+        ``confirm``'s, the seed kept); its result file."""
+        stored = settings.stored()
+        sampling, decision, workers = stored["sampling"], stored["decision"], stored.get("workers")
         if left is not None:
-            limit = left if sampling.max_time_ns is None else min(sampling.max_time_ns, left)
-            sampling = dataclasses.replace(sampling, max_time_ns=limit)
-        workers = settings.workers
+            sampling["max_time_ns"] = _least(sampling["max_time_ns"], left)
         if workers is not None:
-            suite = left if workers.suite_time_ns is None or left is None else min(left, workers.suite_time_ns)
-            workers = dataclasses.replace(workers, suite_time_ns=suite, filter=self._filter(search, workers.filter))
+            workers["suite_time_ns"] = workers["suite_time_ns"] if left is None else _least(workers["suite_time_ns"], left)
+            workers["filter"] = self._filter(search, workers["filter"])
+        decision["alpha"] = search.level
+        again = settings_from_stored(settings.kind, targets, tuple(r.short for r in revisions), stored)
         path.parent.mkdir(parents=True, exist_ok=True)
-        outputs = dataclasses.replace(settings.outputs, json_path=str(path), exported=())
-        return dataclasses.replace(settings, commands=targets, names=tuple(r.short for r in revisions),
-                                   sampling=sampling, workers=workers, outputs=outputs,
-                                   decision=dataclasses.replace(settings.decision, alpha=search.level))
+        return dataclasses.replace(again, outputs=dataclasses.replace(settings.outputs, json_path=str(path),
+                                                                      exported=()))
 
     def _filter(self, search: Search, given: str | None) -> str | None:
         """-k as given for the step; after it, exactly the benchmarks with a step (``history``'s
@@ -230,3 +245,17 @@ class BisectSession:
         except StoreError as exc:
             return str(exc)
         return None
+
+
+def _least(limit: int | None, left: int) -> int:
+    """A time limit no longer than what is ``left`` of the search's budget (None: no limit given)."""
+    return left if limit is None else min(limit, left)
+
+
+def _check_level(search: Search) -> None:
+    """Each comparison's share of alpha must be one a comparison takes (``settings.ALPHA_RANGE``)."""
+    least = ALPHA_RANGE[0]
+    if search.level < least:
+        raise UsageError(f"--alpha {search.alpha:g} split over the {search.limit} comparisons this search can make "
+                         f"is {search.level:.3g} per comparison, below the least a comparison takes ({least:g}): "
+                         f"give --alpha {least * search.limit:g} or more")

@@ -62,25 +62,64 @@ def segment(y, penalty: float, min_size: int = 2) -> Segmentation:
     n = y.size
     if n < 2 * min_size:
         return Segmentation((), (False,))
-    costs = _SegmentCosts(y)
+    return _pelt(_SegmentCosts(y), n, penalty, min_size)
+
+
+class _Admissible:
+    """PELT's admissible starts ``s`` and, aligned with them, what the cost of a segment ``s..t``
+    needs of each: F(s), and the cumulative sums at ``s`` (gathered once, when ``s`` enters, not at
+    every ``t``); ``work`` and ``keep`` are scratch for the costs and the pruning."""
+
+    def __init__(self, n: int):
+        self.starts, self.best, self.s1, self.s2, self.work, self.scratch = (np.empty(n + 1) for _ in range(6))
+        self.keep = np.empty(n + 1, dtype=bool)
+        self.m = 0
+
+    def add(self, start: int, best: float, costs: _SegmentCosts) -> None:
+        m = self.m
+        self.starts[m], self.best[m], self.s1[m], self.s2[m] = start, best, costs.s1[start], costs.s2[start]
+        self.m = m + 1
+
+    def fitted(self, costs: _SegmentCosts, t: int) -> np.ndarray:
+        """F(s) + C(s, t) for every admissible ``s``: the same operations, in the same order, as
+        ``best[s] + costs.level(s, t)`` (so the same numbers), in place."""
+        m = self.m
+        total, length, fit = self.work[:m], self.scratch[:m], self.s2[:m]
+        np.subtract(costs.s1[t], self.s1[:m], out=total)
+        np.multiply(total, total, out=total)
+        np.subtract(float(t), self.starts[:m], out=length)  # t - s: whole numbers, exact in floats
+        np.divide(total, length, out=total)
+        np.subtract(costs.s2[t], fit, out=length)
+        np.subtract(length, total, out=length)
+        return np.add(self.best[:m], length, out=length)
+
+    def prune(self, fitted: np.ndarray, bound: float) -> None:
+        """Keep the starts whose F(s) + C(s, t) is at most ``bound`` (most are: compacted only when not)."""
+        keep = np.less_equal(fitted, bound, out=self.keep[:self.m])
+        if keep.all():
+            return
+        kept = np.flatnonzero(keep)
+        for column in (self.starts, self.best, self.s1, self.s2):
+            column[:kept.size] = column[kept]
+        self.m = kept.size
+
+
+def _pelt(costs: _SegmentCosts, n: int, penalty: float, min_size: int) -> Segmentation:
+    """PELT's recursion over ``t`` (module docstring): F(t) = min over admissible s of F(s) + C(s, t)
+    + penalty, then the pruning F(s) + C(s, t) + K <= F(t), K = 0 for squared errors."""
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     last = np.zeros(n + 1, dtype=np.int64)
-    admissible = np.empty(n + 1, dtype=np.int64)  # its first ``m`` entries, ascending
-    m = 0
+    admissible = _Admissible(n)
     for t in range(min_size, n + 1):
         start = t - min_size
         if start == 0 or start >= min_size:  # a segmentation of y[:start] exists
-            admissible[m] = start
-            m += 1
-        s = admissible[:m]
-        fitted = best[s] + costs.level(s, t)  # F(s) + C(s, t)
+            admissible.add(start, best[start], costs)
+        fitted = admissible.fitted(costs, t)
         k = int(fitted.argmin())
         best[t] = fitted[k] + penalty
-        last[t] = s[k]
-        kept = s[fitted <= best[t]]  # pruning: F(s) + C(s, t) + K <= F(t), K = 0 for squared errors
-        m = kept.size
-        admissible[:m] = kept
+        last[t] = int(admissible.starts[k])
+        admissible.prune(fitted, best[t])
     return _backtrack(last, n)
 
 
