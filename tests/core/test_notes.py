@@ -60,6 +60,7 @@ EXAMPLES = {
     "benchmarks-removed": {"side": "./old", "count": 1, "names": ["parse"]},
     "benchmark-failed": {"benchmark": "sort[n=10]", "why": "benchmark 'sort[n=10]' on './new' failed on sample 3"},
     "process-blocks": {"blocks": 24, "rounds": 768},
+    "repeated-invocations": {"repetitions": 8, "warmups": 1},
     "benchmark-duration": {"median_ns": 800.0, "timer_resolution_ns": 1000},
     "benchmark-setup-overhead": {"setup_ns": 80_000.0, "setup_share": 0.08, "share_at_iterations": 1024},
     "benchmark-elided-body": {"per_iteration_ns": 0.27, "pvalue": 1e-9, "growing": True},

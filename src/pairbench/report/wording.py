@@ -405,6 +405,10 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"the verdict is drawn from {d['blocks']} blocks of rounds ({d['rounds']} rounds in all), each "
         "measured by freshly started workers, so that what differs between two processes of one program "
         "(memory layout, hash seeds) counts as noise, not as an effect of the code"),
+    "repeated-invocations": lambda d, u: (
+        f"a round ran each side's process once, repeating the benchmark {d['repetitions']} times in it "
+        f"(-test.count); the first {d['warmups']} of each process were warmups, and the round's value of a "
+        "side is the median of the others, so each pair of processes counts once"),
     "benchmark-failed": lambda d, u: f"the benchmark {d['benchmark']!r} failed: {d['why']}",
     "benchmark-duration": lambda d, u: (
         f"a sample lasts {format_value(d['median_ns'], 'ns')}, under 1000 steps of the "
