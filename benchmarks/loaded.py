@@ -17,7 +17,8 @@ study runs as several locked runs):
   defaults (``--metric auto``), and on wall and on CPU time (Google Benchmark's own ``cpu_time``);
 * ``go``: the Go standard library's ``internal/strconv`` test binary built twice here (``go test -c``),
   its 12 ``Atof64`` and ``ParseInt/Pos`` benchmarks, A/A; ``pairbench bench`` with its defaults
-  (``--metric auto``) and on wall time, and benchstat on ``-test.count 10 -test.benchtime 100ms`` of A then of B (alpha 0.05 and 0.01);
+  (``--metric auto``, ``--repetitions 8``), on wall time, and ``pairbench-once``: the default with
+  ``--repetitions 1`` (one repetition a process, as before issue 24's repetitions), and benchstat on ``-test.count 10 -test.benchtime 100ms`` of A then of B (alpha 0.05 and 0.01);
 * ``criterion``: the 14 benchmarks of the ``itoa`` crate's own criterion suite (its source from the
   cargo registry, built here), the bench binary against a copy of itself (A/A); ``pairbench bench``
   with its defaults (``--metric auto``) and on wall time, and criterion's own ``--save-baseline`` / ``--baseline`` compare with its
@@ -73,7 +74,8 @@ DEFAULT_OUT = ROOT / "benchmarks" / "out" / "loaded"
 PAIRBENCH = (sys.executable, "-m", "pairbench")
 CONDITIONS = {"phased+2": ("phased", 2), "ramp+2": ("ramp", 2), "busy2": ("steady", 2), "busy1": ("steady", 1)}
 PARTS = ("command", "sleeper", "gbench", "go", "criterion", "repetitions")
-DESIGNS_ALL = ("pairbench-wall", "pairbench-cpu", "pairbench-auto", "hyperfine+welch", "benchstat", "criterion")
+DESIGNS_ALL = ("pairbench-wall", "pairbench-cpu", "pairbench-auto", "pairbench-once", "hyperfine+welch", "benchstat",
+               "criterion")
 SLEEPS = {"aa": ("sleep 0.025", "sleep 0.025"), "ab": ("sleep 0.025", "sleep 0.02525")}
 KINDS = ("aa", "ab")  # A/A, and the part's true change
 CHANGE = {"command": "+1%", "sleeper": "+1% (sleep)", "gbench": "+2.5% (BM_Sort)", "go": "-", "criterion": "-"}
@@ -230,14 +232,14 @@ def hyperfine_welch(spin: Path, args: dict, kind: str, work: Path) -> dict:
 
 
 def pairbench_bench(programs: dict[str, Path], kind: str, metric: str, seed: int, work: Path,
-                    extra: tuple[str, ...] = ()) -> dict:
+                    extra: tuple[str, ...] = (), tag: str = "") -> dict:
     """``pairbench bench`` with its defaults and ``--metric``: each benchmark's verdict, the whole time."""
     b = programs["a2" if kind == "aa" else "ab"]
     document = suites.pairbench_bench(["--seed", str(seed), "--metric", metric, "--no-store", *extra,
                                        "-n", "A", "-n", "B", str(programs["a"]), str(b)], work / "bench.json")
     kept = work.parent / "documents"  # every sample kept: the other metrics are computed from them
     kept.mkdir(exist_ok=True)
-    shutil.copy2(work / "bench.json", kept / f"{programs['a'].parent.name}-{kind}-{metric}-{seed}.json")
+    shutil.copy2(work / "bench.json", kept / f"{programs['a'].parent.name}-{kind}-{metric}{tag}-{seed}.json")
     rounds = {c["benchmark"]["name"]: c["rounds"] for c in document.get("comparisons", [])}
     effects = {c["benchmark"]["name"]: [c["effect"][k] for k in ("estimate", "low", "high")] if c["effect"] else None
                for c in document.get("comparisons", [])}
@@ -316,7 +318,7 @@ DESIGNS = {"command": ("pairbench-wall", "pairbench-cpu", "hyperfine+welch"),
            "go": ("pairbench-wall", "pairbench-auto", "benchstat"),
            "criterion": ("pairbench-wall", "pairbench-auto", "criterion")}
 """Per part: pairbench on each metric (auto: the default), and the peer."""
-ADDED_DESIGNS = {"command": ("pairbench-auto",)}
+ADDED_DESIGNS = {"command": ("pairbench-auto",), "go": ("pairbench-once",)}
 """Designs added after a part's first records: run after the others of each trial, outside the seeded order,
 so that the trials (and seeds) of the records already taken stay the same."""
 
@@ -368,6 +370,9 @@ def runner(part: str, out: Path) -> Callable[[Trial, Path], dict]:
             return benchstat_peer(benchstat, programs, trial.kind, work)
         if trial.design == "criterion":
             return criterion_peer(programs, trial.kind, work)
+        if trial.design == "pairbench-once":  # the default before --repetitions: one repetition a process
+            return pairbench_bench(programs, trial.kind, "auto", trial.seed, work, (*extra, "--repetitions", "1"),
+                                   "-once")
         return pairbench_bench(programs, trial.kind, trial.design.removeprefix("pairbench-"), trial.seed, work, extra)
     return harness
 
