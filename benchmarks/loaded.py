@@ -579,8 +579,7 @@ def repetition_rows(records: list[dict]) -> list[dict]:
         walls = np.array([[np.median([x[0] for x in row[s]["reps"]]) for s in ("a", "a2")] for row in r["rounds"]])
         cpus = np.array([[np.median([x[1] for x in row[s]["reps"]]) for s in ("a", "a2")] for row in r["rounds"]])
         round_s = float(np.mean([row["a"]["s"] + row["a2"]["s"] for row in r["rounds"]]))
-        mads = [float(1.4826 * np.median(np.abs(d - np.median(d)))) for d in
-                (np.log(walls[:, 1] / walls[:, 0]), np.log(cpus[:, 1] / cpus[:, 0]))]
+        mads = [_mad(d) for d in (np.log(walls[:, 1] / walls[:, 0]), np.log(cpus[:, 1] / cpus[:, 0]))]
         rows.append({"harness": r["harness"], "condition": r["condition"], "k": r["k"], "rounds": len(r["rounds"]),
                      "mad_wall": mads[0], "mad_cpu": mads[1], "round_s": round_s,
                      "info_wall": 1.0 / (mads[0] ** 2 * round_s), "info_cpu": 1.0 / (mads[1] ** 2 * round_s),
