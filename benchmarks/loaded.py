@@ -328,7 +328,7 @@ DESIGNS = {"command": ("pairbench-wall", "pairbench-cpu", "hyperfine+welch"),
            "go": ("pairbench-wall", "pairbench-auto", "benchstat"),
            "criterion": ("pairbench-wall", "pairbench-auto", "criterion")}
 """Per part: pairbench on each metric (auto: the default), and the peer."""
-ADDED_DESIGNS = {"command": ("pairbench-auto",), "go": ("pairbench-once",)}
+ADDED_DESIGNS = {"command": ("pairbench-auto",), "go": ("pairbench-once", "pairbench-cpu")}
 """Designs added after a part's first records: run after the others of each trial, outside the seeded order,
 so that the trials (and seeds) of the records already taken stay the same."""
 
