@@ -109,8 +109,9 @@ def paired_blocks(baseline: Samples, candidate: Samples, metric: str = "wall") -
 
 def _paired(baseline: Samples, candidate: Samples, metric: str = "wall"):
     """Both sides' measured samples and the indices of their rounds in common (each round's first
-    sample), in round order, where both values by ``metric`` are positive (a CPU time below the clock's step reads 0, and has no
-    ratio: such a round is left out whichever side it was, so the rule is the same for both)."""
+    sample), in round order, where both values by ``metric`` are positive (a CPU time below the
+    clock's step reads 0, and has no ratio: such a round is left out whichever side it was, so the
+    rule is the same for both)."""
     b, c = baseline.measured(), candidate.measured()
     common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
     keep = common >= 0

@@ -93,7 +93,7 @@ class HarnessTarget:
         return f"benchmark {self.benchmark_name!r} on {self.side!r} ({words(self.adapter.name)})"
 
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
-        """One invocation, one row; a failure (exit, signal, timeout, no result, an unreadable report,
+        """One invocation, one row (a row per repetition where it repeats); a failure (exit, signal, timeout, no result, an unreadable report,
         the harness's own error) is the row's status, said in ``detail``."""
         try:
             invocation = (self.adapter.repeated(self.program, self.benchmark_name, self.iterations,
