@@ -350,12 +350,6 @@ class Run:
             for s in range(len(self.sides)):
                 yield b, s, self.series(b, s)
 
-    def side_index(self, name: str) -> int:
-        for i, side in enumerate(self.sides):
-            if side.name == name:
-                return i
-        raise KeyError(name)
-
     def stored_environment(self) -> dict:
         """The machine's metadata with what measured on it, as a result document keeps them."""
         return {**self.environment, **({"executor": self.executor.to_dict()} if self.executor else {})}

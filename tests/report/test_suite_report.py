@@ -58,21 +58,32 @@ def test_the_markdown_report_of_a_suite_opens_with_its_summary(tmp_path):
     assert_golden(GOLDEN / "suite.md", out)
 
 
-def test_diff_prints_the_caveat_before_the_differences(tmp_path):
-    def saved(name: str, factor: float, started: str) -> Path:
-        rng = np.random.default_rng(5)
-        samples = {(b, 0): series(np.floor(1e6 * scale * factor ** (b == 0) * rng.lognormal(0, 0.01, 20)),
-                                  pairs=[-1] * 20) for b, scale in enumerate((1.0, 3.0))}
-        run = make_run("run", [side("app")], samples, benchmarks=[BenchmarkKey("BM_a"), BenchmarkKey("BM_b")])
-        path = tmp_path / name
-        write_result(run.replace(started_at=started, environment={"host": "ci-1"}), path)
-        return path
+def _saved_for_diff(tmp_path, name: str, factor: float, started: str) -> Path:
+    """A run of BM_a (``factor`` times 1 ms) and BM_b (3 ms), 20 unpaired samples each."""
+    rng = np.random.default_rng(5)
+    samples = {(b, 0): series(np.floor(1e6 * scale * factor ** (b == 0) * rng.lognormal(0, 0.01, 20)),
+                              pairs=[-1] * 20) for b, scale in enumerate((1.0, 3.0))}
+    run = make_run("run", [side("app")], samples, benchmarks=[BenchmarkKey("BM_a"), BenchmarkKey("BM_b")])
+    path = tmp_path / name
+    write_result(run.replace(started_at=started, environment={"host": "ci-1"}), path)
+    return path
 
-    old = saved("old.json", 1.0, "2026-11-20T10:00:00+00:00")
-    new = saved("new.json", 1.1, "2026-11-21T10:00:00+00:00")
+
+def test_diff_prints_the_caveat_before_the_differences(tmp_path):
+    old = _saved_for_diff(tmp_path, "old.json", 1.0, "2026-11-20T10:00:00+00:00")
+    new = _saved_for_diff(tmp_path, "new.json", 1.1, "2026-11-21T10:00:00+00:00")
     code, out, err = invoke("diff", str(old), str(new))
     assert code == 0, err
     assert_golden(GOLDEN / "diff.txt", out.replace(str(tmp_path), "TMP"))
+
+
+def test_diff_fails_the_gate_when_a_benchmark_is_slower_and_says_how_many(tmp_path):
+    old = _saved_for_diff(tmp_path, "old.json", 1.0, "2026-11-20T10:00:00+00:00")
+    new = _saved_for_diff(tmp_path, "new.json", 1.1, "2026-11-21T10:00:00+00:00")
+    code, _, err = invoke("diff", str(old), str(new), "--fail-on", "slower")
+    assert code == 1 and "--fail-on slower: 1 benchmark(s) matched" in err
+    code, _, err = invoke("diff", str(old), str(new), "--fail-on", "faster")
+    assert code == 0 and "--fail-on" not in err
 
 
 def test_the_html_report_of_a_suite_opens_with_its_summary(tmp_path):

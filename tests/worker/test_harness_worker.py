@@ -351,3 +351,19 @@ def test_a_fresh_setup_prepares_every_call_and_times_only_the_calls(monkeypatch)
     assert seen == [[3, 1, 2]] * 8 and len(prepared) == 8
     assert all(data == [1, 2, 3, "done"] for data in prepared)
     assert reply.wall_ns == 80
+
+
+def test_a_reply_splits_the_threads_cpu_clock_by_getrusage_and_counts_its_usage():
+    from collections import namedtuple
+
+    from pairbench.command import Execution
+    from pairbench.worker import serve
+
+    usage = namedtuple("usage", "ru_utime ru_stime ru_nvcsw ru_nivcsw ru_minflt ru_majflt")
+    before, after = usage(1.0, 0.5, 10, 2, 100, 0), usage(1.003, 0.501, 12, 5, 140, 1)
+    reply = serve._reply(5_000_000, 4_000_000, before, after)
+    assert (reply.wall_ns, reply.user_ns, reply.sys_ns) == (5_000_000, 3_000_000, 1_000_000)
+    assert (reply.voluntary_cs, reply.involuntary_cs, reply.minor_faults, reply.major_faults) == (2, 3, 40, 1)
+    capped = serve._reply(5_000_000, 400_000, before, after)  # system time never beyond the CPU clock
+    assert (capped.user_ns, capped.sys_ns) == (0, 400_000)
+    assert serve._reply(5_000_000, 4_000_000, None, None) == Execution(wall_ns=5_000_000, start_ns=0)

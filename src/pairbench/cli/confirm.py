@@ -8,6 +8,7 @@ from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.bench import bench_options
 from pairbench.cli.measuring import (
     check_output_paths,
+    measured,
     programs_environment,
     report_outcome,
     store_target,
@@ -125,12 +126,7 @@ def measure_builds(app: App, settings, boundary=None):
         from pairbench.sessions.commands import Session
 
         session = Session(settings, app.executor_factory, app.environment(), derived_document, boundary=boundary)
-        display = progress_for(app.io, settings.sampling, 2, quiet=settings.outputs.quiet,
-                               effects=session.rule.current if session.rule else None, clock=app.clock)
-        try:
-            return session.measure(display)
-        finally:
-            close_progress(display)
+        return measured(app, session, settings)
     from pairbench.sessions.bench import BenchSession
 
     session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, workers=app.workers,

@@ -20,7 +20,6 @@ from pairbench.cli.report import (
     check_outputs,
     export_options,
     export_paths,
-    refuse_shared_paths,
     write_document,
     write_exports,
 )
@@ -60,12 +59,7 @@ def run(app: App, commands: tuple[str, ...], **options):
       pairbench run -S bash 'cat big.log | grep -c ERROR'
       pairbench run --store sqlite:///.pairbench/history.db --name parse './parse big.json'
     """
-    window = open_activity_window()  # its 0.1 s pass while the code that measures loads
-    store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
-    settings = parse_settings("run", commands, options)
-    target = store_target(store, no_store)
-    with programs_environment(pass_env, isolated=False, store=target):
-        return measure(app, settings, target, window)
+    return measure_commands(app, "run", commands, options)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -104,9 +98,15 @@ def compare(app: App, baseline: str, candidates: tuple[str, ...], **options):
       pairbench compare --runs 100 --self-check 'gzip -1 -c f' 'gzip -6 -c f' 'gzip -9 -c f'
       pairbench compare -P n 1000 3000 -D 1000 './old --size {n}' './new --size {n}'
     """
+    return measure_commands(app, "compare", (baseline, *candidates), options)
+
+
+def measure_commands(app: App, kind: str, commands: tuple[str, ...], options: dict) -> int:
+    """``run`` or ``compare`` (``kind``) of ``commands`` with the options click read: settings,
+    store, the programs' environment, then :func:`measure`."""
     window = open_activity_window()  # its 0.1 s pass while the code that measures loads
     store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
-    settings = parse_settings("compare", (baseline, *candidates), options)
+    settings = parse_settings(kind, commands, options)
     target = store_target(store, no_store)
     with programs_environment(pass_env, isolated=False, store=target):
         return measure(app, settings, target, window)
@@ -152,20 +152,26 @@ def measure(app: App, settings: Settings, target, window) -> int:
     """Measure ``settings``' commands, print the report, write the files asked for, keep the result
     in the store ``target`` (None: none); the exit code. ``window``: the machine's activity window,
     opened when the command began (``open_activity_window``)."""
-    from pairbench.cli.progress import close_progress, progress_for
     from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.commands import Session
 
     check_output_paths(settings, target)
     load_statistics()  # while the activity window passes
     session = Session(settings, app.executor_factory, app.environment(activity_since=window), derived_document)
-    progress = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
-                            effects=session.rule.current if session.rule else None, clock=app.clock)
+    return report_outcome(app, settings, measured(app, session, settings), target)
+
+
+def measured(app: App, session, settings: Settings):
+    """The outcome of the commands ``session`` of ``settings`` (``sessions.commands.Session``), with
+    the progress display."""
+    from pairbench.cli.progress import close_progress, progress_for
+
+    display = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
+                           effects=session.rule.current if session.rule else None, clock=app.clock)
     try:
-        outcome = session.measure(progress)
+        return session.measure(display)
     finally:
-        close_progress(progress)
-    return report_outcome(app, settings, outcome, target)
+        close_progress(display)
 
 
 def open_activity_window():
@@ -200,7 +206,8 @@ def report_outcome(app: App, settings: Settings, outcome, target=None, *, proven
     if cut_short is not None:
         return cut_short
     never_ran = _never_succeeded(app, settings, analysis)  # a failed command (3) wins over an export (4)
-    matched = _fail_on(app, settings, analysis)  # said even when an export's failure decides the code
+    # said even when an export's failure decides the code (the self-check is no real comparison)
+    matched = fail_on_gate(app, analysis.real_comparisons, settings.decision.fail_on)
     return never_ran or export_failed or store_failed or matched or EXIT_OK
 
 
@@ -231,6 +238,7 @@ def check_output_paths(settings: Settings, target=None) -> None:
     """Refuse, before measuring, outputs that cannot or must not be written (``outputs.check_output``:
     ``-`` for standard output is fine), two outputs naming one file, and an output that is one of the
     command's inputs (``--input``, ``--balance``, the SQLite store of ``target``)."""
+    from pairbench.outputs import refuse_inputs
     from pairbench.sessions.record import store_files
     from pairbench.store.journal import journal_path
 
@@ -245,7 +253,7 @@ def check_output_paths(settings: Settings, target=None) -> None:
         check_outputs([("--output", settings.sampling.output)], example="output.txt", inputs=inputs)
         files.append(("--output", settings.sampling.output))
     check_export_paths(settings.outputs.exports(), inputs)
-    refuse_shared_paths(files + export_paths(settings.outputs.exports()))
+    refuse_inputs(files + export_paths(settings.outputs.exports()), ())  # two outputs naming one file
 
 
 def _emit(app: App, settings: Settings, outcome, analysis, human) -> None:
@@ -334,13 +342,13 @@ def _never_succeeded(app: App, settings: Settings, analysis) -> int | None:
     return EXIT_MEASUREMENT if never else None
 
 
-def _fail_on(app: App, settings: Settings, analysis) -> int | None:
-    """``EXIT_VERDICT`` when a comparison's verdict matches --fail-on (the self-check never does)."""
+def fail_on_gate(app: App, decided, fail_on: str, what: str = "comparison(s)") -> int:
+    """``EXIT_VERDICT`` when a verdict of ``decided`` (records with a ``verdict``: comparisons, a diff's
+    differences) matches --fail-on, after saying how many of ``what``; else ``EXIT_OK``."""
     from pairbench.verdict import matches_fail_on
 
-    fail_on = settings.decision.fail_on
-    failing = [c for c in analysis.real_comparisons if matches_fail_on(c.verdict, fail_on)]
+    failing = [d for d in decided if matches_fail_on(d.verdict, fail_on)]
     if not failing:
-        return None
-    app.io.err(f"--fail-on {fail_on}: {len(failing)} comparison(s) matched")
+        return EXIT_OK
+    app.io.err(f"--fail-on {fail_on}: {len(failing)} {what} matched")
     return EXIT_VERDICT

@@ -32,13 +32,16 @@ def sampling_options(kind: str, *, keep: tuple[str, ...] | None = None):
     in ``keep`` when given (``bench``)."""
 
     def decorate(f):
-        options = [(option, _key(option)) for option in _sampling_declarations(kind)]
-        for option, key in reversed(options):
-            if keep is None or key in keep:
-                f = option(f)
-        return f
+        return applied([o for o in _sampling_declarations(kind) if keep is None or _key(o) in keep], f)
 
     return decorate
+
+
+def applied(options: list, f):
+    """``f`` with the click option decorators ``options``, which --help lists in this order."""
+    for option in reversed(options):
+        f = option(f)
+    return f
 
 
 def _key(decorator) -> str:
@@ -129,9 +132,7 @@ def decision_options(f, *, self_check: bool = True, fail_on: bool = True):
     ][: None if self_check else -1]
     if not fail_on:
         options = options[:2] + options[3:]
-    for option in reversed(options):
-        f = option(f)
-    return f
+    return applied(options, f)
 
 
 def store_options(f):
@@ -144,9 +145,7 @@ def store_options(f):
         click.option("--no-store", "no_store", is_flag=True, default=False,
                      help="Do not keep the result in the history store, whatever the config says."),
     ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+    return applied(options, f)
 
 
 PASS_ENV_HELP = ("Give the programs pairbench runs the environment variable NAME (repeatable). They never get "

@@ -117,11 +117,11 @@ def check_outputs(outputs: Sequence[tuple[str, str]], *, example: str | None = N
     """Refuse, before a command does any work, outputs ((option, path)) that cannot or must not be
     written (``outputs.check_output``: a journal, a planted link, a directory, one of ``inputs``), and
     two outputs naming one file."""
-    from pairbench.outputs import check_output
+    from pairbench.outputs import check_output, refuse_inputs
 
     for option, path in outputs:
         check_output(option, path, example=example, inputs=inputs)
-    refuse_shared_paths(outputs)
+    refuse_inputs(outputs, ())
 
 
 def check_export_paths(exports: Mapping[str, str], inputs: Sequence[tuple[str, str | None]] = ()) -> None:
@@ -150,14 +150,6 @@ def output_paths(option: str, path: str, *, csv: bool) -> list[tuple[str, str]]:
     from pairbench.report.csvfile import summary_path
 
     return [(option, path), (f"{option}'s summary", str(summary_path(path)))]
-
-
-def refuse_shared_paths(paths: Sequence[tuple[str, str | None]]) -> None:
-    """Refuse (``UsageError``) two of ``paths`` (what, path) that are one file, by name, through a
-    symbolic link or as hard links: one would overwrite the other (a report over the raw samples)."""
-    from pairbench.outputs import refuse_inputs
-
-    refuse_inputs(paths, ())
 
 
 def export_options(f):

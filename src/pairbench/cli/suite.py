@@ -6,22 +6,12 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
+from pairbench.cli.measuring import fail_on_gate
 from pairbench.cli.report import check_outputs, write_document
-from pairbench.errors import EXIT_OK, EXIT_VERDICT, UsageError
+from pairbench.errors import EXIT_OK, UsageError
 from pairbench.harnesses import IMPORT_FORMATS
 from pairbench.settings import default
 from pairbench.verdict import FAIL_ON_CHOICES
-
-
-def _gate(app: App, analysis_comparisons, fail_on: str) -> int:
-    """``EXIT_VERDICT`` when a verdict matches --fail-on, after saying how many."""
-    from pairbench.verdict import matches_fail_on
-
-    failing = [c for c in analysis_comparisons if matches_fail_on(c.verdict, fail_on)]
-    if failing:
-        app.io.err(f"--fail-on {fail_on}: {len(failing)} comparison(s) matched")
-        return EXIT_VERDICT
-    return EXIT_OK
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -56,7 +46,7 @@ def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     if json_path != "-":
         app.io.out(text.renderer(run, analysis)(run, analysis, color=app.io.color))
     write_document(app.io, run, analysis, json_path)
-    return _gate(app, analysis.real_comparisons, fail_on)
+    return fail_on_gate(app, analysis.real_comparisons, fail_on)
 
 
 @cli.command("import", epilog=EXIT_CODES_HELP)
@@ -133,7 +123,6 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
     from pairbench.report.diff import render_diff, render_diff_json
     from pairbench.settings import parse_alpha, parse_threshold
     from pairbench.store.resultfile import read_result
-    from pairbench.verdict import matches_fail_on
 
     level, smallest = parse_alpha(alpha), parse_threshold(threshold)
     if json_path not in (None, "-"):
@@ -153,8 +142,4 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
             from pairbench.cli.report import write_files
 
             write_files(app.io, [(json_path, render_diff_json(result, old, new))])
-    failing = [d for d in result.differences if matches_fail_on(d.verdict, fail_on)]
-    if failing:
-        app.io.err(f"--fail-on {fail_on}: {len(failing)} benchmark(s) matched")
-        return EXIT_VERDICT
-    return EXIT_OK
+    return fail_on_gate(app, result.differences, fail_on, "benchmark(s)")

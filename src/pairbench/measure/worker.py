@@ -101,12 +101,11 @@ class _LineReader:
             self._buffer += chunk
 
     def _read(self, deadline_ns: int | None) -> bytes:
-        while True:
-            wait = None if deadline_ns is None else max(deadline_ns - time.monotonic_ns(), 0) / 1e9
-            ready, _, _ = select.select([self.fd], [], [], wait)
-            if ready:
-                return os.read(self.fd, 65536)
+        wait = None if deadline_ns is None else max(deadline_ns - time.monotonic_ns(), 0) / 1e9
+        ready, _, _ = select.select([self.fd], [], [], wait)
+        if not ready:
             raise TimeoutError
+        return os.read(self.fd, 65536)
 
 
 def _decoded(line: bytes) -> str:
@@ -278,15 +277,12 @@ class Worker:
     def _expect(self, parse, deadline_ns: int | None, what: str):
         try:
             line = self._replies.readline(deadline_ns)
+            if line is None:
+                self._fail_ended()
+            return parse(line)
         except TimeoutError:
             limit = self.spec.timeout_ns or STARTUP_TIMEOUT_NS
             self._fail(f"no answer within {limit / 1e9:g} s (--timeout) awaiting {what}", STATUS_TIMEOUT)
-        except ProtocolError as exc:
-            self._fail(f"it broke the worker protocol awaiting {what}: {exc}", STATUS_PROTOCOL)
-        if line is None:
-            self._fail_ended()
-        try:
-            return parse(line)
         except ProtocolError as exc:
             self._fail(f"it broke the worker protocol awaiting {what}: {exc}", STATUS_PROTOCOL)
 

@@ -72,12 +72,22 @@ class Axis:
 
 def axis_for(summaries: Sequence[Summary]) -> Axis:
     """The axis of a benchmark whose series these are: its unit, in the scale of the fastest median."""
-    unit = summaries[0].unit if summaries else "ns"
+    medians = [s.median for s in summaries if s.median is not None]
+    return unit_axis(summaries[0].unit if summaries else "ns", min(medians) if medians else None)
+
+
+def unit_axis(unit: str, typical: float | None) -> Axis:
+    """The axis of values in ``unit``: durations (ns) in the time unit that suits ``typical`` (ms
+    without one), any other unit as it is."""
     if unit != "ns":  # a unit is a file's text, drawn in plotly's labels
         return Axis(plotly_text(unit), 1.0, "value per operation", "values")
-    medians = [s.median for s in summaries if s.median is not None]
-    suffix, scale = time_unit_for(min(medians)) if medians else ("ms", 1_000_000)
+    suffix, scale = time_unit_for(typical) if typical is not None else ("ms", 1_000_000)
     return Axis(suffix, scale)
+
+
+def evenly_spaced(n: int, most: int) -> np.ndarray:
+    """Indices (ascending) of at most ``most`` of ``n`` items, evenly spread, first and last included."""
+    return np.unique(np.linspace(0, n - 1, min(n, most)).round().astype(int))
 
 
 @dataclass(frozen=True)
@@ -183,9 +193,8 @@ def _note_annotation(text: str) -> list[dict]:
              "yanchor": "bottom", "showarrow": False, "font": {"size": 10, "color": GREY}}]
 
 
-def _hline(y: float, *, xref: str = "paper", yref: str = "y", dash: str = "solid",
-           color: str = GREY, x0: float = 0.0, x1: float = 1.0) -> dict:
-    return {"type": "line", "xref": xref, "yref": yref, "x0": x0, "x1": x1, "y0": y, "y1": y,
+def _hline(y: float, *, xref: str = "paper", dash: str = "solid", color: str = GREY) -> dict:
+    return {"type": "line", "xref": xref, "yref": "y", "x0": 0.0, "x1": 1.0, "y0": y, "y1": y,
             "line": {"color": color, "width": 1, "dash": dash}}
 
 
@@ -406,8 +415,7 @@ def ecdf_chart(key: str, c: Comparison, figure: ComparisonFigure, axis: Axis, na
     for side, values, color in ((c.baseline, figure.baseline, COLORS[0]), (c.candidate, figure.candidate, COLORS[1])):
         ordered = np.sort(values)
         n = ordered.size
-        idx = np.arange(n) if n <= MAX_ECDF_POINTS else np.unique(
-            np.linspace(0, n - 1, MAX_ECDF_POINTS).round().astype(int))
+        idx = evenly_spaced(n, MAX_ECDF_POINTS)
         traces.append({"type": "scatter", "mode": "lines", "name": plotly_text(side, NAME_CHARS),
                        "x": axis(ordered[idx]).tolist(), "y": ((idx + 1) / n).tolist(),
                        "line": {"color": color, "shape": "hv"},

@@ -22,7 +22,6 @@ from pairbench.report import charts as ch
 from pairbench.report import html
 from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
 from pairbench.report.safe import visible
-from pairbench.units import time_unit_for
 
 STATUS_STYLE = {"confirmed": ("#d62728", "solid"), "rejected": (ch.GREY, "dot"),
                 "unconfirmed": ("#ff7f0e", "dash")}
@@ -64,11 +63,8 @@ def build_history_page(history: History) -> HistoryPage:
 
 
 def _axis(history: BenchmarkHistory) -> ch.Axis:
-    if history.benchmark.unit != "ns":
-        return ch.Axis(ch.plotly_text(history.benchmark.unit), 1.0, "value per operation", "values")
     values = history.values()
-    suffix, scale = time_unit_for(float(np.median(values))) if values.size else ("ms", 1_000_000)
-    return ch.Axis(suffix, scale)
+    return ch.unit_axis(history.benchmark.unit, float(np.median(values)) if values.size else None)
 
 
 def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int]) -> ch.Chart:
@@ -117,7 +113,7 @@ def _commit_ticks(x: np.ndarray, points) -> dict:
     """The x-axis named by commit (short ids), at most ``MAX_COMMIT_TICKS`` of them, evenly spread."""
     if not len(points):
         return {}
-    picked = np.unique(np.linspace(0, len(points) - 1, min(len(points), MAX_COMMIT_TICKS)).round().astype(int))
+    picked = ch.evenly_spaced(len(points), MAX_COMMIT_TICKS)
     return {"tickmode": "array", "tickvals": x[picked].tolist(), "tickangle": -45,
             "ticktext": [ch.plotly_text(commit_name(points[i].commit, points[i].dirty)) for i in picked]}
 
@@ -148,11 +144,7 @@ def _noise_band(history: BenchmarkHistory, axis: ch.Axis) -> dict:
 def _segments(history: BenchmarkHistory, axis: ch.Axis) -> list[tuple[int, int, float, float]]:
     """(first point, end, level at the first and at the last point, in the axis's scale) of each
     segment between steps, as the analysis fitted it (``BenchmarkHistory.levels``)."""
-    segments = []
-    for start, end, first, last in history.levels():
-        ends = axis([first, last])
-        segments.append((start, end, float(ends[0]), float(ends[1])))
-    return segments
+    return [(start, end, *map(float, axis([first, last]))) for start, end, first, last in history.levels()]
 
 
 def _levels(history: BenchmarkHistory, axis: ch.Axis) -> list[dict]:

@@ -349,18 +349,11 @@ def _shape(arr, center, sd, lo, hi, warnings) -> dict:
         warnings.append(note("nonpositive-min",
                              f"min = {lo!r} <= 0: the mean-min gap is undefined (timings are > 0)",
                              min=lo))
-    if not sd:  # n = 1 or no variance
-        return {
-            "mean_min_gap": gap,
-            "max_sigma": None,
-            "min_sigma": None,
-            "grubbs_critical": grubbs_critical(n) if n >= 3 else None,
-            "max_beyond_grubbs": False,
-            "min_beyond_grubbs": False,
-            "skewness": None,
-        }
-    max_sigma, min_sigma = above / sd, below / sd
     g = grubbs_critical(n) if n >= 3 else None
+    if not sd:  # n = 1 or no variance
+        return {"mean_min_gap": gap, "max_sigma": None, "min_sigma": None, "grubbs_critical": g,
+                "max_beyond_grubbs": False, "min_beyond_grubbs": False, "skewness": None}
+    max_sigma, min_sigma = above / sd, below / sd
     max_out = g is not None and max_sigma > g
     min_out = g is not None and min_sigma > g
     for flag, side, z in ((max_out, "max", max_sigma), (min_out, "min", min_sigma)):

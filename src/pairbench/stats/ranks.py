@@ -490,22 +490,28 @@ def _step_rank(z_of_rank, zq: float, guess: float, total: int) -> int:
     return max(k, 1)
 
 
-def _rank_sum_step_ranks(n: int, m: int, alpha: float) -> tuple[int, int]:
-    """Ranks of R's asymptotic interval ends when neither sample has ties.
+def _step_ranks(total: int, center: float, sigma: float, alpha: float) -> tuple[int, int]:
+    """Ranks of R's asymptotic interval ends among ``total`` ordered values, without ties.
 
-    Between the r-th and (r+1)-th difference U = nm - r, so Z = (nm/2 - r - CC)/sigma
-    and the roots are D_(k) with k = ceil(nm/2 - 1/2 -+ z sigma).
+    Between the r-th and (r+1)-th value the statistic is total - r, so
+    Z = (total - r - center - CC)/sigma and the roots are at the k-th value with
+    k = ceil(total/2 - 1/2 -+ z sigma).
     """
-    nx, ny, total = float(n), float(m), n * m
-    sigma = math.sqrt((nx * ny / 12) * (nx + ny + 1))  # R's SIGMA.CI with no ties
 
     def z_of_rank(r):
-        return _z_ratio((total - r) - nx * ny / 2, sigma)
+        return _z_ratio((total - r) - center, sigma)
 
     z = qnorm(alpha / 2, lower_tail=False)
     low = _step_rank(z_of_rank, z, total / 2 - 0.5 - z * sigma, total)
     high = _step_rank(z_of_rank, qnorm(alpha / 2), total / 2 + 0.5 + z * sigma, total)
     return low, high
+
+
+def _rank_sum_step_ranks(n: int, m: int, alpha: float) -> tuple[int, int]:
+    """Ranks of R's asymptotic interval ends when neither sample has ties (U = nm - r)."""
+    nx, ny = float(n), float(m)
+    sigma = math.sqrt((nx * ny / 12) * (nx + ny + 1))  # R's SIGMA.CI with no ties
+    return _step_ranks(n * m, nx * ny / 2, sigma, alpha)
 
 
 def _signed_rank_normal_interval(walsh, xs: np.ndarray, level: float):
@@ -548,14 +554,8 @@ def _signed_rank_normal_interval(walsh, xs: np.ndarray, level: float):
 
 def _signed_rank_step_interval(walsh, n: int, alpha: float):
     """Walsh-average order statistics of R's asymptotic interval when x has no ties."""
-    nx, total = float(n), walsh.size
+    nx = float(n)
     sigma = math.sqrt(nx * (nx + 1) * (2 * nx + 1) / 24)  # R's SIGMA.CI with no ties
-
-    def z_of_rank(r):
-        return _z_ratio((total - r) - nx * (nx + 1) / 4, sigma)
-
-    z = qnorm(alpha / 2, lower_tail=False)
-    low = _step_rank(z_of_rank, z, total / 2 - 0.5 - z * sigma, total)
-    high = _step_rank(z_of_rank, qnorm(alpha / 2), total / 2 + 0.5 + z * sigma, total)
+    low, high = _step_ranks(walsh.size, nx * (nx + 1) / 4, sigma, alpha)
     lo_v, hi_v = walsh.select([low, high]) / 2.0
     return lo_v, hi_v

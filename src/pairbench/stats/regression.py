@@ -63,7 +63,7 @@ def line_fit(x, y, alternative: str = "two-sided") -> LineFit | None:
 
     if alternative not in ALTERNATIVES:
         raise ValueError(f"`alternative` must be one of {ALTERNATIVES}, got {alternative!r}")
-    x, y = _pair(x, y)
+    x, y = as_pairs(x, y, min_n=0)
     if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return None
     fit = sps.linregress(x, y, alternative=alternative)
@@ -85,14 +85,10 @@ def trend_fit(x, y) -> TrendFit | None:
     """
     from scipy import stats as sps
 
-    x, y = _pair(x, y)
+    x, y = as_pairs(x, y, min_n=0)
     if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return None
     line = sps.theilslopes(y, x, alpha=0.95)
     growth = sps.kendalltau(x, y, alternative="greater")
     return TrendFit(int(x.size), float(line.slope), float(line.low_slope), float(line.high_slope),
                     float(growth.statistic), float(growth.pvalue))
-
-
-def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
-    return as_pairs(x, y, min_n=0)

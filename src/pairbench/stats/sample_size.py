@@ -24,6 +24,7 @@ from scipy import optimize as _opt
 from scipy import stats as _sps
 
 from pairbench.errors import StatisticsError
+from pairbench.stats._validation import check_confidence
 
 # Pitman ARE of Wilcoxon / Mann-Whitney vs the t test is >= 108/125 = 0.864 for
 # every continuous distribution (Hodges & Lehmann 1956, Ann. Math. Statist. 27:324).
@@ -31,17 +32,6 @@ RANK_TEST_ARE = 0.864
 
 # ARE of the sign test vs the t test at the normal distribution: 2 / pi.
 SIGN_TEST_ARE_NORMAL = 2.0 / math.pi
-
-
-def _check_open_unit(value, name: str) -> float:
-    """Return ``value`` as a float in (0, 1), or raise naming the parameter."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise StatisticsError(f"`{name}` must be a number in (0, 1), got {value!r}") from None
-    if not 0.0 < x < 1.0:
-        raise StatisticsError(f"`{name}` must be in (0, 1), got {value!r}")
-    return x
 
 
 def _check_effect_sd(effect, sd) -> tuple[float, float]:
@@ -87,7 +77,7 @@ def power(n, effect, sd, alpha: float = 0.01, paired: bool = False) -> float:
     if not (math.isfinite(n_value) and n_value > 1.0):
         raise StatisticsError(f"`n` must be a finite number > 1, got {n!r}")
     effect, sd = _check_effect_sd(effect, sd)
-    alpha = _check_open_unit(alpha, "alpha")
+    alpha = check_confidence(alpha, "alpha")
     return _power_of(n_value, effect, sd, alpha, 1 if paired else 2)
 
 
@@ -117,8 +107,8 @@ def samples_needed(
     divide by 2/pi yourself.
     """
     effect, sd = _check_effect_sd(effect, sd)
-    alpha = _check_open_unit(alpha, "alpha")
-    target = _check_open_unit(power, "power")
+    alpha = check_confidence(alpha, "alpha")
+    target = check_confidence(power, "power")
     groups = 1 if paired else 2
 
     def shortfall(n: float) -> float:

@@ -129,9 +129,7 @@ def confidence_sequence(
     """
     alpha = check_confidence(alpha, "alpha")
     tuned = tuning(alpha, tuned_for)
-    t_opt = _check_t_opt(t_opt)
-    if method not in METHODS:
-        raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
+    t_opt = _check_mixture(t_opt, method)
     x = as_sample(values, "values", min_n=1, what="for a confidence sequence")
     t = x.size
     high_rank = int(upper_ranks(np.array([t]), alpha, t_opt, method, tuned_for=tuned)[0])
@@ -184,9 +182,7 @@ def anytime_pvalue(
     must be in the order they were measured (the running maximum needs it). O(n).
     """
     alpha = check_confidence(alpha, "alpha")
-    t_opt = _check_t_opt(t_opt)
-    if method not in METHODS:
-        raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
+    t_opt = _check_mixture(t_opt, method)
     x = as_sample(values, "values", min_n=1, what="for an anytime p-value")
     return _pvalue_of(_max_log_m_at_zero(x, tuning(alpha, tuned_for), t_opt, method))
 
@@ -235,7 +231,7 @@ def running_bounds(
     """
     alpha = check_confidence(alpha, "alpha")
     tuned = tuning(alpha, tuned_for)
-    t_opt = _check_t_opt(t_opt)
+    t_opt = _check_mixture(t_opt, method)
     x = as_sample(values, "values", min_n=1, what="for a confidence sequence")
     t = np.arange(1, x.size + 1)
     c = upper_ranks(t, alpha, t_opt, method, tuned_for=tuned)
@@ -279,9 +275,7 @@ class RunningSequence:
                  tuned_for: float | None = None):
         self.alpha = check_confidence(alpha, "alpha")
         self.tuned = tuning(self.alpha, tuned_for)  # the level the mixture is tuned for
-        self.t_opt = _check_t_opt(t_opt)
-        if method not in METHODS:
-            raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
+        self.t_opt = _check_mixture(t_opt, method)
         self.method = method
         self._buffer = np.empty(256, dtype=np.float64)  # grows by doubling: O(1) amortised per round
         self._n = 0
@@ -350,10 +344,12 @@ class RunningSequence:
                        low_pct=_percent(self.low), high_pct=_percent(self.high))
 
 
-def _check_t_opt(t_opt) -> int:
-    """Return ``t_opt`` as a positive int, or raise."""
+def _check_mixture(t_opt, method: str) -> int:
+    """Return ``t_opt`` as a positive int, or raise; and raise unless ``method`` is one of ``METHODS``."""
     if isinstance(t_opt, bool) or not isinstance(t_opt, (int, np.integer)) or t_opt < 1:
         raise StatisticsError(f"`t_opt` must be a positive integer (rounds), got {t_opt!r}")
+    if method not in METHODS:
+        raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
     return int(t_opt)
 
 

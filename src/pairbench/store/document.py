@@ -40,15 +40,20 @@ def series_of(value, run: Run, source: str) -> dict:
         where = f"series[{i}]"
         b = expect(item.get("benchmark"), int, source, f"{where}.benchmark")
         s = expect(item.get("side"), int, source, f"{where}.side")
-        if not (0 <= b < len(run.benchmarks) and 0 <= s < len(run.sides)):
-            raise ResultFileError(f"{source}: {where} names benchmark {b} and side {s}; the run has "
-                                  f"{len(run.benchmarks)} benchmark(s) and {len(run.sides)} side(s)")
+        check_series_key(b, s, run, source, where)
         if (b, s) in samples:
             raise ResultFileError(f"{source}: {where} repeats the series of benchmark {b}, side {s}")
         columns = expect(item.get("samples"), dict, source, f"{where}.samples")
         metrics = expect(item.get("metrics", {}), dict, source, f"{where}.metrics")
         samples[(b, s)] = checks.samples_from_columns(columns, metrics, source, where)
     return samples
+
+
+def check_series_key(b: int, s: int, run: Run, source: str, where: str) -> None:
+    """Refuse (``ResultFileError``) a series of a benchmark ``b`` or a side ``s`` that ``run`` lacks."""
+    if not (0 <= b < len(run.benchmarks) and 0 <= s < len(run.sides)):
+        raise ResultFileError(f"{source}: {where} names benchmark {b} and side {s}; the run has "
+                              f"{len(run.benchmarks)} benchmark(s) and {len(run.sides)} side(s)")
 
 
 def run_from_header(doc: dict, source: str) -> Run:

@@ -165,11 +165,8 @@ def read_import(path: str, fmt: str | None = None) -> Run:
     try:
         if fmt == "go" or (fmt is None and not _looks_like_json(target)):
             return _go(target, fmt is None)
-        text = read_text_file(target)
-        chosen = fmt or _recognised(target, text)
-        document = parse_json_text(target, text)
-        del text
-        return READERS[chosen](target, document)
+        document = parse_json_text(target, read_text_file(target))
+        return READERS[fmt or _recognised(target, document)](target, document)
     except FormatError as exc:
         raise ResultFileError(f"{exc}") from None
 
@@ -182,9 +179,9 @@ def _looks_like_json(path: Path) -> bool:
     raise ResultFileError(f"{path}: the file is empty")
 
 
-def _recognised(path: Path, text: str) -> str:
-    """The format of the JSON document ``text``."""
-    found = document_format(parse_json_text(path, text))
+def _recognised(path: Path, document) -> str:
+    """The format of the JSON ``document`` read from ``path``."""
+    found = document_format(document)
     if found is None:
         raise ResultFileError(f"{path}: a JSON document of no format pairbench imports ({_KNOWN}); name "
                               "the format with --format, or check that the file is complete")

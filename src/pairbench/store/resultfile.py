@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +37,7 @@ from pairbench.store.checks import expect
 from pairbench.store.document import (
     LEGACY_FORMAT,
     RESULT_FORMAT,
+    check_series_key,
     run_from_header,
     run_header,
     series_of,
@@ -86,11 +87,8 @@ def check_readable(run: Run, source: str) -> None:
         raise ResultFileError(f"{source}: cannot be written: {exc}") from None
     read = run_from_header(header, source)
     for i, ((b, s), samples) in enumerate(sorted(run.samples.items())):
-        where = f"series[{i}]"
-        if not (0 <= b < len(read.benchmarks) and 0 <= s < len(read.sides)):
-            raise ResultFileError(f"{source}: {where} names benchmark {b} and side {s}; the run has "
-                                  f"{len(read.benchmarks)} benchmark(s) and {len(read.sides)} side(s)")
-        checks.check_samples(samples.columns, samples.metrics, source, where)
+        check_series_key(b, s, read, source, f"series[{i}]")
+        checks.check_samples(samples.columns, samples.metrics, source, f"series[{i}]")
 
 
 NUMBERS_PER_CHUNK = 65_536  # a chunk of a column as text: memory stays bounded whatever the run's size
@@ -103,21 +101,23 @@ def document_chunks(run: Run, derived: Mapping | None = None) -> Iterator[str]:
     yield header[:-1] + ',"series":['
     for i, ((b, s), samples) in enumerate(sorted(run.samples.items())):
         yield f'{"," if i else ""}{{"benchmark":{b},"side":{s},"samples":{{'
-        for j, column in enumerate(SAMPLE_COLUMNS):
-            yield f'{"," if j else ""}{dumps(column)}:['
-            yield from _numbers(samples[column])
-            yield "]"
+        yield from _columns((column, samples[column]) for column in SAMPLE_COLUMNS)
         yield '},"metrics":{'
-        for j, (name, values) in enumerate(samples.metrics.items()):
-            yield f'{"," if j else ""}{dumps(name)}:['
-            yield from _numbers(values)
-            yield "]"
+        yield from _columns(samples.metrics.items())
         yield "}}"
     yield "]"
     for key in DERIVED_KEYS:
         if derived and key in derived:
             yield f",{dumps(key)}:{dumps(derived[key])}"
     yield "}\n"
+
+
+def _columns(columns: Iterable[tuple[str, np.ndarray]]) -> Iterator[str]:
+    """The members ``"name":[numbers]`` of a JSON object of columns, comma-separated."""
+    for j, (name, values) in enumerate(columns):
+        yield f'{"," if j else ""}{dumps(name)}:['
+        yield from _numbers(values)
+        yield "]"
 
 
 def _numbers(values: np.ndarray) -> Iterator[str]:

@@ -20,6 +20,7 @@ that fails to import) or a request line is over the protocol's limit.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import gc
 import os
@@ -354,20 +355,13 @@ def _reply(ns: int, cpu_ns: int, before, after) -> Execution:
     user and system by ``getrusage`` (its system time over the sample, at most ``cpu_ns``: a
     tick-sampled share, coarse over one sample, right over many), and the thread's other usage
     between ``before`` and ``after``."""
-    if before is None or after is None:  # no getrusage: no split either, so no CPU time
-        return Execution(wall_ns=_bounded(ns), start_ns=0)
-
-    def delta(field: str) -> int:
-        return _bounded(getattr(after, field) - getattr(before, field))
-
-    def delta_ns(field: str) -> int:  # seconds as floats with microsecond resolution
-        return _bounded((round(getattr(after, field) * 1e6) - round(getattr(before, field) * 1e6)) * 1000)
-
-    sys_ns = min(delta_ns("ru_stime"), _bounded(cpu_ns))
-    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // _MAXRSS_DIVISOR
-    return Execution(wall_ns=_bounded(ns), start_ns=0, user_ns=_bounded(cpu_ns) - sys_ns, sys_ns=sys_ns,
-                     voluntary_cs=delta("ru_nvcsw"), involuntary_cs=delta("ru_nivcsw"),
-                     minor_faults=delta("ru_minflt"), major_faults=delta("ru_majflt"), max_rss_kib=_bounded(maxrss))
+    used: dict = {}
+    _add_usage(used, before, after)
+    reply = _reply_of_sums(ns, used)
+    if not used:  # no getrusage: no split either, so no CPU time
+        return reply
+    sys_ns = min(reply.sys_ns, _bounded(cpu_ns))
+    return dataclasses.replace(reply, user_ns=_bounded(cpu_ns) - sys_ns, sys_ns=sys_ns)
 
 
 def _bounded(value: int) -> int:
