@@ -17,12 +17,19 @@ study runs as several locked runs):
   defaults (``--metric auto``), and on wall and on CPU time (Google Benchmark's own ``cpu_time``);
 * ``go``: the Go standard library's ``internal/strconv`` test binary built twice here (``go test -c``),
   its 12 ``Atof64`` and ``ParseInt/Pos`` benchmarks, A/A; ``pairbench bench`` with its defaults
-  (``--metric auto``) and on wall time, and benchstat on ``-test.count 10 -test.benchtime 100ms`` of A then of B (alpha 0.05 and 0.01);
+  (``--metric auto``, ``--repetitions 8``), on wall time, and ``pairbench-once``: the default with
+  ``--repetitions 1`` (one repetition a process, as before issue 24's repetitions), and benchstat on ``-test.count 10 -test.benchtime 100ms`` of A then of B (alpha 0.05 and 0.01);
 * ``criterion``: the 14 benchmarks of the ``itoa`` crate's own criterion suite (its source from the
   cargo registry, built here), the bench binary against a copy of itself (A/A); ``pairbench bench``
   with its defaults (``--metric auto``) and on wall time, and criterion's own ``--save-baseline`` / ``--baseline`` compare with its
   defaults (a change is "Performance has regressed" or "has improved").
 
+* ``go-repetitions``: each repetition of a Go invocation apart. Per round and benchmark of
+  ``GO_PER_REPETITION``, A and A2 with ``-test.count 8`` and with ``-test.count 1``, each in a random
+  order; from the same invocations, the spread (MAD) of a round's log-ratio for the median of the
+  first k repetitions and of repetitions 2..k (the first a warmup), on the harness's time and on it
+  times the process's CPU share (what ``--metric auto`` decides Go on), the ratio of the first
+  repetition to the later ones, and the information per second against one repetition a process;
 * ``repetitions`` (issue 24, item 4): does a harness invocation that repeats its measurement k times
   (Google Benchmark's ``--benchmark_repetitions``, Go's ``-test.count``), paired at the invocation
   level (a round's value: the log-ratio of the two invocations' medians), give more information per
@@ -72,8 +79,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "out" / "loaded"
 PAIRBENCH = (sys.executable, "-m", "pairbench")
 CONDITIONS = {"phased+2": ("phased", 2), "ramp+2": ("ramp", 2), "busy2": ("steady", 2), "busy1": ("steady", 1)}
-PARTS = ("command", "sleeper", "gbench", "go", "criterion", "repetitions")
-DESIGNS_ALL = ("pairbench-wall", "pairbench-cpu", "pairbench-auto", "hyperfine+welch", "benchstat", "criterion")
+PARTS = ("command", "sleeper", "gbench", "go", "criterion", "repetitions", "go-repetitions")
+DESIGNS_ALL = ("pairbench-wall", "pairbench-cpu", "pairbench-auto", "pairbench-once", "hyperfine+welch", "benchstat",
+               "criterion")
 SLEEPS = {"aa": ("sleep 0.025", "sleep 0.025"), "ab": ("sleep 0.025", "sleep 0.02525")}
 KINDS = ("aa", "ab")  # A/A, and the part's true change
 CHANGE = {"command": "+1%", "sleeper": "+1% (sleep)", "gbench": "+2.5% (BM_Sort)", "go": "-", "criterion": "-"}
@@ -84,6 +92,10 @@ GO_PATTERN = "Atof64|ParseInt/Pos"
 ITOA = "itoa-1.0.19"
 REPETITIONS = (1, 2, 4, 8)
 GO_REPEATED = ("BenchmarkAtof64Decimal", 262144)  # about 10 ms a repetition here
+GO_PER_REPETITION = (("BenchmarkAtof64Decimal", 262144), ("BenchmarkAtof64Big", 131072),
+                     ("BenchmarkParseInt/Pos/7bit", 1048576), ("BenchmarkAtof64RandomFloats", 131072))
+"""--part go-repetitions: benchmarks of internal/strconv at the counts bench's pilot chose (about 10 ms)."""
+GO_MOST = 8  # repetitions of an invocation in --part go-repetitions
 
 GBENCH_SOURCE = r"""
 #include <benchmark/benchmark.h>
@@ -230,14 +242,14 @@ def hyperfine_welch(spin: Path, args: dict, kind: str, work: Path) -> dict:
 
 
 def pairbench_bench(programs: dict[str, Path], kind: str, metric: str, seed: int, work: Path,
-                    extra: tuple[str, ...] = ()) -> dict:
+                    extra: tuple[str, ...] = (), tag: str = "") -> dict:
     """``pairbench bench`` with its defaults and ``--metric``: each benchmark's verdict, the whole time."""
     b = programs["a2" if kind == "aa" else "ab"]
     document = suites.pairbench_bench(["--seed", str(seed), "--metric", metric, "--no-store", *extra,
                                        "-n", "A", "-n", "B", str(programs["a"]), str(b)], work / "bench.json")
     kept = work.parent / "documents"  # every sample kept: the other metrics are computed from them
     kept.mkdir(exist_ok=True)
-    shutil.copy2(work / "bench.json", kept / f"{programs['a'].parent.name}-{kind}-{metric}-{seed}.json")
+    shutil.copy2(work / "bench.json", kept / f"{programs['a'].parent.name}-{kind}-{metric}{tag}-{seed}.json")
     rounds = {c["benchmark"]["name"]: c["rounds"] for c in document.get("comparisons", [])}
     effects = {c["benchmark"]["name"]: [c["effect"][k] for k in ("estimate", "low", "high")] if c["effect"] else None
                for c in document.get("comparisons", [])}
@@ -316,7 +328,7 @@ DESIGNS = {"command": ("pairbench-wall", "pairbench-cpu", "hyperfine+welch"),
            "go": ("pairbench-wall", "pairbench-auto", "benchstat"),
            "criterion": ("pairbench-wall", "pairbench-auto", "criterion")}
 """Per part: pairbench on each metric (auto: the default), and the peer."""
-ADDED_DESIGNS = {"command": ("pairbench-auto",)}
+ADDED_DESIGNS = {"command": ("pairbench-auto",), "go": ("pairbench-once", "pairbench-cpu")}
 """Designs added after a part's first records: run after the others of each trial, outside the seeded order,
 so that the trials (and seeds) of the records already taken stay the same."""
 
@@ -368,6 +380,9 @@ def runner(part: str, out: Path) -> Callable[[Trial, Path], dict]:
             return benchstat_peer(benchstat, programs, trial.kind, work)
         if trial.design == "criterion":
             return criterion_peer(programs, trial.kind, work)
+        if trial.design == "pairbench-once":  # the default before --repetitions: one repetition a process
+            return pairbench_bench(programs, trial.kind, "auto", trial.seed, work, (*extra, "--repetitions", "1"),
+                                   "-once")
         return pairbench_bench(programs, trial.kind, trial.design.removeprefix("pairbench-"), trial.seed, work, extra)
     return harness
 
@@ -455,6 +470,94 @@ def repetitions_part(args) -> None:
                         print(json.dumps({key: v for key, v in record.items() if key != "rounds"}), flush=True)
 
 
+def go_invocation(program: Path, name: str, iterations: int, k: int) -> dict:
+    """One invocation of a Go benchmark with -test.count ``k``: each repetition's ns/op, the process's
+    wall time and CPU time (user + system, its rusage)."""
+    pattern = "/".join(f"^{part}$" for part in name.split("/"))
+    before, t0 = os.times(), time.monotonic()
+    done = subprocess.run([str(program), "-test.run", "^$", "-test.bench", pattern, "-test.count", str(k),
+                           "-test.benchtime", f"{iterations}x", "-test.benchmem", "-test.cpu", "2"], check=True,
+                          capture_output=True, text=True)
+    wall, after = time.monotonic() - t0, os.times()
+    reps = [float(m.group(1)) for m in re.finditer(r"^Benchmark\S+\s+\d+\s+([\d.]+) ns/op", done.stdout, re.M)]
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return {"reps": reps, "wall": wall, "cpu": cpu}
+
+
+def go_repetitions_part(args) -> None:
+    """``--rounds`` rounds of every benchmark of ``GO_PER_REPETITION``: A and A2 with -test.count 8, then
+    with -test.count 1, each pair in a random order, under each condition's load."""
+    path = args.out / "go-repetitions.jsonl"
+    spin = cal.build_spin(args.out / "load")
+    programs = build_go(args.out / "go")
+    rng = np.random.default_rng(args.seed)
+    with open(path, "a") as sink:
+        for condition in args.conditions:
+            shape, busy = CONDITIONS[condition]
+            with tempfile.TemporaryDirectory() as tmp, cal.background_load(spin, args.seed, Path(tmp) / "load.log",
+                                                                           LEAD_IN_S, shape=shape, extra=busy):
+                for r in range(args.rounds):
+                    for name, iterations in GO_PER_REPETITION:
+                        row = {"condition": condition, "bench": name, "round": r, "seed": args.seed,
+                               "loadavg": os.getloadavg()[0]}
+                        for k in (GO_MOST, 1):
+                            for side in rng.permutation(["a", "a2"]):
+                                row[f"{side}/{k}"] = go_invocation(programs[str(side)], name, iterations, k)
+                        sink.write(json.dumps(row) + "\n")
+                        sink.flush()
+
+
+def _mad(x) -> float:
+    x = np.asarray(x, dtype=float)
+    return float(1.4826 * np.median(np.abs(x - np.median(x))))
+
+
+GO_STATISTICS = {**{f"median of 1..{k}": (0, k) for k in (1, 2, 4, 8)},
+                 **{f"median of 2..{k}": (1, k) for k in (2, 3, 4, 8)}}
+"""--part go-repetitions: a side's value in a round, the median of its repetitions [start, stop)."""
+
+
+def go_repetition_rows(records: list[dict]) -> list[dict]:
+    """Per condition, benchmark and statistic: the MAD of the rounds' log-ratios (the harness's time, and
+    it times the process's CPU share), the invocation's time, information per second against -test.count 1."""
+    rows = []
+    for key in sorted({(r["condition"], r["bench"]) for r in records}):
+        rs = [r for r in records if (r["condition"], r["bench"]) == key]
+        t1 = float(np.median([r[f"{s}/1"]["wall"] for r in rs for s in ("a", "a2")]))
+        t8 = float(np.median([r[f"{s}/{GO_MOST}"]["wall"] for r in rs for s in ("a", "a2")]))
+        first = float(np.median([r[f"{s}/{GO_MOST}"]["reps"][0] / np.median(r[f"{s}/{GO_MOST}"]["reps"][1:])
+                                 for r in rs for s in ("a", "a2")]))
+
+        once = [_spread(rs, 1, 0, 1, cpu) for cpu in (False, True)]
+        for name, (start, stop) in GO_STATISTICS.items():
+            t = t1 + (stop - 1) / (GO_MOST - 1) * (t8 - t1)  # the invocation's time at that count, interpolated
+            mads = [_spread(rs, GO_MOST, start, stop, cpu) for cpu in (False, True)]
+            rows.append({"condition": key[0], "bench": key[1], "statistic": name, "rounds": len(rs),
+                         "loadavg": float(np.median([r["loadavg"] for r in rs])), "first_over_later": first,
+                         "mad_once": once, "mad": mads, "invocation_s": t,
+                         "info": [(o ** 2 * t1) / (m ** 2 * t) for o, m in zip(once, mads, strict=True)]})
+    return rows
+
+
+def _spread(rounds: list[dict], k: int, start: int, stop: int, cpu: bool) -> float:
+    """The MAD of the rounds' log-ratios A2/A at -test.count ``k``, a side's value the median of its
+    repetitions [start, stop) (times the process's CPU share when ``cpu``)."""
+    def value(inv: dict) -> float:
+        return float(np.median(inv["reps"][start:stop])) * (inv["cpu"] / inv["wall"] if cpu else 1.0)
+
+    return _mad([math.log(value(r[f"a2/{k}"]) / value(r[f"a/{k}"])) for r in rounds])
+
+
+def render_go_repetitions(records: list[dict]) -> str:
+    lines = ["| condition | benchmark | load | first rep / later | statistic | MAD, harness's time | MAD, x CPU share "
+             "| invocation | information per second vs -test.count 1, time / x CPU share |", "|---" * 9 + "|"]
+    for r in go_repetition_rows(records):
+        lines.append(f"| {r['condition']} | {r['bench']} | {r['loadavg']:.1f} | {r['first_over_later']:.2f} "
+                     f"| {r['statistic']} | {100 * r['mad'][0]:.1f}% | {100 * r['mad'][1]:.1f}% "
+                     f"| {1e3 * r['invocation_s']:.0f} ms | {r['info'][0]:.2f} / {r['info'][1]:.2f} |")
+    return "\n".join(lines)
+
+
 def repeated_rounds(run, programs: dict[str, Path], k: int, rounds: int, rng) -> dict:
     """``rounds`` rounds of both programs in a random order: each invocation's repetitions and time."""
     out = []
@@ -476,8 +579,7 @@ def repetition_rows(records: list[dict]) -> list[dict]:
         walls = np.array([[np.median([x[0] for x in row[s]["reps"]]) for s in ("a", "a2")] for row in r["rounds"]])
         cpus = np.array([[np.median([x[1] for x in row[s]["reps"]]) for s in ("a", "a2")] for row in r["rounds"]])
         round_s = float(np.mean([row["a"]["s"] + row["a2"]["s"] for row in r["rounds"]]))
-        mads = [float(1.4826 * np.median(np.abs(d - np.median(d)))) for d in
-                (np.log(walls[:, 1] / walls[:, 0]), np.log(cpus[:, 1] / cpus[:, 0]))]
+        mads = [_mad(d) for d in (np.log(walls[:, 1] / walls[:, 0]), np.log(cpus[:, 1] / cpus[:, 0]))]
         rows.append({"harness": r["harness"], "condition": r["condition"], "k": r["k"], "rounds": len(r["rounds"]),
                      "mad_wall": mads[0], "mad_cpu": mads[1], "round_s": round_s,
                      "info_wall": 1.0 / (mads[0] ** 2 * round_s), "info_cpu": 1.0 / (mads[1] ** 2 * round_s),
@@ -561,7 +663,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--trials", default="16,16", help="trials per condition: A/A, true change")
     p.add_argument("--seed", type=int, default=2402)
     p.add_argument("--max-minutes", type=float, default=24.0)
-    p.add_argument("--rounds", type=int, default=60, help="rounds per k (--part repetitions)")
+    p.add_argument("--rounds", type=int, default=60, help="rounds per k (--part repetitions), per benchmark (--part go-repetitions)")
     p.add_argument("--designs", help="run only these designs (comma-separated; default: all of the part's)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--report-only", action="store_true")
@@ -579,14 +681,18 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
-        repetitions_part(args) if args.part == "repetitions" else run_part(args)
-    records = [r for part in PARTS[:-1] for r in cal.load_records(args.out / f"{part}.jsonl")]
+        {"repetitions": repetitions_part, "go-repetitions": go_repetitions_part}.get(args.part, run_part)(args)
+    records = [r for part in PARTS[:-2] for r in cal.load_records(args.out / f"{part}.jsonl")]
     print(f"machine: {json.dumps(cal.machine())}")
     print(render(records))
     repeated = cal.load_records(args.out / "repetitions.jsonl")
     if repeated:
         print()
         print(render_repetitions(repeated))
+    per_repetition = cal.load_records(args.out / "go-repetitions.jsonl")
+    if per_repetition:
+        print()
+        print(render_go_repetitions(per_repetition))
     return 0
 
 

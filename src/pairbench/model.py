@@ -58,6 +58,10 @@ PRIMARY_METRIC = "value"
 VALIDATION_METRIC = "validation"
 """On a ``bench`` validation sample (a warmup), the share of a full sample it is (1/8, 1/4, 1/2, 1);
 0 on every other sample. The analysis judges these samples (``analysis.validation``)."""
+REPETITION_METRIC = "repetition"
+"""On a sample of a harness invocation that repeated its benchmark (Go's ``-test.count``), the number
+of its repetition (from 1): the invocation's samples share its round (``pair``) and its execution,
+and the round's value of the side is their median (``analysis.comparison``)."""
 RESIDENT_METRIC = "resident_kib"
 """On a worker's validation sample, the worker's resident memory right after it (0: unreadable)."""
 CPU_METRIC = "cpu_ns"
@@ -246,6 +250,14 @@ class Samples:
                              self.metrics)
         return np.asarray(total, dtype=np.float64) / self.columns["iterations"]
 
+    def invocations(self) -> int:
+        """How many executions these samples came from: one each, but one per invocation whose
+        repetitions they are (``REPETITION_METRIC``: each invocation's first repetition among them)."""
+        if REPETITION_METRIC not in self.metrics or not len(self):
+            return len(self)
+        numbers = self.metrics[REPETITION_METRIC]
+        return int(np.count_nonzero(numbers == numbers.min()))
+
     def has_cpu_time(self) -> bool:
         """Whether these samples recorded any CPU time (an imported result may not have)."""
         return CPU_METRIC in self.metrics or bool(np.any(self.columns["user_ns"] + self.columns["sys_ns"] > 0))
@@ -362,8 +374,8 @@ class Run:
 
     @property
     def rounds(self) -> int:
-        """Measured rounds: the most measured samples of any series."""
-        return max((len(s.measured()) for _, _, s in self.all_series()), default=0)
+        """Measured rounds: the most of any series (``Samples.invocations`` of its measured samples)."""
+        return max((s.measured().invocations() for _, _, s in self.all_series()), default=0)
 
 
 def json_safe(value):

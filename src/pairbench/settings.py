@@ -42,6 +42,7 @@ DEFAULTS: dict[str, object] = {
     "fail_on": "never", "self_check": False, "json_path": None, "export_json": None, "sort": "auto", "time_unit": None,
     "quiet": False, "filter": None, "sample_time": None, "against": None, "harness": None, "jobs": 1,
     "shard": None, "suite_time": None, "balance": None, "metric": "auto", "fail_on_metric": (),
+    "repetitions": 8,  # bench, Go: the repetitions of a round's invocation (Workers.repetitions says why)
     "tuned_rounds": 30,  # no option: the tuning of the confidence sequence (analysis.criteria.T_OPT says why)
 }
 METRIC_CHOICES = ("auto", "wall", "cpu")
@@ -49,6 +50,8 @@ METRIC_CHOICES = ("auto", "wall", "cpu")
 whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``)."""
 LEGACY_METRIC = "wall"
 """What results stored before --metric existed (pairbench 0.2) were decided on."""
+LEGACY_REPETITIONS = 1
+"""The repetitions per invocation of results stored before --repetitions existed (pairbench 0.3)."""
 LEGACY_TUNED_ROUNDS = 200
 """The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
 the intervals they were decided with."""
@@ -150,6 +153,7 @@ HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
 MAX_JOBS = 64
+MAX_REPETITIONS = 1000
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,11 @@ class Workers:
     shard: tuple[int, int] | None = None  # --shard K/N: this invocation measures share K of N
     suite_time_ns: int | None = None  # --suite-time: the budget of the whole suite
     balance: str | None = None  # --balance RESULT: shards balanced by the measuring times in RESULT
+    repetitions: int = DEFAULTS["repetitions"]
+    """--repetitions: a Go benchmark's repetitions in each invocation of a round (``-test.count``; the
+    first a warmup, the round's value the median of the rest); harnesses that take no count run once.
+    A fresh Go process's one 10 ms repetition spread about 20% round to round under load, eight in one
+    process 2.5% (benchmarks/RESULTS.md, issue 24)."""
 
     def sample_time(self, harness: str) -> int:
         """The sample time: --sample-time, else the default of ``harness``'s kind."""
@@ -274,10 +283,13 @@ def _workers(given) -> Workers:
     jobs = _count("--jobs", given("jobs"), 1)
     if jobs > MAX_JOBS:
         raise UsageError(f"--jobs must be at most {MAX_JOBS}, got {jobs}")
+    repetitions = _count("--repetitions", given("repetitions"), 1)
+    if repetitions > MAX_REPETITIONS:
+        raise UsageError(f"--repetitions must be at most {MAX_REPETITIONS}, got {repetitions}")
     return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
                    against=_revision_or_none("--against", given("against")), harness=harness, jobs=jobs,
                    shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
-                   balance=_text_or_none("--balance", given("balance")))
+                   balance=_text_or_none("--balance", given("balance")), repetitions=repetitions)
 
 
 def parse_shard(value) -> tuple[int, int] | None:
@@ -350,6 +362,8 @@ def settings_from_stored(kind: str, commands: Sequence[str], names: Sequence[str
         options["max_time"] = _NO_LIMIT
     options.setdefault("tuned_rounds", LEGACY_TUNED_ROUNDS)
     options.setdefault("metric", LEGACY_METRIC)
+    if kind == "bench":
+        options.setdefault("repetitions", LEGACY_REPETITIONS)
     return parse_settings(kind, commands, {**options, "names": tuple(names)})
 
 

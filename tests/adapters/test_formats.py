@@ -174,3 +174,23 @@ def test_hyperfine_json_gives_each_command_with_its_runs_and_exit_codes():
 def test_hyperfine_json_without_times_is_refused_naming_what_is_needed():
     with pytest.raises(FormatError, match=r'has no "times": each run\'s time is needed'):
         hyperfine.parse_document({"results": [{"command": "x", "mean": 1.0}]}, "hf.json")
+
+
+def test_a_repeated_go_invocation_asks_for_its_count_and_reads_a_report_per_repetition():
+    adapter = gotest.GoTest(gomaxprocs=2)
+    invocation = adapter.repeated(Program(("x.test",), text="x.test"), "BenchmarkWork", 64, 3)
+    argv = invocation.command.argv
+    assert argv[argv.index("-test.count") + 1] == "3" and argv[argv.index("-test.benchtime") + 1] == "64x"
+    assert invocation.repetitions == 3
+    text = "".join(f"BenchmarkWork-2   64   {t} ns/op\nBenchmarkOther-2   64   9 ns/op\n" for t in (12, 10, 11))
+    reports = adapter.reports(invocation, text.encode())
+    assert [(r.name, r.iterations, r.total_ns) for r in reports] == [("BenchmarkWork", 64, 768.0),
+                                                                      ("BenchmarkWork", 64, 640.0),
+                                                                      ("BenchmarkWork", 64, 704.0)]
+
+
+def test_a_repeated_go_invocation_with_a_repetition_missing_is_refused():
+    adapter = gotest.GoTest(gomaxprocs=2)
+    invocation = adapter.repeated(Program(("x.test",), text="x.test"), "BenchmarkWork", 64, 3)
+    with pytest.raises(FormatError, match="2 result lines for 'BenchmarkWork', where -test.count 3 asked for 3"):
+        adapter.reports(invocation, b"BenchmarkWork-2   64   12 ns/op\nBenchmarkWork-2   64   10 ns/op\n")

@@ -77,3 +77,32 @@ def test_a_benchmark_that_panics_on_one_side_is_named_and_the_others_are_measure
     assert "BenchmarkPanic" in err and "exit code 2" in err and "the fixture is broken" in err
     document = json.loads(result.read_text())
     assert [c["verdict"] for c in document["comparisons"] if c["benchmark"]["name"] == "BenchmarkSame"] != []
+
+
+def test_a_round_runs_each_sides_go_process_once_with_its_repetitions_all_stored(gotest, tmp_path):
+    from pairbench.analysis import analyse
+    from pairbench.store.resultfile import read_result
+
+    result = tmp_path / "r.json"
+    code, out, err = invoke("bench", *QUICK, "--runs", "12", "--repetitions", "3", "-k", "Same", "--json",
+                            str(result), gotest.baseline, gotest.same)
+    assert code == 0, err
+    document = json.loads(result.read_text())
+    assert document["settings"]["workers"]["repetitions"] == 3
+    for series in document["series"]:
+        samples, repetition = series["samples"], series["metrics"]["repetition"]
+        rounds = [(p, r, w) for p, r, w in zip(samples["pair"], repetition, samples["warmup"], strict=True) if r]
+        # the pilot and validation ran once (no repetition number); each of the 12 rounds three times, the
+        # first a warmup (never paired), the two others sharing the round
+        assert [r for _, r, _ in rounds] == [1.0, 2.0, 3.0] * 12
+        assert [(p, w) for p, r, w in rounds if r == 1.0] == [(-1, 1)] * 12
+        assert sorted(p for p, r, _ in rounds if r > 1) == sorted(list(range(12)) * 2)
+    (comparison,) = document["comparisons"]
+    assert comparison["rounds"] == 12
+    # show recomputes the stored verdict from the stored repetitions
+    (again,) = analyse(read_result(result)).comparisons
+    assert again.rounds == 12 and again.verdict.verdict == comparison["verdict"]
+    stored = comparison["effect"]
+    assert (again.effect.low, again.effect.estimate, again.effect.high) == pytest.approx(
+        (stored["low"], stored["estimate"], stored["high"]))
+    assert "-test.count" in out or "repetition" in out

@@ -19,13 +19,16 @@ case "$*" in
   *-test.list*) printf 'BenchmarkGood\nBenchmarkBad\n'; exit 0 ;;
 esac
 n=1
+k=1
 while [ $# -gt 0 ]; do
-  case "$1" in -test.benchtime) n="${2%x}"; shift ;; -test.bench) pattern="$2"; shift ;; esac
+  case "$1" in
+    -test.benchtime) n="${2%x}"; shift ;; -test.bench) pattern="$2"; shift ;; -test.count) k="$2"; shift ;;
+  esac
   shift
 done
 echo "goos: linux"
 case "$pattern" in
-  *Good*) echo "BenchmarkGood-2   $n   $((1000 + $$ % 7)) ns/op" ;;
+  *Good*) i=0; while [ $i -lt "$k" ]; do echo "BenchmarkGood-2   $n   $((1000 + $$ % 7)) ns/op"; i=$((i + 1)); done ;;
 esac
 case "$pattern" in
   *Bad*) echo "BenchmarkBad-2   $n   fast ns/op" ;;
@@ -51,4 +54,7 @@ def test_output_the_adapter_cannot_read_names_the_benchmark_side_harness_and_lin
     assert "(go test -bench output)" in err and "on 'broken.test'" in err and f"{hostile} -test.run" in err
     document = json.loads(result.read_text())
     good = [s for s in document["series"] if document["benchmarks"][s["benchmark"]]["name"] == "BenchmarkGood"]
-    assert sum(1 for w in good[0]["samples"]["warmup"] if not w) == 12
+    # 12 rounds of one invocation each, its first repetition a warmup and the other 7 measured
+    numbers = [r for r, w in zip(good[0]["metrics"]["repetition"], good[0]["samples"]["warmup"], strict=True)
+               if not w]
+    assert numbers == [2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0] * 12

@@ -133,3 +133,18 @@ def test_pairbench_s_own_columns_are_not_units():
     # a worker's page faults and block, the validation share: what pairbench measured, not the harness
     own = {"minor_faults": (0, 3), "major_faults": (0, 1), "block": (1, 2), "validation": (0, 1), "cpu_ns": (5, 9)}
     assert analyse(go_suite({"BenchmarkA": own})).metric_tables == ()
+
+
+def test_a_rounds_repetitions_give_its_b_op_by_the_median_as_its_time_and_the_repetition_is_no_unit():
+    from pairbench.analysis.metrics import NOT_UNITS, paired_metric
+    from pairbench.model import PRIMARY_METRIC, REPETITION_METRIC, Sample, Samples
+
+    def side(bytes_per_rep):  # two rounds of three repetitions each, 10 iterations a repetition
+        rows = [Sample(wall_ns=1000, pair=p, iterations=10) for p in (0, 0, 0, 1, 1, 1)]
+        return Samples.from_rows(rows, {PRIMARY_METRIC: [1000] * 6, REPETITION_METRIC: [1, 2, 3] * 2,
+                                        "B/op": bytes_per_rep})
+
+    base, cand = paired_metric(side([160, 900, 170, 160, 160, 160]), side([240, 230, 9000, 240, 240, 240]),
+                               "B/op", per_op=True)
+    assert base.tolist() == [17.0, 16.0] and cand.tolist() == [24.0, 24.0]  # each round's median, per operation
+    assert REPETITION_METRIC in NOT_UNITS

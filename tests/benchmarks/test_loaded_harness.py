@@ -109,3 +109,21 @@ def test_information_per_second_of_repetitions_is_relative_to_one_per_invocation
     # medians of 4 have about (pi/2)/4 of one sample's variance (normal noise): noise 0.63x, cost 2.5x
     assert 0.5 < four["mad_wall"] / one["mad_wall"] < 0.75
     assert 0.8 < four["relative_wall"] < 1.6 and one["relative_wall"] == 1.0
+
+
+def test_go_repetitions_leave_the_first_repetition_out_of_the_medians_of_two_onward():
+    rng = np.random.default_rng(4)
+
+    def invocation(k: int, first_factor: float) -> dict:
+        reps = list(100.0 * np.exp(rng.normal(0.0, 0.001, k)))
+        reps[0] *= first_factor  # a cold first repetition, far off in one process and not in the other
+        return {"reps": reps, "wall": 0.1, "cpu": 0.05}
+
+    records = [{"condition": "busy1", "bench": "BenchmarkX", "round": r, "loadavg": 1.0,
+                "a/8": invocation(8, 1.0), "a2/8": invocation(8, 1.5 if r % 2 else 1.0),
+                "a/1": invocation(1, 1.0), "a2/1": invocation(1, 1.5 if r % 2 else 1.0)} for r in range(20)]
+    rows = {r["statistic"]: r for r in study.go_repetition_rows(records)}
+    assert rows["median of 1..1"]["mad"][0] > 0.1  # the cold repetition in every other round
+    assert rows["median of 2..8"]["mad"][0] < 0.005 and rows["median of 2..8"]["first_over_later"] == pytest.approx(
+        1.0, abs=0.01)
+    assert rows["median of 2..8"]["info"][0] > 1.0

@@ -176,3 +176,23 @@ def test_the_hyperfine_options_are_validated_once_here(options, problem):
 def test_no_shell_is_the_default_and_a_shell_may_be_given_by_path():
     assert parse().sampling.shell == "none" and parse(no_shell=True).sampling.shell == "none"
     assert parse(shell="/opt/bin/mysh -e").sampling.shell == "/opt/bin/mysh -e"
+
+
+def test_bench_repeats_a_go_benchmark_eight_times_a_round_unless_told_and_stores_it():
+    settings = parse("bench", ("a.test", "b.test"))
+    assert settings.workers.repetitions == DEFAULTS["repetitions"] == 8
+    told = parse("bench", ("a.test", "b.test"), repetitions="3")
+    back = settings_from_stored("bench", ("a.test", "b.test"), (), told.stored())
+    assert back.workers.repetitions == 3
+
+
+def test_a_bench_result_stored_before_repetitions_existed_reads_back_with_one():
+    stored = parse("bench", ("a.test", "b.test")).stored()
+    stored["workers"] = {k: v for k, v in stored["workers"].items() if k != "repetitions"}
+    assert settings_from_stored("bench", ("a.test", "b.test"), (), stored).workers.repetitions == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1001", "many"])
+def test_repetitions_outside_one_to_a_thousand_are_a_usage_error_naming_the_option(value):
+    with pytest.raises(UsageError, match="--repetitions"):
+        parse("bench", ("a.test", "b.test"), repetitions=value)

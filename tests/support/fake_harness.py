@@ -80,6 +80,7 @@ def go(mode, argv):
         return 0
     pattern = option(argv, "-test.bench")
     n = option(argv, "-test.benchtime", "1x").rstrip("x")
+    repetitions = int(option(argv, "-test.count", "1"))  # a line per repetition, as go test -count prints them
     for name in NAMES["go"]:
         if not re.search(pattern, name):
             continue
@@ -88,7 +89,8 @@ def go(mode, argv):
             value = {"ns_inf": "1e999", "ns_huge": "1e308", "negative": "-1234"}.get(mode, value)
             count = {"count_400": "9" * 400, "count_5000": "9" * 5000}.get(mode, count)
             extra = "\t1e999 MB/s" if mode == "mbs_inf" else ""
-        print(f"{name}-2\t{count}\t{value} ns/op{extra}")
+        for _ in range(repetitions):
+            print(f"{name}-2\t{count}\t{value} ns/op{extra}")
     print("PASS")
     return 0
 

@@ -46,7 +46,7 @@ from pairbench.analysis.records import (
 from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_use
 from pairbench.analysis.summary import guarded, refusal_note
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
-from pairbench.model import BenchmarkKey, Samples
+from pairbench.model import REPETITION_METRIC, BenchmarkKey, Samples
 from pairbench.notes import Note
 from pairbench.stats._order import smallest_n_for_median_interval
 from pairbench.stats.paired import log_ratios as _log_ratios
@@ -66,7 +66,28 @@ def paired_values(baseline: Samples, candidate: Samples, metric: str = "wall") -
     """One operation's values by ``metric`` (``model.metric_total``) in the rounds where both sides
     succeeded with a positive value, in round order."""
     b, c, b_index, c_index = _paired(baseline, candidate, metric)
-    return b.metric_values(metric)[b_index], c.metric_values(metric)[c_index]
+    return round_values(b, b_index, metric), round_values(c, c_index, metric)
+
+
+def round_values(samples: Samples, index: np.ndarray, metric: str = "wall") -> np.ndarray:
+    """One operation's value by ``metric`` in each round of a side, given the index of the round's
+    first sample: that sample's value, or, where an invocation repeated its benchmark (Go's
+    ``-test.count``: samples marked ``REPETITION_METRIC`` share their round), the median of the
+    round's repetitions. Both sides get the same rule, so A against A stays symmetric. O(n log n)."""
+    return per_round(samples, samples.metric_values(metric), index)
+
+
+def per_round(samples: Samples, values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``values`` (one per sample of ``samples``) in each round given by the index of its first sample:
+    that value, or the median of the round's repetitions where the invocation repeated (see
+    ``round_values``); a harness's own metrics (B/op) are taken per round by the same rule."""
+    if REPETITION_METRIC not in samples.metrics:
+        return values[index]
+    pairs = samples["pair"]
+    order = np.argsort(pairs, kind="stable")
+    ids, starts, counts = np.unique(pairs[order], return_index=True, return_counts=True)
+    medians = np.array([np.median(values[order[s:s + n]]) for s, n in zip(starts, counts, strict=True)])
+    return medians[np.searchsorted(ids, pairs[index])]
 
 
 def metric_of(pairing: Pairing, criteria: Criteria) -> tuple[str, CpuUse | None]:
@@ -93,14 +114,15 @@ def paired_blocks(baseline: Samples, candidate: Samples, metric: str = "wall") -
 
 
 def _paired(baseline: Samples, candidate: Samples, metric: str = "wall"):
-    """Both sides' measured samples and the indices of their rounds in common, in round order, where
-    both values by ``metric`` are positive (a CPU time below the clock's step reads 0, and has no
-    ratio: such a round is left out whichever side it was, so the rule is the same for both)."""
+    """Both sides' measured samples and the indices of their rounds in common (each round's first
+    sample), in round order, where both values by ``metric`` are positive (a CPU time below the
+    clock's step reads 0, and has no ratio: such a round is left out whichever side it was, so the
+    rule is the same for both)."""
     b, c = baseline.measured(), candidate.measured()
     common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
     keep = common >= 0
     b_index, c_index = b_index[keep], c_index[keep]
-    usable = (b.metric_values(metric)[b_index] > 0) & (c.metric_values(metric)[c_index] > 0)
+    usable = (round_values(b, b_index, metric) > 0) & (round_values(c, c_index, metric) > 0)
     return b, c, b_index[usable], c_index[usable]
 
 
@@ -329,6 +351,9 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     notes = [*notes, *([plan.note] if plan.note else [])]
     if blocks is not None and r.size:
         notes.append(Note("process-blocks", {"blocks": int(decided_on.size), "rounds": int(r.size)}))
+    repeated = repetitions_note(pairing.base)
+    if repeated is not None and r.size:
+        notes.append(repeated)
     secondary = secondary_statistics(base, cand, r, 1.0 - criteria.level_alpha, notes)
     lost = failed_rounds(pairing.base, pairing.cand)
     if lost:
@@ -342,6 +367,21 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
         rounds_needed=plan.needed, secondary=secondary, notes=tuple(_merged(notes)), metric=metric,
     )
     return comparison, figure
+
+
+def repetitions_note(samples: Samples) -> Note | None:
+    """The note that says what a round of invocations that repeated their benchmark was: how many
+    repetitions each process ran, and how many of them were warmups (None: they did not repeat)."""
+    if REPETITION_METRIC not in samples.metrics:
+        return None
+    ok = samples.select(samples["status"] == 0)
+    numbers = ok[REPETITION_METRIC]
+    repeated = numbers > 0  # the pilot's and validation's invocations ran once: no number
+    if not repeated.any():
+        return None
+    warm = numbers[repeated & (ok["warmup"] == 1)]
+    return Note("repeated-invocations", {"repetitions": int(numbers.max()),
+                                         "warmups": int(warm.max()) if warm.size else 0})
 
 
 # --------------------------------------------------------------------------- wall and CPU time

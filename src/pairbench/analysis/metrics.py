@@ -45,13 +45,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _sps
 
-from pairbench.analysis.comparison import effect_of, verdict_of
+from pairbench.analysis.comparison import effect_of, per_round, verdict_of
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
 from pairbench.model import (
     CPU_METRIC,
     PRIMARY_METRIC,
+    REPETITION_METRIC,
     RESIDENT_METRIC,
     VALIDATION_METRIC,
     Run,
@@ -59,10 +60,11 @@ from pairbench.model import (
 )
 from pairbench.verdict import Verdict
 
-NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, "block", "rounds",
-                       "minor_faults", "major_faults"})
-"""Metric columns pairbench keeps for itself (the time, the validation samples, the worker's block and
-its page faults, as rusage counts them; pytest-benchmark's rounds per invocation): never a table."""
+NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, REPETITION_METRIC, "block",
+                       "rounds", "minor_faults", "major_faults"})
+"""Metric columns pairbench keeps for itself (the time, the validation samples, a Go round's repetition
+number, the worker's block and its page faults, as rusage counts them; pytest-benchmark's rounds per
+invocation): never a table."""
 FIRST_UNITS = {"B/op": 0, "allocs/op": 1}
 """The units whose tables come first, as benchstat's do."""
 METHODS = ("ratio", "equal", "sign test")
@@ -173,14 +175,15 @@ def _compare(run: Run, b: int, base: int, c: int, column: str, unit: str) -> _Pe
 def paired_metric(baseline: Samples, candidate: Samples, column: str, *, per_op: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Both sides' value of ``column`` (per operation when ``per_op``) in the rounds both measured
-    successfully, in round order; a value of 0 is kept (it is a count, not a time)."""
+    successfully, in round order, a round's repetitions taken as the time's are (``per_round``); a
+    value of 0 is kept (it is a count, not a time)."""
     b, c = baseline.measured(), candidate.measured()
     common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
     keep = common >= 0
 
     def values(s: Samples, index: np.ndarray) -> np.ndarray:
         v = s.per_operation(column) if per_op else s[column].astype(np.float64)
-        return v[index[keep]]
+        return per_round(s, v, index[keep])
 
     return values(b, b_index), values(c, c_index)
 

@@ -52,13 +52,16 @@ class StoppingRule(Sink):
         # --metric auto: a comparison's metric is chosen from its first CHOICE_ROUNDS rounds (kept in _early)
         fixed = None if criteria.metric == "auto" else criteria.metric
         self._metric: dict[tuple[int, int], str | None] = {key: fixed for key in self.keys}
-        self._early: dict[tuple[int, int], list[tuple[int, Measured, Measured]]] = {key: [] for key in self.keys}
+        self._early: dict[tuple[int, int], list[tuple[int, list[Measured], list[Measured]]]] = {key: [] for key in self.keys}
         self.latest: dict[tuple[int, int], tuple[Verdict, Effect | None]] = {}
 
     def on_round(self, end: RoundEnd) -> None:
         if end.warmup:
             return
-        taken = {(m.benchmark, m.side): m for m in end.samples if m.sample.ok}
+        taken: dict[tuple[int, int], list[Measured]] = {}
+        for m in end.samples:  # an invocation that repeated its benchmark: a sample per repetition
+            if m.sample.ok:
+                taken.setdefault((m.benchmark, m.side), []).append(m)
         self._block_ended = self.block_rounds is not None and end.rounds % self.block_rounds == 0
         for key in self.keys:
             base, cand = taken.get((key[0], self.baseline)), taken.get(key)
@@ -75,14 +78,14 @@ class StoppingRule(Sink):
         """``--metric auto``: the metric of ``key``, from its first rounds (as ``comparison.metric_of``),
         and their values, now that they can be computed."""
         early = self._early.pop(key)
-        samples = [s.sample for _, base, cand in early for s in (base, cand)]
+        samples = [side[0].sample for _, base, cand in early for side in (base, cand)]  # repetitions share one
         use = cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
                       [s.involuntary_cs for s in samples], [s.voluntary_cs for s in samples])
         self._metric[key] = chosen_metric(use)
         for rounds, base, cand in early:
             self._add(key, rounds, base, cand)
 
-    def _add(self, key: tuple[int, int], rounds: int, base: Measured, cand: Measured) -> None:
+    def _add(self, key: tuple[int, int], rounds: int, base: list[Measured], cand: list[Measured]) -> None:
         """The log-ratio of round ``rounds`` (one of a block's when rounds come in blocks), kept."""
         b, c = self._value(key, base), self._value(key, cand)
         if not (b > 0 and c > 0):  # a time of 0 (a timer that did not advance) has no ratio: as the analysis
@@ -98,12 +101,13 @@ class StoppingRule(Sink):
         else:
             self._ratios[key].append(ratio)
 
-    def _value(self, key: tuple[int, int], measured: Measured) -> float:
-        """One operation's value of a sample by the comparison's metric, as ``Samples.metric_values``
-        gives it for stored samples (every benchmark measured is a time)."""
-        sample = measured.sample
-        total = metric_total(self._metric[key], sample.wall_ns, sample.user_ns, sample.sys_ns, measured.metrics)
-        return float(total) / sample.iterations
+    def _value(self, key: tuple[int, int], taken: list[Measured]) -> float:
+        """One operation's value of a side's sample in a round by the comparison's metric, as
+        ``comparison.round_values`` gives it for stored samples: the median of an invocation's
+        repetitions (every benchmark measured is a time)."""
+        values = [float(metric_total(self._metric[key], m.sample.wall_ns, m.sample.user_ns, m.sample.sys_ns,
+                                     m.metrics)) / m.sample.iterations for m in taken]
+        return values[0] if len(values) == 1 else float(np.median(values))
 
     def _sequence(self, key: tuple[int, int]):
         """The running confidence sequence of comparison ``key``, made at its first value."""

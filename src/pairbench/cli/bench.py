@@ -57,6 +57,10 @@ def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = Non
         click.option("--balance", metavar="RESULT",
                      help="With --shard: balance the shards by how long each benchmark took in RESULT (an "
                           "earlier result of the suite, merged or not)."),
+        click.option("--repetitions", metavar="N",
+                     help="Go test binaries: a round runs each side's process once, repeating the benchmark N "
+                          "times in it (-test.count N); the first repetition is a warmup and the round's value "
+                          "is the median of the others. Other harnesses run it once." + _shown("repetitions", "bench")),
         click.option("--suite-time", metavar="DURATION",
                      help="Time budget of the whole suite, shared among the benchmarks as it is spent "
                           "(--max-time still caps each)."),

@@ -147,7 +147,7 @@ def measure_builds(app: App, settings, boundary=None):
         close_progress(shown[-1] if shown else None)
 
 
-BENCH_ONLY = ("filter", "sample_time", "harness", "jobs", "shard", "balance", "suite_time")
+BENCH_ONLY = ("filter", "sample_time", "harness", "jobs", "shard", "balance", "suite_time", "repetitions")
 """Options for a bench target: a [confirm] command is one command, measured like compare's."""
 
 

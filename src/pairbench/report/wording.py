@@ -165,6 +165,14 @@ def _shift_unbounded(d: Mapping, unit: str) -> str:
             f"samples ({d['n']}) for intervals at {_level(d['level'])} each")
 
 
+def _warmup_repetitions(count: int) -> str:
+    """ "the first was a warmup in each process, and" (or the first N were, or none was)."""
+    if count <= 0:
+        return "no repetition was a warmup, and"
+    return ("the first was a warmup in each process, and" if count == 1
+            else f"the first {count} were warmups in each process, and")
+
+
 def _only_on(d: Mapping, what: str) -> str:
     names = ", ".join(d["names"]) + (f" and {d['count'] - len(d['names'])} more" if d["count"] > len(d["names"]) else "")
     return f"{d['count']} benchmark(s) {what} ({d['side']!r}) lists, so not compared: {names}"
@@ -411,6 +419,10 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"the verdict is drawn from {d['blocks']} blocks of rounds ({d['rounds']} rounds in all), each "
         "measured by freshly started workers, so that what differs between two processes of one program "
         "(memory layout, hash seeds) counts as noise, not as an effect of the code"),
+    "repeated-invocations": lambda d, u: (
+        f"a round ran each side's process once, repeating the benchmark {d['repetitions']} times in it "
+        f"(-test.count); {_warmup_repetitions(d['warmups'])} the round's value of a side is the median of the "
+        "others, so each pair of processes counts once"),
     "benchmark-failed": lambda d, u: f"the benchmark {d['benchmark']!r} failed: {d['why']}",
     "benchmark-duration": lambda d, u: (
         f"a sample lasts {format_value(d['median_ns'], 'ns')}, under 1000 steps of the "

@@ -250,7 +250,8 @@ class BenchSession:
                      for s, (side, program) in enumerate(zip(plan.sides, plan.programs, strict=True))]
             cpu = job_cpus(self.settings.workers.jobs)[job] if self.settings.workers.jobs > 1 else None
             lanes.append(HarnessLane(harness(self.harness).make_adapter(), sides, executor, output,
-                                     explicit_iterations=explicit, cpu=cpu))
+                                     explicit_iterations=explicit, cpu=cpu,
+                                     repetitions=self.settings.workers.repetitions))
 
     def _measure(self, plan: _Plan, lanes: list[Lane], listed: list[tuple[str, ...]], explicit: bool,
                  scratch: Path, origin: int, progress: ProgressFactory | None) -> Outcome:

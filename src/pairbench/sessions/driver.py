@@ -250,13 +250,15 @@ class SuiteDriver:
     def _validate(self, lane: Lane, sampler: Sampler, b: int, name: str, iterations: int | None) -> int:
         """Take each side's validation samples of benchmark ``b`` (at 1/8, 1/4, 1/2 and all of the
         sample, in seeded random order; the analysis judges them); return what a round costs here
-        (the sides' median cost at the full sample)."""
+        (the sides' median cost at the full sample, and the further repetitions of a round's invocation:
+        ``Lane.repetitions`` times the harness's own time of one)."""
         sides = range(len(self.skeleton.sides))
         sizes = ({k: (count, self.sample_time_ns) for k, count in zip(VALIDATION_SHARES, validation_counts(iterations),
                                                                         strict=True)}
                  if iterations is not None else {k: (None, self.sample_time_ns * k // 8) for k in VALIDATION_SHARES})
         order = np.random.default_rng(benchmark_seed(self.settings.sampling.seed, b, VALIDATION_ORDER))
         full: list[list[int]] = [[] for _ in sides]
+        loops: list[list[float]] = [[] for _ in sides]
         for _ in range(lane.validation_rounds if self._cost_ns < SLOW_SAMPLE_NS else 1):
             jobs = [(lane.target(side, name, b, *sizes[k], validation=True), side, {VALIDATION_METRIC: k / 8})
                     for side in sides for k in VALIDATION_SHARES]
@@ -264,7 +266,9 @@ class SuiteDriver:
                 self._check(measured)
                 if measured.metrics[VALIDATION_METRIC] == 1.0:
                     full[measured.side].append(measured.cost_ns)
-        return int(sum(float(np.median(costs)) for costs in full))
+                    loops[measured.side].append(measured.total)
+        more = (lane.repetitions - 1) * sum(float(np.median(loop)) for loop in loops)
+        return int(sum(float(np.median(costs)) for costs in full) + more)
 
     @property
     def _cost_ns(self) -> int:

@@ -24,6 +24,7 @@ the validation's samples of them, then runs the rounds of :meth:`Lane.rounds`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 from collections.abc import Sequence
@@ -41,6 +42,9 @@ from pairbench.measure.worker import Rotation, Worker, WorkerFailed, WorkerSpec,
 
 WORKER_VALIDATION_ROUNDS = 6  # samples per fraction and side: cheap in a live worker
 HARNESS_VALIDATION_ROUNDS = 3  # each is a process: 12 points per side fit a line
+REPETITION_WARMUPS = 1
+"""A fresh Go process's first repetitions stored as warmups, never paired: the first ran 1.2-1.4 times
+slower than the next ones in ``benchmarks/loaded.py --part go-repetitions`` (benchmarks/RESULTS.md)."""
 BLOCK_TIME_NS = 64_000_000
 """How long the measured rounds of one block of fresh worker processes last, about: with 1 ms
 samples, 32 rounds. Shorter blocks cost more process starts; longer ones give fewer blocks, the
@@ -83,6 +87,7 @@ class Lane(Protocol):
     explicit_iterations: bool  # a sample can be given an exact iteration count
     validation_rounds: int
     harness: str  # "pairbench", or the adapter's harness
+    repetitions: int  # samples of a benchmark one execution of a round's target yields (a warmup's among them)
     warms_up: bool  # whether --warmup rounds run before the measured ones
     cpu: int | None  # the CPU this job's samples run on (its thread is pinned there), or None
 
@@ -115,6 +120,7 @@ class WorkerLane:
     explicit_iterations = True
     validation_rounds = WORKER_VALIDATION_ROUNDS
     harness = "pairbench"
+    repetitions = 1
     warms_up = True  # --warmup rounds: a live worker's first samples pay for cold caches
 
     def __init__(self, specs: Sequence[WorkerSpec], sides: Sequence[str], seed: int = 0, *,
@@ -169,8 +175,12 @@ class HarnessLane:
     warms_up = False  # every invocation is a new process, and the harness warms itself up
 
     def __init__(self, adapter: Adapter, sides: Sequence[HarnessSide], executor: Executor, output: Path, *,
-                 explicit_iterations: bool, cpu: int | None = None):
+                 explicit_iterations: bool, cpu: int | None = None, repetitions: int = 1):
+        """``repetitions``: of a benchmark in each invocation of the rounds, where the adapter repeats
+        (``repeated``); the pilot's and validation's invocations run it once."""
         self.adapter, self.sides, self.executor, self.cpu = adapter, tuple(sides), executor, cpu
+        self.repetitions = repetitions if hasattr(adapter, "repeated") else 1
+        self.warmups = REPETITION_WARMUPS if self.repetitions > REPETITION_WARMUPS else 0
         spawner = getattr(executor, "spawner_pid", None)
         if cpu is not None and spawner is not None:  # in process, the job's pinned thread starts them
             pin(spawner, cpu)
@@ -188,7 +198,9 @@ class HarnessLane:
 
     def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
                rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
-        targets = tuple(self.target(side, name, b, iterations, sample_time_ns) for side in range(len(self.sides)))
+        targets = tuple(dataclasses.replace(self.target(side, name, b, iterations, sample_time_ns),
+                                            repetitions=self.repetitions, warmups=self.warmups)
+                        for side in range(len(self.sides)))
         return targets, (), None
 
     def close(self) -> None:

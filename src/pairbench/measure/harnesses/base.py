@@ -125,12 +125,14 @@ class Discovery:
 @dataclass(frozen=True)
 class Invocation:
     """One run of one benchmark: the command, the file the harness writes its report to (None: the
-    report is in its standard output), and what it was asked for."""
+    report is in its standard output), and what it was asked for: ``repetitions`` of the benchmark in
+    its one process, each reported apart (only adapters with a ``repeated`` method repeat)."""
 
     command: Command
     benchmark: str
     iterations: int | None
     result_path: Path | None = None
+    repetitions: int = 1
 
 
 @dataclass(frozen=True)

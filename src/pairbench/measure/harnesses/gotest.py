@@ -6,7 +6,8 @@ sub-benchmark (``b.Run``) as well, since only running a benchmark reveals them.
 An invocation runs one benchmark (``-test.bench``, each level of its name
 anchored and quoted, as the testing package splits the pattern on ``/``) for
 exactly N iterations (``-test.benchtime Nx``) with ``-test.benchmem`` and no
-tests (``-test.run ^$``). GOMAXPROCS is fixed with ``-test.cpu`` to what it
+tests (``-test.run ^$``), repeated ``-test.count`` times (``bench``'s rounds:
+``--repetitions``; once for the pilot and validation). GOMAXPROCS is fixed with ``-test.cpu`` to what it
 would be anyway (``$GOMAXPROCS``, else the CPUs pairbench may use), so the
 ``-P`` suffix the testing package adds to every name is known and removed.
 
@@ -128,25 +129,40 @@ class GoTest:
         """What the testing package appends to every name: "-P" for GOMAXPROCS P > 1."""
         return f"-{self.gomaxprocs}" if self.gomaxprocs > 1 else ""
 
-    def _options(self, bench: str, iterations: int) -> tuple[str, ...]:
+    def _options(self, bench: str, iterations: int, repetitions: int = 1) -> tuple[str, ...]:
         return ("-test.run", "^$", "-test.bench", bench, "-test.benchtime", f"{iterations}x", "-test.benchmem",
-                "-test.count", "1", "-test.cpu", str(self.gomaxprocs))
+                "-test.count", str(repetitions), "-test.cpu", str(self.gomaxprocs))
 
     def invocation(self, program: Program, name: str, iterations: int | None, sample_time_ns: int,
                    scratch: Path) -> Invocation:
         """One run of ``name`` at exactly ``iterations`` (the testing package always takes a count)."""
+        return self.repeated(program, name, iterations, 1)
+
+    def repeated(self, program: Program, name: str, iterations: int | None, repetitions: int) -> Invocation:
+        """One run of ``name`` at exactly ``iterations``, repeated ``repetitions`` times in its one
+        process (``-test.count``): a line each, read by :meth:`reports`."""
         count = iterations or 1
-        return Invocation(program.command(*self._options(pattern_for(name), count)), name, count, None)
+        return Invocation(program.command(*self._options(pattern_for(name), count, repetitions)), name, count,
+                          None, repetitions)
 
     def read(self, invocation: Invocation, output: bytes) -> Report:
         """The benchmark's line in the invocation's output (``NoResult`` if it printed none)."""
+        return self.reports(invocation, output)[-1]
+
+    def reports(self, invocation: Invocation, output: bytes) -> tuple[Report, ...]:
+        """The benchmark's lines in the invocation's output, one per repetition, in order: exactly
+        ``invocation.repetitions`` of them (``NoResult`` if it printed none, ``FormatError`` if
+        another number: a repetition not read could not be told apart from one left out)."""
         source = invocation.command.text
-        found = [r for r in parse_text(output.decode("utf-8", "replace"), source, self.suffix).results
-                 if r.name == invocation.benchmark]
+        found = tuple(r for r in parse_text(output.decode("utf-8", "replace"), source, self.suffix).results
+                      if r.name == invocation.benchmark)
         if not found:
             raise NoResult(NAME, source, f"no result line for {invocation.benchmark!r} (the -test.bench "
                            "pattern matched none)")
-        return found[-1]
+        if invocation.repetitions > 1 and len(found) != invocation.repetitions:
+            raise FormatError(NAME, source, f"{len(found)} result lines for {invocation.benchmark!r}, where "
+                              f"-test.count {invocation.repetitions} asked for {invocation.repetitions}")
+        return found
 
 
 @dataclass(frozen=True)

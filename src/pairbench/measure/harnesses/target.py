@@ -8,6 +8,14 @@ the metric ``value``, the time the harness measured around its loop over all
 of them, which is what the analysis compares. ``wall_ns`` keeps the
 invocation's own wall time, so the overhead of a sample stays visible.
 
+An invocation of an adapter that repeats (Go's ``-test.count``; ``repeated``)
+yields a row per repetition, each marked with its number (the metric
+``repetition``, from 1) and all sharing the invocation's execution (its wall
+time and rusage: one process's); the first ``warmups`` of them are stored as
+warmups and never paired (a fresh process's first repetition pays for its cold
+start). The analysis takes the median of a side's repetitions in a round
+(``analysis.comparison``).
+
 The invocation's standard output and error go to a file of the job's executor
 (:class:`OutputFile`), read after each invocation for the report (Go prints
 it) or, when the invocation failed, for the last lines to show.
@@ -16,6 +24,7 @@ it) or, when the invocation failed, for the last lines to show.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +47,7 @@ from pairbench.measure.harnesses.base import (
     tail_text,
 )
 from pairbench.measure.targets import Row
-from pairbench.model import PRIMARY_METRIC
+from pairbench.model import PRIMARY_METRIC, REPETITION_METRIC
 
 
 class OutputFile:
@@ -75,6 +84,8 @@ class HarnessTarget:
     sample_time_ns: int
     scratch: Path
     output: OutputFile
+    repetitions: int = 1
+    warmups: int = 0
 
     @property
     def name(self) -> str:
@@ -82,11 +93,13 @@ class HarnessTarget:
         return f"benchmark {self.benchmark_name!r} on {self.side!r} ({words(self.adapter.name)})"
 
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
-        """One invocation, one row; a failure (exit, signal, timeout, no result, an unreadable report,
+        """One invocation, one row (a row per repetition where it repeats); a failure (exit, signal, timeout, no result, an unreadable report,
         the harness's own error) is the row's status, said in ``detail``."""
         try:
-            invocation = self.adapter.invocation(self.program, self.benchmark_name, self.iterations,
-                                                 self.sample_time_ns, self.scratch)
+            invocation = (self.adapter.repeated(self.program, self.benchmark_name, self.iterations,
+                                                self.repetitions) if self.repetitions > 1 else
+                          self.adapter.invocation(self.program, self.benchmark_name, self.iterations,
+                                                  self.sample_time_ns, self.scratch))
         except OSError as exc:  # what an earlier invocation left where the report goes cannot be removed
             return (self._failed(Execution(wall_ns=1, start_ns=executor.now_ns()), STATUS_UNREADABLE,
                                  f"its report's place could not be cleared: {exc}"),)
@@ -98,15 +111,28 @@ class HarnessTarget:
             return (self._failed(execution, execution.status, f"it {_ended(execution.status)}"
                                  + (f"; its output ended with: {tail}" if tail else "")),)
         try:
-            report = self.adapter.read(invocation, output)
+            reports = (self.adapter.reports(invocation, output) if invocation.repetitions > 1
+                       else (self.adapter.read(invocation, output),))
         except NoResult as exc:
             return (self._failed(execution, STATUS_NO_RESULT, f"no result: {exc}; was the benchmark renamed "
                                  "or removed?"),)
         except FormatError as exc:
             return (self._failed(execution, STATUS_UNREADABLE, f"its report could not be read: {exc}"),)
-        if report.error:
-            return (self._failed(execution, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {report.error}"),)
-        return (self.row(execution, report),)
+        failed = next((r.error for r in reports if r.error), "")
+        if failed:
+            return (self._failed(execution, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {failed}"),)
+        if len(reports) == 1:
+            return (self.row(execution, reports[0]),)
+        return tuple(self.repetition_row(execution, report, number) for number, report in enumerate(reports, 1))
+
+    def repetition_row(self, execution: Execution, report: Report, number: int) -> Row:
+        """The row of repetition ``number`` (from 1) of an invocation: marked with its number, and a
+        warmup (never paired) among the first ``warmups``."""
+        row = self.row(execution, report)
+        if row.execution.status != 0:
+            return row
+        return dataclasses.replace(row, metrics={**row.metrics, REPETITION_METRIC: float(number)},
+                                   priming=number <= self.warmups)
 
     def row(self, execution: Execution, report: Report) -> Row:
         """The row of a report: the harness's iterations and time (``value``), its metrics. A time of 0
