@@ -113,15 +113,21 @@ def paired_blocks(baseline: Samples, candidate: Samples, metric: str = "wall") -
     return b[BLOCK_METRIC][b_index]
 
 
+def common_rounds(baseline: Samples, candidate: Samples) -> tuple[Samples, Samples, np.ndarray, np.ndarray]:
+    """Both sides' measured samples and the indices of the rounds both measured (each round's first
+    sample), in round order."""
+    b, c = baseline.measured(), candidate.measured()
+    common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
+    keep = common >= 0
+    return b, c, b_index[keep], c_index[keep]
+
+
 def _paired(baseline: Samples, candidate: Samples, metric: str = "wall"):
     """Both sides' measured samples and the indices of their rounds in common (each round's first
     sample), in round order, where both values by ``metric`` are positive (a CPU time below the
     clock's step reads 0, and has no ratio: such a round is left out whichever side it was, so the
     rule is the same for both)."""
-    b, c = baseline.measured(), candidate.measured()
-    common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
-    keep = common >= 0
-    b_index, c_index = b_index[keep], c_index[keep]
+    b, c, b_index, c_index = common_rounds(baseline, candidate)
     usable = (round_values(b, b_index, metric) > 0) & (round_values(c, c_index, metric) > 0)
     return b, c, b_index[usable], c_index[usable]
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _sps
 
-from pairbench.analysis.comparison import effect_of, per_round, verdict_of
+from pairbench.analysis.comparison import common_rounds, effect_of, per_round, verdict_of
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
@@ -177,13 +177,11 @@ def paired_metric(baseline: Samples, candidate: Samples, column: str, *, per_op:
     """Both sides' value of ``column`` (per operation when ``per_op``) in the rounds both measured
     successfully, in round order, a round's repetitions taken as the time's are (``per_round``); a
     value of 0 is kept (it is a count, not a time)."""
-    b, c = baseline.measured(), candidate.measured()
-    common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
-    keep = common >= 0
+    b, c, b_index, c_index = common_rounds(baseline, candidate)
 
     def values(s: Samples, index: np.ndarray) -> np.ndarray:
         v = s.per_operation(column) if per_op else s[column].astype(np.float64)
-        return per_round(s, v, index[keep])
+        return per_round(s, v, index)
 
     return values(b, b_index), values(c, c_index)
 
