@@ -145,11 +145,74 @@ def test_the_fit_is_each_segments_mean_or_line():
     assert np.allclose(fit, y) and stats.slope(np.arange(6.0) * 3 + 1) == pytest.approx(3.0)
 
 
-def test_a_step_is_moved_to_where_the_ar1_fit_is_best():
-    """A clean step at 40 under small AR(1) noise, given two commits late: the generalised least
-    squares fit puts it back; with phi 0 nothing is moved."""
+def test_a_clear_step_is_put_on_its_commit_not_beside_it():
+    """A clean step at 40 under small AR(1) noise (20 SDs), given two commits late: it is put back
+    on 40. The three likeliest places are then 39-41 as much as 40-42 (the neighbours' likelihood
+    is nil): without the weight of the exact place the window's tie goes to the given side."""
     rng = np.random.default_rng(13)
     y = _ar1(rng, 80, 0.5, 0.05) + np.where(np.arange(80) >= 40, 1.0, 0.0)
     late = stats.Segmentation((42,), (False, False))
-    assert stats.refined(y, late, 0.5).breaks == (40,)
-    assert stats.refined(y, late, 0.0) == late
+    assert stats.refined(y, late, stats.SerialNoise(0.05, 0.5)).breaks == (40,)
+    assert stats.refined(y, late, stats.SerialNoise(0.05, 0.5), exact=0.0).breaks == (41,)
+
+
+def _reference_loglik(y: np.ndarray, q: int, lines: tuple[bool, bool], noise) -> float:
+    """The profile log-likelihood of a step at ``q`` under Gaussian AR(1) noise, from its full
+    covariance matrix sd^2 phi^|i - j| (generalised least squares with the inverse covariance, not
+    the whitening filter ``refined`` uses), up to a constant that does not depend on ``q``."""
+    n = y.size
+    i = np.arange(n)
+    inverse = np.linalg.inv(noise.sd ** 2 * noise.phi ** np.abs(i[:, None] - i[None, :]))
+    before = (i < q).astype(float)
+    columns = [before, 1.0 - before] + [(i - (n - 1) / 2) * part for part, line in zip((before, 1.0 - before), lines,
+                                                                                       strict=True) if line]
+    x = np.column_stack(columns)
+    r = y - x @ np.linalg.solve(x.T @ inverse @ x, x.T @ inverse @ y)
+    return float(-0.5 * r @ inverse @ r)
+
+
+def _reference_window_place(y, b, lines, noise, exact, reach=3, min_size=3):
+    """The place within ``reach`` of ``b`` with the most likelihood summed over itself and its two
+    neighbours, plus ``exact`` times its own (ties to the nearest ``b``), by enumeration with the
+    full-covariance likelihood."""
+    places = [q for q in range(b - reach - 1, b + reach + 2) if q >= min_size and y.size - q >= min_size]
+    loglik = {q: _reference_loglik(y, q, lines, noise) for q in places}
+    top = max(loglik.values())
+    mass = {q: np.exp(v - top) for q, v in loglik.items()}
+    centres = [q for q in places if abs(q - b) <= reach]
+    return min(centres, key=lambda q: (-sum(mass.get(q + d, 0.0) for d in (-1, 0, 1)) - exact * mass[q], abs(q - b)))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_step_goes_to_the_centre_of_its_likeliest_three_places_by_exact_enumeration(seed):
+    rng = np.random.default_rng(100 + seed)
+    n, phi, sd = int(rng.integers(14, 50)), float(rng.choice([0.0, 0.3, 0.5, 0.8])), float(rng.uniform(0.5, 2))
+    tau = int(rng.integers(5, n - 5))
+    lines = (bool(rng.integers(2)), bool(rng.integers(2)))
+    y = _ar1(rng, n, phi, sd) + np.where(np.arange(n) >= tau, float(rng.uniform(1, 4)) * sd, 0.0)
+    y += np.where(np.arange(n) < tau, 0.05, -0.03) * np.arange(n) * np.array(lines)[(np.arange(n) >= tau).astype(int)]
+    b = int(np.clip(tau + rng.integers(-3, 4), 3, n - 3))
+    noise, exact = stats.SerialNoise(sd, phi), float(rng.choice([0.0, 0.2, 1.0]))
+    found = stats.refined(y, stats.Segmentation((b,), (lines[0], lines[1])), noise, exact=exact)
+    assert found.breaks == (_reference_window_place(y, b, lines, noise, exact),)
+    assert found.sloped == lines
+
+
+def test_a_step_whose_likeliest_place_is_two_commits_off_is_placed_within_one():
+    """AR(1) noise of phi 0.5 and SD 1, a step of 3 SDs at 30 of 60 (seed 25 of the 400 searched):
+    the single likeliest place (maximum likelihood, phi and SD known) is 32, but the likelihood is
+    flat over 30-32 and the three likeliest consecutive places are centred on 31."""
+    rng = np.random.default_rng(25)
+    y = _ar1(rng, 60, 0.5, 1.0) + np.where(np.arange(60) >= 30, 3.0, 0.0)
+    noise = stats.SerialNoise(1.0, 0.5)
+    likeliest = max(range(26, 35), key=lambda q: _reference_loglik(y, q, (False, False), noise))
+    assert likeliest == 32
+    assert stats.refined(y, stats.Segmentation((30,), (False, False)), noise).breaks == (31,)
+    assert stats.refined(y, stats.Segmentation((32,), (False, False)), noise).breaks == (31,)
+
+
+def test_without_noise_a_step_goes_to_its_single_best_place():
+    y = np.where(np.arange(80) >= 40, 1.0, 0.0)
+    late = stats.Segmentation((42,), (False, False))
+    assert stats.refined(y, late, stats.SerialNoise(0.0, 0.0)).breaks == (40,)
+    assert stats.refined(y, stats.Segmentation((), (False,)), stats.SerialNoise(1.0, 0.5)).breaks == ()
