@@ -11,7 +11,8 @@ Every detector sees the same seeded histories (log values for pairbench, times f
 * **null**: no step; every step found is false (per 1,000 commits, and the share of histories
   with one); every drift found is false;
 * **step**: one step of 3 noise SDs at a uniform place in [0.2 n, 0.8 n]; "found" is a step
-  within 1 commit of it (within 2 in brackets), "others" the steps found elsewhere per 1,000 commits;
+  within 1 commit of it (within 2, and on its commit, in brackets), "others" the steps found elsewhere
+  per 1,000 commits;
 * **drift**: the log values rise linearly by 5% or 10% over the history; "one step" is the share
   reported as exactly one step and no drift (the error the goal forbids), "drift" the share
   reported as a drift (pairbench only), "steps" the mean number of steps.
@@ -21,8 +22,9 @@ SD from consecutive differences, independent noise, PELT at 4 ln n), and with ``
 the peers of ``history_peers.py`` run by that Python (asv, E-divisive means, Otava), on at most
 ``--peer-histories`` histories per cell (E-divisive's permutation test takes seconds a history).
 ``--calibrate`` runs pairbench alone over a grid of penalties (``--factors``, ``--smalls``,
-``--drift-costs``) on the cells chosen (``--scenarios``, ``--noises``), which is how
-``PENALTY_FACTOR``, ``SMALL_HISTORY`` and ``DRIFT_COST`` were chosen.
+``--drift-costs``) and weights of a step's exact place (``--exacts``) on the cells chosen
+(``--scenarios``, ``--noises``), which is how ``PENALTY_FACTOR``, ``SMALL_HISTORY``,
+``DRIFT_COST`` and ``EXACT`` were chosen.
 
 Seeded; times nothing, so it runs without the shared lock, niced:
     nice -n 10 .venv/bin/python benchmarks/history_steps.py --seed 2041 --peers /tmp/history-peers/bin/python
@@ -35,6 +37,7 @@ Seeded; times nothing, so it runs without the shared lock, niced:
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import subprocess
@@ -49,7 +52,14 @@ from scipy.signal import lfilter
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from changepoints import draw, real_noise  # noqa: E402
 from pairbench import stats  # noqa: E402
-from pairbench.analysis.history import DRIFT_COST, PENALTY_FACTOR, SMALL_HISTORY, clipped, detect  # noqa: E402
+from pairbench.analysis.history import (  # noqa: E402
+    DRIFT_COST,
+    EXACT,
+    PENALTY_FACTOR,
+    SMALL_HISTORY,
+    clipped,
+    detect,
+)
 
 MODEL_NOISES = ("iid", "ar", "t3", "ar-t3")
 REAL_NOISES = ("quiet", "quiet-blocks")
@@ -142,8 +152,8 @@ def count_for(cell: Cell, scale: float) -> int:
 
 
 def pairbench(y: np.ndarray, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-              drift_cost: float = DRIFT_COST):
-    found = detect(y, factor=factor, small=small, drift_cost=drift_cost)
+              drift_cost: float = DRIFT_COST, exact: float = EXACT):
+    found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact)
     return list(found.breaks), sum(found.segmentation.sloped)
 
 
@@ -189,8 +199,10 @@ def score(cell: Cell, method: str) -> dict:
     if cell.scenario == "step":
         hit1 = [any(abs(b - t) <= 1 for b in bs) for (bs, _), t in zip(found, truth, strict=True)]
         hit2 = [any(abs(b - t) <= 2 for b in bs) for (bs, _), t in zip(found, truth, strict=True)]
+        hit0 = [t in bs for (bs, _), t in zip(found, truth, strict=True)]
         others = sum(sum(abs(b - t) > 2 for b in bs) for (bs, _), t in zip(found, truth, strict=True))
         return {"histories": len(found), "found_1": float(np.mean(hit1)), "found_2": float(np.mean(hit2)),
+                "found_0": float(np.mean(hit0)),
                 "others_per_1000": 1000.0 * others / commits}
     return {"histories": len(found), "one_step": float(np.mean([len(b) == 1 and not d for b, d in found])),
             "drift": float(np.mean([d > 0 for _, d in found])), "steps": float(np.mean([len(b) for b, _ in found]))}
@@ -200,7 +212,7 @@ def tables(cell_list: list[Cell], methods: list[str]) -> str:
     out = []
     for scenario, head, fmt in (
             ("null", "false steps / 1000 commits (histories with one)", _null),
-            ("step", "3-SD step found within 1 commit (within 2); other steps / 1000 commits", _step),
+            ("step", "3-SD step found within 1 commit (within 2; on it); other steps / 1000 commits", _step),
             ("drift", "reported as one step (as a drift; mean steps)", _drift)):
         chosen = [c for c in cell_list if c.scenario == scenario]
         if not chosen:
@@ -220,7 +232,8 @@ def _null(s: dict) -> str:
 
 
 def _step(s: dict) -> str:
-    return f"{s['found_1']:.3f} ({s['found_2']:.3f}); {s['others_per_1000']:.2f} [{s['histories']}]"
+    return (f"{s['found_1']:.3f} ({s['found_2']:.3f}; {s['found_0']:.3f}); {s['others_per_1000']:.2f} "
+            f"[{s['histories']}]")
 
 
 def _drift(s: dict) -> str:
@@ -230,27 +243,26 @@ def _drift(s: dict) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def calibrate(cell_list: list[Cell], factors, smalls, drift_costs) -> str:
-    """One row per penalty: null cells' false steps (and drifts) per 1,000 commits, step cells'
-    share found within one commit, drift cells' share reported as one step."""
-    lines = ["| factor | small | drift cost | " + " | ".join(c.label for c in cell_list) + " |",
-             "|---|---|---|" + "---|" * len(cell_list)]
-    for factor in factors:
-        for small in smalls:
-            for drift_cost in drift_costs:
-                row = []
-                for c in cell_list:
-                    c.found["pb"] = [pairbench(y, factor, small, drift_cost) for y in c.series]
-                    row.append(_calibration_cell(c.scenario, score(c, "pb")))
-                lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | " + " | ".join(row) + " |")
-                print(lines[-1], flush=True)
+def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts) -> str:
+    """One row per penalty (and weight of a step's exact place): null cells' false steps (and
+    drifts) per 1,000 commits, step cells' share found within one commit (within two; on it),
+    drift cells' share reported as one step."""
+    lines = ["| factor | small | drift cost | exact | " + " | ".join(c.label for c in cell_list) + " |",
+             "|---|---|---|---|" + "---|" * len(cell_list)]
+    for factor, small, drift_cost, exact in itertools.product(factors, smalls, drift_costs, exacts):
+        row = []
+        for c in cell_list:
+            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact) for y in c.series]
+            row.append(_calibration_cell(c.scenario, score(c, "pb")))
+        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | " + " | ".join(row) + " |")
+        print(lines[-1], flush=True)
     return "\n".join(lines)
 
 
 def _calibration_cell(scenario: str, s: dict) -> str:
     if scenario == "null":
         return f"{s['per_1000']:.2f} ({s['drifts_per_1000']:.2f})"
-    return f"{s['found_1']:.3f}" if scenario == "step" else f"{s['one_step']:.3f}"
+    return f"{s['found_1']:.3f} ({s['found_2']:.3f}; {s['found_0']:.3f})" if scenario == "step" else f"{s['one_step']:.3f}"
 
 
 def main(argv=None) -> int:
@@ -265,6 +277,7 @@ def main(argv=None) -> int:
     parser.add_argument("--factors", type=lambda s: [float(v) for v in s.split(",")], default=[PENALTY_FACTOR])
     parser.add_argument("--smalls", type=lambda s: [float(v) for v in s.split(",")], default=[SMALL_HISTORY])
     parser.add_argument("--drift-costs", type=lambda s: [float(v) for v in s.split(",")], default=[DRIFT_COST])
+    parser.add_argument("--exacts", type=lambda s: [float(v) for v in s.split(",")], default=[EXACT])
     parser.add_argument("--scenarios", default="null,step,drift", help="with --calibrate: which to run")
     parser.add_argument("--noises", default=",".join(MODEL_NOISES + REAL_NOISES), help="with --calibrate")
     parser.add_argument("--json", type=Path, default=None)
@@ -278,7 +291,7 @@ def main(argv=None) -> int:
     print(f"{len(cell_list)} cells, {sum(len(c.series) for c in cell_list)} histories; seed {args.seed}", flush=True)
     if args.calibrate:
         chosen = [c for c in cell_list if c.scenario in args.scenarios.split(",") and c.noise in args.noises.split(",")]
-        print(calibrate(chosen, args.factors, args.smalls, args.drift_costs))
+        print(calibrate(chosen, args.factors, args.smalls, args.drift_costs, args.exacts))
         return 0
     started = time.time()
     for c in cell_list:

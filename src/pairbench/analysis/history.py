@@ -264,10 +264,10 @@ def penalty(n: int, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY
 
 
 def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-           drifts: bool = True, drift_cost: float = DRIFT_COST) -> Detection:
+           drifts: bool = True, drift_cost: float = DRIFT_COST, exact: float = EXACT) -> Detection:
     """The segmentation of ``y`` and its noise (module docstring); none below 2 segments' length.
-    ``factor``, ``small``, ``drifts`` and ``drift_cost`` are for the simulation that chose the
-    defaults."""
+    ``factor``, ``small``, ``drifts``, ``drift_cost`` and ``exact`` are for the simulation that
+    chose the defaults."""
     n = y.size
     if n < 2 * MIN_SEGMENT:
         return Detection(stats.Segmentation((), (False,)), None)
@@ -280,7 +280,7 @@ def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMAL
     x = sd * clipped((y - np.median(y)) / sd)
     segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
                                  drift_cost if drifts else None)
-    return Detection(stats.refined(x, segmentation, noise, REACH, MIN_SEGMENT, EXACT), noise)
+    return Detection(stats.refined(x, segmentation, noise, REACH, MIN_SEGMENT, exact), noise)
 
 
 def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None):
