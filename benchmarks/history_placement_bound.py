@@ -32,6 +32,7 @@ from scipy.signal import lfilter
 
 PHI = 0.5
 STEP_SDS = 3.0
+EXACT = 0.2  # analysis.history.EXACT
 
 
 def histories(n: int, count: int, phi: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -52,12 +53,13 @@ def whitened(r: np.ndarray, phi: float) -> np.ndarray:
     return out
 
 
-def oracle(y: np.ndarray, phi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def oracle(y: np.ndarray, phi: float) -> tuple[np.ndarray, ...]:
     """For each history: the Bayes place (most posterior mass within 1 commit), and the maximum-
     likelihood place (the posterior's mode), both knowing all but the place; and the maximum-
     likelihood place knowing phi but not the levels (generalised least squares, as
     ``stats.changepoint.refined`` fits, over the whole history), and the place with the most of that
-    profile likelihood within 1 commit (the noise's SD known too)."""
+    profile likelihood within 1 commit (the noise's SD known too), and that plus ``EXACT`` times
+    the place's own (what ``changepoint.refined`` does, with phi and the SD estimated)."""
     count, n = y.shape
     candidates = np.arange(int(0.2 * n), int(0.8 * n) + 1)
     loglik = np.empty((count, candidates.size))
@@ -73,15 +75,17 @@ def oracle(y: np.ndarray, phi: float) -> tuple[np.ndarray, np.ndarray, np.ndarra
         rss[:, j] = np.einsum("ij,ij->i", r, r)
     profile = -0.5 * rss / (1.0 - phi * phi)  # the likelihood with the levels at their best fit
     return (candidates[_window(loglik).argmax(axis=1)], candidates[loglik.argmax(axis=1)],
-            candidates[rss.argmin(axis=1)], candidates[_window(profile).argmax(axis=1)])
+            candidates[rss.argmin(axis=1)], candidates[_window(profile).argmax(axis=1)],
+            candidates[_window(profile, EXACT).argmax(axis=1)])
 
 
-def _window(loglik: np.ndarray) -> np.ndarray:
-    """Each candidate's likelihood mass with its two neighbours (normalised per history)."""
+def _window(loglik: np.ndarray, exact: float = 0.0) -> np.ndarray:
+    """Each candidate's likelihood mass with its two neighbours (normalised per history), plus
+    ``exact`` times its own."""
     mass = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     mass /= mass.sum(axis=1, keepdims=True)
     padded = np.pad(mass, ((0, 0), (1, 1)))
-    return padded[:, :-2] + padded[:, 1:-1] + padded[:, 2:]
+    return padded[:, :-2] + (1.0 + exact) * padded[:, 1:-1] + padded[:, 2:]
 
 
 def interval(k: int, n: int) -> tuple[float, float]:
@@ -99,24 +103,31 @@ def main(argv=None) -> int:
     p.add_argument("--histories", type=int, default=20_000)
     args = p.parse_args(argv)
     print("| noise | commits | histories | Bayes oracle within 1 [95%] | maximum likelihood, all known | "
-          "maximum likelihood, phi known, levels fitted | most profile likelihood within 1, levels fitted |")
-    print("|---|---|---|---|---|---|---|")
+          "maximum likelihood, phi known, levels fitted (on it) | most profile likelihood within 1, levels fitted "
+          f"(on it) | the same plus {EXACT:g} of its own (on it) |")
+    print("|---|---|---|---|---|---|---|---|")
     for phi, name in ((PHI, "AR(1) phi 0.5"), (0.0, "independent")):
         for n in (int(v) for v in args.lengths.split(",")):
             rng = np.random.default_rng([args.seed, n, int(100 * phi)])
             count = args.histories if n <= 300 else args.histories // 4
-            hits_bayes = hits_ml = hits_gls = hits_window = 0
+            hits_bayes = hits_ml = hits_gls = hits_window = hits_exact = 0
+            on_gls = on_window = on_exact = 0
             for start in range(0, count, 1000):  # in blocks: bounded memory at 1,000 commits
                 y, places = histories(n, min(1000, count - start), phi, rng)
-                bayes, ml, gls, window = oracle(y, phi)
+                bayes, ml, gls, window, exact = oracle(y, phi)
                 hits_window += int(np.sum(np.abs(window - places) <= 1))
+                hits_exact += int(np.sum(np.abs(exact - places) <= 1))
+                on_gls += int(np.sum(gls == places))
+                on_window += int(np.sum(window == places))
+                on_exact += int(np.sum(exact == places))
                 hits_bayes += int(np.sum(np.abs(bayes - places) <= 1))
                 hits_ml += int(np.sum(np.abs(ml - places) <= 1))
                 hits_gls += int(np.sum(np.abs(gls - places) <= 1))
             low, high = interval(hits_bayes, count)
             print(f"| {name} | {n} | {count} | {hits_bayes / count:.3f} [{low:.3f}, {high:.3f}] | "
-                  f"{hits_ml / count:.3f} | {hits_gls / count:.3f} | "
-                  f"{hits_window / count:.3f} |", flush=True)
+                  f"{hits_ml / count:.3f} | {hits_gls / count:.3f} ({on_gls / count:.3f}) | "
+                  f"{hits_window / count:.3f} ({on_window / count:.3f}) | "
+                  f"{hits_exact / count:.3f} ({on_exact / count:.3f}) |", flush=True)
     return 0
 
 
