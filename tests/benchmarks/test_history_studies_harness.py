@@ -20,6 +20,8 @@ def test_a_step_cell_counts_a_step_within_one_commit_and_the_others_apart():
     cell.found["m"] = [([41, 80], 0), ([57], 0)]
     s = steps.score(cell, "m")
     assert (s["found_1"], s["found_2"]) == (0.5, 0.5) and s["others_per_1000"] == pytest.approx(10.0)
+    cell.found["m"] = [([40], 0), ([61], 0)]
+    assert (steps.score(cell, "m")["found_0"], steps.score(cell, "m")["found_1"]) == (0.5, 1.0)
 
 
 def test_a_null_and_a_drift_cell_count_false_steps_and_single_steps():
@@ -61,7 +63,7 @@ def test_the_store_studys_detector_timing_finds_no_step_in_the_flat_series_and_o
 def test_the_placement_oracle_finds_a_step_without_noise_and_whitening_recovers_the_innovations():
     bound = benchmark_script("history_placement_bound")
     y = np.where(np.arange(100) >= 37, bound.STEP_SDS, 0.0)[None, :]
-    assert [int(v[0]) for v in bound.oracle(y, 0.5)] == [37, 37, 37, 37]
+    assert [int(v[0]) for v in bound.oracle(y, 0.5)] == [37, 37, 37, 37, 37]
     rng = np.random.default_rng(3)
     e = rng.standard_normal(50)
     ar = np.empty(50)
@@ -70,3 +72,15 @@ def test_the_placement_oracle_finds_a_step_without_noise_and_whitening_recovers_
         ar[t] = 0.5 * ar[t - 1] + e[t]
     assert np.allclose(bound.whitened(ar, 0.5), e)
     assert bound.interval(95, 100)[0] < 0.95 < bound.interval(95, 100)[1]
+
+
+def test_the_small_history_tests_find_a_clean_step_at_its_place_and_run_end_to_end(capsys):
+    small = benchmark_script("history_small_detection")
+    y = np.where(np.arange(30) >= 11, 3.0, 0.0)[None, :] + 0.01 * np.random.default_rng(4).standard_normal((1, 30))
+    t2, t2_at, gls, gls_at = small.oracle_statistics(y, 0.5)
+    estimated, estimated_at = small.estimated_statistic(y)
+    assert (int(t2_at[0]), int(gls_at[0]), int(estimated_at[0])) == (11, 11, 11)
+    assert t2[0] > 20 and gls[0] > t2[0] and estimated[0] > 50
+    assert small.threshold(np.arange(101.0)) == pytest.approx(97.0)
+    assert small.main(["--histories", "40"]) == 0
+    assert "| AR(1) phi 0.5 | 40 |" in capsys.readouterr().out
