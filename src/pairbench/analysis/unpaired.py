@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
+from pairbench.analysis.summary import kept
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey, Run, Samples
 from pairbench.notes import Note
@@ -107,7 +108,7 @@ def _difference(key: BenchmarkKey, side: str, old: Samples, new: Samples, level:
     notes: list[Note] = []
     logged = _log_interval(x, y, level, notes)
     shift = _guarded(lambda: stats.hodges_lehmann(x, y, 1 - level).estimate, notes)
-    pvalue = _guarded(lambda: _kept(stats.mann_whitney(x, y), notes).pvalue, notes)
+    pvalue = _guarded(lambda: kept(stats.mann_whitney(x, y), notes).pvalue, notes)
     if logged is None:
         verdict = refuse(notes[-1] if notes else Note("no-samples", {}))
         return Difference(verdict=verdict, change_pct=None, low_pct=None, high_pct=None, confidence=1 - level,
@@ -149,11 +150,6 @@ def _guarded(compute, notes: list[Note]):
     except StatisticsError as exc:
         notes.append(Note(exc.code or "not-enough-data", exc.data))
         return None
-
-
-def _kept(result, notes: list[Note]):
-    notes.extend(result.warnings)
-    return result
 
 
 def _holm(found: list[Difference], pairs: Sequence, alpha: float, m: int, threshold: float) -> list[Difference]:
