@@ -246,12 +246,12 @@ def plan_rounds(log_ratios: np.ndarray, criteria: Criteria, *, nearest: bool = F
     binomial CDFs.
 
     ``nearest``: the smallest n at which that interval, placed where the values
-    so far put it, gets a verdict by the verdict rules themselves (``verdict.decide``:
-    it excludes zero, or lies within +-threshold), whichever comes first. That is
-    never more than the width's n and up to four times fewer near zero or near
-    +-threshold (an interval around 0 decides once about 2 x threshold wide): what a
-    suite's spending asks, to tell a benchmark near a verdict from one far from it.
-    Symmetric in the sign of the values, as the rules are, so A against A stays so.
+    so far put it, gets a verdict by the verdict rules (``verdict.decide``: it
+    excludes zero, or lies within +-threshold, here +-ln(1 + threshold) so that
+    the estimate is the same with the sides swapped), whichever comes first. That
+    is never more than the width's n and up to four times fewer near zero or near
+    +-threshold (an interval around 0 decides once about 2 x threshold wide): what
+    a suite's spending asks, to tell a benchmark near a verdict from one far from it.
     """
     r = np.sort(np.asarray(log_ratios, dtype=np.float64))
     if r.size < 3 or r[0] == r[-1]:
@@ -271,8 +271,8 @@ def plan_rounds(log_ratios: np.ndarray, criteria: Criteria, *, nearest: bool = F
         if low_rank < 1:
             return False
         low, high = quantile((low_rank - 0.5) / n), quantile((high_rank - 0.5) / n)
-        if nearest:
-            return decide(100.0 * math.expm1(low), 100.0 * math.expm1(high), criteria.threshold).decided
+        if nearest:  # it excludes 0, or lies within +-target: the verdict rules, symmetric in log-ratios
+            return low > 0.0 or high < 0.0 or (-target <= low and high <= target)
         return high - low <= target
 
     if not decisive(MAX_ROUNDS_PLANNED):
