@@ -20,6 +20,7 @@ them from the samples. Nothing here does I/O.
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -141,6 +142,11 @@ class Sample:
     @property
     def ok(self) -> bool:
         return self.status == 0
+
+
+def utc_now() -> str:
+    """The time now, in UTC, as a run stores it (ISO 8601 to the second)."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def metric_total(metric: str, wall_ns, user_ns, sys_ns, metrics: Mapping):

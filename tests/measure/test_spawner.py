@@ -461,7 +461,7 @@ def test_without_a_python_to_start_it_falls_back_to_in_process_and_says_so(monke
 def test_spawner_that_cannot_import_pairbench_falls_back_with_the_reason(
     monkeypatch, tmp_path, capfd
 ):
-    monkeypatch.setattr(spawner, "_package_root", lambda: str(tmp_path))
+    monkeypatch.setattr(spawner, "package_root", lambda: str(tmp_path))
     with SpawnerExecutor(spawner="python") as ex:
         assert ex.spawner_pid is None
         assert ex.run(TRUE).status == 0

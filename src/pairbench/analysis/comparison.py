@@ -44,7 +44,7 @@ from pairbench.analysis.records import (
     Shift,
 )
 from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_use
-from pairbench.analysis.summary import guarded, refusal_note
+from pairbench.analysis.summary import guarded, kept, refusal_note
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.model import REPETITION_METRIC, BenchmarkKey, Samples
 from pairbench.notes import Note
@@ -516,8 +516,8 @@ def secondary_statistics(base: np.ndarray, cand: np.ndarray, r: np.ndarray, conf
         pairs=PairCounts(int(np.count_nonzero(r < 0)), int(np.count_nonzero(r > 0)),
                          int(np.count_nonzero(r == 0))),
         hodges_lehmann=guarded(notes, lambda: _hodges_lehmann(cand, base, confidence, notes)),
-        mann_whitney_pvalue=guarded(notes, lambda: _kept(stats.mann_whitney(cand, base), notes).pvalue),
-        signed_rank_pvalue=guarded(notes, lambda: _kept(stats.signed_rank(cand, base), notes).pvalue),
+        mann_whitney_pvalue=guarded(notes, lambda: kept(stats.mann_whitney(cand, base), notes).pvalue),
+        signed_rank_pvalue=guarded(notes, lambda: kept(stats.signed_rank(cand, base), notes).pvalue),
         autocorrelation=_of_pairs(r, notes, lambda: _lag1(r, notes)),
         outlier_balance=_of_pairs(r, notes, lambda: _outliers(r, notes)),
     )
@@ -537,12 +537,6 @@ def _of_pairs(r: np.ndarray, notes: list[Note], compute: Callable):
         return None
 
 
-def _kept(result, notes: list[Note]):
-    """``result``, its notes added to ``notes``."""
-    notes.extend(result.warnings)
-    return result
-
-
 def _min_mean(base: np.ndarray, cand: np.ndarray) -> MinMean:
     difference = float(np.mean(cand - base))
     return MinMean(float(base.min()), float(cand.min()), float(100.0 * (cand.min() / base.min() - 1.0)),
@@ -551,7 +545,7 @@ def _min_mean(base: np.ndarray, cand: np.ndarray) -> MinMean:
 
 
 def _hodges_lehmann(cand: np.ndarray, base: np.ndarray, confidence: float, notes: list[Note]) -> Shift:
-    hl = _kept(stats.hodges_lehmann(cand, base, confidence), notes)
+    hl = kept(stats.hodges_lehmann(cand, base, confidence), notes)
     finite = math.isfinite(hl.low) and math.isfinite(hl.high)
     return Shift(hl.estimate, hl.low if finite else None, hl.high if finite else None, hl.confidence)
 
@@ -566,7 +560,7 @@ def _lag1(r: np.ndarray, notes: list[Note]) -> Lag1:
 
 
 def _outliers(r: np.ndarray, notes: list[Note]) -> OutlierCounts:
-    balance = _kept(stats.outlier_balance(r), notes)
+    balance = kept(stats.outlier_balance(r), notes)
     return OutlierCounts(balance.n_above, balance.n_below, balance.p_value, balance.enabled)
 
 
@@ -574,7 +568,7 @@ def _figure(base: np.ndarray, cand: np.ndarray, r: np.ndarray, confidence: float
             notes: list[Note]) -> ComparisonFigure:
     """The pairs in round order, their correlogram and the shift function (its notes kept)."""
     correlogram = _quietly(lambda: stats.autocorrelation(r))
-    shift = guarded(notes, lambda: _kept(stats.shift_function(base, cand, confidence=confidence), notes)
+    shift = guarded(notes, lambda: kept(stats.shift_function(base, cand, confidence=confidence), notes)
                     ) if base.size else None
     return ComparisonFigure(r, base, cand, correlogram, shift)
 

@@ -8,8 +8,12 @@ settings' checks and a session's set-up need the criteria, not the statistics
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
+from pairbench import stats
 from pairbench.settings import ALPHA_RANGE, DEFAULTS, METRIC_CHOICES, Settings
 
 T_OPT = DEFAULTS["tuned_rounds"]
@@ -112,3 +116,13 @@ class Boundary:
         if effect.low > max(self.at, self.share * effect.estimate):
             return ABOVE
         return BELOW if effect.high < self.at else UNDECIDED
+
+
+def holm_steps(pvalues: Sequence[float], m: int, alpha: float) -> list[tuple[float, float]]:
+    """Each of ``pvalues``' Holm-adjusted p-value in a family of ``m`` (the members not given count
+    with p = 1), with the level of its step of Holm's procedure: alpha / (m - its rank)."""
+    raw = np.array([*pvalues, *[1.0] * (m - len(pvalues))])
+    adjusted = stats.holm(raw)
+    rank = np.empty(raw.size, dtype=np.int64)
+    rank[np.argsort(raw, kind="stable")] = np.arange(raw.size)
+    return [(float(adjusted[i]), alpha / (m - int(rank[i]))) for i in range(len(pvalues))]

@@ -51,6 +51,7 @@ from pairbench.analysis.comparison import (
     paired_values,
     verdict_of,
 )
+from pairbench.analysis.criteria import holm_steps
 from pairbench.analysis.records import Comparison
 from pairbench.analysis.validation import VALIDATION_CODES
 from pairbench.errors import StatisticsError
@@ -85,20 +86,12 @@ def holm(comparisons: Sequence[Comparison], criteria: Criteria, decided_on: Deci
     slower/faster verdict for each that Holm rejects at a level its alpha / m interval did not reach.
     The A/A self-check is left out of the family, as always."""
     family = [i for i, c in enumerate(comparisons) if not c.self_check]
-    m = max(criteria.family, len(family))
-    pvalues = [comparisons[i].pvalue_unadjusted for i in family]
-    raw = np.array([1.0 if p is None else p for p in pvalues] + [1.0] * (m - len(family)))
-    if not len(family):
-        return list(comparisons)
-    adjusted = stats.holm(raw)
-    order = np.argsort(raw, kind="stable")
-    step = np.empty(m, dtype=np.int64)
-    step[order] = np.arange(m)
+    pvalues = [1.0 if comparisons[i].pvalue_unadjusted is None else comparisons[i].pvalue_unadjusted for i in family]
     result = list(comparisons)
-    for position, i in enumerate(family):
-        c = dataclasses.replace(comparisons[i], pvalue=float(adjusted[position]), adjustment=CORRECTION)
-        level = criteria.alpha / (m - int(step[position]))
-        if adjusted[position] <= criteria.alpha and c.pvalue_unadjusted is not None and not _directional(c):
+    for i, (adjusted, level) in zip(family, holm_steps(pvalues, max(criteria.family, len(family)), criteria.alpha),
+                                    strict=True):
+        c = dataclasses.replace(comparisons[i], pvalue=adjusted, adjustment=CORRECTION)
+        if adjusted <= criteria.alpha and c.pvalue_unadjusted is not None and not _directional(c):
             c = _at_holm_step(c, criteria.at_holm_step(level), decided_on(i))
         result[i] = c
     return result

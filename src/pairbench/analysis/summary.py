@@ -43,6 +43,12 @@ def guarded(notes: list[Note], compute: Callable):
         return None
 
 
+def kept(result, notes: list[Note]):
+    """``result``, its notes added to ``notes``."""
+    notes.extend(result.warnings)
+    return result
+
+
 def summarize(benchmark: BenchmarkKey, side: Side, samples: Samples, *,
               rss_floor_kib: int | None = None, recorded: frozenset[str] = frozenset(RESOURCES)) -> Summary:
     """Summarise the successful, non-warmup samples of one series (notes not yet said of it);

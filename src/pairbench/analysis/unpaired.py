@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
+from pairbench.analysis.criteria import holm_steps
+from pairbench.analysis.summary import kept
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey, Run, Samples
 from pairbench.notes import Note
@@ -107,7 +109,7 @@ def _difference(key: BenchmarkKey, side: str, old: Samples, new: Samples, level:
     notes: list[Note] = []
     logged = _log_interval(x, y, level, notes)
     shift = _guarded(lambda: stats.hodges_lehmann(x, y, 1 - level).estimate, notes)
-    pvalue = _guarded(lambda: _kept(stats.mann_whitney(x, y), notes).pvalue, notes)
+    pvalue = _guarded(lambda: kept(stats.mann_whitney(x, y), notes).pvalue, notes)
     if logged is None:
         verdict = refuse(notes[-1] if notes else Note("no-samples", {}))
         return Difference(verdict=verdict, change_pct=None, low_pct=None, high_pct=None, confidence=1 - level,
@@ -151,28 +153,17 @@ def _guarded(compute, notes: list[Note]):
         return None
 
 
-def _kept(result, notes: list[Note]):
-    notes.extend(result.warnings)
-    return result
-
-
 def _holm(found: list[Difference], pairs: Sequence, alpha: float, m: int, threshold: float) -> list[Difference]:
     """Holm-adjusted p-values; a Holm-only rejection judged on its interval at its Holm level."""
     import dataclasses
 
     tested = [i for i, d in enumerate(found) if d.pvalue_unadjusted is not None]
-    if not tested:
-        return found
-    raw = np.array([found[i].pvalue_unadjusted for i in tested] + [1.0] * (m - len(tested)))
-    adjusted = stats.holm(raw)
-    rank = np.empty(raw.size, dtype=np.int64)
-    rank[np.argsort(raw, kind="stable")] = np.arange(raw.size)
     out = list(found)
-    for position, i in enumerate(tested):
-        d = dataclasses.replace(found[i], pvalue=float(adjusted[position]))
-        if adjusted[position] <= alpha and d.verdict.verdict not in ("slower", "faster"):
+    for i, (adjusted, level) in zip(tested, holm_steps([found[i].pvalue_unadjusted for i in tested], m, alpha),
+                                    strict=True):
+        d = dataclasses.replace(found[i], pvalue=adjusted)
+        if adjusted <= alpha and d.verdict.verdict not in ("slower", "faster"):
             key, side, old, new = pairs[i]
-            level = alpha / (m - int(rank[position]))
             again = _difference(key, side, old, new, level, threshold)
             if again.low_pct is not None and not (again.low_pct <= 0 <= again.high_pct):
                 d = dataclasses.replace(again, pvalue=d.pvalue, pvalue_unadjusted=d.pvalue_unadjusted)

@@ -18,8 +18,8 @@ from pairbench.cli.measuring import (
 )
 from pairbench.cli.options import (
     BENCH_SAMPLING,
-    _key,
     _shown,
+    applied,
     decision_options,
     environment_options,
     sampling_options,
@@ -65,10 +65,7 @@ def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = Non
                      help="Time budget of the whole suite, shared among the benchmarks as it is spent "
                           "(--max-time still caps each)."),
     ]
-    for option in reversed(options):
-        if keep is None or _key(option) in keep:
-            f = option(f)
-    return f
+    return applied(options, f, keep)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -129,10 +126,10 @@ def bench(app: App, workers: tuple[str, ...], **options):
     target = store_target(store, no_store)
     check_output_paths(settings, target)
     with programs_environment(pass_env, isolated=settings.workers.against is not None, store=target):
-        return _bench(app, settings, target, window, workers)
+        return _bench(app, settings, target, window)
 
 
-def _bench(app: App, settings, target, window, workers: tuple[str, ...]) -> int:
+def _bench(app: App, settings, target, window) -> int:
     from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.bench import BenchSession
     from pairbench.sessions.driver import STATISTICS
@@ -141,16 +138,23 @@ def _bench(app: App, settings, target, window, workers: tuple[str, ...]) -> int:
 
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory,
                            workers=app.workers, records=derived_document)
+    return report_outcome(app, settings, measured_suite(app, session, settings), target)
+
+
+def measured_suite(app: App, session, settings):
+    """The outcome of the suite ``session`` (``sessions.bench.BenchSession``) of ``settings``, with a
+    progress display for each benchmark (one at a time; shared under a lock when jobs measure at once)."""
     shown = []
     lock = threading.Lock()
+    sides = 2 if settings.workers.against else len(settings.commands)
 
     def progress(b: int, label: str, count: int, rule):
         with lock:
             if settings.workers.jobs == 1:
                 close_progress(shown[-1] if shown else None)
-            display = progress_for(app.io, settings.sampling, 2 if settings.workers.against else len(workers),
-                                   quiet=settings.outputs.quiet, effects=rule.current if rule else None,
-                                   clock=app.clock, label=f"[{b + 1}/{count}] {label}")
+            display = progress_for(app.io, settings.sampling, sides, quiet=settings.outputs.quiet,
+                                   effects=rule.current if rule else None, clock=app.clock,
+                                   label=f"[{b + 1}/{count}] {label}")
             shown.append(display)
         if settings.workers.jobs == 1 or display is None:
             return display
@@ -159,10 +163,9 @@ def _bench(app: App, settings, target, window, workers: tuple[str, ...]) -> int:
         return LockedSink(display, lock)
 
     try:
-        outcome = session.measure(progress)
+        return session.measure(progress)
     finally:
         close_progress(shown[-1] if shown else None)
-    return report_outcome(app, settings, outcome, target)
 
 
 @cli.command("include-dir")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.bench import bench_options
+from pairbench.cli.bench import bench_options, measured_suite
 from pairbench.cli.measuring import (
     check_output_paths,
     measured,
@@ -119,7 +119,6 @@ def _flagged(app: App, target, session) -> str | None:
 def measure_builds(app: App, settings, boundary=None):
     """Measure the two builds ``settings`` names, with the progress display: ``pairbench bench`` on
     bench targets, ``pairbench compare`` on a command; ``boundary``: what ``bisect`` decides against."""
-    from pairbench.cli.progress import close_progress, progress_for
     from pairbench.report.jsonfile import derived_document
 
     if settings.kind != "bench":
@@ -131,20 +130,7 @@ def measure_builds(app: App, settings, boundary=None):
 
     session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, workers=app.workers,
                            records=derived_document, boundary=boundary)
-    shown = []
-
-    def progress(b: int, label: str, count: int, rule):
-        close_progress(shown[-1] if shown else None)
-        display = progress_for(app.io, settings.sampling, 2, quiet=settings.outputs.quiet,
-                               effects=rule.current if rule else None, clock=app.clock,
-                               label=f"[{b + 1}/{count}] {label}")
-        shown.append(display)
-        return display
-
-    try:
-        return session.measure(progress)
-    finally:
-        close_progress(shown[-1] if shown else None)
+    return measured_suite(app, session, settings)
 
 
 BENCH_ONLY = ("filter", "sample_time", "harness", "jobs", "shard", "balance", "suite_time", "repetitions")

@@ -31,16 +31,15 @@ def sampling_options(kind: str, *, keep: tuple[str, ...] | None = None):
     """Options shared by ``run`` and ``compare`` (their defaults are ``kind``'s); only those named
     in ``keep`` when given (``bench``)."""
 
-    def decorate(f):
-        return applied([o for o in _sampling_declarations(kind) if keep is None or _key(o) in keep], f)
-
-    return decorate
+    return lambda f: applied(_sampling_declarations(kind), f, keep)
 
 
-def applied(options: list, f):
-    """``f`` with the click option decorators ``options``, which --help lists in this order."""
+def applied(options: list, f, keep: tuple[str, ...] | None = None):
+    """``f`` with the click option decorators ``options``, which --help lists in this order; only
+    those named in ``keep`` when given."""
     for option in reversed(options):
-        f = option(f)
+        if keep is None or _key(option) in keep:
+            f = option(f)
     return f
 
 

@@ -18,6 +18,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pairbench.environment.stored import is_int
+
 FINGERPRINT_FIELDS = ("machine", "cpu_model", "logical_cpus", "memory_gib", "virtual", "os")
 MAX_MACHINE_NAME = 100
 
@@ -59,8 +61,8 @@ def _details(env: Mapping) -> dict:
     return {
         "machine": _text(env.get("machine")),
         "cpu_model": _text(env.get("cpu_model")),
-        "logical_cpus": env.get("logical_cpus") if _is_int(env.get("logical_cpus")) else None,
-        "memory_gib": round(total / 2**20) if _is_int(total) else None,
+        "logical_cpus": env.get("logical_cpus") if is_int(env.get("logical_cpus")) else None,
+        "memory_gib": round(total / 2**20) if is_int(total) else None,
         "virtual": True if True in flagged else (False if False in flagged else None),
         "os": _text(env.get("os")),
     }
@@ -82,7 +84,3 @@ def _label(details: Mapping) -> str:
 
 def _text(value) -> str | None:
     return " ".join(value.split())[:200] or None if isinstance(value, str) else None
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

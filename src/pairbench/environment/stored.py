@@ -30,6 +30,11 @@ def stored(value, kind, name: str):
     raise ValueError(f"{name} = {shown} is not {_KINDS[kind]}")
 
 
+def is_int(value) -> bool:
+    """An integer, and not ``true`` or ``false`` (which Python counts as 1 and 0)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def section(env: Mapping, name: str) -> Mapping:
     """The object ``env[name]`` ({} when absent); ValueError when it is not an object."""
     return stored(env.get(name), dict, name) or {}

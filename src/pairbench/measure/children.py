@@ -39,6 +39,7 @@ import subprocess
 import sys
 
 from pairbench.measure import child_environment, native
+from pairbench.measure.native import package_root
 
 KEEPER_MARGIN_S = 2.0
 """How long past its own grace period and SIGKILL wait a keeper may take to end a tree before it is
@@ -141,7 +142,7 @@ def _keeper(grace_s: float) -> list[str]:
     program = native.program_path()
     if os.access(program, os.X_OK):
         return [program, "--keep", parent, "--grace-ns", str(round(grace_s * 1e9))]
-    return [sys.executable, "-S", "-I", "-c", _BOOTSTRAP, _package_root(), parent, repr(float(grace_s))]
+    return [sys.executable, "-S", "-I", "-c", _BOOTSTRAP, package_root(), parent, repr(float(grace_s))]
 
 
 def _resolved(program: str, environ: dict[str, str], cwd: str | None) -> str:
@@ -157,9 +158,3 @@ def _resolved(program: str, environ: dict[str, str], cwd: str | None) -> str:
     if found is None:
         raise FileNotFoundError(2, "No such file or directory", program)
     return found
-
-
-def _package_root() -> str:
-    import pairbench
-
-    return os.path.dirname(os.path.dirname(os.path.abspath(pairbench.__file__)))

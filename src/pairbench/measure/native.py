@@ -25,6 +25,11 @@ COMPILERS = ("cc", "gcc", "clang")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def package_root() -> str:
+    """The directory holding the ``pairbench`` package, for a Python child's ``sys.path``."""
+    return os.path.dirname(os.path.dirname(_HERE))
+
+
 def program_path() -> str:
     """Where the native spawner is when the install built it."""
     return os.path.join(_HERE, PROGRAM)

@@ -100,6 +100,7 @@ from pairbench.command import Command
 from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure import child_environment, native, wire
 from pairbench.measure.executor import Execution, Executor, ExecutorInfo, OutputPolicy
+from pairbench.measure.native import package_root
 from pairbench.measure.posix import PosixExecutor, not_startable, open_output
 from pairbench.notes import Note
 
@@ -430,7 +431,7 @@ class SpawnerExecutor:
             raise wire.SpawnerGone(
                 f"no Python interpreter to run it with: sys.executable is {executable!r}"
             )
-        return [executable, "-S", "-I", "-c", _BOOTSTRAP, _package_root()]
+        return [executable, "-S", "-I", "-c", _BOOTSTRAP, package_root()]
 
     def _native_command(self, lifeline: bool) -> tuple[list[str], dict, list[int]]:
         """The native spawner's command line, and its standard streams: the commands' (it passes
@@ -512,13 +513,6 @@ class SpawnerExecutor:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             return self._proc.wait()
-
-
-def _package_root() -> str:
-    """The directory holding the ``pairbench`` package, for the spawner's ``sys.path``."""
-    import pairbench
-
-    return os.path.dirname(os.path.dirname(os.path.abspath(pairbench.__file__)))
 
 
 def _pidfd_of(pid: int) -> int | None:

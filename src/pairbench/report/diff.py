@@ -14,12 +14,11 @@ from pairbench.analysis.unpaired import Diff, Difference
 from pairbench.model import json_safe
 from pairbench.report.safe import json_escaped, markup
 from pairbench.report.sentences import format_pvalue
-from pairbench.report.text import render_markup, table_text
+from pairbench.report.text import VERDICT_STYLE, render_markup, table_text
 from pairbench.report.wording import word
 from pairbench.units import format_percent, format_value
 
 DIFF_FORMAT = "pairbench.diff/1"
-_STYLE = {"slower": "red", "faster": "green", "equivalent": "cyan", "inconclusive": "yellow"}
 
 
 def change_cell(d: Difference) -> str:
@@ -62,7 +61,7 @@ def _table(diff: Diff, *, color: bool, width: int) -> str:
     for column in ("benchmark", "old median", "new median", "change [interval]", "verdict", "p (Holm)", "n old/new"):
         table.add_column(column, justify="left" if column in ("benchmark", "verdict") else "right")
     for d in diff.differences:
-        style = _STYLE[d.verdict.verdict]
+        style = VERDICT_STYLE[d.verdict.verdict]
         name = d.benchmark.label + (f" · {d.side}" if d.side and len({x.side for x in diff.differences}) > 1 else "")
         table.add_row(markup(name), _value(d.old_median, d), _value(d.new_median, d), change_cell(d),
                       f"[{style}]{markup(verdict_cell(d))}[/{style}]",

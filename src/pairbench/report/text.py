@@ -259,7 +259,7 @@ def _quoted(path: str) -> str:
 # --------------------------------------------------------------------------- compare
 
 
-_VERDICT_STYLE = {"slower": "red", "faster": "green", "equivalent": "cyan", "inconclusive": "yellow"}
+VERDICT_STYLE = {"slower": "red", "faster": "green", "equivalent": "cyan", "inconclusive": "yellow"}
 
 
 def comparison_table(comparisons: Sequence[Comparison], footnotes: Footnotes, *, color: bool,
@@ -281,7 +281,7 @@ def comparison_table(comparisons: Sequence[Comparison], footnotes: Footnotes, *,
 def _comparison_cells(c: Comparison, footnotes: Footnotes, *, with_baseline: bool) -> list[str]:
     m = c.secondary.min_mean
     fmt = lambda v: format_value(v, c.benchmark.unit)  # noqa: E731 - local shorthand
-    style = _VERDICT_STYLE[c.verdict.verdict]
+    style = VERDICT_STYLE[c.verdict.verdict]
     name = markup(_short(c.candidate))
     if with_baseline:
         name += f" vs {markup(_short(c.baseline))}"
@@ -326,7 +326,7 @@ def render_compare(run: Run, analysis: Analysis, *, color: bool = False, width: 
     parts += _block_parts(metric_blocks(analysis), color=color, width=width)
     lines = [""]
     for c in analysis.comparisons:
-        style = _VERDICT_STYLE[c.verdict.verdict]
+        style = VERDICT_STYLE[c.verdict.verdict]
         lines.append(f"[bold {style}]{markup(verdict_sentence(c))}[/bold {style}]")
         lines += comparison_details(c)
     lines.append("")

@@ -23,12 +23,12 @@ from pathlib import Path
 from pairbench.analysis import Analysis
 from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure.revisions import checkout, resolve, toplevel
-from pairbench.model import BenchmarkKey
+from pairbench.model import BenchmarkKey, utc_now
 from pairbench.outputs import open_private, private_directory
 from pairbench.sessions.builds import SHORT, Revision, build, recipe_of, target_in
 from pairbench.sessions.commands import Outcome
 from pairbench.settings import Settings, settings_from_stored
-from pairbench.store.history import Confirmation, utc_now
+from pairbench.store.history import Confirmation
 from pairbench.store.project import Project
 
 LOG_DIR = ".pairbench/confirm"

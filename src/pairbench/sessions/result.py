@@ -16,7 +16,6 @@ Nothing here prints.
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +25,7 @@ from pairbench import __version__
 from pairbench.analysis import Analysis, analyse
 from pairbench.errors import PairbenchError, ResultFileError, Terminated, interruption_name
 from pairbench.measure.executor import ExecutorInfo
-from pairbench.model import BenchmarkKey, Run, Samples, Side
+from pairbench.model import BenchmarkKey, Run, Samples, Side, utc_now
 from pairbench.notes import Note
 from pairbench.settings import Settings
 from pairbench.store.journal import Journal, journal_path
@@ -49,10 +48,6 @@ class Outcome:
     interrupted: bool = False
     result_error: ResultFileError | None = None
     signum: int = signal.SIGINT
-
-
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def new_run(kind: str, settings: Settings, sides: tuple[Side, ...], benchmarks: tuple[BenchmarkKey, ...],

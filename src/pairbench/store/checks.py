@@ -14,6 +14,7 @@ import numpy as np
 
 from pairbench.command import ExecutorInfo
 from pairbench.environment.activity import without_process_details
+from pairbench.environment.stored import is_int
 from pairbench.errors import ResultFileError
 from pairbench.limits import MAX_SAMPLE_VALUE, MAX_SHARDS
 from pairbench.model import SAMPLE_COLUMNS, Sample, Samples, ShellOverhead, SuiteInfo
@@ -48,11 +49,6 @@ def expect_str_list(value, source: str, where: str) -> list[str]:
     if not all(isinstance(x, str) for x in items):
         raise ResultFileError(f"{source}: {where} must be a list of strings")
     return items
-
-
-def is_int(value) -> bool:
-    """An integer, and not ``true`` or ``false`` (which Python counts as 1 and 0)."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def expect_duration(value, source: str, where: str) -> float:

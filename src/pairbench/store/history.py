@@ -20,7 +20,6 @@ whatever is shown as a verdict is computed again from the raw samples.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
 import math
@@ -34,7 +33,7 @@ import numpy as np
 
 from pairbench.environment.fingerprint import Machine
 from pairbench.errors import StoreError
-from pairbench.model import SAMPLE_COLUMNS, BenchmarkKey, Run, Samples
+from pairbench.model import SAMPLE_COLUMNS, BenchmarkKey, Run, Samples, utc_now
 from pairbench.store import codec, schema
 from pairbench.store.database import StoreUrl, create_engine, parse_url, translated_errors
 
@@ -142,10 +141,6 @@ def result_uid(run: Run) -> str:
         for name in sorted(samples.metrics):
             digest.update(name.encode() + np.ascontiguousarray(samples.metrics[name], dtype="<f8").tobytes())
     return digest.hexdigest()[:32]
-
-
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 class Store:
