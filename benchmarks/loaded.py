@@ -80,8 +80,8 @@ DEFAULT_OUT = ROOT / "benchmarks" / "out" / "loaded"
 PAIRBENCH = (sys.executable, "-m", "pairbench")
 CONDITIONS = {"phased+2": ("phased", 2), "ramp+2": ("ramp", 2), "busy2": ("steady", 2), "busy1": ("steady", 1)}
 PARTS = ("command", "sleeper", "gbench", "go", "criterion", "repetitions", "go-repetitions")
-DESIGNS_ALL = ("pairbench-wall", "pairbench-cpu", "pairbench-auto", "pairbench-once", "hyperfine+welch", "benchstat",
-               "criterion")
+DESIGNS_ALL = ("pairbench-wall", "pairbench-cpu", "pairbench-auto", "pairbench-once", "pairbench-5s", "hyperfine+welch",
+               "benchstat", "criterion")
 SLEEPS = {"aa": ("sleep 0.025", "sleep 0.025"), "ab": ("sleep 0.025", "sleep 0.02525")}
 KINDS = ("aa", "ab")  # A/A, and the part's true change
 CHANGE = {"command": "+1%", "sleeper": "+1% (sleep)", "gbench": "+2.5% (BM_Sort)", "go": "-", "criterion": "-"}
@@ -328,7 +328,8 @@ DESIGNS = {"command": ("pairbench-wall", "pairbench-cpu", "hyperfine+welch"),
            "go": ("pairbench-wall", "pairbench-auto", "benchstat"),
            "criterion": ("pairbench-wall", "pairbench-auto", "criterion")}
 """Per part: pairbench on each metric (auto: the default), and the peer."""
-ADDED_DESIGNS = {"command": ("pairbench-auto",), "go": ("pairbench-once", "pairbench-cpu")}
+ADDED_DESIGNS = {"command": ("pairbench-auto",), "go": ("pairbench-once", "pairbench-cpu", "pairbench-5s"),
+                 "criterion": ("pairbench-5s",)}
 """Designs added after a part's first records: run after the others of each trial, outside the seeded order,
 so that the trials (and seeds) of the records already taken stay the same."""
 
@@ -383,6 +384,8 @@ def runner(part: str, out: Path) -> Callable[[Trial, Path], dict]:
         if trial.design == "pairbench-once":  # the default before --repetitions: one repetition a process
             return pairbench_bench(programs, trial.kind, "auto", trial.seed, work, (*extra, "--repetitions", "1"),
                                    "-once")
+        if trial.design == "pairbench-5s":  # the default with bench's budget before the harnesses' own (issue 24)
+            return pairbench_bench(programs, trial.kind, "auto", trial.seed, work, (*extra, "--max-time", "5s"), "-5s")
         return pairbench_bench(programs, trial.kind, trial.design.removeprefix("pairbench-"), trial.seed, work, extra)
     return harness
 

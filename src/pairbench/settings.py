@@ -78,6 +78,14 @@ HARNESS_DEFAULTS: dict[str, dict[str, object]] = {
     # each block of rounds starts two pytest sessions (a second or two each), and a verdict needs
     # about a dozen blocks, as the pytest fixture's comparison does (benchmarks/RESULTS.md)
     "pytest-benchmark": {"max_time": "60s"},
+    # what the peers' users spend by default on one benchmark, both sides: benchstat's recommended
+    # -count 10 at Go's 1 s -test.benchtime is 10 s a side; criterion's 3 s warm-up and 5 s of
+    # measurement, 8 s a side. A round of a Go benchmark repeated in its processes (--repetitions)
+    # costs about 0.3 s and a criterion invocation about 0.1 s, so 5 s stopped most at the 32 rounds
+    # of --min-runs, short of the rounds a verdict of equivalence within +-1% needs (RESULTS.md,
+    # "Budgets that follow the peers' (issue 24)"); a benchmark still stops once decided
+    "go": {"max_time": "20s"},
+    "criterion": {"max_time": "16s"},
 }
 """bench's defaults that differ with the harness of the benchmarks (unless the option is given)."""
 

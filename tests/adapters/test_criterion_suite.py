@@ -48,3 +48,12 @@ def test_an_id_that_reads_as_an_option_runs_that_benchmark_alone(criterion, tmp_
     assert row.execution.status == 0, row.detail
     saved = {json.loads(p.read_text())["full_id"] for p in (tmp_path / "criterion").rglob("new/benchmark.json")}
     assert saved == {name}
+
+
+def test_without_max_time_a_criterion_benchmark_gets_what_criterion_spends_on_it(criterion, tmp_path):
+    """16 s a benchmark (criterion's default 3 s warm-up and 5 s measurement, both sides), not bench's 5 s."""
+    result = tmp_path / "r.json"
+    code, _, err = invoke("bench", "--seed", "5", "-q", "--sample-time", "10ms", "--runs", "12", "-k", "^same$",
+                          "--json", str(result), criterion.baseline, criterion.candidate)
+    assert code == 0, err
+    assert json.loads(result.read_text())["settings"]["sampling"]["max_time_ns"] == 16_000_000_000

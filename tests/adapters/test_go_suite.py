@@ -106,3 +106,17 @@ def test_a_round_runs_each_sides_go_process_once_with_its_repetitions_all_stored
     assert (again.effect.low, again.effect.estimate, again.effect.high) == pytest.approx(
         (stored["low"], stored["estimate"], stored["high"]))
     assert "-test.count" in out or "repetition" in out
+
+
+def test_without_max_time_a_go_benchmark_gets_what_benchstat_s_users_spend_on_it(gotest, tmp_path):
+    """20 s a benchmark (benchstat's recommended -count 10 at Go's 1 s benchtime, both sides), not
+    bench's 5 s: a round repeating the benchmark in each process costs too much for 5 s to reach a verdict."""
+    result = tmp_path / "r.json"
+    code, out, err = invoke("bench", "--seed", "5", "--sample-time", "10ms", "--runs", "12", "--repetitions", "2",
+                            "-k", "Same", "--json", str(result), gotest.baseline, gotest.same)
+    assert code == 0, err
+    assert json.loads(result.read_text())["settings"]["sampling"]["max_time_ns"] == 20_000_000_000
+    code, _, err = invoke("bench", "--seed", "5", "-q", "--sample-time", "10ms", "--runs", "12", "--max-time", "3s",
+                          "-k", "Same", "--json", str(result), gotest.baseline, gotest.same)
+    assert code == 0, err
+    assert json.loads(result.read_text())["settings"]["sampling"]["max_time_ns"] == 3_000_000_000  # given: kept

@@ -331,3 +331,58 @@ def test_dropping_balanced_outliers_doubles_false_changes_which_is_why_pairbench
                else row for row, h, lo in zip(d, high, low, strict=True)]
     kept, after = false_changes(d), false_changes(dropped)
     assert 0.04 <= kept <= 0.065 and after >= 1.6 * kept and after >= 0.085, (kept, after)
+
+
+# --------------------------------------------------------------------------- rounds to the nearest verdict (issue 24)
+
+
+def _sign_test_verdicts(r, most: int, alpha: float = 0.01, threshold: float = 1.0) -> np.ndarray:
+    """The reference: for n = 0 .. most - 1, whether the sign-test interval at n, at the sample's
+    linear quantiles, gets a verdict by the rules (excludes 0, or lies within +-ln(1 + threshold)); computed
+    n by n with scipy's binomial CDF and numpy's quantile, no code of pairbench's planning."""
+    from scipy import stats as sps
+
+    x, decided = np.sort(r), np.zeros(most, dtype=bool)
+    for n in range(2, most):
+        k = int(np.count_nonzero(sps.binom.cdf(np.arange(n + 1), n, 0.5) <= alpha / 2.0))  # P(B <= k - 1) <= alpha / 2
+        if k >= 1:
+            low, high = (np.quantile(x, (rank - 0.5) / n) for rank in (k, n + 1 - k))
+            limit = np.log1p(threshold / 100.0)
+            decided[n] = low > 0 or high < 0 or (low >= -limit and high <= limit)
+    return decided
+
+
+@pytest.mark.parametrize("center", [0.0, 0.003, -0.006, 0.012, -0.02])
+def test_rounds_to_the_nearest_verdict_match_a_scan_of_the_sign_test_interval(center):
+    """The interval's ranks step, so whether it decides flickers for a few n near the boundary: the
+    planned n is one at which it decides, between the first such n and the n from which every one does."""
+    r = center + np.random.default_rng(24).normal(0.0, 0.02, 40)
+    plan = plan_rounds(r, Criteria(anytime=False), nearest=True)
+    assert plan.note is None
+    decided = _sign_test_verdicts(r, 600)
+    first, steady = int(np.argmax(decided)), int(np.flatnonzero(~decided)[-1]) + 1
+    assert steady < 400
+    if steady <= r.size:  # decided already: one more round
+        assert plan.needed == 1
+    else:
+        planned = r.size + plan.needed
+        assert first <= planned <= steady and decided[planned]
+
+
+def test_near_zero_the_nearest_verdict_needs_a_fraction_of_the_rounds_a_decisive_width_needs():
+    """An interval around 0 decides once it is about twice the threshold wide: a suite's spending must
+    not take such a benchmark for one that cannot decide (four times the rounds)."""
+    r = np.random.default_rng(5).normal(0.0, 0.012, 32)
+    width, nearest = plan_rounds(r, Criteria()).needed, plan_rounds(r, Criteria(), nearest=True).needed
+    assert nearest < width / 2.5
+    total = r.size + nearest
+    model = np.quantile(r, (np.arange(1, total + 1) - 0.5) / total)  # the sample's shape at the planned size
+    model = np.random.default_rng(7).permutation(model)
+    assert verdict_for(model, Criteria())[0].verdict == "equivalent"
+
+
+@pytest.mark.parametrize("center", [0.0, 0.004, 0.03])
+def test_the_nearest_verdict_s_rounds_do_not_depend_on_which_side_is_the_baseline(center):
+    r = center + np.random.default_rng(11).normal(0.0, 0.015, 30)
+    ahead, behind = (plan_rounds(v, Criteria(), nearest=True).needed for v in (r, -r))
+    assert ahead == behind

@@ -223,7 +223,7 @@ def rounds_needed(log_ratios: np.ndarray, criteria: Criteria) -> int | None:
     return plan_rounds(log_ratios, criteria).needed
 
 
-def plan_rounds(log_ratios: np.ndarray, criteria: Criteria) -> RoundsPlan:
+def plan_rounds(log_ratios: np.ndarray, criteria: Criteria, *, nearest: bool = False) -> RoundsPlan:
     """Further rounds after which the verdict's interval should be decisive, or why none is given.
 
     An interval no wider than the threshold always decides: if it holds 0 it
@@ -244,6 +244,14 @@ def plan_rounds(log_ratios: np.ndarray, criteria: Criteria) -> RoundsPlan:
     O(log MAX_ROUNDS_PLANNED) evaluations of the interval's ranks, each closed
     form (fixed rounds) or a bisection (adaptive): nothing steps through
     binomial CDFs.
+
+    ``nearest``: the smallest n at which that interval, placed where the values
+    so far put it, gets a verdict by the verdict rules (``verdict.decide``: it
+    excludes zero, or lies within +-threshold, here +-ln(1 + threshold) so that
+    the estimate is the same with the sides swapped), whichever comes first. That
+    is never more than the width's n and up to four times fewer near zero or near
+    +-threshold (an interval around 0 decides once about 2 x threshold wide): what
+    a suite's spending asks, to tell a benchmark near a verdict from one far from it.
     """
     r = np.sort(np.asarray(log_ratios, dtype=np.float64))
     if r.size < 3 or r[0] == r[-1]:
@@ -262,7 +270,10 @@ def plan_rounds(log_ratios: np.ndarray, criteria: Criteria) -> RoundsPlan:
         low_rank, high_rank = _interval_ranks(n, level, criteria.t_opt if criteria.anytime else None)
         if low_rank < 1:
             return False
-        return quantile((high_rank - 0.5) / n) - quantile((low_rank - 0.5) / n) <= target
+        low, high = quantile((low_rank - 0.5) / n), quantile((high_rank - 0.5) / n)
+        if nearest:  # it excludes 0, or lies within +-target: the verdict rules, symmetric in log-ratios
+            return low > 0.0 or high < 0.0 or (-target <= low and high <= target)
+        return high - low <= target
 
     if not decisive(MAX_ROUNDS_PLANNED):
         return RoundsPlan(None, Note("no-rounds-estimate", {"reason": "too-many", "limit": MAX_ROUNDS_PLANNED}))

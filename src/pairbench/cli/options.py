@@ -18,7 +18,7 @@ def _shown(option: str, kind: str) -> str:
     """``kind``'s default of ``option`` as help shows it, with bench's own for some harnesses."""
     value = default(option, kind)
     own = harness_defaults(option) if kind == "bench" else {}
-    others = "".join(f"; {v} for {h} tests" for h, v in own.items())
+    others = "".join(f"; {v} for {h}" for h, v in own.items())
     return "" if value is None else f"  [default: {value}{others}]"
 
 

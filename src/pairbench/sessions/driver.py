@@ -301,7 +301,7 @@ class SuiteDriver:
             values, criteria = rule.values(), rule.criteria
             if values.size < criteria.first_verdict_round():
                 return None  # too few values (blocks) for an interval: a plan from them would be noise
-            plan = plan_rounds(values, criteria)
+            plan = plan_rounds(values, criteria, nearest=True)  # the verdict nearest, not any verdict
             if plan.needed is None:
                 return HOPELESS if plan.note is not None else None
             return plan.needed * (per_block or 1)
