@@ -88,7 +88,10 @@ def test_confirm_of_an_equal_pair_rejects(project):
     _, commits = project
     code, _, err = invoke("confirm", commits[0][:10], commits[1][:10], "-k", "^same$", *FAST)
     assert code == 0, err
-    assert "same: rejected (equivalent)" in err or "same: inconclusive" in err
+    # Real timing on a loaded machine: an equal pair can be rejected as "equivalent" or, at the test's
+    # error rate, as "faster"; what must never happen is a confirmed step.
+    assert "same: rejected (" in err or "same: inconclusive" in err, err
+    assert "same: confirmed" not in err
 
 
 def test_a_revision_that_does_not_build_is_named_with_its_build_log(project):
