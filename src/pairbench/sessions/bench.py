@@ -194,18 +194,17 @@ class BenchSession:
             origin = (self._workers.clock if self.harness == PAIRBENCH else WORKER_CLOCK).now_ns()
             lanes: list[Lane] = []
             try:
-                listed, explicit = self._listed(plan, Path(scratch), origin, lanes)
+                listed, explicit = self._listed(plan, Path(scratch), lanes)
                 return self._measure(plan, lanes, listed, explicit, Path(scratch), origin, progress)
             finally:
                 for lane in lanes:
                     lane.close()
 
-    def _listed(self, plan: _Plan, scratch: Path, origin: int, lanes: list[Lane]
-                ) -> tuple[list[tuple[str, ...]], bool]:
+    def _listed(self, plan: _Plan, scratch: Path, lanes: list[Lane]) -> tuple[list[tuple[str, ...]], bool]:
         """Each side's benchmarks and whether every side takes an iteration count; for workers the
         first job's lane, which listed them, is kept in ``lanes``."""
         if self.in_workers:
-            lanes.append(self._worker_lane(plan, 0, origin))
+            lanes.append(self._worker_lane(plan, 0))
             try:
                 return lanes[0].listed(), True
             except LaneFailed as exc:
@@ -229,18 +228,18 @@ class BenchSession:
         timeout = self.settings.sampling.timeout_ns
         return None if timeout is None else max(timeout / 1e9, 1.0)
 
-    def _worker_lane(self, plan: _Plan, job: int, origin: int) -> WorkerLane:
+    def _worker_lane(self, plan: _Plan, job: int) -> WorkerLane:
         cpu = job_cpus(self.settings.workers.jobs)[job]
         specs = [WorkerSpec(s.command, s.cwd, s.output, s.timeout_ns, cpu) for s in plan.specs]
         return WorkerLane(specs, [side.name for side in plan.sides], seed=self.settings.sampling.seed,
                           start=self._workers)
 
-    def _lanes(self, plan: _Plan, lanes: list[Lane], explicit: bool, scratch: Path, origin: int) -> None:
+    def _lanes(self, plan: _Plan, lanes: list[Lane], explicit: bool, scratch: Path) -> None:
         """One lane per job (the executors made here, in the main thread: a spawner dies with the
         thread that made it). With several jobs each lane's samples run on the job's own CPU."""
         for job in range(len(lanes), self.settings.workers.jobs):
             if self.in_workers:
-                lanes.append(self._worker_lane(plan, job, origin))
+                lanes.append(self._worker_lane(plan, job))
                 continue
             directory = scratch / f"job-{job}"
             directory.mkdir()
@@ -265,7 +264,7 @@ class BenchSession:
                            notes=(*plan.notes, *found_notes),
                            suite=shards.suite_record(labels, self.settings.workers.shard, self.harness))
         journal = journal_for(self.settings.outputs.json_path, skeleton)
-        self._lanes(plan, lanes, explicit, scratch, origin)
+        self._lanes(plan, lanes, explicit, scratch)
         driver = SuiteDriver(self.settings, skeleton, names, lanes, journal=journal, progress=progress,
                              origin_ns=origin, sample_time_ns=self.sample_time_ns, boundary=self.boundary)
         interrupted = None
