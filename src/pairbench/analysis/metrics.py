@@ -43,8 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as _sps
 
+from pairbench import stats
 from pairbench.analysis.comparison import common_rounds, effect_of, per_round, verdict_of
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Comparison, Secondary
@@ -197,10 +197,9 @@ def method_of(base: np.ndarray, cand: np.ndarray) -> str:
 
 def sign_test_pvalue(base: np.ndarray, cand: np.ndarray) -> float:
     """The two-sided sign test of the per-round differences: rounds that went up against rounds that
-    went down, equal rounds left out (``scipy.stats.binomtest``, as ``stats.paired_effect``); 1 when
-    every round is equal."""
-    up, down = int(np.count_nonzero(cand > base)), int(np.count_nonzero(cand < base))
-    return 1.0 if up + down == 0 else float(_sps.binomtest(up, up + down, 0.5).pvalue)
+    went down, equal rounds left out (``stats.sign_test_pvalue``, as ``stats.paired_effect``'s); 1
+    when every round is equal."""
+    return stats.sign_test_pvalue(int(np.count_nonzero(cand > base)), int(np.count_nonzero(cand < base)))
 
 
 def _first(p: _Pending, criteria: Criteria) -> tuple[Comparison, str, np.ndarray]:

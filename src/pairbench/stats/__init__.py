@@ -48,6 +48,7 @@ _EXPORTS = {
     "paired_effect": "paired",
     "PairedEffect": "paired",
     "outlier_balance": "paired",
+    "sign_test_pvalue": "paired",
     "OutlierBalance": "paired",
     # power and sample size
     "power": "sample_size",

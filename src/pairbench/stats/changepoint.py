@@ -318,8 +318,8 @@ def _likeliest_window(places: list[int], rss: np.ndarray, noise: SerialNoise, b:
                       exact: float) -> int:
     """Of ``places`` within ``reach`` of ``b``, the one whose likelihood summed with its neighbours'
     (those of ``places`` one away), plus ``exact`` times its own, is the largest; ties to the
-    nearest ``b``. The likelihood of a
-    place is exp(-rss / (2 s^2)), s^2 = sd^2 (1 - phi^2) the variance of the AR(1) innovations."""
+    nearest ``b``. The likelihood of a place is exp(-rss / (2 s^2)), s^2 = sd^2 (1 - phi^2) the
+    variance of the AR(1) innovations."""
     innovations = noise.sd * noise.sd * (1.0 - noise.phi * noise.phi)
     centres = [q for q in places if abs(q - b) <= reach]
     if innovations <= 0.0:

@@ -166,7 +166,7 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
     n_slower = int(np.count_nonzero(r > 0.0))
     n_faster = int(np.count_nonzero(r < 0.0))
     n_tied = r.size - n_slower - n_faster
-    p_value = float(_sps.binomtest(n_slower, n_slower + n_faster, 0.5).pvalue)
+    p_value = sign_test_pvalue(n_slower, n_faster)
     return PairedEffect(
         n=int(r.size),
         estimate=estimate,
@@ -185,6 +185,13 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
         high_rank=ranks.high,
         warnings=_effect_warnings(r, confidence, ranks.achieved_confidence, n_tied),
     )
+
+
+def sign_test_pvalue(above: int, below: int) -> float:
+    """The two-sided sign test of ``above`` values one way against ``below`` the other (ties left
+    out): ``scipy.stats.binomtest(above, above + below, 1/2)``; 1 when there are none."""
+    total = above + below
+    return float(_sps.binomtest(above, total, 0.5).pvalue) if total else 1.0
 
 
 def require_spread(r: np.ndarray) -> None:
@@ -267,7 +274,7 @@ def outlier_balance(differences, k: float = 3.0) -> OutlierBalance:
     n_above = int(np.count_nonzero(d - center > k * mad))
     n_below = int(np.count_nonzero(center - d > k * mad))
     total = n_above + n_below
-    p_value = float(_sps.binomtest(n_above, total, 0.5).pvalue) if total else 1.0
+    p_value = sign_test_pvalue(n_above, n_below)
     warnings = ()
     if 0 < total < 6:
         warnings = (note(
