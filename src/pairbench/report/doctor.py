@@ -66,8 +66,8 @@ def finding_lines(finding: Finding, *, detail: bool = True) -> list[str]:
              f"{markup(reading(finding))}"]
     if detail and finding.status in ("warn", "fail"):
         lines.append(f"        why: {markup(why(finding))}")
-        if fix(finding):
-            lines.append(f"        fix: {markup(fix(finding))}")
+        if remedy := fix(finding):
+            lines.append(f"        fix: {markup(remedy)}")
     return lines
 
 
