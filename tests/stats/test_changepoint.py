@@ -216,3 +216,49 @@ def test_without_noise_a_step_goes_to_its_single_best_place():
     late = stats.Segmentation((42,), (False, False))
     assert stats.refined(y, late, stats.SerialNoise(0.0, 0.0)).breaks == (40,)
     assert stats.refined(y, stats.Segmentation((), (False,)), stats.SerialNoise(1.0, 0.5)).breaks == ()
+
+
+def _reference_deviance(y: np.ndarray, segmentation, phi: float) -> float:
+    """-2 log-likelihood less n (1 + ln 2 pi), from scipy's multivariate normal density: each segment an
+    independent stationary AR(1) stretch (covariance s^2 phi^|i - j| / (1 - phi^2), block-diagonal),
+    its level (and line) fitted by GLS with that covariance's inverse, s^2 at its maximum."""
+    from scipy.linalg import block_diag
+    from scipy.stats import multivariate_normal
+
+    edges = [0, *segmentation.breaks, y.size]
+    blocks, columns = [], []
+    for (a, b), line in zip(zip(edges[:-1], edges[1:], strict=True), segmentation.sloped, strict=True):
+        i = np.arange(b - a)
+        blocks.append(phi ** np.abs(i[:, None] - i[None, :]) / (1 - phi * phi))
+        inside = ((np.arange(y.size) >= a) & (np.arange(y.size) < b)).astype(float)
+        columns += [inside] + ([inside * np.arange(y.size)] if line else [])
+    cov, x = block_diag(*blocks), np.column_stack(columns)
+    inverse = np.linalg.inv(cov)
+    mean = x @ np.linalg.solve(x.T @ inverse @ x, x.T @ inverse @ y)
+    variance = float((y - mean) @ inverse @ (y - mean)) / y.size
+    return float(-2 * multivariate_normal(mean, variance * cov).logpdf(y)) - y.size * (1 + np.log(2 * np.pi))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_ar1_deviance_is_the_gaussian_likelihood_at_its_best_phi(seed):
+    rng = np.random.default_rng(300 + seed)
+    n = int(rng.integers(12, 60))
+    cuts = sorted(rng.choice(np.arange(4, n - 4), size=int(rng.integers(0, 3)), replace=False).tolist())
+    if any(b - a < 4 for a, b in zip(cuts[:-1], cuts[1:], strict=True)):
+        cuts = cuts[:1]
+    sloped = tuple(bool(v) for v in rng.integers(0, 2, len(cuts) + 1))
+    segmentation = stats.Segmentation(tuple(int(c) for c in cuts), sloped)
+    y = _ar1(rng, n, float(rng.choice([0.0, 0.4, 0.8])), 1.0) + 0.1 * np.arange(n) + 3.0 * (np.arange(n) >= n // 2)
+    expected = min(_reference_deviance(y, segmentation, float(phi)) for phi in stats.changepoint.PHI_GRID)
+    assert stats.ar1_deviance(y, segmentation) == pytest.approx(expected, rel=1e-9, abs=1e-8)
+
+
+def test_the_clipped_deviance_takes_one_wild_value_for_no_step():
+    """AR(1) noise of phi 0.5 with one value 12 SDs off at 40 of 80: the Gaussian likelihood prefers
+    a segment of 3 commits about it by 28 (more than the 14.7 pairbench charges a step at 100
+    commits); with each whitened residual charged at most 4 (MAD) SDs, by less than 2."""
+    y = _ar1(np.random.default_rng(9), 80, 0.5, 1.0)
+    y[40] += 12.0
+    none, around = stats.Segmentation((), (False,)), stats.Segmentation((40, 43), (False, False, False))
+    assert stats.ar1_deviance(y, none) - stats.ar1_deviance(y, around) > 25
+    assert stats.ar1_deviance(y, none, clip=4.0) - stats.ar1_deviance(y, around, clip=4.0) < 2
