@@ -3,9 +3,8 @@
 A finding is a note of code ``doctor-CHECK`` (``environment.findings``) whose
 data holds its status and the figures it was judged from; its reading is
 worded like every note (``READINGS``, part of ``report.wording.WORDINGS``;
-``report.doctor.reading``), and :func:`title`, :func:`why` and :func:`fix`
-give the rest. Metadata from a
-file may hold values of the wrong type: a check that meets one says so
+``report.doctor.reading``), ``TITLES``, ``WHY`` and :func:`fix` give the
+rest. Metadata from a file may hold values of the wrong type: a check that meets one says so
 (``malformed``), and figures these words cannot use are shown as they are.
 """
 
@@ -83,14 +82,6 @@ WHY = {
                      "of disturbed samples (the gap between mean and minimum is Daniel Lemire's error metric)"),
     "name": "long names are cut or wrap in report tables, hiding which benchmark a row is",
 }
-
-
-def title(finding: Finding) -> str:
-    return TITLES[finding.check]
-
-
-def why(finding: Finding) -> str:
-    return WHY[finding.check]
 
 
 def fix(finding: Finding) -> str:
