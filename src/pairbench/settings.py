@@ -288,16 +288,12 @@ def _workers(given) -> Workers:
     harness = given("harness")
     if harness is not None and harness not in HARNESS_CHOICES:
         raise UsageError(f"--harness must be one of {', '.join(HARNESS_CHOICES)}, got {harness!r}")
-    jobs = _count("--jobs", given("jobs"), 1)
-    if jobs > MAX_JOBS:
-        raise UsageError(f"--jobs must be at most {MAX_JOBS}, got {jobs}")
-    repetitions = _count("--repetitions", given("repetitions"), 1)
-    if repetitions > MAX_REPETITIONS:
-        raise UsageError(f"--repetitions must be at most {MAX_REPETITIONS}, got {repetitions}")
-    return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
-                   against=_revision_or_none("--against", given("against")), harness=harness, jobs=jobs,
+    against = _words_or_none("--against", given("against"), "name a git revision (a branch, a tag, a commit)")
+    return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time, against=against,
+                   harness=harness, jobs=_count("--jobs", given("jobs"), 1, MAX_JOBS),
                    shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
-                   balance=_text_or_none("--balance", given("balance")), repetitions=repetitions)
+                   balance=_text_or_none("--balance", given("balance")),
+                   repetitions=_count("--repetitions", given("repetitions"), 1, MAX_REPETITIONS))
 
 
 def parse_shard(value) -> tuple[int, int] | None:
@@ -341,8 +337,8 @@ def _sampling(given, commands: tuple[str, ...]) -> Sampling:
         runs=runs, min_runs=min_runs, max_runs=max_runs,
         timeout_ns=_duration_or_none("--timeout", given("timeout")),
         prepare=_per_command("--prepare", given("prepare"), len(commands)),
-        setup=_command_or_none("--setup", given("setup")),
-        cleanup=_command_or_none("--cleanup", given("cleanup")),
+        setup=_words_or_none("--setup", given("setup")),
+        cleanup=_words_or_none("--cleanup", given("cleanup")),
         conclude=_per_command("--conclude", given("conclude"), len(commands)),
         shell=parse_shell(given("shell"), no_shell=_flag("-N", given("no_shell"))),
         input=_input(given("input")),
@@ -419,8 +415,9 @@ def _number(option: str, value, *, shown=None) -> float:
     return number
 
 
-def _count(option: str, value, minimum: int) -> int:
-    """A whole number >= ``minimum``, typed as text or given as an int (never a bool or a float)."""
+def _count(option: str, value, minimum: int, maximum: int | None = None) -> int:
+    """A whole number from ``minimum`` to ``maximum`` (None: no bound), typed as text or given as an
+    int (never a bool or a float)."""
     if isinstance(value, (bool, float)):
         raise UsageError(f"{option} must be a whole number, got {value!r}")
     try:
@@ -429,6 +426,8 @@ def _count(option: str, value, minimum: int) -> int:
         raise UsageError(f"{option} must be a whole number, got {value!r}") from None
     if number < minimum:
         raise UsageError(f"{option} must be at least {minimum}, got {number}")
+    if maximum is not None and number > maximum:
+        raise UsageError(f"{option} must be at most {maximum}, got {number}")
     return number
 
 
@@ -494,17 +493,10 @@ def _text_or_none(option: str, value) -> str | None:
     return value
 
 
-def _revision_or_none(option: str, value) -> str | None:
+def _words_or_none(option: str, value, must: str = "be a command") -> str | None:
+    """Text that is not blank (a command, a revision), or None; ``must`` says what it must be."""
     if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise UsageError(f"{option} must name a git revision (a branch, a tag, a commit), got {value!r}")
-    return value
-
-
-def _command_or_none(option: str, value) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError(f"{option} must be a command, got {value!r}")
+        raise UsageError(f"{option} must {must}, got {value!r}")
     return value
 
 
@@ -600,10 +592,7 @@ def _per_command(option: str, value, n_commands: int) -> tuple[str, ...]:
     if len(texts) not in (0, 1, n_commands):
         raise UsageError(f"{option} was given {len(texts)} times for {n_commands} commands: give it once "
                          "(for every command) or once per command, in the commands' order")
-    return tuple(_command_or_none(option, text) for text in texts)
-
-
-# --------------------------------------------------------------------------- parameters
+    return tuple(_words_or_none(option, text) for text in texts)
 
 
 def _names(names: Sequence[str], n_commands: int) -> tuple[str, ...]:
