@@ -149,14 +149,11 @@ def turbo_boost(root: Path) -> bool | None:
 
 def turbo_control(root: Path) -> dict | None:
     """Turbo state and the file that controls it: {"enabled": bool, "file": path}, or None."""
-    no_turbo_file = "sys/devices/system/cpu/intel_pstate/no_turbo"
-    no_turbo = read_text(root, no_turbo_file)
-    if no_turbo in ("0", "1"):
-        return {"enabled": no_turbo == "0", "file": "/" + no_turbo_file}
-    boost_file = "sys/devices/system/cpu/cpufreq/boost"
-    boost = read_text(root, boost_file)
-    if boost in ("0", "1"):
-        return {"enabled": boost == "1", "file": "/" + boost_file}
+    for path, enabled in (("sys/devices/system/cpu/intel_pstate/no_turbo", "0"),
+                          ("sys/devices/system/cpu/cpufreq/boost", "1")):
+        value = read_text(root, path)
+        if value in ("0", "1"):
+            return {"enabled": value == enabled, "file": "/" + path}
     return None
 
 
