@@ -89,8 +89,11 @@ def fix(finding: Finding) -> str:
     d = finding.note.data
     if "malformed" in d or "missing" in d:
         return ""
+    remedy = FIXES.get(finding.check, "")
     try:
-        return FIXES.get(finding.check, _no_fix)(d, d["status"])
+        if isinstance(remedy, str):  # one fixed step, for a warning or a failure
+            return remedy if d["status"] in ("warn", "fail") else ""
+        return remedy(d, d["status"])
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return ""
 
@@ -105,15 +108,6 @@ def cpu_list_text(cpus) -> str:
             parts.append(str(start) if start == cpu else f"{start}-{cpu}")
             start = None
     return ",".join(parts)
-
-
-def _no_fix(d: Mapping, status: str) -> str:
-    return ""
-
-
-def _if_bad(text: str) -> Callable[[Mapping, str], str]:
-    """A fix that is one fixed step, for a warning or a failure."""
-    return lambda d, status: text if status in ("warn", "fail") else ""
 
 
 # ------------------------------------------------------------------ the machine
@@ -532,36 +526,37 @@ READINGS: dict[str, Callable[[Mapping, str], str]] = {"doctor-" + check: worded(
     "cpu-bound": _cpu_bound, "mean-min-gap": _mean_min_gap, "name": _name,
 }.items()}
 
-FIXES: dict[str, Callable[[Mapping, str], str]] = {
+FIXES: dict[str, str | Callable[[Mapping, str], str]] = {
+    # a text: the fix of a warning or a failure; a function: the fix its figures and status call for
     "load": _load_fix,
-    "governor": _if_bad("echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor"),
+    "governor": "echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
     "turbo": _turbo_fix,
     "smt": _smt_fix,
-    "aslr": _if_bad("sudo sysctl -w kernel.randomize_va_space=2"),
+    "aslr": "sudo sysctl -w kernel.randomize_va_space=2",
     "isolation": _isolation_fix,
     "clock": _clock_fix,
-    "perf": _if_bad("sudo sysctl -w kernel.perf_event_paranoid=2"),
+    "perf": "sudo sysctl -w kernel.perf_event_paranoid=2",
     "virtualization": _virtualization_fix,
-    "memory": _if_bad("free memory (close programs); once there is room, sudo swapoff -a && sudo swapon -a "
-                      "brings swapped pages back"),
+    "memory": "free memory (close programs); once there is room, sudo swapoff -a && sudo swapon -a "
+              "brings swapped pages back",
     "power": _power_fix,
-    "thermal": _if_bad("improve cooling or disable turbo, then check the counters stay still while you "
-                       "measure: grep . /sys/devices/system/cpu/cpu*/thermal_throttle/*_count"),
-    "runs": _if_bad("make the command succeed on its own first (run it in a shell and check `echo $?`)"),
+    "thermal": "improve cooling or disable turbo, then check the counters stay still while you "
+               "measure: grep . /sys/devices/system/cpu/cpu*/thermal_throttle/*_count",
+    "runs": "make the command succeed on its own first (run it in a shell and check `echo $?`)",
     "duration": _duration_fix,
     "setup-overhead": _setup_overhead_fix,
     "memory-growth": _memory_growth_fix,
-    "stability": _if_bad("quiet the machine (see `pairbench doctor`) and look for a cause inside the "
-                         "command (I/O, caches, garbage collection)"),
-    "modality": _if_bad("plot the samples in time order (pairbench report) to find what switches"),
-    "autocorrelation": _if_bad("compare variants with pairbench compare (interleaved pairs cancel shared "
-                               "drift) and add warmup runs (--warmup)"),
-    "outliers": _if_bad("quiet the machine (pairbench doctor) or use more samples"),
-    "context-switches": _if_bad("stop other CPU-heavy work while measuring (pairbench doctor lists the "
-                                "busiest processes)"),
+    "stability": "quiet the machine (see `pairbench doctor`) and look for a cause inside the "
+                 "command (I/O, caches, garbage collection)",
+    "modality": "plot the samples in time order (pairbench report) to find what switches",
+    "autocorrelation": "compare variants with pairbench compare (interleaved pairs cancel shared "
+                       "drift) and add warmup runs (--warmup)",
+    "outliers": "quiet the machine (pairbench doctor) or use more samples",
+    "context-switches": "stop other CPU-heavy work while measuring (pairbench doctor lists the "
+                        "busiest processes)",
     "cpu-bound": lambda d, status: CPU_BOUND_FIX[d["kind"]],
-    "mean-min-gap": _if_bad("quiet the machine (pairbench doctor); compare medians or paired ratios, "
-                            "which a tail moves less than a mean"),
+    "mean-min-gap": "quiet the machine (pairbench doctor); compare medians or paired ratios, "
+                    "which a tail moves less than a mean",
     "name": lambda d, status: (f"give it a shorter name with --name (at most {d['max']} characters)"
                                if status == "warn" else ""),
 }
