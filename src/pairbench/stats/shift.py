@@ -111,9 +111,8 @@ def quantile_ranks(n: int, p: float, confidence: float = 0.95) -> QuantileRanks:
     """
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
         raise StatisticsError(f"`n` must be a positive integer, got {n!r}")
-    if not 0.0 < float(p) < 1.0:
-        raise StatisticsError(f"`p` must be in (0, 1), got {p!r}")
-    low, high, achieved = _ranks(int(n), np.array([float(p)]), check_confidence(confidence))
+    p = check_confidence(p, "p")
+    low, high, achieved = _ranks(int(n), np.array([p]), check_confidence(confidence))
     return QuantileRanks(low=int(low[0]), high=int(high[0]), achieved_confidence=float(achieved[0]))
 
 
@@ -121,9 +120,7 @@ def quantile_ci(x, p: float, confidence: float = 0.95) -> QuantileInterval:
     """The p-quantile of ``x`` (type 7) with its distribution-free order-statistic interval."""
     arr = np.sort(as_sample(x, "x", min_n=1, what="for a quantile interval"))
     conf = check_confidence(confidence)
-    if not 0.0 < float(p) < 1.0:
-        raise StatisticsError(f"`p` must be in (0, 1), got {p!r}")
-    return _intervals(arr, (float(p),), conf)[0]
+    return _intervals(arr, (check_confidence(p, "p"),), conf)[0]
 
 
 def shift_function(baseline, candidate, confidence: float = 0.95,
