@@ -59,6 +59,14 @@ def check_number(value, name: str, must: str, valid=math.isfinite) -> float:
     return number
 
 
+def check_count(value, name: str, must: str = "a positive integer", minimum: int = 1) -> int:
+    """``value`` as an int of at least ``minimum`` (a bool is no count), or a ``StatisticsError``
+    "`NAME` must be MUST, got VALUE"."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise StatisticsError(f"`{name}` must be {must}, got {value!r}")
+    return int(value)
+
+
 def check_confidence(confidence: float, name: str = "confidence") -> float:
     """Return ``confidence`` as a float in (0, 1), or raise."""
     try:

@@ -40,7 +40,7 @@ from scipy import stats as _sps
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.notes import Note, note
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
-from pairbench.stats._validation import as_sample, check_confidence, level_text
+from pairbench.stats._validation import as_sample, check_confidence, check_count, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
 
 TUKEY_K = 1.5
@@ -222,9 +222,8 @@ def grubbs_critical(n: int, alpha: float = 0.05) -> float:
     P(max z > G) <= alpha. alpha = 0.05 gives 2.18 at n = 10, 2.75 at 30,
     3.21 at 100, 3.88 at 1000, 4.42 at 10000.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 3:
-        raise StatisticsError(f"`n` must be an integer >= 3 for Grubbs' test, got {n!r}")
-    n, alpha = int(n), check_confidence(alpha, "alpha")
+    n = check_count(n, "n", "an integer >= 3 for Grubbs' test", minimum=3)
+    alpha = check_confidence(alpha, "alpha")
     t = float(_sps.t.isf(alpha / n, n - 2))
     return (n - 1) / math.sqrt(n) * math.sqrt(t * t / (n - 2 + t * t))
 

@@ -40,7 +40,7 @@ from scipy import stats as _sps
 
 from pairbench.errors import StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._validation import as_sample, check_confidence
+from pairbench.stats._validation import as_sample, check_confidence, check_count
 
 DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 _FUZZ = 1.0 - 64 * np.finfo(float).eps  # R's qbinom fuzz: p * (1 - 64 eps) guards rounding
@@ -109,10 +109,8 @@ def quantile_ranks(n: int, p: float, confidence: float = 0.95) -> QuantileRanks:
     confidence, computed like R's ``qbinom`` (smallest k with pbinom(k) >=
     target, with R's 64-epsilon fuzz). O(1) via scipy's binomial quantile.
     """
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-        raise StatisticsError(f"`n` must be a positive integer, got {n!r}")
-    p = check_confidence(p, "p")
-    low, high, achieved = _ranks(int(n), np.array([p]), check_confidence(confidence))
+    n, p = check_count(n, "n"), check_confidence(p, "p")
+    low, high, achieved = _ranks(n, np.array([p]), check_confidence(confidence))
     return QuantileRanks(low=int(low[0]), high=int(high[0]), achieved_confidence=float(achieved[0]))
 
 
