@@ -48,6 +48,13 @@ def test_every_finding_that_is_not_ok_says_why_and_every_warning_says_how_to_fix
             assert fix(finding), finding.check
 
 
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_machine_finding_that_is_ok_or_unknown_offers_no_fix(machine, name):
+    for finding in evaluate(machine(name)):
+        if finding.status in ("ok", "unknown"):
+            assert fix(finding) == "", finding.check
+
+
 def test_overall_status_is_the_worst_finding(machine):
     assert diagnose_machine(machine("tuned-server")).status == "ok"
     assert diagnose_machine(machine("noisy-laptop")).status == "fail"

@@ -91,9 +91,9 @@ def fix(finding: Finding) -> str:
         return ""
     remedy = FIXES.get(finding.check, "")
     try:
-        if isinstance(remedy, str):  # one fixed step, for a warning or a failure
-            return remedy if d["status"] in ("warn", "fail") else ""
-        return remedy(d, d["status"])
+        if d["status"] not in ("warn", "fail") and finding.check not in FIXED_WHATEVER_STATUS:
+            return ""
+        return remedy if isinstance(remedy, str) else remedy(d, d["status"])
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return ""
 
@@ -128,7 +128,7 @@ def _turbo(d: Mapping) -> str:
 
 
 def _turbo_fix(d: Mapping, status: str) -> str:
-    return f"echo {'1' if d['file'].endswith('no_turbo') else '0'} | sudo tee {d['file']}" if status == "warn" else ""
+    return f"echo {'1' if d['file'].endswith('no_turbo') else '0'} | sudo tee {d['file']}"
 
 
 def _smt(d: Mapping) -> str:
@@ -141,8 +141,6 @@ def _smt(d: Mapping) -> str:
 
 
 def _smt_fix(d: Mapping, status: str) -> str:
-    if status != "warn":
-        return ""
     return ("echo off | sudo tee /sys/devices/system/cpu/smt/control" if d["control"] == "on"
             else "disable SMT (Hyper-Threading) in the firmware setup")
 
@@ -180,8 +178,6 @@ UNPAUSABLE = {"parent": "a parent of pairbench", "kernel-thread": "a kernel thre
 def _load_fix(d: Mapping, status: str) -> str:
     """Pause the busy processes that may be paused; never pairbench's parents or the session. PIDs
     are named only for metadata read live: one read from a file may belong to another process by now."""
-    if status not in ("warn", "fail"):
-        return ""
     if not d["busiest_processes"]:
         return "stop background jobs and wait until `uptime` shows a load well below 0.5"
     if not d.get("live"):
@@ -208,8 +204,6 @@ def _isolation(d: Mapping) -> str:
 
 
 def _isolation_fix(d: Mapping, status: str) -> str:
-    if status != "warn":
-        return ""
     if d["isolated"]:
         return f"taskset -c {cpu_list_text(d['isolated'])} pairbench ..."
     last = d["suggested_cpu"]
@@ -240,8 +234,6 @@ def _clock_fix(d: Mapping, status: str) -> str:
     current, available, step = d["clocksource"], d["available"], d["measured_resolution_ns"]
     if status == "fail":
         return "use a system with a high-resolution clock (Linux: tsc)"
-    if status != "warn":
-        return ""
     if "tsc" in available and current != "tsc":
         return "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource"
     if d.get("slow_source"):
@@ -295,8 +287,6 @@ def _where(d: Mapping) -> str:
 
 def _virtualization_fix(d: Mapping, status: str) -> str:
     """The fix for each cause found: a quota below the CPUs, throttling now, steal or a VM."""
-    if status not in ("warn", "fail"):
-        return ""
     fixes = []
     steal, quota, cpus = d["steal_percent"], d["quota_cpus"], d["cpus"]
     if d["short_quota"]:
@@ -351,8 +341,6 @@ def _power(d: Mapping) -> str:
 
 
 def _power_fix(d: Mapping, status: str) -> str:
-    if status != "warn":
-        return ""
     return "plug in the charger" if d["on_battery"] else "echo performance | sudo tee /sys/firmware/acpi/platform_profile"
 
 
@@ -375,8 +363,6 @@ def _duration(d: Mapping) -> str:
 
 
 def _duration_fix(d: Mapping, status: str) -> str:
-    if status not in ("warn", "fail"):
-        return ""
     more = ("use a larger {iterations} count" if d["iterated"]
             else "batch more work per run (a loop inside the command, or an iteration count argument)")
     return f"{more} until a run takes at least {format_duration(d['target_ns'])}"
@@ -526,8 +512,11 @@ READINGS: dict[str, Callable[[Mapping, str], str]] = {"doctor-" + check: worded(
     "cpu-bound": _cpu_bound, "mean-min-gap": _mean_min_gap, "name": _name,
 }.items()}
 
+FIXED_WHATEVER_STATUS = frozenset({"setup-overhead", "memory-growth", "cpu-bound"})
+"""The checks whose fix its function gives for any status (an unknown's too); others have one only
+for a warning or a failure."""
 FIXES: dict[str, str | Callable[[Mapping, str], str]] = {
-    # a text: the fix of a warning or a failure; a function: the fix its figures and status call for
+    # a text: the one fixed step; a function: the fix its figures (and status) call for
     "load": _load_fix,
     "governor": "echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
     "turbo": _turbo_fix,
@@ -557,6 +546,5 @@ FIXES: dict[str, str | Callable[[Mapping, str], str]] = {
     "cpu-bound": lambda d, status: CPU_BOUND_FIX[d["kind"]],
     "mean-min-gap": "quiet the machine (pairbench doctor); compare medians or paired ratios, "
                     "which a tail moves less than a mean",
-    "name": lambda d, status: (f"give it a shorter name with --name (at most {d['max']} characters)"
-                               if status == "warn" else ""),
+    "name": lambda d, status: f"give it a shorter name with --name (at most {d['max']} characters)",
 }
