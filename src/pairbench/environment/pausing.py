@@ -46,6 +46,6 @@ def pausing(busiest: list, activity: Mapping) -> dict:
     since a PID read from a file may belong to an unrelated process by now."""
     ancestors = set(stored(activity.get("ancestor_pids"), list, "activity.ancestor_pids") or ())
     why = [unpausable(p, ancestors) for p in busiest]
-    return {"pause": [p["pid"] for p, reason in zip(busiest, why) if not reason][:SHOWN_PROCESSES],
+    return {"pause": [p["pid"] for p, reason in zip(busiest, why, strict=True) if not reason][:SHOWN_PROCESSES],
             "keep": [{"name": p["name"], "pid": p["pid"], "why": reason}
-                     for p, reason in zip(busiest[:SHOWN_PROCESSES], why) if reason]}
+                     for p, reason in zip(busiest[:SHOWN_PROCESSES], why[:SHOWN_PROCESSES], strict=True) if reason]}
