@@ -11,7 +11,7 @@ s (sqrt(1 - rho^2) e + rho (c - b) / sqrt(2 lambda)), e normal or Student t3 of 
 rounds' spread and rho the correlation of the time with the unit's difference. The time is monitored after *every* round from
 ``--first`` on (more looks than ``bench`` takes, so a worse case) by the anytime-valid confidence
 sequence at alpha, intersected over rounds, exactly as ``stats.sequential.upper_ranks`` defines
-it; the benchmark stops at the first round where the interval excludes 0 or lies within +-ln 1.01,
+it; the benchmark stops at the first round where the interval excludes 0 or lies within +-1%,
 else at ``--horizon``. The unit's sign test is then taken on the rounds so far
 (``pairbench.stats.sign_test_pvalue``, scipy's binomtest) and a p-value <= alpha is a false verdict.
 For contrast, the same test at a fixed number of rounds (``--first`` and ``--horizon``).
@@ -35,7 +35,7 @@ from pairbench.stats import sign_test_pvalue
 from pairbench.stats.sequential import upper_ranks
 
 ALPHA = 0.01
-THRESHOLD = math.log(1.01)
+EQUIVALENT = (math.log(0.99), math.log(1.01))  # the interval within +-1%, as verdict.decide's
 LAMBDAS = (0.3, 3.0)
 RHOS = (0.0, 0.5, 0.9, 1.0)
 SPREADS = (0.01, 0.04)
@@ -44,8 +44,9 @@ NOISES = ("normal", "t3")
 
 def stopping_rounds(r: np.ndarray, first: int, alpha: float) -> np.ndarray:
     """Per row of log-ratios ``r`` (rows x rounds): the round at which the time's anytime-valid
-    interval, intersected over rounds, first decides (excludes 0, or lies within +-THRESHOLD)
-    at or after ``first``; the last round when it never does."""
+    interval, intersected over rounds, first decides (excludes 0, or lies within +-1%)
+    at or after ``first``; the last round when it never does. An empty intersection decides nothing
+    (``verdict.moved``)."""
     reps, horizon = r.shape
     ranks = upper_ranks(np.arange(1, horizon + 1), alpha, tuning_rounds(alpha), "beta-binomial")
     low = np.full(reps, -np.inf)
@@ -61,7 +62,8 @@ def stopping_rounds(r: np.ndarray, first: int, alpha: float) -> np.ndarray:
         high = np.minimum(high, ordered[:, c - 1])
         if n < first:
             continue
-        decided = open_ & ((low > 0) | (high < 0) | ((low >= -THRESHOLD) & (high <= THRESHOLD)))
+        within = (low >= EQUIVALENT[0]) & (high <= EQUIVALENT[1])
+        decided = open_ & (low <= high) & ((low > 0) | (high < 0) | within)
         stop[decided] = n
         open_ &= ~decided
     return stop
