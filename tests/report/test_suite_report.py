@@ -197,3 +197,15 @@ def test_a_worker_suite_says_its_rounds_and_warm_up_and_that_they_are_not_compar
     code, out, err = invoke("show", str(path))
     assert "Each benchmark: at least 12 rounds (--min-runs), up to 5 s (--max-time), after 2 warm-up rounds " \
            "(--warmup)." in out
+
+
+def test_diff_gates_on_a_harness_unit_that_got_worse_and_names_a_unit_no_benchmark_reported(tmp_path):
+    times = [1000.0 + 3 * i for i in range(10)]
+    for name, allocs in (("old", (2, 1)), ("new", (2, 3))):
+        invoke("import", str(_go_output(tmp_path / f"{name}.txt", times, allocs)), "--json", str(tmp_path / f"{name}.json"))
+    old, new = str(tmp_path / "old.json"), str(tmp_path / "new.json")
+    code, _, err = invoke("diff", old, new, "--fail-on-metric", "allocs/op", "--fail-on-metric", "MB/s")
+    assert code == 1 and "--fail-on-metric: 1 comparison(s) worse in allocs/op" in err
+    assert "--fail-on-metric MB/s: no benchmark reported this unit (units reported: B/op, allocs/op)" in err
+    code, _, err = invoke("diff", new, old, "--fail-on-metric", "all")  # fewer allocations: better, not worse
+    assert code == 0 and "worse" not in err
