@@ -262,7 +262,7 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
     decision = Decision(alpha=parse_alpha(given("alpha")), threshold=parse_threshold(given("threshold")),
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")),
-                        tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1),
+                        tuned_rounds=parse_count("tuned_rounds", given("tuned_rounds"), 1),
                         metric=_choice("--metric", given("metric"), METRIC_CHOICES),
                         fail_on_metric=parse_fail_on_metric(given("fail_on_metric")))
     if len(commands) + decision.self_check > MAX_SIDES:
@@ -290,10 +290,10 @@ def _workers(given) -> Workers:
         raise UsageError(f"--harness must be one of {', '.join(HARNESS_CHOICES)}, got {harness!r}")
     against = _words_or_none("--against", given("against"), "name a git revision (a branch, a tag, a commit)")
     return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time, against=against,
-                   harness=harness, jobs=_count("--jobs", given("jobs"), 1, MAX_JOBS),
+                   harness=harness, jobs=parse_count("--jobs", given("jobs"), 1, MAX_JOBS),
                    shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
                    balance=_text_or_none("--balance", given("balance")),
-                   repetitions=_count("--repetitions", given("repetitions"), 1, MAX_REPETITIONS))
+                   repetitions=parse_count("--repetitions", given("repetitions"), 1, MAX_REPETITIONS))
 
 
 def parse_shard(value) -> tuple[int, int] | None:
@@ -326,13 +326,13 @@ def _regex(option: str, value) -> str | None:
 
 def _sampling(given, commands: tuple[str, ...]) -> Sampling:
     runs = _count_or_none("--runs", given("runs"), 1)
-    min_runs = _count("--min-runs", given("min_runs"), 1)
+    min_runs = parse_count("--min-runs", given("min_runs"), 1)
     max_runs = _count_or_none("--max-runs", given("max_runs"), 1)
     if max_runs is not None and max_runs < min_runs:
         raise UsageError(f"--max-runs ({max_runs}) must not be below --min-runs ({min_runs})")
     seed = given("seed")
     return Sampling(
-        warmup=_count("--warmup", given("warmup"), 0),
+        warmup=parse_count("--warmup", given("warmup"), 0),
         max_time_ns=_duration_or_none("--max-time", given("max_time")),
         runs=runs, min_runs=min_runs, max_runs=max_runs,
         timeout_ns=_duration_or_none("--timeout", given("timeout")),
@@ -344,7 +344,7 @@ def _sampling(given, commands: tuple[str, ...]) -> Sampling:
         input=_input(given("input")),
         output=_output(given("output")),
         ignore_failure=_flag("--ignore-failure", given("ignore_failure")),
-        seed=int.from_bytes(os.urandom(4), "big") if seed is None else _count("--seed", seed, 0),
+        seed=int.from_bytes(os.urandom(4), "big") if seed is None else parse_count("--seed", seed, 0),
         parameters=parse_parameters(given, commands),
     )
 
@@ -415,24 +415,25 @@ def _number(option: str, value, *, shown=None) -> float:
     return number
 
 
-def _count(option: str, value, minimum: int, maximum: int | None = None) -> int:
+def parse_count(option: str, value, minimum: int, maximum: int | None = None, *,
+                shown: str | None = None) -> int:
     """A whole number from ``minimum`` to ``maximum`` (None: no bound), typed as text or given as an
-    int (never a bool or a float)."""
+    int (never a bool or a float); errors show ``shown`` (the whole value typed) when given."""
     if isinstance(value, (bool, float)):
-        raise UsageError(f"{option} must be a whole number, got {value!r}")
+        raise UsageError(f"{option} must be a whole number, got {shown or repr(value)}")
     try:
         number = int(str(value).strip(), 10) if isinstance(value, str) else int(value)
     except (TypeError, ValueError):
-        raise UsageError(f"{option} must be a whole number, got {value!r}") from None
+        raise UsageError(f"{option} must be a whole number, got {shown or repr(value)}") from None
     if number < minimum:
-        raise UsageError(f"{option} must be at least {minimum}, got {number}")
+        raise UsageError(f"{option} must be at least {minimum}, got {shown or number}")
     if maximum is not None and number > maximum:
         raise UsageError(f"{option} must be at most {maximum}, got {number}")
     return number
 
 
 def _count_or_none(option: str, value, minimum: int) -> int | None:
-    return None if value is None else _count(option, value, minimum)
+    return None if value is None else parse_count(option, value, minimum)
 
 
 def _duration_or_none(option: str, value) -> int | None:
