@@ -141,12 +141,6 @@ def governors(root: Path) -> dict[str, int]:
     return counts
 
 
-def turbo_boost(root: Path) -> bool | None:
-    """Whether turbo/boost is enabled: intel_pstate no_turbo, or cpufreq boost; None if unknown."""
-    control = turbo_control(root)
-    return None if control is None else control["enabled"]
-
-
 def turbo_control(root: Path) -> dict | None:
     """Turbo state and the file that controls it: {"enabled": bool, "file": path}, or None."""
     for path, enabled in (("sys/devices/system/cpu/intel_pstate/no_turbo", "0"),
@@ -407,6 +401,7 @@ def collect_environment(root: str | os.PathLike = "/", *,
     base = Path(root)
     exclude = {os.getpid()} if base.resolve() == Path("/") else set()
     window = activity_since or ActivityWindow(base, exclude)  # the rest is read while it passes
+    turbo = turbo_control(base)
     found = {
         "host": socket.gethostname(),
         "os": os_name(base),
@@ -417,8 +412,8 @@ def collect_environment(root: str | os.PathLike = "/", *,
         "online_cpus": parse_cpu_list(read_text(base, "sys/devices/system/cpu/online")),
         "usable_cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "governors": governors(base),
-        "turbo_boost": turbo_boost(base),
-        "turbo": turbo_control(base),
+        "turbo_boost": None if turbo is None else turbo["enabled"],
+        "turbo": turbo,
         "smt": smt(base),
         "load_average": load_average(base),
         "activity": None,  # below, once the window has passed
