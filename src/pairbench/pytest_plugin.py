@@ -89,13 +89,6 @@ def pytest_configure(config):
             raise pytest.UsageError(str(exc)) from None
 
 
-def benchmark_name(nodeid: str) -> str:
-    """A test's node id as a worker protocol benchmark name (``protocol.as_name``: two ids never share one)."""
-    from pairbench.worker.protocol import as_name
-
-    return as_name(nodeid)
-
-
 def pytest_collection_modifyitems(config, items):
     """--pairbench-skip and --pairbench-only: skip the tests that use the fixture, or the others."""
     skip, only = config.getoption("pairbench_skip"), config.getoption("pairbench_only")
@@ -116,8 +109,10 @@ def pairbench(request):
     """``pairbench(function, *args, **kwargs)``: call ``function(*args, **kwargs)`` once and return
     its result; with ``--pairbench``, measure it (and return its summary); with
     ``--pairbench-against``, compare it with the same test at the revision (at the session's end)."""
+    from pairbench.worker.protocol import as_name
+
     config = request.config
-    name = benchmark_name(request.node.nodeid)
+    name = as_name(request.node.nodeid)  # the worker protocol's name: two node ids never share one
     calls = []
 
     def measure(function, *args, **kwargs):

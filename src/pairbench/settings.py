@@ -262,7 +262,7 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
     decision = Decision(alpha=parse_alpha(given("alpha")), threshold=parse_threshold(given("threshold")),
                         fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
                         self_check=_flag("--self-check", given("self_check")),
-                        tuned_rounds=_count("tuned_rounds", given("tuned_rounds"), 1),
+                        tuned_rounds=parse_count("tuned_rounds", given("tuned_rounds"), 1),
                         metric=_choice("--metric", given("metric"), METRIC_CHOICES),
                         fail_on_metric=parse_fail_on_metric(given("fail_on_metric")))
     if len(commands) + decision.self_check > MAX_SIDES:
@@ -288,16 +288,12 @@ def _workers(given) -> Workers:
     harness = given("harness")
     if harness is not None and harness not in HARNESS_CHOICES:
         raise UsageError(f"--harness must be one of {', '.join(HARNESS_CHOICES)}, got {harness!r}")
-    jobs = _count("--jobs", given("jobs"), 1)
-    if jobs > MAX_JOBS:
-        raise UsageError(f"--jobs must be at most {MAX_JOBS}, got {jobs}")
-    repetitions = _count("--repetitions", given("repetitions"), 1)
-    if repetitions > MAX_REPETITIONS:
-        raise UsageError(f"--repetitions must be at most {MAX_REPETITIONS}, got {repetitions}")
-    return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time,
-                   against=_revision_or_none("--against", given("against")), harness=harness, jobs=jobs,
+    against = _words_or_none("--against", given("against"), "name a git revision (a branch, a tag, a commit)")
+    return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time, against=against,
+                   harness=harness, jobs=parse_count("--jobs", given("jobs"), 1, MAX_JOBS),
                    shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
-                   balance=_text_or_none("--balance", given("balance")), repetitions=repetitions)
+                   balance=_text_or_none("--balance", given("balance")),
+                   repetitions=parse_count("--repetitions", given("repetitions"), 1, MAX_REPETITIONS))
 
 
 def parse_shard(value) -> tuple[int, int] | None:
@@ -330,25 +326,25 @@ def _regex(option: str, value) -> str | None:
 
 def _sampling(given, commands: tuple[str, ...]) -> Sampling:
     runs = _count_or_none("--runs", given("runs"), 1)
-    min_runs = _count("--min-runs", given("min_runs"), 1)
+    min_runs = parse_count("--min-runs", given("min_runs"), 1)
     max_runs = _count_or_none("--max-runs", given("max_runs"), 1)
     if max_runs is not None and max_runs < min_runs:
         raise UsageError(f"--max-runs ({max_runs}) must not be below --min-runs ({min_runs})")
     seed = given("seed")
     return Sampling(
-        warmup=_count("--warmup", given("warmup"), 0),
+        warmup=parse_count("--warmup", given("warmup"), 0),
         max_time_ns=_duration_or_none("--max-time", given("max_time")),
         runs=runs, min_runs=min_runs, max_runs=max_runs,
         timeout_ns=_duration_or_none("--timeout", given("timeout")),
         prepare=_per_command("--prepare", given("prepare"), len(commands)),
-        setup=_command_or_none("--setup", given("setup")),
-        cleanup=_command_or_none("--cleanup", given("cleanup")),
+        setup=_words_or_none("--setup", given("setup")),
+        cleanup=_words_or_none("--cleanup", given("cleanup")),
         conclude=_per_command("--conclude", given("conclude"), len(commands)),
         shell=parse_shell(given("shell"), no_shell=_flag("-N", given("no_shell"))),
         input=_input(given("input")),
         output=_output(given("output")),
         ignore_failure=_flag("--ignore-failure", given("ignore_failure")),
-        seed=int.from_bytes(os.urandom(4), "big") if seed is None else _count("--seed", seed, 0),
+        seed=int.from_bytes(os.urandom(4), "big") if seed is None else parse_count("--seed", seed, 0),
         parameters=parse_parameters(given, commands),
     )
 
@@ -419,21 +415,25 @@ def _number(option: str, value, *, shown=None) -> float:
     return number
 
 
-def _count(option: str, value, minimum: int) -> int:
-    """A whole number >= ``minimum``, typed as text or given as an int (never a bool or a float)."""
+def parse_count(option: str, value, minimum: int, maximum: int | None = None, *,
+                shown: str | None = None) -> int:
+    """A whole number from ``minimum`` to ``maximum`` (None: no bound), typed as text or given as an
+    int (never a bool or a float); errors show ``shown`` (the whole value typed) when given."""
     if isinstance(value, (bool, float)):
-        raise UsageError(f"{option} must be a whole number, got {value!r}")
+        raise UsageError(f"{option} must be a whole number, got {shown or repr(value)}")
     try:
         number = int(str(value).strip(), 10) if isinstance(value, str) else int(value)
     except (TypeError, ValueError):
-        raise UsageError(f"{option} must be a whole number, got {value!r}") from None
+        raise UsageError(f"{option} must be a whole number, got {shown or repr(value)}") from None
     if number < minimum:
-        raise UsageError(f"{option} must be at least {minimum}, got {number}")
+        raise UsageError(f"{option} must be at least {minimum}, got {shown or number}")
+    if maximum is not None and number > maximum:
+        raise UsageError(f"{option} must be at most {maximum}, got {number}")
     return number
 
 
 def _count_or_none(option: str, value, minimum: int) -> int | None:
-    return None if value is None else _count(option, value, minimum)
+    return None if value is None else parse_count(option, value, minimum)
 
 
 def _duration_or_none(option: str, value) -> int | None:
@@ -494,17 +494,10 @@ def _text_or_none(option: str, value) -> str | None:
     return value
 
 
-def _revision_or_none(option: str, value) -> str | None:
+def _words_or_none(option: str, value, must: str = "be a command") -> str | None:
+    """Text that is not blank (a command, a revision), or None; ``must`` says what it must be."""
     if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise UsageError(f"{option} must name a git revision (a branch, a tag, a commit), got {value!r}")
-    return value
-
-
-def _command_or_none(option: str, value) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError(f"{option} must be a command, got {value!r}")
+        raise UsageError(f"{option} must {must}, got {value!r}")
     return value
 
 
@@ -600,10 +593,7 @@ def _per_command(option: str, value, n_commands: int) -> tuple[str, ...]:
     if len(texts) not in (0, 1, n_commands):
         raise UsageError(f"{option} was given {len(texts)} times for {n_commands} commands: give it once "
                          "(for every command) or once per command, in the commands' order")
-    return tuple(_command_or_none(option, text) for text in texts)
-
-
-# --------------------------------------------------------------------------- parameters
+    return tuple(_words_or_none(option, text) for text in texts)
 
 
 def _names(names: Sequence[str], n_commands: int) -> tuple[str, ...]:

@@ -13,7 +13,6 @@ from pairbench.analysis.comparison import (
     anytime_effect,
     effect_of,
     plan_rounds,
-    rounds_needed,
     verdict_of,
 )
 from pairbench.analysis.criteria import tuning_rounds
@@ -159,7 +158,7 @@ def test_rounds_needed_never_undercuts_the_rounds_an_interval_needs(anytime):
     floor = first_bounded_n(0.01, tuning_rounds(0.01)) if anytime else smallest_n_for_median_interval(0.99)
     for sd in (1e-4, 1e-3, 3e-3):
         r = np.random.default_rng(1).normal(0, sd, 4)
-        assert 4 + rounds_needed(r, criteria) >= floor
+        assert 4 + plan_rounds(r, criteria).needed >= floor
 
 
 def test_rounds_needed_is_at_least_one_for_an_inconclusive_adaptive_verdict():
@@ -167,7 +166,7 @@ def test_rounds_needed_is_at_least_one_for_an_inconclusive_adaptive_verdict():
     for _ in range(50):
         r = rng.normal(0.006, 0.01, 40)
         if verdict_for(r, Criteria())[0].verdict == "inconclusive":
-            assert rounds_needed(r, Criteria()) >= 1
+            assert plan_rounds(r, Criteria()).needed >= 1
 
 
 def test_a_fixed_run_of_the_suggested_length_usually_decides():
@@ -176,14 +175,14 @@ def test_a_fixed_run_of_the_suggested_length_usually_decides():
     pilot = rng.normal(0.004, 0.01, 40)
     while verdict_for(pilot, criteria)[0].verdict != "inconclusive":
         pilot = rng.normal(0.004, 0.01, 40)
-    total = 40 + rounds_needed(pilot, criteria)
+    total = 40 + plan_rounds(pilot, criteria).needed
     decided = sum(verdict_for(rng.normal(0.004, 0.01, total), criteria)[0].decided for _ in range(200))
     assert total > 40 and decided >= 150, (total, decided)
 
 
 def test_rounds_needed_is_not_given_without_spread_or_with_too_few_pairs():
-    assert rounds_needed(np.zeros(30), Criteria()) is None
-    assert rounds_needed(np.array([0.01, 0.02]), Criteria()) is None
+    assert plan_rounds(np.zeros(30), Criteria()).needed is None
+    assert plan_rounds(np.array([0.01, 0.02]), Criteria()).needed is None
 
 
 def test_failed_samples_are_counted_as_lost_rounds_but_an_interrupted_last_round_is_not():
@@ -245,7 +244,7 @@ def test_rounds_needed_at_the_ends_of_the_alpha_range_takes_few_binomial_evaluat
 
     monkeypatch.setattr(sps.binom, "cdf", counted)
     r = np.random.default_rng(1).normal(0.0, 0.05, 30)
-    needed = rounds_needed(r, Criteria(alpha=alpha, anytime=anytime, family=1000 if alpha < 0.01 else 1))
+    needed = plan_rounds(r, Criteria(alpha=alpha, anytime=anytime, family=1000 if alpha < 0.01 else 1)).needed
     assert needed is not None and needed > 30
 
 

@@ -4,6 +4,7 @@ some added and removed, validation findings)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -84,6 +85,32 @@ def test_diff_fails_the_gate_when_a_benchmark_is_slower_and_says_how_many(tmp_pa
     assert code == 1 and "--fail-on slower: 1 benchmark(s) matched" in err
     code, _, err = invoke("diff", str(old), str(new), "--fail-on", "faster")
     assert code == 0 and "--fail-on" not in err
+
+
+def _go_output(path: Path, times: list[float], allocs: tuple[int, int]) -> Path:
+    """`go test -bench -benchmem -count N` text: BenchmarkSame and BenchmarkAlloc (16 B per alloc)."""
+    lines = ["goos: linux", "goarch: amd64", "pkg: example.com/x"]
+    for t in times:
+        for name, n in zip(("BenchmarkSame-2", "BenchmarkAlloc-2"), allocs, strict=True):
+            lines.append(f"{name} \t 1000000\t {t:.1f} ns/op\t {16 * n} B/op\t {n} allocs/op")
+    path.write_text("\n".join(lines + ["PASS", ""]))
+    return path
+
+
+def test_diff_of_two_imported_go_outputs_shows_a_table_per_unit_as_benchstat_does(tmp_path):
+    times = [1000.0 + 3 * i for i in range(10)]
+    for name, allocs in (("old", (2, 1)), ("new", (2, 3))):
+        code, _, err = invoke("import", str(_go_output(tmp_path / f"{name}.txt", times, allocs)),
+                              "--json", str(tmp_path / f"{name}.json"))
+        assert code == 0, err
+    code, out, err = invoke("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
+    assert code == 0, err
+    assert_golden(GOLDEN / "diff-units.txt", re.sub(r"\(\d{4}-\d\d-\d\dT[^)]*\)", "(TIMES)",
+                                                    out.replace(str(tmp_path), "TMP")))
+    code, out, _ = invoke("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--json", "-")
+    tables = json.loads(out)["unit_tables"]
+    assert [(t["unit"], [d["verdict"] for d in t["differences"]]) for t in tables] == [
+        ("B/op", ["same", "higher"]), ("allocs/op", ["same", "higher"])]
 
 
 def test_the_html_report_of_a_suite_opens_with_its_summary(tmp_path):
@@ -170,3 +197,15 @@ def test_a_worker_suite_says_its_rounds_and_warm_up_and_that_they_are_not_compar
     code, out, err = invoke("show", str(path))
     assert "Each benchmark: at least 12 rounds (--min-runs), up to 5 s (--max-time), after 2 warm-up rounds " \
            "(--warmup)." in out
+
+
+def test_diff_gates_on_a_harness_unit_that_got_worse_and_names_a_unit_no_benchmark_reported(tmp_path):
+    times = [1000.0 + 3 * i for i in range(10)]
+    for name, allocs in (("old", (2, 1)), ("new", (2, 3))):
+        invoke("import", str(_go_output(tmp_path / f"{name}.txt", times, allocs)), "--json", str(tmp_path / f"{name}.json"))
+    old, new = str(tmp_path / "old.json"), str(tmp_path / "new.json")
+    code, _, err = invoke("diff", old, new, "--fail-on-metric", "allocs/op", "--fail-on-metric", "MB/s")
+    assert code == 1 and "--fail-on-metric: 1 comparison(s) worse in allocs/op" in err
+    assert "--fail-on-metric MB/s: no benchmark reported this unit (units reported: B/op, allocs/op)" in err
+    code, _, err = invoke("diff", new, old, "--fail-on-metric", "all")  # fewer allocations: better, not worse
+    assert code == 0 and "worse" not in err

@@ -218,10 +218,10 @@ def test_large_samples_are_thinned_to_5000_density_points_and_keep_both_modes():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"sensitivity": 1.5}, "`sensitivity` must be in"),
+        ({"sensitivity": 1.5}, r"`sensitivity` must be a number in \[0, 1\], got 1.5"),
         ({"sensitivity": "high"}, "`sensitivity` must be a number"),
-        ({"precision": 0.0}, "`precision` must be in"),
-        ({"precision": 0.75}, "`precision` must be in"),
+        ({"precision": 0.0}, r"`precision` must be a number in \(0, 0.5\]"),
+        ({"precision": 0.75}, r"`precision` must be a number in \(0, 0.5\]"),
     ],
 )
 def test_lowland_rejects_unusable_settings(kwargs, message):

@@ -285,7 +285,7 @@ def test_outlier_balance_warns_that_few_outliers_cannot_show_imbalance():
         ([1.0, float("nan")], 3.0, "differences holds 1 NaN or infinite value(s)"),
         ([1.0, 2.0], 0.0, "`k` must be a positive finite number, got 0.0"),
         ([1.0, 2.0], float("inf"), "`k` must be a positive finite number, got inf"),
-        ([1.0, 2.0], "three", "`k` must be a positive number, got 'three'"),
+        ([1.0, 2.0], "three", "`k` must be a positive finite number, got 'three'"),
     ],
 )
 def test_outlier_balance_rejects_bad_input_naming_it(differences, k, message):

@@ -97,7 +97,7 @@ def test_samples_needed_extends_below_two_like_r_for_huge_effects():
         ({"effect": 1, "sd": 1, "alpha": 0}, "`alpha` must be in (0, 1), got 0"),
         ({"effect": 1, "sd": 1, "alpha": 1.5}, "`alpha` must be in (0, 1), got 1.5"),
         ({"effect": 1, "sd": 1, "power": 1.0}, "`power` must be in (0, 1), got 1.0"),
-        ({"effect": "x", "sd": 1}, "`effect` and `sd` must be numbers"),
+        ({"effect": "x", "sd": 1}, "`effect` must be a finite non-zero number, got 'x'"),
     ],
 )
 def test_samples_needed_rejects_bad_input_naming_the_parameter(kwargs, message):

@@ -57,7 +57,6 @@ from dataclasses import dataclass, field
 from pairbench.analysis.criteria import ABOVE, BELOW, UNDECIDED, Boundary
 from pairbench.analysis.records import Effect
 
-PURPOSES = ("step", "middle", "ends")
 KINDS = ("found", "spread", "inconclusive", "no-slowdown")
 STEP_SHARE = 0.5
 """The share of its own estimate a step's interval must lie above, and where the boundary lies."""
@@ -76,7 +75,7 @@ class Pair:
 
     base: int
     cand: int
-    purpose: str
+    purpose: str  # "step", "middle" or "ends"
 
 
 @dataclass(frozen=True)

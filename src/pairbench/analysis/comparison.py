@@ -217,12 +217,6 @@ class RoundsPlan:
     note: Note | None = None
 
 
-def rounds_needed(log_ratios: np.ndarray, criteria: Criteria) -> int | None:
-    """Further rounds after which the verdict's interval should be decisive, or None (see
-    :func:`plan_rounds`)."""
-    return plan_rounds(log_ratios, criteria).needed
-
-
 def plan_rounds(log_ratios: np.ndarray, criteria: Criteria, *, nearest: bool = False) -> RoundsPlan:
     """Further rounds after which the verdict's interval should be decisive, or why none is given.
 

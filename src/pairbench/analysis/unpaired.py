@@ -14,6 +14,14 @@ found in both:
   over the p-values decides slower/faster, and a Holm-only rejection is judged
   on the interval at its Holm level (``analysis.suite``).
 
+The harness's own units (B/op, allocs/op, counters; ``analysis.metrics``) that
+both results hold get one table each, benchstat's way, each its own Holm family
+so they never weaken the time's verdicts. A unit's values per operation are
+compared as the time's when every one is positive; equal values on both sides
+(0 allocs/op, often) are ``same``; otherwise (zeros in some samples, or one
+value on each side: no interval) the Mann-Whitney test alone decides, its
+direction that of the ranks.
+
 The caveat is part of the result (a ``runs-not-paired`` note, and the report
 says it first): whatever the machine did between the two runs (load, clock,
 thermal state, another host) is part of every difference here. The interleaved
@@ -22,13 +30,16 @@ answer is ``pairbench bench OLD_BUILD NEW_BUILD``. Pure.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import rankdata
 
 from pairbench import stats
 from pairbench.analysis.criteria import holm_steps
+from pairbench.analysis.metrics import metric_units, worse_verdict
 from pairbench.analysis.summary import kept
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey, Run, Samples
@@ -57,6 +68,16 @@ class Difference:
     old_median: float | None
     new_median: float | None
     notes: tuple[Note, ...] = ()
+    method: str = "interval"  # a unit's: "equal" (the same in every sample), "test" (zeros: no ratio)
+
+
+@dataclass(frozen=True)
+class UnitDiff:
+    """One harness unit both results hold: its differences, one Holm family, and which way is worse."""
+
+    unit: str
+    worse: str  # "higher", or "lower" for a rate (``metrics.worse_verdict``)
+    differences: tuple[Difference, ...]
 
 
 @dataclass(frozen=True)
@@ -70,15 +91,46 @@ class Diff:
     threshold: float
     notes: tuple[Note, ...]
     correction: str = "holm"
+    units: tuple[UnitDiff, ...] = ()
 
 
 def diff_runs(old: Run, new: Run, *, alpha: float, threshold: float) -> Diff:
     """Compare ``new`` with ``old`` per benchmark (and side), unpaired (see the module docstring)."""
     pairs, only_old, only_new = _matched(old, new)
-    m = max(len(pairs), 1)
-    found = [_difference(key, side, o, n, alpha / m, threshold) for key, side, o, n in pairs]
-    found = _holm(found, pairs, alpha, m, threshold)
-    return Diff(tuple(found), tuple(only_old), tuple(only_new), alpha, threshold, (_caveat(old, new),))
+    times = [(key, side, o.measured().values(), n.measured().values()) for key, side, o, n in pairs]
+    units = [UnitDiff(unit, worse_verdict(unit), tuple(_family(values, alpha, threshold, unit=True)))
+             for unit, values in _unit_values(old, new, pairs)]
+    return Diff(tuple(_family(times, alpha, threshold)), tuple(only_old), tuple(only_new), alpha, threshold,
+                (_caveat(old, new),), units=tuple(units))
+
+
+_Values = tuple[BenchmarkKey, str, np.ndarray, np.ndarray]  # benchmark, side, old values, new values
+
+
+def _family(values: Sequence[_Values], alpha: float, threshold: float, *, unit: bool = False) -> list[Difference]:
+    """Each benchmark's difference at alpha / m, then Holm's procedure over the m of them."""
+    m = max(len(values), 1)
+    found = [_difference(key, side, o, n, alpha / m, threshold, unit) for key, side, o, n in values]
+    return _holm(found, values, alpha, m, threshold)
+
+
+def _unit_values(old: Run, new: Run, pairs) -> list[tuple[str, list[_Values]]]:
+    """Per harness unit both runs hold (in ``metrics.metric_units``'s order): each matched series'
+    values of it per operation (a ``/op`` unit's column is a total over the iterations)."""
+    columns = [dict((unit, column) for column, unit in metric_units(run)) for run in (old, new)]
+    found = []
+    for unit in (u for _, u in metric_units(old) if u in columns[1]):
+        values = [(dataclasses.replace(key, unit=unit), side, *(_per_operation(s, c, unit) for s, c in
+                                                              ((o, columns[0][unit]), (n, columns[1][unit]))))
+                  for key, side, o, n in pairs if columns[0][unit] in o.metrics and columns[1][unit] in n.metrics]
+        if values:
+            found.append((unit, values))
+    return found
+
+
+def _per_operation(samples: Samples, column: str, unit: str) -> np.ndarray:
+    measured = samples.measured()
+    return measured.per_operation(column) if unit.endswith("/op") else measured[column].astype(np.float64)
 
 
 def _matched(old: Run, new: Run) -> tuple[list[tuple[BenchmarkKey, str, Samples, Samples]], list[str], list[str]]:
@@ -96,20 +148,30 @@ def _matched(old: Run, new: Run) -> tuple[list[tuple[BenchmarkKey, str, Samples,
     return pairs, [name for name in a if name not in b], [name for name in b if name not in a]
 
 
-def _difference(key: BenchmarkKey, side: str, old: Samples, new: Samples, level: float,
-                threshold: float) -> Difference:
-    x, y = new.measured().values(), old.measured().values()
+def _difference(key: BenchmarkKey, side: str, y: np.ndarray, x: np.ndarray, level: float,
+                threshold: float, unit: bool) -> Difference:
+    """``x`` (new) against ``y`` (old) at ``level``: the log-scale interval and the Mann-Whitney p; for a
+    harness unit (not the time) values equal everywhere are ``same``, and zeros leave the p alone."""
     base = dict(benchmark=key, side=side, old_n=int(y.size), new_n=int(x.size),
                 old_median=float(np.median(y)) if y.size else None, new_median=float(np.median(x)) if x.size else None)
-    if min(x.size, y.size) < MIN_SAMPLES or min(x.min(initial=1), y.min(initial=1)) <= 0:
+    if unit and min(x.size, y.size) >= 1 and np.ptp(np.concatenate([x, y])) == 0:
+        return Difference(verdict=Verdict("equivalent", reason="equal in every sample"), change_pct=0.0, low_pct=None,
+                          high_pct=None, confidence=1 - level, shift=0.0, pvalue=1.0, pvalue_unadjusted=1.0,
+                          method="equal", **base)
+    if min(x.size, y.size) < MIN_SAMPLES or (not unit and min(x.min(initial=1), y.min(initial=1)) <= 0):
         why = Note("not-enough-data", {"needed": MIN_SAMPLES, "got": int(min(x.size, y.size)),
                                        "purpose": "unpaired-interval"})
         return Difference(verdict=refuse(why), change_pct=None, low_pct=None, high_pct=None, confidence=1 - level,
                           shift=None, pvalue=None, pvalue_unadjusted=None, **base)
     notes: list[Note] = []
-    logged = _log_interval(x, y, level, notes)
+    logged = _log_interval(x, y, level, notes) if min(x.min(), y.min()) > 0 else None
     shift = _guarded(lambda: stats.hodges_lehmann(x, y, 1 - level).estimate, notes)
     pvalue = _guarded(lambda: kept(stats.mann_whitney(x, y), notes).pvalue, notes)
+    if unit and logged is None:  # zeros (no ratio) or no spread on either side: the Mann-Whitney p alone
+        return Difference(verdict=Verdict("inconclusive", reason="no interval: the test alone decides"),
+                          change_pct=_medians_change(base), low_pct=None, high_pct=None, confidence=1 - level,
+                          shift=shift, pvalue=pvalue, pvalue_unadjusted=pvalue,
+                          notes=_distinct([n for n in notes if n.code != "rank-no-variance"]), method="test", **base)
     if logged is None:
         verdict = refuse(notes[-1] if notes else Note("no-samples", {}))
         return Difference(verdict=verdict, change_pct=None, low_pct=None, high_pct=None, confidence=1 - level,
@@ -134,6 +196,12 @@ def _log_interval(x: np.ndarray, y: np.ndarray, level: float, notes: list[Note])
     return tuple(float(100 * np.expm1(v)) for v in (hl.estimate, hl.low, hl.high))
 
 
+def _medians_change(base: dict) -> float | None:
+    """The medians' change in percent; None from a median of 0 (a change from 0 has no percentage)."""
+    old, new = base["old_median"], base["new_median"]
+    return 100.0 * (new / old - 1.0) if old and new is not None else None
+
+
 def _distinct(notes: list[Note]) -> tuple[Note, ...]:
     """Each note once; the ties the rank statistics each report, as one note naming them all."""
     tests = [t for n in notes if n.code == "rank-ties" for t in n.data.get("tests", [])]
@@ -153,22 +221,34 @@ def _guarded(compute, notes: list[Note]):
         return None
 
 
-def _holm(found: list[Difference], pairs: Sequence, alpha: float, m: int, threshold: float) -> list[Difference]:
-    """Holm-adjusted p-values; a Holm-only rejection judged on its interval at its Holm level."""
-    import dataclasses
-
+def _holm(found: list[Difference], values: Sequence[_Values], alpha: float, m: int, threshold: float
+          ) -> list[Difference]:
+    """Holm-adjusted p-values; a Holm-only rejection judged on its interval at its Holm level, or, with
+    no interval (a unit's zeros), given the direction of its shift."""
     tested = [i for i, d in enumerate(found) if d.pvalue_unadjusted is not None]
     out = list(found)
     for i, (adjusted, level) in zip(tested, holm_steps([found[i].pvalue_unadjusted for i in tested], m, alpha),
                                     strict=True):
         d = dataclasses.replace(found[i], pvalue=adjusted)
-        if adjusted <= alpha and d.verdict.verdict not in ("slower", "faster"):
-            key, side, old, new = pairs[i]
-            again = _difference(key, side, old, new, level, threshold)
+        if adjusted <= alpha and d.method == "test":
+            d = _by_ranks(d, *values[i][2:], threshold)
+        elif adjusted <= alpha and d.method == "interval" and d.verdict.verdict not in ("slower", "faster"):
+            key, side, old, new = values[i]
+            again = _difference(key, side, old, new, level, threshold, unit=False)
             if again.low_pct is not None and not (again.low_pct <= 0 <= again.high_pct):
                 d = dataclasses.replace(again, pvalue=d.pvalue, pvalue_unadjusted=d.pvalue_unadjusted)
         out[i] = d
     return out
+
+
+def _by_ranks(d: Difference, old: np.ndarray, new: np.ndarray, threshold: float) -> Difference:
+    """A rejection with no interval: slower (higher) or faster (lower) as the new values' ranks lie
+    above or below the old ones' (Mann-Whitney's U against n m / 2, which a shift of 0 among many
+    ties cannot tell), negligible when the medians' change lies within the threshold."""
+    u = float(np.sum(rankdata(np.concatenate([new, old]))[:new.size])) - new.size * (new.size + 1) / 2
+    within = d.change_pct is not None and abs(d.change_pct) <= threshold
+    return dataclasses.replace(d, verdict=Verdict("slower" if u > new.size * old.size / 2 else "faster",
+                                                  negligible=within, reason="the Mann-Whitney test"))
 
 
 def _caveat(old: Run, new: Run) -> Note:

@@ -22,6 +22,7 @@ from pairbench.cli.options import (
     applied,
     decision_options,
     environment_options,
+    fail_on_metric_option,
     sampling_options,
     store_options,
 )
@@ -73,10 +74,7 @@ def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = Non
 @bench_options
 @sampling_options("bench", keep=BENCH_SAMPLING)
 @lambda f: decision_options(f, self_check=False)
-@click.option("--fail-on-metric", "fail_on_metric", metavar="UNIT", multiple=True,
-              help="Also exit 1 when a benchmark's own UNIT (as the harness reports it: B/op, allocs/op, "
-                   "a counter) is worse (higher; lower for a rate, /s), not negligibly; repeat for more units, "
-                   "or all. Each unit is its own family in Holm's procedure; --fail-on gates on time only.")
+@fail_on_metric_option
 @export_options
 @store_options
 @environment_options

@@ -151,20 +151,11 @@ def recipe_settings(recipe, sides: tuple[str, str], options: dict):
 
 
 def _record(app: App, target, outcome, session) -> None:
-    from pairbench.errors import StoreError
-    from pairbench.sessions.confirm import confirmations
-    from pairbench.sessions.record import machine_for, open_store
+    from pairbench.sessions.confirm import keep_confirmations
 
-    recipe = session.recipe
-    found = confirmations(outcome, session.revisions, name=recipe.label if recipe.kind == "compare" else None,
-                          stored=recipe.kind == "bench")
-    if not found:
-        return
-    try:
-        with open_store(target) as opened:
-            opened.add_confirmations(machine_for(outcome.run, target), found)
-    except StoreError as exc:
-        app.io.err(f"error: {visible(exc)}; the confirmations were not recorded")
+    found, error = keep_confirmations(outcome, session.revisions, session.recipe, target)
+    if error is not None:
+        app.io.err(f"error: {visible(error)}; the confirmations were not recorded")
         return
     for key, c in found:
         app.io.err(f"{visible(key.label)}: {c.status} ({c.verdict}) between {c.before[:10]} and {c.after[:10]}")

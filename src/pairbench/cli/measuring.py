@@ -356,20 +356,27 @@ def fail_on_gate(app: App, decided, fail_on: str, what: str = "comparison(s)") -
 
 
 def _fail_on_metric(app: App, settings: Settings, analysis) -> int | None:
-    """``EXIT_VERDICT`` when a unit named by --fail-on-metric (or ``all``) has a worse verdict that is
-    not negligible (``analysis.metrics.worse_verdict``); a unit no benchmark reported is said, since a
-    misspelt gate would otherwise never fail."""
-    gated = settings.decision.fail_on_metric
-    if not gated or analysis is None:
+    """--fail-on-metric on ``bench``'s unit tables (``fail_on_metric_gate``)."""
+    if analysis is None:
         return None
-    tables = {t.unit: t for t in analysis.metric_tables}
-    for unit in (u for u in gated if u != "all" and u not in tables):
-        found = ", ".join(visible(u) for u in tables) or "none"
+    worse = {t.unit: [c.verdict == t.worse and not c.negligible for c in t.comparisons]
+             for t in analysis.metric_tables}
+    return fail_on_metric_gate(app, settings.decision.fail_on_metric, worse)
+
+
+def fail_on_metric_gate(app: App, gated: tuple[str, ...], worse: dict[str, list[bool]]) -> int | None:
+    """``EXIT_VERDICT`` when a unit named by --fail-on-metric (or ``all``) has a comparison whose verdict
+    is worse, not negligibly (``worse``: per unit reported, per comparison, whether it is:
+    ``analysis.metrics.worse_verdict``); a unit no benchmark reported is said, since a misspelt gate
+    would otherwise never fail."""
+    if not gated:
+        return None
+    for unit in (u for u in gated if u != "all" and u not in worse):
+        found = ", ".join(visible(u) for u in worse) or "none"
         app.io.err(f"--fail-on-metric {visible(unit)}: no benchmark reported this unit (units reported: {found})")
-    chosen = [t for unit, t in tables.items() if "all" in gated or unit in gated]
-    failing = [(t.unit, c) for t in chosen for c in t.comparisons if c.verdict == t.worse and not c.negligible]
+    failing = [unit for unit, flags in worse.items() if "all" in gated or unit in gated for flag in flags if flag]
     if not failing:
         return None
-    units = ", ".join(dict.fromkeys(visible(unit) for unit, _ in failing))
+    units = ", ".join(dict.fromkeys(visible(unit) for unit in failing))
     app.io.err(f"--fail-on-metric: {len(failing)} comparison(s) worse in {units}")
     return EXIT_VERDICT

@@ -134,6 +134,15 @@ def decision_options(f, *, self_check: bool = True, fail_on: bool = True):
     return applied(options, f)
 
 
+def fail_on_metric_option(f):
+    """``--fail-on-metric UNIT`` (repeatable): ``bench`` and ``diff`` gate on a harness's own unit."""
+    return click.option("--fail-on-metric", "fail_on_metric", metavar="UNIT", multiple=True,
+                        help="Also exit 1 when a benchmark's own UNIT (as the harness reports it: B/op, allocs/op, "
+                             "a counter) is worse (higher; lower for a rate, /s), not negligibly; repeat for more "
+                             "units, or all. Each unit is its own family in Holm's procedure; --fail-on gates on "
+                             "time only.")(f)
+
+
 def store_options(f):
     """``--store URL`` and ``--no-store`` for a measuring command (not settings: where a result goes)."""
     options = [

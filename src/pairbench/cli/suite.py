@@ -6,7 +6,8 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.measuring import fail_on_gate
+from pairbench.cli.measuring import fail_on_gate, fail_on_metric_gate
+from pairbench.cli.options import fail_on_metric_option
 from pairbench.cli.report import check_outputs, write_document
 from pairbench.errors import EXIT_OK, UsageError
 from pairbench.harnesses import IMPORT_FORMATS
@@ -100,10 +101,12 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
               help="Smallest change that matters, in percent.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON_CHOICES), default=default("fail_on"), show_default=True,
               help="Exit 1 when a verdict (not negligible) matches.")
+@fail_on_metric_option
 @click.option("--json", "json_path", metavar="FILE", help="Also write the differences as JSON to FILE (- for "
               "standard output, instead of the table).")
 @click.pass_obj
-def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str, json_path: str | None):
+def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str, fail_on_metric: tuple[str, ...],
+         json_path: str | None):
     """Compare two saved results per benchmark, without pairs (two-sample statistics).
 
     OLD and NEW are pairbench results (of run, compare, bench, merge or import).
@@ -117,14 +120,15 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
     Examples:
       pairbench diff main.json pr.json
       pairbench import --json old.json old-gbench.json; pairbench diff old.json new.json --fail-on slower
+      pairbench diff old.json new.json --fail-on-metric allocs/op
     """
     from pairbench.analysis.unpaired import diff_runs
     from pairbench.cli.report import analysing_stored
-    from pairbench.report.diff import render_diff, render_diff_json
-    from pairbench.settings import parse_alpha, parse_threshold
+    from pairbench.report.diff import render_diff, render_diff_json, verdict_word
+    from pairbench.settings import parse_alpha, parse_fail_on_metric, parse_threshold
     from pairbench.store.resultfile import read_result
 
-    level, smallest = parse_alpha(alpha), parse_threshold(threshold)
+    level, smallest, gated = parse_alpha(alpha), parse_threshold(threshold), parse_fail_on_metric(fail_on_metric)
     if json_path not in (None, "-"):
         check_outputs([("--json", json_path)], example="diff.json", inputs=[("OLD", old), ("NEW", new)])
     runs = []
@@ -142,4 +146,7 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
             from pairbench.cli.report import write_files
 
             write_files(app.io, [(json_path, render_diff_json(result, old, new))])
-    return fail_on_gate(app, result.differences, fail_on, "benchmark(s)")
+    matched = fail_on_gate(app, result.differences, fail_on, "benchmark(s)")
+    worse = {u.unit: [verdict_word(d, True) == u.worse and not d.verdict.negligible for d in u.differences]
+             for u in result.units}
+    return fail_on_metric_gate(app, gated, worse) or matched

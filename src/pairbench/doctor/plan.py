@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pairbench.errors import UsageError
 from pairbench.measure.commandline import parse_command, resolve_shell
 from pairbench.model import Command
-from pairbench.settings import NO_SHELL, parse_shell
+from pairbench.settings import NO_SHELL, parse_count, parse_shell
 from pairbench.units import parse_duration_ns
 
 PLACEHOLDER = "{iterations}"
@@ -100,10 +100,10 @@ def parse_plan(command: str, options: Mapping[str, object]) -> ValidationPlan:
         shell=parse_shell(NO_SHELL if given["shell"] is None else given["shell"],
                           no_shell=bool(given["no_shell"])),
         name=given["name"] or "",
-        runs=_whole("--runs", given["runs"], 2) if given["runs"] is not None else default("runs"),
+        runs=parse_count("--runs", given["runs"], 2) if given["runs"] is not None else default("runs"),
         counts=counts,
-        warmup=_whole("--warmup", given["warmup"], 0) if given["warmup"] is not None else default("warmup"),
-        seed=secrets.randbits(32) if seed is None else _whole("--seed", seed, 0),
+        warmup=parse_count("--warmup", given["warmup"], 0) if given["warmup"] is not None else default("warmup"),
+        seed=secrets.randbits(32) if seed is None else parse_count("--seed", seed, 0),
         timeout_ns=parse_duration_ns(given["timeout"], option="--timeout") if given["timeout"] else None,
     )
 
@@ -113,7 +113,7 @@ def parse_counts(text: str) -> tuple[int, ...]:
     parts = [part.strip() for part in str(text).split(",") if part.strip()]
     if not parts:
         raise UsageError(f"--iterations: expected iteration counts like 1,2,4,8, got {text!r}")
-    counts = tuple(_whole("--iterations", part, 1, shown=repr(text)) for part in parts)
+    counts = tuple(parse_count("--iterations", part, 1, shown=repr(text)) for part in parts)
     if len(set(counts)) != len(counts):
         raise UsageError(f"--iterations: the counts must be distinct, got {text!r}")
     return counts
@@ -126,14 +126,3 @@ def parse_fail_on(value: str | None) -> str:
     if value not in FAIL_ON_CHOICES:
         raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON_CHOICES)}; got {value!r}")
     return value
-
-
-def _whole(option: str, text, minimum: int, *, shown: str | None = None) -> int:
-    """A whole number >= ``minimum``, typed as text; errors show ``shown`` (the whole value typed)."""
-    try:
-        number = int(str(text).strip(), 10)
-    except ValueError:
-        raise UsageError(f"{option} must be a whole number, got {shown or repr(text)}") from None
-    if number < minimum:
-        raise UsageError(f"{option} must be at least {minimum}, got {shown or number}")
-    return number

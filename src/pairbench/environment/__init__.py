@@ -141,22 +141,13 @@ def governors(root: Path) -> dict[str, int]:
     return counts
 
 
-def turbo_boost(root: Path) -> bool | None:
-    """Whether turbo/boost is enabled: intel_pstate no_turbo, or cpufreq boost; None if unknown."""
-    control = turbo_control(root)
-    return None if control is None else control["enabled"]
-
-
 def turbo_control(root: Path) -> dict | None:
     """Turbo state and the file that controls it: {"enabled": bool, "file": path}, or None."""
-    no_turbo_file = "sys/devices/system/cpu/intel_pstate/no_turbo"
-    no_turbo = read_text(root, no_turbo_file)
-    if no_turbo in ("0", "1"):
-        return {"enabled": no_turbo == "0", "file": "/" + no_turbo_file}
-    boost_file = "sys/devices/system/cpu/cpufreq/boost"
-    boost = read_text(root, boost_file)
-    if boost in ("0", "1"):
-        return {"enabled": boost == "1", "file": "/" + boost_file}
+    for path, enabled in (("sys/devices/system/cpu/intel_pstate/no_turbo", "0"),
+                          ("sys/devices/system/cpu/cpufreq/boost", "1")):
+        value = read_text(root, path)
+        if value in ("0", "1"):
+            return {"enabled": value == enabled, "file": "/" + path}
     return None
 
 
@@ -410,6 +401,7 @@ def collect_environment(root: str | os.PathLike = "/", *,
     base = Path(root)
     exclude = {os.getpid()} if base.resolve() == Path("/") else set()
     window = activity_since or ActivityWindow(base, exclude)  # the rest is read while it passes
+    turbo = turbo_control(base)
     found = {
         "host": socket.gethostname(),
         "os": os_name(base),
@@ -420,8 +412,8 @@ def collect_environment(root: str | os.PathLike = "/", *,
         "online_cpus": parse_cpu_list(read_text(base, "sys/devices/system/cpu/online")),
         "usable_cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "governors": governors(base),
-        "turbo_boost": turbo_boost(base),
-        "turbo": turbo_control(base),
+        "turbo_boost": None if turbo is None else turbo["enabled"],
+        "turbo": turbo,
         "smt": smt(base),
         "load_average": load_average(base),
         "activity": None,  # below, once the window has passed

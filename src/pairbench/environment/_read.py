@@ -18,11 +18,7 @@ def read_text(root: Path, relative: str) -> str | None:
 
 def read_int(root: Path, relative: str) -> int | None:
     """The integer in ``root/relative``, or None when it cannot be read or parsed."""
-    text = read_text(root, relative)
-    try:
-        return int(text) if text is not None else None
-    except ValueError:
-        return None
+    return int_or_none(read_text(root, relative))
 
 
 def path_exists(path: Path) -> bool:

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from pairbench.environment.stored import is_int
 
-FINGERPRINT_FIELDS = ("machine", "cpu_model", "logical_cpus", "memory_gib", "virtual", "os")
 MAX_MACHINE_NAME = 100
 
 

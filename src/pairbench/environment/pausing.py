@@ -45,6 +45,7 @@ def pausing(busiest: list, activity: Mapping) -> dict:
     leave running (``keep``: name, PID and why); only for metadata read from this machine just now,
     since a PID read from a file may belong to an unrelated process by now."""
     ancestors = set(stored(activity.get("ancestor_pids"), list, "activity.ancestor_pids") or ())
-    return {"pause": [p["pid"] for p in busiest if not unpausable(p, ancestors)][:SHOWN_PROCESSES],
-            "keep": [{"name": p["name"], "pid": p["pid"], "why": unpausable(p, ancestors)}
-                     for p in busiest[:SHOWN_PROCESSES] if unpausable(p, ancestors)]}
+    why = [unpausable(p, ancestors) for p in busiest]
+    return {"pause": [p["pid"] for p, reason in zip(busiest, why, strict=True) if not reason][:SHOWN_PROCESSES],
+            "keep": [{"name": p["name"], "pid": p["pid"], "why": reason}
+                     for p, reason in zip(busiest[:SHOWN_PROCESSES], why[:SHOWN_PROCESSES], strict=True) if reason]}

@@ -99,15 +99,6 @@ class Series:
     summary: Summary
     figure: SeriesFigure
 
-    @property
-    def values(self) -> np.ndarray:
-        """Measured values per operation, in execution order."""
-        return self.figure.values
-
-    @property
-    def seq(self) -> np.ndarray:
-        return self.figure.seq
-
 
 def plotly_text(text: str, limit: int = 0) -> str:
     """``text`` for plotly's pseudo-HTML labels: control characters visible (``safe.visible``), entities
@@ -210,10 +201,10 @@ def run_sequence_chart(key: str, series: Sequence[Series], axis: Axis, benchmark
     """Every sample's value against its execution order, coloured by side: drift and phases show."""
     traces, shown, total = [], 0, 0
     for s in series:
-        keep = thin(s.values)
-        shown, total = shown + keep.size, total + s.values.size
+        keep = thin(s.figure.values)
+        shown, total = shown + keep.size, total + s.figure.values.size
         traces.append({"type": "scatter", "mode": "markers", "name": plotly_text(s.name, NAME_CHARS),
-                       "x": s.seq[keep].tolist(), "y": axis(s.values[keep]).tolist(),
+                       "x": s.figure.seq[keep].tolist(), "y": axis(s.figure.values[keep]).tolist(),
                        "marker": {"size": 4, "color": s.color, "opacity": 0.75},
                        "hovertemplate": f"seq %{{x}}<br>%{{y:.4g}} {axis.suffix}<extra>%{{fullData.name}}</extra>"})
     note = _thinned_note(shown, total)
@@ -243,7 +234,7 @@ def resources_chart(series: Sequence[Series]) -> Chart:
                 shown, total = shown + keep.size, total + values.size
             traces.append({"type": "scatter", "mode": "markers", "name": plotly_text(s.name, NAME_CHARS),
                            "legendgroup": plotly_text(s.name), "showlegend": i == 0,
-                           "x": s.seq[keep].tolist(), "y": values[keep].tolist(), "yaxis": yaxis,
+                           "x": s.figure.seq[keep].tolist(), "y": values[keep].tolist(), "yaxis": yaxis,
                            "marker": {"size": 4, "color": s.color, "opacity": 0.75},
                            "hovertemplate": f"seq %{{x}}<br>{label} %{{y:.4g}}<extra>%{{fullData.name}}</extra>"})
     note = _thinned_note(shown, total)
@@ -263,11 +254,11 @@ def resources_chart(series: Sequence[Series]) -> Chart:
 
 def distribution_chart(key: str, s: Series, axis: Axis) -> Chart:
     """Box plot (quartiles, Tukey fences, mean) | samples in execution order | histogram."""
-    summary, values = s.summary, s.values
+    summary, values = s.summary, s.figure.values
     traces = _box_traces(s, axis)
     keep = thin(values)
     traces.append({"type": "scatter", "mode": "markers", "name": "samples", "showlegend": False,
-                   "x": s.seq[keep].tolist(), "y": axis(values[keep]).tolist(), "xaxis": "x2",
+                   "x": s.figure.seq[keep].tolist(), "y": axis(values[keep]).tolist(), "xaxis": "x2",
                    "marker": {"size": 4, "color": s.color, "opacity": 0.7},
                    "hovertemplate": f"seq %{{x}}<br>%{{y:.4g}} {axis.suffix}<extra></extra>"})
     counts, edges = _histogram(values)
@@ -314,7 +305,7 @@ def _summary_lines(summary: Summary) -> list[tuple[float, str, str]]:
 def _box_traces(s: Series, axis: Axis) -> list[dict]:
     """The box of the summary's quartiles and mean, whiskers to the furthest samples within its
     fences, and the samples beyond them (at most ``MAX_OUTLIER_POINTS``)."""
-    summary, values = s.summary, s.values
+    summary, values = s.summary, s.figure.values
     if not _has_box(summary):
         return []
     within = (values >= summary.lower_fence) & (values <= summary.upper_fence)
@@ -367,7 +358,7 @@ def correlogram_chart(key: str, title: str, correlogram, what: str, lag_unit: st
 
 def series_charts(index: int, s: Series, axis: Axis) -> list[Chart]:
     """The charts of one series: its distribution and its correlogram (none without samples)."""
-    if s.values.size == 0:
+    if s.figure.values.size == 0:
         return []
     charts = [distribution_chart(f"variant-{index}-distribution", s, axis)]
     correlogram = correlogram_chart(f"variant-{index}-correlogram", f"Correlogram of {s.name}",

@@ -7,13 +7,16 @@ rendered from ``analysis.unpaired.Diff``; nothing is computed here.
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from rich.table import Table
 
-from pairbench.analysis.unpaired import Diff, Difference
+from pairbench.analysis.metrics import WORDS as UNIT_WORDS
+from pairbench.analysis.unpaired import Diff, Difference, UnitDiff
 from pairbench.model import json_safe
 from pairbench.report.safe import json_escaped, markup
 from pairbench.report.sentences import format_pvalue
+from pairbench.report.suite import number_text, plural
 from pairbench.report.text import VERDICT_STYLE, render_markup, table_text
 from pairbench.report.wording import word
 from pairbench.units import format_percent, format_value
@@ -27,10 +30,29 @@ def change_cell(d: Difference) -> str:
     return f"{format_percent(d.change_pct)} [{format_percent(d.low_pct)}, {format_percent(d.high_pct)}]"
 
 
-def verdict_cell(d: Difference) -> str:
+def verdict_cell(d: Difference, *, unit: bool = False) -> str:
     if d.verdict.refused:
         return f"inconclusive ({word(d.verdict.refusal, d.benchmark.unit)})"
-    return d.verdict.verdict + (" (negligible)" if d.verdict.negligible else "")
+    return verdict_word(d, unit) + (" (negligible)" if d.verdict.negligible else "")
+
+
+def verdict_word(d: Difference, unit: bool) -> str:
+    """The time's verdict, or a unit's as its tables say it: higher, lower, same, equivalent, inconclusive."""
+    if not unit:
+        return d.verdict.verdict
+    return "same" if d.method == "equal" else UNIT_WORDS[d.verdict.verdict]
+
+
+def unit_change_cell(d: Difference) -> str:
+    """A unit's change: its interval, "0 (equal in every sample)", "+2 (from 0)", or the medians' change."""
+    if d.method == "equal":
+        return "0 (equal in every sample)"
+    if d.low_pct is not None:
+        return change_cell(d)
+    if d.change_pct is not None:
+        return f"{format_percent(d.change_pct)} (medians)"
+    shift = None if d.old_median is None or d.new_median is None else d.new_median - d.old_median
+    return "—" if shift is None else f"{number_text(shift, signed=True)} (from 0)"
 
 
 def correction_line(diff: Diff) -> str:
@@ -46,7 +68,10 @@ def render_diff(diff: Diff, old: str, new: str, *, color: bool = False, width: i
              f"[yellow]{markup(_sentence(word(diff.notes[0])))}[/yellow]", markup(correction_line(diff)), ""]
     parts = [render_markup(lines, color=color, width=width)]
     if diff.differences:
-        parts.append(_table(diff, color=color, width=width))
+        parts.append(_table(diff.differences, color=color, width=width))
+    for u in diff.units:
+        parts.append(render_markup(["", markup(unit_heading(u, diff.alpha))], color=color, width=width))
+        parts.append(_table(u.differences, color=color, width=width, unit=True))
     listed = [f"Only in {markup(old)} ({len(diff.only_old)}): {markup(', '.join(diff.only_old))}"] if diff.only_old else []
     listed += [f"Only in {markup(new)} ({len(diff.only_new)}): {markup(', '.join(diff.only_new))}"] if diff.only_new else []
     notes = [f"  {markup(d.benchmark.label)}: {markup(word(n, d.benchmark.unit))}"
@@ -56,15 +81,23 @@ def render_diff(diff: Diff, old: str, new: str, *, color: bool = False, width: i
     return "".join(parts)
 
 
-def _table(diff: Diff, *, color: bool, width: int) -> str:
+def unit_heading(u: UnitDiff, alpha: float) -> str:
+    """ "allocs/op (Holm over 2 benchmarks, alpha 0.01; higher is worse): 1 higher, 1 same"."""
+    counts = Counter(verdict_word(d, True) for d in u.differences)
+    said = ", ".join(f"{n} {v}" for v, n in counts.items())
+    return f"{u.unit} (Holm over {plural(len(u.differences), 'benchmark')}, alpha {alpha:g}; {u.worse} is worse): {said}"
+
+
+def _table(differences: tuple[Difference, ...], *, color: bool, width: int, unit: bool = False) -> str:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for column in ("benchmark", "old median", "new median", "change [interval]", "verdict", "p (Holm)", "n old/new"):
         table.add_column(column, justify="left" if column in ("benchmark", "verdict") else "right")
-    for d in diff.differences:
+    for d in differences:
         style = VERDICT_STYLE[d.verdict.verdict]
-        name = d.benchmark.label + (f" · {d.side}" if d.side and len({x.side for x in diff.differences}) > 1 else "")
-        table.add_row(markup(name), _value(d.old_median, d), _value(d.new_median, d), change_cell(d),
-                      f"[{style}]{markup(verdict_cell(d))}[/{style}]",
+        name = d.benchmark.label + (f" · {d.side}" if d.side and len({x.side for x in differences}) > 1 else "")
+        medians = [number_text(m) if unit and m is not None else _value(m, d) for m in (d.old_median, d.new_median)]
+        table.add_row(markup(name), *medians, unit_change_cell(d) if unit else change_cell(d),
+                      f"[{style}]{markup(verdict_cell(d, unit=unit))}[/{style}]",
                       format_pvalue(d.pvalue).removeprefix("p ").removeprefix("= "), f"{d.old_n}/{d.new_n}")
     return table_text(table, color=color, width=width)
 
@@ -83,16 +116,19 @@ def diff_document(diff: Diff, old: str, new: str) -> dict:
         "format": DIFF_FORMAT, "old": old, "new": new, "alpha": diff.alpha, "threshold": diff.threshold,
         "correction": diff.correction, "paired": False, "caveat": word(diff.notes[0]),
         "differences": [_record(d) for d in diff.differences],
+        "unit_tables": [{"unit": u.unit, "worse": u.worse, "family": len(u.differences),
+                         "differences": [_record(d, unit=True) for d in u.differences]} for u in diff.units],
         "only_old": list(diff.only_old), "only_new": list(diff.only_new),
         "notes": [{**n.to_dict(), "text": word(n)} for n in diff.notes],
     })
 
 
-def _record(d: Difference) -> dict:
-    return {"benchmark": d.benchmark.to_dict(), "side": d.side, "verdict": d.verdict.verdict,
+def _record(d: Difference, *, unit: bool = False) -> dict:
+    return {"benchmark": d.benchmark.to_dict(), "side": d.side, "verdict": verdict_word(d, unit),
             "negligible": d.verdict.negligible,
             "change": {"estimate": d.change_pct, "low": d.low_pct, "high": d.high_pct, "confidence": d.confidence,
-                       "method": "Hodges-Lehmann shift of log values, rank-sum interval"},
+                       "method": {"interval": "Hodges-Lehmann shift of log values, rank-sum interval",
+                                  "equal": "equal in every sample", "test": "medians (no ratio)"}[d.method]},
             "shift": d.shift, "pvalue": d.pvalue, "pvalue_unadjusted": d.pvalue_unadjusted,
             "pvalue_method": "Mann-Whitney", "old": {"n": d.old_n, "median": d.old_median},
             "new": {"n": d.new_n, "median": d.new_median},

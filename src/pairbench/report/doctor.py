@@ -12,7 +12,7 @@ import json
 
 from pairbench.doctor.plan import ValidationPlan
 from pairbench.environment.findings import STATUSES, Finding, Report
-from pairbench.report.findings import fix, title, why
+from pairbench.report.findings import TITLES, WHY, fix
 from pairbench.report.safe import markup
 from pairbench.report.text import render_markup
 from pairbench.report.wording import word
@@ -54,18 +54,18 @@ def reading(finding: Finding) -> str:
 
 def finding_dict(finding: Finding) -> dict:
     """A finding as JSON: its check, title, status, words, and its note (``code`` and ``data``)."""
-    return {"check": finding.check, "title": title(finding), "status": finding.status,
-            "reading": reading(finding), "why": why(finding), "fix": fix(finding), "code": finding.note.code,
+    return {"check": finding.check, "title": TITLES[finding.check], "status": finding.status,
+            "reading": reading(finding), "why": WHY[finding.check], "fix": fix(finding), "code": finding.note.code,
             "data": finding.data}
 
 
 def finding_lines(finding: Finding, *, detail: bool = True) -> list[str]:
     """The verdict line; for a warning or failure also why it matters and the fix (with ``detail``)."""
     style = _STYLE[finding.status]
-    lines = [f"[{style}]{finding.status.upper():<7}[/{style}] [bold]{markup(title(finding))}[/bold]: "
+    lines = [f"[{style}]{finding.status.upper():<7}[/{style}] [bold]{markup(TITLES[finding.check])}[/bold]: "
              f"{markup(reading(finding))}"]
     if detail and finding.status in ("warn", "fail"):
-        lines.append(f"        why: {markup(why(finding))}")
+        lines.append(f"        why: {markup(WHY[finding.check])}")
         if remedy := fix(finding):
             lines.append(f"        fix: {markup(remedy)}")
     return lines

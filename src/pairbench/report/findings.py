@@ -3,9 +3,8 @@
 A finding is a note of code ``doctor-CHECK`` (``environment.findings``) whose
 data holds its status and the figures it was judged from; its reading is
 worded like every note (``READINGS``, part of ``report.wording.WORDINGS``;
-``report.doctor.reading``), and :func:`title`, :func:`why` and :func:`fix`
-give the rest. Metadata from a
-file may hold values of the wrong type: a check that meets one says so
+``report.doctor.reading``), ``TITLES``, ``WHY`` and :func:`fix` give the
+rest. Metadata from a file may hold values of the wrong type: a check that meets one says so
 (``malformed``), and figures these words cannot use are shown as they are.
 """
 
@@ -85,21 +84,16 @@ WHY = {
 }
 
 
-def title(finding: Finding) -> str:
-    return TITLES[finding.check]
-
-
-def why(finding: Finding) -> str:
-    return WHY[finding.check]
-
-
 def fix(finding: Finding) -> str:
     """The exact command or step that fixes it ("" when there is nothing to do)."""
     d = finding.note.data
     if "malformed" in d or "missing" in d:
         return ""
+    remedy = FIXES.get(finding.check, "")
     try:
-        return FIXES.get(finding.check, _no_fix)(d, d["status"])
+        if d["status"] not in ("warn", "fail") and finding.check not in FIXED_WHATEVER_STATUS:
+            return ""
+        return remedy if isinstance(remedy, str) else remedy(d, d["status"])
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return ""
 
@@ -114,15 +108,6 @@ def cpu_list_text(cpus) -> str:
             parts.append(str(start) if start == cpu else f"{start}-{cpu}")
             start = None
     return ",".join(parts)
-
-
-def _no_fix(d: Mapping, status: str) -> str:
-    return ""
-
-
-def _if_bad(text: str) -> Callable[[Mapping, str], str]:
-    """A fix that is one fixed step, for a warning or a failure."""
-    return lambda d, status: text if status in ("warn", "fail") else ""
 
 
 # ------------------------------------------------------------------ the machine
@@ -143,7 +128,7 @@ def _turbo(d: Mapping) -> str:
 
 
 def _turbo_fix(d: Mapping, status: str) -> str:
-    return f"echo {'1' if d['file'].endswith('no_turbo') else '0'} | sudo tee {d['file']}" if status == "warn" else ""
+    return f"echo {'1' if d['file'].endswith('no_turbo') else '0'} | sudo tee {d['file']}"
 
 
 def _smt(d: Mapping) -> str:
@@ -156,8 +141,6 @@ def _smt(d: Mapping) -> str:
 
 
 def _smt_fix(d: Mapping, status: str) -> str:
-    if status != "warn":
-        return ""
     return ("echo off | sudo tee /sys/devices/system/cpu/smt/control" if d["control"] == "on"
             else "disable SMT (Hyper-Threading) in the firmware setup")
 
@@ -195,8 +178,6 @@ UNPAUSABLE = {"parent": "a parent of pairbench", "kernel-thread": "a kernel thre
 def _load_fix(d: Mapping, status: str) -> str:
     """Pause the busy processes that may be paused; never pairbench's parents or the session. PIDs
     are named only for metadata read live: one read from a file may belong to another process by now."""
-    if status not in ("warn", "fail"):
-        return ""
     if not d["busiest_processes"]:
         return "stop background jobs and wait until `uptime` shows a load well below 0.5"
     if not d.get("live"):
@@ -223,8 +204,6 @@ def _isolation(d: Mapping) -> str:
 
 
 def _isolation_fix(d: Mapping, status: str) -> str:
-    if status != "warn":
-        return ""
     if d["isolated"]:
         return f"taskset -c {cpu_list_text(d['isolated'])} pairbench ..."
     last = d["suggested_cpu"]
@@ -255,8 +234,6 @@ def _clock_fix(d: Mapping, status: str) -> str:
     current, available, step = d["clocksource"], d["available"], d["measured_resolution_ns"]
     if status == "fail":
         return "use a system with a high-resolution clock (Linux: tsc)"
-    if status != "warn":
-        return ""
     if "tsc" in available and current != "tsc":
         return "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource"
     if d.get("slow_source"):
@@ -310,8 +287,6 @@ def _where(d: Mapping) -> str:
 
 def _virtualization_fix(d: Mapping, status: str) -> str:
     """The fix for each cause found: a quota below the CPUs, throttling now, steal or a VM."""
-    if status not in ("warn", "fail"):
-        return ""
     fixes = []
     steal, quota, cpus = d["steal_percent"], d["quota_cpus"], d["cpus"]
     if d["short_quota"]:
@@ -366,8 +341,6 @@ def _power(d: Mapping) -> str:
 
 
 def _power_fix(d: Mapping, status: str) -> str:
-    if status != "warn":
-        return ""
     return "plug in the charger" if d["on_battery"] else "echo performance | sudo tee /sys/firmware/acpi/platform_profile"
 
 
@@ -390,8 +363,6 @@ def _duration(d: Mapping) -> str:
 
 
 def _duration_fix(d: Mapping, status: str) -> str:
-    if status not in ("warn", "fail"):
-        return ""
     more = ("use a larger {iterations} count" if d["iterated"]
             else "batch more work per run (a loop inside the command, or an iteration count argument)")
     return f"{more} until a run takes at least {format_duration(d['target_ns'])}"
@@ -541,36 +512,39 @@ READINGS: dict[str, Callable[[Mapping, str], str]] = {"doctor-" + check: worded(
     "cpu-bound": _cpu_bound, "mean-min-gap": _mean_min_gap, "name": _name,
 }.items()}
 
-FIXES: dict[str, Callable[[Mapping, str], str]] = {
+FIXED_WHATEVER_STATUS = frozenset({"setup-overhead", "memory-growth", "cpu-bound"})
+"""The checks whose fix its function gives for any status (an unknown's too); others have one only
+for a warning or a failure."""
+FIXES: dict[str, str | Callable[[Mapping, str], str]] = {
+    # a text: the one fixed step; a function: the fix its figures (and status) call for
     "load": _load_fix,
-    "governor": _if_bad("echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor"),
+    "governor": "echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
     "turbo": _turbo_fix,
     "smt": _smt_fix,
-    "aslr": _if_bad("sudo sysctl -w kernel.randomize_va_space=2"),
+    "aslr": "sudo sysctl -w kernel.randomize_va_space=2",
     "isolation": _isolation_fix,
     "clock": _clock_fix,
-    "perf": _if_bad("sudo sysctl -w kernel.perf_event_paranoid=2"),
+    "perf": "sudo sysctl -w kernel.perf_event_paranoid=2",
     "virtualization": _virtualization_fix,
-    "memory": _if_bad("free memory (close programs); once there is room, sudo swapoff -a && sudo swapon -a "
-                      "brings swapped pages back"),
+    "memory": "free memory (close programs); once there is room, sudo swapoff -a && sudo swapon -a "
+              "brings swapped pages back",
     "power": _power_fix,
-    "thermal": _if_bad("improve cooling or disable turbo, then check the counters stay still while you "
-                       "measure: grep . /sys/devices/system/cpu/cpu*/thermal_throttle/*_count"),
-    "runs": _if_bad("make the command succeed on its own first (run it in a shell and check `echo $?`)"),
+    "thermal": "improve cooling or disable turbo, then check the counters stay still while you "
+               "measure: grep . /sys/devices/system/cpu/cpu*/thermal_throttle/*_count",
+    "runs": "make the command succeed on its own first (run it in a shell and check `echo $?`)",
     "duration": _duration_fix,
     "setup-overhead": _setup_overhead_fix,
     "memory-growth": _memory_growth_fix,
-    "stability": _if_bad("quiet the machine (see `pairbench doctor`) and look for a cause inside the "
-                         "command (I/O, caches, garbage collection)"),
-    "modality": _if_bad("plot the samples in time order (pairbench report) to find what switches"),
-    "autocorrelation": _if_bad("compare variants with pairbench compare (interleaved pairs cancel shared "
-                               "drift) and add warmup runs (--warmup)"),
-    "outliers": _if_bad("quiet the machine (pairbench doctor) or use more samples"),
-    "context-switches": _if_bad("stop other CPU-heavy work while measuring (pairbench doctor lists the "
-                                "busiest processes)"),
+    "stability": "quiet the machine (see `pairbench doctor`) and look for a cause inside the "
+                 "command (I/O, caches, garbage collection)",
+    "modality": "plot the samples in time order (pairbench report) to find what switches",
+    "autocorrelation": "compare variants with pairbench compare (interleaved pairs cancel shared "
+                       "drift) and add warmup runs (--warmup)",
+    "outliers": "quiet the machine (pairbench doctor) or use more samples",
+    "context-switches": "stop other CPU-heavy work while measuring (pairbench doctor lists the "
+                        "busiest processes)",
     "cpu-bound": lambda d, status: CPU_BOUND_FIX[d["kind"]],
-    "mean-min-gap": _if_bad("quiet the machine (pairbench doctor); compare medians or paired ratios, "
-                            "which a tail moves less than a mean"),
-    "name": lambda d, status: (f"give it a shorter name with --name (at most {d['max']} characters)"
-                               if status == "warn" else ""),
+    "mean-min-gap": "quiet the machine (pairbench doctor); compare medians or paired ratios, "
+                    "which a tail moves less than a mean",
+    "name": lambda d, status: f"give it a shorter name with --name (at most {d['max']} characters)",
 }

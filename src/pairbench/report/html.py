@@ -190,7 +190,7 @@ def _by_benchmark(run: Run, items, benchmark_of) -> dict:
 
 def _overview(run: Run, series: list[ch.Series], axes: Mapping, with_benchmark: bool) -> tuple[ch.Chart, ...]:
     """The run as a whole: one run-sequence chart per benchmark, and the resources of every sample."""
-    if not any(s.values.size for s in series):
+    if not any(s.figure.values.size for s in series):
         return ()
     resources = (ch.resources_chart(series),) if any(s.figure.resources for s in series) else ()
     if not with_benchmark:

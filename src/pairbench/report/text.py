@@ -246,14 +246,10 @@ def render_import(run: Run, written: str, *, color: bool = False, width: int = 1
              f"{plural(n, 'benchmark')} on {plural(len(sides), 'side')} ({markup(shown)}), {plural(samples, 'sample')}"
              + (f" ({failed} failed)" if failed else "") + f", as {markup(tool)} recorded them (not interleaved).",
              f"Written to {markup(written)}.",
-             f"Show it: pairbench show {markup(_quoted(written))}"
+             f"Show it: pairbench show {markup(shlex.quote(written))}"
              + (" (every benchmark: show --details)" if n > 1 else "")
              + "; compare two: pairbench diff OLD NEW."]
     return render_markup(lines, color=color, width=width)
-
-
-def _quoted(path: str) -> str:
-    return shlex.quote(path)
 
 
 # --------------------------------------------------------------------------- compare

@@ -154,10 +154,11 @@ def _grubbs(d: Mapping, unit: str) -> str:
 
 
 def _rank_ties(d: Mapping, unit: str) -> str:
-    names = {"mann-whitney": "Mann-Whitney", "hodges-lehmann": "Hodges-Lehmann", "signed-rank": "signed-rank"}
+    names = {"mann-whitney": "Mann-Whitney", "hodges-lehmann": "Hodges-Lehmann", "signed-rank": "the signed-rank test"}
     tests = [names.get(t, t) for t in d.get("tests", [])]
     who = " and ".join(filter(None, [", ".join(tests[:-1]), tests[-1] if tests else ""])) or "the rank tests"
-    return f"tied values: {who} use the normal approximation (no exact p-value or interval)"
+    verb = "uses" if len(tests) == 1 else "use"
+    return f"tied values: {who} {verb} the normal approximation (no exact p-value or interval)"
 
 
 def _shift_unbounded(d: Mapping, unit: str) -> str:

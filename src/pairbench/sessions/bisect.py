@@ -31,7 +31,6 @@ from pairbench.analysis.history import bisect_filter
 from pairbench.errors import (
     MeasurementError,
     NothingToMeasure,
-    StoreError,
     Terminated,
     UsageError,
 )
@@ -227,8 +226,8 @@ class BisectSession:
         """Keep the comparison in the history store like ``confirm``'s; what went wrong, or None."""
         if target is None:
             return None
-        from pairbench.sessions.confirm import confirmations
-        from pairbench.sessions.record import machine_for, open_store, record
+        from pairbench.sessions.confirm import keep_confirmations
+        from pairbench.sessions.record import record
         from pairbench.store.history import Provenance
 
         bench = self.recipe.kind == "bench"
@@ -238,13 +237,7 @@ class BisectSession:
             recorded = record(outcome.run, outcome.analysis, target, result_path=written, provenance=provenance)
             if recorded.error is not None:
                 return str(recorded.error)
-        found = confirmations(outcome, revisions, name=self.recipe.label if not bench else None, stored=bench)
-        try:
-            with open_store(target) as opened:
-                opened.add_confirmations(machine_for(outcome.run, target), found)
-        except StoreError as exc:
-            return str(exc)
-        return None
+        return keep_confirmations(outcome, revisions, self.recipe, target)[1]
 
 
 def _least(limit: int | None, left: int) -> int:

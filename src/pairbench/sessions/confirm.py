@@ -121,6 +121,24 @@ def confirmations(outcome: Outcome, revisions: tuple[Revision, Revision], *, nam
     return found
 
 
+def keep_confirmations(outcome: Outcome, revisions: tuple[Revision, Revision], recipe, target,
+                       ) -> tuple[list[tuple[BenchmarkKey, Confirmation]], str | None]:
+    """The :func:`confirmations` of ``outcome`` (named as ``recipe`` names its benchmarks), added to
+    ``target``'s store when there are any: them, and what went wrong adding them (None)."""
+    from pairbench.errors import StoreError
+    from pairbench.sessions.record import machine_for, open_store
+
+    bench = recipe.kind == "bench"
+    found = confirmations(outcome, revisions, name=None if bench else recipe.label, stored=bench)
+    if found:
+        try:
+            with open_store(target) as opened:
+                opened.add_confirmations(machine_for(outcome.run, target), found)
+        except StoreError as exc:
+            return found, str(exc)
+    return found, None
+
+
 def status_of(verdict) -> str:
     """confirmed (a change), rejected (none that matters), or inconclusive."""
     if verdict.verdict in ("slower", "faster"):

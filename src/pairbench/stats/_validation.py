@@ -6,6 +6,8 @@ sees ``x must hold at least 6 values for a 95% median interval, got 4``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
@@ -43,6 +45,26 @@ def as_pairs(x, y, names: tuple[str, str] = ("x", "y"), *, min_n: int = 1, what:
             f"paired data need equal lengths, got {names[0]}: {a.size} and {names[1]}: {b.size}"
         )
     return a, b
+
+
+def check_number(value, name: str, must: str, valid=math.isfinite) -> float:
+    """``value`` as a float for which ``valid`` holds (NaN never does), or a ``StatisticsError``
+    "`NAME` must be MUST, got VALUE"."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not valid(number):
+        raise StatisticsError(f"`{name}` must be {must}, got {value!r}")
+    return number
+
+
+def check_count(value, name: str, must: str = "a positive integer", minimum: int = 1) -> int:
+    """``value`` as an int of at least ``minimum`` (a bool is no count), or a ``StatisticsError``
+    "`NAME` must be MUST, got VALUE"."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise StatisticsError(f"`{name}` must be {must}, got {value!r}")
+    return int(value)
 
 
 def check_confidence(confidence: float, name: str = "confidence") -> float:

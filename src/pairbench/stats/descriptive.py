@@ -40,7 +40,7 @@ from scipy import stats as _sps
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.notes import Note, note
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
-from pairbench.stats._validation import as_sample, check_confidence, level_text
+from pairbench.stats._validation import as_sample, check_confidence, check_count, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
 
 TUKEY_K = 1.5
@@ -222,12 +222,9 @@ def grubbs_critical(n: int, alpha: float = 0.05) -> float:
     P(max z > G) <= alpha. alpha = 0.05 gives 2.18 at n = 10, 2.75 at 30,
     3.21 at 100, 3.88 at 1000, 4.42 at 10000.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 3:
-        raise StatisticsError(f"`n` must be an integer >= 3 for Grubbs' test, got {n!r}")
-    if not 0.0 < float(alpha) < 1.0:
-        raise StatisticsError(f"`alpha` must be in (0, 1), got {alpha!r}")
-    n = int(n)
-    t = float(_sps.t.isf(float(alpha) / n, n - 2))
+    n = check_count(n, "n", "an integer >= 3 for Grubbs' test", minimum=3)
+    alpha = check_confidence(alpha, "alpha")
+    t = float(_sps.t.isf(alpha / n, n - 2))
     return (n - 1) / math.sqrt(n) * math.sqrt(t * t / (n - 2 + t * t))
 
 
@@ -236,9 +233,8 @@ def fence_excess_pvalue(above: int, n: int, rate: float) -> float:
     when clean timings put ``rate`` of a sample there (``scipy.stats.binom.sf``); 1.0 for none."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or not 0 <= above <= n:
         raise StatisticsError(f"`above` must be a count in [0, n] of n >= 1 samples, got {above!r} of {n!r}")
-    if not 0.0 < float(rate) < 1.0:
-        raise StatisticsError(f"`rate` must be in (0, 1), got {rate!r}")
-    return float(_sps.binom.sf(int(above) - 1, int(n), float(rate))) if above else 1.0
+    rate = check_confidence(rate, "rate")
+    return float(_sps.binom.sf(int(above) - 1, int(n), rate)) if above else 1.0
 
 
 def mvalue(x) -> float:

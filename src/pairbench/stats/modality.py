@@ -57,8 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special as _spc
 
-from pairbench.errors import StatisticsError
-from pairbench.stats._validation import as_sample
+from pairbench.stats._validation import as_sample, check_number
 
 SENSITIVITY = 0.5  # perfolizer's default
 PRECISION = 0.01  # perfolizer's default: K = 100 bins
@@ -99,21 +98,10 @@ def lowland_modes(
     the sort, then 3-40 ms. Raises ``StatisticsError`` on empty, NaN or
     infinite input; one value or all-equal values give one mode.
     """
-    sensitivity = _number(sensitivity, "sensitivity")
-    if not 0.0 <= sensitivity <= 1.0:
-        raise StatisticsError(f"`sensitivity` must be in [0, 1], got {sensitivity!r}")
-    precision = _number(precision, "precision")
-    if not 0.0 < precision <= 0.5:  # at least 2 bins
-        raise StatisticsError(f"`precision` must be in (0, 0.5], got {precision!r}")
+    sensitivity = check_number(sensitivity, "sensitivity", "a number in [0, 1]", lambda v: 0.0 <= v <= 1.0)
+    precision = check_number(precision, "precision", "a number in (0, 0.5]", lambda v: 0.0 < v <= 0.5)  # 2+ bins
     arr = np.sort(as_sample(x, "x", min_n=1, what="to detect modes"))
     return _lowland_modes_sorted(arr, sensitivity, precision)
-
-
-def _number(value, name: str) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise StatisticsError(f"`{name}` must be a number, got {value!r}") from None
 
 
 def _lowland_modes_sorted(

@@ -25,7 +25,13 @@ from scipy import stats as _sps
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.notes import Note, note
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
-from pairbench.stats._validation import as_pairs, as_sample, check_confidence, level_text
+from pairbench.stats._validation import (
+    as_pairs,
+    as_sample,
+    check_confidence,
+    check_number,
+    level_text,
+)
 
 # compare calls paired_effect after every round with the same few (n, confidence):
 # the ranks are pure functions of them, so remember them.
@@ -256,7 +262,7 @@ def outlier_balance(differences, k: float = 3.0) -> OutlierBalance:
     tied) disables the check with a note. O(n).
     """
     d = as_sample(differences, "differences", min_n=1, what="for an outlier check")
-    k = _check_k(k)
+    k = check_number(k, "k", "a positive finite number", lambda v: math.isfinite(v) and v > 0.0)
     center = float(np.median(d))
     mad = float(_sps.median_abs_deviation(d, scale="normal"))
     if mad == 0.0:
@@ -288,14 +294,3 @@ def outlier_balance(differences, k: float = 3.0) -> OutlierBalance:
         upper_fence=center + k * mad, n_above=n_above, n_below=n_below, p_value=p_value,
         enabled=True, warnings=warnings,
     )  # fmt: skip
-
-
-def _check_k(k: float) -> float:
-    """Return the fence multiplier as a positive finite float, or raise."""
-    try:
-        value = float(k)
-    except (TypeError, ValueError):
-        raise StatisticsError(f"`k` must be a positive number, got {k!r}") from None
-    if not (math.isfinite(value) and value > 0.0):
-        raise StatisticsError(f"`k` must be a positive finite number, got {k!r}")
-    return value

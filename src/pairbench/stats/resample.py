@@ -26,7 +26,7 @@ from scipy import stats as _sps
 
 from pairbench.errors import NoVariance, StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._validation import as_sample, check_confidence
+from pairbench.stats._validation import as_sample, check_confidence, check_count
 
 # Largest total n for which method="auto" uses BCa. Measured on the 2-core CI box
 # (2026-11-22, scipy 1.17.1, median, 9999 resamples): BCa 3.4 s vs percentile
@@ -84,7 +84,7 @@ def bootstrap_ci(
     confidence = check_confidence(confidence)
     samples = _as_samples(data, paired)
     _check_statistic(statistic)
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = check_count(n_resamples, "n_resamples")
     total = sum(s.size for s in samples)
     chosen, notes = _choose_method(method, total)
     if all(np.all(s == s[0]) for s in samples):
@@ -170,15 +170,6 @@ def _hashable(value) -> bool:
     return True
 
 
-def _check_resamples(n_resamples) -> int:
-    """Return ``n_resamples`` as a positive int, or raise."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
-        raise StatisticsError(f"`n_resamples` must be a positive integer, got {n_resamples!r}")
-    if n_resamples < 1:
-        raise StatisticsError(f"`n_resamples` must be a positive integer, got {n_resamples!r}")
-    return int(n_resamples)
-
-
 def _choose_method(method, total: int) -> tuple[str, list[Note]]:
     """Resolve ``method`` ("auto" -> BCa or percentile by n); refuse BCa above BCA_MAX_N."""
     key = method.lower() if isinstance(method, str) else None
@@ -225,7 +216,7 @@ def mean_of_means_ci(samples, confidence: float = 0.95, n_resamples: int = 1999,
        Statistics 16(3), 927-953.
     """
     confidence = check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = check_count(n_resamples, "n_resamples")
     samples = [as_sample(s, "samples", min_n=2) for s in samples]
     if not samples:
         raise StatisticsError("a mean of means needs at least one sample")

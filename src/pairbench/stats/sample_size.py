@@ -24,7 +24,7 @@ from scipy import optimize as _opt
 from scipy import stats as _sps
 
 from pairbench.errors import StatisticsError
-from pairbench.stats._validation import check_confidence
+from pairbench.stats._validation import check_confidence, check_number
 
 # Pitman ARE of Wilcoxon / Mann-Whitney vs the t test is >= 108/125 = 0.864 for
 # every continuous distribution (Hodges & Lehmann 1956, Ann. Math. Statist. 27:324).
@@ -36,17 +36,8 @@ SIGN_TEST_ARE_NORMAL = 2.0 / math.pi
 
 def _check_effect_sd(effect, sd) -> tuple[float, float]:
     """Return (|effect|, sd) as finite floats, effect != 0 and sd > 0, or raise."""
-    try:
-        e, s = float(effect), float(sd)
-    except (TypeError, ValueError):
-        raise StatisticsError(
-            f"`effect` and `sd` must be numbers, got effect={effect!r}, sd={sd!r}"
-        ) from None
-    if not math.isfinite(e) or e == 0.0:
-        raise StatisticsError(f"`effect` must be a finite non-zero number, got {effect!r}")
-    if not math.isfinite(s) or s <= 0.0:
-        raise StatisticsError(f"`sd` must be a finite positive number, got {sd!r}")
-    return abs(e), s
+    e = check_number(effect, "effect", "a finite non-zero number", lambda v: math.isfinite(v) and v != 0.0)
+    return abs(e), check_number(sd, "sd", "a finite positive number", lambda v: math.isfinite(v) and v > 0.0)
 
 
 def _power_of(n: float, effect: float, sd: float, alpha: float, groups: int) -> float:
@@ -70,12 +61,7 @@ def power(n, effect, sd, alpha: float = 0.01, paired: bool = False) -> float:
     for paired data ``sd`` is the SD of the differences. ``n`` must be > 1 (a t
     test needs two values); it may be fractional, as in R.
     """
-    try:
-        n_value = float(n)
-    except (TypeError, ValueError):
-        raise StatisticsError(f"`n` must be a number > 1, got {n!r}") from None
-    if not (math.isfinite(n_value) and n_value > 1.0):
-        raise StatisticsError(f"`n` must be a finite number > 1, got {n!r}")
+    n_value = check_number(n, "n", "a finite number > 1", lambda v: math.isfinite(v) and v > 1.0)
     effect, sd = _check_effect_sd(effect, sd)
     alpha = check_confidence(alpha, "alpha")
     return _power_of(n_value, effect, sd, alpha, 1 if paired else 2)

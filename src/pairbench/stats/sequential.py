@@ -76,7 +76,7 @@ from scipy import special as _special
 
 from pairbench.errors import StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._validation import as_sample, check_confidence
+from pairbench.stats._validation import as_sample, check_confidence, check_count
 
 METHODS = ("beta-binomial", "normal-mixture")
 
@@ -346,11 +346,10 @@ class RunningSequence:
 
 def _check_mixture(t_opt, method: str) -> int:
     """Return ``t_opt`` as a positive int, or raise; and raise unless ``method`` is one of ``METHODS``."""
-    if isinstance(t_opt, bool) or not isinstance(t_opt, (int, np.integer)) or t_opt < 1:
-        raise StatisticsError(f"`t_opt` must be a positive integer (rounds), got {t_opt!r}")
+    t_opt = check_count(t_opt, "t_opt", "a positive integer (rounds)")
     if method not in METHODS:
         raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
-    return int(t_opt)
+    return t_opt
 
 
 def _percent(v: float) -> float:

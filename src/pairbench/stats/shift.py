@@ -40,7 +40,7 @@ from scipy import stats as _sps
 
 from pairbench.errors import StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._validation import as_sample, check_confidence
+from pairbench.stats._validation import as_sample, check_confidence, check_count
 
 DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 _FUZZ = 1.0 - 64 * np.finfo(float).eps  # R's qbinom fuzz: p * (1 - 64 eps) guards rounding
@@ -109,11 +109,8 @@ def quantile_ranks(n: int, p: float, confidence: float = 0.95) -> QuantileRanks:
     confidence, computed like R's ``qbinom`` (smallest k with pbinom(k) >=
     target, with R's 64-epsilon fuzz). O(1) via scipy's binomial quantile.
     """
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-        raise StatisticsError(f"`n` must be a positive integer, got {n!r}")
-    if not 0.0 < float(p) < 1.0:
-        raise StatisticsError(f"`p` must be in (0, 1), got {p!r}")
-    low, high, achieved = _ranks(int(n), np.array([float(p)]), check_confidence(confidence))
+    n, p = check_count(n, "n"), check_confidence(p, "p")
+    low, high, achieved = _ranks(n, np.array([p]), check_confidence(confidence))
     return QuantileRanks(low=int(low[0]), high=int(high[0]), achieved_confidence=float(achieved[0]))
 
 
@@ -121,9 +118,7 @@ def quantile_ci(x, p: float, confidence: float = 0.95) -> QuantileInterval:
     """The p-quantile of ``x`` (type 7) with its distribution-free order-statistic interval."""
     arr = np.sort(as_sample(x, "x", min_n=1, what="for a quantile interval"))
     conf = check_confidence(confidence)
-    if not 0.0 < float(p) < 1.0:
-        raise StatisticsError(f"`p` must be in (0, 1), got {p!r}")
-    return _intervals(arr, (float(p),), conf)[0]
+    return _intervals(arr, (check_confidence(p, "p"),), conf)[0]
 
 
 def shift_function(baseline, candidate, confidence: float = 0.95,

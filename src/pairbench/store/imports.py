@@ -321,9 +321,9 @@ def _criterion(path: Path) -> Run:
             raise ResultFileError(f"{path}: no criterion result in it (no new/benchmark.json below it); give "
                                   "target/criterion or one benchmark's directory")
         built = _Built(root, [Side(root.name, Command(str(root), (str(root),)))])
-        for one in saved:
-            name = criterion.read_one(one.directory).name
-            iters, times = criterion.sample_arrays(one.directory / "sample.json")
+        for new in saved:
+            name = criterion.read_one(new).name
+            iters, times = criterion.sample_arrays(new / "sample.json")
             b = built.key(name)
             for n, t in zip(iters, times, strict=True):
                 built.add(b, 0, t, iterations=max(1.0, n), metrics={PRIMARY_METRIC: t})

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.measure.harnesses.base import (
@@ -93,21 +92,14 @@ def _ids(listing: str):
         yield name
 
 
-@dataclass(frozen=True)
-class Saved:
-    """One benchmark's saved directory: its ``new/`` files."""
-
-    directory: Path
-
-
-def saved_benchmarks(root: Path) -> list[Saved]:
-    """Every ``.../new/benchmark.json`` under ``root`` (a CRITERION_HOME, ``target/criterion``, or one
-    benchmark's directory), in path order, at most ``MAX_SAVED``."""
+def saved_benchmarks(root: Path) -> list[Path]:
+    """Every ``new/`` directory holding a ``benchmark.json`` under ``root`` (a CRITERION_HOME,
+    ``target/criterion``, or one benchmark's directory), in path order, at most ``MAX_SAVED``."""
     found = []
     for directory, subdirectories, files in os.walk(root, followlinks=False):
         subdirectories.sort()
         if Path(directory).name == "new" and "benchmark.json" in files:
-            found.append(Saved(Path(directory)))
+            found.append(Path(directory))
             if len(found) > MAX_SAVED:
                 raise FormatError(NAME, str(root), f"more than {MAX_SAVED} saved benchmarks")
     return found
@@ -115,7 +107,7 @@ def saved_benchmarks(root: Path) -> list[Saved]:
 
 def read_saved(root: Path) -> list[Report]:
     """The report of every benchmark saved under ``root`` (its samples summed into one)."""
-    return [read_one(saved.directory) for saved in saved_benchmarks(root)]
+    return [read_one(new) for new in saved_benchmarks(root)]
 
 
 def read_one(new: Path) -> Report:
