@@ -68,8 +68,6 @@ from pairbench.model import BenchmarkKey
 
 PENALTY_FACTOR = 3.0  # per step, times ln(n); see penalty()
 CHOICE_FACTOR = 1.2  # the same for the choice among the segmentations met, in deviance; see _joint()
-CHOICE_DRIFT_COST = 0.75  # what a drift's slope costs in that choice, as a share of a step's
-MIN_NEW_STEP = 2.5  # in noise SDs: a step that choice adds to the last round's is at least this
 DEVIANCE_CLIP = 4.0  # what one whitened residual costs at most in that choice, in its (MAD) SDs
 SMALL_HISTORY = 20.0  # the penalty's extra for short histories, whose noise is known less well
 MIN_SEGMENT = 3
@@ -300,11 +298,11 @@ def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None, choice: 
     """The segmentation and its noise (module docstring, steps 2-4): the segmentation and the noise
     estimated from each other in turn from independent noise up, until a segmentation repeats;
     then, of every segmentation met (PELT's levels and their lines in each round, and none), the
-    one whose AR(1) deviance (``stats.ar1_deviance``, each residual charged at most ``clip`` SDs)
-    plus ``choice`` per step (and ``CHOICE_DRIFT_COST`` times it per drift) is the least, with
-    the noise about it; but the segmentation the rounds settled on (of a cycle, the one with the
-    fewest breaks) unless every step the choice adds to it is at least ``MIN_NEW_STEP`` noise SDs. Drifts are looked for in every round: a drift left to the noise
-    would read as strong autocorrelation, and hide itself and any step."""
+    one whose AR(1) deviance (``stats.ar1_deviance``, each residual charged at most ``clip``
+    SDs) plus ``choice`` per step (and
+    ``drift_cost`` times it per drift) is the least, with the noise about it. Drifts are looked
+    for in every round: a drift left to the noise would read as strong autocorrelation, and hide
+    itself and any step."""
     seen: list = []
     met = {stats.Segmentation((), (False,)): None}
     while len(seen) < ROUNDS:
@@ -321,24 +319,10 @@ def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None, choice: 
             return segmentation, noise
         seen.append(segmentation)
         noise = following
-    cycle = seen[seen.index(segmentation):] if segmentation in seen else seen[-2:]
-    settled = min(cycle, key=lambda s: len(s.breaks))  # of a cycle, the one with the fewest breaks
-    chosen = min(met, key=lambda s: (stats.ar1_deviance(x, s, clip)
-                                     + choice * (len(s.breaks) + CHOICE_DRIFT_COST * sum(s.sloped)),
-                                     len(s.breaks)))
-    noise = stats.serial_noise(x, chosen)
-    if chosen != settled and not _added_steps_large(x, chosen, settled, noise):
-        return settled, stats.serial_noise(x, settled)
-    return chosen, noise
-
-
-def _added_steps_large(x: np.ndarray, chosen, last, noise) -> bool:
-    """Whether each step of ``chosen`` that ``last`` does not have is at least ``MIN_NEW_STEP``
-    noise SDs (the jump of the least-squares fit at it). The likelihood takes a weak drift under
-    AR(1) noise (1.7 noise SDs over the history) for a step as often as a line; a step of 3 SDs,
-    which it finds where the long-run scale does not, is seldom fitted below 2.5."""
-    fit = stats.fitted(x, chosen)
-    return all(abs(fit[b] - fit[b - 1]) >= MIN_NEW_STEP * noise.sd for b in chosen.breaks if b not in last.breaks)
+    slope_cost = choice * (drift_cost or 0.0)
+    chosen = min(met, key=lambda s: (stats.ar1_deviance(x, s, clip) + choice * len(s.breaks)
+                                     + slope_cost * sum(s.sloped), len(s.breaks)))
+    return chosen, stats.serial_noise(x, chosen)
 
 
 def clipped(z: np.ndarray) -> np.ndarray:
