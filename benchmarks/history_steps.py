@@ -23,9 +23,8 @@ the peers of ``history_peers.py`` run by that Python (asv, E-divisive means, Ota
 ``--peer-histories`` histories per cell (E-divisive's permutation test takes seconds a history).
 ``--calibrate`` runs pairbench alone over a grid of penalties (``--factors``, ``--smalls``,
 ``--drift-costs``) and weights of a step's exact place (``--exacts``) on the cells chosen
-(``--scenarios``, ``--noises``), and penalties of the choice among the segmentations met
-(``--choices``) and of its clip (``--clips``), which is how ``PENALTY_FACTOR``,
-``SMALL_HISTORY``, ``DRIFT_COST``, ``EXACT``, ``CHOICE_FACTOR`` and ``DEVIANCE_CLIP`` were chosen.
+(``--scenarios``, ``--noises``), which is how ``PENALTY_FACTOR``, ``SMALL_HISTORY``,
+``DRIFT_COST`` and ``EXACT`` were chosen.
 
 Seeded; times nothing, so it runs without the shared lock, niced:
     nice -n 10 .venv/bin/python benchmarks/history_steps.py --seed 2041 --peers /tmp/history-peers/bin/python
@@ -54,8 +53,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from changepoints import draw, real_noise  # noqa: E402
 from pairbench import stats  # noqa: E402
 from pairbench.analysis.history import (  # noqa: E402
-    CHOICE_FACTOR,
-    DEVIANCE_CLIP,
     DRIFT_COST,
     EXACT,
     PENALTY_FACTOR,
@@ -155,9 +152,8 @@ def count_for(cell: Cell, scale: float) -> int:
 
 
 def pairbench(y: np.ndarray, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-              drift_cost: float = DRIFT_COST, exact: float = EXACT, choice: float = CHOICE_FACTOR,
-              clip: float = DEVIANCE_CLIP):
-    found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact, choice=choice, clip=clip)
+              drift_cost: float = DRIFT_COST, exact: float = EXACT):
+    found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact)
     return list(found.breaks), sum(found.segmentation.sloped)
 
 
@@ -247,20 +243,18 @@ def _drift(s: dict) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts, choices, clips) -> str:
-    """One row per penalty (and weight of a step's exact place, and penalty of the choice among
-    segmentations and its clip): null cells' false steps (and drifts) per 1,000 commits, step cells' share found
-    within one commit (within two; on it), drift cells' share reported as one step."""
-    lines = ["| factor | small | drift cost | exact | choice | clip | " + " | ".join(c.label for c in cell_list) + " |",
-             "|---|---|---|---|---|---|" + "---|" * len(cell_list)]
-    grid = itertools.product(factors, smalls, drift_costs, exacts, choices, clips)
-    for factor, small, drift_cost, exact, choice, clip in grid:
+def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts) -> str:
+    """One row per penalty (and weight of a step's exact place): null cells' false steps (and
+    drifts) per 1,000 commits, step cells' share found within one commit (within two; on it),
+    drift cells' share reported as one step."""
+    lines = ["| factor | small | drift cost | exact | " + " | ".join(c.label for c in cell_list) + " |",
+             "|---|---|---|---|" + "---|" * len(cell_list)]
+    for factor, small, drift_cost, exact in itertools.product(factors, smalls, drift_costs, exacts):
         row = []
         for c in cell_list:
-            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact, choice, clip) for y in c.series]
+            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact) for y in c.series]
             row.append(_calibration_cell(c.scenario, score(c, "pb")))
-        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | {choice:g} | {clip:g} | "
-                     + " | ".join(row) + " |")
+        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | " + " | ".join(row) + " |")
         print(lines[-1], flush=True)
     return "\n".join(lines)
 
@@ -284,8 +278,6 @@ def main(argv=None) -> int:
     parser.add_argument("--smalls", type=lambda s: [float(v) for v in s.split(",")], default=[SMALL_HISTORY])
     parser.add_argument("--drift-costs", type=lambda s: [float(v) for v in s.split(",")], default=[DRIFT_COST])
     parser.add_argument("--exacts", type=lambda s: [float(v) for v in s.split(",")], default=[EXACT])
-    parser.add_argument("--choices", type=lambda s: [float(v) for v in s.split(",")], default=[CHOICE_FACTOR])
-    parser.add_argument("--clips", type=lambda s: [float(v) for v in s.split(",")], default=[DEVIANCE_CLIP])
     parser.add_argument("--scenarios", default="null,step,drift", help="with --calibrate: which to run")
     parser.add_argument("--noises", default=",".join(MODEL_NOISES + REAL_NOISES), help="with --calibrate")
     parser.add_argument("--json", type=Path, default=None)
@@ -299,8 +291,7 @@ def main(argv=None) -> int:
     print(f"{len(cell_list)} cells, {sum(len(c.series) for c in cell_list)} histories; seed {args.seed}", flush=True)
     if args.calibrate:
         chosen = [c for c in cell_list if c.scenario in args.scenarios.split(",") and c.noise in args.noises.split(",")]
-        print(calibrate(chosen, args.factors, args.smalls, args.drift_costs, args.exacts, args.choices,
-                        args.clips))
+        print(calibrate(chosen, args.factors, args.smalls, args.drift_costs, args.exacts))
         return 0
     started = time.time()
     for c in cell_list:

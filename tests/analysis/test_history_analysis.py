@@ -175,18 +175,6 @@ def test_a_step_under_ar1_noise_is_placed_at_the_centre_of_its_likeliest_commits
     assert abs(place - 50) <= 1
 
 
-@pytest.mark.parametrize(("seed", "before"), [(5, "nothing"), (9, "nothing"), (86, "nothing"),
-                                            (41, "a drift"), (52, "a drift"), (61, "a drift")])
-def test_a_step_whose_history_reads_as_strong_autocorrelation_is_still_found(seed, before):
-    """A step of 3 noise SDs at commit 50 of 100 under AR(1) noise of phi 0.5, SD 3%: seeds of 300
-    where pairbench found ``before`` (the noise estimated about no step or a line reads phi near
-    0.9, on whose long-run scale the step is small); 25 more of the 300 are found within one
-    commit than were (250 -> 275). The segmentations met are now chosen between by their AR(1) likelihood."""
-    y = _ar1(np.random.default_rng(seed), 100, 0.5, 0.03) + np.where(np.arange(100) >= 50, 0.09, 0.0)
-    found = detect(y)
-    assert [abs(b - 50) <= 1 for b in found.breaks] == [True] and not any(found.segmentation.sloped)
-
-
 def test_the_noise_model_reads_the_autocorrelation_of_a_shared_machines_results():
     rng = np.random.default_rng(5)
     values = np.exp(np.log(1e6) + _ar1(rng, 1000, 0.5, 0.02))

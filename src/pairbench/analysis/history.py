@@ -25,15 +25,7 @@ model of steps, drifts and autocorrelated noise, as follows:
    ``penalty(n)`` per step; each segment is a level, or a line for the same
    penalty again: a line is a **drift**, a slow change over many commits that a
    model of levels alone would cut into several steps;
-4. of every segmentation met on the way (PELT's levels and their lines, in each
-   round, and none), the one taken is that with the least robust AR(1)
-   deviance (``stats.ar1_deviance``: the generalised least-squares fit with
-   phi at its most likely, no whitened residual charged more than 4 SDs) plus
-   ``penalty(n, CHOICE_FACTOR)`` per step (and ``DRIFT_COST`` times it per
-   drift). The round's long-run SD alone would lose a step whenever the noise
-   estimated about a segmentation without it reads phi near 0.9, on whose
-   scale the step is small; the likelihood needs no long-run SD;
-5. each step is then placed (within ``REACH`` commits) where the likelihood of
+4. each step is then placed (within ``REACH`` commits) where the likelihood of
    its two neighbouring segments' generalised least-squares fit under the AR(1)
    noise, summed over the place and the commits either side of it (plus
    ``EXACT`` times the place's own), is the largest: under AR(1) noise that
@@ -67,8 +59,6 @@ from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey
 
 PENALTY_FACTOR = 3.0  # per step, times ln(n); see penalty()
-CHOICE_FACTOR = 1.2  # the same for the choice among the segmentations met, in deviance; see _joint()
-DEVIANCE_CLIP = 4.0  # what one whitened residual costs at most in that choice, in its (MAD) SDs
 SMALL_HISTORY = 20.0  # the penalty's extra for short histories, whose noise is known less well
 MIN_SEGMENT = 3
 MIN_DRIFT = 10  # a drift is a line over at least this many commits
@@ -274,11 +264,10 @@ def penalty(n: int, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY
 
 
 def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-           drifts: bool = True, drift_cost: float = DRIFT_COST, exact: float = EXACT,
-           choice: float = CHOICE_FACTOR, clip: float = DEVIANCE_CLIP) -> Detection:
+           drifts: bool = True, drift_cost: float = DRIFT_COST, exact: float = EXACT) -> Detection:
     """The segmentation of ``y`` and its noise (module docstring); none below 2 segments' length.
-    ``factor``, ``small``, ``drifts``, ``drift_cost``, ``exact``, ``choice`` and ``clip`` are for
-    the simulation that chose the defaults."""
+    ``factor``, ``small``, ``drifts``, ``drift_cost`` and ``exact`` are for the simulation that
+    chose the defaults."""
     n = y.size
     if n < 2 * MIN_SEGMENT:
         return Detection(stats.Segmentation((), (False,)), None)
@@ -290,39 +279,30 @@ def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMAL
         return Detection(stats.Segmentation((), (False,)), stats.SerialNoise(0.0, 0.0))
     x = sd * clipped((y - np.median(y)) / sd)
     segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
-                                 drift_cost if drifts else None, penalty(n, choice, small), clip)
+                                 drift_cost if drifts else None)
     return Detection(stats.refined(x, segmentation, noise, REACH, MIN_SEGMENT, exact), noise)
 
 
-def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None, choice: float, clip: float):
-    """The segmentation and its noise (module docstring, steps 2-4): the segmentation and the noise
-    estimated from each other in turn from independent noise up, until a segmentation repeats;
-    then, of every segmentation met (PELT's levels and their lines in each round, and none), the
-    one whose AR(1) deviance (``stats.ar1_deviance``, each residual charged at most ``clip``
-    SDs) plus ``choice`` per step (and
-    ``drift_cost`` times it per drift) is the least, with the noise about it. Drifts are looked
-    for in every round: a drift left to the noise would read as strong autocorrelation, and hide
-    itself and any step."""
+def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None):
+    """The segmentation and its noise, each estimated from the other in turn from independent
+    noise up (module docstring, steps 2-3), until a segmentation repeats: of a cycle, the one with
+    the fewest breaks (and its noise). Drifts are looked for in every round: a drift left to the
+    noise would read as strong autocorrelation, and hide itself and any step."""
     seen: list = []
-    met = {stats.Segmentation((), (False,)): None}
     while len(seen) < ROUNDS:
         z = x / noise.long_run_sd
         segmentation = stats.segment(z, cost, MIN_SEGMENT)
-        met[segmentation] = None
         if drift_cost is not None:
             segmentation = stats.with_lines(z, segmentation, cost, MIN_DRIFT, drift_cost * cost)
-            met[segmentation] = None
-        if segmentation in seen:
-            break
+        known = [k for k, (earlier, _) in enumerate(seen) if earlier == segmentation]
+        if known:
+            return min(seen[known[0]:], key=lambda found: len(found[0].breaks))
         following = stats.serial_noise(x, segmentation)
         if following.sd <= 0:
             return segmentation, noise
-        seen.append(segmentation)
+        seen.append((segmentation, following))
         noise = following
-    slope_cost = choice * (drift_cost or 0.0)
-    chosen = min(met, key=lambda s: (stats.ar1_deviance(x, s, clip) + choice * len(s.breaks)
-                                     + slope_cost * sum(s.sloped), len(s.breaks)))
-    return chosen, stats.serial_noise(x, chosen)
+    return min(seen[-2:], key=lambda found: len(found[0].breaks))
 
 
 def clipped(z: np.ndarray) -> np.ndarray:

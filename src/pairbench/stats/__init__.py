@@ -76,7 +76,6 @@ _EXPORTS = {
     "fitted": "changepoint",
     "slope": "changepoint",
     "refined": "changepoint",
-    "ar1_deviance": "changepoint",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",
