@@ -217,7 +217,7 @@ def _trial_record(commits: Sequence[str], d) -> dict:
 
 
 def aligned(t: Table) -> Iterator[str]:
-    """``t`` as text columns: the first two left-aligned, the rest right-aligned but the last."""
+    """``t`` as text columns: the first three and the last left-aligned, the others right-aligned."""
     rows = [t.header, *t.rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(t.header))]
     last = len(widths) - 1
