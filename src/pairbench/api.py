@@ -28,7 +28,7 @@ def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: 
     show`` and ``pairbench report`` read. The budget (``max_time``, 10 s), the
     error rate (``alpha``), the smallest change that matters (``threshold``, in
     percent) and a sample's length (``sample_time``, 1 ms) default as for every
-    in-process comparison (``settings.FUNCTION_DEFAULTS``).
+    in-process comparison (``settings.USE_DEFAULTS["functions"]``).
 
     >>> result = compare_functions(sorted, lambda xs: sorted(xs, reverse=True), list(range(100)))
     >>> result.verdict.verdict in ("faster", "slower", "equivalent", "inconclusive")

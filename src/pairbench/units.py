@@ -154,6 +154,16 @@ def format_percent(value: float | None, *, signed: bool = True, digits: int = 2)
     return text + "%"
 
 
+def format_level(confidence: float) -> str:
+    """A confidence level in percent to two decimals at most ("95%", "99.8%", "99.36%"), or as many
+    more as keep it below 100% ("99.9999%": alpha 1e-6 is not a 100% interval)."""
+    for digits in range(2, 13):
+        text = f"{100.0 * confidence:.{digits}f}".rstrip("0").rstrip(".")
+        if float(text) < 100.0 or confidence >= 1:
+            return text + "%"
+    return f"{100.0 * confidence:.12f}%"
+
+
 def format_rate(per_second: float | None) -> str:
     """Format an event rate: 12.3/s."""
     if per_second is None or not math.isfinite(per_second):

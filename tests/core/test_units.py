@@ -6,6 +6,7 @@ from pairbench.errors import UsageError
 from pairbench.units import (
     format_duration,
     format_kib,
+    format_level,
     format_percent,
     format_value,
     parse_duration_ns,
@@ -77,3 +78,11 @@ def test_values_of_one_row_share_the_scale_of_a_typical_one():
     fmt = value_formatter("B", 4096.0, digits=2)
     assert (fmt(4096.0), fmt(512.0)) == ("4.0 KiB", "0.50 KiB")
     assert value_formatter("ns", 2_500_000)(800) == "0.0008000 ms"
+
+
+@pytest.mark.parametrize(("confidence", "text"), [
+    (0.95, "95%"), (0.99, "99%"), (0.998, "99.8%"), (1 - 0.01 / 1.5625, "99.36%"), (1 - 0.01 / 36, "99.97%"),
+    (1 - 1e-6, "99.9999%"), (1 - 1e-9, "99.9999999%"), (0.5, "50%"), (1.0, "100%"),
+])
+def test_a_confidence_level_has_two_decimals_at_most_and_is_never_rounded_up_to_100_percent(confidence, text):
+    assert format_level(confidence) == text

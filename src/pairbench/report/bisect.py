@@ -19,7 +19,7 @@ from pairbench.model import json_safe
 from pairbench.report.markdown import table as markdown_table
 from pairbench.report.safe import escape, visible
 from pairbench.report.tables import Table
-from pairbench.units import format_duration, format_percent
+from pairbench.units import format_duration, format_level, format_percent
 
 BISECT_FORMAT = "pairbench.bisect/1"
 SHORT = 10
@@ -67,11 +67,7 @@ def _pair(commits: Sequence[str], t: Trial) -> str:
 def _interval(effect) -> str:
     if effect is None:
         return "no interval"
-    return f"[{format_percent(effect.low)}, {format_percent(effect.high)}] at {_level(effect.confidence)}"
-
-
-def _level(confidence: float) -> str:
-    return f"{100 * confidence:.4g}%"
+    return f"[{format_percent(effect.low)}, {format_percent(effect.high)}] at {format_level(effect.confidence)}"
 
 
 def _boundary(t: Trial, bound) -> str:
@@ -221,7 +217,7 @@ def _trial_record(commits: Sequence[str], d) -> dict:
 
 
 def aligned(t: Table) -> Iterator[str]:
-    """``t`` as text columns: the first two left-aligned, the rest right-aligned but the last."""
+    """``t`` as text columns: the first three and the last left-aligned, the others right-aligned."""
     rows = [t.header, *t.rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(t.header))]
     last = len(widths) - 1

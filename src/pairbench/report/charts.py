@@ -31,7 +31,7 @@ import numpy as np
 
 from pairbench.analysis.records import Comparison, ComparisonFigure, SeriesFigure, Summary
 from pairbench.report.safe import visible
-from pairbench.units import format_percent, time_unit_for
+from pairbench.units import format_level, format_percent, time_unit_for
 
 MAX_POINTS = 4000  # per scatter trace
 MAX_ECDF_POINTS = 2000  # steps per ECDF curve
@@ -394,7 +394,7 @@ def paired_differences_chart(key: str, c: Comparison, log_ratios: np.ndarray, na
     note = f"{log_ratios.size} rounds. Red: the median change"
     if e:
         note += (f" {format_percent(e.estimate)} and its interval [{format_percent(e.low)}, "
-                 f"{format_percent(e.high)}] ({e.confidence:.2%})")
+                 f"{format_percent(e.high)}] ({format_level(e.confidence)})")
     note += "; black: no change"
     note += f"; dotted: ±{c.threshold:g}%, the smallest change that matters." if c.threshold else "."
     return Chart(key, title, {"data": traces, "layout": layout}, note)

@@ -10,23 +10,13 @@ from pairbench.analysis import Comparison
 from pairbench.model import COMMAND_BENCHMARK
 from pairbench.notes import Note
 from pairbench.report.wording import INLINE, word
-from pairbench.units import format_percent, format_value
+from pairbench.units import format_level, format_percent, format_value
 
 
 def format_pvalue(p: float | None) -> str:
     if p is None:
         return "p n/a"
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def level_percent(confidence: float, decimals: int = 2) -> str:
-    """A confidence level in percent with ``decimals`` decimals, or more where fewer would round it
-    up to 100%: "99.00%", "99.9999%" (alpha 1e-6 is not a 100% interval)."""
-    for digits in range(decimals, 13):
-        text = f"{100.0 * confidence:.{digits}f}"
-        if float(text) < 100.0:
-            return text + "%"
-    return f"{100.0 * confidence:.12f}%"
 
 
 def comparison_title(c: Comparison, *, with_benchmark: bool = False) -> str:
@@ -96,7 +86,7 @@ def secondary_lines(c: Comparison) -> list[str]:
                      f"slower in {sec.pairs.candidate_slower}, tied in {sec.pairs.tied}.")
     if sec.hodges_lehmann:
         hl = sec.hodges_lehmann
-        interval = f" [{fmt(hl.low)}, {fmt(hl.high)}] ({level_percent(hl.confidence, 1)})" if hl.low is not None else ""
+        interval = f" [{fmt(hl.low)}, {fmt(hl.high)}] ({format_level(hl.confidence)})" if hl.low is not None else ""
         lines.append(f"Hodges-Lehmann shift {fmt(hl.estimate)}{interval}; Mann-Whitney "
                      f"{format_pvalue(sec.mann_whitney_pvalue)}; Wilcoxon signed-rank "
                      f"{format_pvalue(sec.signed_rank_pvalue)}.")
@@ -120,7 +110,7 @@ def interval_line(c: Comparison, *, with_threshold: bool = False) -> str | None:
     if c.effect is None:
         return None
     adjustment = f", {c.adjustment}" if c.adjustment != "none" else ""
-    text = f"Interval: {c.effect.method}, {level_percent(c.effect.confidence)} (alpha {c.alpha:g}{adjustment})"
+    text = f"Interval: {c.effect.method}, {format_level(c.effect.confidence)} (alpha {c.alpha:g}{adjustment})"
     conservative = _inline(c, "interval-conservative")
     if conservative:
         text += f"; {conservative}"

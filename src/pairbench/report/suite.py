@@ -21,7 +21,7 @@ from pairbench.report.sentences import change_text, format_pvalue, verdict_label
 from pairbench.report.tables import Table
 from pairbench.report.wording import subject_text, word
 from pairbench.settings import default
-from pairbench.units import format_duration, format_percent
+from pairbench.units import format_duration, format_level, format_percent
 
 GROUPS = (("Regressions", "regressions"), ("Improvements", "improvements"), ("Equivalent", "equivalent"),
           ("Inconclusive", "inconclusive"))
@@ -105,7 +105,7 @@ def group_table(comparisons: Sequence[Comparison]) -> Table:
 def geometric_mean_line(g: GeometricMean | None) -> str:
     if g is None:
         return "Geometric mean: no benchmark has an estimate."
-    interval = (f" [{format_percent(g.low)}, {format_percent(g.high)}] ({100 * g.confidence:g}% {g.method})"
+    interval = (f" [{format_percent(g.low)}, {format_percent(g.high)}] ({format_level(g.confidence)} {g.method})"
                 if g.low is not None else " (no interval: a benchmark has fewer than 2 rounds, or none vary)")
     return f"Geometric mean of the changes over {g.benchmarks} benchmarks: {format_percent(g.estimate)}{interval}."
 

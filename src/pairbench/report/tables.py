@@ -27,6 +27,7 @@ from pairbench.report.wording import with_subject
 from pairbench.units import (
     format_duration,
     format_kib,
+    format_level,
     format_percent,
     format_rate,
     format_value,
@@ -81,7 +82,7 @@ def verdict_table(run: Run, analysis: Analysis) -> Table:
     """One row per comparison: the medians, the paired change with its interval, the verdict."""
     with_benchmark = several_benchmarks(run)
     confidences = {c.effect.confidence for c in analysis.comparisons if c.effect}
-    level = f" ({level_text(min(confidences))} interval)" if confidences else ""
+    level = f" ({format_level(min(confidences))} interval)" if confidences else ""
     header = ("Comparison", "Baseline median", "Candidate median", f"Change{level}", "Verdict",
               "p-value", "Rounds")
     rows = tuple(_verdict_row(c, analysis, with_benchmark) for c in analysis.comparisons)
@@ -122,7 +123,7 @@ def _variant_row(s: Summary, with_benchmark: bool) -> tuple[str, ...]:
     fmt = value_formatter(s.unit, s.median)
     median = fmt(s.median)
     if s.median_low is not None and s.median_high is not None:
-        median += f" [{fmt(s.median_low)}, {fmt(s.median_high)}] ({level_text(s.confidence)})"
+        median += f" [{fmt(s.median_low)}, {fmt(s.median_high)}] ({format_level(s.confidence)})"
     mean = fmt(s.mean)
     if s.mean_se is not None:
         mean += f" ± {_error_text(s)}"
@@ -209,7 +210,3 @@ def run_title(run: Run, analysis: Analysis) -> str:
     return f"pairbench {run.kind}: {len(run.sides)} {'workers' if run.kind == 'bench' else 'commands'}"
 
 
-def level_text(confidence: float) -> str:
-    """A confidence level to two decimals at most: "95%", "99.36%"."""
-    text = f"{100 * confidence:.2f}".rstrip("0").rstrip(".")
-    return f"{text}%"

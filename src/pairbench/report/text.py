@@ -45,6 +45,7 @@ from pairbench.report.wording import with_subject, word
 from pairbench.units import (
     format_duration,
     format_kib,
+    format_level,
     format_percent,
     format_rate,
     format_value,
@@ -208,7 +209,7 @@ def relative_lines(analysis: Analysis, *, with_benchmark: bool) -> list[str]:
     rounds = sorted({r.rounds for r in analysis.relative})
     counted = f"{rounds[0]}" if len(rounds) == 1 else f"{rounds[0]}-{rounds[-1]}"
     lines.append(f"  [dim](median of the per-round ratios over {counted} paired rounds; "
-                 f"{level_percent(first.confidence)} interval each, sign test)[/dim]")
+                 f"{format_level(first.confidence)} interval each, sign test)[/dim]")
     return lines + [""]
 
 
@@ -223,10 +224,6 @@ def relative_text(r) -> str:
         low, high = (r.low, r.high) if faster else (1 / r.high, 1 / r.low)
         interval = f" [{low:.2f}, {high:.2f}]"
     return f"{times:.2f}{interval} times {'faster' if faster else 'slower'}"
-
-
-def level_percent(confidence: float) -> str:
-    return f"{100 * confidence:g}%"
 
 
 def _unit(analysis: Analysis) -> str:

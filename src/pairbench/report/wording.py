@@ -19,7 +19,7 @@ from pairbench.command import describe_status
 from pairbench.harnesses import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
 from pairbench.report.findings import READINGS, autocorrelation, worded
-from pairbench.units import format_kib, format_percent, format_rate, format_value
+from pairbench.units import format_kib, format_level, format_percent, format_rate, format_value
 
 # shown beside the number they qualify, not among the numbered notes
 INLINE = frozenset({"tukey-fence", "few-outliers", "outlier-check-disabled", "interval-conservative",
@@ -107,8 +107,8 @@ def _untuned(d: Mapping, unit: str) -> str:
 
 
 def _needed(d: Mapping, unit: str) -> str:
-    what = {"median-interval": f"a {_level(d.get('confidence', 0.95))} interval of the median",
-            "paired-interval": f"a {_level(d.get('confidence', 0.95))} interval of the paired effect",
+    what = {"median-interval": f"a {format_level(d.get('confidence', 0.95))} interval of the median",
+            "paired-interval": f"a {format_level(d.get('confidence', 0.95))} interval of the paired effect",
             "anytime-interval": f"an anytime-valid interval at alpha {d.get('alpha', 0):.3g}",
             "unpaired-interval": "a two-sample interval of the change",
             "ljung-box": "the Ljung-Box test"}.get(d.get("purpose", ""), d.get("purpose") or "this statistic")
@@ -116,16 +116,6 @@ def _needed(d: Mapping, unit: str) -> str:
     if d.get("purpose") == "paired-interval":
         noun = "pairs"
     return f"too few {noun} for {what}: need at least {d['needed']}, got {d['got']}"
-
-
-def _level(confidence: float) -> str:
-    """A confidence level as "99.5%", "99.97%": never rounded up to 100%."""
-    text = f"{100 * confidence:.6g}"
-    for digits in range(7, 16):  # 1 - 1e-9 is not 100%
-        if float(text) < 100 or confidence >= 1:
-            break
-        text = f"{100 * confidence:.{digits}g}"
-    return f"{text}%"
 
 
 def _no_variance(d: Mapping, unit: str) -> str:
@@ -163,7 +153,7 @@ def _rank_ties(d: Mapping, unit: str) -> str:
 
 def _shift_unbounded(d: Mapping, unit: str) -> str:
     return (f"{d['unbounded']} of the shift function's {d['total']} decile bounds are open: too few "
-            f"samples ({d['n']}) for intervals at {_level(d['level'])} each")
+            f"samples ({d['n']}) for intervals at {format_level(d['level'])} each")
 
 
 def _warmup_repetitions(count: int) -> str:
@@ -339,10 +329,10 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "zero-differences": lambda d, u: (f"{d['zeros']} pair(s) with no difference are left out of the "
                                       "signed-rank test (no exact p-value)"),
     "confidence-not-achievable": lambda d, u: (
-        f"a {_level(d['requested'])} rank interval is not possible with so few samples; its exact level "
-        f"is {_level(d['achieved'])}"),
+        f"a {format_level(d['requested'])} rank interval is not possible with so few samples; its exact level "
+        f"is {format_level(d['achieved'])}"),
     "interval-conservative": lambda d, u: (
-        f"the closest a sign-test interval gets to {_level(d['requested'])} with {d['n']} pairs"),
+        f"the closest a sign-test interval gets to {format_level(d['requested'])} with {d['n']} pairs"),
     "tied-pairs": lambda d, u: (f"{d['tied']} of {d['n']} pairs are tied (candidate == baseline): the sign "
                                 "test's p-value leaves them out, the interval counts them conservatively"),
     "coarse-ratios": lambda d, u: (f"only {d['distinct']} distinct ratios among {d['n']} pairs: the timer "

@@ -82,9 +82,9 @@ SLOW_SAMPLE_NS = 100_000_000
 one validation round instead of the lane's several: 4 points per side fit a line for the setup
 overhead, though too few for the elided-body rank test, which then says it cannot tell."""
 
-# (benchmark index, its label, how many, its stopping rule) -> the progress sink for it, or None
 Boundaries = Boundary | Mapping[str, Boundary] | None
 """What ``bisect`` decides a suite's comparisons against: one boundary for all, or one per benchmark label."""
+# (benchmark index, its label, how many, its stopping rule) -> the progress sink for it, or None
 ProgressFactory = Callable[[int, str, int, StoppingRule | None], Sink | None]
 
 
