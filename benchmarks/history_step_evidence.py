@@ -11,7 +11,7 @@ SDs at a place uniform on [0.2 n, 0.8 n]):
   its SD unknown (Jeffreys' prior 1 / sd), the levels unknown (flat); no step, or one step at a
   place uniform on [0.2 n, 0.8 n]. Both marginal likelihoods are exact (the levels and the SD
   integrated in closed form, phi summed over the grid): p(y | place, phi) is proportional to
-  sqrt(1 - phi^2) |X'S^-1 X|^-1/2 rss^-(n - k)/2 Gamma((n - k)/2) pi^-(n - k)/2, X the levels'
+  sqrt(1 - phi^2) |X'S^-1 X|^-1/2 rss^-(n - k)/2 Gamma((n - k)/2) pi^-(n - k)/2 / 2, X the levels'
   columns, S the AR(1) correlation, rss the generalised least-squares residual sum of squares;
 * the test: a step when the log Bayes factor of one step against none passes a threshold set by
   simulation of histories with no step, the larger of those for independent and for AR(1) 0.5
@@ -51,7 +51,7 @@ def _log_marginal(w: np.ndarray, x: np.ndarray, phi: float) -> np.ndarray:
     projected = w @ x.T @ np.linalg.solve(gram, np.eye(k))
     rss = np.einsum("ij,ij->i", w, w) - np.einsum("ij,ij->i", projected, w @ x.T)
     return (0.5 * math.log(1.0 - phi * phi) - 0.5 * np.linalg.slogdet(gram)[1]
-            - 0.5 * (n - k) * np.log(rss) + gammaln((n - k) / 2) - (n - k) / 2 * math.log(math.pi))
+            - 0.5 * (n - k) * np.log(rss) + gammaln((n - k) / 2) - (n - k) / 2 * math.log(math.pi) - math.log(2.0))
 
 
 def evidence(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
