@@ -84,3 +84,29 @@ def test_the_small_history_tests_find_a_clean_step_at_its_place_and_run_end_to_e
     assert small.threshold(np.arange(101.0)) == pytest.approx(97.0)
     assert small.main(["--histories", "40"]) == 0
     assert "| AR(1) phi 0.5 | 40 |" in capsys.readouterr().out
+
+
+evidence = benchmark_script("history_step_evidence")
+
+
+def test_the_evidence_marginal_likelihood_is_the_integral_over_the_level_and_sd():
+    """p(y | phi) with a flat prior on the level and 1 / sd on the SD, by scipy's numerical
+    integration of the AR(1) normal density (its covariance sd^2 phi^|i - j| / (1 - phi^2))."""
+    from scipy import integrate
+    from scipy.stats import multivariate_normal
+
+    n, phi = 6, 0.4
+    y = np.random.default_rng(3).standard_normal(n)
+    i = np.arange(n)
+    cov = phi ** np.abs(i[:, None] - i[None, :]) / (1 - phi * phi)
+    expected, _ = integrate.dblquad(lambda mu, s: multivariate_normal(np.full(n, mu), s * s * cov).pdf(y) / s,
+                                    0.05, 20, -20, 20, epsabs=1e-13)
+    w, x = evidence.whitened(y[None, :], phi), evidence.whitened(np.ones((1, n)), phi)
+    assert math.exp(evidence._log_marginal(w, x, phi)[0]) == pytest.approx(expected, rel=1e-3)
+
+
+def test_the_evidence_favours_a_clear_step_and_places_it():
+    y = evidence.noise("ar", 60, 2, np.random.default_rng(4))
+    y[0, 30:] += 4.0
+    log_bf, place = evidence.evidence(y)
+    assert log_bf[0] > 10 > log_bf[1] and abs(int(place[0]) - 30) <= 1
