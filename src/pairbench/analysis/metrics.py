@@ -91,7 +91,7 @@ class MetricComparison:
     @property
     def verdict(self) -> str:
         """"higher", "lower", "same", "equivalent" or "inconclusive"."""
-        return "same" if self.method == "equal" else WORDS[self.comparison.verdict.verdict]
+        return unit_verdict(self.comparison.verdict.verdict, self.method)
 
     @property
     def negligible(self) -> bool:
@@ -111,6 +111,12 @@ class MetricTable:
     @property
     def worse(self) -> str:
         return worse_verdict(self.unit)
+
+
+def unit_verdict(verdict: str, method: str) -> str:
+    """A time verdict as a unit's table says it: higher, lower, equivalent, inconclusive; "same" for
+    values equal everywhere (``method`` "equal")."""
+    return "same" if method == "equal" else WORDS[verdict]
 
 
 def worse_verdict(unit: str) -> str:
@@ -178,12 +184,14 @@ def paired_metric(baseline: Samples, candidate: Samples, column: str, *, per_op:
     successfully, in round order, a round's repetitions taken as the time's are (``per_round``); a
     value of 0 is kept (it is a count, not a time)."""
     b, c, b_index, c_index = common_rounds(baseline, candidate)
+    return (per_round(b, unit_values(b, column, per_op=per_op), b_index),
+            per_round(c, unit_values(c, column, per_op=per_op), c_index))
 
-    def values(s: Samples, index: np.ndarray) -> np.ndarray:
-        v = s.per_operation(column) if per_op else s[column].astype(np.float64)
-        return per_round(s, v, index)
 
-    return values(b, b_index), values(c, c_index)
+def unit_values(samples: Samples, column: str, *, per_op: bool) -> np.ndarray:
+    """Each sample's value of the metric ``column`` (float64): per operation when ``per_op`` (the column
+    holds the total over the sample's iterations), else as the harness reported it."""
+    return samples.per_operation(column) if per_op else samples[column].astype(np.float64)
 
 
 def method_of(base: np.ndarray, cand: np.ndarray) -> str:

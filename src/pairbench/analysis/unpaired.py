@@ -35,11 +35,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
 
 from pairbench import stats
 from pairbench.analysis.criteria import holm_steps
-from pairbench.analysis.metrics import metric_units, worse_verdict
+from pairbench.analysis.metrics import metric_units, unit_values, worse_verdict
 from pairbench.analysis.summary import kept
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey, Run, Samples
@@ -120,17 +119,13 @@ def _unit_values(old: Run, new: Run, pairs) -> list[tuple[str, list[_Values]]]:
     columns = [dict((unit, column) for column, unit in metric_units(run)) for run in (old, new)]
     found = []
     for unit in (u for _, u in metric_units(old) if u in columns[1]):
-        values = [(dataclasses.replace(key, unit=unit), side, *(_per_operation(s, c, unit) for s, c in
-                                                              ((o, columns[0][unit]), (n, columns[1][unit]))))
+        per_op = unit.endswith("/op")
+        values = [(dataclasses.replace(key, unit=unit), side,
+                   *(unit_values(s.measured(), c, per_op=per_op) for s, c in ((o, columns[0][unit]), (n, columns[1][unit]))))
                   for key, side, o, n in pairs if columns[0][unit] in o.metrics and columns[1][unit] in n.metrics]
         if values:
             found.append((unit, values))
     return found
-
-
-def _per_operation(samples: Samples, column: str, unit: str) -> np.ndarray:
-    measured = samples.measured()
-    return measured.per_operation(column) if unit.endswith("/op") else measured[column].astype(np.float64)
 
 
 def _matched(old: Run, new: Run) -> tuple[list[tuple[BenchmarkKey, str, Samples, Samples]], list[str], list[str]]:
@@ -243,11 +238,13 @@ def _holm(found: list[Difference], values: Sequence[_Values], alpha: float, m: i
 
 def _by_ranks(d: Difference, old: np.ndarray, new: np.ndarray, threshold: float) -> Difference:
     """A rejection with no interval: slower (higher) or faster (lower) as the new values' ranks lie
-    above or below the old ones' (Mann-Whitney's U against n m / 2, which a shift of 0 among many
-    ties cannot tell), negligible when the medians' change lies within the threshold."""
-    u = float(np.sum(rankdata(np.concatenate([new, old]))[:new.size])) - new.size * (new.size + 1) / 2
+    above or below the old ones' (the rank-sum statistic, Mann-Whitney's U of the new values, against
+    n m / 2, which a shift of 0 among many ties cannot tell), negligible when the medians' change lies
+    within the threshold."""
+    u_new = stats.mann_whitney(new, old).W
+    higher = u_new > new.size * old.size / 2
     within = d.change_pct is not None and abs(d.change_pct) <= threshold
-    return dataclasses.replace(d, verdict=Verdict("slower" if u > new.size * old.size / 2 else "faster",
+    return dataclasses.replace(d, verdict=Verdict("slower" if higher else "faster",
                                                   negligible=within, reason="the Mann-Whitney test"))
 
 

@@ -7,16 +7,15 @@ rendered from ``analysis.unpaired.Diff``; nothing is computed here.
 from __future__ import annotations
 
 import json
-from collections import Counter
 
 from rich.table import Table
 
-from pairbench.analysis.metrics import WORDS as UNIT_WORDS
+from pairbench.analysis.metrics import unit_verdict
 from pairbench.analysis.unpaired import Diff, Difference, UnitDiff
 from pairbench.model import json_safe
 from pairbench.report.safe import json_escaped, markup
 from pairbench.report.sentences import format_pvalue
-from pairbench.report.suite import number_text, plural
+from pairbench.report.suite import number_text, plural, unit_heading_text
 from pairbench.report.text import VERDICT_STYLE, render_markup, table_text
 from pairbench.report.wording import word
 from pairbench.units import format_percent, format_value
@@ -40,7 +39,7 @@ def verdict_word(d: Difference, unit: bool) -> str:
     """The time's verdict, or a unit's as its tables say it: higher, lower, same, equivalent, inconclusive."""
     if not unit:
         return d.verdict.verdict
-    return "same" if d.method == "equal" else UNIT_WORDS[d.verdict.verdict]
+    return unit_verdict(d.verdict.verdict, d.method)
 
 
 def unit_change_cell(d: Difference) -> str:
@@ -83,9 +82,8 @@ def render_diff(diff: Diff, old: str, new: str, *, color: bool = False, width: i
 
 def unit_heading(u: UnitDiff, alpha: float) -> str:
     """ "allocs/op (Holm over 2 benchmarks, alpha 0.01; higher is worse): 1 higher, 1 same"."""
-    counts = Counter(verdict_word(d, True) for d in u.differences)
-    said = ", ".join(f"{n} {v}" for v, n in counts.items())
-    return f"{u.unit} (Holm over {plural(len(u.differences), 'benchmark')}, alpha {alpha:g}; {u.worse} is worse): {said}"
+    return unit_heading_text(u.unit, plural(len(u.differences), "benchmark"), alpha, u.worse,
+                             [verdict_word(d, True) for d in u.differences])
 
 
 def _table(differences: tuple[Difference, ...], *, color: bool, width: int, unit: bool = False) -> str:

@@ -183,10 +183,16 @@ def metric_blocks(analysis: Analysis) -> list[tuple[str, Table | None]]:
 
 def metric_heading(t: MetricTable) -> str:
     """ "B/op (Holm over 12 comparisons, alpha 0.05; higher is worse): 1 higher, 11 same"."""
-    counts = Counter(c.verdict for c in t.comparisons)
+    return unit_heading_text(t.unit, plural(t.family, "comparison"), t.alpha, t.worse,
+                             [c.verdict for c in t.comparisons])
+
+
+def unit_heading_text(unit: str, family: str, alpha: float, worse: str, verdicts: list[str]) -> str:
+    """A unit table's heading: the unit, its Holm family (``family``, counted in words), which way is
+    worse, and how many of each verdict in ``_UNIT_VERDICTS``' order (``bench``'s tables and ``diff``'s)."""
+    counts = Counter(verdicts)
     said = ", ".join(f"{counts[v]} {v}" for v in _UNIT_VERDICTS if counts[v])
-    return (f"{t.unit} (Holm over {plural(t.family, 'comparison')}, alpha {t.alpha:g}; {t.worse} is worse): "
-            f"{said}")
+    return f"{unit} (Holm over {family}, alpha {alpha:g}; {worse} is worse): {said}"
 
 
 def metric_table(t: MetricTable) -> Table:
