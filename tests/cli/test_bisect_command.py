@@ -26,7 +26,7 @@ PAIRBENCH(same) {{ unsigned s = 0; for (unsigned i = 0; i < 2000u; i++) s ^= i; 
 PAIRBENCH_MAIN()
 """
 PROGRAM = """/* revision {k} */
-int main(void) {{ volatile unsigned s = 0; for (unsigned i = 0; i < {loops}000u; i++) s += i * i; return 0; }}
+int main(void) {{ volatile unsigned s = 0; for (unsigned i = 0; i < {loops}0000u; i++) s += i * i; return 0; }}
 """
 PYTHON = """# revision {k}
 import pairbench
