@@ -22,9 +22,9 @@ SD from consecutive differences, independent noise, PELT at 4 ln n), and with ``
 the peers of ``history_peers.py`` run by that Python (asv, E-divisive means, Otava), on at most
 ``--peer-histories`` histories per cell (E-divisive's permutation test takes seconds a history).
 ``--calibrate`` runs pairbench alone over a grid of penalties (``--factors``, ``--smalls``,
-``--drift-costs``) and weights of a step's exact place (``--exacts``) on the cells chosen
-(``--scenarios``, ``--noises``), which is how ``PENALTY_FACTOR``, ``SMALL_HISTORY``,
-``DRIFT_COST`` and ``EXACT`` were chosen.
+``--drift-costs``), weights of a step's exact place (``--exacts``) and Bayes evidence that splits
+a stretch (``--evidences``) on the cells chosen (``--scenarios``, ``--noises``), which is how
+``PENALTY_FACTOR``, ``SMALL_HISTORY``, ``DRIFT_COST``, ``EXACT`` and ``EVIDENCE`` were chosen.
 
 Seeded; times nothing, so it runs without the shared lock, niced:
     nice -n 10 .venv/bin/python benchmarks/history_steps.py --seed 2041 --peers /tmp/history-peers/bin/python
@@ -54,6 +54,7 @@ from changepoints import draw, real_noise  # noqa: E402
 from pairbench import stats  # noqa: E402
 from pairbench.analysis.history import (  # noqa: E402
     DRIFT_COST,
+    EVIDENCE,
     EXACT,
     PENALTY_FACTOR,
     SMALL_HISTORY,
@@ -152,8 +153,8 @@ def count_for(cell: Cell, scale: float) -> int:
 
 
 def pairbench(y: np.ndarray, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-              drift_cost: float = DRIFT_COST, exact: float = EXACT):
-    found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact)
+              drift_cost: float = DRIFT_COST, exact: float = EXACT, evidence: float | None = EVIDENCE):
+    found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact, evidence=evidence)
     return list(found.breaks), sum(found.segmentation.sloped)
 
 
@@ -243,18 +244,21 @@ def _drift(s: dict) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts) -> str:
-    """One row per penalty (and weight of a step's exact place): null cells' false steps (and
-    drifts) per 1,000 commits, step cells' share found within one commit (within two; on it),
-    drift cells' share reported as one step."""
-    lines = ["| factor | small | drift cost | exact | " + " | ".join(c.label for c in cell_list) + " |",
-             "|---|---|---|---|" + "---|" * len(cell_list)]
-    for factor, small, drift_cost, exact in itertools.product(factors, smalls, drift_costs, exacts):
+def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts, evidences) -> str:
+    """One row per penalty (and weight of a step's exact place, and evidence that splits a
+    stretch, "none" for no evidence pass): null cells' false steps (and drifts) per 1,000 commits,
+    step cells' share found within one commit (within two; on it), drift cells' share reported as
+    one step."""
+    lines = ["| factor | small | drift cost | exact | evidence | " + " | ".join(c.label for c in cell_list) + " |",
+             "|---|---|---|---|---|" + "---|" * len(cell_list)]
+    for factor, small, drift_cost, exact, evidence in itertools.product(factors, smalls, drift_costs, exacts,
+                                                                        evidences):
         row = []
         for c in cell_list:
-            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact) for y in c.series]
+            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact, evidence) for y in c.series]
             row.append(_calibration_cell(c.scenario, score(c, "pb")))
-        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | " + " | ".join(row) + " |")
+        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | {evidence} | " + " | ".join(row)
+                     + " |")
         print(lines[-1], flush=True)
     return "\n".join(lines)
 
@@ -278,6 +282,8 @@ def main(argv=None) -> int:
     parser.add_argument("--smalls", type=lambda s: [float(v) for v in s.split(",")], default=[SMALL_HISTORY])
     parser.add_argument("--drift-costs", type=lambda s: [float(v) for v in s.split(",")], default=[DRIFT_COST])
     parser.add_argument("--exacts", type=lambda s: [float(v) for v in s.split(",")], default=[EXACT])
+    parser.add_argument("--evidences", type=lambda s: [None if v == "none" else float(v) for v in s.split(",")],
+                        default=[EVIDENCE], help='log Bayes factors that split a stretch; "none" for no evidence pass')
     parser.add_argument("--scenarios", default="null,step,drift", help="with --calibrate: which to run")
     parser.add_argument("--noises", default=",".join(MODEL_NOISES + REAL_NOISES), help="with --calibrate")
     parser.add_argument("--json", type=Path, default=None)
@@ -291,7 +297,7 @@ def main(argv=None) -> int:
     print(f"{len(cell_list)} cells, {sum(len(c.series) for c in cell_list)} histories; seed {args.seed}", flush=True)
     if args.calibrate:
         chosen = [c for c in cell_list if c.scenario in args.scenarios.split(",") and c.noise in args.noises.split(",")]
-        print(calibrate(chosen, args.factors, args.smalls, args.drift_costs, args.exacts))
+        print(calibrate(chosen, args.factors, args.smalls, args.drift_costs, args.exacts, args.evidences))
         return 0
     started = time.time()
     for c in cell_list:

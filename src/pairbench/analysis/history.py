@@ -25,7 +25,15 @@ model of steps, drifts and autocorrelated noise, as follows:
    ``penalty(n)`` per step; each segment is a level, or a line for the same
    penalty again: a line is a **drift**, a slow change over many commits that a
    model of levels alone would cut into several steps;
-4. each step is then placed (within ``REACH`` commits) where the likelihood of
+4. each stretch between steps (of at least ``TESTED`` commits) is asked once more whether it
+   holds one step, by the Bayes evidence of one step against a level and against a line under
+   AR(1) noise of unknown autocorrelation (``stats.step_evidence``), which does not rely on the
+   noise estimated about a segmentation that may lack the step: with a log Bayes factor above
+   ``EVIDENCE`` against a level and above 0 against a line, the stretch becomes two levels, split
+   where the step's posterior is likeliest (twice at most, then the noise is estimated again).
+   Under AR(1) noise the noise estimated about a segmentation without the step reads phi near
+   0.9, on whose long-run scale a step of 3 SDs looks small, and PELT misses it;
+5. each step is then placed (within ``REACH`` commits) where the likelihood of
    its two neighbouring segments' generalised least-squares fit under the AR(1)
    noise, summed over the place and the commits either side of it (plus
    ``EXACT`` times the place's own), is the largest: under AR(1) noise that
@@ -67,6 +75,8 @@ CLIP = 3.0
 RUNNING_MEDIAN = 5
 REACH = 3  # how far the generalised least-squares fit may move a step
 EXACT = 0.2  # what placing a step on its commit is worth beyond placing it within one; see detect()
+EVIDENCE = 3.0  # the log Bayes factor of one step against a level that splits a stretch (a factor of 20)
+TESTED = 10  # the shortest stretch asked for one more step
 ROUNDS = 8  # at most this many rounds of segmentation and noise
 STEP_CONFIDENCE = 0.95
 Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
@@ -264,10 +274,11 @@ def penalty(n: int, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY
 
 
 def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-           drifts: bool = True, drift_cost: float = DRIFT_COST, exact: float = EXACT) -> Detection:
+           drifts: bool = True, drift_cost: float = DRIFT_COST, exact: float = EXACT,
+           evidence: float | None = EVIDENCE) -> Detection:
     """The segmentation of ``y`` and its noise (module docstring); none below 2 segments' length.
-    ``factor``, ``small``, ``drifts``, ``drift_cost`` and ``exact`` are for the simulation that
-    chose the defaults."""
+    ``factor``, ``small``, ``drifts``, ``drift_cost``, ``exact`` and ``evidence`` (None: no
+    evidence pass) are for the simulation that chose the defaults."""
     n = y.size
     if n < 2 * MIN_SEGMENT:
         return Detection(stats.Segmentation((), (False,)), None)
@@ -280,7 +291,39 @@ def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMAL
     x = sd * clipped((y - np.median(y)) / sd)
     segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
                                  drift_cost if drifts else None)
+    if evidence is not None:
+        split = _evident_steps(x, segmentation, evidence, exact)
+        if split != segmentation:
+            segmentation, noise = split, stats.serial_noise(x, split)
     return Detection(stats.refined(x, segmentation, noise, REACH, MIN_SEGMENT, exact), noise)
+
+
+def _evident_steps(x: np.ndarray, segmentation, evidence: float, exact: float, passes: int = 2):
+    """``segmentation`` with each stretch of ``TESTED`` or more commits that holds one step by the
+    Bayes evidence (module docstring, step 4) split in two levels, up to ``passes`` times."""
+    for _ in range(passes):
+        edges = [0, *segmentation.breaks, x.size]
+        breaks, sloped = [], []
+        for k, line in enumerate(segmentation.sloped):
+            a, b = edges[k], edges[k + 1]
+            breaks += [a] if k else []
+            place = _evident_step(x[a:b], evidence, exact)
+            breaks += [a + place] if place is not None else []
+            sloped += [False, False] if place is not None else [line]
+        if len(breaks) == len(segmentation.breaks):
+            return segmentation
+        segmentation = stats.Segmentation(tuple(breaks), tuple(sloped))
+    return segmentation
+
+
+def _evident_step(stretch: np.ndarray, evidence: float, exact: float) -> int | None:
+    """Where ``stretch`` holds one step by the evidence, or None."""
+    if stretch.size < TESTED or np.ptp(stretch) == 0.0:
+        return None
+    found = stats.step_evidence(stretch, MIN_SEGMENT)
+    if found.against_level <= evidence or found.against_line <= 0.0:
+        return None
+    return int(found.places[np.argmax(stats.window_scores(found.posterior, exact))])
 
 
 def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None):

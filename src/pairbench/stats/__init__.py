@@ -76,6 +76,9 @@ _EXPORTS = {
     "fitted": "changepoint",
     "slope": "changepoint",
     "refined": "changepoint",
+    "window_scores": "changepoint",
+    "step_evidence": "evidence",
+    "StepEvidence": "evidence",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",

@@ -321,13 +321,20 @@ def _likeliest_window(places: list[int], rss: np.ndarray, noise: SerialNoise, b:
     nearest ``b``. The likelihood of a place is exp(-rss / (2 s^2)), s^2 = sd^2 (1 - phi^2) the
     variance of the AR(1) innovations."""
     innovations = noise.sd * noise.sd * (1.0 - noise.phi * noise.phi)
-    centres = [q for q in places if abs(q - b) <= reach]
     if innovations <= 0.0:
         least = dict(zip(places, rss.tolist(), strict=True))
-        return min(centres, key=lambda q: (least[q], abs(q - b)))
-    likelihood = dict(zip(places, np.exp(-(rss - rss.min()) / (2.0 * innovations)).tolist(), strict=True))
-    return min(centres, key=lambda q: (-sum(likelihood.get(q + d, 0.0) for d in (-1, 0, 1))
-                                        - exact * likelihood[q], abs(q - b)))
+        return min((q for q in places if abs(q - b) <= reach), key=lambda q: (least[q], abs(q - b)))
+    score = dict(zip(places, window_scores(-rss / (2.0 * innovations), exact).tolist(), strict=True))
+    return min((q for q in places if abs(q - b) <= reach), key=lambda q: (-score[q], abs(q - b)))
+
+
+def window_scores(log_likelihood: np.ndarray, exact: float) -> np.ndarray:
+    """Each of consecutive places' likelihood (relative to the largest) summed with its two
+    neighbours', plus ``exact`` times its own: the Bayes rule for placing a step "within one
+    place, and on it counts ``exact`` more" is the place of the largest score (:func:`refined`)."""
+    likelihood = np.exp(log_likelihood - np.max(log_likelihood))
+    padded = np.pad(likelihood, 1)
+    return padded[:-2] + (1.0 + exact) * padded[1:-1] + padded[2:]
 
 
 def _whitened_rss(y: np.ndarray, q: int, lines: tuple[bool, ...], phi: float) -> float:
@@ -340,12 +347,13 @@ def _whitened_rss(y: np.ndarray, q: int, lines: tuple[bool, ...], phi: float) ->
     columns = [before.astype(float), (~before).astype(float)]
     columns += [u * part for part, line in zip((before, ~before), lines, strict=True) if line]
     design = np.column_stack(columns)
-    w, x = _whitened(y, phi), np.apply_along_axis(_whitened, 0, design, phi)
+    w, x = whitened(y, phi), np.apply_along_axis(whitened, 0, design, phi)
     r = w - x @ np.linalg.lstsq(x, w, rcond=None)[0]
     return float(r @ r)
 
 
-def _whitened(v: np.ndarray, phi: float) -> np.ndarray:
+def whitened(v: np.ndarray, phi: float) -> np.ndarray:
+    """``v`` by the AR(1) Prais-Winsten transformation: sqrt(1 - phi^2) v_0, then v_t - phi v_(t-1)."""
     out = np.empty_like(v)
     out[0] = math.sqrt(1.0 - phi * phi) * v[0]
     out[1:] = v[1:] - phi * v[:-1]

@@ -1,0 +1,121 @@
+"""The Bayes evidence of one step in a stretch of a series, against a level and against a line,
+under AR(1) noise whose autocorrelation is not known.
+
+PELT (``changepoint``) charges a step its penalty on a scale set by a noise model estimated
+about the segmentation it found; when that segmentation misses a step, the noise about it reads
+as strongly autocorrelated, on whose long-run scale the step looks small, and the miss stands
+(``benchmarks/RESULTS.md``, issue 27). :func:`step_evidence` asks the question again of one
+stretch without that estimate: the marginal likelihood of the stretch under three models,
+
+* a **level**: y_t = mu + e_t;
+* a **line**: y_t = mu + beta (t - (m - 1) / 2) / m + e_t (beta is the rise over the stretch);
+* **one step** at a place q: y_t = mu_1 before q, mu_2 from q on, plus e_t; q uniform on
+  ``min_size`` .. m - ``min_size``;
+
+with e an AR(1) process of unknown SD (prior 1 / sd) and lag-1 autocorrelation phi (prior
+uniform on the grid ``PHIS``, 0 to 0.95), and flat priors on the levels, the rise and the step.
+For a given phi the levels and the SD integrate in closed form: with W the Prais-Winsten
+whitening (w_0 = sqrt(1 - phi^2) y_0, w_t = y_t - phi y_(t-1)), X the k columns of the model,
+
+    p(y | phi) = sqrt(1 - phi^2) |X'W'WX|^(-1/2) rss^(-(m - k)/2) Gamma((m - k)/2) pi^(-(m - k)/2) / 2,
+
+rss the whitened least-squares residual sum of squares (the flat priors' constant is the same
+for models of the same k; thresholds on the evidence are set by simulation anyway). phi and the
+place are then summed over their priors. For the step model the whitened columns are piecewise
+constant, so every place's fit comes from cumulative sums: O(m) per phi, not O(m^2).
+
+Written here because no library computes marginal likelihoods of regression models with AR(1)
+errors over a grid of change points (statsmodels' GLSAR estimates phi, it does not integrate it).
+Pure: arrays in, numbers out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from pairbench.stats._validation import as_sample, check_count, require_variance
+from pairbench.stats.changepoint import whitened
+
+PHIS = np.round(np.arange(0.0, 0.951, 0.025), 3)  # the prior's grid of phi (changepoint.PHI_MAX)
+
+
+@dataclass(frozen=True)
+class StepEvidence:
+    """Log marginal likelihoods of a stretch under a level, a line and one step (module
+    docstring), and the step's log posterior over its ``places`` (up to a constant)."""
+
+    level: float
+    line: float
+    step: float
+    places: np.ndarray
+    posterior: np.ndarray
+
+    @property
+    def against_level(self) -> float:
+        """The log Bayes factor of one step against a level."""
+        return self.step - self.level
+
+    @property
+    def against_line(self) -> float:
+        """The log Bayes factor of one step against a line (a drift)."""
+        return self.step - self.line
+
+
+def step_evidence(y, min_size: int = 3) -> StepEvidence:
+    """The evidence of one step in ``y`` (module docstring); each side of the step at least
+    ``min_size`` long. ``y`` must hold 2 ``min_size`` + 1 finite values, not all equal."""
+    min_size = check_count(min_size, "min_size")
+    y = as_sample(y, "y", min_n=2 * min_size + 1, what="for the evidence of a step")
+    require_variance(y, "y")
+    m = y.size
+    y = y - np.median(y)
+    places = np.arange(min_size, m - min_size + 1)
+    rise = (np.arange(m) - (m - 1) / 2.0) / m
+    level, line = np.empty(PHIS.size), np.empty(PHIS.size)
+    step = np.empty((PHIS.size, places.size))
+    for i, phi in enumerate(PHIS.tolist()):
+        w, one = whitened(y, phi), whitened(np.ones(m), phi)
+        level[i] = _log_marginal(w, one[None, :], phi)
+        line[i] = _log_marginal(w, np.stack([one, whitened(rise, phi)]), phi)
+        step[i] = _log_marginal_of_steps(w, places, phi)
+    prior = math.log(PHIS.size)
+    posterior = logsumexp(step, axis=0) - prior
+    return StepEvidence(float(logsumexp(level) - prior), float(logsumexp(line) - prior),
+                        float(logsumexp(posterior) - math.log(places.size)), places, posterior)
+
+
+def _log_marginal(w: np.ndarray, x: np.ndarray, phi: float) -> float:
+    """log p(y | phi) for the whitened values ``w`` and the whitened columns ``x`` (k by m)."""
+    gram = x @ x.T
+    projected = x @ w
+    rss = float(w @ w - projected @ np.linalg.solve(gram, projected))
+    return _closed_form(w.size, x.shape[0], phi, float(np.linalg.slogdet(gram)[1]), rss)
+
+
+def _log_marginal_of_steps(w: np.ndarray, places: np.ndarray, phi: float) -> np.ndarray:
+    """log p(y | phi, q) of one step at each of ``places``. Whitened, the column of the values
+    from q on is 0 before q, 1 at q and 1 - phi after; the column of those before q is
+    sqrt(1 - phi^2) at 0, 1 - phi up to q - 1, -phi at q and 0 after; they meet only at q."""
+    m, c, r = w.size, 1.0 - phi, math.sqrt(1.0 - phi * phi)
+    total = np.concatenate(([0.0], np.cumsum(w)))  # total[k] = sum of w[:k]
+    after_after = 1.0 + (m - 1 - places) * c * c
+    before_before = r * r + (places - 1) * c * c + phi * phi
+    after_w = w[places] + c * (total[m] - total[places + 1])
+    before_w = r * w[0] + c * (total[places] - total[1]) - phi * w[places]
+    det = after_after * before_before - phi * phi
+    explained = (before_before * after_w ** 2 + 2.0 * phi * after_w * before_w
+                 + after_after * before_w ** 2) / det
+    rss = np.maximum(float(w @ w) - explained, 0.0)
+    return _closed_form(m, 2, phi, np.log(det), rss)
+
+
+def _closed_form(m: int, k: int, phi: float, log_det, rss):
+    """The module docstring's p(y | phi), in logs; an exact fit (rss 0) is infinitely likely."""
+    with np.errstate(divide="ignore"):
+        log_rss = np.log(rss)
+    return (0.5 * math.log(1.0 - phi * phi) - 0.5 * log_det - 0.5 * (m - k) * log_rss
+            + gammaln((m - k) / 2.0) - 0.5 * (m - k) * math.log(math.pi) - math.log(2.0))

@@ -1,0 +1,95 @@
+"""The Bayes evidence of one step against a level and a line, AR(1) noise of unknown phi."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.linalg import toeplitz
+from scipy.special import gammaln, logsumexp
+
+from pairbench import stats
+from pairbench.errors import StatisticsError
+from pairbench.stats.changepoint import whitened
+from pairbench.stats.evidence import PHIS, _log_marginal
+
+
+def _dense_log_marginal(y: np.ndarray, x: np.ndarray, phi: float) -> float:
+    """log p(y | phi) by generalised least squares on the AR(1) correlation matrix itself (its
+    inverse taken densely, no whitening): with C = phi^|i - j| / (1 - phi^2) the covariance of unit
+    innovations, p = |C|^-1/2 |X'C^-1 X|^-1/2 rss^-(m-k)/2 Gamma((m-k)/2) pi^-(m-k)/2 / 2."""
+    m, k = x.shape
+    c = toeplitz(phi ** np.arange(m)) / (1.0 - phi * phi)
+    inverse = np.linalg.inv(c)
+    gram = x.T @ inverse @ x
+    beta = np.linalg.solve(gram, x.T @ inverse @ y)
+    r = y - x @ beta
+    rss = float(r @ inverse @ r)
+    return (-0.5 * np.linalg.slogdet(c)[1] - 0.5 * np.linalg.slogdet(gram)[1] - 0.5 * (m - k) * math.log(rss)
+            + gammaln((m - k) / 2) - 0.5 * (m - k) * math.log(math.pi) - math.log(2.0))
+
+
+def test_each_models_marginal_likelihood_is_the_dense_generalised_least_squares_one_summed_over_phi():
+    rng = np.random.default_rng(11)
+    m = 17
+    y = rng.standard_normal(m) + np.where(np.arange(m) >= 9, 1.5, 0.0)
+    y = y - np.median(y)
+    t = np.arange(m, dtype=float)
+    one = np.ones((m, 1))
+    line = np.column_stack([np.ones(m), (t - (m - 1) / 2) / m])
+    places = np.arange(3, m - 3 + 1)
+    level = logsumexp([_dense_log_marginal(y, one, phi) for phi in PHIS]) - math.log(PHIS.size)
+    drift = logsumexp([_dense_log_marginal(y, line, phi) for phi in PHIS]) - math.log(PHIS.size)
+    steps = np.array([[_dense_log_marginal(y, np.column_stack([t < q, t >= q]).astype(float), phi)
+                       for q in places] for phi in PHIS])
+    posterior = logsumexp(steps, axis=0) - math.log(PHIS.size)
+    found = stats.step_evidence(y, 3)
+    assert found.level == pytest.approx(level, rel=1e-9)
+    assert found.line == pytest.approx(drift, rel=1e-9)
+    assert found.posterior == pytest.approx(posterior, rel=1e-9)
+    assert found.step == pytest.approx(logsumexp(posterior) - math.log(places.size), rel=1e-9)
+    assert found.places.tolist() == places.tolist()
+
+
+def test_a_levels_marginal_likelihood_is_the_integral_over_the_level_and_sd():
+    """p(y | phi) with a flat prior on the level and 1 / sd on the SD, by scipy's numerical
+    integration of the AR(1) normal density (covariance sd^2 phi^|i - j| / (1 - phi^2))."""
+    from scipy import integrate
+    from scipy.stats import multivariate_normal
+
+    n, phi = 6, 0.4
+    y = np.random.default_rng(3).standard_normal(n)
+    cov = toeplitz(phi ** np.arange(n)) / (1 - phi * phi)
+    expected, _ = integrate.dblquad(lambda mu, s: multivariate_normal(np.full(n, mu), s * s * cov).pdf(y) / s,
+                                    0.05, 20, -20, 20, epsabs=1e-13)
+    got = _log_marginal(whitened(y, phi), whitened(np.ones(n), phi)[None, :], phi)
+    assert math.exp(got) == pytest.approx(expected, rel=1e-3)
+
+
+def test_a_clear_step_is_evident_against_a_level_and_a_line_and_placed_at_its_commit():
+    rng = np.random.default_rng(4)
+    y = rng.standard_normal(60) + np.where(np.arange(60) >= 30, 4.0, 0.0)
+    found = stats.step_evidence(y)
+    assert found.against_level > 10 and found.against_line > 5
+    assert int(found.places[np.argmax(stats.window_scores(found.posterior, 0.2))]) == 30
+
+
+def test_a_straight_line_is_likelier_a_line_than_a_step_and_noise_alone_shows_no_step():
+    rng = np.random.default_rng(5)
+    noise = rng.standard_normal(80)
+    assert stats.step_evidence(noise + np.linspace(0.0, 6.0, 80)).against_line < 0
+    assert stats.step_evidence(noise).against_level < 3
+
+
+def test_an_exact_step_without_noise_is_infinitely_evident():
+    found = stats.step_evidence(np.r_[np.zeros(10), np.ones(10)])
+    assert found.against_level == math.inf and int(found.places[np.argmax(found.posterior)]) == 10
+
+
+@pytest.mark.parametrize(("y", "code"), [(np.arange(6.0), "not-enough-data"), (np.r_[np.arange(9.0), np.nan], ""),
+                                         (np.ones(12), "no-variance")])
+def test_a_stretch_too_short_not_finite_or_constant_is_refused(y, code):
+    with pytest.raises(StatisticsError) as refused:
+        stats.step_evidence(y)
+    assert refused.value.code == code
