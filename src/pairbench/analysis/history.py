@@ -321,7 +321,7 @@ def _evident_step(stretch: np.ndarray, evidence: float, exact: float) -> int | N
     if stretch.size < TESTED or np.ptp(stretch) == 0.0:
         return None
     found = stats.step_evidence(stretch, MIN_SEGMENT)
-    if found.against_level <= evidence or found.against_line <= 0.0:
+    if not (found.against_level > evidence and found.against_line > 0.0):  # NaN (inf - inf) is no step
         return None
     return int(found.places[np.argmax(stats.window_scores(found.posterior, exact))])
 

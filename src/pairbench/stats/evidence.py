@@ -92,7 +92,7 @@ def _log_marginal(w: np.ndarray, x: np.ndarray, phi: float) -> float:
     """log p(y | phi) for the whitened values ``w`` and the whitened columns ``x`` (k by m)."""
     gram = x @ x.T
     projected = x @ w
-    rss = float(w @ w - projected @ np.linalg.solve(gram, projected))
+    rss = max(float(w @ w - projected @ np.linalg.solve(gram, projected)), 0.0)
     return _closed_form(w.size, x.shape[0], phi, float(np.linalg.slogdet(gram)[1]), rss)
 
 
