@@ -44,6 +44,13 @@ def test_a_tiny_study_runs_end_to_end(capsys):
     assert "| null iid n=30 cv=1% |" in capsys.readouterr().out
 
 
+def test_a_tiny_calibration_runs_with_and_without_the_evidence_pass(capsys):
+    assert steps.main(["--calibrate", "--lengths", "30", "--scale", "0.05", "--scenarios", "step",
+                       "--noises", "iid", "--evidences", "none,3"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 3 | 20 |")]
+    assert [row.split(" | ")[4] for row in rows[-2:]] == ["None", "3.0"]  # the table after the progress
+
+
 @pytest.mark.parametrize("kind", geomean.NOISES)
 def test_the_geomean_noises_have_median_zero_sd_one_and_the_stated_mean(kind):
     """The mean is the closed form (lognormal: (e^(s^2/2) - 1) / sd; Exp(1) - ln 2: 1 - ln 2)."""
