@@ -30,7 +30,8 @@ model of steps, drifts and autocorrelated noise, as follows:
    AR(1) noise of unknown autocorrelation (``stats.step_evidence``), which does not rely on the
    noise estimated about a segmentation that may lack the step: with a log Bayes factor above
    ``EVIDENCE`` against a level and above 0 against a line, the stretch becomes two levels, split
-   where the step's posterior is likeliest (twice at most, then the noise is estimated again).
+   where the step's posterior is likeliest (and each half asked once more; then the noise is
+   estimated again).
    Under AR(1) noise the noise estimated about a segmentation without the step reads phi near
    0.9, on whose long-run scale a step of 3 SDs looks small, and PELT misses it;
 5. each step is then placed (within ``REACH`` commits) where the likelihood of
@@ -300,20 +301,27 @@ def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMAL
 
 def _evident_steps(x: np.ndarray, segmentation, evidence: float, exact: float, passes: int = 2):
     """``segmentation`` with each stretch of ``TESTED`` or more commits that holds one step by the
-    Bayes evidence (module docstring, step 4) split in two levels, up to ``passes`` times."""
-    for _ in range(passes):
-        edges = [0, *segmentation.breaks, x.size]
-        breaks, sloped = [], []
-        for k, line in enumerate(segmentation.sloped):
-            a, b = edges[k], edges[k + 1]
-            breaks += [a] if k else []
-            place = _evident_step(x[a:b], evidence, exact)
-            breaks += [a + place] if place is not None else []
-            sloped += [False, False] if place is not None else [line]
-        if len(breaks) == len(segmentation.breaks):
-            return segmentation
-        segmentation = stats.Segmentation(tuple(breaks), tuple(sloped))
-    return segmentation
+    Bayes evidence (module docstring, step 4) split in two levels, and each half again, ``passes``
+    deep."""
+    edges = [0, *segmentation.breaks, x.size]
+    breaks, sloped = [], []
+    for k, line in enumerate(segmentation.sloped):
+        found = _evident_breaks(x, edges[k], edges[k + 1], evidence, exact, passes)
+        breaks += [edges[k]] if k else []
+        breaks += found
+        sloped += [False] * (len(found) + 1) if found else [line]
+    return stats.Segmentation(tuple(breaks), tuple(sloped)) if len(breaks) > len(segmentation.breaks) else segmentation
+
+
+def _evident_breaks(x: np.ndarray, a: int, b: int, evidence: float, exact: float, depth: int) -> list[int]:
+    """The breaks the evidence puts in ``x[a:b]``: one, then those of its halves, ``depth`` deep."""
+    place = _evident_step(x[a:b], evidence, exact)
+    if place is None:
+        return []
+    q = a + place
+    if depth == 1:
+        return [q]
+    return [*_evident_breaks(x, a, q, evidence, exact, depth - 1), q, *_evident_breaks(x, q, b, evidence, exact, depth - 1)]
 
 
 def _evident_step(stretch: np.ndarray, evidence: float, exact: float) -> int | None:
