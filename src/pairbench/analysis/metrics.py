@@ -112,6 +112,11 @@ class MetricTable:
     def worse(self) -> str:
         return worse_verdict(self.unit)
 
+    def worsened(self) -> list[bool]:
+        """Per comparison, whether its verdict is the unit's worse one, not negligibly: what
+        ``--fail-on-metric`` gates on."""
+        return [c.verdict == self.worse and not c.negligible for c in self.comparisons]
+
 
 def unit_verdict(verdict: str, method: str) -> str:
     """A time verdict as a unit's table says it: higher, lower, equivalent, inconclusive; "same" for

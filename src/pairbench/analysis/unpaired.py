@@ -38,7 +38,7 @@ import numpy as np
 
 from pairbench import stats
 from pairbench.analysis.criteria import holm_steps
-from pairbench.analysis.metrics import metric_units, unit_values, worse_verdict
+from pairbench.analysis.metrics import metric_units, unit_values, unit_verdict, worse_verdict
 from pairbench.analysis.summary import kept
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey, Run, Samples
@@ -77,6 +77,12 @@ class UnitDiff:
     unit: str
     worse: str  # "higher", or "lower" for a rate (``metrics.worse_verdict``)
     differences: tuple[Difference, ...]
+
+    def worsened(self) -> list[bool]:
+        """Per benchmark, whether its verdict is the unit's worse one, not negligibly (as
+        ``metrics.MetricTable.worsened``)."""
+        return [unit_verdict(d.verdict.verdict, d.method) == self.worse and not d.verdict.negligible
+                for d in self.differences]
 
 
 @dataclass(frozen=True)

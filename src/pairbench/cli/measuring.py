@@ -359,15 +359,14 @@ def _fail_on_metric(app: App, settings: Settings, analysis) -> int | None:
     """--fail-on-metric on ``bench``'s unit tables (``fail_on_metric_gate``)."""
     if analysis is None:
         return None
-    worse = {t.unit: [c.verdict == t.worse and not c.negligible for c in t.comparisons]
-             for t in analysis.metric_tables}
-    return fail_on_metric_gate(app, settings.decision.fail_on_metric, worse)
+    return fail_on_metric_gate(app, settings.decision.fail_on_metric,
+                               {t.unit: t.worsened() for t in analysis.metric_tables})
 
 
 def fail_on_metric_gate(app: App, gated: tuple[str, ...], worse: dict[str, list[bool]]) -> int | None:
     """``EXIT_VERDICT`` when a unit named by --fail-on-metric (or ``all``) has a comparison whose verdict
-    is worse, not negligibly (``worse``: per unit reported, per comparison, whether it is:
-    ``analysis.metrics.worse_verdict``); a unit no benchmark reported is said, since a misspelt gate
+    is worse, not negligibly (``worse``: per unit reported, per comparison, whether it is: a
+    table's ``worsened()``); a unit no benchmark reported is said, since a misspelt gate
     would otherwise never fail."""
     if not gated:
         return None

@@ -124,7 +124,7 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
     """
     from pairbench.analysis.unpaired import diff_runs
     from pairbench.cli.report import analysing_stored
-    from pairbench.report.diff import render_diff, render_diff_json, verdict_word
+    from pairbench.report.diff import render_diff, render_diff_json
     from pairbench.settings import parse_alpha, parse_fail_on_metric, parse_threshold
     from pairbench.store.resultfile import read_result
 
@@ -147,6 +147,4 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
 
             write_files(app.io, [(json_path, render_diff_json(result, old, new))])
     matched = fail_on_gate(app, result.differences, fail_on, "benchmark(s)")
-    worse = {u.unit: [verdict_word(d, True) == u.worse and not d.verdict.negligible for d in u.differences]
-             for u in result.units}
-    return fail_on_metric_gate(app, gated, worse) or matched
+    return fail_on_metric_gate(app, gated, {u.unit: u.worsened() for u in result.units}) or matched
