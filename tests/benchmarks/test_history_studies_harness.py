@@ -1,4 +1,5 @@
-"""The pure parts of benchmarks/history_steps.py and suite_geomean.py: scores, noise laws, a tiny run.
+"""The pure parts of benchmarks/history_steps.py, history_spans.py and suite_geomean.py: scores, noise
+laws, a tiny run.
 
 The studies themselves are run by hand (benchmarks/RESULTS.md, issue 27)."""
 
@@ -12,6 +13,7 @@ from scripts import benchmark_script
 
 steps = benchmark_script("history_steps")
 geomean = benchmark_script("suite_geomean")
+spans = benchmark_script("history_spans")
 
 
 def test_a_step_cell_counts_a_step_within_one_commit_and_the_others_apart():
@@ -49,6 +51,20 @@ def test_a_tiny_calibration_runs_with_and_without_the_evidence_pass(capsys):
                        "--noises", "iid", "--evidences", "none,3"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 3 | 20 |")]
     assert [row.split(" | ")[4] for row in rows[-2:]] == ["None", "3.0"]  # the table after the progress
+
+
+def test_a_span_holds_a_step_when_the_true_step_lies_in_it_and_near_counts_steps_within_ten():
+    found = [[(41, 38, 44)], [(57, 56, 58)], [(70, None, None)], [], [(30, 30, 30), (90, 88, 91)]]
+    s = spans.score_steps(found, [40, 60, 62, 50, 90])
+    assert (s["on"], s["within_1"], s["near"], s["spanned"]) == (0.2, 0.4, 0.8, 0.4)
+    assert s["held_near"] == 0.5 and s["unspanned"] == 0.25
+    assert (s["width_median"], s["width_p90"]) == (4.0, pytest.approx(6.4))
+
+
+def test_a_tiny_span_study_runs_end_to_end(capsys):
+    assert spans.main(["--lengths", "30", "--scale", "0.02", "--scenarios", "step,drift"]) == 0
+    out = capsys.readouterr().out
+    assert "| step 3 SD iid n=30 cv=3% [" in out and "| drift +5% ar n=30 cv=1% [" in out
 
 
 @pytest.mark.parametrize("kind", geomean.NOISES)

@@ -93,3 +93,41 @@ def test_a_stretch_too_short_not_finite_or_constant_is_refused(y, code):
     with pytest.raises(StatisticsError) as refused:
         stats.step_evidence(y)
     assert refused.value.code == code
+
+
+def _shortest_run_by_enumeration(log_posterior, level):
+    """Every run of consecutive places, by brute force: the shortest holding ``level``, then the most mass."""
+    mass = np.exp(np.asarray(log_posterior) - np.max(log_posterior))
+    mass /= mass.sum()
+    runs = [(j - i, -mass[i:j + 1].sum(), i, j) for i in range(mass.size) for j in range(i, mass.size)
+            if mass[i:j + 1].sum() >= level - 1e-9]
+    return min(runs)[2:]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_credible_places_are_the_shortest_run_holding_the_level_as_enumeration_finds(seed):
+    rng = np.random.default_rng(seed)
+    logs = rng.normal(0.0, 3.0, int(rng.integers(1, 40)))
+    for level in (0.5, 0.8, 0.95, 0.99):
+        assert stats.credible_places(logs, level) == _shortest_run_by_enumeration(logs, level)
+
+
+def test_the_credible_places_of_a_steps_posterior_hold_its_place_and_widen_with_the_noise():
+    rng = np.random.default_rng(3)
+    noise = rng.standard_normal(60)
+    widths = []
+    for size in (8.0, 2.0):
+        found = stats.step_evidence(noise + np.where(np.arange(60) >= 30, size, 0.0))
+        first, last = stats.credible_places(found.posterior, 0.95)
+        assert found.places[first] <= 30 <= found.places[last]
+        widths.append(last - first + 1)
+    assert widths[0] == 1 and widths[1] > 3
+
+
+def test_places_of_infinite_likelihood_share_the_mass_and_a_posterior_without_mass_is_refused():
+    assert stats.credible_places([-math.inf, math.inf, 0.0, math.inf], 0.95) == (1, 3)
+    for bad in ([], [math.nan, 0.0], [-math.inf, -math.inf], [[0.0, 1.0]]):
+        with pytest.raises(StatisticsError):
+            stats.credible_places(bad)
+    with pytest.raises(StatisticsError):
+        stats.credible_places([0.0, 1.0], 1.0)

@@ -12,7 +12,7 @@ from pairbench.report.exports import SUFFIX_FORMATS
 from pairbench.report.safe import visible
 
 HISTORY_FORMATS = ("text", "markdown", "json", "csv", "html")
-COUNTED = 100  # change points whose commits are counted with git (one git call each)
+COUNTED = 100  # the steps' pairs of commits counted with git (one git call each)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -71,15 +71,15 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
 
 
 def commit_counts(found, directory: str) -> dict[tuple[str, str], int]:
-    """The commits between the two commits of each change point (newest ``COUNTED`` of those not
-    all rejected) in the git repository ``directory`` is in; none outside one."""
+    """The commits between the two commits each step not rejected lies between (``Step.between``,
+    the newest ``COUNTED`` pairs) in the git repository ``directory`` is in; none outside one."""
     from pairbench.measure.revisions import commits_between, toplevel
 
     repository = toplevel(directory)
     if repository is None:
         return {}
-    wanted = [(cp.before, cp.after) for cp in found.change_points if cp.before and cp.after
-              and any(s.status != "rejected" for s in cp.steps)][-COUNTED:]
+    wanted = list(dict.fromkeys(s.between for cp in found.change_points for s in cp.steps
+                                if s.status != "rejected" and all(s.between)))[-COUNTED:]
     counts = {pair: commits_between(*pair, repository) for pair in wanted}
     return {pair: count for pair, count in counts.items() if count is not None}
 

@@ -6,10 +6,10 @@ block character per group of commits, its height the median) with its steps
 marked under it, the steps with their commits, sizes and whether ``confirm``
 confirmed them, its drifts, and the latest commits; then the change points,
 each with the ``confirm`` command that would check it and, when several
-commits lie between its two points, the ``bisect`` command that would find
-which; Markdown the same for a pull request (a sparkline per benchmark); CSV
+commits lie in its span (where it may lie), the ``bisect`` command that would
+find which; Markdown the same for a pull request (a sparkline per benchmark); CSV
 one row per point; JSON (format ``pairbench.history/1``) every point, step
-(with its ``bisect``), drift and change point with its commits. Names and
+(with its span and ``bisect``), drift and change point with its commits. Names and
 commits come from a database others write: every text goes through
 ``safe.visible`` (and Markdown's and CSV's own escaping), and the bisect
 command's words through ``shlex.quote``.
@@ -26,7 +26,7 @@ from pairbench.analysis.history import BenchmarkHistory, Bisect, Drift, History,
 from pairbench.model import json_safe
 from pairbench.report.csvfile import _cell, _csv_record, _texts
 from pairbench.report.safe import escape, visible
-from pairbench.units import format_percent, value_formatter
+from pairbench.units import format_level, format_percent, value_formatter
 
 HISTORY_FORMAT = "pairbench.history/1"
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -125,11 +125,20 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
     line, column_of = sparkline(values)
     lines += [f"  {line}", f"  {_markers(h, column_of, numbers)}".rstrip()]
     lines.append(f"  {show(float(values.min()))} … {show(float(values.max()))}{_noise(h)}")
-    lines += [f"  step {numbers[id(s)]} at {step_range(s)}: {step_size(s)} {step_status(s)}" for s in h.steps]
+    lines += [f"  step {numbers[id(s)]} at {step_range(s)}: {step_size(s)} {step_status(s)}{_span(s)}"
+              for s in h.steps]
     lines += [f"  {drift_line(d)}" for d in h.drifts]
     lines.append("  latest:")
     lines += [f"    {_point_line(p, show)}" for p in h.points[-LATEST:]]
     return lines
+
+
+def _span(s: Step) -> str:
+    """Where a step may lie, when more than its own place: ``; 95% between A..B (3 commits)``."""
+    if s.span is None or s.span.first == s.span.last:
+        return ""
+    return (f"; {format_level(s.span.level)} between {commit_name(s.span.before)}..{commit_name(s.span.after)}"
+            f" ({s.span.last - s.span.first + 1} points)")
 
 
 def _noise(h: BenchmarkHistory) -> str:
@@ -156,9 +165,9 @@ def _change_point_lines(history: History, numbers: dict) -> list[str]:
     for k, cp in enumerate(history.change_points, 1):
         steps = "; ".join(f"{visible(s.benchmark.label)} {step_size(s)} {step_status(s)}" for s in cp.steps)
         lines.append(f"  {k}. {step_range(cp)}: {steps}")
-        if any(s.status == "unconfirmed" for s in cp.steps) and cp.before and cp.after:
-            lines.append(f"     confirm it: pairbench confirm {visible(cp.before[:SHORT])} "
-                         f"{visible(cp.after[:SHORT])}")
+        unconfirmed = dict.fromkeys(s.between for s in cp.steps if s.status == "unconfirmed" and all(s.between))
+        lines += [f"     confirm it: pairbench confirm {visible(before[:SHORT])} {visible(after[:SHORT])}"
+                  for before, after in unconfirmed]
         lines += [f"     find its commit among {s.bisect.commits}: {visible(bisect_command(s.bisect))}"
                   for s in cp.steps if s.bisect]
     return lines
@@ -244,7 +253,9 @@ def _point_record(p: Point) -> dict:
 def _step_record(s: Step) -> dict:
     return {"benchmark": s.benchmark.label, "index": s.index, "before": s.before, "after": s.after,
             "change_pct": s.change, "low_pct": s.low, "high_pct": s.high, "confidence": s.confidence,
-            "status": s.status, "verdict": s.verdict, "bisect": _bisect_record(s.bisect)}
+            "status": s.status, "verdict": s.verdict, "bisect": _bisect_record(s.bisect),
+            "span": None if s.span is None else {"first": s.span.first, "last": s.span.last, "before": s.span.before,
+                                                 "after": s.span.after, "level": s.span.level}}
 
 
 def _bisect_record(b: Bisect | None) -> dict | None:

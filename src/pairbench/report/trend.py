@@ -90,6 +90,10 @@ def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int])
     for step in history.steps:
         color, dash = STATUS_STYLE[step.status]
         shapes.append(ch._vline(step.index - 0.5, dash=dash, color=color, width=2))
+        if step.span is not None and step.span.last > step.span.first:
+            shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": step.span.first - 0.5,
+                           "x1": step.span.last - 0.5, "y0": 0, "y1": 1, "fillcolor": color, "opacity": 0.1,
+                           "line": {"width": 0}, "layer": "below"})
         notes.append({"x": step.index - 0.5, "y": 1.0, "xref": "x", "yref": "paper", "showarrow": False,
                       "yanchor": "bottom", "font": {"size": 11, "color": color},
                       "text": ch.plotly_text(f"{numbers.get(id(step), '')}: {step_size(step)} {step.status}")})
@@ -103,7 +107,8 @@ def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int])
     caption = (f"The y-axis spans at least ±{MIN_SPAN:.0%} of the median, so noise looks as small as it is; "
                f"shaded: each segment's level ± {NOISE_BAND_SD:g} × the noise between commits"
                + (f" (about {100 * history.noise:.2g}% per commit)" if history.noise else "") + ". "
-               "Steps: red confirmed, grey rejected, orange dashed unconfirmed by pairbench confirm.")
+               "Steps: red confirmed, grey rejected, orange dashed unconfirmed by pairbench confirm; "
+               "tinted beside a step, the commits it may lie between (95%).")
     if offset:
         caption += f" Showing the latest {len(points):,} of {len(history.points):,} commits."
     return ch.Chart(key, history.benchmark.label, {"data": traces, "layout": layout}, caption)

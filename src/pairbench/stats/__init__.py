@@ -79,6 +79,7 @@ _EXPORTS = {
     "window_scores": "changepoint",
     "step_evidence": "evidence",
     "StepEvidence": "evidence",
+    "credible_places": "evidence",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",

@@ -24,6 +24,9 @@ for models of the same k; thresholds on the evidence are set by simulation anywa
 place are then summed over their priors. For the step model the whitened columns are piecewise
 constant, so every place's fit comes from cumulative sums: O(m) per phi, not O(m^2).
 
+:func:`credible_places` turns the step's posterior into the shortest run of places that holds a
+given share of it: where the step is, with its uncertainty.
+
 Written here because no library computes marginal likelihoods of regression models with AR(1)
 errors over a grid of change points (statsmodels' GLSAR estimates phi, it does not integrate it).
 Pure: arrays in, numbers out.
@@ -37,7 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from pairbench.stats._validation import as_sample, check_count, require_variance
+from pairbench.errors import StatisticsError
+from pairbench.stats._validation import as_sample, check_confidence, check_count, require_variance
 from pairbench.stats.changepoint import whitened
 
 PHIS = np.round(np.arange(0.0, 0.951, 0.025), 3)  # the prior's grid of phi (changepoint.PHI_MAX)
@@ -119,3 +123,31 @@ def _closed_form(m: int, k: int, phi: float, log_det, rss):
         log_rss = np.log(rss)
     return (0.5 * math.log(1.0 - phi * phi) - 0.5 * log_det - 0.5 * (m - k) * log_rss
             + gammaln((m - k) / 2.0) - 0.5 * (m - k) * math.log(math.pi) - math.log(2.0))
+
+
+def credible_places(log_posterior, level: float = 0.95) -> tuple[int, int]:
+    """The shortest run of consecutive places ``i .. j`` (indices into ``log_posterior``, a log
+    posterior up to a constant) whose posterior mass is at least ``level``; of runs equally short,
+    the one of most mass. Each start's shortest run comes from the cumulative mass by a binary
+    search: O(m log m)."""
+    level = check_confidence(level, "level")
+    mass = _relative_mass(log_posterior)
+    total = np.concatenate(([0.0], np.cumsum(mass / mass.sum())))
+    ends = np.searchsorted(total, total[:-1] + level * (1.0 - 1e-12), side="left")  # run i .. end - 1
+    starts = np.flatnonzero(ends <= mass.size)
+    widths = ends[starts] - starts
+    held = total[ends[starts]] - total[starts]
+    best = starts[np.lexsort((-held, widths))[0]]
+    return int(best), int(ends[best] - 1)
+
+
+def _relative_mass(log_posterior) -> np.ndarray:
+    """exp(log_posterior) relative to its largest value; places of infinite likelihood (an exact
+    fit) share all the mass."""
+    logs = np.asarray(log_posterior, dtype=np.float64)
+    if logs.ndim != 1 or logs.size == 0 or np.isnan(logs).any() or np.all(np.isneginf(logs)):
+        raise StatisticsError("log_posterior must be a non-empty sequence of log masses, none NaN and "
+                              "not all -inf")
+    if np.isposinf(logs).any():
+        return np.isposinf(logs).astype(np.float64)
+    return np.exp(logs - np.max(logs))
