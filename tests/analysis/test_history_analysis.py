@@ -276,3 +276,19 @@ def test_a_step_whose_place_is_unsure_offers_bisect_over_its_span():
     found = with_bisects(History("m", (h,), group_change_points([h])), {(good, bad): 14})
     [bisect] = [s.bisect for s in found.histories[0].steps if s.index == step.index]
     assert (bisect.good, bisect.bad, bisect.commits) == (good, bad, 14)
+
+
+@pytest.mark.parametrize(("values", "index", "change"), [
+    (np.r_[np.zeros(30), np.full(20, 64.0)], 30, 100.0),  # a count that is 0 at most commits: median 0
+    (np.r_[np.zeros(20), np.full(20, -5.0)], 20, -200.0),  # falls below 0: by the median magnitude, 2.5
+])
+def test_a_history_of_values_not_all_positive_is_measured_against_their_typical_size(values, index, change):
+    [step] = benchmark_history(KEY, _points(values)).steps
+    assert step.index == index and step.change == pytest.approx(change)
+
+
+def test_a_history_of_values_near_the_float_range_has_no_overflow_and_keeps_its_units():
+    values = np.r_[0.0, 1e308 * np.random.default_rng(1).uniform(0.5, 1.0, 40)]
+    with np.errstate(all="raise"):
+        history = benchmark_history(KEY, _points(values))
+    assert history.steps == () and 5e307 < history.fit[-1] < 1e308

@@ -6,7 +6,8 @@ range of their medians' 95% intervals. Results of a dirty tree are a point of
 their own (the commit plus changes), and so is each result of no known commit.
 
 Change points are found on the logarithms of the points' values (a step is a
-ratio, whatever the benchmark's speed), by PELT (``stats.changepoint``) on a
+ratio, whatever the benchmark's speed; values not all positive, such as a count
+that is 0 at some commits, over their typical size), by PELT (``stats.changepoint``) on a
 model of steps, drifts and autocorrelated noise, as follows:
 
 1. each value's distance from the running median of five is clipped to
@@ -281,9 +282,9 @@ def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
     """The steps and drifts of one benchmark's points, each step with what ``confirm`` found of it."""
     values = np.array([p.median for p in points], dtype=np.float64)
     logs = np.log(values) if values.size and np.all(values > 0) else None
-    scale = logs if logs is not None else values
+    reference = typical_size(values)
+    scale = logs if logs is not None else values / reference
     found = detect(scale)
-    reference = float(np.median(values)) if values.size else 1.0
     segments = _Segments(scale, found, logs is not None, reference)
     steps = tuple(_with_confirmation(segments.step(benchmark, points, k), points, list(confirmations))
                   for k in range(len(found.breaks)))
@@ -292,6 +293,18 @@ def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
     noise = found.noise if logs is not None else None
     return BenchmarkHistory(benchmark, tuple(points), steps, noise.sd if noise else None,
                             noise.phi if noise else None, drifts, segments.fit())
+
+
+def typical_size(values: np.ndarray) -> float:
+    """What a history of values that are not all positive is measured against: the median of their
+    magnitudes, or the largest when most are 0; 1 when all are. On that scale a change of 0.01 is 1%,
+    as on the log scale, so the penalty and the evidence (whose flat priors are not unit-free) mean
+    the same whatever the unit, and values near the float range do not overflow."""
+    magnitudes = np.abs(values)
+    for size in (float(np.median(magnitudes)) if values.size else 0.0, float(np.max(magnitudes, initial=0.0))):
+        if size > 0.0:
+            return size
+    return 1.0
 
 
 def penalty(n: int, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY) -> float:
@@ -414,8 +427,9 @@ def clipped(z: np.ndarray) -> np.ndarray:
 
 
 class _Segments:
-    """The sizes of a detection's steps and drifts on the series ``scale`` (log values, or the
-    values themselves when some are not positive: then percentages of ``reference``)."""
+    """The sizes of a detection's steps and drifts on the series ``scale``: log values, or, when
+    some values are not positive, the values over ``reference`` (:func:`typical_size`), whose
+    changes are percentages of it."""
 
     def __init__(self, scale: np.ndarray, found: Detection, logs: bool, reference: float):
         self.scale, self.found, self.logs, self.reference = scale, found, logs, reference
@@ -427,7 +441,7 @@ class _Segments:
         sloped = self.found.segmentation.sloped
         before = self._carried(start, index, sloped[k], index - 0.5)
         after = self._carried(index, end, sloped[k + 1], index - 0.5)
-        change, low, high = _size(after, before, self.logs, self.reference)
+        change, low, high = _size(after, before, self.logs)
         places = self.found.spans[k] if self.found.spans else None
         span = Span(places[0], places[1], points[places[0] - 1].commit, points[places[1]].commit) \
             if places else None
@@ -458,19 +472,19 @@ class _Segments:
             values = self.scale[a:b]
             fit[a:b] = np.median(values) + (stats.slope(values) * (np.arange(b - a) - (b - a - 1) / 2.0)
                                             if line else 0.0)
-        return tuple((np.exp(fit) if self.logs else fit).tolist())
+        return tuple((np.exp(fit) if self.logs else fit * self.reference).tolist())
 
     def _percent(self, x: float) -> float:
-        return 100.0 * math.expm1(x) if self.logs else 100.0 * x / self.reference
+        return 100.0 * math.expm1(x) if self.logs else 100.0 * x
 
 
-def _size(after, before, logs: bool, reference: float) -> tuple[float, float | None, float | None]:
+def _size(after, before, logs: bool) -> tuple[float, float | None, float | None]:
     """The Hodges-Lehmann shift of after against before, in percent, with its interval (None when
     too few values give none)."""
     def percent(x):
         if x is None or not math.isfinite(x):
             return None
-        return 100.0 * math.expm1(x) if logs else 100.0 * x / reference
+        return 100.0 * math.expm1(x) if logs else 100.0 * x
 
     try:
         hl = stats.hodges_lehmann(after, before, STEP_CONFIDENCE)
