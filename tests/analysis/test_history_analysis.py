@@ -280,7 +280,8 @@ def test_a_step_whose_place_is_unsure_offers_bisect_over_its_span():
 
 @pytest.mark.parametrize(("values", "index", "change"), [
     (np.r_[np.zeros(30), np.full(20, 64.0)], 30, 100.0),  # a count that is 0 at most commits: median 0
-    (np.r_[np.zeros(20), np.full(20, -5.0)], 20, -200.0),  # falls below 0: by the median magnitude, 2.5
+    (np.r_[np.zeros(20), np.full(20, -5.0)], 20, -100.0),  # falls below 0: half are 0, so by the largest, 5
+    (np.r_[np.full(20, 2.0), np.full(21, -2.0)], 20, -200.0),  # by the median magnitude, 2
 ])
 def test_a_history_of_values_not_all_positive_is_measured_against_their_typical_size(values, index, change):
     [step] = benchmark_history(KEY, _points(values)).steps

@@ -216,3 +216,9 @@ def test_without_noise_a_step_goes_to_its_single_best_place():
     late = stats.Segmentation((42,), (False, False))
     assert stats.refined(y, late, stats.SerialNoise(0.0, 0.0)).breaks == (40,)
     assert stats.refined(y, stats.Segmentation((), (False,)), stats.SerialNoise(1.0, 0.5)).breaks == ()
+
+
+def test_a_window_of_an_exact_fit_takes_all_the_score_and_an_underflow_shares_it():
+    scores = stats.window_scores(np.array([0.0, np.inf, -1.0, -np.inf]), 0.2)
+    assert np.all(np.isfinite(scores)) and int(np.argmax(scores)) == 1
+    assert np.all(stats.window_scores(np.full(4, -np.inf), 0.2)[1:3] == 3.2)

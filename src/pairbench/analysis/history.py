@@ -91,6 +91,7 @@ ROUNDS = 8  # at most this many rounds of segmentation and noise
 STEP_CONFIDENCE = 0.95
 Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 STATUSES = ("confirmed", "rejected", "unconfirmed")
+LARGEST_LOG = math.log(np.finfo(np.float64).max)  # a ratio beyond e^709.78 is no float
 
 
 @dataclass(frozen=True)
@@ -296,12 +297,13 @@ def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
 
 
 def typical_size(values: np.ndarray) -> float:
-    """What a history of values that are not all positive is measured against: the median of their
-    magnitudes, or the largest when most are 0; 1 when all are. On that scale a change of 0.01 is 1%,
+    """What a history of values that are not all positive is measured against: the (lower) median
+    of their magnitudes, or the largest when most are 0; 1 when all are. On that scale a change of 0.01 is 1%,
     as on the log scale, so the penalty and the evidence (whose flat priors are not unit-free) mean
     the same whatever the unit, and values near the float range do not overflow."""
-    magnitudes = np.abs(values)
-    for size in (float(np.median(magnitudes)) if values.size else 0.0, float(np.max(magnitudes, initial=0.0))):
+    magnitudes = np.sort(np.abs(values))
+    lower_median = float(magnitudes[(values.size - 1) // 2]) if values.size else 0.0  # no mean of two: no overflow
+    for size in (lower_median, float(np.max(magnitudes, initial=0.0))):
         if size > 0.0:
             return size
     return 1.0
@@ -461,7 +463,7 @@ class _Segments:
         u = np.arange(b - a, dtype=np.float64) - (b - a - 1) / 2.0
         rise = stats.slope(self.scale[a:b]) * (b - a - 1)
         half = Z_95 * self.found.noise.long_run_sd / math.sqrt(float(np.dot(u, u))) * (b - a - 1)
-        change, low, high = (self._percent(v) for v in (rise, rise - half, rise + half))
+        change, low, high = (_percent(v, self.logs) for v in (rise, rise - half, rise + half))
         return Drift(benchmark, a, b, points[a].commit, points[b - 1].commit, change, low, high)
 
     def fit(self) -> tuple[float, ...]:
@@ -474,24 +476,25 @@ class _Segments:
                                             if line else 0.0)
         return tuple((np.exp(fit) if self.logs else fit * self.reference).tolist())
 
-    def _percent(self, x: float) -> float:
-        return 100.0 * math.expm1(x) if self.logs else 100.0 * x
-
 
 def _size(after, before, logs: bool) -> tuple[float, float | None, float | None]:
     """The Hodges-Lehmann shift of after against before, in percent, with its interval (None when
     too few values give none)."""
-    def percent(x):
-        if x is None or not math.isfinite(x):
-            return None
-        return 100.0 * math.expm1(x) if logs else 100.0 * x
-
     try:
         hl = stats.hodges_lehmann(after, before, STEP_CONFIDENCE)
     except StatisticsError:
         shift = float(np.median(after) - np.median(before))
-        return percent(shift), None, None
-    return percent(hl.estimate), percent(hl.low), percent(hl.high)
+        return _percent(shift, logs), None, None
+    return _percent(hl.estimate, logs), _percent(hl.low, logs), _percent(hl.high, logs)
+
+
+def _percent(x: float | None, logs: bool) -> float | None:
+    """A change on the history's scale in percent (None for none); beyond the float range, inf."""
+    if x is None or not math.isfinite(x):
+        return None
+    if not logs:
+        return 100.0 * x
+    return 100.0 * math.expm1(x) if x < LARGEST_LOG else math.inf
 
 
 def _with_confirmation(step: Step, points: Sequence[Point], confirmations: list) -> Step:

@@ -12,12 +12,13 @@ Content-Security-Policy, every label escaped for plotly.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from pairbench.analysis.history import BenchmarkHistory, History
+from pairbench.analysis.history import LARGEST_LOG, BenchmarkHistory, History
 from pairbench.report import charts as ch
 from pairbench.report import html
 from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
@@ -137,10 +138,12 @@ def _noise_band(history: BenchmarkHistory, axis: ch.Axis) -> dict:
     median strays by noise alone (none without a noise estimate)."""
     sd = history.noise or 0.0
     x, y = [], []
-    up, down = float(np.exp(NOISE_BAND_SD * sd)), float(np.exp(-NOISE_BAND_SD * sd))
+    up, down = math.exp(min(NOISE_BAND_SD * sd, LARGEST_LOG)), math.exp(-NOISE_BAND_SD * sd)
     for start, end, first, last in _segments(history, axis):
-        x += [start - 0.5, end - 0.5, end - 0.5, start - 0.5, start - 0.5, None]
-        y += [first * up, last * up, last * down, first * down, first * up, None]
+        corners = [first * up, last * up, last * down, first * down, first * up]
+        if all(math.isfinite(c) for c in corners):  # a band beyond the float range is not drawn
+            x += [start - 0.5, end - 0.5, end - 0.5, start - 0.5, start - 0.5, None]
+            y += [*corners, None]
     return {"type": "scatter", "mode": "lines", "name": f"noise band (±{NOISE_BAND_SD:g} SD)", "x": x, "y": y,
             "fill": "toself", "fillcolor": "rgba(44, 160, 44, 0.12)", "line": {"width": 0}, "hoverinfo": "skip",
             "showlegend": bool(sd)}

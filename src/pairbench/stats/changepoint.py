@@ -332,9 +332,23 @@ def window_scores(log_likelihood: np.ndarray, exact: float) -> np.ndarray:
     """Each of consecutive places' likelihood (relative to the largest) summed with its two
     neighbours', plus ``exact`` times its own: the Bayes rule for placing a step "within one
     place, and on it counts ``exact`` more" is the place of the largest score (:func:`refined`)."""
-    likelihood = np.exp(log_likelihood - np.max(log_likelihood))
+    likelihood = relative_likelihood(log_likelihood)
     padded = np.pad(likelihood, 1)
     return padded[:-2] + (1.0 + exact) * padded[1:-1] + padded[2:]
+
+
+def relative_likelihood(log_likelihood) -> np.ndarray:
+    """exp(``log_likelihood``) relative to its largest value; places of infinite likelihood (an
+    exact fit) share all of it, and when every place's is 0 (-inf: an underflow), they share it
+    equally."""
+    logs = np.asarray(log_likelihood, dtype=np.float64)
+    if logs.ndim != 1 or logs.size == 0 or np.isnan(logs).any():
+        raise StatisticsError("a log likelihood must be a non-empty sequence of numbers, none NaN")
+    if np.isposinf(logs).any():
+        return np.isposinf(logs).astype(np.float64)
+    if np.all(np.isneginf(logs)):
+        return np.ones(logs.size)
+    return np.exp(logs - np.max(logs))
 
 
 def _whitened_rss(y: np.ndarray, q: int, lines: tuple[bool, ...], phi: float) -> float:

@@ -40,9 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from pairbench.errors import StatisticsError
 from pairbench.stats._validation import as_sample, check_confidence, check_count, require_variance
-from pairbench.stats.changepoint import whitened
+from pairbench.stats.changepoint import relative_likelihood, whitened
 
 PHIS = np.round(np.arange(0.0, 0.951, 0.025), 3)  # the prior's grid of phi (changepoint.PHI_MAX)
 
@@ -131,7 +130,7 @@ def credible_places(log_posterior, level: float = 0.95) -> tuple[int, int]:
     the one of most mass. Each start's shortest run comes from the cumulative mass by a binary
     search: O(m log m)."""
     level = check_confidence(level, "level")
-    mass = _relative_mass(log_posterior)
+    mass = relative_likelihood(log_posterior)
     total = np.concatenate(([0.0], np.cumsum(mass / mass.sum())))
     ends = np.searchsorted(total, total[:-1] + level * (1.0 - 1e-12), side="left")  # run i .. end - 1
     starts = np.flatnonzero(ends <= mass.size)
@@ -140,14 +139,3 @@ def credible_places(log_posterior, level: float = 0.95) -> tuple[int, int]:
     best = starts[np.lexsort((-held, widths))[0]]
     return int(best), int(ends[best] - 1)
 
-
-def _relative_mass(log_posterior) -> np.ndarray:
-    """exp(log_posterior) relative to its largest value; places of infinite likelihood (an exact
-    fit) share all the mass."""
-    logs = np.asarray(log_posterior, dtype=np.float64)
-    if logs.ndim != 1 or logs.size == 0 or np.isnan(logs).any() or np.all(np.isneginf(logs)):
-        raise StatisticsError("log_posterior must be a non-empty sequence of log masses, none NaN and "
-                              "not all -inf")
-    if np.isposinf(logs).any():
-        return np.isposinf(logs).astype(np.float64)
-    return np.exp(logs - np.max(logs))
