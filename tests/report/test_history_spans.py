@@ -49,7 +49,9 @@ def test_the_json_carries_the_span_and_markdown_the_bisect_over_it():
     [step] = json.loads(render_history_json(history))["benchmarks"][0]["steps"]
     assert step["span"] == {"first": 45, "last": 58, "before": good, "after": bad, "level": 0.95}
     assert step["bisect"]["good"] == good and step["bisect"]["bad"] == bad
-    assert f"pairbench bisect {good[:10]} {bad[:10]} -k '^parse$'" in render_history_markdown(history)
+    markdown = render_history_markdown(history)
+    assert f"pairbench bisect {good[:10]} {bad[:10]} -k '^parse$'" in markdown
+    assert f", 95% between {good[:10]}..{bad[:10]} (14 points) | parse |" in markdown
 
 
 def test_the_trend_chart_tints_the_commits_an_unsure_step_may_lie_between():

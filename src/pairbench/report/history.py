@@ -125,7 +125,7 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
     line, column_of = sparkline(values)
     lines += [f"  {line}", f"  {_markers(h, column_of, numbers)}".rstrip()]
     lines.append(f"  {show(float(values.min()))} … {show(float(values.max()))}{_noise(h)}")
-    lines += [f"  step {numbers[id(s)]} at {step_range(s)}: {step_size(s)} {step_status(s)}{_span(s)}"
+    lines += [f"  step {numbers[id(s)]} at {step_range(s)}: {step_size(s)} {step_status(s)}{_span_text(s, '; ')}"
               for s in h.steps]
     lines += [f"  {drift_line(d)}" for d in h.drifts]
     lines.append("  latest:")
@@ -133,12 +133,13 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
     return lines
 
 
-def _span(s: Step) -> str:
-    """Where a step may lie, when more than its own place: ``; 95% between A..B (3 commits)``."""
+def _span_text(s: Step, before: str) -> str:
+    """Where a step may lie, when more than its own place, after ``before``:
+    ``{before}95% between A..B (3 points)``; else nothing."""
     if s.span is None or s.span.first == s.span.last:
         return ""
-    return (f"; {format_level(s.span.level)} between {commit_name(s.span.before)}..{commit_name(s.span.after)}"
-            f" ({s.span.last - s.span.first + 1} points)")
+    return (f"{before}{format_level(s.span.level)} between {commit_name(s.span.before)}.."
+            f"{commit_name(s.span.after)} ({s.span.last - s.span.first + 1} points)")
 
 
 def _noise(h: BenchmarkHistory) -> str:
@@ -182,7 +183,7 @@ def render_history_markdown(history: History) -> str:
     if history.change_points:
         lines += ["| # | commits | benchmark | change | status |", "|---|---|---|---|---|"]
         for k, cp in enumerate(history.change_points, 1):
-            lines += [f"| {k} | {escape(step_range(cp))} | {escape(s.benchmark.label)} | "
+            lines += [f"| {k} | {escape(step_range(cp) + _span_text(s, ', '))} | {escape(s.benchmark.label)} | "
                       f"{escape(step_size(s))} | {escape(step_status(s))} |" for s in cp.steps]
     else:
         lines.append("No change points.")
