@@ -283,7 +283,7 @@ def main(argv=None) -> int:
     parser.add_argument("--drift-costs", type=lambda s: [float(v) for v in s.split(",")], default=[DRIFT_COST])
     parser.add_argument("--exacts", type=lambda s: [float(v) for v in s.split(",")], default=[EXACT])
     parser.add_argument("--evidences", type=lambda s: [None if v == "none" else float(v) for v in s.split(",")],
-                        default=[EVIDENCE], help='log Bayes factors that split a stretch; "none" for no evidence pass')
+                        default=[EVIDENCE], help='log Bayes factors (in noise units) that split a stretch; "none" for no evidence pass')
     parser.add_argument("--scenarios", default="null,step,drift", help="with --calibrate: which to run")
     parser.add_argument("--noises", default=",".join(MODEL_NOISES + REAL_NOISES), help="with --calibrate")
     parser.add_argument("--json", type=Path, default=None)

@@ -30,7 +30,9 @@ model of steps, drifts and autocorrelated noise, as follows:
    holds one step, by the Bayes evidence of one step against a level and against a line under
    AR(1) noise of unknown autocorrelation (``stats.step_evidence``), which does not rely on the
    noise estimated about a segmentation that may lack the step: with a log Bayes factor above
-   ``EVIDENCE`` against a level and above 0 against a line, the stretch becomes two levels, split
+   ``EVIDENCE`` against a level (the stretch measured in units of the noise scale from
+   consecutive differences, so that the flat prior on a step, which is not unit-free, means the
+   same at every noise level) and above 0 against a line, the stretch becomes two levels, split
    where the step's posterior is likeliest (and each half asked once more; then the noise is
    estimated again).
    Under AR(1) noise the noise estimated about a segmentation without the step reads phi near
@@ -84,7 +86,7 @@ CLIP = 3.0
 RUNNING_MEDIAN = 5
 REACH = 3  # how far the generalised least-squares fit may move a step
 EXACT = 0.2  # what placing a step on its commit is worth beyond placing it within one; see detect()
-EVIDENCE = 3.0  # the log Bayes factor of one step against a level that splits a stretch (a factor of 20)
+EVIDENCE = 5.5  # the log Bayes factor of one step against a level, in noise units, that splits a stretch
 TESTED = 10  # the shortest stretch asked for one more step
 SPAN_LEVEL = 0.95  # the posterior mass a step's span holds
 ROUNDS = 8  # at most this many rounds of segmentation and noise
@@ -336,7 +338,7 @@ def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMAL
     segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
                                  drift_cost if drifts else None)
     if evidence is not None:
-        split = _evident_steps(x, segmentation, evidence, exact)
+        split = _evident_steps(x / sd, segmentation, evidence, exact)
         if split != segmentation:
             segmentation, noise = split, stats.serial_noise(x, split)
     final = stats.refined(x, segmentation, noise, REACH, MIN_SEGMENT, exact)

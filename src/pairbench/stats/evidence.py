@@ -20,7 +20,9 @@ whitening (w_0 = sqrt(1 - phi^2) y_0, w_t = y_t - phi y_(t-1)), X the k columns 
     p(y | phi) = sqrt(1 - phi^2) |X'W'WX|^(-1/2) rss^(-(m - k)/2) Gamma((m - k)/2) pi^(-(m - k)/2) / 2,
 
 rss the whitened least-squares residual sum of squares (the flat priors' constant is the same
-for models of the same k; thresholds on the evidence are set by simulation anyway). phi and the
+for models of the same k; thresholds on the evidence are set by simulation anyway). A flat prior
+on a level is not unit-free: y times c moves the evidence of one step against a level by ln c
+(against a line, both of k = 2, not at all), so a caller passes y in units of its noise. phi and the
 place are then summed over their priors. For the step model the whitened columns are piecewise
 constant, so every place's fit comes from cumulative sums: O(m) per phi, not O(m^2).
 
