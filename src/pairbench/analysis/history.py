@@ -49,7 +49,7 @@ model of steps, drifts and autocorrelated noise, as follows:
    Where the likelihood is flat the span is wide; `confirm` and `bisect` are offered over it, so
    that they look where the step may be, not only where it likely is. Under AR(1) noise at 100
    commits a span holds the step in 0.99 of the histories where the step is found near it
-   (``benchmarks/history_steps.py``). A step beside a drift gets none.
+   (``benchmarks/history_spans.py``). A step beside a drift gets none.
 
 The penalty was calibrated by simulation to at most one false step per 1,000
 commits under independent and AR(1) (phi 0.5) noise, normal and heavy-tailed,
