@@ -293,3 +293,13 @@ def test_a_history_of_values_near_the_float_range_has_no_overflow_and_keeps_its_
     with np.errstate(all="raise"):
         history = benchmark_history(KEY, _points(values))
     assert history.steps == () and 5e307 < history.fit[-1] < 1e308
+
+
+def test_a_span_that_ends_at_a_result_of_no_known_commit_leaves_the_step_its_own_commits():
+    from dataclasses import replace
+
+    from pairbench.analysis.history import Span
+
+    [step] = benchmark_history(KEY, _points(_noisy([(1e6, 60), (1.1e6, 40)]))).steps
+    unsure = replace(step, span=Span(57, 62, None, f"{62:040x}"))
+    assert unsure.between == (step.before, step.after)

@@ -136,8 +136,11 @@ class Step:
 
     @property
     def between(self) -> tuple[str | None, str | None]:
-        """The commits the step lies between: its span's, else its own two points'."""
-        return (self.span.before, self.span.after) if self.span else (self.before, self.after)
+        """The commits the step lies between: its span's (when both are known), else its own two
+        points'."""
+        if self.span and self.span.before and self.span.after:
+            return self.span.before, self.span.after
+        return self.before, self.after
 
 
 @dataclass(frozen=True)
