@@ -356,11 +356,11 @@ def _spans_of(x: np.ndarray, segmentation) -> tuple[tuple[int, int] | None, ...]
     spans = []
     for k, place in enumerate(segmentation.breaks):
         a, b = edges[k], edges[k + 2]
-        if segmentation.sloped[k] or segmentation.sloped[k + 1] or b - a <= 2 * MIN_SEGMENT \
-                or np.ptp(x[a:b]) == 0.0:
+        found = None if segmentation.sloped[k] or segmentation.sloped[k + 1] else \
+            _step_evidence(x[a:b], 2 * MIN_SEGMENT + 1)
+        if found is None:
             spans.append(None)
             continue
-        found = stats.step_evidence(x[a:b], MIN_SEGMENT)
         first, last = stats.credible_places(found.posterior, SPAN_LEVEL)
         spans.append((min(a + int(found.places[first]), place), max(a + int(found.places[last]), place)))
     return tuple(spans)
@@ -393,12 +393,18 @@ def _evident_breaks(x: np.ndarray, a: int, b: int, evidence: float, exact: float
 
 def _evident_step(stretch: np.ndarray, evidence: float, exact: float) -> int | None:
     """Where ``stretch`` holds one step by the evidence, or None."""
-    if stretch.size < TESTED or np.ptp(stretch) == 0.0:
-        return None
-    found = stats.step_evidence(stretch, MIN_SEGMENT)
-    if not (found.against_level > evidence and found.against_line > 0.0):  # NaN (inf - inf) is no step
+    found = _step_evidence(stretch, TESTED)
+    if found is None or not (found.against_level > evidence and found.against_line > 0.0):  # NaN is no step
         return None
     return int(found.places[np.argmax(stats.window_scores(found.posterior, exact))])
+
+
+def _step_evidence(stretch: np.ndarray, shortest: int):
+    """``stats.step_evidence`` of ``stretch`` (steps at least ``MIN_SEGMENT`` from its ends), or
+    None when it is shorter than ``shortest`` or constant, where there is none."""
+    if stretch.size < shortest or np.ptp(stretch) == 0.0:
+        return None
+    return stats.step_evidence(stretch, MIN_SEGMENT)
 
 
 def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None):

@@ -321,11 +321,12 @@ def _likeliest_window(places: list[int], rss: np.ndarray, noise: SerialNoise, b:
     nearest ``b``. The likelihood of a place is exp(-rss / (2 s^2)), s^2 = sd^2 (1 - phi^2) the
     variance of the AR(1) innovations."""
     innovations = noise.sd * noise.sd * (1.0 - noise.phi * noise.phi)
+    centres = [q for q in places if abs(q - b) <= reach]
     if innovations <= 0.0:
         least = dict(zip(places, rss.tolist(), strict=True))
-        return min((q for q in places if abs(q - b) <= reach), key=lambda q: (least[q], abs(q - b)))
+        return min(centres, key=lambda q: (least[q], abs(q - b)))
     score = dict(zip(places, window_scores(-rss / (2.0 * innovations), exact).tolist(), strict=True))
-    return min((q for q in places if abs(q - b) <= reach), key=lambda q: (-score[q], abs(q - b)))
+    return min(centres, key=lambda q: (-score[q], abs(q - b)))
 
 
 def window_scores(log_likelihood: np.ndarray, exact: float) -> np.ndarray:
