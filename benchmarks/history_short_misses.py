@@ -37,7 +37,7 @@ from history_small_detection import estimated_statistic  # noqa: E402
 from pairbench import stats  # noqa: E402
 from pairbench.analysis import history  # noqa: E402
 
-BANDS = ((4.5, 5.5), (3.5, 4.5), (2.5, 3.5), (-math.inf, 2.5))
+BANDS = ((4.5, history.EVIDENCE), (3.5, 4.5), (2.5, 3.5), (-math.inf, 2.5))
 
 
 def examined(y: np.ndarray) -> dict:
