@@ -36,3 +36,13 @@ def test_a_step_by_a_ratio_beyond_the_float_range_is_an_unknown_change_in_every_
 def test_the_html_page_of_a_noise_beyond_the_float_range_renders_without_its_band():
     """Its charts' JSON is written with no NaN or infinity allowed (``html.script_json``)."""
     assert "parse" in render_history_html(_history([1e-300, 1e300] * 40))
+
+
+def test_values_near_the_float_range_are_shown_in_one_unit_without_an_overflow(recwarn):
+    """The unit a history is shown in is chosen for its lower median: the mean of two 1e308 values
+    overflowed (numpy warned, the unit fell back to nanoseconds)."""
+    history = _history([1e308, 1.5e308, 1.2e308, 1.7e308])
+    text, markdown, page = render_history(history), render_history_markdown(history), render_history_html(history)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    assert " ns" not in text.split("latest:")[1] and " ns " not in markdown
+    assert "parse" in page

@@ -200,6 +200,12 @@ class BenchmarkHistory:
     def values(self) -> np.ndarray:
         return np.array([p.median for p in self.points], dtype=np.float64)
 
+    def typical(self) -> float | None:
+        """The size its values are shown in units of (``typical_size``: no mean of two values
+        that overflows), None without points."""
+        values = self.values()
+        return typical_size(values) if values.size else None
+
     def levels(self) -> list[tuple[int, int, float, float]]:
         """Each non-empty segment between steps as (first point, point after the last, its fitted
         level at the first and at the last point): the fit's line where the analysis fitted one (a

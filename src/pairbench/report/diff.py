@@ -75,6 +75,8 @@ def render_diff(diff: Diff, old: str, new: str, *, color: bool = False, width: i
     listed += [f"Only in {markup(new)} ({len(diff.only_new)}): {markup(', '.join(diff.only_new))}"] if diff.only_new else []
     notes = [f"  {markup(d.benchmark.label)}: {markup(word(n, d.benchmark.unit))}"
              for d in diff.differences for n in d.notes]
+    notes += [f"  {markup(d.benchmark.label)} ({markup(u.unit)}): {markup(word(n, d.benchmark.unit))}"
+              for u in diff.units for d in u.differences for n in d.notes]
     tail = [""] + listed + (["Notes:"] + notes if notes else [])
     parts.append(render_markup(tail, color=color, width=width))
     return "".join(parts)

@@ -116,8 +116,7 @@ def _numbers(history: History) -> dict[int, int]:
 
 
 def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
-    values = h.values()
-    show = value_formatter(h.benchmark.unit, float(np.median(values)) if values.size else None)
+    values, show = h.values(), value_formatter(h.benchmark.unit, h.typical())
     results = sum(p.results for p in h.points)
     first, last = h.points[0], h.points[-1]
     lines = [f"{visible(h.benchmark.label)} · {len(h.points)} commit(s), {results} result(s), "
@@ -196,9 +195,8 @@ def render_history_markdown(history: History) -> str:
         lines += ["", *(f"- {escape(d.benchmark.label)}: {escape(drift_line(d))}" for d in drifts)]
     lines += ["", "| benchmark | trend | commits | latest | steps |", "|---|---|---|---|---|"]
     for h in history.histories:
-        values = h.values()
-        show = value_formatter(h.benchmark.unit, float(np.median(values)) if values.size else None)
-        lines.append(f"| {escape(h.benchmark.label)} | {sparkline(values, 32)[0]} | {len(h.points)} | "
+        show = value_formatter(h.benchmark.unit, h.typical())
+        lines.append(f"| {escape(h.benchmark.label)} | {sparkline(h.values(), 32)[0]} | {len(h.points)} | "
                      f"{escape(show(h.points[-1].median))} | {len(h.steps)} |")
     return "\n".join(lines) + "\n"
 

@@ -64,8 +64,7 @@ def build_history_page(history: History) -> HistoryPage:
 
 
 def _axis(history: BenchmarkHistory) -> ch.Axis:
-    values = history.values()
-    return ch.unit_axis(history.benchmark.unit, float(np.median(values)) if values.size else None)
+    return ch.unit_axis(history.benchmark.unit, history.typical())
 
 
 def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int]) -> ch.Chart:
