@@ -21,23 +21,18 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from pairbench.measure import worker
 from pairbench.sessions import functions
 
-
-def spin(n):
-    total = 0
-    for i in range(n):
-        total += i
-    return total
-
-
-def triple(n):
-    return spin(3 * n)
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+sys.path[:0] = [str(TESTS / "bench"), str(TESTS / "support")]
+from test_functions import spin, triple  # noqa: E402  (the test's own functions)
 
 
 def single_probe(take):
