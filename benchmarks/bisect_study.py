@@ -20,8 +20,10 @@ The two designs, on the same repository, in a random order per trial:
   build), runs the same hyperfine, and exits 0 (good) when the mean lies below the threshold, 1
   (bad) otherwise.
 
-Conditions: ``quiet`` (no load added) and ``phased`` (``calibration.background_load``: two spin
-loops switched among idle, one and two busy cores, exponential phases of mean 3 s, seeded). Every
+Conditions: ``quiet`` (no load added), ``phased`` (``calibration.background_load``: two spin
+loops switched among idle, one and two busy cores, exponential phases of mean 3 s, seeded) and
+``heavy`` (the phased load with two more spin loops that never stop). ``--run-ms`` sets GOOD's run
+time (25 ms by default): a very short command's start-up is a large share of it. Every
 trial is appended to ``trials.jsonl`` in ``--out`` (so an interrupted study resumes, and runs in
 chunks under the heavy lock); ``--report-only`` scores and prints the tables. ``--designs
 pairbench`` runs pairbench alone (its trials keep their numbers and repositories), to measure
@@ -216,9 +218,10 @@ def run_trial(trial: Trial, steps: tuple[int, int], spin: Path, out: Path) -> di
         repo = work / "repo"
         commits = make_repository(repo, steps, position_of(trial.seed))
         load_log = out / f"load-{trial.number}.log"
-        seed = trial.seed if trial.condition == "phased" else None
+        seed = trial.seed if trial.condition != "quiet" else None
         load = os.getloadavg()[0]
-        with calibration.background_load(spin, seed, load_log, calibration.LEAD_IN_S if seed else 0.0):
+        with calibration.background_load(spin, seed, load_log, calibration.LEAD_IN_S if seed else 0.0,
+                                         **LOADS[trial.condition]):
             found = (run_pairbench(repo, commits, trial, work) if trial.design == "pairbench"
                      else run_git_bisect(repo, commits, work))
         if found.get("named"):
@@ -229,7 +232,10 @@ def run_trial(trial: Trial, steps: tuple[int, int], spin: Path, out: Path) -> di
 # --------------------------------------------------------------------------- planning and scoring
 
 
-CONDITION_OFFSET = {"quiet": 0, "phased": 250}  # each condition's trials have seeds of their own
+CONDITION_OFFSET = {"quiet": 0, "phased": 250, "heavy": 500}  # each condition's trials have seeds of their own
+LOADS = {"quiet": {}, "phased": {}, "heavy": {"extra": 2}}
+"""``calibration.background_load``'s shape for each condition: ``heavy`` is the phased load with two
+spin loops that never stop beside it (four busy loops at its peak on two CPUs)."""
 
 
 def plan(trials: int, budget_trials: int, conditions: list[str], seed: int,
@@ -321,11 +327,12 @@ def report(out: Path) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def calibrated(spin: Path, out: Path) -> tuple[int, int]:
-    """GOOD's and BAD's steps (25 ms and 3% more, start-up included), calibrated once per ``out``."""
+def calibrated(spin: Path, out: Path, run_ms: float = RUN_MS) -> tuple[int, int]:
+    """GOOD's and BAD's steps (``run_ms``, 25 ms by default, and 3% more, start-up included),
+    calibrated once per ``out``."""
     path = out / "calibration.json"
     if not path.exists():
-        found = calibration.calibrate(spin, out, RUN_MS, 100)
+        found = calibration.calibrate(spin, out, run_ms, 100)
         path.write_text(json.dumps(found, indent=1))
     found = json.loads(path.read_text())
     return int(found["args"]["aa"]), int(found["args"]["ab3"])
@@ -340,6 +347,9 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=2040)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--report-only", action="store_true")
+    p.add_argument("--run-ms", type=float, default=RUN_MS,
+                   help="GOOD's run time, start-up included (calibrated once per --out; a short command's "
+                        "start-up is a larger share of it)")
     p.add_argument("--max-minutes", type=float, default=24.0, help="stop starting trials after this long")
     args = p.parse_args(argv)
     out: Path = args.out
@@ -350,7 +360,7 @@ def main(argv=None) -> int:
     if "git-bisect" in args.designs and not shutil.which("hyperfine"):
         raise SystemExit("hyperfine is not installed (apt-get install hyperfine)")
     spin = calibration.build_spin(out)
-    steps = calibrated(spin, out)
+    steps = calibrated(spin, out, args.run_ms)
     conditions = [c for c in args.conditions.split(",") if c]
     designs = tuple(d for d in args.designs.split(",") if d)
     if set(designs) - set(DESIGNS):

@@ -8,7 +8,12 @@ import pytest
 from pairbench.analysis.comparison import Criteria, block_effects
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.sampler import Measured, RoundEnd
-from pairbench.measure.worker import choose_iterations
+from pairbench.measure.worker import (
+    PROBE_SAMPLES,
+    PROBE_SAMPLES_MOST,
+    choose_iterations,
+    quickest_probe,
+)
 from pairbench.model import Sample
 from pairbench.sessions.lanes import block_rounds
 from pairbench.worker.protocol import MAX_ITERATIONS
@@ -33,6 +38,33 @@ def test_the_iteration_count_is_the_power_of_two_nearest_the_sample_time(ns_per_
 
 def test_a_body_the_timer_cannot_see_gets_the_largest_count_without_looping_forever():
     assert choose_iterations(lambda n: 0, 1_000_000) == MAX_ITERATIONS
+
+
+def scripted(*samples):
+    """A probe's ``take`` returning ``samples`` (time, interrupted) in turn; ``taken`` counts them."""
+    given = iter(samples)
+
+    def take():
+        take.taken += 1
+        return next(given)
+
+    take.taken = 0
+    return take
+
+
+def test_a_probe_counts_its_quickest_sample_so_a_preempted_one_does_not_size_the_samples():
+    take = scripted((4_036_000, True), (36_000, False), (35_000, False))
+    assert quickest_probe(take) == 36_000 and take.taken == PROBE_SAMPLES
+
+
+def test_a_probe_takes_more_samples_while_every_one_was_interrupted_and_stops_at_the_first_quiet_one():
+    take = scripted((4_000_000, True), (3_000_000, True), (900_000, True), (40_000, False), (1, False))
+    assert quickest_probe(take) == 40_000 and take.taken == 4
+
+
+def test_a_probe_whose_every_sample_is_interrupted_stops_after_the_most_it_takes():
+    take = scripted(*[(1_000_000 - i, True) for i in range(PROBE_SAMPLES_MOST + 5)])
+    assert quickest_probe(take) == 1_000_000 - (PROBE_SAMPLES_MOST - 1) and take.taken == PROBE_SAMPLES_MOST
 
 
 def test_block_effects_are_each_blocks_median_in_the_order_the_blocks_ran():

@@ -78,3 +78,10 @@ def test_what_a_comparison_decided_on_is_read_from_its_result_file(tmp_path):
     result.write_text('{"comparisons": [{"metric": "cpu", "rounds": 14}]}')
     assert study.decided_on(str(result)) == {"metric": "cpu", "rounds": 14}
     assert study.decided_on(str(tmp_path / "gone.json")) == {} and study.decided_on(None) == {}
+
+
+def test_the_heavy_condition_has_seeds_of_its_own_and_two_more_busy_loops_beside_the_phases():
+    heavy, phased = study.plan(3, 0, ["heavy"], 7), study.plan(3, 0, ["phased"], 7)
+    assert {t.seed for t in heavy}.isdisjoint({t.seed for t in phased})
+    assert {t.number for t in heavy}.isdisjoint({t.number for t in phased})
+    assert study.LOADS == {"quiet": {}, "phased": {}, "heavy": {"extra": 2}}

@@ -29,6 +29,7 @@ import select
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pairbench.command import (
@@ -455,6 +456,32 @@ class WorkerTarget:
         every stored duration)."""
         return Row(self.benchmark, Execution(wall_ns=max(end - start, 1), start_ns=start, status=status),
                    self.iterations, self._metrics(0, 0), detail=detail)
+
+
+PROBE_SAMPLES = 2
+"""Samples a probe of the iteration count takes of each side at each count tried: the quickest counts."""
+PROBE_SAMPLES_MOST = 8
+"""At most this many while every sample so far was interrupted (``quickest_probe``)."""
+
+
+def quickest_probe(take: Callable[[], tuple[float, bool]]) -> float:
+    """The time a probe of the iteration count gives one side at one count: the quickest of
+    ``PROBE_SAMPLES`` samples, taken by ``take()`` as (time, whether another task interrupted it:
+    an involuntary context switch inside the timed loop), and more, up to ``PROBE_SAMPLES_MOST``,
+    while every one so far was interrupted.
+
+    A probe another task preempted lasts the rest of that task's time slice longer (milliseconds
+    on a loaded machine) and would size every sample of the benchmark too small: beside `make test`
+    and two busy loops, 13 in 1000 single probes chose 1 to 16 calls of a 36 us function instead of
+    32 or 64, none of 1000 by this rule (``benchmarks/function_probe.py``); in samples of tens of us
+    a sample's constant cost (reading the thread's CPU clock, about 1 us here, and a cold start)
+    pulled ``compare_functions``' CPU-time ratio of 3.5 towards 1."""
+    times, interrupted = [], True
+    while len(times) < PROBE_SAMPLES or (interrupted and len(times) < PROBE_SAMPLES_MOST):
+        elapsed, disturbed = take()
+        times.append(elapsed)
+        interrupted = interrupted and disturbed
+    return min(times)
 
 
 def choose_iterations(probe, sample_time_ns: int, max_probes: int = 40) -> int:

@@ -27,6 +27,7 @@ when it is done; Ctrl-C stops every job after its current round.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import threading
@@ -49,7 +50,7 @@ from pairbench.measure.sampler import (
     Sink,
     StopRule,
 )
-from pairbench.measure.worker import choose_iterations
+from pairbench.measure.worker import choose_iterations, quickest_probe
 from pairbench.model import VALIDATION_METRIC, Run, Samples, describe_status
 from pairbench.notes import Note
 from pairbench.sessions.lanes import (
@@ -71,7 +72,6 @@ from pairbench.settings import Settings
 
 FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists
-PILOT_SAMPLES = 2  # per side and iteration count tried by the pilot; the quicker one counts
 VALIDATION_SHARES = (1, 2, 4, 8)
 """Validation samples are 1/8, 1/4, 1/2 and all of a sample (eighths)."""
 STATISTICS = (*preload.MODULES, "pairbench.analysis.validation", "scipy.stats")
@@ -239,11 +239,16 @@ class SuiteDriver:
                 self._take(lane, sampler, side, name, b, None, self.sample_time_ns)
             return None
 
+        def take(side: int, n: int) -> tuple[float, bool]:
+            """A pilot sample's time, and whether another task interrupted it: counted around a
+            worker's loop only (a harness's count holds its start-up too)."""
+            measured = self._take(lane, sampler, side, name, b, n, self.sample_time_ns)
+            return measured.total, lane.harness == "pairbench" and measured.sample.involuntary_cs > 0
+
         def slowest(n: int) -> float:
-            """The slowest side's time of ``n`` iterations, each side's the quicker of two samples: a
-            sample another task preempted must not size the benchmark's samples."""
-            return max(min(self._take(lane, sampler, side, name, b, n, self.sample_time_ns).total
-                           for _ in range(PILOT_SAMPLES)) for side in sides)
+            """The slowest side's time of ``n`` iterations, each side's the ``quickest_probe`` of its
+            samples: a sample another task preempted must not size the benchmark's samples."""
+            return max(quickest_probe(functools.partial(take, side, n)) for side in sides)
 
         return choose_iterations(slowest, self.sample_time_ns)
 

@@ -23,7 +23,7 @@ from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.executor import Execution, WallClock
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import Row
-from pairbench.measure.worker import choose_iterations
+from pairbench.measure.worker import choose_iterations, quickest_probe
 from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
 from pairbench.sessions.result import finished, new_run
 from pairbench.settings import USE_DEFAULTS, Settings, parse_settings, settings_from_stored
@@ -102,12 +102,21 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
     sides = tuple(Side(n, Command(n, ()), label) for n, label in zip(names, labels, strict=True))
     key = BenchmarkKey(name or getattr(baseline, "__name__", None) or "function")
     skeleton = new_run("bench", settings, sides, (key,), {})
-    iterations = choose_iterations(
-        lambda n: max(time_calls(f, n, args, kwargs, 0).wall_ns for f in functions),
-        settings.workers.sample_time_ns)
+    iterations = choose_iterations(functools.partial(slowest_probe, functions, args, kwargs),
+                                   settings.workers.sample_time_ns)
     targets = tuple(FunctionTarget(f, n, iterations, args, kwargs) for f, n in zip(functions, names, strict=True))
     run = _sample(skeleton, settings, targets)
     return run, analyse(run)
+
+
+def slowest_probe(functions: Sequence[Callable], args: tuple, kwargs: Mapping, n: int) -> float:
+    """The iteration count's probe of ``n`` calls: the slowest function's nanoseconds, each the
+    ``quickest_probe`` of its samples (one another task preempted is taken again)."""
+    def take(function: Callable) -> tuple[float, bool]:
+        execution = time_calls(function, n, args, kwargs, 0)
+        return execution.wall_ns, execution.involuntary_cs > 0
+
+    return max(quickest_probe(functools.partial(take, f)) for f in functions)
 
 
 def _sample(skeleton: Run, settings: Settings, targets: tuple[FunctionTarget, ...]) -> Run:
