@@ -23,8 +23,9 @@ the peers of ``history_peers.py`` run by that Python (asv, E-divisive means, Ota
 ``--peer-histories`` histories per cell (E-divisive's permutation test takes seconds a history).
 ``--calibrate`` runs pairbench alone over a grid of penalties (``--factors``, ``--smalls``,
 ``--drift-costs``), weights of a step's exact place (``--exacts``) and Bayes evidence that splits
-a stretch (``--evidences``) on the cells chosen (``--scenarios``, ``--noises``), which is how
-``PENALTY_FACTOR``, ``SMALL_HISTORY``, ``DRIFT_COST``, ``EXACT`` and ``EVIDENCE`` were chosen.
+a stretch (``--evidences``, with ``--lastings`` the evidence of a step that outlasts its jump it also
+needs; ``-inf`` for none) on the cells chosen (``--scenarios``, ``--noises``), which is how
+``PENALTY_FACTOR``, ``SMALL_HISTORY``, ``DRIFT_COST``, ``EXACT``, ``EVIDENCE`` and ``LASTING`` were chosen.
 
 Seeded; times nothing, so it runs without the shared lock, niced:
     nice -n 10 .venv/bin/python benchmarks/history_steps.py --seed 2041 --peers /tmp/history-peers/bin/python
@@ -56,6 +57,7 @@ from pairbench.analysis.history import (  # noqa: E402
     DRIFT_COST,
     EVIDENCE,
     EXACT,
+    LASTING,
     PENALTY_FACTOR,
     SMALL_HISTORY,
     clipped,
@@ -153,8 +155,10 @@ def count_for(cell: Cell, scale: float) -> int:
 
 
 def pairbench(y: np.ndarray, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-              drift_cost: float = DRIFT_COST, exact: float = EXACT, evidence: float | None = EVIDENCE):
-    found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact, evidence=evidence)
+              drift_cost: float = DRIFT_COST, exact: float = EXACT, evidence: float | None = EVIDENCE,
+              lasting: float = LASTING):
+    found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact, evidence=evidence,
+                   lasting=lasting)
     return list(found.breaks), sum(found.segmentation.sloped)
 
 
@@ -244,21 +248,21 @@ def _drift(s: dict) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts, evidences) -> str:
+def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts, evidences, lastings) -> str:
     """One row per penalty (and weight of a step's exact place, and evidence that splits a
     stretch, "none" for no evidence pass): null cells' false steps (and drifts) per 1,000 commits,
     step cells' share found within one commit (within two; on it), drift cells' share reported as
     one step."""
-    lines = ["| factor | small | drift cost | exact | evidence | " + " | ".join(c.label for c in cell_list) + " |",
-             "|---|---|---|---|---|" + "---|" * len(cell_list)]
-    for factor, small, drift_cost, exact, evidence in itertools.product(factors, smalls, drift_costs, exacts,
-                                                                        evidences):
+    lines = ["| factor | small | drift cost | exact | evidence | lasting | " + " | ".join(c.label for c in cell_list)
+             + " |", "|---|---|---|---|---|---|" + "---|" * len(cell_list)]
+    for factor, small, drift_cost, exact, evidence, lasting in itertools.product(factors, smalls, drift_costs, exacts,
+                                                                                 evidences, lastings):
         row = []
         for c in cell_list:
-            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact, evidence) for y in c.series]
+            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact, evidence, lasting) for y in c.series]
             row.append(_calibration_cell(c.scenario, score(c, "pb")))
-        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | {evidence} | " + " | ".join(row)
-                     + " |")
+        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | {evidence} | {lasting:g} | "
+                     + " | ".join(row) + " |")
         print(lines[-1], flush=True)
     return "\n".join(lines)
 
@@ -284,6 +288,8 @@ def main(argv=None) -> int:
     parser.add_argument("--exacts", type=lambda s: [float(v) for v in s.split(",")], default=[EXACT])
     parser.add_argument("--evidences", type=lambda s: [None if v == "none" else float(v) for v in s.split(",")],
                         default=[EVIDENCE], help='log Bayes factors (in noise units) that split a stretch; "none" for no evidence pass')
+    parser.add_argument("--lastings", type=lambda s: [float(v) for v in s.split(",")], default=[LASTING],
+                        help="log Bayes factors of a step that outlasts its jump a split also needs; -inf for none")
     parser.add_argument("--scenarios", default="null,step,drift", help="with --calibrate: which to run")
     parser.add_argument("--noises", default=",".join(MODEL_NOISES + REAL_NOISES), help="with --calibrate")
     parser.add_argument("--json", type=Path, default=None)
@@ -297,7 +303,8 @@ def main(argv=None) -> int:
     print(f"{len(cell_list)} cells, {sum(len(c.series) for c in cell_list)} histories; seed {args.seed}", flush=True)
     if args.calibrate:
         chosen = [c for c in cell_list if c.scenario in args.scenarios.split(",") and c.noise in args.noises.split(",")]
-        print(calibrate(chosen, args.factors, args.smalls, args.drift_costs, args.exacts, args.evidences))
+        print(calibrate(chosen, args.factors, args.smalls, args.drift_costs, args.exacts, args.evidences,
+                        args.lastings))
         return 0
     started = time.time()
     for c in cell_list:

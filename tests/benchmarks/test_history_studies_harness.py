@@ -133,3 +133,26 @@ def test_the_evidence_favours_a_clear_step_and_places_it():
     y[0, 30:] += 4.0
     log_bf, place = evidence.evidence(y)
     assert log_bf[0] > 10 > log_bf[1] and abs(int(place[0]) - 30) <= 1
+
+
+misses = benchmark_script("history_short_misses")
+
+
+def test_a_miss_is_put_down_to_the_stage_that_lost_it():
+    from pairbench.stats import Segmentation
+
+    none, drift, step = Segmentation((), (False,)), Segmentation((), (True,)), Segmentation((14,), (False, False))
+    seen = {"pelt": none, "breaks": (), "level": 4.0, "line": 1.0, "lasting": 5.0}
+    assert misses.cause(seen, 15) == "PELT none, evidence below"
+    assert misses.cause({**seen, "level": 6.0, "line": -0.5}, 15) == "PELT none, a line as likely"
+    assert misses.cause({**seen, "level": 6.0, "breaks": (5,)}, 15) == "PELT none, split elsewhere"
+    assert misses.cause({**seen, "pelt": drift}, 15) == "PELT drift"
+    assert misses.cause({**seen, "pelt": step, "breaks": (13,)}, 15) == "placed 2+ off"
+    assert misses.cause({**seen, "pelt": step, "breaks": (16,)}, 15) == "found"
+    assert misses.cause({**seen, "pelt": Segmentation((5,), (False, False)), "breaks": (5,)}, 15) == "other"
+
+
+def test_a_tiny_miss_study_runs_end_to_end(capsys):
+    assert misses.main(["--scale", "0.02", "--noises", "iid"]) == 0
+    out = capsys.readouterr().out
+    assert "**step 3 SD iid n=30 cv=3%** (20 histories)" in out and "**null iid n=30 cv=1%**" in out

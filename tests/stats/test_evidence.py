@@ -52,6 +52,44 @@ def test_each_models_marginal_likelihood_is_the_dense_generalised_least_squares_
     assert found.places.tolist() == places.tolist()
 
 
+def test_the_lasting_evidence_is_the_dense_generalised_least_squares_one_with_a_free_shock_column():
+    """Each place q: the level and the step each with one more column, an innovation at q as the
+    raw values carry it (phi^(t - q) from q on), fitted on the dense AR(1) covariance; summed over
+    phi and q. No whitening and no dropped row: an independent route to the same marginals."""
+    rng = np.random.default_rng(12)
+    m = 16
+    y = rng.standard_normal(m) + np.where(np.arange(m) >= 8, 2.0, 0.0)
+    y[4] += 5.0  # one wild value
+    y = y - np.median(y)
+    t = np.arange(m, dtype=float)
+    places = np.arange(3, m - 3 + 1)
+    levels, steps = [], []
+    for phi in PHIS:
+        for q in places:
+            shock = np.where(t >= q, phi ** np.maximum(t - q, 0), 0.0)
+            levels.append(_dense_log_marginal(y, np.column_stack([np.ones(m), shock]), phi))
+            steps.append(_dense_log_marginal(y, np.column_stack([t < q, t >= q, shock]).astype(float), phi))
+    each = math.log(PHIS.size * places.size)
+    found = stats.step_evidence(y, 3)
+    assert found.shocked_level == pytest.approx(logsumexp(levels) - each, rel=1e-9)
+    assert found.shocked_step == pytest.approx(logsumexp(steps) - each, rel=1e-9)
+    assert found.lasting == pytest.approx(logsumexp(steps) - logsumexp(levels), rel=1e-9)
+
+
+def test_one_wild_value_is_evident_as_a_jump_but_not_as_a_step_that_lasts():
+    """AR(1) noise with one innovation of 8 SDs: a model of high phi reads it as a step's jump and its
+    decay, so the evidence against a level is strong; with the innovation at the place left free
+    nothing lasts. A step of the same size lasts."""
+    from scipy.signal import lfilter
+
+    e = np.random.default_rng(7).standard_normal(40)
+    noise = lfilter([1.0], [1.0, -0.5], e)
+    shocked = noise + 8.0 * np.where(np.arange(40) >= 20, 0.5 ** np.maximum(np.arange(40) - 20, 0), 0.0)
+    wild, step = stats.step_evidence(shocked), stats.step_evidence(noise + np.where(np.arange(40) >= 20, 4.0, 0.0))
+    assert wild.against_level > 3 and wild.lasting < 1  # a Bayes factor below e: no sign that it lasts
+    assert step.against_level > 5 and step.lasting > 5
+
+
 def test_a_levels_marginal_likelihood_is_the_integral_over_the_level_and_sd():
     """p(y | phi) with a flat prior on the level and 1 / sd on the SD, by scipy's numerical
     integration of the AR(1) normal density (covariance sd^2 phi^|i - j| / (1 - phi^2))."""

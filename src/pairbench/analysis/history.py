@@ -32,7 +32,10 @@ model of steps, drifts and autocorrelated noise, as follows:
    noise estimated about a segmentation that may lack the step: with a log Bayes factor above
    ``EVIDENCE`` against a level (the stretch measured in units of the noise scale from
    consecutive differences, so that the flat prior on a step, which is not unit-free, means the
-   same at every noise level) and above 0 against a line, the stretch becomes two levels, split
+   same at every noise level), above 0 against a line and above ``LASTING`` against a level when
+   the innovation at the step's own commit is left free in both (``StepEvidence.lasting``: a
+   step must outlast its jump, so one wild value of heavy-tailed noise, which an AR(1) model of
+   high phi reads as a jump and its decay, is not one), the stretch becomes two levels, split
    where the step's posterior is likeliest (and each half asked once more; then the noise is
    estimated again).
    Under AR(1) noise the noise estimated about a segmentation without the step reads phi near
@@ -86,7 +89,8 @@ CLIP = 3.0
 RUNNING_MEDIAN = 5
 REACH = 3  # how far the generalised least-squares fit may move a step
 EXACT = 0.2  # what placing a step on its commit is worth beyond placing it within one; see detect()
-EVIDENCE = 5.5  # the log Bayes factor of one step against a level, in noise units, that splits a stretch
+EVIDENCE = 5.25  # the log Bayes factor of one step against a level, in noise units, that splits a stretch
+LASTING = 3.0  # ... and the log Bayes factor of a step that outlasts its jump it needs as well
 TESTED = 10  # the shortest stretch asked for one more step
 SPAN_LEVEL = 0.95  # the posterior mass a step's span holds
 ROUNDS = 8  # at most this many rounds of segmentation and noise
@@ -330,10 +334,11 @@ def penalty(n: int, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY
 
 def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
            drifts: bool = True, drift_cost: float = DRIFT_COST, exact: float = EXACT,
-           evidence: float | None = EVIDENCE) -> Detection:
+           evidence: float | None = EVIDENCE, lasting: float = LASTING) -> Detection:
     """The segmentation of ``y`` and its noise (module docstring); none below 2 segments' length.
-    ``factor``, ``small``, ``drifts``, ``drift_cost``, ``exact`` and ``evidence`` (None: no
-    evidence pass) are for the simulation that chose the defaults."""
+    ``factor``, ``small``, ``drifts``, ``drift_cost``, ``exact``, ``evidence`` (None: no
+    evidence pass) and ``lasting`` (-inf: no such condition) are for the simulation that chose the
+    defaults."""
     n = y.size
     if n < 2 * MIN_SEGMENT:
         return Detection(stats.Segmentation((), (False,)), None)
@@ -347,7 +352,7 @@ def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMAL
     segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
                                  drift_cost if drifts else None)
     if evidence is not None:
-        split = _evident_steps(x / sd, segmentation, evidence, exact)
+        split = _evident_steps(x / sd, segmentation, (evidence, lasting), exact)
         if split != segmentation:
             segmentation, noise = split, stats.serial_noise(x, split)
     final = stats.refined(x, segmentation, noise, REACH, MIN_SEGMENT, exact)
@@ -372,10 +377,10 @@ def _spans_of(x: np.ndarray, segmentation) -> tuple[tuple[int, int] | None, ...]
     return tuple(spans)
 
 
-def _evident_steps(x: np.ndarray, segmentation, evidence: float, exact: float, passes: int = 2):
+def _evident_steps(x: np.ndarray, segmentation, evidence: tuple[float, float], exact: float, passes: int = 2):
     """``segmentation`` with each stretch of ``TESTED`` or more commits that holds one step by the
     Bayes evidence (module docstring, step 4) split in two levels, and each half again, ``passes``
-    deep."""
+    deep; ``evidence`` is the thresholds against a level and a level with a free shock."""
     edges = [0, *segmentation.breaks, x.size]
     breaks, sloped = [], []
     for k, line in enumerate(segmentation.sloped):
@@ -386,7 +391,8 @@ def _evident_steps(x: np.ndarray, segmentation, evidence: float, exact: float, p
     return stats.Segmentation(tuple(breaks), tuple(sloped)) if len(breaks) > len(segmentation.breaks) else segmentation
 
 
-def _evident_breaks(x: np.ndarray, a: int, b: int, evidence: float, exact: float, depth: int) -> list[int]:
+def _evident_breaks(x: np.ndarray, a: int, b: int, evidence: tuple[float, float], exact: float,
+                    depth: int) -> list[int]:
     """The breaks the evidence puts in ``x[a:b]``: one, then those of its halves, ``depth`` deep."""
     place = _evident_step(x[a:b], evidence, exact)
     if place is None:
@@ -397,10 +403,12 @@ def _evident_breaks(x: np.ndarray, a: int, b: int, evidence: float, exact: float
     return [*_evident_breaks(x, a, q, evidence, exact, depth - 1), q, *_evident_breaks(x, q, b, evidence, exact, depth - 1)]
 
 
-def _evident_step(stretch: np.ndarray, evidence: float, exact: float) -> int | None:
+def _evident_step(stretch: np.ndarray, evidence: tuple[float, float], exact: float) -> int | None:
     """Where ``stretch`` holds one step by the evidence, or None."""
     found = _step_evidence(stretch, TESTED)
-    if found is None or not (found.against_level > evidence and found.against_line > 0.0):  # NaN is no step
+    level, lasting = evidence
+    if found is None or not (found.against_level > level and found.against_line > 0.0
+                             and found.lasting > lasting):  # NaN is no step
         return None
     return int(found.places[np.argmax(stats.window_scores(found.posterior, exact))])
 

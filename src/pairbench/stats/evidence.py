@@ -12,6 +12,11 @@ stretch without that estimate: the marginal likelihood of the stretch under thre
 * **one step** at a place q: y_t = mu_1 before q, mu_2 from q on, plus e_t; q uniform on
   ``min_size`` .. m - ``min_size``;
 
+and, to tell a step that lasts from one wild value (a heavy-tailed innovation at q, which an AR(1)
+model of high phi turns into a step's jump and its quick decay), the same level and step each with
+the **innovation at q left free** (a one-off shock there: the whitened row q dropped), q uniform as
+above; their Bayes factor, :attr:`StepEvidence.lasting`, rests only on the shift after q;
+
 with e an AR(1) process of unknown SD (prior 1 / sd) and lag-1 autocorrelation phi (prior
 uniform on the grid ``PHIS``, 0 to 0.95), and flat priors on the levels, the rise and the step.
 For a given phi the levels and the SD integrate in closed form: with W the Prais-Winsten
@@ -58,6 +63,8 @@ class StepEvidence:
     step: float
     places: np.ndarray
     posterior: np.ndarray
+    shocked_level: float = math.nan  # a level, the innovation at the (uniform) place q left free
+    shocked_step: float = math.nan  # one step at q, the innovation at q left free
 
     @property
     def against_level(self) -> float:
@@ -68,6 +75,12 @@ class StepEvidence:
     def against_line(self) -> float:
         """The log Bayes factor of one step against a line (a drift)."""
         return self.step - self.line
+
+    @property
+    def lasting(self) -> float:
+        """The log Bayes factor of one step against a level when the innovation at the step's own
+        place is free in both (module docstring): the evidence that the shift outlasts its jump."""
+        return self.shocked_step - self.shocked_level
 
 
 def step_evidence(y, min_size: int = 3) -> StepEvidence:
@@ -81,16 +94,19 @@ def step_evidence(y, min_size: int = 3) -> StepEvidence:
     places = np.arange(min_size, m - min_size + 1)
     rise = (np.arange(m) - (m - 1) / 2.0) / m
     level, line = np.empty(PHIS.size), np.empty(PHIS.size)
-    step = np.empty((PHIS.size, places.size))
+    step, shocked_level, shocked_step = (np.empty((PHIS.size, places.size)) for _ in range(3))
     for i, phi in enumerate(PHIS.tolist()):
         w, one = whitened(y, phi), whitened(np.ones(m), phi)
         level[i] = _log_marginal(w, one[None, :], phi)
         line[i] = _log_marginal(w, np.stack([one, whitened(rise, phi)]), phi)
         step[i] = _log_marginal_of_steps(w, places, phi)
+        shocked_level[i], shocked_step[i] = _log_marginals_shocked(w, places, phi)
     prior = math.log(PHIS.size)
     posterior = logsumexp(step, axis=0) - prior
+    each = prior + math.log(places.size)
     return StepEvidence(float(logsumexp(level) - prior), float(logsumexp(line) - prior),
-                        float(logsumexp(posterior) - math.log(places.size)), places, posterior)
+                        float(logsumexp(posterior) - math.log(places.size)), places, posterior,
+                        float(logsumexp(shocked_level) - each), float(logsumexp(shocked_step) - each))
 
 
 def _log_marginal(w: np.ndarray, x: np.ndarray, phi: float) -> float:
@@ -116,6 +132,25 @@ def _log_marginal_of_steps(w: np.ndarray, places: np.ndarray, phi: float) -> np.
                  + after_after * before_w ** 2) / det
     rss = np.maximum(float(w @ w) - explained, 0.0)
     return _closed_form(m, 2, phi, np.log(det), rss)
+
+
+def _log_marginals_shocked(w: np.ndarray, places: np.ndarray, phi: float) -> tuple[np.ndarray, np.ndarray]:
+    """log p(y | phi, q) of a level and of one step at q, each with the whitened row q dropped (a
+    free innovation at q), at each of ``places``. Without row q the level's column is
+    sqrt(1 - phi^2), then 1 - phi; the step's two columns no longer meet: the values before q
+    are sqrt(1 - phi^2) at 0 and 1 - phi up to q - 1, those after q are 1 - phi."""
+    m, c, r = w.size, 1.0 - phi, math.sqrt(1.0 - phi * phi)
+    total = np.concatenate(([0.0], np.cumsum(w)))
+    kept = float(w @ w) - w[places] ** 2
+    level_level = r * r + (m - 2) * c * c  # places >= 1: the column's 1 - phi at q is dropped
+    level_w = r * w[0] + c * (total[m] - total[1] - w[places])
+    before_before = r * r + (places - 1) * c * c
+    before_w = r * w[0] + c * (total[places] - total[1])
+    after_after = (m - 1 - places) * c * c
+    after_w = c * (total[m] - total[places + 1])
+    level = _closed_form(m - 1, 1, phi, np.log(level_level), np.maximum(kept - level_w ** 2 / level_level, 0.0))
+    rss = np.maximum(kept - before_w ** 2 / before_before - after_w ** 2 / after_after, 0.0)
+    return level, _closed_form(m - 1, 2, phi, np.log(before_before * after_after), rss)
 
 
 def _closed_form(m: int, k: int, phi: float, log_det, rss):
