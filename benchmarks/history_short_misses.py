@@ -13,7 +13,7 @@ that ``analysis.history.detect`` does not find within 1 commit, the cause:
 * ``other``: steps found elsewhere only.
 
 Then, over the whole history, the distribution of the evidence against a level, against a line
-and of a step that outlasts its jump (``StepEvidence.lasting``), and of the Gaussian AR(1)
+and of a step that outlasts its jump (``stats.lasting_evidence``), and of the Gaussian AR(1)
 likelihood ratio of one step against none with phi, the SD and the levels profiled
 (``history_small_detection.estimated_statistic``): in the misses of each band of evidence, and its
 upper quantiles in null histories (where PELT finds nothing). Seeded; times nothing:
@@ -49,7 +49,8 @@ def examined(y: np.ndarray) -> dict:
     found = history.detect(y)
     evidence = stats.step_evidence(x / sd, history.MIN_SEGMENT)
     return {"pelt": pelt, "breaks": found.breaks, "sloped": any(found.segmentation.sloped),
-            "level": evidence.against_level, "line": evidence.against_line, "lasting": evidence.lasting}
+            "level": evidence.against_level, "line": evidence.against_line,
+            "lasting": stats.lasting_evidence(x / sd, history.MIN_SEGMENT).against_level}
 
 
 def cause(seen: dict, truth: int) -> str:

@@ -70,10 +70,10 @@ def test_the_lasting_evidence_is_the_dense_generalised_least_squares_one_with_a_
             levels.append(_dense_log_marginal(y, np.column_stack([np.ones(m), shock]), phi))
             steps.append(_dense_log_marginal(y, np.column_stack([t < q, t >= q, shock]).astype(float), phi))
     each = math.log(PHIS.size * places.size)
-    found = stats.step_evidence(y, 3)
-    assert found.shocked_level == pytest.approx(logsumexp(levels) - each, rel=1e-9)
-    assert found.shocked_step == pytest.approx(logsumexp(steps) - each, rel=1e-9)
-    assert found.lasting == pytest.approx(logsumexp(steps) - logsumexp(levels), rel=1e-9)
+    found = stats.lasting_evidence(y, 3)
+    assert found.level == pytest.approx(logsumexp(levels) - each, rel=1e-9)
+    assert found.step == pytest.approx(logsumexp(steps) - each, rel=1e-9)
+    assert found.against_level == pytest.approx(logsumexp(steps) - logsumexp(levels), rel=1e-9)
 
 
 def test_one_wild_value_is_evident_as_a_jump_but_not_as_a_step_that_lasts():
@@ -85,9 +85,10 @@ def test_one_wild_value_is_evident_as_a_jump_but_not_as_a_step_that_lasts():
     e = np.random.default_rng(7).standard_normal(40)
     noise = lfilter([1.0], [1.0, -0.5], e)
     shocked = noise + 8.0 * np.where(np.arange(40) >= 20, 0.5 ** np.maximum(np.arange(40) - 20, 0), 0.0)
-    wild, step = stats.step_evidence(shocked), stats.step_evidence(noise + np.where(np.arange(40) >= 20, 4.0, 0.0))
-    assert wild.against_level > 3 and wild.lasting < 1  # a Bayes factor below e: no sign that it lasts
-    assert step.against_level > 5 and step.lasting > 5
+    stepped = noise + np.where(np.arange(40) >= 20, 4.0, 0.0)
+    wild, step = stats.step_evidence(shocked), stats.step_evidence(stepped)
+    assert wild.against_level > 3 and stats.lasting_evidence(shocked).against_level < 1  # below e: no sign it lasts
+    assert step.against_level > 5 and stats.lasting_evidence(stepped).against_level > 5
 
 
 def test_a_levels_marginal_likelihood_is_the_integral_over_the_level_and_sd():

@@ -33,7 +33,7 @@ model of steps, drifts and autocorrelated noise, as follows:
    ``EVIDENCE`` against a level (the stretch measured in units of the noise scale from
    consecutive differences, so that the flat prior on a step, which is not unit-free, means the
    same at every noise level), above 0 against a line and above ``LASTING`` against a level when
-   the innovation at the step's own commit is left free in both (``StepEvidence.lasting``: a
+   the innovation at the step's own commit is left free in both (``stats.lasting_evidence``: a
    step must outlast its jump, so one wild value of heavy-tailed noise, which an AR(1) model of
    high phi reads as a jump and its decay, is not one), the stretch becomes two levels, split
    where the step's posterior is likeliest (and each half asked once more; then the noise is
@@ -408,7 +408,7 @@ def _evident_step(stretch: np.ndarray, evidence: tuple[float, float], exact: flo
     found = _step_evidence(stretch, TESTED)
     level, lasting = evidence
     if found is None or not (found.against_level > level and found.against_line > 0.0
-                             and found.lasting > lasting):  # NaN is no step
+                             and stats.lasting_evidence(stretch, MIN_SEGMENT).against_level > lasting):  # NaN: none
         return None
     return int(found.places[np.argmax(stats.window_scores(found.posterior, exact))])
 

@@ -79,6 +79,8 @@ _EXPORTS = {
     "window_scores": "changepoint",
     "step_evidence": "evidence",
     "StepEvidence": "evidence",
+    "lasting_evidence": "evidence",
+    "LastingEvidence": "evidence",
     "credible_places": "evidence",
     # anytime-valid stopping
     "confidence_sequence": "sequential",

@@ -15,7 +15,7 @@ stretch without that estimate: the marginal likelihood of the stretch under thre
 and, to tell a step that lasts from one wild value (a heavy-tailed innovation at q, which an AR(1)
 model of high phi turns into a step's jump and its quick decay), the same level and step each with
 the **innovation at q left free** (a one-off shock there: the whitened row q dropped), q uniform as
-above; their Bayes factor, :attr:`StepEvidence.lasting`, rests only on the shift after q;
+above; their Bayes factor (:func:`lasting_evidence`) rests only on the shift after q;
 
 with e an AR(1) process of unknown SD (prior 1 / sd) and lag-1 autocorrelation phi (prior
 uniform on the grid ``PHIS``, 0 to 0.95), and flat priors on the levels, the rise and the step.
@@ -63,8 +63,6 @@ class StepEvidence:
     step: float
     places: np.ndarray
     posterior: np.ndarray
-    shocked_level: float = math.nan  # a level, the innovation at the (uniform) place q left free
-    shocked_step: float = math.nan  # one step at q, the innovation at q left free
 
     @property
     def against_level(self) -> float:
@@ -76,37 +74,59 @@ class StepEvidence:
         """The log Bayes factor of one step against a line (a drift)."""
         return self.step - self.line
 
+
+@dataclass(frozen=True)
+class LastingEvidence:
+    """The log marginal likelihoods of a level and of one step, each with the innovation at the
+    (uniform) place q left free (module docstring)."""
+
+    level: float
+    step: float
+
     @property
-    def lasting(self) -> float:
+    def against_level(self) -> float:
         """The log Bayes factor of one step against a level when the innovation at the step's own
-        place is free in both (module docstring): the evidence that the shift outlasts its jump."""
-        return self.shocked_step - self.shocked_level
+        place is free in both: the evidence that the shift outlasts its jump."""
+        return self.step - self.level
 
 
 def step_evidence(y, min_size: int = 3) -> StepEvidence:
     """The evidence of one step in ``y`` (module docstring); each side of the step at least
     ``min_size`` long. ``y`` must hold 2 ``min_size`` + 1 finite values, not all equal."""
-    min_size = check_count(min_size, "min_size")
-    y = as_sample(y, "y", min_n=2 * min_size + 1, what="for the evidence of a step")
-    require_variance(y, "y")
+    y, places = _stretch(y, min_size)
     m = y.size
-    y = y - np.median(y)
-    places = np.arange(min_size, m - min_size + 1)
     rise = (np.arange(m) - (m - 1) / 2.0) / m
     level, line = np.empty(PHIS.size), np.empty(PHIS.size)
-    step, shocked_level, shocked_step = (np.empty((PHIS.size, places.size)) for _ in range(3))
+    step = np.empty((PHIS.size, places.size))
     for i, phi in enumerate(PHIS.tolist()):
         w, one = whitened(y, phi), whitened(np.ones(m), phi)
         level[i] = _log_marginal(w, one[None, :], phi)
         line[i] = _log_marginal(w, np.stack([one, whitened(rise, phi)]), phi)
         step[i] = _log_marginal_of_steps(w, places, phi)
-        shocked_level[i], shocked_step[i] = _log_marginals_shocked(w, places, phi)
     prior = math.log(PHIS.size)
     posterior = logsumexp(step, axis=0) - prior
-    each = prior + math.log(places.size)
     return StepEvidence(float(logsumexp(level) - prior), float(logsumexp(line) - prior),
-                        float(logsumexp(posterior) - math.log(places.size)), places, posterior,
-                        float(logsumexp(shocked_level) - each), float(logsumexp(shocked_step) - each))
+                        float(logsumexp(posterior) - math.log(places.size)), places, posterior)
+
+
+def lasting_evidence(y, min_size: int = 3) -> LastingEvidence:
+    """The evidence of one step in ``y`` that outlasts its jump (module docstring), over the same
+    places and phi as :func:`step_evidence`; a separate call, since it is asked only of a stretch
+    whose evidence against a level and a line already holds a step."""
+    y, places = _stretch(y, min_size)
+    level, step = (np.empty((PHIS.size, places.size)) for _ in range(2))
+    for i, phi in enumerate(PHIS.tolist()):
+        level[i], step[i] = _log_marginals_shocked(whitened(y, phi), places, phi)
+    each = math.log(PHIS.size) + math.log(places.size)
+    return LastingEvidence(float(logsumexp(level) - each), float(logsumexp(step) - each))
+
+
+def _stretch(y, min_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``y`` validated and less its median, and the places a step may lie at."""
+    min_size = check_count(min_size, "min_size")
+    y = as_sample(y, "y", min_n=2 * min_size + 1, what="for the evidence of a step")
+    require_variance(y, "y")
+    return y - np.median(y), np.arange(min_size, y.size - min_size + 1)
 
 
 def _log_marginal(w: np.ndarray, x: np.ndarray, phi: float) -> float:
