@@ -12,8 +12,8 @@ each trial runs every setting once (``measure_functions``, ``--max-time``, seed 
 the count a sample ran, the CPU-time effect with its interval, the interval's width and the rounds.
 The summary gives, per setting, the median effect, its ratio to the reference (1+e)/(1+e_ref), the
 median interval width, rounds and seconds (what the floor costs). ``--part small`` compares spin(300)
-with spin(330) instead (+10%), where the stopping rule needs more rounds, to see whether the longer
-samples cost rounds, time or precision.
+with spin(330) instead (+10%), ``--part tiny`` with spin(303) (+1%, where the stopping rule needs
+many rounds), to see whether the longer samples cost rounds, time or precision.
 
 Usage::
 
@@ -71,7 +71,12 @@ def tenth_more(n):
     return spin(n + n // 10)
 
 
-PARTS = {"large": triple, "small": tenth_more}
+def hundredth_more(n):
+    """spin(n) and a hundredth more: a change of about +1%, for ``--part tiny``."""
+    return spin(n + n // 100)
+
+
+PARTS = {"large": triple, "small": tenth_more, "tiny": hundredth_more}
 
 
 def one_run(sample_time: str, rule: str, seed: int, max_time: str, candidate=triple) -> dict:
@@ -98,7 +103,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-time", default="2s")
     parser.add_argument("--part", choices=sorted(PARTS), default="large",
-                        help="large: spin(300) against spin(900), +250%%; small: against spin(330), +10%%")
+                        help="large: spin(300) against spin(900), +250%%; small: against spin(330), +10%%; "
+                             "tiny: against spin(303), +1%%")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     print(f"# {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC  {platform.node()} {platform.platform()}  "

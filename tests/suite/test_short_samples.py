@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from cli_runner import invoke
 from fakes import FakeWorkers
 
@@ -17,16 +16,6 @@ from pairbench.store.resultfile import read_result
 OLD = {"parse": {"per_iteration_ns": 1_000.0, "fixed_ns": 1_000.0}}
 NEW = {"parse": {"per_iteration_ns": 3_500.0, "fixed_ns": 1_000.0}}
 ARGV = ("bench", "--harness", "pairbench", "--seed", "4", "-q", "--runs", "24", "--no-store")
-
-
-@pytest.fixture
-def programs(tmp_path, monkeypatch):
-    """Two worker programs in the working directory (they must exist; the fake runs them)."""
-    monkeypatch.chdir(tmp_path)
-    for name in ("bench-old", "bench-new"):
-        (tmp_path / name).write_text("#!/bin/sh\nexit 1\n")
-        (tmp_path / name).chmod(0o755)
-    return tmp_path
 
 
 def measured(sample_time: str, sample_cost_ns: float) -> tuple[dict, str]:
@@ -46,7 +35,7 @@ def rounds_counts() -> set[int]:
             for n, w in zip(s.columns["iterations"], s.columns["warmup"], strict=True) if not w}
 
 
-def test_a_ten_microsecond_sample_time_is_raised_until_the_clocks_cost_is_one_percent_and_said(programs):
+def test_a_ten_microsecond_sample_time_is_raised_until_the_clocks_cost_is_one_percent_and_said(worker_programs):
     document, _ = measured("10us", 1_000.0)
     raised = [n for n in document["notes"] if n["code"] == "sample-time-raised"]
     assert len(raised) == 1 and raised[0]["subject"] == {"benchmark": "parse"}
@@ -56,7 +45,7 @@ def test_a_ten_microsecond_sample_time_is_raised_until_the_clocks_cost_is_one_pe
     assert rounds_counts() == {128}
 
 
-def test_the_sample_time_asked_is_kept_where_the_clocks_cost_is_small_beside_it(programs):
+def test_the_sample_time_asked_is_kept_where_the_clocks_cost_is_small_beside_it(worker_programs):
     document, _ = measured("10us", 0.0)
     assert not [n for n in document["notes"] if n["code"] == "sample-time-raised"]
     assert rounds_counts() == {2}
