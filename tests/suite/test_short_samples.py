@@ -43,6 +43,8 @@ def test_a_ten_microsecond_sample_time_is_raised_until_the_clocks_cost_is_one_pe
     # 2 calls of 3.5 us make 10 us; 1 us is at most 1% of 128 calls of 1 us, not of 64
     assert data["chosen"] == 2 and data["iterations"] == 128
     assert rounds_counts() == {128}
+    markdown = invoke("report", "r.json", "--format", "markdown")
+    assert markdown.code == 0 and "10.0 µs was raised: a sample runs 128 iterations, not 2" in markdown.out
 
 
 def test_the_sample_time_asked_is_kept_where_the_clocks_cost_is_small_beside_it(worker_programs):

@@ -7,19 +7,22 @@ about 1 us; the loop's set-up) is a constant c added to both sides of a
 comparison, so a ratio a/b is measured as (aN + c)/(bN + c). With s = c/(bN),
 the share of c in the baseline's sample, an effect e = a/b - 1 comes out as
 e/(1 + s): pulled towards 0 by s/(1 + s) of itself, whatever its sign, and by
-at most what the quicker side's sample gives (:func:`effect_pull`). In samples of 10-40 us a true +252% came out as +89% to
-+235% (benchmarks/RESULTS.md).
+at most what the quicker side's sample gives (:func:`effect_pull`). In samples
+of 10-40 us a true +252% came out as +89% to +235% (benchmarks/RESULTS.md).
 
 c is measured once per comparison, before the first sample and outside any
 sample's timing: the median of ``EMPTY_SAMPLES`` samples of no call at all,
 timed by the Python worker's own loop (:func:`measure_fixed_cost`), the larger
-of its wall and CPU time (:class:`FixedCost`). Then the iteration count is raised, by powers of two,
-until c is at most ``FIXED_COST_SHARE`` (1%) of the quicker side's sample, whatever
---sample-time asked (:func:`floored_iterations`), and a note says so: the effect
-is then pulled towards 0 by at most 1% of itself. Google Benchmark
-(``--benchmark_min_time``) and pyperf (``--min-time``, 100 ms) set such floors too;
-``benchmarks/short_samples.py`` measured why here (a note beside a biased
-verdict would leave the user to rerun; the longer samples cost no precision).
+of its wall and CPU time (:class:`FixedCost`). Then the iteration count is
+raised, by powers of two, until c is at most ``FIXED_COST_SHARE`` (1%) of the
+quicker side's sample, whatever --sample-time asked (:func:`floored_iterations`),
+and a note says so: the effect is then pulled towards 0 by at most 1% of
+itself. Google Benchmark (``--benchmark_min_time``, 0.5 s) and pyperf (values
+of at least 100 ms) set floors too. ``benchmarks/short_samples.py`` measured
+the choice here: a note beside a biased verdict would leave the user to rerun,
+and the longer samples cost neither rounds nor time, and narrowed the interval
+(at 10 us a +2% change was inconclusive after 10,800 rounds without the floor,
+decided in 32 with it).
 
 A cold start after a preemption is part of a sample's fixed cost as well, but
 not of an empty sample's: it depends on the function and the load, so no
