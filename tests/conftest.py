@@ -75,3 +75,14 @@ def wheelhouse(tmp_path_factory) -> dict[str, str]:
     constraints.write_text("".join(f"{n}=={v}\n" for n, v in sorted(pinned.items())))
     return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(folder), "PIP_CONSTRAINT": str(constraints),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+@pytest.fixture
+def worker_programs(tmp_path, monkeypatch):
+    """Two worker programs, ``./bench-old`` and ``./bench-new``, in the working directory (they must
+    exist; ``fakes.FakeWorkers`` runs them)."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("bench-old", "bench-new"):
+        (tmp_path / name).write_text("#!/bin/sh\nexit 1\n")
+        (tmp_path / name).chmod(0o755)
+    return tmp_path

@@ -27,8 +27,9 @@ def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: 
     ``json_path`` the run is written as a result document that ``pairbench
     show`` and ``pairbench report`` read. The budget (``max_time``, 10 s), the
     error rate (``alpha``), the smallest change that matters (``threshold``, in
-    percent) and a sample's length (``sample_time``, 1 ms) default as for every
-    in-process comparison (``settings.USE_DEFAULTS["functions"]``).
+    percent) and a sample's length (``sample_time``, 1 ms; raised, with a
+    ``sample-time-raised`` note, until timing a sample costs at most 1% of it)
+    default as for every in-process comparison (``settings.USE_DEFAULTS["functions"]``).
 
     >>> result = compare_functions(sorted, lambda xs: sorted(xs, reverse=True), list(range(100)))
     >>> result.verdict.verdict in ("faster", "slower", "equivalent", "inconclusive")

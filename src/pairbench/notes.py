@@ -72,6 +72,7 @@ CODES: dict[str, str] = {
     "benchmark-peak-growth": "a harness invocation's peak RSS grows with the iterations it runs",
     "benchmark-too-long": "one iteration makes a sample far longer than --sample-time",
     "suite-budget-spent": "benchmarks not measured because --suite-time was spent",
+    "sample-time-raised": "samples made longer than --sample-time so that timing one costs at most 1% of it",
     # diff: two saved results compared without pairs
     "runs-not-paired": "diff compares runs made at different times: machine drift is part of the difference",
     "failed-rounds": "rounds left out of the pairs because a sample in them failed",

@@ -127,3 +127,20 @@ def test_runs_joined_into_one_keep_every_runs_samples_and_notes():
     assert noted in run.notes
     assert len(run.samples[(0, 0)]) == len(first.samples[(0, 0)])
     assert len(run.samples[(1, 0)]) == len(second.samples[(0, 0)])
+
+
+def test_a_sample_time_too_short_for_the_clocks_own_cost_is_raised_and_said():
+    """At --sample-time 1us a sample would be one call, and reading the clocks (about 1 us on a KVM
+    guest, some 100 ns on bare metal) a large share of it: the count is raised until that cost is at
+    most 1% of the quicker function's sample, every sample runs the raised count, and a note says so."""
+    from pairbench.sessions.functions import measure_functions
+
+    run, analysis = measure_functions(spin, triple, (30,), max_time="1s", sample_time="1us", seed=5)
+    raised = [n for n in run.notes if n.code == "sample-time-raised"]
+    assert len(raised) == 1
+    data = raised[0].data
+    assert data["iterations"] > data["chosen"] and data["fixed_ns"] <= 0.01 * data["sample_ns"] + 1e-9
+    counts = {int(n) for s in run.samples.values() for n, w in zip(s.columns["iterations"], s.columns["warmup"],
+                                                                   strict=True) if not w}
+    assert counts == {data["iterations"]}
+    assert raised[0] in analysis.comparisons[0].notes  # what compare_functions returns

@@ -30,26 +30,16 @@ ARGV = ("bench", "--harness", "pairbench", "--seed", "4", "-q", "./bench-old", "
 FIXED_TIMES = {"started_at": "2026-11-26T10:00:00+00:00", "finished_at": "2026-11-26T10:00:40+00:00"}
 
 
-@pytest.fixture
-def programs(tmp_path, monkeypatch):
-    """Two worker programs in the working directory (they must exist; the fake runs them)."""
-    monkeypatch.chdir(tmp_path)
-    for name in ("bench-old", "bench-new"):
-        (tmp_path / name).write_text("#!/bin/sh\nexit 1\n")
-        (tmp_path / name).chmod(0o755)
-    return tmp_path
-
-
 def workers() -> FakeWorkers:
     return FakeWorkers({"./bench-old": OLD, "./bench-new": NEW}, seed=1)
 
 
 @pytest.fixture
-def stored(programs) -> Path:
+def stored(worker_programs) -> Path:
     """The suite's result file, its times and the programs' resolved paths fixed (the rest is already)."""
     result = invoke(*ARGV, "--json", "r.json", workers=workers())
     assert result.code == 0, result.err
-    path = programs / "r.json"
+    path = worker_programs / "r.json"
     document = {**json.loads(path.read_text()), **FIXED_TIMES}
     for side in document["sides"]:
         side["command"]["argv"] = [side["command"]["text"]]
@@ -57,7 +47,7 @@ def stored(programs) -> Path:
     return path
 
 
-def test_terminal_output_of_a_suite_matches_its_golden_file(programs):
+def test_terminal_output_of_a_suite_matches_its_golden_file(worker_programs):
     result = invoke(*ARGV, workers=workers())
     assert result.code == 0, result.err
     assert_golden(GOLDEN / "bench.txt", result.out)

@@ -25,6 +25,7 @@ import numpy as np
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError
 from pairbench.measure.executor import Execution, ExecutorInfo
+from pairbench.measure.fixed_cost import FixedCost
 from pairbench.worker.protocol import ErrorReply
 
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
@@ -285,8 +286,10 @@ class FakeWorkers:
     """
 
     def __init__(self, programs: Mapping[str, Mapping[str, Mapping]], *, seed: int = 0, noise: float = 0.01,
-                 gap_ns: int = 20_000, start_ns: int = 0):
+                 gap_ns: int = 20_000, start_ns: int = 0, sample_cost_ns: float = 0.0):
+        """``sample_cost_ns``: what the lane is told a sample's fixed cost is (its clock reads)."""
         self.programs = {text: dict(benchmarks) for text, benchmarks in programs.items()}
+        self.sample_cost_ns = sample_cost_ns
         self.clock = FakeExecutor(start_ns=start_ns)
         self.noise, self.gap_ns = noise, gap_ns
         self.started: list[str] = []  # the sides whose worker was started, in order (each block's too)
@@ -299,6 +302,9 @@ class FakeWorkers:
 
     def info(self) -> ExecutorInfo:
         return ExecutorInfo("worker")
+
+    def fixed_cost(self) -> FixedCost:
+        return FixedCost(self.sample_cost_ns, self.sample_cost_ns)
 
     def take(self, benchmark: Mapping, iterations: int) -> int:
         """The nanoseconds of one scripted sample; the clock moves past it."""

@@ -41,8 +41,8 @@ def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = Non
                      help="Measure only the benchmarks whose name matches REGEX (searched, as go test -bench)."),
         click.option("--sample-time", metavar="DURATION",
                      help="How long one sample lasts: the iteration count (a power of two, the same on both "
-                          "sides) is chosen for it.  [default: 1ms for workers, 10ms for a harness's "
-                          "invocations]"),
+                          "sides) is chosen for it; for workers raised (and said) until timing a sample costs "
+                          "at most 1% of it.  [default: 1ms for workers, 10ms for a harness's invocations]"),
         *([click.option("--against", metavar="REV",
                         help="Python benchmarks: compare the working tree with git revision REV (checked out "
                              "into a temporary worktree; each side imports its own tree).")] if against else []),

@@ -439,6 +439,14 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"one iteration takes {format_value(d['iteration_ns'], 'ns')}, so a sample cannot be as short as "
         f"--sample-time ({format_value(d['sample_time_ns'], 'ns')}): a round takes longer and the budget buys "
         "fewer of them; split the benchmark, or give it a smaller input"),
+    "sample-time-raised": lambda d, u: (
+        f"--sample-time {format_value(d['sample_time_ns'], 'ns', digits=3)} was raised: a sample runs "
+        f"{d['iterations']:,} iterations, not {d['chosen']:,}, and lasts about "
+        f"{format_value(d['sample_ns'], 'ns', digits=3)} on the quicker side, so that the fixed cost of timing "
+        f"one ({format_value(d['fixed_ns'], 'ns', digits=2)}: reading the clocks) is at most "
+        f"{format_percent(100 * d['share'], signed=False, digits=1)} of it; samples of "
+        f"{format_value(d['quickest_ns'], 'ns', digits=3)} would have pulled the effect towards 0 by up to "
+        f"{format_percent(100 * d['pull_asked'], signed=False, digits=2)} of itself"),
     "runs-not-paired": _not_paired,
     "suite-budget-spent": lambda d, u: (
         f"{d['count']} benchmark(s) were not measured: the suite's time budget (--suite-time "

@@ -3,9 +3,10 @@
 For each benchmark, on the lane of the job that takes it (``sessions.lanes``):
 
 1. **pilot**: the iteration count of a sample, a power of two equal on every
-   side, about ``--sample-time`` of work (``measure.worker.choose_iterations``),
-   where the lane takes counts; else one sample per side at the harness's own
-   count;
+   side, about ``--sample-time`` of work (``measure.worker.choose_iterations``)
+   but long enough that a sample's fixed cost is at most 1% of the quickest
+   side's (``measure.fixed_cost``), where the lane takes counts; else one
+   sample per side at the harness's own count;
 2. **validation**: samples per side at 1/8, 1/4, 1/2 and all of that, in
    seeded random order, each marked with its share of a sample (the metric
    ``validation``; a worker's also with its resident memory after it), which
@@ -41,6 +42,7 @@ from pairbench.analysis import baseline_and_candidates, criteria_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import CommandFailed
+from pairbench.measure.fixed_cost import FixedCost, ProbeTimes, floor_sample
 from pairbench.measure.sampler import (
     LockedSink,
     Measured,
@@ -52,7 +54,7 @@ from pairbench.measure.sampler import (
 )
 from pairbench.measure.worker import choose_iterations, quickest_probe
 from pairbench.model import VALIDATION_METRIC, Run, Samples, describe_status
-from pairbench.notes import Note
+from pairbench.notes import Note, Subject
 from pairbench.sessions.lanes import (
     VALIDATION_ORDER,
     Lane,
@@ -123,6 +125,7 @@ class SuiteDriver:
         self._stop = threading.Event()
         self._local = threading.local()  # per job: what its latest sample outside the rounds cost
         self._queue = list(enumerate(self.names))
+        self._fixed: FixedCost | None = None
         self.budget = SuiteBudget(settings.workers.suite_time_ns, settings.sampling.max_time_ns, len(self.names),
                                   len(self.lanes))
 
@@ -135,6 +138,7 @@ class SuiteDriver:
         job's own work never runs on the CPU of another job's sample; the main thread sleeps until
         they end (no polling)."""
         preload.load(STATISTICS)
+        self.fixed_cost()
         if len(self.lanes) == 1:
             self._work(self.lanes[0])
             return
@@ -203,6 +207,13 @@ class SuiteDriver:
                 self.samples.update(sampler.series())
                 self.notes.extend(sampler.notes)
 
+    def fixed_cost(self) -> FixedCost:
+        """What a sample costs besides its iterations (``measure.fixed_cost``): measured once, by the
+        first lane, in the calling thread (``all``: before any job starts, so during no sample)."""
+        if self._fixed is None:
+            self._fixed = self.lanes[0].fixed_cost() if self.lanes else FixedCost()
+        return self._fixed
+
     def _rounds(self, lane: Lane, sampler: Sampler, b: int, name: str, iterations: int | None, round_ns: int,
                 budget_ns: int | None) -> None:
         """The paired rounds, in the bracket the pilot's cost sizes from the benchmark's budget."""
@@ -232,12 +243,15 @@ class SuiteDriver:
             self.budget.spent(sampler.elapsed_ns())
 
     def _pilot(self, lane: Lane, sampler: Sampler, b: int, name: str) -> int | None:
-        """The iteration count of a sample (None: the harness chooses it from --sample-time)."""
+        """The iteration count of a sample (None: the harness chooses it from --sample-time): about
+        --sample-time of the slowest side, raised until a sample's fixed cost is at most 1% of the
+        quickest side's sample (``measure.fixed_cost``; a ``sample-time-raised`` note says so)."""
         sides = range(len(self.skeleton.sides))
         if not lane.explicit_iterations:
             for side in sides:
                 self._take(lane, sampler, side, name, b, None, self.sample_time_ns)
             return None
+        probes = ProbeTimes()
 
         def take(side: int, n: int) -> tuple[float, bool]:
             """A pilot sample's time, and whether another task interrupted it: counted around a
@@ -248,9 +262,16 @@ class SuiteDriver:
         def slowest(n: int) -> float:
             """The slowest side's time of ``n`` iterations, each side's the ``quickest_probe`` of its
             samples: a sample another task preempted must not size the benchmark's samples."""
-            return max(quickest_probe(functools.partial(take, side, n)) for side in sides)
+            for side in sides:
+                probes.keep(side, n, quickest_probe(functools.partial(take, side, n)))
+            return max(probes.times[(side, n)] for side in sides)
 
-        return choose_iterations(slowest, self.sample_time_ns)
+        floor = floor_sample(choose_iterations(slowest, self.sample_time_ns), probes, self.fixed_cost(),
+                             self.sample_time_ns)
+        if floor.raised:
+            with self._lock:
+                self.notes.append(floor.note(Subject(benchmark=self.skeleton.benchmarks[b].label)))
+        return floor.iterations
 
     def _validate(self, lane: Lane, sampler: Sampler, b: int, name: str, iterations: int | None) -> int:
         """Take each side's validation samples of benchmark ``b`` (at 1/8, 1/4, 1/2 and all of the

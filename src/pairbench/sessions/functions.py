@@ -3,7 +3,9 @@ plugin's fixture.
 
 :func:`measure_functions` measures both callables in rounds of random order, one
 sample of each per round (the same power-of-two iteration count on both, about
-``sample_time`` a sample, garbage collection off inside the timed loop), and
+``sample_time`` a sample, but long enough that the fixed cost of timing a sample
+is at most 1% of the quicker function's: ``measure.fixed_cost``; garbage
+collection off inside the timed loop), and
 stops on the same anytime-valid verdict rule as ``pairbench compare``. Both
 functions live in one process, so there are no worker processes to start
 afresh: what differs between them is their code, as in an in-process A/B
@@ -21,10 +23,12 @@ from pairbench import preload
 from pairbench.analysis import Analysis, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.executor import Execution, WallClock
+from pairbench.measure.fixed_cost import ProbeTimes, SampleFloor, floor_sample, measure_fixed_cost
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations, quickest_probe
 from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
+from pairbench.notes import Note
 from pairbench.sessions.result import finished, new_run
 from pairbench.settings import USE_DEFAULTS, Settings, parse_settings, settings_from_stored
 from pairbench.worker.serve import NO_ARGUMENT, timed_loop
@@ -102,24 +106,50 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
     sides = tuple(Side(n, Command(n, ()), label) for n, label in zip(names, labels, strict=True))
     key = BenchmarkKey(name or getattr(baseline, "__name__", None) or "function")
     skeleton = new_run("bench", settings, sides, (key,), {})
-    iterations = choose_iterations(functools.partial(slowest_probe, functions, args, kwargs),
-                                   settings.workers.sample_time_ns)
-    targets = tuple(FunctionTarget(f, n, iterations, args, kwargs) for f, n in zip(functions, names, strict=True))
-    run = _sample(skeleton, settings, targets)
-    return run, analyse(run)
+    floor = sample_floor(functions, args, kwargs, settings.workers.sample_time_ns)
+    targets = tuple(FunctionTarget(f, n, floor.iterations, args, kwargs)
+                    for f, n in zip(functions, names, strict=True))
+    raised = (floor.note(),) if floor.raised else ()
+    run = _sample(skeleton, settings, targets, raised)
+    return run, _with_notes(analyse(run), raised)
 
 
-def slowest_probe(functions: Sequence[Callable], args: tuple, kwargs: Mapping, n: int) -> float:
+def _with_notes(analysis: Analysis, notes: tuple[Note, ...]) -> Analysis:
+    """``analysis`` with ``notes`` on each comparison too: ``compare_functions`` returns a comparison."""
+    if not notes:
+        return analysis
+    return dataclasses.replace(analysis, comparisons=tuple(dataclasses.replace(c, notes=(*c.notes, *notes))
+                                                           for c in analysis.comparisons))
+
+
+def sample_floor(functions: Sequence[Callable], args: tuple, kwargs: Mapping, sample_time_ns: int) -> SampleFloor:
+    """The iteration count of a sample: about ``sample_time_ns`` of the slowest function, raised until
+    the fixed cost of timing a sample (measured first, outside any sample) is at most 1% of the
+    quickest function's sample (``measure.fixed_cost``)."""
+    fixed = measure_fixed_cost()
+    probes = ProbeTimes()
+    chosen = choose_iterations(functools.partial(slowest_probe, functions, args, kwargs, probes=probes),
+                               sample_time_ns)
+    return floor_sample(chosen, probes, fixed, sample_time_ns)
+
+
+def slowest_probe(functions: Sequence[Callable], args: tuple, kwargs: Mapping, n: int, *,
+                  probes: ProbeTimes | None = None) -> float:
     """The iteration count's probe of ``n`` calls: the slowest function's nanoseconds, each the
-    ``quickest_probe`` of its samples (one another task preempted is taken again)."""
+    ``quickest_probe`` of its samples (one another task preempted is taken again); each function's
+    kept in ``probes``."""
     def take(function: Callable) -> tuple[float, bool]:
         execution = time_calls(function, n, args, kwargs, 0)
         return execution.wall_ns, execution.involuntary_cs > 0
 
-    return max(quickest_probe(functools.partial(take, f)) for f in functions)
+    times = [quickest_probe(functools.partial(take, f)) for f in functions]
+    for side, ns in enumerate(times):
+        if probes is not None:
+            probes.keep(side, n, ns)
+    return max(times)
 
 
-def _sample(skeleton: Run, settings: Settings, targets: tuple[FunctionTarget, ...]) -> Run:
+def _sample(skeleton: Run, settings: Settings, targets: tuple[FunctionTarget, ...], notes: Sequence[Note] = ()) -> Run:
     sampling = settings.sampling
     rule = StoppingRule(criteria_of(skeleton), 0, [1]) if len(targets) > 1 else None
     plan = SamplingPlan(targets=targets, stop=StopRule(None, sampling.min_runs, None, sampling.max_time_ns),
@@ -127,7 +157,7 @@ def _sample(skeleton: Run, settings: Settings, targets: tuple[FunctionTarget, ..
     sampler = Sampler(IN_PROCESS_CLOCK, plan, sinks=[rule] if rule else [], decide=rule.decide if rule else None)
     sampler.run()
     return finished(skeleton, sampler.series(), IN_PROCESS_CLOCK.info(), stopped_because=sampler.stopped_because,
-                    notes=sampler.notes)
+                    notes=(*notes, *sampler.notes))
 
 
 def _names(*functions: Callable) -> tuple[str, ...]:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Protocol
 
 from pairbench.measure.executor import Executor, ExecutorInfo, WallClock
+from pairbench.measure.fixed_cost import FixedCost, measure_fixed_cost
 from pairbench.measure.harnesses import Adapter
 from pairbench.measure.harnesses.base import Program
 from pairbench.measure.harnesses.target import HarnessTarget, OutputFile
@@ -69,6 +70,11 @@ class WorkerStart:
     def __call__(self, spec: WorkerSpec, side: str) -> Worker:
         return Worker(spec, side)
 
+    def fixed_cost(self) -> FixedCost:
+        """The fixed cost of a worker's sample (its clock reads), measured now in this process by the
+        Python worker's own timed loop (``measure.fixed_cost``); a native worker's loop costs less."""
+        return measure_fixed_cost()
+
     def info(self) -> ExecutorInfo:
         """What measured: the workers themselves; a worker's max RSS is at least the size pairbench
         had when it started the worker, which Linux charges to a child at exec."""
@@ -95,6 +101,11 @@ class Lane(Protocol):
                validation: bool = False) -> Target:
         """Benchmark ``name`` (index ``b``) on ``side``, outside the rounds; a validation sample also
         reads what validation judges that the sample itself does not hold (a worker's memory)."""
+        ...
+
+    def fixed_cost(self) -> FixedCost:
+        """What every sample costs besides its iterations (reading the clocks), measured now; 0 when
+        unknown (the harness times itself)."""
         ...
 
     def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
@@ -128,6 +139,7 @@ class WorkerLane:
         """``start`` makes each side's worker (the real :class:`Worker`, or a test's fake with its clock)."""
         start = start or WorkerStart()
         self.workers = [start(spec, side) for spec, side in zip(specs, sides, strict=True)]
+        self._start = start
         self.cpu = specs[0].cpu if specs else None
         self.executor = start.clock
         self._seed = seed  # the run's: each benchmark's blocks start their workers in its own order
@@ -142,6 +154,9 @@ class WorkerLane:
                 raise LaneFailed(f"the worker of {worker.side!r} ({worker.spec.command.text}) failed to "
                                  f"start: {exc}") from None
         return names
+
+    def fixed_cost(self) -> FixedCost:
+        return self._start.fixed_cost()
 
     def target(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int, *,
                validation: bool = False) -> WorkerTarget:
@@ -189,6 +204,9 @@ class HarnessLane:
         self.explicit_iterations = explicit_iterations
         for side in self.sides:
             side.scratch.mkdir(parents=True, exist_ok=True)
+
+    def fixed_cost(self) -> FixedCost:
+        return FixedCost()  # the harness's own loop and clocks: not known here
 
     def target(self, side: int, name: str, b: int, iterations: int | None, sample_time_ns: int, *,
                validation: bool = False) -> HarnessTarget:
