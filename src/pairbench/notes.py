@@ -50,6 +50,7 @@ CODES: dict[str, str] = {
     "few-outliers": "too few outliers for their sign test to reach significance",
     "sequence-unbounded": "the confidence sequence is still unbounded at this many pairs",
     "running-interval-empty": "the running interval became empty: the change moved during the run",
+    "median-outside-running-interval": "the median of all rounds lies outside the running interval: the estimate is its nearer end",
     "shift-unbounded": "some shift-function bounds are unbounded (too few samples)",
     "bootstrap-bca-too-large": "BCa skipped for a large sample; percentile interval given",
     "bootstrap-bca-undefined": "BCa undefined for these data; percentile interval given",

@@ -61,6 +61,28 @@ def test_a_change_that_vanishes_mid_run_is_inconclusive_and_says_the_change_move
     assert effect.moved and effect.pvalue < 0.01
 
 
+
+def test_an_inconclusive_change_that_moved_is_printed_with_its_estimate_inside_its_interval():
+    """60 rounds near +2% then 200 wider near +10% (seeded): the median of all rounds, +3.7%, lies
+    above the interval kept over the rounds, [-0.4, +3.2]; the change shown is that interval's upper
+    end, the sentence prints it inside its interval, and a note gives the median."""
+    from pairbench.report.sentences import verdict_sentence
+    from pairbench.units import format_percent
+
+    rng = np.random.default_rng(5)
+    r = np.concatenate([rng.normal(0.02, 0.05, 60), rng.normal(0.10, 0.3, 200)])
+    walls = {"base": np.full(r.size, 1e7), "new": 1e7 * np.exp(r)}
+    found = comparisons(walls)["new"]
+    effect = found.effect
+    assert found.verdict.verdict == "inconclusive"
+    assert effect.low <= effect.estimate <= effect.high and effect.estimate == effect.high
+    note = next(n for n in found.notes if n.code == "median-outside-running-interval")
+    assert note.data["median_pct"] == pytest.approx(100 * np.expm1(np.median(r)), rel=1e-6)
+    assert note.data["median_pct"] > effect.high
+    printed = f"change {format_percent(effect.high)} [{format_percent(effect.low)}, {format_percent(effect.high)}]"
+    assert printed in verdict_sentence(found)
+
+
 def test_a_candidate_exactly_twice_as_slow_in_12_of_12_pairs_is_slower_by_the_sign_test():
     """A constant non-zero ratio is the clearest evidence there is: every pair says "slower"."""
     from scipy import stats as sps

@@ -9,7 +9,10 @@ operation's value, as a percent change, with one of two intervals:
 * adaptive stopping: the anytime-valid confidence sequence, intersected over
   the rounds (``stats.RunningSequence``): valid although we looked after every
   round, it only narrows, so a verdict once reached stays, and it excludes 0
-  exactly when the anytime p-value is below alpha.
+  exactly when the anytime p-value is below alpha. Its ends may come from earlier
+  rounds: a median of all rounds outside it is shown as its nearer end, with a
+  ``median-outside-running-interval`` note that gives the median
+  (``RunningSequence.current``), so the estimate always lies in its interval.
 
 With several candidates the family-wise error is held at alpha: intervals are
 built at level alpha/m and p-values are Bonferroni-adjusted (m p), so a

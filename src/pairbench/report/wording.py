@@ -342,6 +342,10 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "sequence-unbounded": lambda d, u: f"no interval yet: {d['n']} pairs, at least {d['needed']} needed",
     "running-interval-empty": lambda d, u: ("the running interval became empty: the change itself moved "
                                             "during the run"),
+    "median-outside-running-interval": lambda d, u: (
+        f"the median over the whole run, {format_percent(d['median_pct'])}, lies outside the interval "
+        f"[{format_percent(d['low_pct'])}, {format_percent(d['high_pct'])}] kept over the rounds: the change "
+        "moved during the run, or lies near an end of the interval; the change shown is its nearer end"),
     "shift-unbounded": _shift_unbounded,
     "bootstrap-bca-too-large": lambda d, u: (f"percentile bootstrap interval: BCa is O(n²) and n = {d['n']} "
                                              f"exceeds {d['limit']}"),

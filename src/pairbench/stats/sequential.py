@@ -94,7 +94,8 @@ class ConfidenceSequence:
     ``low``/``high`` are -inf/+inf until enough pairs exist
     (``low_rank`` < 1 or ``high_rank`` > n); the ``*_pct`` fields are
     100 * (exp(v) - 1), the relative change in percent (-100 and inf when
-    unbounded). ``estimate`` is the sample median.
+    unbounded). ``estimate`` is the sample median (``RunningSequence.current``: moved into the
+    running interval when the median lies outside it).
     """
 
     estimate: float
@@ -327,9 +328,14 @@ class RunningSequence:
         return _pvalue_of(self._max_log_m) if self._n else 1.0
 
     def current(self) -> ConfidenceSequence:
-        """The sequence at the current n with its interval replaced by the running intersection.
+        """The sequence at the current n with its interval replaced by the running intersection, and its
+        estimate the value of that interval nearest the median of all values so far.
 
-        An empty intersection keeps the current interval and says why in ``warnings``.
+        The intersection's ends may come from earlier rounds, so the median of all rounds can lie
+        outside it (the change moved during the run, or the median sits near an end): the estimate is
+        then the interval's nearer end, the values it still holds closest to the median (the median
+        projected onto the confidence set), and a warning gives the median. An empty intersection
+        keeps the current interval (which holds the median) and says why in ``warnings``.
         """
         cs = self._latest or confidence_sequence(self.values, self.alpha, self.t_opt, self.method,
                                                  tuned_for=self.tuned)
@@ -340,8 +346,24 @@ class RunningSequence:
                          "(or this is the rare miss the level allows); the interval at the last round "
                          "is shown")
             return replace(cs, warnings=(*cs.warnings, empty))
-        return replace(cs, low=self.low, high=self.high,
-                       low_pct=_percent(self.low), high_pct=_percent(self.high))
+        running = replace(cs, low=self.low, high=self.high, low_pct=_percent(self.low),
+                          high_pct=_percent(self.high))
+        return _estimate_within(running)
+
+
+def _estimate_within(cs: ConfidenceSequence) -> ConfidenceSequence:
+    """``cs`` with its estimate (the median of all values) moved to the nearer end of its interval
+    when it lies outside, and a warning that gives the median; ``cs`` itself when it lies inside."""
+    if cs.low <= cs.estimate <= cs.high:
+        return cs
+    inside = cs.low if cs.estimate < cs.low else cs.high
+    outside = note("median-outside-running-interval",
+                   f"the median of all {cs.n} pairs, {cs.estimate_pct:+.3g}%, lies outside the interval "
+                   "intersected over the rounds: the change moved during the run, or the median lies near "
+                   "an end; the estimate is the interval's nearer end",
+                   n=cs.n, median_pct=cs.estimate_pct, low_pct=cs.low_pct, high_pct=cs.high_pct)
+    return replace(cs, estimate=inside, estimate_pct=cs.low_pct if inside == cs.low else cs.high_pct,
+                   warnings=(*cs.warnings, outside))
 
 
 def _check_mixture(t_opt, method: str) -> int:
