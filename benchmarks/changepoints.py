@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pairbench.analysis.history import MIN_SEGMENT, PENALTY_FACTOR, detect
+from pairbench.analysis.change_points import MIN_SEGMENT, PENALTY_FACTOR, detect
 
 ROOT = Path(__file__).resolve().parent.parent
 NOISE_FILES = (ROOT / "benchmarks" / "data" / "history-noise-busy.json",

@@ -1,7 +1,7 @@
 """Why `pairbench history` misses a step in a short history: each miss of a step cell, by cause.
 
 ``history_steps.py`` draws the histories (the same cells, seed and count); for each step history
-that ``analysis.history.detect`` does not find within 1 commit, the cause:
+that ``analysis.change_points.detect`` does not find within 1 commit, the cause:
 
 * ``PELT none, evidence below``: PELT (with the noise estimated jointly) finds no step or drift,
   and the Bayes evidence of one step over the whole history (``stats.step_evidence``, in units of
@@ -35,22 +35,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import history_steps as study  # noqa: E402
 from history_small_detection import estimated_statistic  # noqa: E402
 from pairbench import stats  # noqa: E402
-from pairbench.analysis import history  # noqa: E402
+from pairbench.analysis import change_points  # noqa: E402
 
-BANDS = ((4.5, history.EVIDENCE), (3.5, 4.5), (2.5, 3.5), (-math.inf, 2.5))
+BANDS = ((4.5, change_points.EVIDENCE), (3.5, 4.5), (2.5, 3.5), (-math.inf, 2.5))
 
 
 def examined(y: np.ndarray) -> dict:
     """What ``detect`` does with ``y``, stage by stage, and the whole history's evidence."""
     n = y.size
     sd = max(stats.noise_scale(y), 0.25 * float(np.std(np.diff(y))) / math.sqrt(2.0))
-    x = sd * history.clipped((y - np.median(y)) / sd)
-    pelt, _ = history._joint(x, stats.SerialNoise(sd, 0.0), history.penalty(n), history.DRIFT_COST)
-    found = history.detect(y)
-    evidence = stats.step_evidence(x / sd, history.MIN_SEGMENT)
+    x = sd * change_points.clipped((y - np.median(y)) / sd)
+    pelt, _ = change_points._joint(x, stats.SerialNoise(sd, 0.0), change_points.penalty(n), change_points.DRIFT_COST)
+    found = change_points.detect(y)
+    evidence = stats.step_evidence(x / sd, change_points.MIN_SEGMENT)
     return {"pelt": pelt, "breaks": found.breaks, "sloped": any(found.segmentation.sloped),
             "level": evidence.against_level, "line": evidence.against_line,
-            "lasting": stats.lasting_evidence(x / sd, history.MIN_SEGMENT).against_level}
+            "lasting": stats.lasting_evidence(x / sd, change_points.MIN_SEGMENT).against_level}
 
 
 def cause(seen: dict, truth: int) -> str:
@@ -60,7 +60,7 @@ def cause(seen: dict, truth: int) -> str:
         return "found"
     pelt = seen["pelt"]
     if not pelt.breaks and not any(pelt.sloped):
-        if not seen["level"] > history.EVIDENCE:
+        if not seen["level"] > change_points.EVIDENCE:
             return "PELT none, evidence below"
         return "PELT none, a line as likely" if not seen["line"] > 0 else "PELT none, split elsewhere"
     if any(pelt.sloped) and not any(d <= 2 for d in off):
@@ -81,7 +81,7 @@ def report_steps(cell: study.Cell) -> list[str]:
     for low, high in BANDS:
         band = [i for i in below if low < seen[i]["level"] <= high]
         line = [i for i in band if seen[i]["line"] > 0]
-        lasting = [i for i in line if seen[i]["lasting"] > history.LASTING]
+        lasting = [i for i in line if seen[i]["lasting"] > change_points.LASTING]
         out.append(f"- evidence in ({low:g}, {high:g}]: {len(band) / count:.3f} of histories; a step likelier "
                    f"than a line {len(line) / count:.3f}; and lasting {len(lasting) / count:.3f}")
     if below:

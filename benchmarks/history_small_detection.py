@@ -38,7 +38,7 @@ from scipy.signal import lfilter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from history_placement_bound import histories, whitened  # noqa: E402
-from pairbench.analysis.history import MIN_SEGMENT, detect  # noqa: E402
+from pairbench.analysis.change_points import MIN_SEGMENT, detect  # noqa: E402
 
 FALSE_PER_HISTORY = 0.03  # 1 per 1,000 commits, at 30 commits
 CV = 0.03  # pairbench sees log values: a noise SD of 3%, as history_steps.py's step cells

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from history_steps import RealNoise, cells, count_for, histories  # noqa: E402
-from pairbench.analysis.history import detect  # noqa: E402
+from pairbench.analysis.change_points import detect  # noqa: E402
 
 NEAR = 10
 

@@ -37,7 +37,7 @@ from scipy.special import gammaln, logsumexp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from history_placement_bound import EXACT, _window, histories, interval, whitened  # noqa: E402
-from pairbench.analysis.history import detect  # noqa: E402
+from pairbench.analysis.change_points import detect  # noqa: E402
 
 PHIS = np.round(np.arange(0.0, 0.951, 0.025), 3)
 BLOCK = 500

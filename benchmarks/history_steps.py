@@ -24,8 +24,10 @@ the peers of ``history_peers.py`` run by that Python (asv, E-divisive means, Ota
 ``--calibrate`` runs pairbench alone over a grid of penalties (``--factors``, ``--smalls``,
 ``--drift-costs``), weights of a step's exact place (``--exacts``) and Bayes evidence that splits
 a stretch (``--evidences``, with ``--lastings`` the evidence of a step that outlasts its jump it also
-needs; ``-inf`` for none) on the cells chosen (``--scenarios``, ``--noises``), which is how
-``PENALTY_FACTOR``, ``SMALL_HISTORY``, ``DRIFT_COST``, ``EXACT``, ``EVIDENCE`` and ``LASTING`` were chosen.
+needs; ``-inf`` for none) and the skewness beyond which a history's noise is skewed (``--skeweds``,
+``none`` for never) on the cells chosen (``--scenarios``, ``--noises``), which is how
+``PENALTY_FACTOR``, ``SMALL_HISTORY``, ``DRIFT_COST``, ``EXACT``, ``EVIDENCE``, ``LASTING`` and ``SKEWED``
+were chosen.
 
 Seeded; times nothing, so it runs without the shared lock, niced:
     nice -n 10 .venv/bin/python benchmarks/history_steps.py --seed 2041 --peers /tmp/history-peers/bin/python
@@ -53,12 +55,13 @@ from scipy.signal import lfilter
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from changepoints import draw, real_noise  # noqa: E402
 from pairbench import stats  # noqa: E402
-from pairbench.analysis.history import (  # noqa: E402
+from pairbench.analysis.change_points import (  # noqa: E402
     DRIFT_COST,
     EVIDENCE,
     EXACT,
     LASTING,
     PENALTY_FACTOR,
+    SKEWED,
     SMALL_HISTORY,
     clipped,
     detect,
@@ -156,9 +159,9 @@ def count_for(cell: Cell, scale: float) -> int:
 
 def pairbench(y: np.ndarray, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
               drift_cost: float = DRIFT_COST, exact: float = EXACT, evidence: float | None = EVIDENCE,
-              lasting: float = LASTING):
+              lasting: float = LASTING, skewed: float | None = SKEWED):
     found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact, evidence=evidence,
-                   lasting=lasting)
+                   lasting=lasting, skewed=skewed)
     return list(found.breaks), sum(found.segmentation.sloped)
 
 
@@ -248,20 +251,21 @@ def _drift(s: dict) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts, evidences, lastings) -> str:
+def calibrate(cell_list: list[Cell], factors, smalls, drift_costs, exacts, evidences, lastings, skeweds) -> str:
     """One row per penalty (and weight of a step's exact place, and evidence that splits a
     stretch, "none" for no evidence pass): null cells' false steps (and drifts) per 1,000 commits,
     step cells' share found within one commit (within two; on it), drift cells' share reported as
     one step."""
-    lines = ["| factor | small | drift cost | exact | evidence | lasting | " + " | ".join(c.label for c in cell_list)
-             + " |", "|---|---|---|---|---|---|" + "---|" * len(cell_list)]
-    for factor, small, drift_cost, exact, evidence, lasting in itertools.product(factors, smalls, drift_costs, exacts,
-                                                                                 evidences, lastings):
+    lines = ["| factor | small | drift cost | exact | evidence | lasting | skewed | "
+             + " | ".join(c.label for c in cell_list) + " |", "|---|---|---|---|---|---|---|" + "---|" * len(cell_list)]
+    for factor, small, drift_cost, exact, evidence, lasting, skewed in itertools.product(
+            factors, smalls, drift_costs, exacts, evidences, lastings, skeweds):
         row = []
         for c in cell_list:
-            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact, evidence, lasting) for y in c.series]
+            c.found["pb"] = [pairbench(y, factor, small, drift_cost, exact, evidence, lasting, skewed)
+                             for y in c.series]
             row.append(_calibration_cell(c.scenario, score(c, "pb")))
-        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | {evidence} | {lasting:g} | "
+        lines.append(f"| {factor:g} | {small:g} | {drift_cost:g} | {exact:g} | {evidence} | {lasting:g} | {skewed} | "
                      + " | ".join(row) + " |")
         print(lines[-1], flush=True)
     return "\n".join(lines)
@@ -290,6 +294,9 @@ def main(argv=None) -> int:
                         default=[EVIDENCE], help='log Bayes factors (in noise units) that split a stretch; "none" for no evidence pass')
     parser.add_argument("--lastings", type=lambda s: [float(v) for v in s.split(",")], default=[LASTING],
                         help="log Bayes factors of a step that outlasts its jump a split also needs; -inf for none")
+    parser.add_argument("--skeweds", type=lambda s: [None if v == "none" else float(v) for v in s.split(",")],
+                        default=[SKEWED], help="with --calibrate: the quantile skewness (times sqrt(n)) beyond "
+                                               "which a history's noise is skewed; none: never")
     parser.add_argument("--scenarios", default="null,step,drift", help="with --calibrate: which to run")
     parser.add_argument("--noises", default=",".join(MODEL_NOISES + REAL_NOISES), help="with --calibrate")
     parser.add_argument("--json", type=Path, default=None)
@@ -304,7 +311,7 @@ def main(argv=None) -> int:
     if args.calibrate:
         chosen = [c for c in cell_list if c.scenario in args.scenarios.split(",") and c.noise in args.noises.split(",")]
         print(calibrate(chosen, args.factors, args.smalls, args.drift_costs, args.exacts, args.evidences,
-                        args.lastings))
+                        args.lastings, args.skeweds))
         return 0
     started = time.time()
     for c in cell_list:

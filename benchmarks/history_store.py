@@ -184,7 +184,7 @@ def detector(n: int = 10_000, repeats: int = 5, seed: int = 16) -> dict[str, flo
     """Best time of ``analysis.history.detect`` (the change points and their noise, all a history's
     analysis costs beyond the query) on seeded log-values of ``n`` commits, CV 2%: without a step
     (PELT's worst case: it prunes nothing) and with one of 10% in the middle."""
-    from pairbench.analysis.history import detect
+    from pairbench.analysis.change_points import detect
 
     rng = np.random.default_rng(seed)
     flat = np.log1p(0.02 * rng.standard_normal(n))

@@ -5,59 +5,9 @@ more than once) give one value, the median of their medians, shown with the
 range of their medians' 95% intervals. Results of a dirty tree are a point of
 their own (the commit plus changes), and so is each result of no known commit.
 
-Change points are found on the logarithms of the points' values (a step is a
-ratio, whatever the benchmark's speed; values not all positive, such as a count
-that is 0 at some commits, over their typical size), by PELT (``stats.changepoint``) on a
-model of steps, drifts and autocorrelated noise, as follows:
-
-1. each value's distance from the running median of five is clipped to
-   ``CLIP`` noise SDs (the SD from consecutive differences), so one wild
-   result cannot make two steps (a step moves the running median with it);
-2. the noise is modelled as AR(1) about the fitted segments, and estimated
-   jointly with them, from below: first as independent noise, then, in turn,
-   the segmentation for the noise's long-run SD and the noise (its SD and
-   lag-1 autocorrelation, bias-corrected) of the residuals about that
-   segmentation, until the segmentation repeats. Results measured on a shared
-   machine are autocorrelated (its load comes in phases); the SD of
-   consecutive differences alone reads AR(1) noise of phi 0.5 at 0.7 of its
-   SD and finds a false step in half of all histories of 100 commits;
-3. PELT divides the series by the long-run SD, sd sqrt((1 + phi) / (1 - phi)),
-   the scale on which a step between two stretches is measured, and charges
-   ``penalty(n)`` per step; each segment is a level, or a line for the same
-   penalty again: a line is a **drift**, a slow change over many commits that a
-   model of levels alone would cut into several steps;
-4. each stretch between steps (of at least ``TESTED`` commits) is asked once more whether it
-   holds one step, by the Bayes evidence of one step against a level and against a line under
-   AR(1) noise of unknown autocorrelation (``stats.step_evidence``), which does not rely on the
-   noise estimated about a segmentation that may lack the step: with a log Bayes factor above
-   ``EVIDENCE`` against a level (the stretch measured in units of the noise scale from
-   consecutive differences, so that the flat prior on a step, which is not unit-free, means the
-   same at every noise level), above 0 against a line and above ``LASTING`` against a level when
-   the innovation at the step's own commit is left free in both (``stats.lasting_evidence``: a
-   step must outlast its jump, so one wild value of heavy-tailed noise, which an AR(1) model of
-   high phi reads as a jump and its decay, is not one), the stretch becomes two levels, split
-   where the step's posterior is likeliest (and each half asked once more; then the noise is
-   estimated again).
-   Under AR(1) noise the noise estimated about a segmentation without the step reads phi near
-   0.9, on whose long-run scale a step of 3 SDs looks small, and PELT misses it;
-5. each step is then placed (within ``REACH`` commits) where the likelihood of
-   its two neighbouring segments' generalised least-squares fit under the AR(1)
-   noise, summed over the place and the commits either side of it (plus
-   ``EXACT`` times the place's own), is the largest: under AR(1) noise that
-   likelihood is often flat over 2-3 commits, and its single maximum then falls
-   two commits off as easily as one;
-6. each step between two levels gets a **span**: the shortest run of commits that holds
-   ``SPAN_LEVEL`` (95%) of the posterior of one step's place between its neighbouring steps,
-   by the evidence of step 4 (``stats.credible_places``), widened to take in the step's own place.
-   Where the likelihood is flat the span is wide; `confirm` and `bisect` are offered over it, so
-   that they look where the step may be, not only where it likely is. Under AR(1) noise at 100
-   commits a span holds the step in 0.99 of the histories where the step is found near it
-   (``benchmarks/history_spans.py``). A step beside a drift gets none.
-
-The penalty was calibrated by simulation to at most one false step per 1,000
-commits under independent and AR(1) (phi 0.5) noise, normal and heavy-tailed,
-for histories of 30 to 1,000 commits (``benchmarks/history_steps.py``; the
-figures are in ``benchmarks/RESULTS.md``). The size of a step is the
+Change points are found on the logarithms of the points' values (values not all
+positive, such as a count that is 0 at some commits, over their typical size) by
+``analysis.change_points.detect``: steps, drifts and their noise. The size of a step is the
 Hodges-Lehmann shift of the log values after it against those before it (each
 up to the neighbouring step, a drifting segment's values carried along its
 line to the step), with its 95% interval, shown as a percentage change; the
@@ -77,23 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
+from pairbench.analysis.change_points import SPAN_LEVEL, Detection, detect
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey
 
-PENALTY_FACTOR = 3.0  # per step, times ln(n); see penalty()
-SMALL_HISTORY = 20.0  # the penalty's extra for short histories, whose noise is known less well
-MIN_SEGMENT = 3
-MIN_DRIFT = 10  # a drift is a line over at least this many commits
-DRIFT_COST = 0.75  # what a drift's slope costs, as a share of the penalty of a step
-CLIP = 3.0
-RUNNING_MEDIAN = 5
-REACH = 3  # how far the generalised least-squares fit may move a step
-EXACT = 0.2  # what placing a step on its commit is worth beyond placing it within one; see detect()
-EVIDENCE = 5.25  # the log Bayes factor of one step against a level, in noise units, that splits a stretch
-LASTING = 3.0  # ... and the log Bayes factor of a step that outlasts its jump it needs as well
-TESTED = 10  # the shortest stretch asked for one more step
-SPAN_LEVEL = 0.95  # the posterior mass a step's span holds
-ROUNDS = 8  # at most this many rounds of segmentation and noise
 STEP_CONFIDENCE = 0.95
 Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 STATUSES = ("confirmed", "rejected", "unconfirmed")
@@ -279,20 +216,6 @@ def _point(series, rows: list[int]) -> Point:
                  tuple(series.result_uid[i] for i in rows))
 
 
-@dataclass(frozen=True)
-class Detection:
-    """What :func:`detect` found in a series: its segmentation (breaks, and which segments are
-    lines) and the noise about it (None when the series is too short to segment)."""
-
-    segmentation: stats.Segmentation
-    noise: stats.SerialNoise | None
-    spans: tuple[tuple[int, int] | None, ...] = ()  # each break's first and last likely place
-
-    @property
-    def breaks(self) -> tuple[int, ...]:
-        return self.segmentation.breaks
-
-
 def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
                       confirmations: Iterable = ()) -> BenchmarkHistory:
     """The steps and drifts of one benchmark's points, each step with what ``confirm`` found of it."""
@@ -322,135 +245,6 @@ def typical_size(values: np.ndarray) -> float:
         if size > 0.0:
             return size
     return 1.0
-
-
-def penalty(n: int, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY) -> float:
-    """What a step (or a drift) costs in a history of ``n`` commits, in units of the noise's
-    long-run variance: (factor + small / sqrt(n)) ln n. The ln n of the BIC keeps the rate of false
-    steps per commit falling as histories grow; ``small`` pays for the noise model's uncertainty
-    in short ones (both chosen by ``benchmarks/history_steps.py``)."""
-    return (factor + small / math.sqrt(n)) * math.log(n)
-
-
-def detect(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-           drifts: bool = True, drift_cost: float = DRIFT_COST, exact: float = EXACT,
-           evidence: float | None = EVIDENCE, lasting: float = LASTING) -> Detection:
-    """The segmentation of ``y`` and its noise (module docstring); none below 2 segments' length.
-    ``factor``, ``small``, ``drifts``, ``drift_cost``, ``exact``, ``evidence`` (None: no
-    evidence pass) and ``lasting`` (-inf: no such condition) are for the simulation that chose the
-    defaults."""
-    n = y.size
-    if n < 2 * MIN_SEGMENT:
-        return Detection(stats.Segmentation((), (False,)), None)
-    # The MAD of the differences, robust to steps and wild values; but not below a quarter of their
-    # SD: a repeating pattern (most values equal, or a period of a few commits) can have a MAD of
-    # (nearly) 0, and clipping to it would flatten the series onto its running median.
-    sd = max(stats.noise_scale(y), 0.25 * float(np.std(np.diff(y))) / math.sqrt(2.0))
-    if sd <= 0:
-        return Detection(stats.Segmentation((), (False,)), stats.SerialNoise(0.0, 0.0))
-    x = sd * clipped((y - np.median(y)) / sd)
-    segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
-                                 drift_cost if drifts else None)
-    if evidence is not None:
-        split = _evident_steps(x / sd, segmentation, (evidence, lasting), exact)
-        if split != segmentation:
-            segmentation, noise = split, stats.serial_noise(x, split)
-    final = stats.refined(x, segmentation, noise, REACH, MIN_SEGMENT, exact)
-    return Detection(final, noise, _spans_of(x, final))
-
-
-def _spans_of(x: np.ndarray, segmentation) -> tuple[tuple[int, int] | None, ...]:
-    """Each break's span (module docstring, step 6): the shortest run of places that holds
-    ``SPAN_LEVEL`` of the posterior of one step between its neighbouring breaks, widened to take in
-    the break; None beside a drift, or in a stretch too short for the evidence."""
-    edges = [0, *segmentation.breaks, x.size]
-    spans = []
-    for k, place in enumerate(segmentation.breaks):
-        a, b = edges[k], edges[k + 2]
-        found = None if segmentation.sloped[k] or segmentation.sloped[k + 1] else \
-            _step_evidence(x[a:b], 2 * MIN_SEGMENT + 1)
-        if found is None:
-            spans.append(None)
-            continue
-        first, last = stats.credible_places(found.posterior, SPAN_LEVEL)
-        spans.append((min(a + int(found.places[first]), place), max(a + int(found.places[last]), place)))
-    return tuple(spans)
-
-
-def _evident_steps(x: np.ndarray, segmentation, evidence: tuple[float, float], exact: float, passes: int = 2):
-    """``segmentation`` with each stretch of ``TESTED`` or more commits that holds one step by the
-    Bayes evidence (module docstring, step 4) split in two levels, and each half again, ``passes``
-    deep; ``evidence`` is the thresholds against a level and a level with a free shock."""
-    edges = [0, *segmentation.breaks, x.size]
-    breaks, sloped = [], []
-    for k, line in enumerate(segmentation.sloped):
-        found = _evident_breaks(x, edges[k], edges[k + 1], evidence, exact, passes)
-        breaks += [edges[k]] if k else []
-        breaks += found
-        sloped += [False] * (len(found) + 1) if found else [line]
-    return stats.Segmentation(tuple(breaks), tuple(sloped)) if len(breaks) > len(segmentation.breaks) else segmentation
-
-
-def _evident_breaks(x: np.ndarray, a: int, b: int, evidence: tuple[float, float], exact: float,
-                    depth: int) -> list[int]:
-    """The breaks the evidence puts in ``x[a:b]``: one, then those of its halves, ``depth`` deep."""
-    place = _evident_step(x[a:b], evidence, exact)
-    if place is None:
-        return []
-    q = a + place
-    if depth == 1:
-        return [q]
-    return [*_evident_breaks(x, a, q, evidence, exact, depth - 1), q, *_evident_breaks(x, q, b, evidence, exact, depth - 1)]
-
-
-def _evident_step(stretch: np.ndarray, evidence: tuple[float, float], exact: float) -> int | None:
-    """Where ``stretch`` holds one step by the evidence, or None."""
-    found = _step_evidence(stretch, TESTED)
-    level, lasting = evidence
-    if found is None or not (found.against_level > level and found.against_line > 0.0
-                             and stats.lasting_evidence(stretch, MIN_SEGMENT).against_level > lasting):  # NaN: none
-        return None
-    return int(found.places[np.argmax(stats.window_scores(found.posterior, exact))])
-
-
-def _step_evidence(stretch: np.ndarray, shortest: int):
-    """``stats.step_evidence`` of ``stretch`` (steps at least ``MIN_SEGMENT`` from its ends), or
-    None when it is shorter than ``shortest`` or constant, where there is none."""
-    if stretch.size < shortest or np.ptp(stretch) == 0.0:
-        return None
-    return stats.step_evidence(stretch, MIN_SEGMENT)
-
-
-def _joint(x: np.ndarray, noise, cost: float, drift_cost: float | None):
-    """The segmentation and its noise, each estimated from the other in turn from independent
-    noise up (module docstring, steps 2-3), until a segmentation repeats: of a cycle, the one with
-    the fewest breaks (and its noise). Drifts are looked for in every round: a drift left to the
-    noise would read as strong autocorrelation, and hide itself and any step."""
-    seen: list = []
-    while len(seen) < ROUNDS:
-        z = x / noise.long_run_sd
-        segmentation = stats.segment(z, cost, MIN_SEGMENT)
-        if drift_cost is not None:
-            segmentation = stats.with_lines(z, segmentation, cost, MIN_DRIFT, drift_cost * cost)
-        known = [k for k, (earlier, _) in enumerate(seen) if earlier == segmentation]
-        if known:
-            return min(seen[known[0]:], key=lambda found: len(found[0].breaks))
-        following = stats.serial_noise(x, segmentation)
-        if following.sd <= 0:
-            return segmentation, noise
-        seen.append((segmentation, following))
-        noise = following
-    return min(seen[-2:], key=lambda found: len(found[0].breaks))
-
-
-def clipped(z: np.ndarray) -> np.ndarray:
-    """``z`` with each value's distance from the running median of ``RUNNING_MEDIAN`` (shorter at
-    the ends) limited to ``CLIP``."""
-    half = RUNNING_MEDIAN // 2
-    padded = np.concatenate((np.full(half, z[0]), z, np.full(half, z[-1])))
-    windows = np.lib.stride_tricks.sliding_window_view(padded, RUNNING_MEDIAN)
-    level = np.median(windows, axis=1)
-    return level + np.clip(z - level, -CLIP, CLIP)
 
 
 class _Segments:
@@ -493,12 +287,7 @@ class _Segments:
 
     def fit(self) -> tuple[float, ...]:
         """Each point's level: its segment's median, or the segment's line (in the values' units)."""
-        fit = np.empty(self.scale.size)
-        for k, line in enumerate(self.found.segmentation.sloped):
-            a, b = self.edges[k], self.edges[k + 1]
-            values = self.scale[a:b]
-            fit[a:b] = np.median(values) + (stats.slope(values) * (np.arange(b - a) - (b - a - 1) / 2.0)
-                                            if line else 0.0)
+        fit = stats.median_fitted(self.scale, self.found.segmentation)
         return tuple((np.exp(fit) if self.logs else fit * self.reference).tolist())
 
 

@@ -241,6 +241,17 @@ def fitted(y, segmentation: Segmentation) -> np.ndarray:
     return fit
 
 
+def median_fitted(y, segmentation: Segmentation) -> np.ndarray:
+    """Each segment's robust level: its median, or where it is sloped its median plus its
+    least-squares slope about its middle."""
+    y = np.asarray(y, dtype=np.float64)
+    fit = np.empty_like(y)
+    for (a, b), line in zip(_bounds(segmentation, y.size), segmentation.sloped, strict=True):
+        u = np.arange(b - a, dtype=np.float64) - (b - a - 1) / 2.0
+        fit[a:b] = np.median(y[a:b]) + (slope(y[a:b]) * u if line else 0.0)
+    return fit
+
+
 def slope(y) -> float:
     """The least-squares slope of ``y`` against its index (per step of the index)."""
     y = np.asarray(y, dtype=np.float64)
