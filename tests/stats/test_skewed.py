@@ -110,3 +110,13 @@ def test_the_kernel_log_density_is_scipys_gaussian_kde():
     r = _one_sided(np.random.default_rng(36), 300)
     x = np.linspace(-3.0, 30.0, 50)
     assert _log_density(r)(x) == pytest.approx(gaussian_kde(r).logpdf(x), rel=1e-9)
+
+
+def test_two_breaks_drawn_to_one_step_do_not_cross_or_meet():
+    for seed in range(20):
+        y = _one_sided(np.random.default_rng([38, seed]), 80)
+        y[33:] += 6.0
+        segmentation = stats.Segmentation((30, 36), (False, False, False))
+        first, second = stats.placed_by_density(y, stats.median_fitted(y, segmentation), segmentation.breaks,
+                                                segmentation.sloped, 3)
+        assert 30 <= first <= 34 and second >= first + 3  # both went to 33 in 17 of 20 before the fix

@@ -83,8 +83,8 @@ def two_piece(y, fit) -> np.ndarray:
 
 
 def placed_by_density(y, fit, breaks: tuple[int, ...], sloped: tuple[bool, ...], min_size: int) -> tuple[int, ...]:
-    """``breaks`` with each step between two levels (neither neighbour ``sloped``) moved to the
-    place, at least ``min_size`` from its neighbouring breaks, where the values before it about the
+    """``breaks`` with each step between two levels (neither neighbour ``sloped``) moved, in turn, to
+    the place at least ``min_size`` from its neighbouring breaks (the one before as moved) where the values before it about the
     level before (``fit`` just before the break) and those after about the level after are likeliest
     under the kernel density of the residuals ``y - fit``; of equal places, the nearest."""
     y, fit = np.asarray(y, dtype=np.float64), np.asarray(fit, dtype=np.float64)
@@ -93,9 +93,9 @@ def placed_by_density(y, fit, breaks: tuple[int, ...], sloped: tuple[bool, ...],
         return tuple(breaks)
     log_density = _log_density(r)
     placed = list(breaks)
-    edges = [0, *breaks, y.size]
     for k, q in enumerate(breaks):
-        lo, hi = edges[k] + min_size, edges[k + 2] - min_size
+        lo = (placed[k - 1] if k else 0) + min_size  # the break before as placed: no two cross
+        hi = (breaks[k + 1] if k + 1 < len(breaks) else y.size) - min_size
         if sloped[k] or sloped[k + 1] or hi <= lo:
             continue
         window = y[lo - 1:hi + 1]
