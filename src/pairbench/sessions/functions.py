@@ -143,8 +143,8 @@ def slowest_probe(functions: Sequence[Callable], args: tuple, kwargs: Mapping, n
         return execution.wall_ns, execution.involuntary_cs > 0
 
     times = [quickest_probe(functools.partial(take, f)) for f in functions]
-    for side, ns in enumerate(times):
-        if probes is not None:
+    if probes is not None:
+        for side, ns in enumerate(times):
             probes.keep(side, n, ns)
     return max(times)
 
