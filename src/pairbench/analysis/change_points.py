@@ -52,10 +52,10 @@ a model of steps, drifts and autocorrelated noise, as follows:
    residuals about the running median beyond ``SKEWED`` / sqrt(n); timings slowed by other
    tenants, a tight bulk and a long tail on one side) is taken apart first: steps 1-5 on its
    midranks give a segmentation, about whose robust fit (``stats.median_fitted``) each side's
-   residuals are scaled to the lighter side's (``stats.two_piece``); steps 1-6 run on those
-   pseudo-values, each step placed where the residuals' own kernel density makes the history
-   likeliest (``stats.placed_by_density``), and the noise reported is the history's own about
-   that segmentation. A Gaussian model reads the tail as spread and misses a step the size of a
+   residuals are scaled to the lighter side's (``stats.two_piece``); steps 1-5 run on those
+   pseudo-values, each step is then placed where the residuals' own kernel density makes the
+   history likeliest (``stats.placed_by_density``), and the noise and the spans (step 6) are the
+   history's own values' about that segmentation (on the pseudo-values the spans were too sure). A Gaussian model reads the tail as spread and misses a step the size of a
    few bulk-widths, and the tail's slow values pull its least-squares place off. On this
    machine's real result noise at 100 commits a 3-SD step is found within 1 commit in 0.72 of
    histories (0.51 without) and false steps fall from 0.90 to 0.17 per 1,000 commits;
