@@ -26,14 +26,40 @@ def triple(n):
     return spin(3 * n)
 
 
+THREE_TIMES = """
+import json
+import numpy as np
+from pairbench.sessions.functions import measure_functions
+def spin(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+def triple(n):
+    return spin(3 * n)
+run, analysis = measure_functions(spin, triple, (300,), max_time="5s", seed=3)
+[c] = analysis.comparisons
+series = list(run.samples.values())
+print(json.dumps({"verdict": c.verdict.verdict, "estimate": c.effect.estimate, "low": c.effect.low,
+                  "high": c.effect.high, "metric": c.metric,
+                  "iterations": sorted({int(v) for s in series for v in s.columns["iterations"]}),
+                  "interrupted": [int(np.sum(s.columns["involuntary_cs"] > 0)) for s in series]}))
+"""
+
+
 def test_a_function_three_times_slower_is_found_slower():
     """spin(900) costs 3.5 times spin(300) (+250%; 2026-11-27, quiet and beside load alike, once the
     samples last about 1 ms). The bound is far below that: what load can still move is a few
     percent (a sample's cold start). It failed (+89% [82, 93]) when one probe another task
-    preempted chose 1 call a sample: the next test's case."""
-    result = compare_functions(spin, triple, 300, max_time="5s", seed=3)
-    assert result.verdict.verdict == "slower"
-    assert result.effect.low > 100.0  # percent
+    preempted chose 1 call a sample: the next test's case. Measured in a fresh interpreter, as a
+    user's process is: inside this suite's worker it once gave +105% [90, 109] at 32 iterations a
+    sample, which 36 runs beside two busy loops or a parallel pytest never gave (+245..+262%); what
+    that worker held then is not known, so the figures are in the message."""
+    done = subprocess.run([sys.executable, "-c", THREE_TIMES], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["verdict"] == "slower", result
+    assert result["low"] > 100.0, result  # percent
 
 
 def test_a_function_against_itself_is_compared_as_two_sides_and_shows_no_large_change():
