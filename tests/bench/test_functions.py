@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -30,20 +31,14 @@ THREE_TIMES = """
 import json
 import numpy as np
 from pairbench.sessions.functions import measure_functions
-def spin(n):
-    total = 0
-    for i in range(n):
-        total += i
-    return total
-def triple(n):
-    return spin(3 * n)
+{functions}
 run, analysis = measure_functions(spin, triple, (300,), max_time="5s", seed=3)
 [c] = analysis.comparisons
 series = list(run.samples.values())
-print(json.dumps({"verdict": c.verdict.verdict, "estimate": c.effect.estimate, "low": c.effect.low,
+print(json.dumps({{"verdict": c.verdict.verdict, "estimate": c.effect.estimate, "low": c.effect.low,
                   "high": c.effect.high, "metric": c.metric,
-                  "iterations": sorted({int(v) for s in series for v in s.columns["iterations"]}),
-                  "interrupted": [int(np.sum(s.columns["involuntary_cs"] > 0)) for s in series]}))
+                  "iterations": sorted({{int(v) for s in series for v in s.columns["iterations"]}}),
+                  "interrupted": [int(np.sum(s.columns["involuntary_cs"] > 0)) for s in series]}}))
 """
 
 
@@ -55,7 +50,8 @@ def test_a_function_three_times_slower_is_found_slower():
     user's process is: inside this suite's worker it once gave +105% [90, 109] at 32 iterations a
     sample, which 36 runs beside two busy loops or a parallel pytest never gave (+245..+262%); what
     that worker held then is not known, so the figures are in the message."""
-    done = subprocess.run([sys.executable, "-c", THREE_TIMES], capture_output=True, text=True, timeout=300)
+    script = THREE_TIMES.format(functions=inspect.getsource(spin) + inspect.getsource(triple))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["verdict"] == "slower", result

@@ -55,8 +55,9 @@ a model of steps, drifts and autocorrelated noise, as follows:
    residuals are scaled to the lighter side's (``stats.two_piece``); steps 1-5 run on those
    pseudo-values, each step is then placed where the residuals' own kernel density makes the
    history likeliest (``stats.placed_by_density``), and the noise and the spans (step 6) are the
-   history's own values' about that segmentation (on the pseudo-values the spans were too sure). A Gaussian model reads the tail as spread and misses a step the size of a
-   few bulk-widths, and the tail's slow values pull its least-squares place off. On this
+   history's own values' about that segmentation (on the pseudo-values the spans were too
+   sure). A Gaussian model reads the tail as spread and misses a step the size of a few
+   bulk-widths, and the tail's slow values pull its least-squares place off. On this
    machine's real result noise at 100 commits a 3-SD step is found within 1 commit in 0.72 of
    histories (0.51 without) and false steps fall from 0.90 to 0.17 per 1,000 commits;
    independent, AR(1) and t3 noise are read as skewed in under 1% of histories.
@@ -128,23 +129,23 @@ def detect(y: np.ndarray, *, skewed: float | None = SKEWED, **options) -> Detect
     if sd <= 0:
         return Detection(stats.Segmentation((), (False,)), stats.SerialNoise(0.0, 0.0))
     if skewed is None or not stats.is_skewed(y, RUNNING_MEDIAN, skewed):
-        segmentation, noise = _segmented(y, **options)
+        segmentation, noise = _segmented(sd, x, **options)
         return Detection(segmentation, noise, _spans_of(x, segmentation))
-    first, _ = _segmented(stats.midranks(y), **options)
+    first, _ = _segmented(*_clipped_series(stats.midranks(y)), **options)
     pseudo = stats.two_piece(y, stats.median_fitted(y, first))
-    found, _ = _segmented(pseudo, **options)
+    found, _ = _segmented(*_clipped_series(pseudo), **options)
     segmentation = stats.Segmentation(stats.placed_by_density(y, stats.median_fitted(y, found), found.breaks,
                                                               found.sloped, MIN_SEGMENT), found.sloped)
     return Detection(segmentation, stats.serial_noise(x, segmentation), _spans_of(x, segmentation))
 
 
-def _segmented(y: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
+def _segmented(sd: float, x: np.ndarray, *, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
                drifts: bool = True, drift_cost: float = DRIFT_COST, exact: float = EXACT,
                evidence: float | None = EVIDENCE, lasting: float = LASTING):
-    """The segmentation of ``y`` and its noise on the Gaussian model (steps 1-5); no breaks and no
-    noise where ``y`` is constant."""
-    n = y.size
-    sd, x = _clipped_series(y)
+    """The segmentation of a series and its noise on the Gaussian model (steps 2-5), from its noise
+    scale ``sd`` and its values clipped to it, ``x`` (:func:`_clipped_series`); no breaks and no
+    noise where the series is constant."""
+    n = x.size
     if sd <= 0:
         return stats.Segmentation((), (False,)), stats.SerialNoise(0.0, 0.0)
     segmentation, noise = _joint(x, stats.SerialNoise(sd, 0.0), penalty(n, factor, small),
