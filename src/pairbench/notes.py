@@ -63,6 +63,7 @@ CODES: dict[str, str] = {
     "benchmarks-added": "benchmarks only the candidate's worker lists: not compared",
     "benchmarks-removed": "benchmarks only the baseline's worker lists: not compared",
     "process-blocks": "the verdict is drawn from blocks of rounds, each in fresh worker processes",
+    "blocks-differ": "the blocks' effects spread wider than their rounds' noise explains: processes differ",
     "repeated-invocations": "a round ran each side's harness process once, repeating the benchmark in it",
     "benchmark-failed": "a benchmark failed on a side (error, crash, hang, protocol break); the others went on",
     "benchmark-duration": "a worker's sample is under 1000 timer steps",

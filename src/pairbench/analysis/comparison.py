@@ -34,6 +34,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from pairbench import stats
+from pairbench.analysis.blocks import blocks_differ
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import (
     Comparison,
@@ -365,6 +366,8 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     notes = [*notes, *([plan.note] if plan.note else [])]
     if blocks is not None and r.size:
         notes.append(Note("process-blocks", {"blocks": int(decided_on.size), "rounds": int(r.size)}))
+        differ = blocks_differ(r, blocks)
+        notes.extend([differ] if differ is not None else [])
     repeated = repetitions_note(pairing.base)
     if repeated is not None and r.size:
         notes.append(repeated)
