@@ -44,15 +44,12 @@ print(json.dumps({{"verdict": c.verdict.verdict, "estimate": c.effect.estimate, 
 
 def test_a_function_three_times_slower_is_found_slower():
     """spin(900) costs 3.5 times spin(300) (+250%, quiet and beside load alike, once the samples last
-    about 1 ms). The bound is well below that, because this machine (a virtual one) has phases of
-    seconds in which a short loop runs about 2.3 times slower and one three times as long only 1.2
-    times (2026-11-27: a C worker's empty 2,000-iteration loop gave 1.3 or 3.0 us a call by the
-    phase, in fresh processes, quiet or loaded). Both sides of a round share the phase, so their
-    ratio, not a common factor, changes: about +80% for this pair. The likely cause of the
-    +105% [90, 109] this test once gave in the suite, which no standalone run did (+245..+262%).
-    The verdict, and an effect far from the pull of a sample's fixed cost (the next test's +89%),
-    hold either way. Measured in a fresh interpreter, as a user's process is, with the figures in
-    the message."""
+    about 1 ms). Inside this suite it once gave +105% [90, 109] at 32 iterations a sample, which no
+    standalone run did (36 runs beside two busy loops or a parallel pytest: +245..+262%); the cause
+    is not known. This virtual machine has phases of seconds in which some processes run a loop 2.3
+    times slower (tests/cli/test_bisect_command.py), so the bound is the verdict and an effect far
+    from the pull of a sample's fixed cost (the next test's +89%), not the size. Measured in a fresh
+    interpreter, as a user's process is, with the figures in the message."""
     script = THREE_TIMES.format(functions=inspect.getsource(spin) + inspect.getsource(triple))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

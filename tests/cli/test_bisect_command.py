@@ -179,9 +179,10 @@ def test_a_middle_commit_without_one_of_two_stepped_benchmarks_is_skipped(tmp_pa
     """``work`` and ``more`` both get slower at commit 6; commit 4 has no ``more``, and its ``work`` is
     like GOOD's: it cannot tell where ``more`` got slower, so it is skipped rather than ending the
     search undecided. Whether ``more`` is named with ``work``, or has a step at all, is what load
-    can flip: this machine has phases in which a short loop runs 2.3 times slower and one three
-    times as long 1.2 times, so ``more``'s rounds gave +46% and +197% in one comparison, its
-    interval spanning both ([43, 196]); once the ends' interval did not lie above half its step."""
+    can flip: on this virtual machine, in phases of seconds, some processes ran a loop 2.3 times
+    slower, and before pairbench.h aligned each benchmark's loop the two builds placed ``more``'s
+    loop differently, so only GOOD's slowed: its rounds gave +46% or +197%, the interval spanned
+    both ([43, 196]), and once the ends' interval did not lie above half the step."""
     two = WORKER.replace("PAIRBENCH(same)", "PAIRBENCH(more) {{ unsigned s = 1; for (unsigned i = 0; i < "
                          "{loops}u; i++) s += i ^ s; pairbench_keep(s); }}\nPAIRBENCH(same)")
     commits = _repository(tmp_path, _worker_config(), "bench.c", two, 9, 6, without=(4, "PAIRBENCH(more)"))
