@@ -3,9 +3,10 @@
 ``pairbench bench`` draws its verdict from blocks of rounds, each measured by freshly started
 workers (``comparison.block_effects``), so that what differs between two processes of one program
 counts as noise. That difference is usually a few percent. On some machines it is not: on this
-project's virtual test machine a C worker's empty 2,000-iteration loop ran 1.3 or 3.0 us a call by
-the process, in phases of seconds, while one of 6,000 iterations ran 3.9 or 4.6 us (2026-11-27).
-Such blocks measure a ratio of 3.0 or 1.5 for the same code. The interval stays valid, since it
+project's virtual test machine a C worker's 2,000-iteration loop that crossed a 64-byte boundary
+ran 1.3 or 3.0 us a call by the process, in phases of seconds, while the other build's 6,000
+iterations, placed otherwise, ran 3.9-4.8 us (2026-11-27, benchmarks/RESULTS.md "Blocks that
+disagree, and code layout"). Such blocks measure a ratio of 3.0 or 1.5 for the same code. The interval stays valid, since it
 covers the blocks' median, but the size of the change then depends on which processes ran, and
 a rerun can give another. :func:`blocks_differ` says so when the blocks' effects spread wider
 than their own rounds' noise explains.
@@ -50,6 +51,7 @@ def blocks_differ(log_ratios: np.ndarray, blocks: np.ndarray) -> Note | None:
         return None
     medians = np.array([np.median(g) for g in groups])
     deviations = [g - m for g, m in zip(groups, medians, strict=True)]
+    # the raw MAD in numpy, not scipy's median_abs_deviation: on 32 values a call costs 14 times as much
     errors = np.array([_MEDIAN_ERROR * np.median(np.abs(d)) / math.sqrt(d.size) for d in deviations])
     low, high = np.percentile(medians, SPREAD_PERCENTILES)
     by_noise = 2.0 * _Z90 * float(np.sqrt(np.mean(errors**2))) * _autocorrelation_factor(deviations)

@@ -417,10 +417,10 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "blocks-differ": lambda d, u: (
         f"the blocks disagree: their effects ran from {format_percent(d['low_pct'])} to "
         f"{format_percent(d['high_pct'])} (10th to 90th percentile of {d['blocks']}), where their rounds' noise "
-        f"explains about {format_percent(d['noise_pct'], signed=False)}: "
-        "this machine runs two processes of one program at different speeds (a virtual machine's host can), "
-        "so the size of the change depends on which processes ran and a rerun may give another; the "
-        "interval covers the blocks' median"),
+        f"explains about {format_percent(d['noise_pct'], signed=False)}: this machine runs two processes "
+        "of one program at different speeds (README, \"Getting reliable numbers\"), so the size of the "
+        "change depends on which processes ran and a rerun may give another; the interval covers the "
+        "blocks' median"),
     "repeated-invocations": lambda d, u: (
         f"a round ran each side's process once, repeating the benchmark {d['repetitions']} times in it "
         f"(-test.count); {_warmup_repetitions(d['warmups'])} the round's value of a side is the median of the "
