@@ -2,15 +2,17 @@
 
 ``analysis.blocks.blocks_differ`` says a comparison's blocks of fresh worker processes disagree
 when the 10th..90th percentile range of their effects is over 3 times what their rounds' noise
-explains (allowing for rounds correlated within a block) and over 20% as a ratio. This study measures, on simulated per-round log-ratios (pure, seeded):
+explains (allowing for rounds correlated within a block) and over 20% as a ratio. This study
+measures, on simulated per-round log-ratios (pure, seeded):
 
 * *agree*: every block has the same true effect; the rounds' noise is normal, Student t3,
   skewed (a quarter of rounds slowed on one side), AR(1) at 0.5 and 0.8 within a block, or
   quantized to a few values (a CPU clock's steps); and processes that differ by a few percent
-  (a normal offset per block, SD 2% and 3%), which the verdict was built to absorb. The note
-  should seldom fire;
+  (a normal offset per block, SD 2%, 3% and 5%), which the verdict was built to absorb. The
+  note should seldom fire;
 * *differ*: a share of the blocks (one process of the pair slowed, as this project's virtual
-  machine does in phases) measures a change half as large (it should fire), 0.7 or 0.8 times as large.
+  machine does in phases) measures a change half as large (it should fire), or 0.7 or 0.8
+  times as large.
 
     .venv/bin/python benchmarks/blocks_differ_study.py [--trials 2000] [--seed 1]
 """
@@ -63,6 +65,7 @@ def fire_rate(rng: np.random.Generator, trials: int, blocks: int, rounds: int, m
 
 
 def agreeing(kind: str, scale: float, blocks: int, rounds: int, offset: float = 0.0):
+    """Comparisons whose blocks share the effect (+200%), each block off by ``offset`` x N(0, 1)."""
     def make(rng):
         per_block = offset * rng.standard_normal((blocks, 1))
         return EFFECT + per_block + noise(kind, rng, blocks, rounds, scale)
@@ -70,6 +73,7 @@ def agreeing(kind: str, scale: float, blocks: int, rounds: int, offset: float = 
 
 
 def differing(kind: str, scale: float, blocks: int, rounds: int, share: float, factor: float):
+    """Comparisons in which each block, with chance ``share``, measures ``factor`` times the +200%."""
     def make(rng):
         slowed = rng.random((blocks, 1)) < share
         return np.where(slowed, np.log1p(factor * 2.0), EFFECT) + noise(kind, rng, blocks, rounds, scale)
