@@ -23,7 +23,7 @@ import argparse
 
 import numpy as np
 
-from pairbench.analysis.blocks import blocks_differ
+from pairbench.analysis.blocks import block_medians, blocks_differ, rounds_by_block
 
 EFFECT = np.log(3.0)
 NOISES = ("normal", "t3", "skewed", "ar0.5", "ar0.8", "quantized")
@@ -60,7 +60,10 @@ def fire_rate(rng: np.random.Generator, trials: int, blocks: int, rounds: int, m
     """The share of ``trials`` simulated comparisons whose blocks ``blocks_differ`` calls different;
     ``make(rng)`` gives one comparison's (blocks, rounds) log-ratios."""
     ids = np.repeat(np.arange(blocks), rounds)
-    fired = sum(blocks_differ(make(rng).ravel(), ids) is not None for _ in range(trials))
+    fired = 0
+    for _ in range(trials):
+        groups = rounds_by_block(make(rng).ravel(), ids)
+        fired += blocks_differ(groups, block_medians(groups)) is not None
     return fired / trials
 
 

@@ -6,10 +6,10 @@ counts as noise. That difference is usually a few percent. On some machines it i
 project's virtual test machine a C worker's 2,000-iteration loop that crossed a 64-byte boundary
 ran 1.3 or 3.0 us a call by the process, in phases of seconds, while the other build's 6,000
 iterations, placed otherwise, ran 3.9-4.8 us (2026-11-27, benchmarks/RESULTS.md "Blocks that
-disagree, and code layout"). Such blocks measure a ratio of 3.0 or 1.5 for the same code. The interval stays valid, since it
-covers the blocks' median, but the size of the change then depends on which processes ran, and
-a rerun can give another. :func:`blocks_differ` says so when the blocks' effects spread wider
-than their own rounds' noise explains.
+disagree, and code layout"). Such blocks measure a ratio of 3.0 or 1.5 for the same code. The
+interval stays valid, since it covers the blocks' median, but the size of the change then depends
+on which processes ran, and a rerun can give another. :func:`blocks_differ` says so when the
+blocks' effects spread wider than their own rounds' noise explains.
 
 The rule: the 10th to 90th percentile range of the block effects (median log-ratios) is compared
 with the range normal sampling alone would give, ``2 z_0.9 s``, where ``s`` is the root mean square
@@ -17,8 +17,8 @@ of the blocks' median errors, ``sqrt(pi / 2) MAD-SD / sqrt(n)`` each (the asympt
 median of normal values), widened by ``sqrt((1 + r) / (1 - r))`` for the rounds' lag-1
 correlation ``r`` within blocks. The blocks differ when the range exceeds ``NOISE_FACTOR`` times
 that and is wider than ``LEAST_SPREAD`` (20%), so that a few percent between processes, which the
-verdict was built to absorb, is not reported. Its rate on blocks that do
-not differ is measured in ``benchmarks/blocks_differ_study.py``.
+verdict was built to absorb, is not reported. Its rate on blocks that do not differ is measured
+in ``benchmarks/blocks_differ_study.py``.
 """
 
 from __future__ import annotations
@@ -43,30 +43,41 @@ _Z90 = float(_sps.norm.ppf(0.9))
 _MEDIAN_ERROR = math.sqrt(math.pi / 2.0) * MAD_TO_SD
 
 
-def blocks_differ(log_ratios: np.ndarray, blocks: np.ndarray) -> Note | None:
+def rounds_by_block(log_ratios: np.ndarray, blocks: np.ndarray) -> list[np.ndarray]:
+    """Each block's log-ratios in round order, the blocks in the order they ran (of their first
+    round). ``blocks`` gives each round's block. One stable sort: O(n log n)."""
+    if blocks.size == 0:
+        return []
+    order = np.argsort(blocks, kind="stable")
+    cuts = np.flatnonzero(np.diff(blocks[order])) + 1
+    groups = np.split(log_ratios[order], cuts)
+    firsts = order[np.concatenate(([0], cuts))]  # a block's first round: the stable sort keeps it first
+    return [groups[k] for k in np.argsort(firsts)]
+
+
+def block_medians(groups: list[np.ndarray]) -> np.ndarray:
+    """Each block's median log-ratio: the values the verdict is drawn from."""
+    return np.array([np.median(g) for g in groups])
+
+
+def blocks_differ(groups: list[np.ndarray], medians: np.ndarray) -> Note | None:
     """A ``blocks-differ`` note when the blocks' effects spread wider than their rounds' noise
-    explains (module docstring), else None. ``blocks`` gives each round's block, rounds in order."""
-    groups = [g for g in _by_block(log_ratios, blocks) if g.size >= LEAST_ROUNDS]
-    if len(groups) < LEAST_BLOCKS:
+    explains (module docstring), else None. ``groups`` are :func:`rounds_by_block`'s, ``medians``
+    their :func:`block_medians`."""
+    kept = [k for k, g in enumerate(groups) if g.size >= LEAST_ROUNDS]
+    if len(kept) < LEAST_BLOCKS:
         return None
-    medians = np.array([np.median(g) for g in groups])
-    deviations = [g - m for g, m in zip(groups, medians, strict=True)]
+    medians = medians[kept]
+    deviations = [groups[k] - m for k, m in zip(kept, medians, strict=True)]
     # the raw MAD in numpy, not scipy's median_abs_deviation: on 32 values a call costs 14 times as much
     errors = np.array([_MEDIAN_ERROR * np.median(np.abs(d)) / math.sqrt(d.size) for d in deviations])
     low, high = np.percentile(medians, SPREAD_PERCENTILES)
     by_noise = 2.0 * _Z90 * float(np.sqrt(np.mean(errors**2))) * _autocorrelation_factor(deviations)
     if high - low <= max(NOISE_FACTOR * by_noise, math.log1p(LEAST_SPREAD)):
         return None
-    return Note("blocks-differ", {"blocks": len(groups), "low_pct": float(np.expm1(low) * 100.0),
+    return Note("blocks-differ", {"blocks": len(kept), "low_pct": float(np.expm1(low) * 100.0),
                                   "high_pct": float(np.expm1(high) * 100.0),
                                   "noise_pct": float(np.expm1(by_noise) * 100.0)})
-
-
-def _by_block(log_ratios: np.ndarray, blocks: np.ndarray) -> list[np.ndarray]:
-    """Each block's log-ratios, in round order (a stable sort keeps it). O(n log n)."""
-    order = np.argsort(blocks, kind="stable")
-    cuts = np.flatnonzero(np.diff(blocks[order])) + 1
-    return np.split(log_ratios[order], cuts)
 
 
 def _autocorrelation_factor(deviations: list[np.ndarray]) -> float:

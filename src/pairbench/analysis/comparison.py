@@ -34,7 +34,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from pairbench import stats
-from pairbench.analysis.blocks import blocks_differ
+from pairbench.analysis.blocks import block_medians, blocks_differ, rounds_by_block
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import (
     Comparison,
@@ -146,8 +146,7 @@ def block_effects(log_ratios: np.ndarray, blocks: np.ndarray) -> np.ndarray:
     (memory layout, hash seeds), so they are not independent observations of the code's effect;
     blocks are. The verdict is drawn from these values. O(n log n).
     """
-    ids, first = np.unique(blocks, return_index=True)
-    return np.array([np.median(log_ratios[blocks == block]) for block in ids[np.argsort(first)]])
+    return block_medians(rounds_by_block(log_ratios, blocks))
 
 
 def failed_rounds(baseline: Samples, candidate: Samples) -> int:
@@ -354,7 +353,8 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     base, cand = paired_values(pairing.base, pairing.cand, metric)
     r = _log_ratios(base, cand) if base.size else np.zeros(0)
     blocks = paired_blocks(pairing.base, pairing.cand, metric)
-    decided_on = r if blocks is None else block_effects(r, blocks)
+    grouped = None if blocks is None else rounds_by_block(r, blocks)
+    decided_on = r if grouped is None else block_medians(grouped)
     never = never_succeeded(pairing) or _no_cpu_time(pairing, metric)
     if never is not None:  # nothing to compare, and more rounds of the same would not help
         verdict, effect, notes, plan = refuse(never), None, (), RoundsPlan(None)
@@ -366,7 +366,7 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     notes = [*notes, *([plan.note] if plan.note else [])]
     if blocks is not None and r.size:
         notes.append(Note("process-blocks", {"blocks": int(decided_on.size), "rounds": int(r.size)}))
-        differ = blocks_differ(r, blocks)
+        differ = blocks_differ(grouped, decided_on)
         notes.extend([differ] if differ is not None else [])
     repeated = repetitions_note(pairing.base)
     if repeated is not None and r.size:
