@@ -84,9 +84,10 @@ def two_piece(y, fit) -> np.ndarray:
 
 def placed_by_density(y, fit, breaks: tuple[int, ...], sloped: tuple[bool, ...], min_size: int) -> tuple[int, ...]:
     """``breaks`` with each step between two levels (neither neighbour ``sloped``) moved, in turn, to
-    the place at least ``min_size`` from its neighbouring breaks (the one before as moved) where the values before it about the
-    level before (``fit`` just before the break) and those after about the level after are likeliest
-    under the kernel density of the residuals ``y - fit``; of equal places, the nearest."""
+    the place at least ``min_size`` from its neighbouring breaks (the one before as moved) where
+    the values before it about the level before (``fit`` just before the break) and those after
+    about the level after are likeliest under the kernel density of the residuals ``y - fit``; of
+    equal places, the nearest."""
     y, fit = np.asarray(y, dtype=np.float64), np.asarray(fit, dtype=np.float64)
     r = y - fit
     if not breaks or np.ptp(r) == 0.0:
