@@ -21,6 +21,10 @@ PAIRBENCH(same) {{ unsigned s = 0; for (unsigned i = 0; i < 2000u; i++) s ^= i; 
 PAIRBENCH_MAIN()
 """
 FAST = ("--max-time", "3s", "--sample-time", "200us", "--seed", "7", "-q")
+# A step to confirm gets 20 s at most (it decides in 1-3 s): its verdict needs about a dozen blocks of
+# fresh workers, and beside two busy loops and the rest of `make test` 3 s once ended inconclusive,
+# as the bisect tests' comparisons once did at 8 s
+DECIDING = ("--max-time", "20s", *FAST[2:])
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -73,7 +77,7 @@ def test_confirm_measures_the_flagged_benchmark_and_history_shows_the_step_confi
     root, commits = project
     code, out, _ = invoke("history", "work")
     assert code == 0 and "unconfirmed" in out and f"pairbench confirm {commits[2][:10]} {commits[3][:10]}" in out
-    code, out, err = invoke("confirm", commits[2][:10], commits[3][:10], *FAST)
+    code, out, err = invoke("confirm", commits[2][:10], commits[3][:10], *DECIDING)
     assert code == 0, err
     assert "Steps between these commits in the history: work" in err
     assert "work" in out and "slower" in out and "same" not in out  # only the flagged benchmark
