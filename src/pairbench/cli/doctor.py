@@ -18,9 +18,9 @@ from pairbench.doctor.plan import FAIL_ON_CHOICES, PLAN_OPTIONS, default
 from pairbench.environment.findings import at_least
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, UsageError
 from pairbench.measure.executor import OutputPolicy
+from pairbench.parsers import parse_shell
 from pairbench.report.doctor import render_benchmark, render_json, render_machine
 from pairbench.sessions.doctor import validate_command
-from pairbench.settings import parse_shell
 
 DOCTOR_EXIT_HELP = """\b
 Exit codes:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pairbench.errors import UsageError
 from pairbench.measure.commandline import parse_command, resolve_shell
 from pairbench.model import Command
-from pairbench.settings import NO_SHELL, parse_count, parse_shell
+from pairbench.parsers import parse_count, parse_shell
+from pairbench.settings import NO_SHELL
 from pairbench.units import parse_duration_ns
 
 PLACEHOLDER = "{iterations}"
@@ -32,7 +33,7 @@ class ValidationPlan:
     ``runs`` samples are taken at every iteration count of ``counts`` (once,
     at 1, without a ``{iterations}`` placeholder), after ``warmup`` untimed
     rounds; with ``probe_startup`` every round also runs ``true`` (through
-    ``SHELL -c`` when ``shell`` names one, as ``settings.parse_shell`` gives it: ``sh``,
+    ``SHELL -c`` when ``shell`` names one, as ``parsers.parse_shell`` gives it: ``sh``,
     ``bash --norc``, or ``none``), whose time is process start-up, measured under
     the same conditions as the command. ``seed`` seeds the order of each
     round; ``name`` defaults to the command text. Built by :func:`parse_plan`

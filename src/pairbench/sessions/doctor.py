@@ -27,8 +27,8 @@ from pairbench.measure.executor import Executor
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget
 from pairbench.model import BenchmarkKey, Run, Side
+from pairbench.parsers import parse_settings
 from pairbench.sessions.result import finished, new_run
-from pairbench.settings import parse_settings
 
 
 def validate_command(plan: ValidationPlan, executor: Executor, environment: Mapping | None = None, *,

@@ -51,7 +51,7 @@ from pairbench.model import (
     Side,
 )
 from pairbench.notes import Note, Subject
-from pairbench.settings import parse_settings
+from pairbench.parsers import parse_settings
 from pairbench.store.files import MAX_FILE_BYTES, parse_json_text, read_lines, read_text_file
 
 _GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+ns/op", re.MULTILINE)  # enough to name the format
