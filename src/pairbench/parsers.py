@@ -24,6 +24,8 @@ from pairbench.outputs import JOURNAL_SUFFIX
 from pairbench.parameters import parse_parameters
 from pairbench.settings import (
     ALPHA_RANGE,
+    DEFAULT_COUNTS,
+    DOCTOR_FAIL_ON_CHOICES,
     KINDS,
     LEGACY_METRIC,
     LEGACY_REPETITIONS,
@@ -32,14 +34,18 @@ from pairbench.settings import (
     MAX_REPETITIONS,
     METRIC_CHOICES,
     NO_SHELL,
+    PLACEHOLDER,
+    PLAN_OPTIONS,
     SORT_CHOICES,
     STDOUT,
     Decision,
     Outputs,
     Sampling,
     Settings,
+    ValidationPlan,
     Workers,
     default,
+    doctor_default,
 )
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
@@ -403,3 +409,55 @@ def _names(names: Sequence[str], n_commands: int) -> tuple[str, ...]:
         if name in names[:i]:
             raise UsageError(f"two commands are both named {name!r}; give distinct --name values")
     return names
+
+
+# --------------------------------------------------------------------------- doctor COMMAND
+
+
+def parse_plan(command: str, options: Mapping[str, object]) -> ValidationPlan:
+    """Turn ``COMMAND`` and the options as typed into a :class:`ValidationPlan`; ``UsageError`` on any
+    bad value.
+
+    ``options`` maps the option names of ``PLAN_OPTIONS`` to the text given, or
+    None when not given (then the plan's defaults apply; ``no_shell`` is -N, a flag).
+    A missing seed is drawn at random here, so the report can say which was used.
+    """
+    if not isinstance(command, str) or not command.strip():
+        raise UsageError(f"COMMAND must be a non-empty command, got {command!r}")
+    given = {option: options.get(option) for option in PLAN_OPTIONS}
+    counts = parse_counts(given["iterations"]) if given["iterations"] is not None else DEFAULT_COUNTS
+    if PLACEHOLDER in command and len(counts) < 2:
+        raise UsageError(f"--iterations: a {PLACEHOLDER} command needs at least 2 distinct counts, "
+                         f"got {given['iterations']!r}")
+    seed = given["seed"]
+    return ValidationPlan(
+        command=command,
+        shell=parse_shell(NO_SHELL if given["shell"] is None else given["shell"],
+                          no_shell=bool(given["no_shell"])),
+        name=given["name"] or "",
+        runs=parse_count("--runs", given["runs"], 2) if given["runs"] is not None else doctor_default("runs"),
+        counts=counts,
+        warmup=parse_count("--warmup", given["warmup"], 0) if given["warmup"] is not None else doctor_default("warmup"),
+        seed=int.from_bytes(os.urandom(4), "big") if seed is None else parse_count("--seed", seed, 0),
+        timeout_ns=parse_duration_ns(given["timeout"], option="--timeout") if given["timeout"] else None,
+    )
+
+
+def parse_counts(text: str) -> tuple[int, ...]:
+    """--iterations: distinct whole numbers >= 1, comma-separated ("1,2,4,8")."""
+    parts = [part.strip() for part in str(text).split(",") if part.strip()]
+    if not parts:
+        raise UsageError(f"--iterations: expected iteration counts like 1,2,4,8, got {text!r}")
+    counts = tuple(parse_count("--iterations", part, 1, shown=repr(text)) for part in parts)
+    if len(set(counts)) != len(counts):
+        raise UsageError(f"--iterations: the counts must be distinct, got {text!r}")
+    return counts
+
+
+def parse_doctor_fail_on(value: str | None) -> str:
+    """--fail-on: the finding status from which the doctor exits 1 (``never`` when not given)."""
+    if value is None:
+        return doctor_default("fail_on")
+    if value not in DOCTOR_FAIL_ON_CHOICES:
+        raise UsageError(f"--fail-on must be one of {', '.join(DOCTOR_FAIL_ON_CHOICES)}; got {value!r}")
+    return value

@@ -15,7 +15,7 @@ through the same parsers. ``outputs`` (where this invocation writes) is not stor
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from pairbench.harnesses import WORKER_HARNESSES
 
@@ -233,3 +233,60 @@ longer shown apart from 100% and the intervals need rounds no benchmark affords;
 verdict would be wrong more often than right."""
 NO_SHELL = "none"
 SORT_CHOICES = ("auto", "command", "mean-time")
+
+
+# --------------------------------------------------------------------------- doctor COMMAND
+
+
+PLACEHOLDER = "{iterations}"
+DEFAULT_COUNTS = (1, 2, 4, 8)
+DOCTOR_FAIL_ON_CHOICES = ("never", "warn", "fail")
+"""``doctor --fail-on``: the finding status from which the doctor exits 1."""
+PLAN_OPTIONS = ("runs", "iterations", "warmup", "shell", "no_shell", "name", "seed", "timeout")
+
+
+@dataclass(frozen=True)
+class ValidationPlan:
+    """How ``pairbench doctor COMMAND`` validates one benchmark command.
+
+    ``runs`` samples are taken at every iteration count of ``counts`` (once,
+    at 1, without a ``{iterations}`` placeholder), after ``warmup`` untimed
+    rounds; with ``probe_startup`` every round also runs ``true`` (through
+    ``SHELL -c`` when ``shell`` names one, as ``parsers.parse_shell`` gives it: ``sh``,
+    ``bash --norc``, or ``none``), whose time is process start-up, measured under
+    the same conditions as the command. ``seed`` seeds the order of each
+    round; ``name`` defaults to the command text. Built by ``parsers.parse_plan``
+    from the options, or directly by code that has typed values.
+    """
+
+    command: str
+    shell: str = NO_SHELL
+    name: str = ""
+    runs: int = 20
+    counts: tuple[int, ...] = DEFAULT_COUNTS
+    warmup: int = 1
+    probe_startup: bool = True
+    seed: int = 0
+    timeout_ns: int | None = None
+
+    @property
+    def iterated(self) -> bool:
+        return PLACEHOLDER in self.command
+
+    @property
+    def benchmark_name(self) -> str:
+        return self.name or self.command
+
+    @property
+    def measured_counts(self) -> tuple[int, ...]:
+        """The iteration counts measured: ``counts``, or just 1 without a placeholder."""
+        return self.counts if self.iterated else (1,)
+
+
+def doctor_default(option: str) -> object:
+    """The default of a ``doctor COMMAND`` option (its click name: ``runs``, ``iterations``), for the help."""
+    if option == "iterations":
+        return ",".join(map(str, DEFAULT_COUNTS))
+    if option == "fail_on":
+        return DOCTOR_FAIL_ON_CHOICES[0]
+    return {f.name: f.default for f in fields(ValidationPlan)}[option]

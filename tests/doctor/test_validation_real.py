@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from pairbench.doctor import ValidationPlan
 from pairbench.measure.posix import PosixExecutor
 from pairbench.report.doctor import reading
 from pairbench.sessions.doctor import validate_command
+from pairbench.settings import ValidationPlan
 
 pytestmark = pytest.mark.e2e  # real processes, timed for real
 
