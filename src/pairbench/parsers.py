@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 
 from pairbench.errors import UsageError
-from pairbench.harnesses import HARNESS_CHOICES
+from pairbench.harness_registry import HARNESS_CHOICES
 from pairbench.limits import MAX_SHARDS, MAX_SIDES
 from pairbench.outputs import JOURNAL_SUFFIX
 from pairbench.parameters import parse_parameters

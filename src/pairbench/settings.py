@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import asdict, dataclass, field, fields
 
-from pairbench.harnesses import WORKER_HARNESSES
+from pairbench.harness_registry import WORKER_HARNESSES
 
 KINDS = ("run", "compare", "bench", "import")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine

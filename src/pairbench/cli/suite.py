@@ -10,7 +10,7 @@ from pairbench.cli.measuring import fail_on_gate, fail_on_metric_gate
 from pairbench.cli.options import fail_on_metric_option
 from pairbench.cli.report import check_outputs, write_document
 from pairbench.errors import EXIT_OK, UsageError
-from pairbench.harnesses import IMPORT_FORMATS
+from pairbench.harness_registry import IMPORT_FORMATS
 from pairbench.settings import default
 from pairbench.verdict import FAIL_ON_CHOICES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.harnesses import (
+from pairbench.harness_registry import (
     HARNESS_CHOICES,
     IMPORT_FORMATS,
     PAIRBENCH,
