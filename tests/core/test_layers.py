@@ -22,7 +22,7 @@ TEST_SUPPORT = SRC.parents[1] / "tests" / "support"
 
 LAYERS = ("cli", "sessions", "report", "analysis", "store", "measure", "environment", "stats",
           "worker", "vocabulary")
-VOCABULARY = {"errors", "units", "command", "notes", "settings", "parsers", "parameters", "model", "verdict", "workloads", "harness_registry",
+VOCABULARY = {"errors", "units", "command", "notes", "settings", "parsers", "parameters", "model", "verdict", "harness_registry",
               "preload", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli", "api": "cli"})

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +23,7 @@ from pairbench.settings import ValidationPlan
 
 pytestmark = pytest.mark.e2e  # real processes, timed for real
 
-WORKLOADS = f"{sys.executable} -m pairbench.workloads"
+WORKLOADS = f"{sys.executable} {Path(__file__).parents[2] / 'examples' / 'workloads.py'}"
 
 
 def by_check(report):
