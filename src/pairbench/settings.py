@@ -34,9 +34,13 @@ DEFAULTS: dict[str, object] = {
     "repetitions": 8,  # bench, Go: the repetitions of a round's invocation (Workers.repetitions says why)
     "tuned_rounds": 30,  # no option: the tuning of the confidence sequence (analysis.criteria.T_OPT says why)
 }
-METRIC_CHOICES = ("auto", "wall", "cpu")
+METRIC_CHOICES = ("auto", "wall", "cpu", "instructions", "cycles-model")
 """--metric: what a comparison decides on (``model.metric_total``); auto: CPU time for a benchmark
-whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``)."""
+whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``);
+instructions: the user-space instructions executed, counted by a hardware counter or Callgrind;
+cycles-model: Callgrind's cache-model estimate of the cycles (``measure.callgrind``)."""
+COUNT_METRIC_CHOICES = ("instructions", "cycles-model")
+"""The --metric choices that count instead of timing (``model.COUNT_METRICS``)."""
 LEGACY_METRIC = "wall"
 """What results stored before --metric existed (pairbench 0.2) were decided on."""
 LEGACY_REPETITIONS = 1
@@ -79,9 +83,21 @@ HARNESS_DEFAULTS: dict[str, dict[str, object]] = {
 """bench's defaults that differ with the harness of the benchmarks (unless the option is given)."""
 
 
-def default(option: str, kind: str = "compare", harness: str | None = None) -> object:
-    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``, and for
-    ``bench`` of benchmarks of ``harness`` when given."""
+COUNT_DEFAULTS: dict[str, dict[str, object]] = {
+    # counts need no warm-up of the machine, and identical counts decide in a few rounds
+    # (stats.counts.exact_rounds: 8 at alpha 0.01); Callgrind runs a program 20-100 times slower,
+    # and an interpreter's start-up under it takes seconds, so the budget is larger
+    "compare": {"warmup": 0, "min_runs": 2, "max_time": "300s"},
+    "bench": {"warmup": 0, "min_runs": 2, "max_time": "120s"},
+}
+"""The defaults that differ when the metric is a count (``--metric instructions`` or ``cycles-model``)."""
+
+
+def default(option: str, kind: str = "compare", harness: str | None = None, metric: str | None = None) -> object:
+    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``, for
+    ``bench`` of benchmarks of ``harness`` when given, and with a count ``metric``."""
+    if metric in COUNT_METRIC_CHOICES and option in COUNT_DEFAULTS.get(kind, {}):
+        return COUNT_DEFAULTS[kind][option]
     if kind == "bench" and option in HARNESS_DEFAULTS.get(harness, {}):
         return HARNESS_DEFAULTS[harness][option]
     return KIND_DEFAULTS[kind].get(option, DEFAULTS.get(option))

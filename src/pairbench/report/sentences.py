@@ -9,7 +9,7 @@ from __future__ import annotations
 from pairbench.analysis import Comparison
 from pairbench.model import COMMAND_BENCHMARK
 from pairbench.notes import Note
-from pairbench.report.wording import INLINE, word
+from pairbench.report.wording import INLINE, METRIC_WORDS, word
 from pairbench.units import format_level, format_percent, format_value
 
 
@@ -31,8 +31,9 @@ def verdict_label(c: Comparison) -> str:
 
 
 def _on(c: Comparison) -> str:
-    """ " on CPU time" for a comparison decided on CPU time (``--metric cpu``), else nothing."""
-    return " on CPU time" if c.metric == "cpu" else ""
+    """ " on CPU time" for a comparison decided on CPU time (``--metric cpu``), " on instructions" and
+    the like for a count, else nothing (wall time)."""
+    return f" on {METRIC_WORDS[c.metric]}" if c.metric != "wall" and c.metric in METRIC_WORDS else ""
 
 
 def change_text(c: Comparison) -> str:
