@@ -52,6 +52,8 @@ from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
 from pairbench.model import (
     CPU_METRIC,
+    CYCLES_MODEL_METRIC,
+    INSTRUCTIONS_METRIC,
     PRIMARY_METRIC,
     REPETITION_METRIC,
     RESIDENT_METRIC,
@@ -61,11 +63,11 @@ from pairbench.model import (
 )
 from pairbench.verdict import Verdict
 
-NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, REPETITION_METRIC, "block",
-                       "rounds", "minor_faults", "major_faults"})
-"""Metric columns pairbench keeps for itself (the time, the validation samples, a Go round's repetition
-number, the worker's block and its page faults, as rusage counts them; pytest-benchmark's rounds per
-invocation): never a table."""
+NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, INSTRUCTIONS_METRIC, CYCLES_MODEL_METRIC, VALIDATION_METRIC,
+                       RESIDENT_METRIC, REPETITION_METRIC, "block", "rounds", "minor_faults", "major_faults"})
+"""Metric columns pairbench keeps for itself (the time, the instructions and modelled cycles --metric
+compares, the validation samples, a Go round's repetition number, the worker's block and its page faults,
+as rusage counts them; pytest-benchmark's rounds per invocation): never a table."""
 FIRST_UNITS = {"B/op": 0, "allocs/op": 1}
 """The units whose tables come first, as benchstat's do."""
 METHODS = ("ratio", "equal", "sign test")
