@@ -93,6 +93,13 @@ class Criteria:
         """The rounds the confidence sequence at ``level_alpha`` is tuned for (``tuning_rounds``)."""
         return tuning_rounds(self.level_alpha, self.tuned)
 
+    def exact_rounds(self) -> int:
+        """The rounds of identical counts that decide a count exactly (``stats.counts.exact_rounds``
+        at ``level``)."""
+        from pairbench.stats.counts import exact_rounds
+
+        return exact_rounds(self.level)
+
     def first_verdict_round(self) -> int:
         """The values (rounds, or blocks) before which no verdict can be reached: the confidence
         sequence is unbounded below ``stats.sequential.first_bounded_n`` of them; 0 for fixed rounds.

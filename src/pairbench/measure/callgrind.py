@@ -107,13 +107,14 @@ def find_valgrind() -> str | None:
 def callgrind_argv(valgrind: str, directory: str, *, region: bool) -> tuple[str, ...]:
     """The words that run a program under Callgrind, its output in ``directory``: with ``region``
     nothing is counted until the program's client requests switch collection on (a worker's
-    loop); without, every process of the tree is counted, each into its own file."""
+    loop), and nothing is instrumented until its first sample (a Python worker then starts in
+    half the time); without, every process of the tree is counted, each into its own file."""
     caches = [f"--{name}={size},{ways},{line}" for name, size, ways, line in CACHE_GEOMETRY]
     return (valgrind, "--tool=callgrind", "--quiet", "--cache-sim=yes", *caches,
             "--compress-strings=no", "--compress-pos=no", "--dump-line=no",
             f"--callgrind-out-file={os.path.join(directory, OUTPUT_PREFIX)}.%p",
             f"--log-file={os.path.join(directory, LOG_PREFIX)}.%p",
-            *(("--collect-atstart=no",) if region else ("--trace-children=yes",)))
+            *(("--collect-atstart=no", "--instr-atstart=no") if region else ("--trace-children=yes",)))
 
 
 def parse_counts(head: str, source: str) -> Counts:

@@ -100,6 +100,34 @@ def choose_counter(metric: str, root: str = "/", *, commands: bool = True) -> Co
     return Counter("callgrind", valgrind, _version([valgrind, "--version"]))
 
 
+GO_MARK = b"\xff Go buildinf:"
+"""The start of the build information every Go program carries (``debug/buildinfo``)."""
+GO_SCAN_BYTES = 64 << 20
+
+
+def is_go_program(path: str) -> bool:
+    """Whether the file at ``path`` is a Go program (its build information's mark, in its first
+    ``GO_SCAN_BYTES``); False when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return GO_MARK in f.read(GO_SCAN_BYTES)
+    except OSError:
+        return False
+
+
+def refuse_go(text: str) -> None:
+    """``CountingUnavailable`` when the program a command or worker ``text`` starts is a Go program:
+    Valgrind does not support the Go runtime (its goroutine stacks, signals and threads), so Callgrind
+    would give wrong counts or none."""
+    first = text.split()[0] if text.split() else ""
+    path = shutil.which(first) or first
+    if path and is_go_program(path):
+        raise CountingUnavailable(f"{first} is a Go program: Valgrind does not support the Go runtime, so "
+                                  "Callgrind cannot count it; count it on a machine with hardware counters "
+                                  "(--metric instructions uses them where /sys/bus/event_source/devices has cpu), "
+                                  "or compare its time (--metric cpu)")
+
+
 def _version(argv: list[str]) -> str:
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=10)

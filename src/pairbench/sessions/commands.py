@@ -30,7 +30,7 @@ from pairbench.measure.commandline import (
     substitute,
     with_input,
 )
-from pairbench.measure.counters import choose_counter, counted_targets
+from pairbench.measure.counters import choose_counter, counted_targets, refuse_go
 from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
 from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
@@ -195,6 +195,9 @@ class Session:
         self.targets = self._targets(helper_shell)  # every command checked before anything runs
         self.counter = (choose_counter(settings.decision.metric) if settings.decision.metric in COUNT_METRIC_CHOICES
                         else None)
+        if self.counter is not None and self.counter.kind == "callgrind":
+            for target in self.targets:
+                refuse_go(target.command.argv[0] if not target.command.shell else target.command.text)
         self._executor_factory = executor_factory
         self._environment = dict(environment)
         self.skeleton = new_run(settings.kind, settings, self.sides, self.benchmarks, self._environment,

@@ -21,7 +21,13 @@ void pairbench_dump(void);
 /* what `make test` looks for to know this build has the requests */
 __attribute__((used)) static const char pairbench_marker_[] = "pairbench-callgrind-requests";
 int pairbench_counting_available(void) { return 1; }
-void pairbench_collect(void) { CALLGRIND_TOGGLE_COLLECT; }
+static int pairbench_instrumented_;
+/* instrumentation starts at the first sample (--instr-atstart=no) and stays on */
+void pairbench_collect(void) {
+    if (!pairbench_instrumented_) CALLGRIND_START_INSTRUMENTATION;
+    pairbench_instrumented_ = 1;
+    CALLGRIND_TOGGLE_COLLECT;
+}
 void pairbench_dump(void) { CALLGRIND_DUMP_STATS_AT("pairbench sample"); }
 #else
 int pairbench_counting_available(void) { return 0; }

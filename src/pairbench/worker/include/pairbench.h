@@ -321,9 +321,18 @@ static inline void pairbench_cpu_split_(uint64_t cpu_ns, const struct rusage *be
  * collection on around the loop only, then one dump per sample for pairbench to read.
  * Outside Valgrind a client request is a few instructions that do nothing. */
 #ifdef PAIRBENCH_CALLGRIND_
+/* Instrumentation starts with the first sample (pairbench starts the worker with
+ * --instr-atstart=no) and stays on; collection is toggled around each loop. */
+static inline void pairbench_instrument_(void) {
+    static int started;
+    if (!started) CALLGRIND_START_INSTRUMENTATION;
+    started = 1;
+}
+#define PAIRBENCH_INSTRUMENT_() pairbench_instrument_()
 #define PAIRBENCH_COLLECT_() CALLGRIND_TOGGLE_COLLECT
 #define PAIRBENCH_DUMP_() CALLGRIND_DUMP_STATS_AT("pairbench sample")
 #else
+#define PAIRBENCH_INSTRUMENT_() ((void)0)
 #define PAIRBENCH_COLLECT_() ((void)0)
 #define PAIRBENCH_DUMP_() ((void)0)
 #endif
@@ -394,6 +403,7 @@ static inline void pairbench_run_(int fd, const struct pairbench_case_ *c, uint6
     uint64_t start = 0, stop = 0, cpu_start = 0, cpu_stop = 0, user_ns = 0, sys_ns = 0;
     int64_t instructions = -1;
     pairbench_state_.failed = 0;
+    PAIRBENCH_INSTRUMENT_(); /* before the setup: its memory is then in the simulated caches */
     if (c->setup) c->setup();
     if (!pairbench_state_.failed) {
         pairbench_usage_(&before); /* outside the clock readings */
