@@ -73,8 +73,6 @@ def main(argv: list[str] | None = None) -> int:
             _print_names(collect(args.paths, args.root))
             return EXIT_OK
         request_fd, reply_fd = take_fds(os.environ)
-        global COUNTER
-        COUNTER = _counter(os.environ)
         benchmarks = collect(args.paths, args.root)
     except StartFailed as exc:
         sys.stderr.write(f"{exc}\n\n{parser.format_help()}")
@@ -134,7 +132,14 @@ def _parse_fds(text: str) -> tuple[int, int]:
 
 
 def serve(benchmarks: list[Benchmark], request_fd: int, reply_fd: int) -> int:
-    """Greet, then answer requests until ``quit`` or end of file; the exit status."""
+    """Greet, then answer requests until ``quit`` or end of file; the exit status. Counting is set up
+    first, as ``PAIRBENCH_COUNTER`` asks (for this worker and the pytest worker alike)."""
+    global COUNTER
+    try:
+        COUNTER = _counter(os.environ)
+    except HarnessError as exc:
+        sys.stderr.write(f"pairbench worker: {exc}\n")
+        return EXIT_USAGE
     table = {bench.name: bench for bench in benchmarks}
     reader = LineReader(request_fd)
     try:
