@@ -250,14 +250,16 @@ COUNTER_PMUS = ("cpu", "cpu_core", "cpu_atom", "armv8_pmuv3", "armv8_pmuv3_0")
 
 def counting(root: Path) -> dict:
     """What can count instructions here: the processor's PMUs present, and whether Valgrind is on the
-    PATH (``--metric instructions``)."""
+    PATH (``--metric instructions``); None for what cannot be read (a fixture tree below another
+    ``root`` than / says nothing of this machine's PATH)."""
     import shutil
 
     try:
         present = sorted(set(os.listdir(root / "sys/bus/event_source/devices")) & set(COUNTER_PMUS))
     except OSError:
         present = None
-    return {"pmus": present, "valgrind": shutil.which("valgrind") is not None}
+    live = Path(root).resolve() == Path("/")
+    return {"pmus": present, "valgrind": (shutil.which("valgrind") is not None) if live else None}
 
 
 # ------------------------------------------------------------------ virtualization and containers

@@ -255,7 +255,7 @@ def _perf(d: Mapping) -> str:
 
 def _counting(d: Mapping) -> str:
     """What --metric instructions would count with here (docs/instructions.md)."""
-    if "pmus" not in d:
+    if "pmus" not in d or d["pmus"] is None:
         return ""
     if d["pmus"]:
         return f"; --metric instructions counts with the processor's counter ({', '.join(d['pmus'])})"
