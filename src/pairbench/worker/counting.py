@@ -55,7 +55,15 @@ _SYSCALL_PERF_EVENT_OPEN = {"x86_64": 298, "aarch64": 241, "i686": 336, "i386": 
 _PERF_TYPE_HARDWARE, _PERF_COUNT_HW_INSTRUCTIONS = 0, 1
 _IOC_ENABLE, _IOC_DISABLE, _IOC_RESET = 0x2400, 0x2401, 0x2403  # _IO('$', 0), _IO('$', 1), _IO('$', 3)
 _DISABLED, _EXCLUDE_KERNEL, _EXCLUDE_HV = 1 << 0, 1 << 5, 1 << 6  # perf_event_attr's flag bits
-_ATTR_SIZE = 128  # PERF_ATTR_SIZE_VER7: the kernel zero-fills what it does not know
+
+
+class _Attr(ctypes.Structure):
+    """``struct perf_event_attr`` up to its flags, padded to 128 bytes (PERF_ATTR_SIZE_VER7); the
+    fields after the flags stay 0."""
+
+    _fields_ = [("type", ctypes.c_uint32), ("size", ctypes.c_uint32), ("config", ctypes.c_uint64),
+                ("sample_period", ctypes.c_uint64), ("sample_type", ctypes.c_uint64),
+                ("read_format", ctypes.c_uint64), ("flags", ctypes.c_uint64), ("rest", ctypes.c_uint8 * 80)]
 
 
 class HardwareCounter:
@@ -64,28 +72,28 @@ class HardwareCounter:
 
     resets = True  # each start resets the count: a sample of several timed calls sums them
 
-    def __init__(self):
+    def __init__(self, event: tuple[int, int] = (_PERF_TYPE_HARDWARE, _PERF_COUNT_HW_INSTRUCTIONS)):
+        """``event``: perf's (type, config); another than instructions is for tests only (a software
+        clock, which a machine without counters has, exercises the same calls)."""
         number = _SYSCALL_PERF_EVENT_OPEN.get(platform.machine())
         if number is None:
             raise CountingUnavailable(f"hardware instruction counting is not supported on {platform.machine()}")
         libc = ctypes.CDLL(None, use_errno=True)
-        attr = (ctypes.c_uint8 * _ATTR_SIZE)()
-        words = ctypes.cast(attr, ctypes.POINTER(ctypes.c_uint64))
-        ctypes.cast(attr, ctypes.POINTER(ctypes.c_uint32))[0:2] = [_PERF_TYPE_HARDWARE, _ATTR_SIZE]
-        words[1] = _PERF_COUNT_HW_INSTRUCTIONS  # config
-        words[5] = _DISABLED | _EXCLUDE_KERNEL | _EXCLUDE_HV  # the flags after 4 u64 fields
-        fd = libc.syscall(number, attr, 0, -1, -1, 8)  # this thread, any CPU, no group, PERF_FLAG_FD_CLOEXEC
+        attr = _Attr(type=event[0], size=ctypes.sizeof(_Attr), config=event[1],
+                     flags=_DISABLED | _EXCLUDE_KERNEL | _EXCLUDE_HV)
+        fd = libc.syscall(ctypes.c_long(number), ctypes.byref(attr), ctypes.c_long(0), ctypes.c_long(-1),
+                          ctypes.c_long(-1), ctypes.c_ulong(8))  # this thread, any CPU, no group, FD_CLOEXEC
         if fd < 0:
             raise CountingUnavailable(f"cannot open the hardware instruction counter: {os.strerror(ctypes.get_errno())}")
         self._fd, self._ioctl = fd, libc.ioctl
         self.instructions: int | None = None
 
     def start(self) -> None:
-        self._ioctl(self._fd, _IOC_RESET, 0)
-        self._ioctl(self._fd, _IOC_ENABLE, 0)
+        self._ioctl(self._fd, ctypes.c_ulong(_IOC_RESET), 0)
+        self._ioctl(self._fd, ctypes.c_ulong(_IOC_ENABLE), 0)
 
     def stop(self) -> None:
-        self._ioctl(self._fd, _IOC_DISABLE, 0)
+        self._ioctl(self._fd, ctypes.c_ulong(_IOC_DISABLE), 0)
 
     def finish(self) -> None:
         self.instructions = int.from_bytes(os.read(self._fd, 8), sys.byteorder)
