@@ -79,6 +79,10 @@ def main(argv=None) -> int:
     directory = Path((argv or sys.argv[1:])[0])
     print("## Goals\n")
     print(goals(rows(directory / "goals.jsonl")))
+    extra = sorted(directory.glob("goals-alpha*.jsonl"))
+    for path in extra:
+        print(f"\n{path.stem.removeprefix('goals-')}:\n")
+        print(goals(rows(path)))
     found = rows(directory / "matrix.jsonl")
     print("\n## Matrix\n")
     print(matrix(found))

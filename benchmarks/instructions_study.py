@@ -165,9 +165,9 @@ def build(work: Path) -> dict[str, dict]:
             for name, (how, base, cand, truth) in cases.items()}
 
 
-def argv_for(case: dict, metric: str, seed: int, out: Path) -> list[str]:
-    """The pairbench command that compares a case's sides on ``metric``."""
-    common = ["--metric", metric, "--seed", str(seed), "--json", str(out)]
+def argv_for(case: dict, metric: str, seed: int, out: Path, alpha: str | None = None) -> list[str]:
+    """The pairbench command that compares a case's sides on ``metric`` (at ``alpha``, or the default)."""
+    common = ["--metric", metric, "--seed", str(seed), "--json", str(out), *(["--alpha", alpha] if alpha else [])]
     if case["how"] == "bench":
         return [*PAIRBENCH, "bench", *common, case["base"], case["cand"]]
     if case["how"] == "compare":
@@ -179,11 +179,11 @@ def argv_for(case: dict, metric: str, seed: int, out: Path) -> list[str]:
     return [*PAIRBENCH, "bench", "--harness", harness, *common, base, cand]
 
 
-def one(case: dict, metric: str, seed: int, scratch: Path, timeout: float) -> dict:
+def one(case: dict, metric: str, seed: int, scratch: Path, timeout: float, alpha: str | None = None) -> dict:
     out = scratch / f"r-{seed}-{metric}.json"
     started = time.monotonic()
     try:
-        done = subprocess.run(argv_for(case, metric, seed, out), capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(argv_for(case, metric, seed, out, alpha), capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"metric": metric, "error": "timeout", "elapsed_s": timeout}
     elapsed = time.monotonic() - started
@@ -234,10 +234,11 @@ def main(argv=None) -> int:
     parser.add_argument("--goal-cases", default="c +0.5%,c A/A,python +2%,python A/A")
     parser.add_argument("--seed", type=int, default=4100)
     parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--alpha", default=None, help="pairbench's --alpha (default: its own, 0.01)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    results = out / ("goals.jsonl" if args.goals else "matrix.jsonl")
+    results = out / (("goals" if args.goals else "matrix") + (f"-alpha{args.alpha}" if args.alpha else "") + ".jsonl")
     with tempfile.TemporaryDirectory(prefix="pairbench-instructions-") as work:
         cases = build(Path(work))
         chosen = args.goal_cases if args.goals else args.cases
@@ -256,7 +257,7 @@ def main(argv=None) -> int:
                         for metric in metrics:
                             seed += 1
                             before = loadavg()
-                            row = one(case, metric, seed, Path(work), args.timeout)
+                            row = one(case, metric, seed, Path(work), args.timeout, args.alpha)
                             row.update(case=name, load=load, trial=trial, seed=seed, loadavg_before=before,
                                        loadavg_after=loadavg(), truth=case["truth"],
                                        time=time.strftime("%Y-%m-%dT%H:%M:%S"))
