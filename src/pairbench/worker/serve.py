@@ -286,10 +286,12 @@ def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERAT
         before = _thread_usage()
         cpu_start = time.thread_time_ns()
         start = time.perf_counter_ns()
-        if counter is not None:  # the loop below, counted
+        if counter is not None:  # the loop below, counted (switched off even when a call raises)
             counter.start()
-            _calls(call, argument, iterations)
-            counter.stop()
+            try:
+                _calls(call, argument, iterations)
+            finally:
+                counter.stop()
         elif argument is NO_ARGUMENT:
             for _ in repeat(None, iterations):
                 call()
