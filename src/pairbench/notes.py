@@ -88,6 +88,7 @@ CODES: dict[str, str] = {
     "metrics-disagree": "wall time and CPU time changed by different amounts: which to trust, and why",
     "counted-by": "how the instructions were counted (the processor's counter or Callgrind), and what that costs",
     "counts-disagree": "instructions and time (or the cache model's cycles) changed by different amounts, and why",
+    "counts-beside": "what the other measure of the same rounds (the cache model's cycles, or CPU time) says",
     "times-under-callgrind": "the samples' times are of the program slowed under Callgrind: no time is compared",
     "rss-at-floor": "max RSS is at the smallest value the executor can report",
     "machine-busy": "load on the machine while measuring",

@@ -99,7 +99,9 @@ def test_cycles_that_vary_a_little_still_flag_a_disagreement_in_the_rounds_an_ex
 def test_instructions_and_cycles_that_agree_carry_no_disagreement_note():
     comparison = only(counted_run(np.full(8, 1000.0), np.full(8, 1030.0),
                                   cycles=(np.full(8, 3000.0), np.full(8, 3100.0))))
-    assert "counts-disagree" not in {note.code for note in comparison.notes}
+    notes = {note.code: note for note in comparison.notes}
+    assert "counts-disagree" not in notes
+    assert notes["counts-beside"].data["other_estimate"] == pytest.approx(100 / 30, rel=1e-9)  # shown beside
 
 
 @pytest.mark.parametrize("verdict, other, expected", [

@@ -42,8 +42,8 @@ def other_measure(pairing: Pairing, metric: str) -> str:
 
 
 def count_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria: Criteria) -> list[Note]:
-    """The notes of a verdict on a count: that times under Callgrind are not compared, and where the
-    other measure of the same rounds (``other_measure``) disagrees with it."""
+    """The notes of a verdict on a count: that times under Callgrind are not compared, and what the
+    other measure of the same rounds (``other_measure``) says: beside it, or disagreeing with it."""
     notes = [Note("times-under-callgrind", {})] if counted_by_callgrind(pairing) else []
     if effect is None:
         return notes
@@ -54,10 +54,9 @@ def count_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria: 
     if seen is None:
         return notes
     how = disagreement((effect.estimate, effect.low, effect.high), seen, criteria.threshold)
-    if how is not None:
-        notes.append(Note("counts-disagree", {
-            "metric": metric, "other": other, "how": how, "estimate": effect.estimate, "low": effect.low,
-            "high": effect.high, "other_estimate": seen[0], "other_low": seen[1], "other_high": seen[2]}))
+    data = {"metric": metric, "other": other, "estimate": effect.estimate, "low": effect.low, "high": effect.high,
+            "other_estimate": seen[0], "other_low": seen[1], "other_high": seen[2]}
+    notes.append(Note("counts-beside", data) if how is None else Note("counts-disagree", {**data, "how": how}))
     return notes
 
 

@@ -392,6 +392,9 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "cpu-time-partial": _cpu_partial,
     "metrics-disagree": _disagree,
     "counts-disagree": _counts_disagree,
+    "counts-beside": lambda d, u: (  # what the report shows beside a count's verdict
+        f"{METRIC_WORDS[d['other']]} changed by {_interval(d['other_estimate'], d['other_low'], d['other_high'])} "
+        f"over the same rounds, in agreement with {METRIC_WORDS[d['metric']]}"),
     "counted-by": _counted_by,
     "times-under-callgrind": lambda d, u: (
         "the times of these samples are of the program slowed under Callgrind, not its own: no time is compared "
