@@ -18,8 +18,8 @@ Cases:
   the harness's own loop; instructions: the whole process, one iteration, ``compare``);
 * ``criterion A/A``: the repository's criterion bench (``tests/adapters/programs/critbench``,
   benchmark ``same``: it has no itoa benchmark) against a copy of itself (time: ``bench``;
-  instructions: the whole invocation in criterion's ``--profile-time 0.2`` mode, which runs the
-  benchmark for 0.2 s with no analysis, ``compare``: a count driven by the clock, so it varies);
+  instructions: the whole invocation in criterion's ``--profile-time 1`` mode, which runs the
+  benchmark for 1 s (its least) with no analysis, ``compare``: a count driven by the clock, so it varies);
 * ``memory-bound``: a worker counting the bits of 256 random words with the SWAR popcount (about
   12 instructions a word), against one that looks them up in a 64 MiB table (about 7 instructions
   a word, and a cache miss per lookup): instructions fall, time rises.
@@ -160,7 +160,7 @@ def build(work: Path) -> dict[str, dict]:
         shutil.copy2(built[0], a)
         shutil.copy2(built[0], b)
         cases["criterion A/A"] = ("harness", (str(a), str(b)),
-                                  ("criterion", "--bench same --profile-time 0.2"), 0)
+                                  ("criterion", "--bench same --profile-time 1"), 0)
     return {name: {"how": how, "base": base, "cand": cand, "truth": truth}
             for name, (how, base, cand, truth) in cases.items()}
 
