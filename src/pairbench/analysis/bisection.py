@@ -56,10 +56,17 @@ from dataclasses import dataclass, field
 
 from pairbench.analysis.criteria import ABOVE, BELOW, UNDECIDED, Boundary
 from pairbench.analysis.records import Effect
+from pairbench.verdict import log_change
 
 KINDS = ("found", "spread", "inconclusive", "no-slowdown")
 STEP_SHARE = 0.5
 """The share of its own estimate a step's interval must lie above, and where the boundary lies."""
+
+
+def half_of(change_pct: float) -> float:
+    """``STEP_SHARE`` of a change in percent, taken of its log-ratio as every threshold is
+    (``verdict.within``): half of +10% is +4.88%, the change that done twice makes +10%."""
+    return 100.0 * math.expm1(STEP_SHARE * log_change(change_pct))
 
 
 def most_comparisons(n: int) -> int:
@@ -205,7 +212,7 @@ class Search:
                       tuple(bounds.items()), tuple(sides.items()), _outcome(sides))
         self.trials.append(trial)
         if pair.purpose == "step":
-            self.steps = {name: Boundary(STEP_SHARE * effects[name].estimate)
+            self.steps = {name: Boundary(half_of(effects[name].estimate))
                           for name, side in sides.items() if side == ABOVE}
         elif pair.purpose == "middle" and trial.outcome == ABOVE:
             self.hi = pair.cand
