@@ -4,6 +4,7 @@ Markdown and JSON, and the sentence of every kind of answer."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -77,7 +78,7 @@ def test_the_json_document_carries_every_comparison_and_the_answer():
                              "undecided_comparison": None}
     assert [c["purpose"] for c in doc["comparisons"]] == ["step", "middle", "middle", "middle", "middle", "ends"]
     assert doc["comparisons"][0]["benchmarks"][0]["boundary_share"] == 0.5
-    assert doc["comparisons"][1]["benchmarks"][0]["boundary_pct"] == 1.5
+    assert doc["comparisons"][1]["benchmarks"][0]["boundary_pct"] == pytest.approx(100 * (math.sqrt(1.03) - 1))
 
 
 @pytest.mark.parametrize(("bisected", "says"), [
