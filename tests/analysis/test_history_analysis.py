@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -9,10 +10,12 @@ import pytest
 
 from pairbench.analysis.change_points import clipped, detect
 from pairbench.analysis.history import (
+    Z_95,
     Point,
     benchmark_history,
     group_change_points,
     points_of,
+    with_noise,
 )
 from pairbench.model import BenchmarkKey
 from pairbench.store.history import Confirmation, Series, StoredBenchmark
@@ -80,12 +83,48 @@ def test_a_step_shows_what_confirm_found_of_it(status, verdict, shown):
     assert history.steps[0].status == shown
 
 
-def test_a_confirmation_of_a_wider_range_of_commits_covers_the_step_inside_it():
+def test_a_comparison_of_a_wider_range_of_commits_neither_confirms_nor_rejects_a_step_inside_it():
+    # A bisect of 31 commits compares the first with the last: its verdict may come from any change
+    # in the range, or from noise, so it said "confirmed" of a one-pair step it never measured.
     points = _points(_noisy([(1e6, 30), (1.1e6, 30)]))
     wide = _confirmation(f"{20:040x}", f"{40:040x}", "confirmed", "slower")
+    wide_equal = _confirmation(f"{20:040x}", f"{40:040x}", "rejected", "equivalent")
     elsewhere = _confirmation(f"{40:040x}", f"{50:040x}", "rejected", "equivalent")
-    assert benchmark_history(KEY, points, [wide]).steps[0].status == "confirmed"
-    assert benchmark_history(KEY, points, [elsewhere]).steps[0].status == "unconfirmed"
+    for confirmation in (wide, wide_equal, elsewhere):
+        assert benchmark_history(KEY, points, [confirmation]).steps[0].status == "unconfirmed"
+
+
+def test_a_comparison_inside_the_span_where_a_step_may_lie_that_holds_it_confirms_it():
+    points = _points(_noisy([(1e6, 30), (1.1e6, 30)], sd=0.04, seed=5))
+    step = benchmark_history(KEY, points).steps[0]
+    first, last = step.span.first, step.span.last
+    assert last > first  # the step may lie at several commits
+    inside = _confirmation(points[first - 1].commit, points[last].commit, "confirmed", "slower")
+    assert benchmark_history(KEY, points, [inside]).steps[0].status == "confirmed"
+    beyond = _confirmation(points[first - 2].commit, points[last].commit, "confirmed", "slower")
+    assert benchmark_history(KEY, points, [beyond]).steps[0].status == "unconfirmed"
+
+
+def test_a_points_interval_shows_the_noise_between_commits_not_only_its_own_runs():
+    # One-sided runs on a loaded machine: each run's own interval is +-1%, the commits scatter by 20%.
+    rng = np.random.default_rng(7)
+    values = 1e6 * np.exp(rng.normal(0.0, 0.2, 40))
+    points = [dataclasses.replace(p, low=p.median * 0.99, high=p.median * 1.01, run_low=p.median * 0.99,
+                                  run_high=p.median * 1.01) for p in _points(values)]
+    history = benchmark_history(KEY, points)
+    assert history.noise == pytest.approx(0.2, rel=0.35)
+    for p in history.points:
+        assert p.low < p.median * math.exp(-1.5 * history.noise) and p.high > p.median * math.exp(1.5 * history.noise)
+        assert (p.run_low, p.run_high) == (pytest.approx(p.median * 0.99), pytest.approx(p.median * 1.01))
+
+
+def test_several_records_of_one_commit_that_disagree_widen_its_interval():
+    series = _series(["a", "a", "b", "c", "d", "e", "f"], [1.0, 1.5, 1.0, 1.0, 1.0, 1.0, 1.0])
+    point = points_of(series)[0]
+    assert point.spread == pytest.approx(np.std(np.log([1.0, 1.5]), ddof=1))
+    widened = with_noise(point, 0.01)
+    assert widened.low == pytest.approx(point.median * math.exp(-Z_95 * point.spread))
+    assert widened.run_low == pytest.approx(0.99)
 
 
 def test_steps_of_several_benchmarks_between_the_same_commits_are_one_change_point():
