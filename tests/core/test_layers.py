@@ -175,7 +175,7 @@ def test_renderers_compute_no_statistics_and_read_no_result_file(path):
 @pytest.mark.parametrize("path", sorted((SRC / "sessions").rglob("*.py")), ids=lambda p: p.name)
 def test_sessions_compute_no_statistics_and_render_nothing(path):
     """A session measures and saves: every statistic on a run is ``analyse``'s, every word the
-    report layer's (the result file's records come from whoever built the session)."""
+    report layer's (the result file's records are ``analysis.derived``'s, notes as data)."""
     for name in _imports(path):
         assert not name.startswith(("pairbench.stats", "pairbench.report")), f"sessions/{path.name} imports {name}"
 

@@ -129,14 +129,13 @@ def bench(app: App, workers: tuple[str, ...], **options):
 
 
 def _bench(app: App, settings, target, window) -> int:
-    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.bench import BenchSession
     from pairbench.sessions.driver import STATISTICS
 
     load_statistics(STATISTICS)  # while the activity window passes
 
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory,
-                           workers=app.workers, records=derived_document)
+                           workers=app.workers)
     return report_outcome(app, settings, measured_suite(app, session, settings), target)
 
 

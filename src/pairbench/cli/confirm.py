@@ -119,17 +119,15 @@ def _flagged(app: App, target, session) -> str | None:
 def measure_builds(app: App, settings, boundary=None):
     """Measure the two builds ``settings`` names, with the progress display: ``pairbench bench`` on
     bench targets, ``pairbench compare`` on a command; ``boundary``: what ``bisect`` decides against."""
-    from pairbench.report.jsonfile import derived_document
-
     if settings.kind != "bench":
         from pairbench.sessions.commands import Session
 
-        session = Session(settings, app.executor_factory, app.environment(), derived_document, boundary=boundary)
+        session = Session(settings, app.executor_factory, app.environment(), boundary=boundary)
         return measured(app, session, settings)
     from pairbench.sessions.bench import BenchSession
 
     session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, workers=app.workers,
-                           records=derived_document, boundary=boundary)
+                           boundary=boundary)
     return measured_suite(app, session, settings)
 
 

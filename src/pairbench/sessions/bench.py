@@ -67,7 +67,7 @@ from pairbench.sessions.lanes import (
     WorkerStart,
     job_cpus,
 )
-from pairbench.sessions.result import Outcome, Records, conclude, finished, journal_for, new_run
+from pairbench.sessions.result import Outcome, conclude, finished, journal_for, new_run
 from pairbench.settings import Settings
 from pairbench.store import shards
 from pairbench.worker.protocol import split_name
@@ -102,16 +102,14 @@ class BenchSession:
     def __init__(self, settings: Settings, environment: Mapping, *,
                  worker_in: Callable[[str], Command] | None = None,
                  executor_factory: ExecutorFactory | None = None, workers: WorkerStart | None = None,
-                 records: Records | None = None, boundary: Boundaries = None):
+                 boundary: Boundaries = None):
         """``worker_in(tree)``, when given, is the worker serving the benchmarks of a working tree
         (the pytest plugin's); with ``--against`` it is started in a worktree of the revision and
         in the working tree, in place of the Python harness on ``settings.commands``.
         ``executor_factory`` makes the executor of each job's harness invocations, ``workers``
-        starts each side's worker (and times it); ``records`` makes the analysis's records for the
-        result file (``sessions.result``). ``boundary`` is what ``bisect`` decides the comparisons
+        starts each side's worker (and times it). ``boundary`` is what ``bisect`` decides the comparisons
         against (``analysis.criteria.Boundary``)."""
         self.settings = settings
-        self.records = records
         self.boundary = boundary
         self._environment = dict(environment)
         self._worker_in = worker_in
@@ -279,7 +277,7 @@ class BenchSession:
         run = finished(skeleton, driver.samples, self._executor_info(lanes), error=error, interruption=interrupted,
                        stopped_because=_stopped_because(driver, interrupted),
                        notes=(*driver.notes, *([skipped] if skipped else [])))
-        return conclude(run, journal, self.records, error=error, interruption=interrupted)
+        return conclude(run, journal, error=error, interruption=interrupted)
 
     def _executor_info(self, lanes: list[Lane]) -> ExecutorInfo:
         """What measured: a harness's invocations ran on the jobs' executors; workers time themselves,

@@ -43,7 +43,6 @@ from pairbench.model import (
 from pairbench.notes import Note
 from pairbench.sessions.result import (
     Outcome,
-    Records,
     conclude,
     early_stop_reason,
     finished,
@@ -177,12 +176,10 @@ def _differing_components(parts: list[tuple[str, ...]]) -> tuple[str, ...]:
 class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
-    def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping,
-                 records: Records | None = None, *, boundary: Boundary | None = None):
-        """``records`` makes the analysis's records for the result file (``sessions.result``);
-        ``boundary``: what ``bisect`` decides the comparison against, instead of its verdict."""
+    def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping, *,
+                 boundary: Boundary | None = None):
+        """``boundary``: what ``bisect`` decides the comparison against, instead of its verdict."""
         self.settings = settings
-        self.records = records
         self.boundary = boundary
         self.sides, self._naming_notes = sides_of(settings)
         self.benchmarks = benchmarks_of(settings)
@@ -257,7 +254,7 @@ class Session:
         run = finished(skeleton, sampler.series(), executor.info(), error=error, interruption=interruption,
                        stopped_because=sampler.stopped_because or early_stop_reason(interruption, error),
                        notes=(*sampler.notes, *([cleanup_note] if cleanup_note else [])))
-        return conclude(run, journal, self.records, error=error, interruption=interruption)
+        return conclude(run, journal, error=error, interruption=interruption)
 
     def _plan(self) -> SamplingPlan:
         sampling = self.settings.sampling
