@@ -34,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 
-from pairbench import __version__
 from pairbench.command import STATUS_BENCHMARK_ERROR
 from pairbench.errors import ResultFileError, UsageError
 from pairbench.harness_registry import IMPORT_FORMATS, words
@@ -352,11 +351,8 @@ def _run(built: _Built, path: Path, fmt: str, metadata, notes: tuple[Note, ...] 
     samples = {series: columns.samples() for series, columns in built.series.items()}
     imported = {"format": fmt, "tool": words(fmt), "source": os.path.abspath(path), "metadata": metadata,
                 "recorded": list(recorded or [])}
-    when = _measured_at(path, metadata)
-    return Run(kind="import", sides=tuple(built.sides), settings=settings, tool_version=__version__,
-               started_at=when, finished_at=when, benchmarks=tuple(built.keys), samples=samples, state="complete",
-               stopped_because=f"imported from {words(fmt)}", environment={"import": imported},
-               notes=notes)
+    return Run.imported(settings, tuple(built.sides), tuple(built.keys), samples, tool=words(fmt),
+                        measured_at=_measured_at(path, metadata), source=imported, notes=notes)
 
 
 def _measured_at(path: Path, metadata) -> str:
