@@ -102,15 +102,7 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
                     for f, n in zip(functions, names, strict=True))
     raised = (floor.note(),) if floor.raised else ()
     run = _sample(skeleton, settings, targets, raised)
-    return run, _with_notes(analyse(run), raised)
-
-
-def _with_notes(analysis: Analysis, notes: tuple[Note, ...]) -> Analysis:
-    """``analysis`` with ``notes`` on each comparison too: ``compare_functions`` returns a comparison."""
-    if not notes:
-        return analysis
-    return dataclasses.replace(analysis, comparisons=tuple(dataclasses.replace(c, notes=(*c.notes, *notes))
-                                                           for c in analysis.comparisons))
+    return run, analyse(run)
 
 
 def sample_floor(functions: Sequence[Callable], args: tuple, kwargs: Mapping, sample_time_ns: int) -> SampleFloor:
