@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pairbench.command import STATUS_TIMEOUT, Command, ExecutorInfo, describe_status
+from pairbench.harness_registry import PAIRBENCH
 from pairbench.limits import MAX_SAMPLE_VALUE  # one limit, for every writer and reader of a result
 from pairbench.notes import Note
 from pairbench.settings import Settings
@@ -293,7 +294,7 @@ class SuiteInfo:
     benchmarks: int
     digest: str
     shard: tuple[int, int] | None = None
-    harness: str = "pairbench"
+    harness: str = PAIRBENCH
     merged: tuple[int, ...] | None = None
     shards: tuple[Mapping, ...] | None = None
 

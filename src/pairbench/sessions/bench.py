@@ -41,6 +41,7 @@ from pairbench.errors import CommandFailed, NothingToMeasure, UsageError
 from pairbench.harness_registry import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import Executor, ExecutorInfo, OutputPolicy
+from pairbench.measure.harnesses.adapters import adapter_for
 from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program
 from pairbench.measure.harnesses.detect import detect_program, detect_python, is_python_target
 from pairbench.measure.harnesses.pytest_benchmark import program_for
@@ -207,7 +208,7 @@ class BenchSession:
                 return lanes[0].listed(), True
             except LaneFailed as exc:
                 raise CommandFailed(str(exc)) from None
-        chosen = harness(self.harness).make_adapter()
+        chosen = adapter_for(self.harness)
         listed, explicit = [], True
         for side, program in zip(plan.sides, plan.programs, strict=True):
             where = scratch / f"discover-{len(listed)}"
@@ -246,7 +247,7 @@ class BenchSession:
             sides = [HarnessSide(side.name, program, directory / f"side-{s}")
                      for s, (side, program) in enumerate(zip(plan.sides, plan.programs, strict=True))]
             cpu = job_cpus(self.settings.workers.jobs)[job] if self.settings.workers.jobs > 1 else None
-            lanes.append(HarnessLane(harness(self.harness).make_adapter(), sides, executor, output,
+            lanes.append(HarnessLane(adapter_for(self.harness), sides, executor, output,
                                      explicit_iterations=explicit, cpu=cpu,
                                      repetitions=self.settings.workers.repetitions))
 

@@ -42,6 +42,7 @@ from pairbench.analysis import baseline_and_candidates, criteria_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import CommandFailed
+from pairbench.harness_registry import PAIRBENCH
 from pairbench.measure.fixed_cost import FixedCost, ProbeTimes, floor_sample
 from pairbench.measure.sampler import (
     LockedSink,
@@ -257,7 +258,7 @@ class SuiteDriver:
             """A pilot sample's time, and whether another task interrupted it: counted around a
             worker's loop only (a harness's count holds its start-up too)."""
             measured = self._take(lane, sampler, side, name, b, n, self.sample_time_ns)
-            return measured.total, lane.harness == "pairbench" and measured.sample.involuntary_cs > 0
+            return measured.total, lane.harness == PAIRBENCH and measured.sample.involuntary_cs > 0
 
         def slowest(n: int) -> float:
             """The slowest side's time of ``n`` iterations, each side's the ``quickest_probe`` of its
