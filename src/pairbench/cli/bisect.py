@@ -129,16 +129,12 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
 def _report(app: App, bisected, json_path: str | None, export_markdown: str | None) -> int:
     from pairbench.cli.report import write_files
     from pairbench.errors import interruption_exit_code
-    from pairbench.report.bisect import (
-        render_bisect_json,
-        render_bisect_markdown,
-        render_bisect_text,
-    )
+    from pairbench.report.exports import renderer
 
-    files = [(path if path != "-" else None, render(bisected)) for path, render in
-             ((json_path, render_bisect_json), (export_markdown, render_bisect_markdown)) if path]
+    files = [(path if path != "-" else None, renderer("bisect", fmt)(bisected)) for path, fmt in
+             ((json_path, "json"), (export_markdown, "markdown")) if path]
     if not any(path is None for path, _ in files):
-        app.io.out(render_bisect_text(bisected).rstrip("\n"))
+        app.io.out(renderer("bisect", "text")(bisected).rstrip("\n"))
     write_files(app.io, files)
     if bisected.interrupted:
         return interruption_exit_code(bisected.interrupted)

@@ -8,10 +8,9 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.errors import EXIT_OK, StoreError, UsageError
-from pairbench.report.exports import SUFFIX_FORMATS
+from pairbench.report.exports import DOCUMENTS
 from pairbench.report.safe import visible
 
-HISTORY_FORMATS = ("text", "markdown", "json", "csv", "html")
 COUNTED = 100  # the steps' pairs of commits counted with git (one git call each)
 
 
@@ -22,7 +21,7 @@ COUNTED = 100  # the steps' pairs of commits counted with git (one git call each
                    ".pairbench/history.db in the project).")
 @click.option("--machine", metavar="NAME|FINGERPRINT",
               help="Whose history: a machine's name or fingerprint (prefix). Default: this machine.")
-@click.option("--format", "-f", "fmt", type=click.Choice(HISTORY_FORMATS), default=None,
+@click.option("--format", "-f", "fmt", type=click.Choice(DOCUMENTS["history"]), default=None,
               help="Output format. Default: from the -o suffix (.html, .md, .json, .csv), else text.")
 @click.option("--output", "-o", default=None, metavar="FILE", help="Write to FILE instead of standard output.")
 @click.option("--last", type=click.IntRange(min=2), default=None, metavar="N",
@@ -55,18 +54,19 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     """
     from pairbench.analysis.history import with_bisects
     from pairbench.cli.report import check_outputs, write_files
+    from pairbench.report.exports import format_for, renderer
     from pairbench.sessions.record import open_store, store_files, target_of
     from pairbench.store.project import find_project
 
     project = find_project()
     target = target_of(project, store, default=True)
-    fmt = fmt or SUFFIX_FORMATS.get(_suffix(output), "text")
+    fmt = format_for(fmt, output, "history")
     if output not in (None, "-"):
         check_outputs([("--output", output)], example="history.html", inputs=store_files(target))
     with open_store(target, read_only=True) as opened:
         found = load_history(opened, _machine_of(app, opened, target, machine), benchmarks, last, branch)
     found = with_bisects(found, commit_counts(found, str(project.root)))
-    write_files(app.io, [(output if output not in (None, "-") else None, render(found, fmt))])
+    write_files(app.io, [(output if output not in (None, "-") else None, renderer("history", fmt)(found))])
     return EXIT_OK
 
 
@@ -82,19 +82,6 @@ def commit_counts(found, directory: str) -> dict[tuple[str, str], int]:
                                 if s.status != "rejected" and all(s.between)))[-COUNTED:]
     counts = {pair: commits_between(*pair, repository) for pair in wanted}
     return {pair: count for pair, count in counts.items() if count is not None}
-
-
-def _suffix(path: str | None) -> str:
-    return "" if not path or "." not in path else "." + path.rsplit(".", 1)[1].lower()
-
-
-def render(found, fmt: str) -> str:
-    from pairbench.report import history as text
-    from pairbench.report.trend import render_history_html
-
-    renderers = {"text": text.render_history, "markdown": text.render_history_markdown,
-                 "json": text.render_history_json, "csv": text.render_history_csv, "html": render_history_html}
-    return renderers[fmt](found)
 
 
 def _machine_of(app: App, store, target, wanted: str | None):
