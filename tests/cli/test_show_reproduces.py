@@ -8,6 +8,7 @@ report of their own, so what they hand back (or read) is rendered in memory and 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 from cli_runner import invoke
 from fakes import FakeExecutor, FakeWorkers
 
+import pairbench.sessions.bisect as bisect
 from pairbench.analysis import analyse
 from pairbench.report import text
 from pairbench.store.imports import read_import
@@ -160,3 +162,24 @@ def test_show_prints_what_confirm_printed(repository, use_executor):
     assert printed.code == 0, printed.err
     assert "slower" in printed.out
     assert shown(Path("c.json")) == printed.out
+
+
+def test_show_prints_what_each_comparison_of_bisect_measured(repository, monkeypatch):
+    """``bisect`` prints a line per comparison and its answer; each comparison's result file, which
+    its JSON names, shows the comparison it measured."""
+    measured, measure_builds = [], bisect.measure_builds
+
+    def recorded(settings, seams, boundary=None):
+        outcome = measure_builds(settings, seams, boundary)
+        measured.append((settings.outputs.json_path, rendered(outcome.run, outcome.analysis)))
+        return outcome
+
+    monkeypatch.setattr(bisect, "measure_builds", recorded)
+    printed = invoke("bisect", repository[0], repository[-1], "--seed", "5", "-q", "--json", "b.json",
+                     executor_factory=lambda output: FakeExecutor(by_tree()))
+    assert printed.code == 0, printed.out
+    assert f"Found: commit {repository[2][:10]}" in printed.out
+    written = [c["result"] for c in json.loads(Path("b.json").read_text())["comparisons"]]
+    assert written == [path for path, _ in measured] and len(written) >= 2
+    for path, printed_text in measured:
+        assert shown(Path(path)) == printed_text

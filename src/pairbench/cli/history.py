@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
-
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
@@ -55,6 +53,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     from pairbench.analysis.history import with_bisects
     from pairbench.cli.report import check_outputs, write_files
     from pairbench.report.exports import format_for, renderer
+    from pairbench.sessions.history import load_history
     from pairbench.sessions.record import open_store, store_files, target_of
     from pairbench.store.project import find_project
 
@@ -106,54 +105,8 @@ def _machine_of(app: App, store, target, wanted: str | None):
 
 
 def this_machine(app: App, target):
-    """The machine pairbench runs on, as the store knows machines (its fingerprint, or its name);
+    """The machine pairbench runs on, as the store knows machines (``sessions.history.this_machine``),
     read without the 0.1 s window of what runs right now, which a fingerprint does not use."""
-    from pairbench.environment.fingerprint import machine_of
+    from pairbench.sessions.history import this_machine as machine
 
-    return machine_of(app.environment(activity_window_s=0.0), target.machine_name)
-
-
-def load_history(store, machine, patterns: tuple[str, ...], last: int | None, branch: str | None = None):
-    """The history of the benchmarks ``patterns`` name (all without any) on ``machine`` (of one
-    ``branch`` when given)."""
-    from pairbench.analysis.history import (
-        History,
-        benchmark_history,
-        group_change_points,
-        points_of,
-    )
-
-    known = store.benchmarks(machine.id)
-    chosen = _chosen(known, patterns, store, machine)
-    by_id = {}
-    for confirmation in store.confirmations(machine.id, [b.id for b in chosen]):
-        by_id.setdefault(confirmation.benchmark_id, []).append(confirmation)
-    histories = []
-    for benchmark in chosen:
-        points = points_of(store.series(machine.id, benchmark, branch))
-        points = points[-last:] if last else points
-        if points:
-            histories.append(benchmark_history(benchmark.key, points, by_id.get(benchmark.id, ())))
-    label = f"{machine.label} ({machine.fingerprint})"
-    return History(label, tuple(histories), group_change_points(histories))
-
-
-def _chosen(known, patterns: tuple[str, ...], store, machine):
-    if not patterns:
-        if not known:
-            raise StoreError(f"{store.url.shown} has no results of machine {visible(machine.label)} yet")
-        return known
-    from pairbench.store.history import storable
-
-    chosen = []
-    for given in patterns:
-        pattern = storable(given)  # a name that was not UTF-8 is stored with its bytes escaped
-        matched = [b for b in known if b.key.label == pattern or b.key.name == pattern
-                   or fnmatch.fnmatchcase(b.key.label, pattern)]
-        if not matched:
-            names = ", ".join(visible(b.key.label) for b in known[:10]) + (" ..." if len(known) > 10 else "")
-            raise StoreError(f"no results of benchmark {visible(pattern)!r} on machine {visible(machine.label)} "
-                             f"in {store.url.shown}; it has: {names or 'none'} (other machines: "
-                             "pairbench history --machine)")
-        chosen += [b for b in matched if b not in chosen]
-    return chosen
+    return machine(app.environment(activity_window_s=0.0), target)

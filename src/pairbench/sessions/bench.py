@@ -55,7 +55,6 @@ from pairbench.sessions.driver import (
     FAILURE_ADVICE,
     LISTED_AT_MOST,
     Boundaries,
-    ProgressFactory,
     SuiteDriver,
 )
 from pairbench.sessions.lanes import (
@@ -68,7 +67,14 @@ from pairbench.sessions.lanes import (
     WorkerStart,
     job_cpus,
 )
-from pairbench.sessions.result import Outcome, conclude, finished, journal_for, new_run
+from pairbench.sessions.result import (
+    Outcome,
+    ProgressFactory,
+    conclude,
+    finished,
+    journal_for,
+    new_run,
+)
 from pairbench.settings import Settings
 from pairbench.store import shards
 from pairbench.worker.protocol import split_name

@@ -32,7 +32,7 @@ from pairbench.measure.commandline import (
 )
 from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
-from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
+from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget, run_helper
 from pairbench.model import (
     BenchmarkKey,
@@ -43,6 +43,7 @@ from pairbench.model import (
 from pairbench.notes import Note
 from pairbench.sessions.result import (
     Outcome,
+    ProgressFactory,
     conclude,
     early_stop_reason,
     finished,
@@ -231,11 +232,12 @@ class Session:
         return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks),
                             boundary=self.boundary)
 
-    def measure(self, progress: Sink | None = None) -> Outcome:
+    def measure(self, progress: ProgressFactory | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The
-        sampler reports to the journal, the stopping rule and ``progress``. What
+        sampler reports to the journal, the stopping rule and the display ``progress`` makes. What
         the rule and the analysis import is loaded first: nothing is imported beside a sample."""
         preload.load()
+        display = progress(0, "", 1, self.rule) if progress else None
         skeleton = self.skeleton.replace(shell_overhead=self._shell_overhead())
         executor = self._executor()
         try:
@@ -243,7 +245,7 @@ class Session:
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
-        sinks = [sink for sink in (journal, self.rule, progress) if sink]
+        sinks = [sink for sink in (journal, self.rule, display) if sink]
         sampler = Sampler(executor, self._plan(), sinks=sinks,
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:

@@ -33,7 +33,7 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -63,6 +63,7 @@ from pairbench.sessions.lanes import (
     benchmark_seed,
     block_rounds,
 )
+from pairbench.sessions.result import ProgressFactory
 from pairbench.sessions.sizing import (
     BUDGET_SLACK,
     EXTENSION_CAP,
@@ -87,8 +88,6 @@ overhead, though too few for the elided-body rank test, which then says it canno
 
 Boundaries = Boundary | Mapping[str, Boundary] | None
 """What ``bisect`` decides a suite's comparisons against: one boundary for all, or one per benchmark label."""
-# (benchmark index, its label, how many, its stopping rule) -> the progress sink for it, or None
-ProgressFactory = Callable[[int, str, int, StoppingRule | None], Sink | None]
 
 
 class _Stopped(Exception):

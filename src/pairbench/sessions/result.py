@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pairbench import __version__
@@ -25,11 +25,16 @@ from pairbench.analysis import Analysis, analyse
 from pairbench.analysis.derived import derived_records
 from pairbench.errors import PairbenchError, ResultFileError, Terminated, interruption_name
 from pairbench.measure.executor import ExecutorInfo
+from pairbench.measure.sampler import Sink
 from pairbench.model import BenchmarkKey, Run, Samples, Side, utc_now
 from pairbench.notes import Note
 from pairbench.settings import Settings
 from pairbench.store.journal import Journal, journal_path
 from pairbench.store.resultfile import run_to_document, write_result
+
+ProgressFactory = Callable[[int, str, int, object], "Sink | None"]
+"""The progress display of a session, one per benchmark measured: ``(benchmark index, its label
+("" for a command's), how many, its stopping rule or None) -> the sink it shows, or None``."""
 
 
 @dataclass(frozen=True)
