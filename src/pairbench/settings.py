@@ -38,13 +38,6 @@ DEFAULTS: dict[str, object] = {
 METRIC_CHOICES = ("auto", "wall", "cpu")
 """--metric: what a comparison decides on (``model.metric_total``); auto: CPU time for a benchmark
 whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``)."""
-LEGACY_METRIC = "wall"
-"""What results stored before --metric existed (pairbench 0.2) were decided on."""
-LEGACY_REPETITIONS = 1
-"""The repetitions per invocation of results stored before --repetitions existed (pairbench 0.3)."""
-LEGACY_TUNED_ROUNDS = 200
-"""The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
-the intervals they were decided with."""
 KIND_DEFAULTS: dict[str, dict[str, object]] = {
     "run": {"warmup": 0, "max_time": "3s"},
     "compare": {"warmup": 1, "max_time": "60s"},
@@ -134,8 +127,6 @@ WORKER_SAMPLE_TIME_NS = 1_000_000
 HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
-MAX_JOBS = 64
-MAX_REPETITIONS = 1000
 
 
 @dataclass(frozen=True)

@@ -93,9 +93,7 @@ def _default_target(project):
 
 def _flagged(app: App, target, session) -> str | None:
     """The -k pattern of the benchmarks with a step between the two commits in this machine's history."""
-    from pairbench.cli.history import this_machine
-
-    pattern, keys = session.flagged(target, this_machine(app, target))
+    pattern, keys = session.flagged(target, app.environment)
     if keys:
         app.io.err("Steps between these commits in the history: " + ", ".join(visible(k.label) for k in keys))
     return pattern

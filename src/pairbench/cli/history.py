@@ -88,7 +88,9 @@ def _machine_of(app: App, store, target, wanted: str | None):
     else this one (its fingerprint, or the name the project gives it)."""
     machines = store.machines()
     if wanted is None:
-        fingerprint = this_machine(app, target).fingerprint
+        from pairbench.sessions.history import this_machine
+
+        fingerprint = this_machine(app.environment, target).fingerprint
         found = [m for m in machines if m.fingerprint == fingerprint]
         what = "this machine"
     else:
@@ -103,10 +105,3 @@ def _machine_of(app: App, store, target, wanted: str | None):
                          "Give --machine NAME|FINGERPRINT")
     raise UsageError(f"{what} matches {len(found)} machines; give more of the fingerprint: {listed}")
 
-
-def this_machine(app: App, target):
-    """The machine pairbench runs on, as the store knows machines (``sessions.history.this_machine``),
-    read without the 0.1 s window of what runs right now, which a fingerprint does not use."""
-    from pairbench.sessions.history import this_machine as machine
-
-    return machine(app.environment(activity_window_s=0.0), target)

@@ -133,13 +133,15 @@ class ConfirmSession:
             settings = bench_settings(settings, self.targets(built), names, flagged)
             return settings, measure_builds(settings, seams)
 
-    def flagged(self, target, machine) -> tuple[str | None, list[BenchmarkKey]]:
-        """The -k pattern of the benchmarks whose history on ``machine`` (its fingerprint and name, as
-        ``sessions.history.this_machine`` gives them) has a step between the two commits, and them;
-        (None, []) when the store knows no such machine or history."""
+    def flagged(self, target, environment: Callable[..., Mapping]) -> tuple[str | None, list[BenchmarkKey]]:
+        """The -k pattern of the benchmarks whose history on this machine (``environment`` reads its
+        metadata) has a step between the two commits, and them; (None, []) when the store knows no
+        such machine or history."""
         from pairbench.errors import StoreError
-        from pairbench.sessions.history import load_history
+        from pairbench.sessions.history import load_history, this_machine
         from pairbench.sessions.record import open_store
+
+        machine = this_machine(environment, target)
 
         with open_store(target, read_only=True) as opened:
             stored = next((m for m in opened.machines() if m.fingerprint == machine.fingerprint), None)

@@ -9,17 +9,18 @@ through the CLI's escaping, with the errors that quote them.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pairbench.errors import StoreError
 
 
-def this_machine(environment: Mapping, target):
-    """The machine of the metadata ``environment``, as the store ``target`` knows machines (its
-    fingerprint, or the name the project gives it)."""
+def this_machine(environment: Callable[..., Mapping], target):
+    """The machine pairbench runs on (``environment`` reads its metadata), as the store ``target``
+    knows machines (its fingerprint, or the name the project gives it); read without the 0.1 s
+    window of what runs right now, which a fingerprint does not use."""
     from pairbench.environment.fingerprint import machine_of
 
-    return machine_of(environment, target.machine_name)
+    return machine_of(environment(activity_window_s=0.0), target.machine_name)
 
 
 def load_history(store, machine, patterns: tuple[str, ...], last: int | None, branch: str | None = None):
