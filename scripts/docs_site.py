@@ -22,8 +22,8 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 SITE_FOLDER = "repository"
-# the folders whose files the site takes in: the studies and the examples (not the README, which
-# links into docs/ as the repository lays it out)
+# the folders whose files the site takes in: the studies and the examples (not the README or the
+# changelog, which link to files as the top of the repository lays them out)
 TAKEN = ("benchmarks", "examples")
 
 

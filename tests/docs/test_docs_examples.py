@@ -47,6 +47,7 @@ CANNOT_RUN = {
     "pairbench bench build-main/micro_bench build-pr/micro_bench --fail-on slower --json suite.json":
         "needs two Google Benchmark builds; tests/adapters run real ones",
     "pairbench bench old.test new.test -k 'Parse|Lex'": "needs two go test -c binaries; tests/adapters/test_go_suite.py",
+    "pairbench bench old.test new.test -k Parse": "needs two go test -c binaries; tests/adapters/test_go_suite.py",
     "pairbench bench old/target/release/deps/parse-1a2b3c new/target/release/deps/parse-4d5e6f":
         "needs two criterion builds; tests/adapters run real ones",
     "pairbench bench tests/bench --against main": "needs a git repository with pytest-benchmark tests at main",
