@@ -68,9 +68,9 @@ CANNOT_RUN = {
     "pairbench show result.json.partial": "names the reader's own journal; tests/store test journals",
     # the machine itself
     "pairbench doctor": "reads the live machine: its output is this machine's at that moment",
-    'pairbench doctor --name setup-then-spin --seed 7 "python -m pairbench.workloads setup-then-spin 0.05 20000 {iterations}"':
+    'pairbench doctor --name setup-then-spin --seed 7 "python examples/workloads.py setup-then-spin 0.05 20000 {iterations}"':
         "measures for real and reads the live machine; tests/doctor/test_doctor_command.py uses the fake executor",
-    'pairbench doctor --name alloc-each --seed 7 --runs 5 --iterations 1,2,4,8,16 "python -m pairbench.workloads alloc-each 10 {iterations}"':
+    'pairbench doctor --name alloc-each --seed 7 --runs 5 --iterations 1,2,4,8,16 "python examples/workloads.py alloc-each 10 {iterations}"':
         "measures for real and reads the live machine; tests/doctor/test_doctor_command.py uses the fake executor",
     'pairbench doctor --seed 7 "echo hello"': "measures for real and reads the live machine; tests/doctor/test_doctor_command.py uses the fake executor",
 }
