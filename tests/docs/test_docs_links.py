@@ -89,7 +89,8 @@ def test_the_anchor_rules_match_github_and_mkdocs_on_known_headings():
     # GitHub keeps a hyphen per space and the hyphens of "--jobs"; Python-Markdown folds them, and
     # drops what is not ASCII
     github, mkdocs = anchors(DOCS / "suites.md")
-    assert "parallel-jobs---jobs-n" in github and "parallel-jobs-jobs-n" in mkdocs
+    assert "multiple-testing-holms-procedure" in github and "multiple-testing-holms-procedure" in mkdocs
+    assert github_slug("Jobs: `--jobs N`") == "jobs---jobs-n" and mkdocs_slug("Jobs: `--jobs N`") == "jobs-jobs-n"
     assert github_slug("A — b") == "a--b" and mkdocs_slug("A — b") == "a-b"
     assert github_slug("`pairbench confirm REV_BEFORE REV_AFTER`") == "pairbench-confirm-rev_before-rev_after"
     assert github_slug("Σ µs") == "σ-µs" and mkdocs_slug("Σ µs") == "s"

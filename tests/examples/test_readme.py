@@ -27,7 +27,7 @@ MOVED = {
     "Measure commands: `pairbench run`": "docs/run.md",
     "Microbenchmarks: `pairbench bench`": "docs/bench.md",
     "Suites from the harnesses you use: `pairbench bench`": "docs/suites.md",
-    "Parallel jobs: `--jobs N`": "docs/suites.md#parallel-jobs-jobs-n",
+    "Parallel jobs: `--jobs N`": "docs/suites.md#parallel-jobs",
     "Sharding a suite across machines: `--shard K/N` and `pairbench merge`": "docs/merge.md",
     "Saved results: `pairbench import` and `pairbench diff`": "docs/import.md",
     "Measured (suites)": "docs/suites.md#measured",
