@@ -8,7 +8,10 @@ import os
 import subprocess
 import sys
 
+import pytest
 from doc_pages import REPO
+
+pytestmark = pytest.mark.e2e  # runs mkdocs, a real program, for seconds
 
 
 def build(project, site):
