@@ -36,6 +36,7 @@ from pairbench.errors import StoreError
 from pairbench.model import SAMPLE_COLUMNS, BenchmarkKey, Run, Samples, utc_now
 from pairbench.store import codec, schema
 from pairbench.store.database import StoreUrl, create_engine, parse_url, translated_errors
+from pairbench.store.links import LINK_KINDS, LINK_METRICS, RECORD_SOURCE, Link, LinkRows  # noqa: F401
 
 HISTORY_ROLES = ("", "candidate")
 CONFIRMATION_STATES = ("confirmed", "rejected", "inconclusive")
@@ -143,7 +144,7 @@ def result_uid(run: Run) -> str:
     return digest.hexdigest()[:32]
 
 
-class Store:
+class Store(LinkRows):
     """An open history store (see the module docstring); close it, or use it as a context manager.
 
     Opened ``read_only`` (``history``, ``store info``) it is neither migrated nor locked nor
