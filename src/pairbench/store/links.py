@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pairbench.environment.fingerprint import Machine
 from pairbench.errors import StoreError
 from pairbench.model import BenchmarkKey
-from pairbench.store import history as h  # the module that mixes LinkRows in: read at call time
+from pairbench.store import rows as values
 from pairbench.store import schema
+from pairbench.store.database import translated_errors
 
 LINK_KINDS = ("predecessor", "anchor")
 LINK_METRICS = ("wall", "cpu")
@@ -58,20 +59,20 @@ class LinkRows:
         found = list(found)
         if not found:
             return 0
-        with h.translated_errors(self.url, "recording the links"), self._write() as conn, conn.begin():
+        with translated_errors(self.url, "recording the links"), self._write() as conn, conn.begin():
             machine_id = self._machine_id(conn, machine)
             ids = self._benchmark_ids(conn, {key for key, _ in found})
             table = schema.metadata.tables["links"]
             added = 0
             for key, link in found:
-                row = h.storable_row({
+                row = values.storable_row({
                     "machine_id": machine_id, "benchmark_id": ids[key], "result_uid": link.result_uid,
                     "kind": link.kind, "before_commit": link.before, "after_commit": link.after,
                     "after_time": link.after_time, "branch": link.branch, "commits": link.commits,
                     "metric": link.metric, "rounds": link.rounds, "level": link.level, "effect": link.effect,
                     "effect_low": link.effect_low, "effect_high": link.effect_high, "pvalue": link.pvalue,
                     "recorded_at": link.recorded_at})
-                inserted = conn.execute(h._insert_ignoring(conn, table).values(**row).returning(table.c.id)).first()
+                inserted = conn.execute(values._insert_ignoring(conn, table).values(**row).returning(table.c.id)).first()
                 added += inserted is not None  # a driver's rowcount after ON CONFLICT is not to be trusted
         return added
 
@@ -89,18 +90,18 @@ class LinkRows:
             c.recorded_at).where(c.machine_id == machine_id, c.benchmark_id.in_(list(benchmark_ids)))
                  .order_by(c.after_time, c.recorded_at, c.id))
         if branch is not None:
-            query = query.where(c.branch == h.storable(branch))
-        rows = self._rows(query, "reading the links", (h._count, "links.benchmark_id"), (h._text, "links.result_uid"),
-                          (_choice(LINK_KINDS), "links.kind"), (h._text, "links.before_commit"),
-                          (h._text, "links.after_commit"), (h._optional_text, "links.after_time"),
-                          (h._optional_text, "links.branch"), (_optional_count, "links.commits"),
-                          (_choice(LINK_METRICS), "links.metric"), (h._count, "links.rounds"),
-                          (_probability, "links.level"), (h._optional_number, "links.effect"),
-                          (h._optional_number, "links.effect_low"), (h._optional_number, "links.effect_high"),
-                          (_probability, "links.pvalue"), (h._text, "links.recorded_at"))
+            query = query.where(c.branch == values.storable(branch))
+        rows = self._rows(query, "reading the links", (values._count, "links.benchmark_id"), (values._text, "links.result_uid"),
+                          (_choice(LINK_KINDS), "links.kind"), (values._text, "links.before_commit"),
+                          (values._text, "links.after_commit"), (values._optional_text, "links.after_time"),
+                          (values._optional_text, "links.branch"), (_optional_count, "links.commits"),
+                          (_choice(LINK_METRICS), "links.metric"), (values._count, "links.rounds"),
+                          (_probability, "links.level"), (values._optional_number, "links.effect"),
+                          (values._optional_number, "links.effect_low"), (values._optional_number, "links.effect_high"),
+                          (_probability, "links.pvalue"), (values._text, "links.recorded_at"))
         return [Link(*row) for row in rows]
 
-    def link_benchmarks(self, machine_id: int) -> list[h.StoredBenchmark]:
+    def link_benchmarks(self, machine_id: int) -> list[values.StoredBenchmark]:
         """The benchmarks with a link on ``machine_id``, by key."""
         from sqlalchemy import exists, select
 
@@ -110,10 +111,10 @@ class LinkRows:
         linked = exists(select(links.c.id).where(links.c.benchmark_id == benchmarks.c.id,
                                                  links.c.machine_id == machine_id))
         query = select(benchmarks.c.id, benchmarks.c.name, benchmarks.c.params, benchmarks.c.unit).where(linked)
-        rows = self._rows(query, "listing the linked benchmarks", (h._count, "benchmarks.id"),
-                          (h._text, "benchmarks.name"), (h._text, "benchmarks.params"), (h._text, "benchmarks.unit"))
+        rows = self._rows(query, "listing the linked benchmarks", (values._count, "benchmarks.id"),
+                          (values._text, "benchmarks.name"), (values._text, "benchmarks.params"), (values._text, "benchmarks.unit"))
         try:
-            found = [h.StoredBenchmark(r[0], h._key(r[1], r[2], r[3])) for r in rows]
+            found = [values.StoredBenchmark(r[0], values._key(r[1], r[2], r[3])) for r in rows]
         except ValueError as exc:
             raise StoreError(f"{self.url.shown}: {exc}; was the store written by another program?") from None
         return sorted(found, key=lambda b: b.key)
@@ -132,8 +133,8 @@ class LinkRows:
                  .order_by(func.coalesce(results.c.commit_time, results.c.started_at).desc(),
                            results.c.started_at.desc(), results.c.id.desc()).limit(1))
         if branch is not None:
-            query = query.where(results.c.branch == h.storable(branch))
-        rows = self._rows(query, "finding the last record", (h._text, "results.commit_hash"))
+            query = query.where(results.c.branch == values.storable(branch))
+        rows = self._rows(query, "finding the last record", (values._text, "results.commit_hash"))
         return rows[0][0] if rows else None
 
     def machine_id(self, machine: Machine) -> int | None:
@@ -141,26 +142,26 @@ class LinkRows:
         if self.version == 0:
             return None
         for stored in self.machines():
-            if stored.fingerprint == h.storable(machine.fingerprint):
+            if stored.fingerprint == values.storable(machine.fingerprint):
                 return stored.id
         return None
 
 
 def _optional_count(value, name: str) -> int | None:
-    return None if value is None else h._count(value, name)
+    return None if value is None else values._count(value, name)
 
 
 def _probability(value, name: str) -> float:
-    number = h._optional_number(value, name)
+    number = values._optional_number(value, name)
     if number is None or not 0.0 <= number <= 1.0:
-        raise h._refused(value, name, "a probability")
+        raise values._refused(value, name, "a probability")
     return number
 
 
 def _choice(allowed: tuple[str, ...]):
     def check(value, name: str) -> str:
         if value not in allowed:
-            raise h._refused(value, name, f"one of {', '.join(allowed)}")
+            raise values._refused(value, name, f"one of {', '.join(allowed)}")
         return value
     return check
 
