@@ -86,3 +86,24 @@ def test_a_pair_recorded_twice_counts_by_its_latest_link():
     links = [link(1, 2, **decided(5.0)), link(1, 2, at=1)]
     [history] = link_histories(KEY, links, threshold=1.0)
     assert len(history.chain) == 1 and history.steps == ()
+
+
+def test_a_first_record_measures_one_side():
+    from pairbench.analysis.links import plan_record
+
+    assert plan_record([], []) == plan_record([], [], every=2)
+    assert plan_record([], []).predecessor is None
+
+
+def test_the_anchor_is_the_first_recorded_commit_measured_every_few_records_and_moves_when_a_window_ends():
+    from pairbench.analysis.links import plan_record
+
+    chain = [commit(k) for k in range(1, 11)]
+    assert plan_record(chain[:1], [], every=4) == plan_record(chain[:1], [], every=4)  # the anchor is the predecessor
+    plans = [plan_record(chain[:k], [], every=4, window=40) for k in range(1, 11)]
+    assert all(p.predecessor == chain[k - 1] and p.anchor == chain[0] for k, p in enumerate(plans, 1))
+    assert [k + 1 for k, p in enumerate(plans, 1) if p.measure_anchor] == [2, 5, 9]
+    moved = plan_record(chain, [chain[0]], every=4, window=5)
+    assert (moved.anchor, moved.measure_anchor) == (chain[-1], True)
+    release = plan_record(chain, [], anchor="v1.0", every=100)
+    assert release.anchor == "v1.0" and not release.measure_anchor

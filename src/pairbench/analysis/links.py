@@ -169,3 +169,34 @@ def _drifts(chain: Sequence[Decided], cumulative: Sequence[Decided]) -> tuple[Dr
                 seen.add(anchor)
                 drifts.append(Drift(anchor, d.link.after, window[-1].link, d.direction))
     return tuple(drifts)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the next record measures: the commit against ``predecessor`` (None: a first record, one
+    side), and against ``anchor`` when ``measure_anchor`` (when the anchor is the predecessor, one
+    comparison gives both links)."""
+
+    predecessor: str | None
+    anchor: str | None
+    measure_anchor: bool
+
+
+def plan_record(chain: Sequence[str], anchors: Sequence[str], *, against: str | None = None,
+                anchor: str | None = None, every: int = ANCHOR_EVERY, window: int = WINDOW) -> Plan:
+    """The plan of a record after the recorded commits ``chain`` (oldest first) whose anchor links
+    had the anchors ``anchors`` (oldest first). The window's anchor is the latest of them, else the
+    first recorded commit, or ``anchor`` when given (a release); its records are counted from it,
+    and once ``window`` are done the anchor moves to the predecessor. The anchor is measured every
+    ``every`` records of the window and at its last."""
+    if every < 1 or window < 1:
+        raise ValueError(f"the anchor's period and the window must be at least 1, got {every!r}, {window!r}")
+    predecessor = against or (chain[-1] if chain else None)
+    if predecessor is None:
+        return Plan(None, None, False)
+    current = anchor or (anchors[-1] if anchors else chain[0] if chain else predecessor)
+    since = len(chain) - chain.index(current) if current in chain else len(chain)
+    if anchor is None and since > window:
+        current, since = predecessor, 1
+    measure = since % every == 0 or since == window or current == predecessor
+    return Plan(predecessor, current, measure)
