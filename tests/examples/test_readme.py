@@ -33,7 +33,7 @@ MOVED = {
     "Measured (suites)": "docs/suites.md#measured",
     "History: every result kept, steps found, and confirmed": "docs/history.md",
     "The store": "docs/store.md",
-    "`pairbench history`": "docs/history.md#pairbench-history",
+    "`pairbench history`": "docs/history.md#single-results-over-commits-pairbench-history",
     "Change points": "docs/change-points.md",
     "`pairbench confirm REV_BEFORE REV_AFTER`": "docs/confirm.md",
     "From a step to its commit: `history`, `confirm`, `bisect`": "docs/bisect.md",

@@ -168,6 +168,8 @@ COMMANDS = {
     "import": ("pairbench.cli.suite", "Read a result another tool saved and write it as a pairbench result."),
     "include-dir": ("pairbench.cli.bench", "Print the directory of pairbench.h, the C/C++ worker header."),
     "merge": ("pairbench.cli.suite", "Join the results of a suite's shards (bench --shard K/N) into one suite result."),
+    "record": ("pairbench.cli.record",
+               "Record commit REV (default HEAD) in a paired history: measured against its predecessor."),
     "report": ("pairbench.cli.report", "Render a saved result (or a journal) as HTML, Markdown, CSV or JSON."),
     "run": ("pairbench.cli.measuring", "Measure each COMMAND and print an honest summary."),
     "show": ("pairbench.cli.show",
