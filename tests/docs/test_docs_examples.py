@@ -7,8 +7,8 @@
   command is in :data:`CANNOT_RUN`, with the reason).
 - A ``pairbench run`` or ``compare`` of a shell block runs through ``pairbench.cli.main`` on the
   fake executor; a ``bench`` of two worker programs on fake workers; both in a temporary directory
-  where the programs it names exist. ``--help``, ``--version`` and ``show``/``report``/``diff``
-  of committed files run for real.
+  where the programs it names exist. ``--help``, ``--version`` and ``show``/``report`` of a file
+  that a committed result stands for (:data:`FILES`) run for real.
 - Every other example is in :data:`CANNOT_RUN` with the reason, and its options must be its
   command's: click parses it as pairbench would. The list is checked both ways: an entry no page
   has any more, or an example that could run, fails.
@@ -25,7 +25,7 @@ import click
 import numpy as np
 import pytest
 from cli_runner import invoke
-from doc_pages import Block, blocks, commands, name, pages, transcript
+from doc_pages import REPO, Block, blocks, commands, name, pages, transcript
 from fakes import FakeExecutor, FakeWorkers
 
 from pairbench.cli.app import cli
@@ -69,7 +69,6 @@ CANNOT_RUN = {
         "needs four shards of one suite; tests/store/test_merge.py merges shards",
     "pairbench import --json old.pb.json old.txt": "needs another tool's saved result; tests/store/test_imports.py",
     "pairbench diff old.pb.json new.pb.json --fail-on slower": "needs two saved results; tests/report/golden/diff.txt",
-    "pairbench show result.json": "names the reader's own file; the replayed transcripts show committed ones",
     "pairbench show --details suite.json": "names the reader's own file; tests/cli/test_bench_golden.py shows a suite",
     "pairbench show result.json.partial": "names the reader's own journal; tests/store test journals",
     # the machine itself
@@ -84,6 +83,8 @@ CANNOT_RUN = {
 # exist (the test fails then, so that the entry goes).
 PENDING: dict[str, str] = {}
 FAKE_RUN = ("run", "compare")
+# the committed result that stands for a file an example names, for show and report, run for real
+FILES = {"result.json": REPO / "docs" / "examples" / "demo.json"}
 
 
 def _words(command: str) -> list[str]:
@@ -117,6 +118,9 @@ def _runnable(words: list[str]) -> str | None:
     if words[0] == "bench" and _bench_programs(words):
         return "workers"
     if "--help" in words or "-h" in words or words == ["--version"]:
+        return "real"
+    if words[0] in ("show", "report") and [w for w in words[1:] if not w.startswith("-")] and \
+            all(w in FILES for w in words[1:] if not w.startswith("-")):
         return "real"
     return None
 
@@ -266,6 +270,8 @@ def test_every_example_runs_or_says_why_it_cannot(example, tmp_path, monkeypatch
         benchmarks = {"checksum": {"per_iteration_ns": 500.0}}
         result = invoke(*words, workers=FakeWorkers({p: benchmarks for p in programs}, seed=1))
     else:
+        for file in (w for w in words if w in FILES):
+            (tmp_path / file).write_bytes(FILES[file].read_bytes())
         result = invoke(*words, real_environment=True)
     expected = {0, 1} if "--fail-on" in words else {0}
     assert result.code in expected, f"{block.where}: `{command}` exited {result.code}:\n{result.err}{result.out[-2000:]}"
