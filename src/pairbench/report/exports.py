@@ -85,10 +85,10 @@ def _history(fmt: str) -> Callable[..., str]:
         from pairbench.report.trend import render_history_html
 
         return render_history_html
-    from pairbench.report import history
+    from pairbench.report import history, links
 
-    return {"text": history.render_history, "markdown": history.render_history_markdown,
-            "json": history.render_history_json, "csv": history.render_history_csv}[fmt]
+    return {"text": links.render_text, "markdown": links.render_markdown, "json": links.render_json,
+            "csv": history.render_history_csv}[fmt]
 
 
 def _bisect(fmt: str) -> Callable[..., str]:
