@@ -19,8 +19,8 @@ processes``            sample (``...pytest_benchmark``); ``pytest-benchmark`` al
                        serves them from workers (``worker.pytest_benchmark``)
 =====================  ============================================================
 
-Each is an entry of ``pairbench.harnesses.REGISTRY`` (its words, advice, marks,
-and its adapter class here). The parsers of their output formats are also what
+Each is an entry of ``pairbench.harness_registry.REGISTRY`` (its words, advice, marks,
+budget) bound to its adapter class in ``adapters.ADAPTERS``. The parsers of their output formats are also what
 ``pairbench import`` reads saved results with.
 """
 
