@@ -4,7 +4,6 @@ estimate of an iteration per invocation, with CRITERION_HOME in a directory of p
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from cli_runner import invoke
@@ -23,7 +22,8 @@ def test_criterion_lists_its_benchmarks_by_their_ids(criterion, tmp_path):
     assert found.names == ("same", "chain/work/2000", "--quiet", "--list") and not found.explicit_iterations
 
 
-def test_a_criterion_suite_is_compared_and_the_slower_benchmark_found(criterion, tmp_path):
+def test_a_criterion_suite_is_compared_and_the_slower_benchmark_found(criterion, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # criterion's default home is ./target/criterion: nothing may land there
     result = tmp_path / "r.json"
     code, out, err = invoke("bench", "--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s", "-k", "^[a-z]",
                             "--json", str(result), "--fail-on", "slower", criterion.baseline, criterion.candidate)
@@ -31,7 +31,7 @@ def test_a_criterion_suite_is_compared_and_the_slower_benchmark_found(criterion,
     document = json.loads(result.read_text())
     verdicts = {c["benchmark"]["name"]: c["verdict"] for c in document["comparisons"]}
     assert verdicts == {"chain/work/2000": "slower", "same": verdicts["same"]}
-    assert "criterion" in out and not list(Path.cwd().glob("target/criterion"))  # nothing written beside us
+    assert "criterion" in out and not (tmp_path / "target").exists()  # nothing written beside us
 
 
 @pytest.mark.parametrize("name", ["--quiet", "--list"])

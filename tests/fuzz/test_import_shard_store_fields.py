@@ -202,7 +202,7 @@ def _updated(path: Path, table: str, column: str, value) -> bool:
 def test_every_column_of_every_table_is_fuzzed(store_file):
     cases = _store_cases(store_file)
     assert {t for t, _, _ in cases} == {"schema_version", "machines", "benchmarks", "results", "series",
-                                        "confirmations"}
+                                        "confirmations", "links"}
     assert len(cases) > 45
 
 
