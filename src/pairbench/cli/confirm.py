@@ -116,20 +116,22 @@ def _flagged(app: App, target, session) -> str | None:
     return filter_for(keys)
 
 
-def measure_builds(app: App, settings, boundary=None):
-    """Measure the two builds ``settings`` names, with the progress display: ``pairbench bench`` on
-    bench targets, ``pairbench compare`` on a command; ``boundary``: what ``bisect`` decides against."""
+def measure_builds(app: App, settings, boundary=None, *, anchored: bool = False):
+    """Measure the builds ``settings`` names, with the progress display: ``pairbench bench`` on
+    bench targets, ``pairbench compare`` on a command; ``boundary``: what ``bisect`` decides against;
+    ``anchored``: the third build is an anchor (``record``), compared with the second too."""
     from pairbench.report.jsonfile import derived_document
 
     if settings.kind != "bench":
         from pairbench.sessions.commands import Session
 
-        session = Session(settings, app.executor_factory, app.environment(), derived_document, boundary=boundary)
+        session = Session(settings, app.executor_factory, app.environment(), derived_document, boundary=boundary,
+                          anchored=anchored)
         return measured(app, session, settings)
     from pairbench.sessions.bench import BenchSession
 
     session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, workers=app.workers,
-                           records=derived_document, boundary=boundary)
+                           records=derived_document, boundary=boundary, anchored=anchored)
     return measured_suite(app, session, settings)
 
 
@@ -137,8 +139,8 @@ BENCH_ONLY = ("filter", "sample_time", "harness", "jobs", "shard", "balance", "s
 """Options for a bench target: a [confirm] command is one command, measured like compare's."""
 
 
-def recipe_settings(recipe, sides: tuple[str, str], options: dict):
-    """The settings of measuring ``recipe``'s two builds: bench's for a bench target, compare's for
+def recipe_settings(recipe, sides: tuple[str, ...], options: dict):
+    """The settings of measuring ``recipe``'s builds: bench's for a bench target, compare's for
     a command (refusing bench's own options, but -k, which the caller checks)."""
     if recipe.kind == "compare":
         given = [key for key in BENCH_ONLY if key != "filter" and options.get(key) is not None]

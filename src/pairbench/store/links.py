@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 from pairbench.environment.fingerprint import Machine
 from pairbench.errors import StoreError
-from pairbench.model import BenchmarkKey
+from pairbench.model import METRICS, BenchmarkKey
 from pairbench.store import rows as values
 from pairbench.store import schema
 from pairbench.store.database import translated_errors
 
 LINK_KINDS = ("predecessor", "anchor")
-LINK_METRICS = ("wall", "cpu")
+LINK_METRICS = METRICS  # the one list of what a comparison decides on
 RECORD_SOURCE = "record"  # the source of a result ``pairbench record`` stored
 
 
@@ -48,6 +48,8 @@ class Link:
     effect_high: float | None
     pvalue: float
     recorded_at: str
+    threshold: float | None = None  # percent: the smallest change that matters, as the record judged it
+    alpha: float | None = None  # false steps per commit of the suite the record allowed (``level``: split)
 
 
 class LinkRows:
@@ -71,7 +73,7 @@ class LinkRows:
                     "after_time": link.after_time, "branch": link.branch, "commits": link.commits,
                     "metric": link.metric, "rounds": link.rounds, "level": link.level, "effect": link.effect,
                     "effect_low": link.effect_low, "effect_high": link.effect_high, "pvalue": link.pvalue,
-                    "recorded_at": link.recorded_at})
+                    "recorded_at": link.recorded_at, "threshold": link.threshold, "alpha": link.alpha})
                 inserted = conn.execute(values._insert_ignoring(conn, table).values(**row).returning(table.c.id)).first()
                 added += inserted is not None  # a driver's rowcount after ON CONFLICT is not to be trusted
         return added
@@ -84,10 +86,11 @@ class LinkRows:
             return []
         table = schema.metadata.tables["links"]
         c = table.c
+        judged_by = (c.threshold, c.alpha) if self.version >= 4 else ()  # a version 3 store has none
         query = (table.select().with_only_columns(
             c.benchmark_id, c.result_uid, c.kind, c.before_commit, c.after_commit, c.after_time, c.branch,
             c.commits, c.metric, c.rounds, c.level, c.effect, c.effect_low, c.effect_high, c.pvalue,
-            c.recorded_at).where(c.machine_id == machine_id, c.benchmark_id.in_(list(benchmark_ids)))
+            c.recorded_at, *judged_by).where(c.machine_id == machine_id, c.benchmark_id.in_(list(benchmark_ids)))
                  .order_by(c.after_time, c.recorded_at, c.id))
         if branch is not None:
             query = query.where(c.branch == values.storable(branch))
@@ -98,7 +101,9 @@ class LinkRows:
                           (_choice(LINK_METRICS), "links.metric"), (values._count, "links.rounds"),
                           (_probability, "links.level"), (values._optional_number, "links.effect"),
                           (values._optional_number, "links.effect_low"), (values._optional_number, "links.effect_high"),
-                          (_probability, "links.pvalue"), (values._text, "links.recorded_at"))
+                          (_probability, "links.pvalue"), (values._text, "links.recorded_at"),
+                          *(((_threshold, "links.threshold"), (_optional_probability, "links.alpha"))
+                            if judged_by else ()))
         return [Link(*row) for row in rows]
 
     def link_benchmarks(self, machine_id: int) -> list[values.StoredBenchmark]:
@@ -149,6 +154,17 @@ class LinkRows:
 
 def _optional_count(value, name: str) -> int | None:
     return None if value is None else values._count(value, name)
+
+
+def _threshold(value, name: str) -> float | None:
+    number = values._optional_number(value, name)
+    if number is not None and not 0.0 <= number < 100.0:
+        raise values._refused(value, name, "a threshold in percent, from 0 up to 100")
+    return number
+
+
+def _optional_probability(value, name: str) -> float | None:
+    return None if value is None else _probability(value, name)
 
 
 def _probability(value, name: str) -> float:
