@@ -106,6 +106,29 @@ class LinkRows:
                             if judged_by else ()))
         return [Link(*row) for row in rows]
 
+    def link_samples(self, uid: str) -> list[tuple[BenchmarkKey, str, str, object]]:
+        """The raw samples a link rests on: every series of the result ``uid`` (a record's: the
+        predecessor, the commit and the anchor it measured in the same rounds), as (benchmark,
+        side, role, ``model.Samples``). A whole command's series is keyed by its side's name."""
+        from sqlalchemy import select
+
+        from pairbench.store import codec
+
+        benchmarks, series, results = (schema.metadata.tables[n] for n in ("benchmarks", "series", "results"))
+        query = (select(benchmarks.c.name, benchmarks.c.params, benchmarks.c.unit, series.c.side, series.c.role,
+                        series.c.samples)
+                 .select_from(series.join(results, results.c.id == series.c.result_id)
+                              .join(benchmarks, benchmarks.c.id == series.c.benchmark_id))
+                 .where(results.c.uid == uid).order_by(series.c.id))
+        rows = self._rows(query, f"reading the samples of {uid[:12]}", (values._text, "benchmarks.name"),
+                          (values._text, "benchmarks.params"), (values._text, "benchmarks.unit"),
+                          (values._text, "series.side"), (values._text, "series.role"), (values._blob, "series.samples"))
+        try:
+            return [(values._key(name, params, unit), side, role, codec.decode(blob))
+                    for name, params, unit, side, role, blob in rows]
+        except ValueError as exc:
+            raise StoreError(f"{self.url.shown}: the samples of result {uid[:12]} cannot be read: {exc}") from None
+
     def link_benchmarks(self, machine_id: int) -> list[values.StoredBenchmark]:
         """The benchmarks with a link on ``machine_id``, by key."""
         from sqlalchemy import exists, select
