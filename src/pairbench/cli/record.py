@@ -13,7 +13,7 @@ from pairbench.cli.measuring import (
     report_outcome,
     store_target,
 )
-from pairbench.cli.options import environment_options, sampling_options
+from pairbench.cli.options import environment_options, metric_option, sampling_options
 from pairbench.errors import StoreError
 from pairbench.report.safe import visible
 
@@ -31,10 +31,7 @@ from pairbench.report.safe import visible
 @click.option("--window", type=click.IntRange(min=1), default=None, metavar="N",
               help="Records in a window; then the anchor moves to the latest recorded commit.  [default: 40]")
 @click.option("--branch", metavar="NAME", help="The branch the record belongs to (default: the checkout's).")
-@click.option("--metric", metavar="auto|wall|cpu",
-              help="What a link compares: wall or CPU time of one operation, or auto (CPU time when the "
-                   "machine is loaded, as compare chooses).  [default: the metric of the branch's latest "
-                   "links, else auto]")
+@metric_option("What a link compares, one operation's", default="the metric of the branch's latest links, else auto")
 @lambda f: bench_options(f, against=False)
 @sampling_options("bench", keep=CONFIRM_SAMPLING)
 @environment_options

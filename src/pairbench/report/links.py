@@ -11,6 +11,7 @@ HTML's own escaping on top).
 from __future__ import annotations
 
 from pairbench.report.safe import escape, visible
+from pairbench.report.wording import metric_words
 from pairbench.units import format_percent
 
 LATEST = 5  # links listed per benchmark in the terminal
@@ -57,7 +58,7 @@ def paired_lines(histories) -> list[str]:
     lines = [f"paired history · {len(histories)} benchmark(s) recorded in links "
              "(each commit against its predecessor in the same rounds)"]
     for h in histories:
-        lines += ["", f"{visible(h.benchmark.label)} · {h.metric} time · {len(h.chain)} link(s), "
+        lines += ["", f"{visible(h.benchmark.label)} · {metric_words(h.metric)} · {len(h.chain)} link(s), "
                       f"{len(h.steps)} step(s), {h.unrecorded} unrecorded commit(s)"]
         lines += [f"  step at {link_range(d.link)}: {link_size(d.link)} {d.direction}" for d in h.steps]
         lines += [f"    find its commit: {visible(bisect_command(d.bisect))}" for d in h.steps if d.bisect]
@@ -131,7 +132,7 @@ def paired_tables(histories) -> tuple[tuple[str, tuple[str, ...], tuple[tuple[st
         rows = tuple((link_range(d.link), link_size(d.link), str(d.link.rounds), _marker(d),
                       link_size(anchor_at[d.link.after]) if d.link.after in anchor_at else "")
                      for d in h.chain)
-        sections.append((f"{visible(h.benchmark.label)} · {h.metric} time", drifts, rows))
+        sections.append((f"{visible(h.benchmark.label)} · {metric_words(h.metric)}", drifts, rows))
     return tuple(sections)
 
 

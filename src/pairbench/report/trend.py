@@ -24,6 +24,7 @@ from pairbench.report import html
 from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
 from pairbench.report.links import paired_tables
 from pairbench.report.safe import visible
+from pairbench.report.wording import metric_words
 
 STATUS_STYLE = {"confirmed": ("#d62728", "solid"), "rejected": (ch.GREY, "dot"),
                 "unconfirmed": ("#ff7f0e", "dash")}
@@ -60,7 +61,7 @@ def build_history_page(history: History) -> HistoryPage:
         for cp in history.change_points)
     return HistoryPage(
         title=f"pairbench history · {len(history.histories) + len(history.paired)} benchmark(s)", machine=history.machine,
-        change_points=lines, sections=tuple((h.benchmark.label, c) for h, c in zip(
+        change_points=lines, sections=tuple((f"{h.benchmark.label} · {metric_words(h.metric)}", c) for h, c in zip(
             history.histories, charts, strict=True)),
         text=render_history(history), charts={c.key: c.figure for c in charts},
         paired=paired_tables(history.paired))

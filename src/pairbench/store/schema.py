@@ -12,6 +12,11 @@ Schema history (the ``schema_version`` table holds the version of a store):
        ``predecessor``) or the window's anchor (kind ``anchor``), the metric, the rounds, the paired
        effect with its anytime-valid interval and p-value; the raw samples are the result
        ``result_uid`` (its series), stored beside it.
+    4  (pairbench 0.4) ``links.threshold`` and ``links.alpha``: the smallest change that matters and
+       the rate of false steps per commit each link was judged with (``level`` is that rate split
+       over the record's benchmarks), so ``history`` judges every link by its own; ``series.metric``:
+       the metric a series' summary (its history point) is of, as the record's ``--metric`` chose it
+       (a row before it: wall time).
 
 A store is migrated when it is opened, in one transaction that holds the
 store's lock (SQLite ``BEGIN IMMEDIATE``, a PostgreSQL advisory lock), so two
@@ -161,7 +166,8 @@ CURRENT_VERSION = len(VERSIONS)
 
 ADDED_COLUMNS: dict[int, tuple[tuple[str, Callable[[], Column]], ...]] = {
     4: (("links", lambda: Column("threshold", Float)),  # percent: the smallest change the link was judged by
-        ("links", lambda: Column("alpha", Float))),  # the record's false steps per commit, before the split
+        ("links", lambda: Column("alpha", Float)),  # the record's false steps per commit, before the split
+        ("series", lambda: Column("metric", Text))),  # what the summary is of: wall, cpu (none: wall)
 }
 """Columns a version adds to an older table (nullable: the rows before it have none), by version."""
 
