@@ -280,7 +280,7 @@ def _invoke(app: App, argv: Sequence[str] | None) -> int:
         return EXIT_BROKEN_PIPE
     except MemoryError:  # a file too large to hold, past the readers' own limits
         io.err("error: out of memory reading or analysing the input; it is larger than this "
-               "machine can hold (see the size limits in the README)")
+               "machine can hold (see the size limits in docs/result-files.md)")
         return EXIT_RESULT_FILE
     except Exception as exc:  # a bug: one line and its own code, never 1 (a --fail-on match)
         return _internal_error(io, exc)

@@ -51,8 +51,8 @@ def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = Non
                      help="The harness of the benchmark programs (default: detected from them): "
                           + ", ".join(dict.fromkeys(REGISTRY[name].words for name in HARNESS_CHOICES)) + "."),
         click.option("--jobs", "-j", metavar="N",
-                     help="Measure N benchmarks at once, each on its own CPU where there are enough (see the "
-                          "README for what it costs)." + _shown("jobs", "bench")),
+                     help="Measure N benchmarks at once, each on its own CPU where there are enough (see "
+                          "docs/suites.md for what it costs)." + _shown("jobs", "bench")),
         click.option("--shard", metavar="K/N",
                      help="Measure share K of N of the suite (deterministic, balanced by name or by "
                           "--balance); join the shards' results with pairbench merge."),

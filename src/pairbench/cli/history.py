@@ -39,7 +39,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     that come from elsewhere (a pull request's benchmarks) after --, quoted.
     A commit's value is the median of its results' medians; steps and
     drifts are found by PELT on the log values under a model of autocorrelated
-    noise (validated by simulation: see the README), and shown with their
+    noise (validated by simulation: see docs/change-points.md), and shown with their
     commits, their size with a 95% interval, and whether `pairbench confirm`
     confirmed them. A step with several commits between its two points (in the
     git repository here) comes with the `pairbench bisect` command that finds
