@@ -212,6 +212,7 @@ class Cell:
     scenario: str
     histories: int
     language: str = "c"
+    start: int = 0  # the round robin's round its first history is measured in (later: after the others)
 
     @property
     def name(self) -> str:
@@ -223,10 +224,11 @@ def parse_plan(text: str) -> list[Cell]:
     for part in text.split(","):
         fields = part.split(":")
         load, scenario, count = fields[:3]
-        language = fields[3] if len(fields) > 3 else "c"
+        language = fields[3] if len(fields) > 3 and fields[3] else "c"
+        start = int(fields[4]) if len(fields) > 4 else 0
         if load not in LOADS or scenario not in SCENARIOS or language not in ("c", "py"):
             raise SystemExit(f"bad cell {part!r}")
-        cells.append(Cell(load, scenario, int(count), language))
+        cells.append(Cell(load, scenario, int(count), language, start))
     return cells
 
 
@@ -268,7 +270,8 @@ def measure(args) -> None:
     done = journaled(journal)
     lock = Lock(args.chunk, args.pause)
     # round robin over the cells' histories, so a partial run has figures for each cell
-    order = [(cell, h) for h in range(max(c.histories for c in cells)) for cell in cells if h < cell.histories]
+    rounds = max(c.start + c.histories for c in cells)
+    order = [(cell, r - cell.start) for r in range(rounds) for cell in cells if 0 <= r - cell.start < cell.histories]
     deadline = time.monotonic() + args.hours * 3600
     with journal.open("a") as out:
         for cell, h in order:
@@ -287,7 +290,7 @@ def measure(args) -> None:
                     code, tail = record(root, commits[k - 1], store, args)
                     seconds = time.monotonic() - t0
                     after = loadavg()
-                entry = {"event": "record", "cell": cell.name, "load": cell.load, "scenario": cell.scenario,
+                entry = {"event": "record", "record_time": args.record_time, "cell": cell.name, "load": cell.load, "scenario": cell.scenario,
                          "language": cell.language, "history": h, "commit": k, "sha": commits[k - 1], "code": code,
                          "seconds": round(seconds, 3), "loadavg_before": before, "loadavg_after": after,
                          "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
@@ -307,7 +310,7 @@ def main(argv=None) -> int:
     m = sub.add_parser("measure")
     m.add_argument("--work", required=True)
     m.add_argument("--journal", required=True)
-    m.add_argument("--plan", required=True, help="LOAD:SCENARIO:HISTORIES[:c|py],...")
+    m.add_argument("--plan", required=True, help="LOAD:SCENARIO:HISTORIES[:c|py[:FIRST_ROUND]],...")
     m.add_argument("--record-time", default="10s")
     m.add_argument("--sample-time", default="500us")
     m.add_argument("--chunk", type=float, default=840.0, help="seconds the lock is held at most")
