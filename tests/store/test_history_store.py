@@ -287,8 +287,8 @@ def test_points_of_two_metrics_are_two_histories_never_one(tmp_path):
     from runs import make_run, series, side
 
     from pairbench.analysis import analyse
-    from pairbench.cli.history import load_history
     from pairbench.environment.fingerprint import machine_of
+    from pairbench.sessions.history import load_history
     from pairbench.sessions.record import summaries_of
 
     url = f"sqlite:///{tmp_path / 'h.db'}"

@@ -6,7 +6,7 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.bench import bench_options
-from pairbench.cli.confirm import CONFIRM_SAMPLING, measure_builds, recipe_settings
+from pairbench.cli.confirm import CONFIRM_SAMPLING, seams
 from pairbench.cli.measuring import (
     check_output_paths,
     programs_environment,
@@ -74,9 +74,9 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
         target = target_of(project, None, default=True)
     options = {**options, "alpha": str(STEP_RATE), "metric": metric}
     with open_store(target) as opened:
-        from pairbench.cli.history import this_machine
+        from pairbench.sessions.history import this_machine
 
-        plan = session.plan(opened, this_machine(app, target), against=against, anchor=anchor,
+        plan = session.plan(opened, this_machine(app.environment, target), against=against, anchor=anchor,
                             every=anchor_every or ANCHOR_EVERY, window=window or WINDOW)
     sides = session.sides(plan)
     if metric is None and session.chain_metric is not None:
@@ -89,14 +89,14 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
         " (also the anchor)" if "anchor" in sides.kinds[0] else ""
     app.io.err(f"Recording {session.commit.short} against {sides.revisions[0].commit[:10]}{anchor}, "
                "in the same rounds")
-    settings = recipe_settings(session.recipe, ("BEFORE", "AFTER", "ANCHOR")[:len(sides.revisions)], dict(options))
+    settings = session.recipe.settings(("BEFORE", "AFTER", "ANCHOR")[:len(sides.revisions)], dict(options))
     check_output_paths(settings, target)
     with programs_environment(pass_env, isolated=True, store=target), session.built(*sides.revisions) as built:
         from pairbench.sessions.confirm import bench_settings
 
         names = _side_names(session, sides.revisions)
         settings = bench_settings(settings, tuple(session.target(b) for b in built), names, None)
-        outcome = measure_builds(app, settings, anchored=sides.anchored)
+        outcome = _measured(app, settings, anchored=sides.anchored)
     code = report_outcome(app, settings, outcome, target, provenance=session.provenance())
     return _links(app, target, session, sides, outcome, machine_for(outcome.run, target)) or code
 
@@ -113,12 +113,22 @@ def _side_names(session, revisions) -> tuple[str, ...]:
 def _single(app: App, session, target, options: dict, pass_env) -> int:
     from pairbench.sessions.confirm import bench_settings
 
-    settings = recipe_settings(session.recipe, ("REV",), dict(options))
+    settings = session.recipe.settings(("REV",), dict(options))
     check_output_paths(settings, target)
     with programs_environment(pass_env, isolated=True, store=target), session.built(session.commit) as built:
         settings = bench_settings(settings, (session.target(built[0]),), _side_names(session, built), None)
-        outcome = measure_builds(app, settings)
+        outcome = _measured(app, settings)
     return report_outcome(app, settings, outcome, target, provenance=session.provenance())
+
+
+def _measured(app: App, settings, *, anchored: bool = False):
+    """The builds ``settings`` names (a record's two or three, or one), measured with the progress
+    display; ``anchored``: the third is the anchor, compared with the commit in the same rounds."""
+    from pairbench.cli.progress import Displays
+    from pairbench.sessions.confirm import measure_builds
+
+    with Displays(app.io, settings, app.clock) as shown:
+        return measure_builds(settings, seams(app, shown), anchored=anchored)
 
 
 def _links(app: App, target, session, sides, outcome, machine) -> int | None:

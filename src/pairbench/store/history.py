@@ -32,7 +32,7 @@ import numpy as np
 from pairbench.environment.fingerprint import Machine
 from pairbench.errors import StoreError
 from pairbench.model import METRICS, SAMPLE_COLUMNS, BenchmarkKey, Run, Samples, utc_now
-from pairbench.settings import LEGACY_METRIC
+from pairbench.parsers import LEGACY_METRIC
 from pairbench.store import codec, schema
 from pairbench.store.database import StoreUrl, create_engine, parse_url, translated_errors
 from pairbench.store.links import LINK_KINDS, LINK_METRICS, RECORD_SOURCE, Link, LinkRows  # noqa: F401
