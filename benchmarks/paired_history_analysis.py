@@ -34,9 +34,10 @@ from paired_history_study import factors, true_step_commit  # noqa: E402
 DRIFT = 2.0  # percent, the drift scenario's total change
 
 
-def complete_histories(journal: Path) -> dict[tuple[str, int], list[dict]]:
+def complete_histories(journal: Path, partial: bool = False) -> dict[tuple[str, int], list[dict]]:
     """The journal's records by (cell, history), in commit order: the histories whose every commit
-    was recorded with exit status 0."""
+    was recorded with exit status 0 (``partial``: also those cut short, from their first commit on,
+    each scored on the commits it has)."""
     found: dict[tuple[str, int], dict[int, dict]] = defaultdict(dict)
     for line in journal.read_text().splitlines():
         try:
@@ -48,7 +49,7 @@ def complete_histories(journal: Path) -> dict[tuple[str, int], list[dict]]:
     complete = {}
     for key, records in found.items():
         scenario = next(iter(records.values()))["scenario"]
-        n = len(factors(scenario))
+        n = len(factors(scenario)) if not partial else len(records)
         if sorted(records) == list(range(1, n + 1)) and all(r["code"] == 0 for r in records.values()):
             complete[key] = [records[k] for k in range(1, n + 1)]
     return complete
@@ -133,7 +134,7 @@ def peers(python: str | None, series: list[list[float]]) -> list[list[int]] | No
 
 def analyse(args) -> str:
     work, journal = Path(args.work), Path(args.journal)
-    complete = complete_histories(journal)
+    complete = complete_histories(journal, getattr(args, "partial", False))
     cells: dict[str, list[dict]] = defaultdict(list)
     for (cell, h), records in sorted(complete.items()):
         score = paired_score(work / "stores" / f"{cell}-{h:02d}.db", records)

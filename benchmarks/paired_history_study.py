@@ -320,6 +320,7 @@ def main(argv=None) -> int:
     a.add_argument("--work", required=True)
     a.add_argument("--journal", required=True)
     a.add_argument("--peers", help="a Python with signal-processing-algorithms (E-divisive means)")
+    a.add_argument("--partial", action="store_true", help="also score histories cut short, on the commits they have")
     args = parser.parse_args(argv)
     if args.phase == "measure":
         measure(args)
