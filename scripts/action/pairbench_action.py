@@ -10,6 +10,10 @@
     python pairbench_action.py comment   post the body on the pull request, or update the comment
                                          posted before ($GITHUB_TOKEN)
     python pairbench_action.py gate      end as pairbench did (1 when --fail-on matched)
+    python pairbench_action.py record    on a push to a branch: pairbench record of the pushed commit
+                                         against the last one recorded, kept as links in the store
+                                         ($PAIRBENCH_STORE); runs the branch's own code
+                                         (``pairbench_record`` says why that may hold the URL)
 
 What a step needs comes from environment variables: the Action's inputs as ``INPUT_*`` (set by
 ``action.yml``, never pasted into a script's text) and GitHub's own (``GITHUB_WORKSPACE``,
@@ -495,8 +499,15 @@ def _annotate(level: str, message: str) -> None:
     print(f"::{level}::{escaped}", flush=True)
 
 
+def record(env: dict[str, str]) -> dict[str, str]:
+    """The step ``record``, on a push to a branch (``pairbench_record``)."""
+    import pairbench_record
+
+    return pairbench_record.record(env, sys.modules[__name__])
+
+
 STEPS: dict[str, Callable[[dict[str, str]], dict[str, str]]] = {
-    "measure": measure, "history": history, "compose": compose, "comment": comment}
+    "measure": measure, "history": history, "compose": compose, "comment": comment, "record": record}
 """The steps that write outputs, by name (``gate`` only exits)."""
 
 

@@ -82,7 +82,11 @@ METRICS = (*TIME_METRICS, *COUNT_METRICS)
 """What a comparison decides on (``--metric``): the elapsed time of one operation, its CPU time,
 the instructions it executed, or the cycles Callgrind's cache model estimates for it."""
 
-SIDE_LABELS = ("baseline", "candidate", "self-check", "")
+SIDE_LABELS = ("baseline", "candidate", "self-check", "anchor", "")
+"""A side's role: the baseline the others are compared with, a candidate, the A/A copy of the baseline,
+an anchor (a second baseline the candidates are also compared with, in the same rounds: a paired
+history's window start, so a record gets the change since it with an interval of its own), or none."""
+ANCHOR_LABEL = "anchor"
 RUN_STATES = ("complete", "interrupted", "failed", "running")
 
 

@@ -107,3 +107,53 @@ def test_the_anchor_is_the_first_recorded_commit_measured_every_few_records_and_
     assert (moved.anchor, moved.measure_anchor) == (chain[-1], True)
     release = plan_record(chain, [], anchor="v1.0", every=100)
     assert release.anchor == "v1.0" and not release.measure_anchor
+
+
+def test_each_link_is_judged_by_the_threshold_it_was_recorded_with():
+    from dataclasses import replace
+
+    from pairbench.analysis.links import judged
+
+    two = link(1, 2, effect=2.0, half=0.5, pvalue=LEVEL / 10)  # +2% [+1.5%, +2.5%]
+    assert judged(two, 1.0) == "slower"
+    assert judged(replace(two, threshold=3.0), 1.0) is None  # within its own ±3%: negligible
+    assert judged(replace(two, threshold=1.0), 5.0) == "slower"  # its own 1%, not the reader's 5%
+
+
+def _record_run(effects: dict[str, float], n: int = 40, alpha: float = 1e-3):
+    """A record's run: predecessor (baseline), commit (candidate), anchor; the commit's time is the
+    predecessor's times (1 + effect), the anchor's the predecessor's times (1 + anchor effect)."""
+    import numpy as np
+    from runs import make_run, series, side
+
+    rng = np.random.default_rng(3)
+    base = 1e6 * rng.uniform(0.99, 1.01, n)
+    walls = {"pred": base, "commit": base * (1 + effects["commit"]) * rng.uniform(0.999, 1.001, n),
+             "anchor": base * (1 + effects["anchor"]) * rng.uniform(0.999, 1.001, n)}
+    sides = [side("pred", "baseline"), side("commit", "candidate"), side("anchor", "anchor")]
+    samples = {(0, s): series(np.round(walls[x.name]), start_seq=s, stride=3) for s, x in enumerate(sides)}
+    return make_run("compare", sides, samples, runs=n, alpha=alpha, metric="wall")
+
+
+def test_a_record_compares_the_commit_with_its_predecessor_and_with_the_anchor_of_the_same_rounds():
+    from pairbench.analysis import comparison_pairs, family_size
+    from pairbench.analysis.links import measured_links
+
+    run = _record_run({"commit": 0.10, "anchor": 0.0})  # +10% since the predecessor, which is the anchor's level
+    assert comparison_pairs(run) == [(0, 1), (2, 1)]
+    assert family_size(run) == 1  # the anchor's comparison is a drift's, not a second candidate of the family
+    found = {(m.before, m.after): m for m in measured_links(run)}
+    step, cumulative = found[(0, 1)], found[(2, 1)]
+    assert step.level == cumulative.level == 1e-3 and step.threshold == 1.0
+    assert step.comparison.effect.low > 8.0 and cumulative.comparison.effect.low > 8.0
+    assert step.comparison.baseline == "pred" and cumulative.comparison.baseline == "anchor"
+    assert step.comparison.candidate == cumulative.comparison.candidate == "commit"
+
+
+def test_the_stopping_rule_follows_the_anchors_comparison_too():
+    from pairbench.analysis import comparison_pairs, criteria_of
+    from pairbench.analysis.stopping import StoppingRule
+
+    run = _record_run({"commit": 0.0, "anchor": 0.0})
+    rule = StoppingRule(criteria_of(run), pairs=comparison_pairs(run))
+    assert rule.keys == [(0, 0, 1), (0, 2, 1)]

@@ -56,7 +56,7 @@ def sampled(ratio: float, seed: int, *, alpha: float, max_runs: int = 400) -> tu
 
 def run_trial(ratio: float, seed: int, *, alpha: float, max_runs: int = 400):
     rule, sampler = sampled(ratio, seed, alpha=alpha, max_runs=max_runs)
-    verdict, _ = rule.latest[(0, 1)]
+    verdict, _ = rule.latest[(0, 0, 1)]
     return verdict, sampler.stopped_because, sampler.rounds
 
 
@@ -99,7 +99,7 @@ def test_the_verdict_a_run_stopped_on_is_the_one_its_samples_give(ratio):
     run = compare_run({"a": [1.0], "b": [1.0]})
     run = run.replace(samples={series: Samples.from_rows(rows) for series, rows in sampler.rows.items()})
     (comparison,) = analyse(run).comparisons
-    stopped_on, effect = rule.latest[(0, 1)]
+    stopped_on, effect = rule.latest[(0, 0, 1)]
     assert comparison.verdict == stopped_on
     assert (comparison.effect.low, comparison.effect.high) == (effect.low, effect.high)
 
@@ -126,7 +126,7 @@ def _bounded(ratio: float, seed: int, boundary, *, max_runs: int = 400):
                         stop=StopRule(min_runs=10, max_runs=max_runs), seed=seed)
     sampler = Sampler(executor, plan, sinks=[rule], decide=rule.decide)
     sampler.run()
-    return rule.boundary.side(rule.latest[(0, 1)][1]), sampler.stopped_because, sampler.rounds
+    return rule.boundary.side(rule.latest[(0, 0, 1)][1]), sampler.stopped_because, sampler.rounds
 
 
 def test_with_a_boundary_a_slowdown_runs_until_its_interval_lies_above_the_boundary_not_above_zero():

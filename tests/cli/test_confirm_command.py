@@ -84,7 +84,9 @@ def test_confirm_measures_the_flagged_benchmark_and_history_shows_the_step_confi
     assert f"work: confirmed (slower) between {commits[2][:10]} and {commits[3][:10]}" in err
     code, out, _ = invoke("history", "work")
     assert "confirmed (slower)" in out and "confirm it:" not in out
-    assert "work · 6 commit(s), 7 result(s)" in out  # the re-measurement joined its commit's point
+    # the re-measurement is kept on the metric --metric auto chose (CPU time, for this CPU-bound fake) and so
+    # is a point of the CPU-time history, never mixed into the wall-time points stored before
+    assert "work · wall time · 6 commit(s), 6 result(s)" in out and "work · CPU time · 1 commit(s), 1 result(s)" in out
     assert (root / ".pairbench" / "confirm" / f"build-{commits[3][:10]}.log").exists()
 
 

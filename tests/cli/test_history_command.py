@@ -104,7 +104,7 @@ def test_history_of_another_machine_is_asked_for_by_name_or_fingerprint(stored):
 
 def test_history_of_one_branch_leaves_the_others_out(stored):
     code, out, _ = invoke("history", "--store", stored, "sort", "--branch", "main")
-    assert code == 0 and "sort · 50 commit(s)" in out
+    assert code == 0 and "sort · wall time · 50 commit(s)" in out
     code, out, _ = invoke("history", "--store", stored, "sort", "--branch", "feature")
     assert code == 0 and "sort ·" not in out and "No change points." in out
 

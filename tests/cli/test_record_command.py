@@ -1,7 +1,13 @@
-"""``pairbench record``: the commits of a real git repository built in cached worktrees with the real
-C compiler, each measured against its predecessor in paired rounds and kept as links; ``history``
-shows the paired history. Kept cheap: a few fixed small rounds, asserting what load cannot flip (a
-3x step, the links' commits and counts), never a wall-clock window."""
+"""``pairbench record`` end to end: the commits of a real git repository built in cached worktrees with
+the real C compiler, measured by the real executor in a few fixed rounds, and kept as links in SQLite
+and in the test PostgreSQL; ``history`` renders them.
+
+Cheap by design: a ``[confirm] command`` recipe of a C program that does nothing, 12 fixed rounds
+(the fewest whose sign-test interval exists at the links' level). The assertions are what load
+cannot flip: which links exist, their commits, metric, rounds, level and threshold, that the anchor
+was a third side in the same rounds (one result holding the three sides, each with every round),
+that the raw samples read back, and that history names each link. Whether a link decides a change is
+the statistics' part, tested on the pure functions (``tests/analysis/test_links.py``)."""
 
 from __future__ import annotations
 
@@ -16,13 +22,8 @@ from pairbench.store.history import Store
 
 pytestmark = pytest.mark.e2e
 
-SOURCE = """#include "pairbench.h"
-PAIRBENCH(work) {{ unsigned s = 0; for (unsigned i = 0; i < {loops}u; i++) s += i * i; pairbench_keep(s); }}
-PAIRBENCH_MAIN()
-"""
-# Every link is a 3x step, which a paired comparison decides in 1-3 s (as confirm's and bisect's tests
-# find): 20 s is the ceiling that two busy loops beside the rest of the suite cannot reach, not the cost
-FAST = ("--max-time", "20s", "--sample-time", "200us", "--seed", "7", "-q")
+ROUNDS = 12
+FIXED = ("--runs", str(ROUNDS), "--seed", "7", "-q", "--anchor-every", "2")
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -31,51 +32,64 @@ def _git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
-def _repository(root: Path, store: str) -> list[str]:
-    """Three commits of a C benchmark, ``work`` three times slower at each."""
-    from pairbench import __file__ as package
-
-    header = Path(package).parent / "worker" / "include"
+def _repository(root: Path, store: str, commits: int = 4) -> list[str]:
+    """``commits`` commits of a C program that returns at once (each with its own exit code, so each
+    builds a different program)."""
     _git(root, "init", "-q", "-b", "main")
-    (root / "pairbench.toml").write_text(
-        f'[store]\nurl = "{store}"\n\n[confirm]\nbuild = "cc -O1 -I{header} bench.c -o bench"\nbench = "bench"\n')
-    (root / ".gitignore").write_text("bench\nhistory.db*\n.pairbench/\n")
-    commits = []
-    for k in range(3):
-        (root / "bench.c").write_text(SOURCE.format(loops=2000 * 3**k))
+    (root / "pairbench.toml").write_text(f'[store]\nurl = "{store}"\n\n[confirm]\nbuild = "cc -O1 work.c -o work"\n'
+                                         'command = "./work"\nname = "work"\n')
+    (root / ".gitignore").write_text("work\nhistory.db*\n.pairbench/\n")
+    shas = []
+    for k in range(commits):
+        (root / "work.c").write_text(f"int main(void) {{ return {k} - {k}; }}\n")
         _git(root, "add", ".")
         _git(root, "commit", "-q", "-m", f"version {k}")
-        commits.append(_git(root, "rev-parse", "HEAD"))
-    return commits
+        shas.append(_git(root, "rev-parse", "HEAD"))
+    return shas
 
 
-def _record_each(commits: list[str]) -> list[tuple[int, str]]:
-    return [invoke("record", c[:10], "--branch", "main", *FAST)[::2] for c in commits]
-
-
-def _links(url: str):
+def _recorded(url: str):
     with Store.open(url, read_only=True) as store:
         [machine] = store.machines()
-        return store.links(machine.id, [b.id for b in store.link_benchmarks(machine.id)])
+        benchmarks = store.link_benchmarks(machine.id)
+        links = store.links(machine.id, [b.id for b in benchmarks])
+        samples = {uid: store.link_samples(uid) for uid in {link.result_uid for link in links}}
+    return benchmarks, links, samples
 
 
 def _check_paired_history(commits: list[str], url: str) -> None:
-    recorded = _record_each(commits)
-    assert [code for code, _ in recorded] == [0] * 3, recorded
-    assert "First record of branch main" in recorded[0][1]
-    links = _links(url)
+    codes = [invoke("record", c[:10], "--branch", "main", *FIXED) for c in commits]
+    assert [r.code for r in codes] == [0] * len(commits), [r.err[-600:] for r in codes]
+    assert "First record of branch main" in codes[0].err
+    assert f"and anchor {commits[0][:10]}, in the same rounds" in codes[2].err
+
+    benchmarks, links, samples = _recorded(url)
+    assert [b.key.name for b in benchmarks] == ["work"]
     chain = [(link.before, link.after) for link in links if link.kind == "predecessor"]
     assert chain == list(zip(commits, commits[1:], strict=False))
-    assert {link.metric for link in links} <= {"wall", "cpu"} and all(link.level == 1e-3 for link in links)
-    assert all(link.effect_low > 50.0 for link in links if link.kind == "predecessor")  # far above the threshold
-    anchor = [(link.before, link.after) for link in links if link.kind == "anchor"]
-    assert anchor[0] == (commits[0], commits[1])  # the window's anchor: the first recorded commit
+    anchored = [(link.before, link.after) for link in links if link.kind == "anchor"]
+    assert anchored == [(commits[0], commits[1]), (commits[0], commits[2])]  # every 2nd record of the window
+    assert len({link.metric for link in links}) == 1 and links[0].metric in ("wall", "cpu")  # one chain
+    assert all(link.rounds == ROUNDS and link.level == 1e-3 and link.alpha == 1e-3 and link.threshold == 1.0
+               for link in links)
+    assert all(link.effect_low is not None and link.effect_low <= link.effect <= link.effect_high for link in links)
+
+    # the third record measured predecessor, commit and anchor in one session: one result, three sides
+    [third] = {link.result_uid for link in links if link.after == commits[2]}
+    sides = {side: (role, series) for _, side, role, series in samples[third]}
+    assert sides.keys() == {commits[1][:10], "work", commits[0][:10]}
+    assert [sides[name][0] for name in (commits[1][:10], "work", commits[0][:10])] == ["baseline", "candidate", "anchor"]
+    assert all(len(series.measured()) == ROUNDS for _, series in sides.values())
+    assert all(int(series.measured()["wall_ns"].min()) > 0 for _, series in sides.values())
+
     code, out, _ = invoke("history", "work")
-    assert code == 0 and "paired history" in out and out.count("step at") == 2
-    assert f"step at {commits[0][:10]}..{commits[1][:10]}" in out and f"{commits[1][:10]}..{commits[2][:10]}" in out
+    assert code == 0 and "paired history" in out, out
+    assert f"cumulative since anchor {commits[0][:10]}: at {commits[2][:10]}" in out
+    for before, after in chain[-3:]:
+        assert f"{before[:10]}..{after[:10]}" in out
 
 
-def test_record_links_each_commit_to_its_predecessor_and_history_names_the_step(tmp_path, monkeypatch):
+def test_record_links_each_commit_to_its_predecessor_and_anchor_in_sqlite(tmp_path, monkeypatch):
     monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     monkeypatch.chdir(tmp_path)
     commits = _repository(tmp_path, "sqlite:///history.db")

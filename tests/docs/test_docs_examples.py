@@ -44,6 +44,7 @@ CANNOT_RUN = {
     "pairbench record HEAD --metric cpu --max-time 60s -j 2":
         "builds two commits of a git repository with a [confirm] recipe; tests/cli/test_record_command.py",
     "pairbench record --against v1.4.0 -k parse": "needs a repository with a v1.4.0 tag; tests/cli/test_record_command.py",
+    "pairbench record --anchor v1.4.0": "needs a repository with a v1.4.0 tag; tests/cli/test_record_command.py",
     "pairbench history": "reads this project's history store; tests/cli/test_history_command.py renders one of 50 commits",
     "pairbench confirm 4b120b1408 b7135bcfa4": "builds two commits of a real repository; tests/cli/test_confirm_command.py",
     "pairbench confirm 4d2c1e0a9b 7f3e8a21c5": "builds two commits of a real repository; tests/cli/test_confirm_command.py",

@@ -183,3 +183,55 @@ def _store_main(project: dict, store: str, scratch: Path) -> None:
     done = subprocess.run([*pairbench, "bench", "./bench", "--store", store, "--max-time", "1s", "--warmup", "1",
                            "--min-runs", "4", "-q"], cwd=main, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+RECORDED = "int main(void) { return WORK - WORK; }\n"
+
+
+def _recorded_project(root: Path, store: str) -> tuple[Path, list[str]]:
+    """A repository of two commits of a C program with a [confirm] recipe, checked out at the first."""
+    repo = root / "recorded"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "pairbench.toml").write_text(f'[store]\nurl = "{store}"\n\n[confirm]\n'
+                                         'build = "cc -O1 -DWORK=$(cat work.txt) work.c -o work"\n'
+                                         'command = "./work"\nname = "work"\n')
+    (repo / ".gitignore").write_text("work\n.pairbench/\n")
+    (repo / "work.c").write_text(RECORDED)
+    commits = []
+    for work in ("1", "2"):
+        (repo / "work.txt").write_text(work + "\n")
+        git(repo, "add", ".")
+        git(repo, "commit", "-q", "-m", f"work {work}")
+        commits.append(git(repo, "rev-parse", "HEAD"))
+    git(repo, "checkout", "-q", commits[0])
+    return repo, commits
+
+
+def test_the_action_records_each_push_to_main_as_links_and_refuses_a_pull_request(installed, runner_temp, tmp_path):
+    from pairbench.store.history import Store
+
+    store = f"sqlite:///{tmp_path / 'history.db'}"
+    repo, commits = _recorded_project(tmp_path, store)
+    inputs = {"mode": "record", "options": "--runs 12 --seed 1 -q"}
+    push = {"token": TOKEN, "ref_name": "main", "event": {}}
+    env = {**_base_env(runner_temp), "GITHUB_EVENT_NAME": "push", "PAIRBENCH_STORE": store}
+    for commit in commits:
+        git(repo, "checkout", "-q", commit)
+        run = CompositeAction(installed["action"], repo, inputs, push, env)
+        run.steps["install"], run.paths = dict(installed["outputs"]), list(installed["paths"])
+        steps = {step.id: step for step in run.run(skip=("install",))}
+        assert steps["record"].code == 0 and steps["record"].outputs["exit-code"] == "0", steps["record"].output
+        assert not steps["measure"].ran and not steps["comment"].ran and steps["gate"].code == 0
+    assert "Paired history" in run.summary and f"{commits[0][:10]}..{commits[1][:10]}" in run.summary
+    assert (runner_temp / "pairbench" / "report" / "history.html").stat().st_size > 10_000
+    with Store.open(store, read_only=True) as opened:
+        [machine] = opened.machines()
+        links = opened.links(machine.id, [b.id for b in opened.link_benchmarks(machine.id)])
+    assert [(link.kind, link.before, link.after) for link in links] == [
+        ("predecessor", commits[0], commits[1]), ("anchor", commits[0], commits[1])]
+
+    refused = CompositeAction(installed["action"], repo, inputs, push, {**env, "GITHUB_EVENT_NAME": "pull_request"})
+    refused.steps["install"], refused.paths = dict(installed["outputs"]), list(installed["paths"])
+    [step] = refused.run(only=("record",))
+    assert step.code != 0 and "not a pull_request" in step.output

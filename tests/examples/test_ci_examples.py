@@ -108,11 +108,23 @@ def test_actionlint_here_checks_the_actions_inputs_and_runs_shellcheck(tmp_path)
     assert "SC2086" in done.stdout
 
 
-def test_the_examples_that_use_the_action_give_it_a_suite_or_a_command():
+def test_the_examples_that_use_the_action_give_it_a_suite_or_a_command_or_record():
     uses = [step for p in WORKFLOWS for job in _documents(p)[0]["jobs"].values() for step in job["steps"]
             if str(step.get("uses", "")).endswith("actions/pairbench")]
     assert uses, "no example uses the Action"
-    assert all(("suite" in s["with"]) != ("command" in s["with"]) for s in uses)
+    compared = [s for s in uses if s["with"].get("mode", "compare") == "compare"]
+    assert all(("suite" in s["with"]) != ("command" in s["with"]) for s in compared)
+    recorded = [s for s in uses if s["with"].get("mode") == "record"]
+    assert len(recorded) >= 2 and not any("suite" in s["with"] or "command" in s["with"] for s in recorded)
+
+
+def test_the_examples_record_only_on_pushes():
+    for path in WORKFLOWS:
+        workflow = _documents(path)[0]
+        for job in workflow["jobs"].values():
+            if any(s.get("with", {}).get("mode") == "record" for s in job["steps"]):
+                triggers = workflow.get("on", workflow.get(True))
+                assert job.get("if") == "github.event_name == 'push'" or list(triggers) == ["push"], path
 
 
 def test_the_scripts_pass_shellcheck():

@@ -43,8 +43,9 @@ def invocations(path: Path) -> list[tuple[str, list[str]]]:
         for command, rest in _INVOCATION.findall(joined):
             words = rest.split()
             found.append((command, words[:words.index("--")] if "--" in words else words))
-    for step in _action_steps(path):
-        command = "bench" if "suite" in step["with"] else "compare"
+    for step in _action_steps(path):  # the Action's build input is a bash script too
+        found += [(command, rest.split()) for command, rest in _INVOCATION.findall(str(step["with"].get("build", "")))]
+        command = "record" if step["with"].get("mode") == "record" else "bench" if "suite" in step["with"] else "compare"
         found.append((command, shlex.split(str(step["with"].get("options", "")))))
     return found
 
@@ -64,15 +65,15 @@ def test_every_option_an_example_gives_pairbench_is_an_option_of_its_command(pat
 
 def test_the_examples_run_the_commands_a_ci_needs():
     commands = {c for _, c, _ in CASES}
-    assert commands >= {"bench", "history", "include-dir", "merge", "report"}
+    assert commands >= {"bench", "history", "include-dir", "merge", "record", "report"}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_the_store_url_reaches_pairbench_only_from_a_secret_in_the_environment(path):
     text = path.read_text()
     assert "--store" not in " ".join(_scripts(path)), f"{path.name}: a store URL on a command line"
-    for value in re.findall(r"PAIRBENCH_STORE: (.*)", text.split("# Trying it")[0]):
-        assert re.fullmatch(r"\$\{\{ secrets\.[A-Z_]+ \}\}", value.strip()), value
+    for value in re.findall(r"PAIRBENCH_STORE: (.*)", text.split("# Trying it")[0]):  # a SQLite file is no secret
+        assert re.fullmatch(r"\$\{\{ secrets\.[A-Z_]+ \}\}|sqlite:///[^\s@]+", value.strip()), value
     uncommented = "\n".join(line.split(" #")[0] for line in text.splitlines() if not line.lstrip().startswith("#"))
     assert not re.search(r"postgres(?:ql)?://[^\s@/]*:[^\s@/]*@", uncommented)
 

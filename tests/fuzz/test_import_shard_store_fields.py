@@ -167,13 +167,16 @@ def store_file(tmp_path_factory) -> Path:
 
     from pairbench.environment.fingerprint import machine_of
     from pairbench.model import BenchmarkKey
-    from pairbench.store.history import Confirmation, Store
+    from pairbench.store.history import Confirmation, Link, Store
 
     path = tmp_path_factory.mktemp("store") / "h.db"
     with Store.open(str(path)) as store:
         store_history(store, [{"parse": 1e6, "sort": 2e5}, {"parse": 1.1e6, "sort": 2e5}], environment=FIXED_ENVIRONMENT)
         store.add_confirmations(machine_of(FIXED_ENVIRONMENT), [(BenchmarkKey("parse"), Confirmation(
             0, "a" * 40, "b" * 40, "confirmed", "slower", 0.1, 0.05, 0.15, None, "2026-02-01T00:00:00+00:00"))])
+        store.add_links(machine_of(FIXED_ENVIRONMENT), [(BenchmarkKey("sort"), Link(
+            0, "u", kind, "a" * 40, "b" * 40, "2026-02-01T00:00:00+00:00", "main", 1, "cpu", 900, 1e-3, 2.0, 1.5, 2.5,
+            1e-5, "2026-02-01T00:00:01+00:00", 1.0, 1e-3)) for kind in ("predecessor", "anchor")])
     return path
 
 

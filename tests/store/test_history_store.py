@@ -278,3 +278,31 @@ def test_a_relative_sqlite_path_is_relative_to_the_base_given(tmp_path):
     assert parse_url("results.db", base=tmp_path).sqlite_path == tmp_path / "results.db"
     assert parse_url(f"sqlite:///{tmp_path}/h.db?timeout=2.5").busy_timeout_s == 2.5
     assert os.path.isabs(str(parse_url("h.db").sqlite_path))
+
+
+def test_points_of_two_metrics_are_two_histories_never_one(tmp_path):
+    """A benchmark recorded with --metric wall and then --metric cpu: history shows one history per
+    metric, each with its own points, and says which."""
+    from history_runs import commit
+    from runs import make_run, series, side
+
+    from pairbench.analysis import analyse
+    from pairbench.environment.fingerprint import machine_of
+    from pairbench.sessions.history import load_history
+    from pairbench.sessions.record import summaries_of
+
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    with Store.open(url) as store:
+        for k, metric in enumerate(["wall", "wall", "cpu", "cpu", "cpu"]):
+            samples = series([2000 + k] * 9, user_ns=[1000 + k] * 9, sys_ns=[0] * 9)
+            run = make_run("run", [side("work")], {(0, 0): samples}, runs=9, metric=metric,
+                           environment={"cpu_model": "Test CPU", "machine": "x86_64"})
+            run = run.replace(started_at=f"2026-01-01T00:00:0{k}+00:00")
+            store.add(run, summaries_of(run, analyse(run)), machine_of(run.environment), commit(k))
+    with Store.open(url, read_only=True) as store:
+        [machine] = store.machines()
+        found = load_history(store, machine, (), None)
+    by_metric = {h.metric: h for h in found.histories}
+    assert sorted(by_metric) == ["cpu", "wall"]
+    assert [p.median for p in by_metric["wall"].points] == [2000.0, 2001.0]
+    assert [p.median for p in by_metric["cpu"].points] == [1002.0, 1003.0, 1004.0]

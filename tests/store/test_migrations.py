@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from history_runs import MACHINE_ENV, result, store_history
 from sqlalchemy import create_engine, inspect, text
@@ -142,3 +144,31 @@ def test_a_link_of_a_kind_no_pairbench_writes_is_refused_on_reading(tmp_path):
     engine.dispose()
     with Store(parse_url(url)) as store, pytest.raises(StoreError, match="links.kind holds 'sideways'"):
         store.links(stored.id, [benchmark.id])
+
+
+def test_a_version_3_store_keeps_its_links_and_series_and_reads_them_as_judged_by_default(store_url):
+    """Version 4 adds the threshold and rate of each link and the metric of each series: the rows of
+    a version 3 store have none, and are read as wall-time points and links judged by the reader's
+    threshold."""
+    _migrated_to(store_url, 3)
+    engine = create_engine(parse_url(store_url).url)
+    v3 = schema.tables_up_to(3).tables
+    with engine.begin() as conn:
+        machine = conn.execute(v3["machines"].insert().values(fingerprint="f", label="m", details="{}")
+                               .returning(v3["machines"].c.id)).scalar()
+        bench = conn.execute(v3["benchmarks"].insert().values(name="parse", params="{}", unit="ns")
+                             .returning(v3["benchmarks"].c.id)).scalar()
+        conn.execute(v3["links"].insert().values(
+            machine_id=machine, benchmark_id=bench, result_uid="u", kind="predecessor", before_commit="a" * 40,
+            after_commit="b" * 40, metric="cpu", rounds=40, level=5e-5, effect=2.0, effect_low=1.5,
+            effect_high=2.5, pvalue=1e-6, recorded_at="2026-02-02T00:00:01+00:00"))
+    engine.dispose()
+    with Store(parse_url(store_url)) as store:
+        assert store.version == schema.CURRENT_VERSION == 4
+        [link] = store.links(machine, [bench])
+    assert (link.effect_low, link.threshold, link.alpha) == (1.5, None, None)
+    again = _link("a" * 40, "c" * 40, "v")
+    with Store(parse_url(store_url)) as store:
+        store.add_links(machine_of(MACHINE_ENV), [(BenchmarkKey("parse"), replace(again, threshold=2.0, alpha=1e-3))])
+        found = store.links(store.machine_id(machine_of(MACHINE_ENV)), [bench])
+    assert [(x.threshold, x.alpha) for x in found] == [(2.0, 1e-3)]

@@ -66,7 +66,11 @@ class CompositeAction:
 
     # -------------------------------------------------------------------------- expressions
     def value(self, expression: str) -> str:
-        """The value of one expression (without ``${{ }}``)."""
+        """The value of one expression (without ``${{ }}``): ``a || b`` is the first truthy operand's
+        value (as GitHub's), ``&&`` binds tighter."""
+        alternatives = [p.strip() for p in expression.split("||")]
+        if len(alternatives) > 1:
+            return next((v for v in map(self.value, alternatives) if self._truthy(v)), "")
         parts = [p.strip() for p in expression.split("&&")]
         if len(parts) > 1:
             return "true" if all(self._truthy(self.value(p)) for p in parts) else ""

@@ -37,11 +37,11 @@ from pairbench.analysis.rules import (
 )
 from pairbench.analysis.summary import summarize
 from pairbench.errors import StatisticsError
-from pairbench.model import Run, Samples
+from pairbench.model import ANCHOR_LABEL, Run, Samples
 from pairbench.notes import Note, Subject
 
 __all__ = ["CONFIDENCE", "Analysis", "Comparison", "Criteria", "Effect", "Summary", "analyse",
-           "baseline_and_candidates", "compares"]
+           "baseline_and_candidates", "comparison_pairs", "compares"]
 
 SELF_CHECK_LABEL = "self-check"
 COMPARISON_RUN_NOTES = frozenset({"sample-time-raised"})
@@ -112,10 +112,21 @@ def is_suite(run: Run) -> bool:
 
 
 def baseline_and_candidates(run: Run) -> tuple[int, list[int]]:
-    """Index of the baseline (label "baseline", else the first side) and of the other sides."""
+    """Index of the baseline (label "baseline", else the first side) and of the other sides (an
+    anchor's comparisons are :func:`comparison_pairs`'s)."""
     labels = [side.label for side in run.sides]
     base = labels.index("baseline") if "baseline" in labels else 0
-    return base, [i for i in range(len(run.sides)) if i != base]
+    return base, [i for i in range(len(run.sides)) if i != base and labels[i] != ANCHOR_LABEL]
+
+
+def comparison_pairs(run: Run) -> list[tuple[int, int]]:
+    """Every comparison of ``run`` as (its baseline side, its candidate side): the baseline against
+    each other side, then each anchor side against each candidate (a paired history's record: the
+    commit against its predecessor and against the window's anchor, in the same rounds)."""
+    base, others = baseline_and_candidates(run)
+    anchors = [i for i, side in enumerate(run.sides) if side.label == ANCHOR_LABEL and i != base]
+    candidates = [i for i in others if run.sides[i].label == "candidate"]
+    return [(base, c) for c in others] + [(a, c) for a in anchors for c in candidates]
 
 
 COMPARING_KINDS = ("compare", "bench")
@@ -152,11 +163,11 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
     if not compares(run):
         return (), (), []
     criteria = criteria_of(run)
-    base, others = baseline_and_candidates(run)
     found, figures, values = [], [], []
+    pairs = comparison_pairs(run)
     qualifying = [n for n in run.notes if n.code in COMPARISON_RUN_NOTES]
     for b, key in enumerate(run.benchmarks):
-        for c in others:
+        for base, c in pairs:
             pairing = Pairing(key, run.sides[base].name, run.sides[c].name, run.series(b, base),
                               run.series(b, c), self_check=run.sides[c].label == SELF_CHECK_LABEL)
             comparison, figure = compare(pairing, criteria)

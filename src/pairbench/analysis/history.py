@@ -149,6 +149,7 @@ class BenchmarkHistory:
     autocorrelation: float | None = None  # the noise's lag-1 autocorrelation (AR(1)), None likewise
     drifts: tuple[Drift, ...] = ()
     fit: tuple[float, ...] = ()  # each point's fitted level (its segment's median, or its drift's line)
+    metric: str = "wall"  # what every point's median is of (``analysis.points``): never two in one history
 
     def values(self) -> np.ndarray:
         return np.array([p.median for p in self.points], dtype=np.float64)
@@ -231,8 +232,9 @@ def _point(series, rows: list[int]) -> Point:
 
 
 def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
-                      confirmations: Iterable = ()) -> BenchmarkHistory:
-    """The steps and drifts of one benchmark's points, each step with what ``confirm`` found of it."""
+                      confirmations: Iterable = (), metric: str = "wall") -> BenchmarkHistory:
+    """The steps and drifts of one benchmark's points (all on ``metric``), each step with what
+    ``confirm`` found of it."""
     values = np.array([p.median for p in points], dtype=np.float64)
     logs = np.log(values) if values.size and np.all(values > 0) else None
     reference = typical_size(values)
@@ -246,7 +248,7 @@ def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
     noise = found.noise if logs is not None else None
     shown = tuple(with_noise(p, noise.sd) for p in points) if noise else tuple(points)
     return BenchmarkHistory(benchmark, shown, steps, noise.sd if noise else None,
-                            noise.phi if noise else None, drifts, segments.fit())
+                            noise.phi if noise else None, drifts, segments.fit(), metric)
 
 
 def with_noise(point: Point, between: float) -> Point:

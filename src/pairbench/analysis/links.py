@@ -20,7 +20,8 @@ real ones happen. The record chooses ``level`` before it measures and stores it 
 the history judges each link at its own level.
 
 **A step** is a predecessor link whose interval at its level lies on one side of zero and not
-wholly within +-``threshold`` (``verdict.decide``: slower or faster, not negligible). A step whose
+wholly within +-its threshold (``verdict.decide``: slower or faster, not negligible; each link
+keeps the threshold and the rate it was recorded with, and is judged by them). A step whose
 link spans several commits (CI skipped some) names the span and the ``bisect`` that finds its commit.
 
 **Drift.** Small changes that no single link decides add up; chaining links would widen the
@@ -106,11 +107,12 @@ class LinkHistory:
 
 
 def judged(link, threshold: float) -> str | None:
-    """"slower" or "faster" when ``link`` decides a change at its own level beyond ``threshold``
-    percent (module docstring), else None."""
+    """"slower" or "faster" when ``link`` decides a change at its own level beyond its own threshold
+    (the one the record judged it by; ``threshold`` percent for a link stored without one), else None."""
     if link.effect_low is None or link.effect_high is None or link.pvalue > link.level:
         return None
-    verdict = decide(link.effect_low, link.effect_high, threshold)
+    own = link.threshold
+    verdict = decide(link.effect_low, link.effect_high, threshold if own is None else own)
     if verdict.verdict in ("slower", "faster") and not verdict.negligible:
         return verdict.verdict
     return None
@@ -200,3 +202,39 @@ def plan_record(chain: Sequence[str], anchors: Sequence[str], *, against: str | 
         current, since = predecessor, 1
     measure = since % every == 0 or since == window or current == predecessor
     return Plan(predecessor, current, measure)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One comparison of a record's run, judged at the link level: ``benchmark``, the sides compared
+    (``before`` the predecessor or the anchor, ``after`` the commit recorded), and the comparison
+    (effect with its interval at ``level``, unadjusted p-value, metric, rounds)."""
+
+    benchmark: BenchmarkKey
+    before: int
+    after: int
+    comparison: object  # analysis.records.Comparison
+    level: float
+    threshold: float
+
+
+def measured_links(run) -> list[Measured]:
+    """Every comparison of a record's ``run`` (the predecessor against the commit, and the anchor
+    against it when the run has an anchor side: ``analysis.comparison_pairs``) at the run's own
+    Bonferroni level, alpha over its benchmarks: the level each link is tested at. Not the suite's
+    Holm steps, whose intervals lie at other levels: a link's interval is at the level it stores."""
+    from pairbench.analysis import compares, comparison_pairs, criteria_of
+    from pairbench.analysis.comparison import compare
+    from pairbench.analysis.pairing import Pairing
+
+    if not compares(run):
+        return []
+    criteria = criteria_of(run)
+    found = []
+    for b, key in enumerate(run.benchmarks):
+        for base, cand in comparison_pairs(run):
+            pairing = Pairing(key, run.sides[base].name, run.sides[cand].name, run.series(b, base),
+                              run.series(b, cand))
+            comparison = compare(pairing, criteria)[0]
+            found.append(Measured(key, base, cand, comparison, criteria.level_alpha, criteria.threshold))
+    return found

@@ -26,38 +26,45 @@ from pairbench.model import metric_total
 from pairbench.stats.counts import exact_effect
 from pairbench.verdict import Verdict
 
+Key = tuple[int, int, int]
+"""A comparison the rule follows: (benchmark, its baseline side, its candidate side)."""
+
 
 class StoppingRule(Sink):
     """Follows the rounds and says when every comparison (candidate side x benchmark) is decided."""
 
-    def __init__(self, criteria: Criteria, baseline: int, candidates: Sequence[int],
-                 benchmarks: int = 1, *, benchmark_ids: Sequence[int] | None = None,
+    def __init__(self, criteria: Criteria, baseline: int = 0, candidates: Sequence[int] = (),
+                 benchmarks: int = 1, *, pairs: Sequence[tuple[int, int]] | None = None,
+                 benchmark_ids: Sequence[int] | None = None,
                  block_rounds: int | None = None, boundary: Boundary | None = None):
-        """Follows every candidate on benchmarks ``0 .. benchmarks - 1``, or on ``benchmark_ids``
-        only (bench measures its benchmarks one at a time, a rule each). With ``block_rounds``
+        """Follows every candidate against ``baseline`` (or each (baseline, candidate) side of
+        ``pairs``: ``analysis.comparison_pairs``, a record's anchor among them) on benchmarks
+        ``0 .. benchmarks - 1``, or on ``benchmark_ids`` only (bench measures its benchmarks one
+        at a time, a rule each); every comparison is decided at the criteria's level. With ``block_rounds``
         (bench's blocks of fresh worker processes) each block of that many rounds is one value,
         its median log-ratio, as ``analysis.pairing.block_effects`` makes it, and the rule
         decides only when a block has just ended. With ``boundary`` (``bisect``) a comparison is
         decided once its interval lies wholly above or below the boundary, not by its verdict."""
         self.criteria = criteria
         self.boundary = boundary
-        self.baseline = baseline
         self.block_rounds = block_rounds
         self._block_ended = False
         ids = range(benchmarks) if benchmark_ids is None else benchmark_ids
-        self.keys = [(b, c) for b in ids for c in candidates]
+        pairs = [(baseline, c) for c in candidates] if pairs is None else list(pairs)
+        # a comparison's key: (benchmark, its baseline side, its candidate side)
+        self.keys: list[Key] = [(b, base, c) for b in ids for base, c in pairs]
         # one store of each comparison's log-ratios: the running sequence when adaptive, a list with --runs
         self._running: dict = {}
-        self._ratios: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
-        self._block: dict[tuple[int, int], list[float]] = {key: [] for key in self.keys}
+        self._ratios: dict[Key, list[float]] = {key: [] for key in self.keys}
+        self._block: dict[Key, list[float]] = {key: [] for key in self.keys}
         # --metric auto: a comparison's metric is chosen from its first CHOICE_ROUNDS rounds (kept in _early)
         fixed = None if criteria.metric == "auto" else criteria.metric
-        self._metric: dict[tuple[int, int], str | None] = {key: fixed for key in self.keys}
-        self._early: dict[tuple[int, int], list[tuple[int, list[Measured], list[Measured]]]] = {key: [] for key in self.keys}
+        self._metric: dict[Key, str | None] = {key: fixed for key in self.keys}
+        self._early: dict[Key, list[tuple[int, list[Measured], list[Measured]]]] = {key: [] for key in self.keys}
         # a count's values while they have been one per side in every round: (baseline, candidate, rounds), or
         # None once they varied (``stats.counts``: the exact rule is then out for good)
-        self._constant: dict[tuple[int, int], tuple[float, float, int] | None] = {}
-        self.latest: dict[tuple[int, int], tuple[Verdict, Effect | None]] = {}
+        self._constant: dict[Key, tuple[float, float, int] | None] = {}
+        self.latest: dict[Key, tuple[Verdict, Effect | None]] = {}
 
     def on_round(self, end: RoundEnd) -> None:
         if end.warmup:
@@ -68,7 +75,7 @@ class StoppingRule(Sink):
                 taken.setdefault((m.benchmark, m.side), []).append(m)
         self._block_ended = self.block_rounds is not None and end.rounds % self.block_rounds == 0
         for key in self.keys:
-            base, cand = taken.get((key[0], self.baseline)), taken.get(key)
+            base, cand = taken.get((key[0], key[1])), taken.get((key[0], key[2]))
             if base is None or cand is None:
                 continue
             if self._metric.get(key) is None:
@@ -78,7 +85,7 @@ class StoppingRule(Sink):
                 continue
             self._add(key, end.rounds, base, cand)
 
-    def _choose(self, key: tuple[int, int]) -> None:
+    def _choose(self, key: Key) -> None:
         """``--metric auto``: the metric of ``key``, from its first rounds (as ``comparison.metric_of``),
         and their values, now that they can be computed."""
         early = self._early.pop(key)
@@ -89,7 +96,7 @@ class StoppingRule(Sink):
         for rounds, base, cand in early:
             self._add(key, rounds, base, cand)
 
-    def _add(self, key: tuple[int, int], rounds: int, base: list[Measured], cand: list[Measured]) -> None:
+    def _add(self, key: Key, rounds: int, base: list[Measured], cand: list[Measured]) -> None:
         """The log-ratio of round ``rounds`` (one of a block's when rounds come in blocks), kept."""
         b, c = self._value(key, base), self._value(key, cand)
         if not (b > 0 and c > 0):  # a time of 0 (a timer that did not advance) has no ratio: as the analysis
@@ -107,7 +114,7 @@ class StoppingRule(Sink):
         else:
             self._ratios[key].append(ratio)
 
-    def _follow_constant(self, key: tuple[int, int], b: float, c: float) -> None:
+    def _follow_constant(self, key: Key, b: float, c: float) -> None:
         """Count the rounds in which a count has kept one value on each side (``_constant``)."""
         if key not in self._constant:
             self._constant[key] = (b, c, 1)
@@ -115,7 +122,7 @@ class StoppingRule(Sink):
         kept = self._constant[key]
         self._constant[key] = None if kept is None or (kept[0], kept[1]) != (b, c) else (b, c, kept[2] + 1)
 
-    def _exact(self, key: tuple[int, int]):
+    def _exact(self, key: Key):
         """The exact effect of a count that kept one value per side for enough rounds, else None."""
         kept = self._constant.get(key)
         if kept is None:
@@ -123,7 +130,7 @@ class StoppingRule(Sink):
         b, c, rounds = kept
         return exact_effect(np.full(rounds, b), np.full(rounds, c), self.criteria.level)
 
-    def _value(self, key: tuple[int, int], taken: list[Measured]) -> float:
+    def _value(self, key: Key, taken: list[Measured]) -> float:
         """One operation's value of a side's sample in a round by the comparison's metric, as
         ``pairing.round_values`` gives it for stored samples: the median of an invocation's
         repetitions (every benchmark measured is a time)."""
@@ -131,7 +138,7 @@ class StoppingRule(Sink):
                                      m.metrics)) / m.sample.iterations for m in taken]
         return values[0] if len(values) == 1 else float(np.median(values))
 
-    def _sequence(self, key: tuple[int, int]):
+    def _sequence(self, key: Key):
         """The running confidence sequence of comparison ``key``, made at its first value."""
         from pairbench.stats.sequential import RunningSequence
 
@@ -162,12 +169,12 @@ class StoppingRule(Sink):
         share = f" and {self.boundary.share:g} of its estimate" if self.boundary.share and side == ABOVE else ""
         return f"the interval lies {side} {self.boundary.at:+.3g}%{share}"
 
-    def metric(self, key: tuple[int, int] | None = None) -> str | None:
+    def metric(self, key: Key | None = None) -> str | None:
         """What the verdict of ``key`` (the first comparison by default) is on; None while ``--metric
         auto`` has not chosen yet."""
         return self._metric[self.keys[0] if key is None else key]
 
-    def values(self, key: tuple[int, int] | None = None) -> np.ndarray:
+    def values(self, key: Key | None = None) -> np.ndarray:
         """What the verdict of ``key`` (the first comparison by default) is drawn from so far: the
         per-round log-ratios, or one median per block of rounds."""
         key = self.keys[0] if key is None else key
@@ -182,7 +189,7 @@ class StoppingRule(Sink):
                 self._verdict(key)
         return [self.latest[key][1] for key in self.keys]
 
-    def _verdict(self, key: tuple[int, int]) -> Verdict:
+    def _verdict(self, key: Key) -> Verdict:
         from pairbench.analysis.comparison import (  # loaded before the first sample (preload)
             anytime_effect,
             effect_of,

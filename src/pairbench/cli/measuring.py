@@ -12,6 +12,7 @@ from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.options import (
     decision_options,
     environment_options,
+    metric_option,
     sampling_options,
     store_options,
 )
@@ -33,6 +34,7 @@ from pairbench.units import fixed_time_unit
 @cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("commands", nargs=-1, required=True)
 @sampling_options("run")
+@metric_option("What a stored result keeps as each command's point of its history (history never mixes two)")
 @export_options
 @store_options
 @environment_options

@@ -120,21 +120,27 @@ def decision_options(f, *, self_check: bool = True, fail_on: bool = True):
         click.option("--fail-on", metavar="|".join(FAIL_ON_CHOICES),
                      help="Exit 1 when a verdict (not negligible) matches: slower, faster, change (either)."
                           + _shown("fail_on", "compare")),
-        click.option("--metric", metavar="|".join(METRIC_CHOICES),
-                     help="What the verdicts are on: cpu time (user + system: other tasks' time slices are "
-                          "left out, so it stays steady on a busy machine, but so is time spent sleeping, "
-                          "reading or waiting for a child), wall (elapsed) time, or auto: CPU time for a "
-                          "benchmark whose first 10 rounds show it CPU-bound, else wall time; or instructions "
-                          "(user-space instructions executed, by the processor's counter, else Callgrind: load "
-                          "cannot move them) or cycles-model (Callgrind's cache-model estimate): "
-                          "docs/instructions.md."
-                          + _shown("metric", "compare")),
+        metric_option("What the verdicts are on"),
         click.option("--self-check", is_flag=True,
                      help="Also run a copy of the baseline: an A/A comparison that must not find a change."),
     ][: None if self_check else -1]
     if not fail_on:
         options = options[:2] + options[3:]
     return applied(options, f)
+
+
+METRIC_HELP = ("cpu time (user + system: other tasks' time slices are left out, so it stays steady on a busy "
+               "machine, but so is time spent sleeping, reading or waiting for a child), wall (elapsed) time, or "
+               "auto: CPU time for a benchmark whose first 10 rounds show it CPU-bound, else wall time; or instructions "
+               "(user-space instructions executed, by the processor's counter, else Callgrind: load cannot move "
+               "them) or cycles-model (Callgrind's cache-model estimate): docs/instructions.md.")
+
+
+def metric_option(what: str, default: str | None = None):
+    """``--metric``, offering every choice of the one list (``settings.METRIC_CHOICES``); ``what``
+    begins its help, ``default`` replaces the shown default."""
+    shown = f"  [default: {default}]" if default else _shown("metric", "compare")
+    return click.option("--metric", metavar="|".join(METRIC_CHOICES), help=f"{what}: {METRIC_HELP}{shown}")
 
 
 def fail_on_metric_option(f):

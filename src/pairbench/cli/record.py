@@ -13,8 +13,8 @@ from pairbench.cli.measuring import (
     report_outcome,
     store_target,
 )
-from pairbench.cli.options import environment_options, sampling_options
-from pairbench.errors import EXIT_OK, StoreError
+from pairbench.cli.options import environment_options, metric_option, sampling_options
+from pairbench.errors import StoreError
 from pairbench.report.safe import visible
 
 
@@ -31,9 +31,7 @@ from pairbench.report.safe import visible
 @click.option("--window", type=click.IntRange(min=1), default=None, metavar="N",
               help="Records in a window; then the anchor moves to the latest recorded commit.  [default: 40]")
 @click.option("--branch", metavar="NAME", help="The branch the record belongs to (default: the checkout's).")
-@click.option("--metric", metavar="auto|wall|cpu",
-              help="What a link compares: wall or CPU time of one operation, or auto (CPU time when the "
-                   "machine is loaded, as compare chooses).")
+@metric_option("What a link compares, one operation's", default="the metric of the branch's latest links, else auto")
 @lambda f: bench_options(f, against=False)
 @sampling_options("bench", keep=CONFIRM_SAMPLING)
 @environment_options
@@ -47,8 +45,8 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
     (or --against REV). Both are built with the [confirm] recipe of
     pairbench.toml in cached worktrees (a tree built before is not built
     again) and measured in interleaved, randomized rounds, as confirm does;
-    every few records the commit is measured against the window's anchor too,
-    for the cumulative change. Each benchmark's comparison is kept in the store
+    every few records the window's anchor is a third side in the same rounds,
+    for the cumulative change since it. Each benchmark's comparison is kept in the store
     as a link: both commits, the effect with its interval and test, the metric,
     the rounds and the raw samples. A first record measures one side. Each
     link is tested at 1/1,000 split over the suite's benchmarks, so a history
@@ -80,27 +78,36 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
 
         plan = session.plan(opened, this_machine(app.environment, target), against=against, anchor=anchor,
                             every=anchor_every or ANCHOR_EVERY, window=window or WINDOW)
-    pairs = session.pairs(plan)
-    if not pairs:
+    sides = session.sides(plan)
+    if metric is None and session.chain_metric is not None:
+        options["metric"] = session.chain_metric  # the branch's links stay one chain on one metric
+    if sides is None:
         app.io.err(f"First record of branch {visible(session.branch or '(none)')}: {session.commit.short} "
                    "measured alone; the next record links to it")
         return _single(app, session, target, options, pass_env)
-    code = EXIT_OK
-    for pair in pairs:
-        what = " and ".join(pair.kinds)
-        app.io.err(f"Recording {session.commit.short} against {pair.before.commit[:10]} ({what})")
-        settings = session.recipe.settings(("BEFORE", "AFTER"), dict(options))
-        check_output_paths(settings, target)
-        with programs_environment(pass_env, isolated=True, store=target), \
-                session.built(pair.before, pair.after) as built:
-            from pairbench.sessions.confirm import bench_settings
+    anchor = f" and anchor {sides.revisions[2].commit[:10]}" if sides.anchored else \
+        " (also the anchor)" if "anchor" in sides.kinds[0] else ""
+    app.io.err(f"Recording {session.commit.short} against {sides.revisions[0].commit[:10]}{anchor}, "
+               "in the same rounds")
+    settings = session.recipe.settings(("BEFORE", "AFTER", "ANCHOR")[:len(sides.revisions)], dict(options))
+    check_output_paths(settings, target)
+    with programs_environment(pass_env, isolated=True, store=target), session.built(*sides.revisions) as built:
+        from pairbench.sessions.confirm import bench_settings
 
-            names = (f"{pair.before.commit[:10]}", f"{pair.after.commit[:10]}")
-            settings = bench_settings(settings, (session.target(built[0]), session.target(built[1])), names, None)
-            outcome = _measured(app, settings)
-        code = report_outcome(app, settings, outcome, target, provenance=session.provenance()) or code
-        code = _links(app, target, session, pair, outcome, machine_for(outcome.run, target)) or code
-    return code
+        names = _side_names(session, sides.revisions)
+        settings = bench_settings(settings, tuple(session.target(b) for b in built), names, None)
+        outcome = _measured(app, settings, anchored=sides.anchored)
+    code = report_outcome(app, settings, outcome, target, provenance=session.provenance())
+    return _links(app, target, session, sides, outcome, machine_for(outcome.run, target)) or code
+
+
+def _side_names(session, revisions) -> tuple[str, ...]:
+    """Each side named by its commit; the commit recorded, of a [confirm] command, by the command's
+    history name: the history calls a whole command's series by its side's name."""
+    names = [r.commit[:10] for r in revisions]
+    if session.recipe.kind != "bench":
+        names[1 if len(names) > 1 else 0] = session.recipe.label
+    return tuple(names)
 
 
 def _single(app: App, session, target, options: dict, pass_env) -> int:
@@ -109,32 +116,34 @@ def _single(app: App, session, target, options: dict, pass_env) -> int:
     settings = session.recipe.settings(("REV",), dict(options))
     check_output_paths(settings, target)
     with programs_environment(pass_env, isolated=True, store=target), session.built(session.commit) as built:
-        settings = bench_settings(settings, (session.target(built[0]),), (session.commit.commit[:10],), None)
+        settings = bench_settings(settings, (session.target(built[0]),), _side_names(session, built), None)
         outcome = _measured(app, settings)
     return report_outcome(app, settings, outcome, target, provenance=session.provenance())
 
 
-def _measured(app: App, settings):
-    """The two builds (or one) ``settings`` names, measured with the progress display."""
+def _measured(app: App, settings, *, anchored: bool = False):
+    """The builds ``settings`` names (a record's two or three, or one), measured with the progress
+    display; ``anchored``: the third is the anchor, compared with the commit in the same rounds."""
     from pairbench.cli.progress import Displays
     from pairbench.sessions.confirm import measure_builds
 
     with Displays(app.io, settings, app.clock) as shown:
-        return measure_builds(settings, seams(app, shown))
+        return measure_builds(settings, seams(app, shown), anchored=anchored)
 
 
-def _links(app: App, target, session, pair, outcome, machine) -> int | None:
+def _links(app: App, target, session, sides, outcome, machine) -> int | None:
     """Keep the links of ``outcome`` in the store; say what they are."""
-    from pairbench.analysis.links import STEP_RATE, link_level
+    from pairbench.analysis.links import STEP_RATE
     from pairbench.sessions.paired import links_of
     from pairbench.sessions.record import open_store
     from pairbench.store.history import result_uid
 
-    family = len(outcome.analysis.real_comparisons) if outcome.analysis else 1
+    if outcome.analysis is None:  # the analysis failed: the result's notes say why
+        return None
     name = None if session.recipe.kind == "bench" else session.recipe.label
-    found = links_of(outcome, pair, level=link_level(max(family, 1), STEP_RATE), uid=result_uid(outcome.run),
-                     commits=session.commits(pair.before.commit), branch=session.branch,
-                     after_time=session.provenance().commit_time, name=name)
+    commits = {r.commit: session.commits(r.commit) for r in sides.revisions if r.commit != session.commit.commit}
+    found = links_of(outcome.run, sides, rate=STEP_RATE, uid=result_uid(outcome.run), commits=commits,
+                     branch=session.branch, after_time=session.provenance().commit_time, name=name)
     try:
         with open_store(target) as opened:
             opened.add_links(machine, found)

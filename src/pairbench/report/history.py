@@ -27,6 +27,7 @@ from pairbench.analysis.history import Z_95, BenchmarkHistory, Bisect, Drift, Hi
 from pairbench.model import json_safe
 from pairbench.report.csvfile import _cell, _csv_record, _texts
 from pairbench.report.safe import escape, visible
+from pairbench.report.wording import metric_words
 from pairbench.units import format_level, format_percent, value_formatter
 
 HISTORY_FORMAT = "pairbench.history/1"
@@ -36,7 +37,7 @@ SHORT = 10  # characters of a commit hash shown
 LATEST = 5  # commits listed under each benchmark in the terminal
 CSV_HEADER = ("benchmark", "unit", "commit", "commit_time", "branch", "dirty", "results", "started_at",
               "median", "median_low", "median_high", "step", "change_pct", "change_low_pct",
-              "change_high_pct", "status")
+              "change_high_pct", "status", "metric")
 
 
 def commit_name(commit: str | None, dirty: bool = False) -> str:
@@ -120,7 +121,7 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
     values, show = h.values(), value_formatter(h.benchmark.unit, h.typical())
     results = sum(p.results for p in h.points)
     first, last = h.points[0], h.points[-1]
-    lines = [f"{visible(h.benchmark.label)} · {len(h.points)} commit(s), {results} result(s), "
+    lines = [f"{visible(h.benchmark.label)} · {metric_words(h.metric)} · {len(h.points)} commit(s), {results} result(s), "
              f"{_day(first)} … {_day(last)}"]
     line, column_of = sparkline(values)
     lines += [f"  {line}", f"  {_markers(h, column_of, numbers)}".rstrip()]
@@ -210,7 +211,7 @@ def render_history_markdown(history: History) -> str:
     lines += ["", "| benchmark | trend | commits | latest | steps |", "|---|---|---|---|---|"]
     for h in history.histories:
         show = value_formatter(h.benchmark.unit, h.typical())
-        lines.append(f"| {escape(h.benchmark.label)} | {sparkline(h.values(), 32)[0]} | {len(h.points)} | "
+        lines.append(f"| {escape(h.benchmark.label)} ({escape(metric_words(h.metric))}) | {sparkline(h.values(), 32)[0]} | {len(h.points)} | "
                      f"{escape(show(h.points[-1].median))} | {len(h.steps)} |")
     return "\n".join(lines) + "\n"
 
@@ -230,7 +231,7 @@ def render_history_csv(history: History) -> str:
             rows.append(_csv_record(
                 _texts(h.benchmark.label, h.benchmark.unit, p.commit or "", p.commit_time or "", p.branch or "")
                 + [_cell(v) for v in (p.dirty, p.results)] + _texts(p.started_at)
-                + [_cell(v) for v in (p.median, p.low, p.high, *change)] + _texts(step.status if step else "")))
+                + [_cell(v) for v in (p.median, p.low, p.high, *change)] + _texts(step.status if step else "", h.metric)))
     return "".join(rows)
 
 
@@ -241,7 +242,7 @@ def history_document(history: History) -> dict:
         "format": HISTORY_FORMAT,
         "machine": history.machine,
         "benchmarks": [{
-            "benchmark": h.benchmark.to_dict(), "label": h.benchmark.label, "noise": h.noise,
+            "benchmark": h.benchmark.to_dict(), "label": h.benchmark.label, "metric": h.metric, "noise": h.noise,
             "noise_autocorrelation": h.autocorrelation,
             "points": [_point_record(p) for p in h.points],
             "steps": [{"change_point": numbers[id(s)], **_step_record(s)} for s in h.steps],

@@ -11,6 +11,7 @@ HTML's own escaping on top).
 from __future__ import annotations
 
 from pairbench.report.safe import escape, visible
+from pairbench.report.wording import metric_words
 from pairbench.units import format_percent
 
 LATEST = 5  # links listed per benchmark in the terminal
@@ -57,7 +58,7 @@ def paired_lines(histories) -> list[str]:
     lines = [f"paired history · {len(histories)} benchmark(s) recorded in links "
              "(each commit against its predecessor in the same rounds)"]
     for h in histories:
-        lines += ["", f"{visible(h.benchmark.label)} · {h.metric} time · {len(h.chain)} link(s), "
+        lines += ["", f"{visible(h.benchmark.label)} · {metric_words(h.metric)} · {len(h.chain)} link(s), "
                       f"{len(h.steps)} step(s), {h.unrecorded} unrecorded commit(s)"]
         lines += [f"  step at {link_range(d.link)}: {link_size(d.link)} {d.direction}" for d in h.steps]
         lines += [f"    find its commit: {visible(bisect_command(d.bisect))}" for d in h.steps if d.bisect]
@@ -81,7 +82,7 @@ def paired_markdown(histories) -> list[str]:
     steps = [(h, d) for h in histories for d in h.steps]
     if steps:
         lines += ["| commits | benchmark | metric | change | |", "|---|---|---|---|---|"]
-        lines += [f"| {escape(link_range(d.link))} | {escape(h.benchmark.label)} | {h.metric} | "
+        lines += [f"| {escape(link_range(d.link))} | {escape(h.benchmark.label)} | {escape(metric_words(h.metric))} | "
                   f"{escape(link_size(d.link))} | {d.direction} |" for h, d in steps]
     else:
         lines.append("No steps.")
@@ -96,8 +97,16 @@ def paired_markdown(histories) -> list[str]:
               "|---|---|---|---|---|---|"]
     for h in histories:
         cumulative = escape(link_size(h.cumulative[-1].link)) if h.cumulative else "—"
-        lines.append(f"| {escape(h.benchmark.label)} | {h.metric} | {len(h.chain)} | {len(h.steps)} | {cumulative} | "
-                     f"{h.unrecorded} |")
+        lines.append(f"| {escape(h.benchmark.label)} | {escape(metric_words(h.metric))} | {len(h.chain)} | "
+                     f"{len(h.steps)} | {cumulative} | {h.unrecorded} |")
+    for h in histories:
+        anchor_at = {d.link.after: d.link for d in h.cumulative}
+        lines += ["", f"Latest links of {escape(h.benchmark.label)} ({escape(metric_words(h.metric))}):", "",
+                  "| commits | against its predecessor | rounds | | cumulative against the anchor |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {escape(link_range(d.link))} | {escape(link_size(d.link))} | {d.link.rounds} | {_marker(d)} | "
+                  f"{escape(link_size(anchor_at[d.link.after])) if d.link.after in anchor_at else ''} |"
+                  for d in h.chain[-LATEST:]]
     return [*lines, ""]
 
 
@@ -105,7 +114,8 @@ def link_record(decided) -> dict:
     """The JSON record of one judged link."""
     link = decided.link
     return {"kind": link.kind, "before": link.before, "after": link.after, "commits": link.commits,
-            "metric": link.metric, "rounds": link.rounds, "level": link.level, "change_pct": link.effect,
+            "metric": link.metric, "rounds": link.rounds, "level": link.level, "threshold_pct": link.threshold,
+            "alpha": link.alpha, "change_pct": link.effect,
             "low_pct": link.effect_low, "high_pct": link.effect_high, "pvalue": link.pvalue,
             "decided": decided.direction, "result_uid": link.result_uid,
             "bisect": None if decided.bisect is None else bisect_command(decided.bisect, short=False)}
@@ -131,7 +141,7 @@ def paired_tables(histories) -> tuple[tuple[str, tuple[str, ...], tuple[tuple[st
         rows = tuple((link_range(d.link), link_size(d.link), str(d.link.rounds), _marker(d),
                       link_size(anchor_at[d.link.after]) if d.link.after in anchor_at else "")
                      for d in h.chain)
-        sections.append((f"{visible(h.benchmark.label)} · {h.metric} time", drifts, rows))
+        sections.append((f"{visible(h.benchmark.label)} · {metric_words(h.metric)}", drifts, rows))
     return tuple(sections)
 
 

@@ -24,6 +24,7 @@ from pairbench.report import html
 from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
 from pairbench.report.links import paired_tables
 from pairbench.report.safe import visible
+from pairbench.report.wording import metric_words
 
 STATUS_STYLE = {"confirmed": ("#d62728", "solid"), "rejected": (ch.GREY, "dot"),
                 "unconfirmed": ("#ff7f0e", "dash")}
@@ -46,6 +47,7 @@ class HistoryPage:
     text: str
     charts: Mapping[str, dict] = field(default_factory=dict)
     paired: tuple = ()  # report.links.paired_tables: the links of a paired history
+    paired_charts: tuple[ch.Chart, ...] = ()  # one per paired history: its links and cumulative line
 
 
 def render_history_html(history: History, *, plotly_js: str | None = None) -> str:
@@ -55,15 +57,59 @@ def render_history_html(history: History, *, plotly_js: str | None = None) -> st
 def build_history_page(history: History) -> HistoryPage:
     numbers = {id(step): k for k, cp in enumerate(history.change_points, 1) for step in cp.steps}
     charts = tuple(trend_chart(f"trend-{i}", h, numbers) for i, h in enumerate(history.histories))
+    linked = tuple(links_chart(f"links-{i}", h) for i, h in enumerate(history.paired))
     lines = tuple(f"{step_range(cp)}: " + "; ".join(  # numbered by the list, as in the charts
         f"{visible(s.benchmark.label)} {step_size(s)} {step_status(s)}" for s in cp.steps)
         for cp in history.change_points)
     return HistoryPage(
         title=f"pairbench history · {len(history.histories) + len(history.paired)} benchmark(s)", machine=history.machine,
-        change_points=lines, sections=tuple((h.benchmark.label, c) for h, c in zip(
+        change_points=lines, sections=tuple((f"{h.benchmark.label} · {metric_words(h.metric)}", c) for h, c in zip(
             history.histories, charts, strict=True)),
-        text=render_history(history), charts={c.key: c.figure for c in charts},
-        paired=paired_tables(history.paired))
+        text=render_history(history), charts={c.key: c.figure for c in (*charts, *linked)},
+        paired=paired_tables(history.paired), paired_charts=linked)
+
+
+def links_chart(key: str, history) -> ch.Chart:
+    """A paired history (``analysis.links.LinkHistory``) over its commits: each link's change against
+    its predecessor with its interval (a step in red), and the cumulative change against the anchor
+    with its interval, as a line through the commits the anchor was measured at."""
+    chain = history.chain
+    x = list(range(1, len(chain) + 1))
+    position = {d.link.after: i for i, d in zip(x, chain, strict=True)}
+    names = [ch.plotly_text(f"{d.link.before[:10]}..{d.link.after[:10]} · {d.link.rounds} rounds") for d in chain]
+
+    def bars(links, attribute):
+        return [(getattr(link, attribute) if getattr(link, attribute) is not None else math.nan) for link in links]
+
+    links = [d.link for d in chain]
+    effect, low, high = (np.array(bars(links, a), dtype=np.float64) for a in ("effect", "effect_low", "effect_high"))
+    colors = ["#d62728" if d.direction else "#1f77b4" for d in chain]
+    traces = [{"type": "scatter", "mode": "markers", "name": "change against its predecessor (%)", "x": x,
+               "y": _finite(effect), "text": names, "marker": {"size": 6, "color": colors},
+               "hovertemplate": "%{text}<br>%{y:+.3g}%<extra></extra>",
+               "error_y": {"type": "data", "symmetric": False, "array": _finite(high - effect),
+                           "arrayminus": _finite(effect - low), "thickness": 1, "width": 0, "color": "#9ecae1"}}]
+    anchored = [d.link for d in history.cumulative if d.link.after in position]
+    if anchored:
+        ax = [position[link.after] for link in anchored]
+        ce, cl, chh = (np.array(bars(anchored, a), dtype=np.float64) for a in ("effect", "effect_low", "effect_high"))
+        traces.append({"type": "scatter", "mode": "markers+lines", "name": "cumulative change against the anchor (%)",
+                       "x": ax, "y": _finite(ce), "line": {"color": "#ff7f0e", "width": 2},
+                       "text": [ch.plotly_text(f"since {link.before[:10]} at {link.after[:10]}") for link in anchored],
+                       "hovertemplate": "%{text}<br>%{y:+.3g}%<extra></extra>",
+                       "error_y": {"type": "data", "symmetric": False, "array": _finite(chh - ce),
+                                   "arrayminus": _finite(ce - cl), "thickness": 1, "width": 3, "color": "#fdae6b"}})
+    title = f"{history.benchmark.label} · {metric_words(history.metric)}"
+    layout = ch._layout(title, "link (oldest first)", "change (%)", height=420)
+    caption = ("Each link: the commit against its predecessor, measured in the same rounds, with its interval at "
+               "the link's level; red: a step. Orange: the cumulative change since the window's anchor, measured "
+               "as a third side of the same rounds, with its own interval.")
+    return ch.Chart(key, title, {"data": traces, "layout": layout}, caption)
+
+
+def _finite(values: np.ndarray) -> list:
+    """A plotly array: a missing value (a link with no interval) as null."""
+    return [None if not math.isfinite(v) else float(v) for v in values]
 
 
 def _axis(history: BenchmarkHistory) -> ch.Axis:

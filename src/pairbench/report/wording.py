@@ -238,6 +238,13 @@ def _no_rounds_estimate(d: Mapping, unit: str) -> str:
 
 METRIC_WORDS = {"wall": "wall time", "cpu": "CPU time", "instructions": "instructions",
                 "cycles-model": "estimated cycles (Callgrind's cache model)"}
+
+
+def metric_words(metric: str) -> str:
+    """What a metric is called in a sentence ("wall time", "CPU time"), its own name otherwise."""
+    return METRIC_WORDS.get(metric, metric)
+
+
 TRUST = {
     "off-cpu": ("trust wall time: the samples no other task interrupted spend {share} of their time off the CPU "
                 "(sleeping, reading, or waiting for a child or a lock), which CPU time leaves out"),

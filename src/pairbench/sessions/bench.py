@@ -50,7 +50,7 @@ from pairbench.measure.harnesses.pytest_benchmark import program_for
 from pairbench.measure.revisions import checkout, toplevel
 from pairbench.measure.spawner import default_executor
 from pairbench.measure.worker import Counting, WorkerSpec
-from pairbench.model import BenchmarkKey, Command, Side
+from pairbench.model import ANCHOR_LABEL, BenchmarkKey, Command, Side
 from pairbench.notes import Note
 from pairbench.sessions.commands import distinct_names, path_names
 from pairbench.sessions.driver import (
@@ -111,14 +111,16 @@ class BenchSession:
     def __init__(self, settings: Settings, environment: Mapping, *,
                  worker_in: Callable[[str], Command] | None = None,
                  executor_factory: ExecutorFactory | None = None, workers: WorkerStart | None = None,
-                 boundary: Boundaries = None):
+                 boundary: Boundaries = None, anchored: bool = False):
         """``worker_in(tree)``, when given, is the worker serving the benchmarks of a working tree
         (the pytest plugin's); with ``--against`` it is started in a worktree of the revision and
         in the working tree, in place of the Python harness on ``settings.commands``.
         ``executor_factory`` makes the executor of each job's harness invocations, ``workers``
         starts each side's worker (and times it). ``boundary`` is what ``bisect`` decides the comparisons
-        against (``analysis.criteria.Boundary``)."""
+        against (``analysis.criteria.Boundary``). ``anchored``: of three programs, the third is an
+        anchor (``record``: a second baseline the candidate is compared with in the same rounds)."""
         self.settings = settings
+        self.anchored = anchored
         self.boundary = boundary
         self._environment = dict(environment)
         self._worker_in = worker_in
@@ -182,7 +184,8 @@ class BenchSession:
 
     def _plan(self, texts: list[str], names, trees: tuple[str, ...] | None = None) -> _Plan:
         names, renamed = distinct_names(list(names))
-        labels = ["baseline", "candidate"] if len(texts) == 2 else [""] * len(texts)
+        labels = ["baseline", "candidate", ANCHOR_LABEL][:len(texts)] if len(texts) == 2 or self.anchored \
+            else [""] * len(texts)
         if not self.in_workers:
             programs = tuple(self._program(text) for text in texts)
             sides = tuple(Side(name, Command(program.text, program.argv), label)

@@ -74,8 +74,8 @@ class Recipe:
             raise UsageError(f"-k {pattern!r} does not match {self.label!r}, the one benchmark of [confirm] "
                              "command (its name is [confirm] name)")
 
-    def settings(self, sides: tuple[str, str], options: dict) -> Settings:
-        """The settings of measuring this recipe's two builds, from the options as the CLI read them:
+    def settings(self, sides: tuple[str, ...], options: dict) -> Settings:
+        """The settings of measuring this recipe's builds (two; a record's three, or one), from the options as the CLI read them:
         bench's for a bench target, compare's for a command (refusing bench's own options, but -k,
         which must name the command)."""
         if self.kind == "compare":

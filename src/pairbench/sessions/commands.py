@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 
 from pairbench import preload
-from pairbench.analysis import baseline_and_candidates, compares, criteria_of
+from pairbench.analysis import compares, comparison_pairs, criteria_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import PairbenchError
@@ -36,6 +36,7 @@ from pairbench.measure.executor import Executor, OutputPolicy
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget, run_helper
 from pairbench.model import (
+    ANCHOR_LABEL,
     BenchmarkKey,
     Command,
     ShellOverhead,
@@ -58,11 +59,12 @@ ExecutorFactory = Callable[[OutputPolicy], Executor]
 SELF_CHECK = "self-check"
 
 
-def sides_of(settings: Settings) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
+def sides_of(settings: Settings, anchored: bool = False) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
     """The sides ``settings`` measure, and the notes of naming them.
 
     ``run``: one side per command. ``compare``: the baseline, the candidates,
-    and with ``--self-check`` a copy of the baseline named "NAME (copy)".
+    and with ``--self-check`` a copy of the baseline named "NAME (copy)"; ``anchored``: the last
+    command is an anchor (``record``: a second baseline the candidate is compared with too).
     Without ``--name`` a side is named by its command text, a repeat getting a
     " (2)" suffix (with a note): reports tell sides apart by name. With
     parameters (``-P``/``-L``) a side's command is its template (``sleep {t}``):
@@ -75,6 +77,8 @@ def sides_of(settings: Settings) -> tuple[tuple[Side, ...], tuple[Note, ...]]:
     labels = [""] * len(commands)
     if settings.kind == "compare":
         labels = ["baseline"] + ["candidate"] * (len(commands) - 1)
+        if anchored:
+            labels[-1] = ANCHOR_LABEL
         if settings.decision.self_check:
             commands.append(commands[0])
             names.append(f"{names[0]} (copy)")
@@ -179,11 +183,12 @@ class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
     def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping, *,
-                 boundary: Boundary | None = None):
-        """``boundary``: what ``bisect`` decides the comparison against, instead of its verdict."""
+                 boundary: Boundary | None = None, anchored: bool = False):
+        """``boundary``: what ``bisect`` decides the comparison against, instead of its verdict;
+        ``anchored``: the last command is an anchor (``sides_of``)."""
         self.settings = settings
         self.boundary = boundary
-        self.sides, self._naming_notes = sides_of(settings)
+        self.sides, self._naming_notes = sides_of(settings, anchored)
         self.benchmarks = benchmarks_of(settings)
         sampling = settings.sampling
         self._shell = resolve_shell(sampling.shell)
@@ -234,8 +239,8 @@ class Session:
     def _stopping_rule(self) -> StoppingRule | None:
         if not compares(self.skeleton):
             return None
-        base, candidates = baseline_and_candidates(self.skeleton)
-        return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks),
+        return StoppingRule(criteria_of(self.skeleton), pairs=comparison_pairs(self.skeleton),
+                            benchmarks=len(self.benchmarks),
                             boundary=self.boundary)
 
     def measure(self, progress: ProgressFactory | None = None) -> Outcome:

@@ -50,16 +50,18 @@ class Seams:
     progress: ProgressFactory | None = None
 
 
-def measure_builds(settings: Settings, seams: Seams, boundary=None) -> Outcome:
-    """Measure the two builds ``settings`` names: ``bench`` on bench targets, ``compare`` on a command;
-    ``boundary``: what ``bisect`` decides against, instead of the verdict."""
+def measure_builds(settings: Settings, seams: Seams, boundary=None, *, anchored: bool = False) -> Outcome:
+    """Measure the builds ``settings`` names: ``bench`` on bench targets, ``compare`` on a command;
+    ``boundary``: what ``bisect`` decides against, instead of the verdict; ``anchored``: the third
+    build is an anchor (``record``), compared with the second in the same rounds."""
     if settings.kind != "bench":
-        session = Session(settings, seams.executor_factory, seams.environment(), boundary=boundary)
+        session = Session(settings, seams.executor_factory, seams.environment(), boundary=boundary,
+                          anchored=anchored)
         return session.measure(seams.progress)
     from pairbench.sessions.bench import BenchSession
 
     return BenchSession(settings, seams.environment(), executor_factory=seams.executor_factory,
-                        workers=seams.workers, boundary=boundary).measure(seams.progress)
+                        workers=seams.workers, boundary=boundary, anchored=anchored).measure(seams.progress)
 
 
 def filter_for(keys: Iterable[BenchmarkKey]) -> str | None:

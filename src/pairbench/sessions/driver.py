@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from pairbench import preload
-from pairbench.analysis import baseline_and_candidates, criteria_of
+from pairbench.analysis import comparison_pairs, criteria_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import CommandFailed
@@ -341,11 +341,10 @@ class SuiteDriver:
     def _rule(self, b: int, per_block: int | None) -> StoppingRule | None:
         if len(self.skeleton.sides) < 2:
             return None
-        base, candidates = baseline_and_candidates(self.skeleton)
         boundary = self.boundary
         if isinstance(boundary, Mapping):
             boundary = boundary.get(self.skeleton.benchmarks[b].label)
-        return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmark_ids=(b,),
+        return StoppingRule(criteria_of(self.skeleton), pairs=comparison_pairs(self.skeleton), benchmark_ids=(b,),
                             block_rounds=per_block, boundary=boundary)
 
     def _failed(self, label: str, why: str) -> None:

@@ -52,10 +52,13 @@ def load_history(store, machine, patterns: tuple[str, ...], last: int | None, br
         by_id.setdefault(confirmation.benchmark_id, []).append(confirmation)
     histories = []
     for benchmark in chosen:
-        points = points_of(store.series(machine.id, benchmark, branch))
-        points = points[-last:] if last else points
-        if points:
-            histories.append(benchmark_history(benchmark.key, points, by_id.get(benchmark.id, ())))
+        series = store.series(machine.id, benchmark, branch)
+        metrics = series.metrics()
+        for metric in metrics or ["wall"]:  # one history per metric: points of two are never mixed
+            points = points_of(series.of_metric(metric) if len(metrics) > 1 else series)
+            points = points[-last:] if last else points
+            if points:
+                histories.append(benchmark_history(benchmark.key, points, by_id.get(benchmark.id, ()), metric))
     label = f"{machine.label} ({machine.fingerprint})"
     return History(label, tuple(histories), group_change_points(histories), paired)
 

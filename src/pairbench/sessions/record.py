@@ -67,15 +67,22 @@ def target_of(project: Project, given: str | None, *, default: bool = False,
 
 
 def summaries_of(run: Run, analysis: Analysis | None) -> dict[tuple[int, int], SeriesSummary]:
-    """The analysis's summary of each series, by (benchmark, side) index, for the store's queries."""
+    """The summary of each series, by (benchmark, side) index, for the store's queries: the
+    analysis's counts, and the median, its interval and the mean on the metric the record's
+    ``--metric`` keeps the series on (``analysis.points``: auto decided on its samples)."""
+    from pairbench.analysis.points import stored_point
     from pairbench.store.history import SeriesSummary  # SQLAlchemy: only once results are stored
 
     if analysis is None:
         return {}
     benchmark = {key: b for b, key in enumerate(run.benchmarks)}
     side = {s.name: i for i, s in enumerate(run.sides)}
-    return {(benchmark[s.benchmark], side[s.side]): SeriesSummary(
-        s.n, s.n_failed, s.median, s.median_low, s.median_high, s.mean) for s in analysis.summaries}
+    found = {}
+    for s in analysis.summaries:
+        index = (benchmark[s.benchmark], side[s.side])
+        point = stored_point(run, *index)
+        found[index] = SeriesSummary(s.n, s.n_failed, point.median, point.low, point.high, point.mean, point.metric)
+    return found
 
 
 def provenance_here(source: str = "measured", directory: str | None = None) -> Provenance:

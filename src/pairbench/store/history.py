@@ -31,7 +31,8 @@ import numpy as np
 
 from pairbench.environment.fingerprint import Machine
 from pairbench.errors import StoreError
-from pairbench.model import SAMPLE_COLUMNS, BenchmarkKey, Run, Samples, utc_now
+from pairbench.model import METRICS, SAMPLE_COLUMNS, BenchmarkKey, Run, Samples, utc_now
+from pairbench.parsers import LEGACY_METRIC
 from pairbench.store import codec, schema
 from pairbench.store.database import StoreUrl, create_engine, parse_url, translated_errors
 from pairbench.store.links import LINK_KINDS, LINK_METRICS, RECORD_SOURCE, Link, LinkRows  # noqa: F401
@@ -67,6 +68,7 @@ class SeriesSummary:
     median_low: float | None = None
     median_high: float | None = None
     mean: float | None = None
+    metric: str | None = None  # what the median is of (``model.METRICS``); None: wall time
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,19 @@ class Series:
     median_low: np.ndarray
     median_high: np.ndarray
     n: np.ndarray  # int64
+    metric: tuple[str, ...] = ()  # what each median is of (wall for a result stored before metrics were kept)
+
+    def of_metric(self, metric: str) -> Series:
+        """The points of this series kept on ``metric``."""
+        rows = [i for i, m in enumerate(self.metric) if m == metric]
+        return Series(self.benchmark, *(tuple(column[i] for i in rows) for column in (
+            self.result_uid, self.commit, self.commit_time, self.branch, self.dirty, self.started_at)),
+            self.median[rows], self.median_low[rows], self.median_high[rows], self.n[rows], (metric,) * len(rows))
+
+    def metrics(self) -> list[str]:
+        """The metrics of its points, in the order of ``model.METRICS`` (then any other)."""
+        found = set(self.metric)
+        return [m for m in METRICS if m in found] + sorted(found - set(METRICS))
 
     def __len__(self) -> int:
         return len(self.result_uid)
@@ -334,7 +349,7 @@ class Store(LinkRows):
         order = func.coalesce(results.c.commit_time, results.c.started_at)
         query = (select(results.c.uid, results.c.commit_hash, results.c.commit_time, results.c.branch,
                         results.c.dirty, results.c.started_at, series.c.median, series.c.median_low,
-                        series.c.median_high, series.c.n)
+                        series.c.median_high, series.c.n, *((series.c.metric,) if self.version >= 4 else ()))
                  .select_from(series.join(results, results.c.id == series.c.result_id))
                  .where(series.c.benchmark_id == benchmark.id, results.c.machine_id == machine_id,
                         series.c.role.in_(HISTORY_ROLES))
@@ -346,14 +361,15 @@ class Store(LinkRows):
                           (_optional_text, "results.branch"), (_optional_flag, "results.dirty"),
                           (_text, "results.started_at"), (_optional_number, "series.median"),
                           (_optional_number, "series.median_low"), (_optional_number, "series.median_high"),
-                          (_count, "series.n"))
-        columns = list(zip(*rows, strict=True)) if rows else [()] * 10
+                          (_count, "series.n"), *(((_optional_text, "series.metric"),) if self.version >= 4 else ()))
+        columns = list(zip(*rows, strict=True)) if rows else [()] * 11
+        metrics = tuple(m or LEGACY_METRIC for m in columns[10]) if len(columns) > 10 else (LEGACY_METRIC,) * len(rows)
 
         def floats(values) -> np.ndarray:
             return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
 
         return Series(benchmark, *(tuple(c) for c in columns[:6]), floats(columns[6]), floats(columns[7]),
-                      floats(columns[8]), np.array(columns[9], dtype=np.int64))
+                      floats(columns[8]), np.array(columns[9], dtype=np.int64), metrics)
 
     def confirmations(self, machine_id: int, benchmark_ids: Iterable[int]) -> list[Confirmation]:
         """What ``confirm`` recorded for these benchmarks on ``machine_id``, oldest first (none in a
@@ -413,4 +429,4 @@ def _series_row(run: Run, b: int, s: int, result_id: int, benchmark_id: int,
     return {"result_id": result_id, "benchmark_id": benchmark_id, "side": side.name, "role": side.label,
             "command": side.command.text, "n": summary.n, "n_failed": summary.n_failed,
             "median": summary.median, "median_low": summary.median_low, "median_high": summary.median_high,
-            "mean": summary.mean, "samples": codec.encode(samples)}
+            "mean": summary.mean, "metric": summary.metric, "samples": codec.encode(samples)}

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 from pairbench.environment.fingerprint import Machine
 from pairbench.errors import StoreError
-from pairbench.model import BenchmarkKey
+from pairbench.model import METRICS, BenchmarkKey
 from pairbench.store import rows as values
 from pairbench.store import schema
 from pairbench.store.database import translated_errors
 
 LINK_KINDS = ("predecessor", "anchor")
-LINK_METRICS = ("wall", "cpu")
+LINK_METRICS = METRICS  # the one list of what a comparison decides on
 RECORD_SOURCE = "record"  # the source of a result ``pairbench record`` stored
 
 
@@ -48,6 +48,8 @@ class Link:
     effect_high: float | None
     pvalue: float
     recorded_at: str
+    threshold: float | None = None  # percent: the smallest change that matters, as the record judged it
+    alpha: float | None = None  # false steps per commit of the suite the record allowed (``level``: split)
 
 
 class LinkRows:
@@ -71,7 +73,7 @@ class LinkRows:
                     "after_time": link.after_time, "branch": link.branch, "commits": link.commits,
                     "metric": link.metric, "rounds": link.rounds, "level": link.level, "effect": link.effect,
                     "effect_low": link.effect_low, "effect_high": link.effect_high, "pvalue": link.pvalue,
-                    "recorded_at": link.recorded_at})
+                    "recorded_at": link.recorded_at, "threshold": link.threshold, "alpha": link.alpha})
                 inserted = conn.execute(values._insert_ignoring(conn, table).values(**row).returning(table.c.id)).first()
                 added += inserted is not None  # a driver's rowcount after ON CONFLICT is not to be trusted
         return added
@@ -84,10 +86,11 @@ class LinkRows:
             return []
         table = schema.metadata.tables["links"]
         c = table.c
+        judged_by = (c.threshold, c.alpha) if self.version >= 4 else ()  # a version 3 store has none
         query = (table.select().with_only_columns(
             c.benchmark_id, c.result_uid, c.kind, c.before_commit, c.after_commit, c.after_time, c.branch,
             c.commits, c.metric, c.rounds, c.level, c.effect, c.effect_low, c.effect_high, c.pvalue,
-            c.recorded_at).where(c.machine_id == machine_id, c.benchmark_id.in_(list(benchmark_ids)))
+            c.recorded_at, *judged_by).where(c.machine_id == machine_id, c.benchmark_id.in_(list(benchmark_ids)))
                  .order_by(c.after_time, c.recorded_at, c.id))
         if branch is not None:
             query = query.where(c.branch == values.storable(branch))
@@ -98,8 +101,33 @@ class LinkRows:
                           (_choice(LINK_METRICS), "links.metric"), (values._count, "links.rounds"),
                           (_probability, "links.level"), (values._optional_number, "links.effect"),
                           (values._optional_number, "links.effect_low"), (values._optional_number, "links.effect_high"),
-                          (_probability, "links.pvalue"), (values._text, "links.recorded_at"))
+                          (_probability, "links.pvalue"), (values._text, "links.recorded_at"),
+                          *(((_threshold, "links.threshold"), (_optional_probability, "links.alpha"))
+                            if judged_by else ()))
         return [Link(*row) for row in rows]
+
+    def link_samples(self, uid: str) -> list[tuple[BenchmarkKey, str, str, object]]:
+        """The raw samples a link rests on: every series of the result ``uid`` (a record's: the
+        predecessor, the commit and the anchor it measured in the same rounds), as (benchmark,
+        side, role, ``model.Samples``). A whole command's series is keyed by its side's name."""
+        from sqlalchemy import select
+
+        from pairbench.store import codec
+
+        benchmarks, series, results = (schema.metadata.tables[n] for n in ("benchmarks", "series", "results"))
+        query = (select(benchmarks.c.name, benchmarks.c.params, benchmarks.c.unit, series.c.side, series.c.role,
+                        series.c.samples)
+                 .select_from(series.join(results, results.c.id == series.c.result_id)
+                              .join(benchmarks, benchmarks.c.id == series.c.benchmark_id))
+                 .where(results.c.uid == uid).order_by(series.c.id))
+        rows = self._rows(query, f"reading the samples of {uid[:12]}", (values._text, "benchmarks.name"),
+                          (values._text, "benchmarks.params"), (values._text, "benchmarks.unit"),
+                          (values._text, "series.side"), (values._text, "series.role"), (values._blob, "series.samples"))
+        try:
+            return [(values._key(name, params, unit), side, role, codec.decode(blob))
+                    for name, params, unit, side, role, blob in rows]
+        except ValueError as exc:
+            raise StoreError(f"{self.url.shown}: the samples of result {uid[:12]} cannot be read: {exc}") from None
 
     def link_benchmarks(self, machine_id: int) -> list[values.StoredBenchmark]:
         """The benchmarks with a link on ``machine_id``, by key."""
@@ -149,6 +177,17 @@ class LinkRows:
 
 def _optional_count(value, name: str) -> int | None:
     return None if value is None else values._count(value, name)
+
+
+def _threshold(value, name: str) -> float | None:
+    number = values._optional_number(value, name)
+    if number is not None and not 0.0 <= number < 100.0:
+        raise values._refused(value, name, "a threshold in percent, from 0 up to 100")
+    return number
+
+
+def _optional_probability(value, name: str) -> float | None:
+    return None if value is None else _probability(value, name)
 
 
 def _probability(value, name: str) -> float:

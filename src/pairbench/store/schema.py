@@ -12,6 +12,11 @@ Schema history (the ``schema_version`` table holds the version of a store):
        ``predecessor``) or the window's anchor (kind ``anchor``), the metric, the rounds, the paired
        effect with its anytime-valid interval and p-value; the raw samples are the result
        ``result_uid`` (its series), stored beside it.
+    4  (pairbench 0.4) ``links.threshold`` and ``links.alpha``: the smallest change that matters and
+       the rate of false steps per commit each link was judged with (``level`` is that rate split
+       over the record's benchmarks), so ``history`` judges every link by its own; ``series.metric``:
+       the metric a series' summary (its history point) is of, as the record's ``--metric`` chose it
+       (a row before it: wall time).
 
 A store is migrated when it is opened, in one transaction that holds the
 store's lock (SQLite ``BEGIN IMMEDIATE``, a PostgreSQL advisory lock), so two
@@ -151,16 +156,30 @@ def _version_3(metadata: MetaData) -> list[Table]:
     return [links]
 
 
-VERSIONS: tuple[Callable[[MetaData], list[Table]], ...] = (_version_1, _version_2, _version_3)
+def _version_4(metadata: MetaData) -> list[Table]:
+    """No new table: the columns :data:`ADDED_COLUMNS` gives version 4."""
+    return []
+
+
+VERSIONS: tuple[Callable[[MetaData], list[Table]], ...] = (_version_1, _version_2, _version_3, _version_4)
 CURRENT_VERSION = len(VERSIONS)
+
+ADDED_COLUMNS: dict[int, tuple[tuple[str, Callable[[], Column]], ...]] = {
+    4: (("links", lambda: Column("threshold", Float)),  # percent: the smallest change the link was judged by
+        ("links", lambda: Column("alpha", Float)),  # the record's false steps per commit, before the split
+        ("series", lambda: Column("metric", Text))),  # what the summary is of: wall, cpu (none: wall)
+}
+"""Columns a version adds to an older table (nullable: the rows before it have none), by version."""
 
 
 def tables_up_to(version: int) -> MetaData:
     """The tables of a store of ``version`` (0: none): every version's declarations up to it."""
     metadata = MetaData()
     Table("schema_version", metadata, Column("version", Integer, nullable=False))
-    for declare in VERSIONS[:version]:
+    for number, declare in enumerate(VERSIONS[:version], start=1):
         declare(metadata)
+        for table, column in ADDED_COLUMNS.get(number, ()):
+            metadata.tables[table].append_column(column())
     return metadata
 
 
@@ -196,6 +215,10 @@ def migrate(conn: Connection, target: int = CURRENT_VERSION) -> int:
         metadata_then = tables_up_to(version)
         for table in VERSIONS[version - 1](MetaData()):
             metadata_then.tables[table.name].create(conn)
+        for table, column in ADDED_COLUMNS.get(version, ()):
+            added = column()
+            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {added.name} "
+                              f"{added.type.compile(dialect=conn.dialect)}"))
     versions = tables_up_to(0).tables["schema_version"]
     conn.execute(versions.delete())
     conn.execute(versions.insert().values(version=target))
