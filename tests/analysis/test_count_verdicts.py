@@ -73,7 +73,7 @@ def test_the_stopping_rule_stops_where_the_analysis_decides():
             decided_at = n
             break
     assert decided_at == criteria.exact_rounds() == 8
-    assert rule.latest[(0, 1)][0].verdict == "slower"
+    assert rule.latest[(0, 0, 1)][0].verdict == "slower"  # (benchmark, baseline side, candidate side)
 
 
 def test_instructions_that_fall_while_the_cache_model_rises_carry_the_disagreement_note():
