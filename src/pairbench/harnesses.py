@@ -30,6 +30,7 @@ class Harness:
     imports: bool = False  # ``pairbench import`` reads its saved results
     worker: bool = False  # ``bench`` serves its benchmarks from long-lived workers (the worker protocol)
     python_worker: tuple[str, str] = ()  # the module serving its Python files in a worker, and its words
+    settings: tuple[str, ...] = ()  # metrics it reports that are its own settings, not the code's (no table)
 
     def make_adapter(self):
         """A new adapter for this harness (``measure.harnesses.Adapter``)."""
@@ -54,7 +55,8 @@ REGISTRY: dict[str, Harness] = {h.name: h for h in (
     Harness("criterion", "criterion",
             "move preparation out of the closure given to iter (iter_batched takes an untimed setup)",
             "pass the input and the result through std::hint::black_box (criterion::black_box)",
-            (b"Criterion.rs", b"CRITERION_HOME"), adapter=f"{_ADAPTERS}.criterion:Criterion", imports=True),
+            (b"Criterion.rs", b"CRITERION_HOME"), adapter=f"{_ADAPTERS}.criterion:Criterion", imports=True,
+            settings=("samples",)),  # its samples a run: what pairbench asks for (--sample-size)
     Harness("pytest-benchmark", "pytest-benchmark",
             "move preparation out of the benchmarked function (benchmark.pedantic takes a setup)",
             "return the result from the benchmarked function", python=True, imports=True, worker=True,

@@ -68,8 +68,12 @@ def test_show_of_a_v1_result_prints_the_numbers_and_verdict_sentences_pairbench_
     assert result.code == 0, result.err
     # a confidence level is written without trailing zeros now: (99%) where 0.1 printed (99.0%)
     old = [re.sub(r"\((\d+)\.0+%\)", r"(\1%)", line) for line in (LEGACY / f"{case}.show.txt").read_text().splitlines()]
+    # and the time the figures are of is named now (0.1 compared wall times only)
+    old = [line.replace("  Minimum ", "  Wall time: minimum ").replace("Hodges-Lehmann shift ",
+                                                                       "Hodges-Lehmann shift of wall time ")
+           for line in old]
     kept = [line for line in old if line.startswith(("  median", "  min…max", "  SD", "  CPU",
-                                                     "  Minimum", "  Hodges-Lehmann", "  Lag-1"))
+                                                     "  Wall time: minimum", "  Hodges-Lehmann", "  Lag-1"))
             or " is " in line and (" slower than " in line or " faster than " in line or "equivalent to" in line)]
     assert kept and [line for line in kept if line not in result.out.splitlines()] == []
     # the mean itself is unchanged; its error is now the autoregressive estimate (see SUMMARY_FIELDS)

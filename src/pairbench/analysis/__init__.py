@@ -37,7 +37,7 @@ from pairbench.analysis.rules import (
 )
 from pairbench.analysis.summary import summarize
 from pairbench.errors import StatisticsError
-from pairbench.model import Run, Samples
+from pairbench.model import METRICS, Run, Samples
 from pairbench.notes import Note, Subject
 
 __all__ = ["CONFIDENCE", "Analysis", "Comparison", "Criteria", "Effect", "Summary", "analyse",
@@ -185,4 +185,11 @@ def _series_figure(benchmark: int, side: int, samples: Samples, recorded: frozen
         correlogram = None
     resources = {name: measured[name].astype(np.float64)
                  for name in ("max_rss_kib", "voluntary_cs", "involuntary_cs") if name in recorded}
-    return SeriesFigure(benchmark, side, measured["seq"], values, resources, correlogram)
+    return SeriesFigure(benchmark, side, measured["seq"], values, resources, correlogram, _other_times(measured))
+
+
+def _other_times(measured: Samples) -> dict[str, np.ndarray]:
+    """The samples' values by each time but wall time that they recorded (what a verdict may be on):
+    one never recorded (an import's CPU time) reads 0 throughout, and is left out."""
+    found = {metric: measured.metric_values(metric) for metric in METRICS if metric != "wall"}
+    return {metric: values for metric, values in found.items() if np.any(values > 0)}

@@ -49,6 +49,7 @@ from pairbench.analysis.comparison import common_rounds, effect_of, per_round, v
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
+from pairbench.harnesses import REGISTRY
 from pairbench.model import (
     CPU_METRIC,
     PRIMARY_METRIC,
@@ -136,10 +137,19 @@ def per_op_name(name: str, legacy: bool) -> str:
     return f"{name}/op" if legacy and "/" not in name else name
 
 
+def harness_settings(run: Run) -> frozenset[str]:
+    """The metrics ``run``'s harness reports that are its own settings (criterion's samples a run, which
+    pairbench chooses), not measurements of the code: a ``bench`` run's harness, or an import's format."""
+    imported = run.environment.get("import")
+    name = run.suite.harness if run.suite else imported.get("format") if isinstance(imported, dict) else None
+    return frozenset(REGISTRY[name].settings) if name in REGISTRY else frozenset()
+
+
 def metric_units(run: Run) -> list[tuple[str, str]]:
     """(column, unit) of every harness metric in ``run``'s series, as benchstat orders its tables: B/op,
     allocs/op, then the others by name (a series' columns have no order of their own)."""
-    columns = {name for _, _, s in run.all_series() for name in s.metrics if name not in NOT_UNITS}
+    own = NOT_UNITS | harness_settings(run)
+    columns = {name for _, _, s in run.all_series() for name in s.metrics if name not in own}
     legacy = run.suite is not None and run.suite.harness == "go" and not any(n.endswith("/op") for n in columns)
     units = [(name, per_op_name(name, legacy)) for name in columns]
     return sorted(units, key=lambda pair: (FIRST_UNITS.get(pair[1], len(FIRST_UNITS)), pair[1]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pairbench.analysis import Comparison
 from pairbench.model import COMMAND_BENCHMARK
 from pairbench.notes import Note
+from pairbench.report.metric_names import metric_words
 from pairbench.report.wording import INLINE, word
 from pairbench.units import format_level, format_percent, format_value
 
@@ -25,14 +26,28 @@ def comparison_title(c: Comparison, *, with_benchmark: bool = False) -> str:
     return f"{c.benchmark.label} · {name}" if with_benchmark else name
 
 
-def verdict_label(c: Comparison) -> str:
-    """ "slower", "slower (negligible)", and "on CPU time" after a verdict decided on CPU time."""
-    return c.verdict.verdict + (" (negligible)" if c.verdict.negligible else "") + _on(c)
+def verdict_label(c: Comparison, *, metric: bool = True, wall: bool = False) -> str:
+    """ "slower", "slower (negligible)", and "on CPU time" after a verdict decided on another time than
+    wall time; none with ``metric`` False (a table that names the metric in its header), "on wall
+    time" too with ``wall`` (a table whose rows decided on different times)."""
+    on = _on(c) or (f" on {metric_words(c.metric)}" if wall and _timed(c) else "")
+    return c.verdict.verdict + (" (negligible)" if c.verdict.negligible else "") + (on if metric else "")
 
 
 def _on(c: Comparison) -> str:
-    """ " on CPU time" for a comparison decided on CPU time (``--metric cpu``), else nothing."""
-    return " on CPU time" if c.metric == "cpu" else ""
+    """ " on CPU time" for a comparison decided on another time than wall time (``--metric``), else
+    nothing."""
+    return f" on {metric_words(c.metric)}" if c.metric != "wall" and _timed(c) else ""
+
+
+def _timed(c: Comparison) -> bool:
+    return c.benchmark.unit == "ns"
+
+
+def figure_metric(c: Comparison) -> str | None:
+    """The metric of ``c``'s figures (its change, its minimum and mean): None when they are not
+    times (a count a harness reported)."""
+    return c.metric if _timed(c) else None
 
 
 def change_text(c: Comparison) -> str:
@@ -78,7 +93,8 @@ def secondary_lines(c: Comparison) -> list[str]:
     fmt = lambda value: format_value(value, unit)  # noqa: E731 - local shorthand
     if sec.min_mean:
         m = sec.min_mean
-        lines.append(f"Minimum {fmt(m.baseline_min)} → {fmt(m.candidate_min)} ({format_percent(m.min_delta_pct)}); "
+        minimum = f"{_metric_prefix(c)}minimum" if _timed(c) else "Minimum"
+        lines.append(f"{minimum} {fmt(m.baseline_min)} → {fmt(m.candidate_min)} ({format_percent(m.min_delta_pct)}); "
                      f"mean {fmt(m.baseline_mean)} → {fmt(m.candidate_mean)} (paired difference "
                      f"{format_percent(m.paired_difference_pct)}).")
     if sec.pairs:
@@ -87,7 +103,8 @@ def secondary_lines(c: Comparison) -> list[str]:
     if sec.hodges_lehmann:
         hl = sec.hodges_lehmann
         interval = f" [{fmt(hl.low)}, {fmt(hl.high)}] ({format_level(hl.confidence)})" if hl.low is not None else ""
-        lines.append(f"Hodges-Lehmann shift {fmt(hl.estimate)}{interval}; Mann-Whitney "
+        of = f" of {metric_words(c.metric)}" if _timed(c) else ""
+        lines.append(f"Hodges-Lehmann shift{of} {fmt(hl.estimate)}{interval}; Mann-Whitney "
                      f"{format_pvalue(sec.mann_whitney_pvalue)}; Wilcoxon signed-rank "
                      f"{format_pvalue(sec.signed_rank_pvalue)}.")
     if sec.autocorrelation:
@@ -103,6 +120,12 @@ def secondary_lines(c: Comparison) -> list[str]:
         elif qualifier:
             lines.append(f"Outliers: {qualifier}.")
     return lines
+
+
+def _metric_prefix(c: Comparison) -> str:
+    """ "CPU time: " before the figures of a comparison's times; nothing for a count."""
+    words = metric_words(c.metric)
+    return f"{words[0].upper()}{words[1:]}: " if _timed(c) else ""
 
 
 def interval_line(c: Comparison, *, with_threshold: bool = False) -> str | None:

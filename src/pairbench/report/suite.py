@@ -17,7 +17,8 @@ from pairbench.analysis.metrics import MetricComparison, MetricTable
 from pairbench.analysis.suite import GeometricMean, Listed, SuiteSummary
 from pairbench.harnesses import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
-from pairbench.report.sentences import change_text, format_pvalue, verdict_label
+from pairbench.report.metric_names import common_metric, metric_words
+from pairbench.report.sentences import change_text, figure_metric, format_pvalue, verdict_label
 from pairbench.report.tables import Table
 from pairbench.report.wording import subject_text, word
 from pairbench.settings import default
@@ -95,11 +96,16 @@ def shard_sentence(run: Run) -> str | None:
 
 
 def group_table(comparisons: Sequence[Comparison]) -> Table:
-    """One row per comparison: benchmark, change with its interval, verdict, Holm p, rounds."""
-    rows = tuple((c.benchmark.label, change_text(c), verdict_label(c),
+    """One row per comparison: benchmark, change with its interval, verdict, Holm p, rounds. The
+    change's header names the time every row decided on; rows on different times name theirs in
+    the verdict."""
+    metric = common_metric(figure_metric(c) for c in comparisons)
+    mixed = metric is None
+    rows = tuple((c.benchmark.label, change_text(c), verdict_label(c, metric=mixed, wall=mixed),
                   format_pvalue(c.pvalue).removeprefix("p ").removeprefix("= "), str(c.rounds))
                  for c in comparisons)
-    return Table(("Benchmark", "Change [interval]", "Verdict", "p (Holm)", "Rounds"), rows)
+    change = f"Change in {metric_words(metric)} [interval]" if metric else "Change [interval]"
+    return Table(("Benchmark", change, "Verdict", "p (Holm)", "Rounds"), rows)
 
 
 def geometric_mean_line(g: GeometricMean | None) -> str:

@@ -19,6 +19,7 @@ from pairbench.command import describe_status
 from pairbench.harnesses import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
 from pairbench.report.findings import READINGS, autocorrelation, worded
+from pairbench.report.metric_names import metric_words
 from pairbench.units import format_kib, format_level, format_percent, format_rate, format_value
 
 # shown beside the number they qualify, not among the numbered notes
@@ -236,7 +237,6 @@ def _no_rounds_estimate(d: Mapping, unit: str) -> str:
             "for this much noise")
 
 
-METRIC_WORDS = {"wall": "wall time", "cpu": "CPU time"}
 TRUST = {
     "off-cpu": ("trust wall time: the samples no other task interrupted spend {share} of their time off the CPU "
                 "(sleeping, reading, or waiting for a child or a lock), which CPU time leaves out"),
@@ -261,7 +261,7 @@ def _trust(d: Mapping) -> str:
 
 
 def _disagree(d: Mapping, unit: str) -> str:
-    first, other = METRIC_WORDS[d["metric"]], METRIC_WORDS[d["other"]]
+    first, other = metric_words(d["metric"]), metric_words(d["other"])
     return (f"{first} changed by {_interval(d['estimate'], d['low'], d['high'])} but {other} by "
             f"{_interval(d['other_estimate'], d['other_low'], d['other_high'])}: {_trust(d)}")
 
@@ -286,7 +286,7 @@ CHOSEN_WHY = {
 def _chosen(d: Mapping, unit: str) -> str:
     why = CHOSEN_WHY[d["kind"]].format(share=format_percent(100 * (d.get("off_cpu_share") or 0), signed=False),
                                        ratio=d.get("cpu_over_wall") or 0)
-    return f"the verdict is on {METRIC_WORDS[d['metric']]} (--metric auto), from its first {d['rounds']} rounds: {why}"
+    return f"the verdict is on {metric_words(d['metric'])} (--metric auto), from its first {d['rounds']} rounds: {why}"
 
 
 def _cleanup(d: Mapping, unit: str) -> str:
