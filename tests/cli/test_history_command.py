@@ -110,8 +110,17 @@ def test_history_of_one_branch_leaves_the_others_out(stored):
 
 
 def test_history_of_an_empty_store_says_so(tmp_path):
-    code, _, err = invoke("history", "--store", str(tmp_path / "new.db"))
-    assert code == 4 and "has no results of this machine" in err and "no results" in err
+    code, out, _ = invoke("history", "--store", str(tmp_path / "new.db"))
+    assert code == 0 and out.startswith("No results yet in ") and "--machine" not in out
+    assert not (tmp_path / "new.db").exists()  # reading created nothing
+
+
+def test_history_in_a_new_project_whose_store_does_not_exist_says_no_results_yet(repository):
+    (repository / "pairbench.toml").write_text('[store]\nurl = "sqlite:///.pairbench/history.db"\n')
+    code, out, err = invoke("history")
+    assert (code, err) == (0, "") and "No results yet in sqlite:///" in out and "Give --machine" not in out
+    code, out, err = invoke("history", "--format", "json")
+    assert code == 0 and json.loads(out)["benchmarks"] == [] and "No results yet" in err  # an empty history
 
 
 # --------------------------------------------------------------------------- --store on run and compare
