@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml setup.py src/pairbench/measure/spawner.c
 
 demo: setup
 	$(BIN)/pairbench compare --seed 1 --max-time 30s --name "spin 400k" --name "spin 480k" \
-		"$(BIN)/python -m pairbench.workloads spin 400000" \
-		"$(BIN)/python -m pairbench.workloads spin 480000"
+		"$(BIN)/python examples/workloads.py spin 400000" \
+		"$(BIN)/python examples/workloads.py spin 480000"
 
 # As root (CI), the permission-dependent tests run once more as an unprivileged
 # user, so both branches of the environment readers run. The system packages come

@@ -263,7 +263,7 @@ def test_output_pipe_is_hyperfines_pipe_not_a_file_named_pipe(tmp_path, monkeypa
 
 def test_a_file_named_pipe_is_written_as_dot_slash_pipe(use_executor, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    from pairbench.settings import parse_settings
+    from pairbench.parsers import parse_settings
 
     assert parse_settings("run", ["true"], {"output": "./pipe"}).sampling.output == "./pipe"
     assert parse_settings("run", ["true"], {"output": "pipe"}).sampling.output == "pipe"

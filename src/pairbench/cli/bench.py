@@ -29,8 +29,9 @@ from pairbench.cli.options import (
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
-from pairbench.harnesses import HARNESS_CHOICES, REGISTRY
-from pairbench.settings import default, parse_settings
+from pairbench.harness_registry import HARNESS_CHOICES, REGISTRY
+from pairbench.parsers import parse_settings
+from pairbench.settings import default
 
 
 def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = None):

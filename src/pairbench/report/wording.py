@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from pairbench.command import describe_status
-from pairbench.harnesses import PAIRBENCH, REGISTRY, harness
+from pairbench.harness_registry import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
 from pairbench.report.findings import READINGS, autocorrelation, worded
 from pairbench.report.metric_names import metric_words
@@ -193,7 +193,7 @@ def _elided(d: Mapping, unit: str) -> str:
 
 
 def _advice(d: Mapping, kind: str) -> str:
-    """A harness's advice (``harnesses.REGISTRY``); pairbench's for a harness without its own."""
+    """A harness's advice (``harness_registry.REGISTRY``); pairbench's for a harness without its own."""
     return getattr(harness(_harness(d)), kind) or getattr(REGISTRY[PAIRBENCH], kind)
 
 
