@@ -50,7 +50,7 @@ from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.pairing import common_rounds, per_round
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
-from pairbench.harnesses import REGISTRY
+from pairbench.harness_registry import REGISTRY
 from pairbench.model import (
     CPU_METRIC,
     PRIMARY_METRIC,
