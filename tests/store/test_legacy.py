@@ -56,8 +56,10 @@ def test_a_v1_comparison_gives_the_verdicts_and_effects_pairbench_0_1_gave(case)
         for key in ("estimate", "low", "high", "confidence"):
             assert getattr(new.effect, key) == pytest.approx(before["effect"][key], rel=1e-12)
         assert new.pvalue == pytest.approx(before["pvalue"], rel=1e-12)
-        assert (new.rounds, new.rounds_needed, new.self_check) == (before["rounds"], before["rounds_needed"],
-                                                                     before["self_check"])
+        assert (new.rounds, new.self_check) == (before["rounds"], before["self_check"])
+        # the rounds still needed are read from the sample's slope near the median now, not from two
+        # neighbouring order statistics (benchmarks/rounds_needed_stability.py): given where 0.1 gave them
+        assert (new.rounds_needed is None) == (before["rounds_needed"] is None)
         hl = before["secondary"]["hodges_lehmann"]
         assert new.secondary.hodges_lehmann.estimate == pytest.approx(hl["estimate"], rel=1e-12)
 

@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from pairbench import stats
-from pairbench.analysis.budget import budget_needed
+from pairbench.analysis.budget import budget_needed, out_of_reach_note, round_ns
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import (
     CONFIDENCE,
@@ -156,7 +156,9 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
                               run.series(b, c), self_check=run.sides[c].label == SELF_CHECK_LABEL)
             comparison, figure = compare(pairing, criteria)
             subject = Subject(_benchmark_name(run, b), pairing.candidate, pairing.baseline)
-            notes = [n.about(subject) for n in comparison.notes]
+            reach = out_of_reach_note(comparison, figure.baseline, figure.candidate, run.environment,
+                                      round_ns(run, b))
+            notes = [n.about(subject) for n in (*comparison.notes, *([reach] if reach else []))]
             if pairing.self_check and (aa := self_check_note(comparison.verdict.verdict, pairing.candidate,
                                                              pairing.baseline)):
                 notes.append(aa.about(subject))

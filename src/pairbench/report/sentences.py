@@ -7,6 +7,7 @@ qualify one of these numbers (``wording.INLINE``) are worded here, beside it.
 from __future__ import annotations
 
 from pairbench.analysis import Comparison
+from pairbench.analysis.budget import AFFORDABLE_FACTOR, AFFORDABLE_FLOOR_NS, within_reach
 from pairbench.model import COMMAND_BENCHMARK
 from pairbench.notes import Note
 from pairbench.report.metric_names import metric_words
@@ -81,9 +82,12 @@ def verdict_sentence(c: Comparison) -> str:
         return (f"{cand} is equivalent to {base}{_on(c)}: change {format_percent(e.estimate)} {interval} lies "
                 f"within ±{c.threshold:g}%, {p}")
     text = f"{cand} vs {base}: inconclusive{_on(c)}, change {format_percent(e.estimate)} {interval}, {p}"
-    if c.rounds_needed:
+    if within_reach(c):
         text += (f"; about {c.rounds_needed} more rounds needed to decide "
                  f"(try --runs {c.rounds + c.rounds_needed})")
+    elif c.rounds_needed:
+        text += (f"; more rounds than any reasonable budget gives would be needed (over {AFFORDABLE_FACTOR} times "
+                 f"these, and over {AFFORDABLE_FLOOR_NS / 60e9:g} minutes)")
     return text
 
 
@@ -163,7 +167,7 @@ def detail_lines(c: Comparison, stopped_because: str = "") -> list[str]:
     lines += secondary_lines(c)
     shift = shift_line(c)
     lines += [shift] if shift else []
-    if c.rounds_needed:
+    if within_reach(c):
         lines.append(f"About {c.rounds_needed} more rounds needed to decide.")
     if stopped_because:
         lines.append(f"Stopped: {stopped_because}.")

@@ -226,6 +226,22 @@ def _no_successful_samples(d: Mapping, unit: str) -> str:
             f"({describe_status(d['status'])})")
 
 
+def out_of_reach_words(d: Mapping) -> str:
+    """ "at load 7.1 this machine's noise is too high to decide this benchmark at any reasonable budget:
+    ..." (the ``budget-out-of-reach`` note)."""
+    spreads = " and ".join(f"{format_percent(cv, signed=False)} on {side}" for side, cv in d["spreads"])
+    return (f"{_at_load(d.get('load'))}this machine's noise is too high to decide this at any reasonable "
+            f"budget: it would take about {d['needed']:,} more rounds, over {d['factor']} times the "
+            f"{d['rounds']} it took and over {d.get('minutes', 10):g} minutes, since from round to round its "
+            f"{metric_words(d['metric'])} varied by "
+            f"{spreads} (coefficient of variation); measure it on a quieter machine or at a quieter time")
+
+
+def _at_load(load) -> str:
+    """ "at load 7.1, " (the 1-minute load average the run started at), or nothing when unknown."""
+    return f"at load {load:.1f}, " if isinstance(load, (int, float)) else ""
+
+
 def _no_rounds_estimate(d: Mapping, unit: str) -> str:
     if d.get("reason") == "ties":
         low, high = d["values_pct"]
@@ -356,6 +372,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "no-successful-samples": _no_successful_samples,
     "failed-rounds": lambda d, u: f"{d['count']} round(s) left out because a sample in them failed",
     "no-rounds-estimate": _no_rounds_estimate,
+    "budget-out-of-reach": lambda d, u: out_of_reach_words(d),
     "pairs-autocorrelated": lambda d, u: (
         f"the pair differences are autocorrelated (lag-1 r = {d['lag1']:.2f}, outside ±{d['band']:.2f}): "
         "consecutive rounds are not independent; run `pairbench doctor` to see why"),
