@@ -172,8 +172,8 @@ def _only_on(d: Mapping, what: str) -> str:
 
 def _harness(d: Mapping) -> str:
     """The harness a note's data names (a stored note is data from a file: anything but a string is none)."""
-    harness = d.get("harness", "pairbench")
-    return harness if isinstance(harness, str) else "pairbench"
+    harness = d.get("harness", PAIRBENCH)
+    return harness if isinstance(harness, str) else PAIRBENCH
 
 
 def _elided(d: Mapping, unit: str) -> str:
@@ -435,7 +435,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"the blocks disagree: their effects ran from {format_percent(d['low_pct'])} to "
         f"{format_percent(d['high_pct'])} (10th to 90th percentile of {d['blocks']}), where their rounds' noise "
         f"explains about {format_percent(d['noise_pct'], signed=False)}: this machine runs two processes "
-        "of one program at different speeds (README, \"Getting reliable numbers\"), so the size of the "
+        "of one program at different speeds (docs/doctor.md, \"Getting reliable numbers\"), so the size of the "
         "change depends on which processes ran and a rerun may give another; the interval covers the "
         "blocks' median"),
     "repeated-invocations": lambda d, u: (
