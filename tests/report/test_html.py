@@ -72,7 +72,7 @@ def test_every_chart_has_a_title_axis_labels_and_a_caption(compare_run, compare_
         assert figure["data"], key
     y_titles = {k: f["layout"]["yaxis"]["title"]["text"] for k, f in page.charts.items()}
     assert y_titles["run-sequence"] == "wall time (ms)"
-    assert y_titles["comparison-0-shift"] == "difference of deciles (ms)"
+    assert y_titles["comparison-0-shift"] == "difference of deciles of wall time (ms)"
     captions = [c.note for c in page.overview] + [c.note for s in page.comparisons for c in s.charts]
     assert all(captions)
 

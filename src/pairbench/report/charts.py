@@ -547,7 +547,7 @@ def shift_chart(key: str, sf, axis: Axis, name: str) -> Chart:
                               f"%{{y:+.4g}} {axis.suffix}<extra></extra>"}
     title = f"Shift function: {name} by decile"
     layout = _layout(title, f"decile of the baseline's and the candidate's {axis.plural} (%)",
-                     axis.label(f"difference of deciles of {axis.quantity}"), shapes=[_hline(0.0, color="#000000")])
+                     axis.label("difference of deciles" + (f" of {axis.quantity}" if axis.plural == "times" else "")), shapes=[_hline(0.0, color="#000000")])
     layout["xaxis"].update(tickmode="array", tickvals=labels, ticktext=[f"{v:g}%" for v in labels])
     if sf.pure_shift_excluded:
         verdict = ("No single shift lies inside all nine intervals: the distributions differ by more than "

@@ -23,7 +23,16 @@ import shlex
 
 import numpy as np
 
-from pairbench.analysis.history import Z_95, BenchmarkHistory, Bisect, Drift, Found, History, Point, Step
+from pairbench.analysis.history import (
+    Z_95,
+    BenchmarkHistory,
+    Bisect,
+    Drift,
+    Found,
+    History,
+    Point,
+    Step,
+)
 from pairbench.model import json_safe
 from pairbench.report.csvfile import _cell, _csv_record, _texts
 from pairbench.report.safe import escape, visible
