@@ -48,7 +48,7 @@ from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_u
 from pairbench.analysis.secondary import figure_of, secondary_statistics
 from pairbench.analysis.summary import refusal_note
 from pairbench.errors import NotEnoughData, StatisticsError
-from pairbench.model import REPETITION_METRIC, Samples
+from pairbench.model import FIXED_CPU_METRIC, REPETITION_METRIC, Samples
 from pairbench.notes import Note
 from pairbench.stats._order import smallest_n_for_median_interval
 from pairbench.stats.paired import log_ratios as _log_ratios
@@ -359,8 +359,10 @@ def repetitions_note(samples: Samples) -> Note | None:
     if not repeated.any():
         return None
     warm = numbers[repeated & (ok["warmup"] == 1)]
+    fixed = ok[FIXED_CPU_METRIC][repeated] if FIXED_CPU_METRIC in ok.metrics else np.zeros(0)
     return Note("repeated-invocations", {"repetitions": int(numbers.max()),
-                                         "warmups": int(warm.max()) if warm.size else 0})
+                                         "warmups": int(warm.max()) if warm.size else 0,
+                                         **({"fixed_cpu_ns": float(np.median(fixed))} if fixed.size else {})})
 
 
 # --------------------------------------------------------------------------- wall and CPU time
@@ -410,12 +412,16 @@ def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria:
 
 
 def cpu_use_of(*chosen: tuple[Samples, np.ndarray]) -> CpuUse | None:
-    """``rules.cpu_use`` of the samples at the indices given, of every series given, together."""
+    """``rules.cpu_use`` of the samples at the indices given, of every series given, together; without
+    their voluntary context switches where their CPU time is their process's own (``FIXED_CPU_METRIC``:
+    a Go test binary's runtime threads park and wake hundreds of times an invocation, whatever its
+    benchmark does, so those switches do not say that the benchmark waits)."""
     def column(name: str) -> np.ndarray:
         return np.concatenate([s[name][index] for s, index in chosen])
 
+    runtime_switches = any(FIXED_CPU_METRIC in s.metrics for s, _ in chosen)
     return cpu_use(column("wall_ns"), column("user_ns") + column("sys_ns"), column("involuntary_cs"),
-                   column("voluntary_cs"))
+                   None if runtime_switches else column("voluntary_cs"))
 
 
 def never_succeeded(pairing: Pairing) -> Note | None:

@@ -54,6 +54,7 @@ from pairbench.harness_registry import REGISTRY
 from pairbench.measure.harnesses.gotest import NAME as GO
 from pairbench.model import (
     CPU_METRIC,
+    FIXED_CPU_METRIC,
     PRIMARY_METRIC,
     REPETITION_METRIC,
     RESIDENT_METRIC,
@@ -63,7 +64,8 @@ from pairbench.model import (
 )
 from pairbench.verdict import Verdict, within
 
-NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, REPETITION_METRIC, "block",
+NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, FIXED_CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC,
+                       REPETITION_METRIC, "block",
                        "rounds", "minor_faults", "major_faults"})
 """Metric columns pairbench keeps for itself (the time, the validation samples, a Go round's repetition
 number, the worker's block and its page faults, as rusage counts them; pytest-benchmark's rounds per

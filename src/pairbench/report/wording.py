@@ -226,6 +226,15 @@ def _no_successful_samples(d: Mapping, unit: str) -> str:
             f"({describe_status(d['status'])})")
 
 
+def _process_cpu(d: Mapping) -> str:
+    """How a repeated invocation's CPU time was read, when it is its process's own (``process_cpu``)."""
+    fixed = d.get("fixed_cpu_ns")
+    if not isinstance(fixed, (int, float)):
+        return ""
+    return (f"; its CPU time is its process's, less the {format_value(fixed, 'ns')} an invocation costs besides "
+            "its loops (read from the validation samples, both sides together), shared over the repetitions")
+
+
 def out_of_reach_words(d: Mapping) -> str:
     """ "at load 7.1 this machine's noise is too high to decide this benchmark at any reasonable budget:
     ..." (the ``budget-out-of-reach`` note)."""
@@ -443,7 +452,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "repeated-invocations": lambda d, u: (
         f"a round ran each side's process once, repeating the benchmark {d['repetitions']} times in it "
         f"(-test.count); {_warmup_repetitions(d['warmups'])} the round's value of a side is the median of the "
-        "others, so each pair of processes counts once"),
+        "others, so each pair of processes counts once" + _process_cpu(d)),
     "benchmark-failed": lambda d, u: f"the benchmark {d['benchmark']!r} failed: {d['why']}",
     "benchmark-duration": lambda d, u: (
         f"a sample lasts {format_value(d['median_ns'], 'ns')}, under 1000 steps of the "
