@@ -11,11 +11,12 @@ Real programs, built here once (``--work``; the builds are kept):
   random ints (the copy under ``PauseTiming``), against a build sorting 10,275 (n log n: +3.0%), and
   against a second build of itself (A/A).
 
-Experiments (``--experiments``, in this order by default):
+Experiments (``--experiments``; all but ``go-procs2`` by default, in this order):
 
-* ``go``: ``bench A B -k 'Atof64|ParseInt/Pos'`` at bench's defaults (GOMAXPROCS 1);
-* ``go-procs2``: the same with ``GOMAXPROCS=2`` (pairbench's default before 2026-11-29);
-* ``go-cpu``: the default with ``--metric cpu``;
+* ``go``: ``bench A B -k 'Atof64|ParseInt/Pos'`` at bench's defaults (GOMAXPROCS 1; ``--metric auto``,
+  which decides Go on its process's own CPU time);
+* ``go-wall``: the same with ``--metric wall`` (the loops' wall time: what auto chose for Go before);
+* ``go-procs2`` (not run unless asked): the default with ``GOMAXPROCS=2`` (the default before);
 * ``criterion``: ``bench A B`` at bench's defaults;
 * ``gbench``: ``--trials`` runs of ``bench A B`` at its defaults (found: a ``slower`` verdict);
 * ``gbench-aa``: 3 runs of ``bench A A2``.
@@ -50,7 +51,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-EXPERIMENTS = ("go", "go-procs2", "go-cpu", "criterion", "gbench", "gbench-aa")
+EXPERIMENTS = ("go", "go-wall", "go-procs2", "criterion", "gbench", "gbench-aa")
+DEFAULT = ("go", "go-wall", "criterion", "gbench", "gbench-aa")
 GO_FILTER = "Atof64|ParseInt/Pos"
 ITOA = "itoa-1.0.19"
 GBENCH_SOURCE = r"""
@@ -228,8 +230,8 @@ def run_experiments(args) -> list[Outcome]:
     if any(e.startswith("go") for e in wanted):
         go = [str(p) for p in build_go(work / "go")]
         base = [*go, "-k", GO_FILTER, "-n", "A", "-n", "B"]
-        for experiment, extra, env in (("go", [], {}), ("go-procs2", [], {"GOMAXPROCS": "2"}),
-                                        ("go-cpu", ["--metric", "cpu"], {})):
+        for experiment, extra, env in (("go", [], {}), ("go-wall", ["--metric", "wall"], {}),
+                                        ("go-procs2", [], {"GOMAXPROCS": "2"})):
             if experiment in wanted:
                 outcomes.append(bench(experiment, [*base, *extra], results / f"{experiment}-{stamp}.json", args.lock,
                                       env))
@@ -291,8 +293,8 @@ def trials_table(outcomes: list[Outcome], change: bool) -> list[str]:
 
 
 TITLES = {"go": "Go `internal/strconv`, 12 benchmarks, A/A, bench's defaults (GOMAXPROCS 1)",
-          "go-procs2": "Go, the same with GOMAXPROCS=2 (the default before 2026-11-29)",
-          "go-cpu": "Go, the default with `--metric cpu`",
+          "go-wall": "Go, the same with `--metric wall` (the loops' wall time)",
+          "go-procs2": "Go, the default with GOMAXPROCS=2 (the default before 2026-11-29)",
           "criterion": "criterion, `itoa`'s 14 benchmarks, A/A, bench's defaults",
           "gbench": "Google Benchmark `std::sort` +3.0%, bench's defaults",
           "gbench-aa": "Google Benchmark `std::sort` A/A, bench's defaults"}
@@ -326,7 +328,7 @@ def report(outcomes: list[Outcome], argv: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--experiments", default=",".join(EXPERIMENTS))
+    parser.add_argument("--experiments", default=",".join(DEFAULT))
     parser.add_argument("--trials", type=int, default=10, help="runs of the gbench +3%% experiment")
     parser.add_argument("--work", default="/tmp/pairbench-harness-equivalence")
     parser.add_argument("--lock", default="/work/timing.lock" if Path("/work/timing.lock").exists() else None)
