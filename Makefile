@@ -5,12 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # the native spawner, built by the install (setup.py) where a C compiler exists
 HELPER := src/pairbench/measure/pairbench-spawner
+# the Python worker's Callgrind client requests, built by the install where valgrind's headers are
+COUNTING := src/pairbench/worker/pairbench-counting.so
 
 .PHONY: setup demo test docs lint calibrate clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py src/pairbench/measure/spawner.c
+$(STAMP): pyproject.toml setup.py src/pairbench/measure/spawner.c src/pairbench/worker/counting.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,postgresql]'
@@ -28,6 +30,8 @@ demo: setup
 test:
 	scripts/install-test-deps.sh
 	@test -x $(HELPER) || rm -f $(STAMP)
+	@test ! -f /usr/include/valgrind/callgrind.h || grep -q pairbench-callgrind-requests $(COUNTING) 2>/dev/null \
+		|| rm -f $(STAMP)
 	@$(MAKE) --no-print-directory setup
 	$(BIN)/python -m pytest -n 2 -q
 	scripts/test-unprivileged.sh $(BIN)/python

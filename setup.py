@@ -64,6 +64,10 @@ class build_spawner(Command):
         base = os.path.join(HERE, "src") if self.editable_mode else self.build_lib
         return os.path.join(base, PACKAGE_DIR, native.PROGRAM)
 
+    def _library(self):
+        base = os.path.join(HERE, "src") if self.editable_mode else self.build_lib
+        return os.path.join(base, "pairbench", "worker", native.COUNTING_LIBRARY)
+
     def run(self):
         problem = native.build(self._source(), self._target())
         if problem:
@@ -71,13 +75,18 @@ class build_spawner(Command):
                       "commands from its Python spawner (max RSS is then reported from ~13 MiB)")
         else:
             self.announce(f"pairbench: built {self._target()}", logging.INFO)
+        source = os.path.join(HERE, "src", "pairbench", "worker", native.COUNTING_SOURCE)
+        missing = native.build_library(source, self._library())
+        if missing:
+            self.warn(f"pairbench: the Python worker's counting library was not built ({missing}); "
+                      "Python benchmarks cannot be counted under Callgrind")
 
     def get_source_files(self):
-        return ["src/pairbench/measure/" + native.SOURCE]  # relative, as the manifest wants
+        return ["src/pairbench/measure/" + native.SOURCE,  # relative, as the manifest wants
+                "src/pairbench/worker/" + native.COUNTING_SOURCE]
 
     def get_outputs(self):
-        target = self._target()
-        return [target] if os.path.exists(target) else []
+        return [path for path in (self._target(), self._library()) if os.path.exists(path)]
 
     def get_output_mapping(self):
         return {}

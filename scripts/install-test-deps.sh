@@ -4,8 +4,8 @@
 # Idempotent; does nothing when everything is present.
 #
 # System packages (Debian): the C and C++ compilers, Google Benchmark (libbenchmark-dev) for the
-# harness adapter tests, Chromium for the HTML report test, and Go and Rust's cargo when the
-# machine has neither. Python packages (pytest-benchmark among them) come with `make setup` (the
+# harness adapter tests, Chromium for the HTML report test, Valgrind for instruction counts, and
+# Go and Rust's cargo when the machine has neither. Python packages (pytest-benchmark among them) come with `make setup` (the
 # dev extra). The criterion crates are fetched from crates.io here, so that the test that builds
 # the criterion bench (tests/adapters/conftest.py, cached in ~/.cache/pairbench-tests) finds them.
 # The checks of the CI examples (tests/examples): shellcheck from Debian; actionlint, built from
@@ -22,6 +22,8 @@ need g++ g++
 need go golang-go
 need cargo cargo
 need shellcheck shellcheck
+# Callgrind, for --metric instructions (tests/measure/test_callgrind.py); its headers come with it
+{ command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h ]; } || missing="$missing valgrind"
 [ -f /usr/include/benchmark/benchmark.h ] || missing="$missing libbenchmark-dev"
 if [ "${1:-}" = --bench ]; then need hyperfine hyperfine; fi
 # a real PostgreSQL server for the history store's tests (tests/support/postgres.py starts its own

@@ -13,7 +13,8 @@ python="${1:-.venv/bin/python}"
 # which may live where the unprivileged user cannot execute it (a pyenv under /root).
 tests="tests/doctor/test_environment.py tests/doctor/test_permissions.py
        tests/measure/test_commandline.py
-       tests/measure/test_posix.py::test_unexecutable_file_raises_command_not_found"
+       tests/measure/test_posix.py::test_unexecutable_file_raises_command_not_found
+       tests/measure/test_counters.py::test_paranoid_above_2_keeps_a_user_from_counting"
 
 if [ "$(id -u)" != 0 ]; then
     echo "test-unprivileged: already unprivileged (uid $(id -u)); the main run covered these branches"

@@ -68,7 +68,8 @@ class Execution:
     ``STATUS_TIMEOUT``. ``leftover_processes`` counts processes the command
     left alive after it exited, in its process group or (through the spawner) having
     left it with ``setsid``; they are killed. A worker also reports the page faults
-    its loop took (``minor_faults``, ``major_faults``).
+    its loop took (``minor_faults``, ``major_faults``), and, when a hardware counter counted them, the
+    user-space instructions its loop executed (``instructions``; None: not counted).
     """
 
     wall_ns: int
@@ -82,6 +83,7 @@ class Execution:
     leftover_processes: int = 0
     minor_faults: int = 0
     major_faults: int = 0
+    instructions: int | None = None
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,9 @@ from pairbench.notes import Note
 from pairbench.settings import Settings
 
 __all__ = [
-    "COMMAND_BENCHMARK", "CPU_METRIC", "FIXED_CPU_METRIC", "MAX_SAMPLE_VALUE", "METRICS", "PRIMARY_METRIC", "RESIDENT_METRIC",
-    "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS", "STATUS_TIMEOUT", "VALIDATION_METRIC", "BenchmarkKey", "Command",
+    "COMMAND_BENCHMARK", "CPU_METRIC", "FIXED_CPU_METRIC", "MAX_SAMPLE_VALUE", "METRICS", "PRIMARY_METRIC",
+    "RESIDENT_METRIC", "COUNT_METRICS", "CYCLES_MODEL_METRIC", "INSTRUCTIONS_METRIC", "TIME_METRICS", "RUN_STATES",
+    "SAMPLE_COLUMNS", "SIDE_LABELS", "STATUS_TIMEOUT", "VALIDATION_METRIC", "BenchmarkKey", "Command",
     "Run", "Sample", "Samples", "Side", "append_metrics", "describe_status", "json_safe", "metric_total",
 ]
 
@@ -74,8 +75,18 @@ FIXED_CPU_METRIC = "fixed_cpu_ns"
 runtime threads leave it no CPU time of its own to report), the CPU time the invocation costs besides
 its loops, estimated from the benchmark's validation samples of both sides together and taken out of
 its ``cpu_ns`` (``measure.harnesses.target``)."""
-METRICS = ("wall", "cpu")
-"""What a comparison decides on (``--metric``): the elapsed time of one operation, or its CPU time."""
+INSTRUCTIONS_METRIC = "instructions"
+"""A float metric column of this name is the instructions the sample executed in user space (total
+over its iterations), counted by Callgrind or a hardware counter (``measure.callgrind``)."""
+CYCLES_MODEL_METRIC = "cycles_model"
+"""A float metric column of this name is Callgrind's cache-simulation estimate of the sample's cycles
+(total over its iterations; ``measure.callgrind.Counts.cycles_model``): a model, not a measurement."""
+TIME_METRICS = ("wall", "cpu")
+COUNT_METRICS = {"instructions": INSTRUCTIONS_METRIC, "cycles-model": CYCLES_MODEL_METRIC}
+"""The metrics that are counts, not times, by their ``--metric`` name: the column each reads."""
+METRICS = (*TIME_METRICS, *COUNT_METRICS)
+"""What a comparison decides on (``--metric``): the elapsed time of one operation, its CPU time,
+the instructions it executed, or the cycles Callgrind's cache model estimates for it."""
 
 SIDE_LABELS = ("baseline", "candidate", "self-check", "")
 RUN_STATES = ("complete", "interrupted", "failed", "running")
@@ -165,10 +176,14 @@ def metric_total(metric: str, wall_ns, user_ns, sys_ns, metrics: Mapping):
       harness that timed its loop (``value``), that time times the share of its process's life the
       process had a CPU (user + system over ``wall_ns``): its start-up's CPU time would otherwise
       dilute a change of the loop; else the user + system time: a command's whole process tree
-      (``wait4``), a worker's thread around its loop.
+      (``wait4``), a worker's thread around its loop;
+    * ``instructions``, ``cycles-model``: the counted column (``COUNT_METRICS``), 0 on a sample
+      that has none (a failed one's), which has no ratio, as a time of 0 has none.
     """
     if metric == "wall":
         return metrics.get(PRIMARY_METRIC, wall_ns)
+    if metric in COUNT_METRICS:
+        return metrics.get(COUNT_METRICS[metric], 0.0 * wall_ns)
     if metric != "cpu":
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     if CPU_METRIC in metrics:

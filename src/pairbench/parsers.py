@@ -69,9 +69,11 @@ def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, obj
     if not commands:
         raise UsageError("give at least one command to measure")
 
+    metric = options.get("metric")
+
     def given(option: str):
         value = options.get(option)
-        return default(option, kind) if value is None else value
+        return default(option, kind, metric=metric) if value is None else value
 
     sampling = _sampling(given, tuple(commands))
     decision = Decision(alpha=parse_alpha(given("alpha")), threshold=parse_threshold(given("threshold")),

@@ -43,7 +43,7 @@ _USED_KEY = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser):
-    from pairbench.settings import DEFAULTS, USE_DEFAULTS
+    from pairbench.settings import DEFAULTS, METRIC_CHOICES, USE_DEFAULTS
     from pairbench.verdict import FAIL_ON_CHOICES
 
     alone, against = USE_DEFAULTS["pytest"]["max_time"], USE_DEFAULTS["pytest-against"]["max_time"]
@@ -65,9 +65,10 @@ def pytest_addoption(parser):
                          "each block of rounds starts both sides' pytest workers afresh).")
     group.addoption("--pairbench-fail-on", metavar="|".join(FAIL_ON_CHOICES), default=DEFAULTS["fail_on"],
                     help="With --pairbench-against: fail the session when a verdict matches.")
-    group.addoption("--pairbench-metric", metavar="wall|cpu", default=None,
-                    help="With --pairbench-against: what the verdicts are on, wall (elapsed) or cpu time of "
-                         "each call (default: as pairbench bench).")
+    group.addoption("--pairbench-metric", metavar="|".join(METRIC_CHOICES), default=None,
+                    help="With --pairbench-against: what the verdicts are on: wall (elapsed) or cpu time of "
+                         "each call, or the instructions it executes (instructions, or Callgrind's cycle model "
+                         "cycles-model; see pairbench's docs/instructions.md) (default: as pairbench bench).")
     group.addoption("--pairbench-pass-env", metavar="NAME", action="append", default=[],
                     help="With --pairbench-against: give the workers environment variable NAME (repeatable); "
                          "they get only PATH, HOME, the locale, TZ, TERM and TMPDIR besides.")
@@ -230,7 +231,6 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.sessions.bench import BenchSession
-    from pairbench.settings import USE_DEFAULTS
 
     here = str(config.invocation_params.dir)
     top = _toplevel(here)
@@ -241,7 +241,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     try:
         settings = parse_settings("bench", (here,), {
             "against": config.getoption("pairbench_against"),
-            "max_time": config.getoption("pairbench_max_time") or USE_DEFAULTS["pytest-against"]["max_time"],
+            "max_time": config.getoption("pairbench_max_time") or _against_budget(config.getoption("pairbench_metric")),
             "fail_on": config.getoption("pairbench_fail_on"), "json_path": config.getoption("pairbench_json"),
             "metric": config.getoption("pairbench_metric"), "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
@@ -296,6 +296,16 @@ def _from_toplevel(nodeid: str, rootdir: str, top: str) -> str:
     """``nodeid`` (relative to pytest's rootdir) relative to the working tree's top instead."""
     file, sep, rest = nodeid.partition("::")
     return os.path.relpath(os.path.join(rootdir, file), top) + sep + rest
+
+
+def _against_budget(metric: str | None) -> object:
+    """--pairbench-against's budget per benchmark: its own, or bench's for a count (under Callgrind
+    each block's pytest workers start 20 to 100 times slower)."""
+    from pairbench.settings import COUNT_METRIC_CHOICES, USE_DEFAULTS, default
+
+    if metric in COUNT_METRIC_CHOICES:
+        return default("max_time", "bench", metric=metric)
+    return USE_DEFAULTS["pytest-against"]["max_time"]
 
 
 def _worker_command(tree: str, *, nodeids: tuple[str, ...]):

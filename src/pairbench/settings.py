@@ -35,9 +35,13 @@ DEFAULTS: dict[str, object] = {
     "repetitions": 8,  # bench, Go: the repetitions of a round's invocation (Workers.repetitions says why)
     "tuned_rounds": 30,  # no option: the tuning of the confidence sequence (analysis.criteria.T_OPT says why)
 }
-METRIC_CHOICES = ("auto", "wall", "cpu")
+METRIC_CHOICES = ("auto", "wall", "cpu", "instructions", "cycles-model")
 """--metric: what a comparison decides on (``model.metric_total``); auto: CPU time for a benchmark
-whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``)."""
+whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``);
+instructions: the user-space instructions executed, counted by a hardware counter or Callgrind;
+cycles-model: Callgrind's cache-model estimate of the cycles (``measure.callgrind``)."""
+COUNT_METRIC_CHOICES = ("instructions", "cycles-model")
+"""The --metric choices that count instead of timing (``model.COUNT_METRICS``)."""
 KIND_DEFAULTS: dict[str, dict[str, object]] = {
     "run": {"warmup": 0, "max_time": "3s"},
     "compare": {"warmup": 1, "max_time": "60s"},
@@ -57,9 +61,22 @@ USE_DEFAULTS: dict[str, dict[str, object]] = {
 """The defaults of the Python entry points (``bench`` settings made outside the command line)."""
 
 
-def default(option: str, kind: str = "compare", harness: str | None = None) -> object:
-    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``, and for
-    ``bench`` of benchmarks of ``harness`` when given (its own budget: ``Harness.max_time``)."""
+COUNT_DEFAULTS: dict[str, dict[str, object]] = {
+    # counts need no warm-up of the machine, and identical counts decide in a few rounds
+    # (stats.counts.exact_rounds: 8 at alpha 0.01); Callgrind runs a program 20-100 times slower,
+    # and an interpreter's start-up under it takes seconds, so the budget is larger
+    "compare": {"warmup": 0, "min_runs": 2, "max_time": "300s"},
+    "bench": {"warmup": 0, "min_runs": 2, "max_time": "120s"},
+}
+"""The defaults that differ when the metric is a count (``--metric instructions`` or ``cycles-model``)."""
+
+
+def default(option: str, kind: str = "compare", harness: str | None = None, metric: str | None = None) -> object:
+    """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``, for
+    ``bench`` of benchmarks of ``harness`` when given (its own budget: ``Harness.max_time``), and
+    with a count ``metric`` (``COUNT_DEFAULTS``)."""
+    if metric in COUNT_METRIC_CHOICES and option in COUNT_DEFAULTS.get(kind, {}):
+        return COUNT_DEFAULTS[kind][option]
     if kind == "bench" and option == "max_time" and harness is not None and harness_entry(harness).max_time:
         return harness_entry(harness).max_time
     return KIND_DEFAULTS[kind].get(option, DEFAULTS.get(option))

@@ -273,7 +273,7 @@ def test_every_comparison_decides_on_the_metric_given_and_on_compares_default_wi
     assert results and all(r["settings"]["decision"]["metric"] == "cpu" for r in results)
     assert all(c["metric"] == "cpu" for r in results for c in r["comparisons"])
     code, help_text, _ = invoke("bisect", "--help")
-    assert code == 0 and "CPU-bound, else wall time. [default: auto]" in " ".join(help_text.split())  # compare's
+    assert code == 0 and "docs/instructions.md. [default: auto]" in " ".join(help_text.split())  # compare's
 
 
 def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatch):

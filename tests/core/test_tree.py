@@ -26,3 +26,12 @@ def test_no_tracked_file_keeps_merge_conflict_markers():
         if path.is_file() and not path.is_symlink() and MARKER.search(path.read_bytes()):
             marked.append(str(path.relative_to(ROOT)))
     assert marked == []
+
+
+def test_no_two_test_modules_share_a_name():
+    # The test folders are not packages: two modules of one basename stop the collection of the
+    # whole suite ("import file mismatch"), as a rename once did.
+    seen: dict[str, list[str]] = {}
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}

@@ -78,6 +78,13 @@ CANNOT_RUN = {
     'pairbench doctor --name alloc-each --seed 7 --runs 5 --iterations 1,2,4,8,16 "python examples/workloads.py alloc-each 10 {iterations}"':
         "measures for real and reads the live machine; tests/doctor/test_doctor_command.py uses the fake executor",
     'pairbench doctor --seed 7 "echo hello"': "measures for real and reads the live machine; tests/doctor/test_doctor_command.py uses the fake executor",
+    # instruction counts: real programs under Callgrind, which the fake executor cannot stand in for
+    'pairbench compare --metric instructions "./app-old input.txt" "./app-new input.txt"':
+        "counts real programs under Callgrind; tests/cli/test_instructions.py compares two real commands",
+    "pairbench bench   --metric instructions ./bench-old ./bench-new":
+        "counts real pairbench.h workers under Callgrind; tests/cli/test_instructions.py benches two",
+    "pairbench bench   --metric instructions benchmarks/":
+        "counts a Python worker under Callgrind; tests/measure/test_callgrind.py counts one",
 }
 # Commands the documentation already describes that land from another branch: checked once they
 # exist (the test fails then, so that the entry goes).
@@ -111,8 +118,15 @@ def _bench_programs(words: list[str]) -> list[str] | None:
     return sides if sides and all(re.fullmatch(r"\./bench-[a-z]+", s) for s in sides) else None
 
 
+COUNTED = ("instructions", "cycles-model")
+"""--metric values that count real programs under Callgrind or a hardware counter: no fake stands in."""
+
+
 def _runnable(words: list[str]) -> str | None:
-    """How an example runs here: "fake", "workers", "real", or None."""
+    """How an example runs here: "fake", "workers", "real", or None (an example counting
+    instructions needs real programs: ``COUNTED``)."""
+    if "--metric" in words and words[words.index("--metric") + 1:][:1] and words[words.index("--metric") + 1] in COUNTED:
+        return None
     if words[0] in FAKE_RUN:
         return "fake"
     if words[0] == "bench" and _bench_programs(words):

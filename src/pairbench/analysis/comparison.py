@@ -19,7 +19,13 @@ p-value below alpha always goes with an interval that excludes 0. The verdict
 itself comes from ``verdict.decide``. The stopping rule (``analysis.stopping``)
 decides through :func:`verdict_of` too, so what stopped a run is what the
 analysis reports. The numbers shown beside the verdict are
-``analysis.secondary``'s. Pure.
+``analysis.secondary``'s.
+
+A count (``--metric instructions``, ``cycles-model``) may be the same in every round on each side:
+then, from ``stats.counts.exact_rounds`` rounds on, the effect is exact (the ratio of the two
+counts, an interval of one point) and the verdict follows from it (``exact_or_interval``). The
+exact rule and the interval each get half the comparison's alpha (``Criteria.split``), so a
+count's verdict errs at most alpha whichever decides. Pure.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from scipy import stats as _sps
 
 from pairbench import stats
 from pairbench.analysis.blocks import block_medians, blocks_differ, rounds_by_block
+from pairbench.analysis.counts import count_notes
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.pairing import (
     Pairing,
@@ -48,9 +55,10 @@ from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_u
 from pairbench.analysis.secondary import figure_of, secondary_statistics
 from pairbench.analysis.summary import refusal_note
 from pairbench.errors import NotEnoughData, StatisticsError
-from pairbench.model import FIXED_CPU_METRIC, REPETITION_METRIC, Samples
+from pairbench.model import COUNT_METRICS, FIXED_CPU_METRIC, REPETITION_METRIC, Samples
 from pairbench.notes import Note
 from pairbench.stats._order import smallest_n_for_median_interval
+from pairbench.stats.counts import ExactEffect, exact_effect
 from pairbench.stats.paired import log_ratios as _log_ratios
 from pairbench.stats.paired import require_spread
 from pairbench.stats.sequential import RunningSequence, first_bounded_n, upper_ranks
@@ -59,6 +67,7 @@ from pairbench.verdict import Verdict, decide, moved, refuse
 MAX_ROUNDS_PLANNED = 10_000_000  # beyond this, "rounds still needed" is not given
 ANYTIME_METHOD = "anytime-valid confidence sequence for the median, intersected over rounds"
 FIXED_METHOD = "sign-test interval for the median"
+EXACT_METHOD = "exact: the same count in every round on each side"
 
 
 # --------------------------------------------------------------------------- the metric
@@ -93,9 +102,32 @@ def effect_of(log_ratios: np.ndarray, criteria: Criteria) -> tuple[Effect, tuple
         fixed = stats.paired_effect(np.ones_like(log_ratios), np.exp(log_ratios), 1.0 - level)
         effect, notes = (Effect(fixed.estimate_pct, fixed.low_pct, fixed.high_pct, fixed.achieved_confidence,
                                 FIXED_METHOD, fixed.p_value, "sign test", fixed.n), fixed.warnings)
+    if criteria.split > 1:  # the interval had its share of alpha: its p-value answers for the whole
+        effect = dataclasses.replace(effect, pvalue=min(1.0, effect.pvalue * criteria.split))
     if criteria.holm_level is not None:
         effect = dataclasses.replace(effect, method=f"{effect.method}, Holm step at alpha {level:.3g}")
     return effect, notes
+
+
+def exact_or_interval(base: np.ndarray, cand: np.ndarray, log_ratios: np.ndarray, criteria: Criteria,
+                      ) -> tuple[Effect, tuple[Note, ...]]:
+    """For a count whose every round gave one value on each side (enough rounds of it): its exact
+    effect (``stats.counts``); else the interval of ``log_ratios`` (``effect_of``)."""
+    if criteria.counts and base.size == cand.size:
+        exact = exact_effect(base, cand, criteria.level)
+        if exact is not None:
+            return exact_record(exact, criteria), ()
+    return effect_of(log_ratios, criteria)
+
+
+def exact_record(exact: ExactEffect, criteria: Criteria) -> Effect:
+    """The ``Effect`` of an exact count: an interval of one point, right with probability above
+    1 - alpha / 2 (``Criteria.split``); its p-value the rule's bound, 2^-rounds, doubled for the
+    split (1 when the counts are equal)."""
+    e = exact.estimate_pct
+    pvalue = 1.0 if e == 0 else min(1.0, criteria.split * 0.5 ** exact.rounds)
+    return Effect(e, e, e, 1.0 - exact.alpha, EXACT_METHOD, pvalue, "the bound of the exact rule (2^-rounds)",
+                  exact.rounds)
 
 
 def anytime_effect(running: RunningSequence) -> tuple[Effect, tuple[Note, ...]]:
@@ -309,7 +341,7 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     if never is not None:  # nothing to compare, and more rounds of the same would not help
         verdict, effect, notes, plan = refuse(never), None, (), RoundsPlan(None)
     else:
-        verdict, effect, notes = verdict_of(lambda: effect_of(decided_on, criteria), criteria)
+        verdict, effect, notes = verdict_of(lambda: exact_or_interval(base, cand, decided_on, criteria), criteria)
         plan = (planned(r, decided_on, criteria) if verdict.verdict == "inconclusive"
                 and not (effect and effect.moved) else RoundsPlan(None))
         notes = [*notes, *metric_notes(pairing, metric, effect, criteria, chosen_by)]
@@ -384,6 +416,8 @@ def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria:
     (``rules.cpu_use``), with which time to trust; with ``--metric auto``, which time it chose and why."""
     if pairing.benchmark.unit != "ns":
         return []
+    if metric in COUNT_METRICS:
+        return count_notes(pairing, metric, effect, criteria)
     b, c, b_index, c_index = usable_rounds(pairing.base, pairing.cand)
     use = cpu_use_of((b, b_index), (c, c_index))
     how = ({"kind": use.kind, "off_cpu_share": use.off_cpu_share, "cpu_over_wall": use.cpu_over_wall}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from pairbench import stats
-from pairbench.settings import ALPHA_RANGE, DEFAULTS, METRIC_CHOICES, Settings
+from pairbench.settings import ALPHA_RANGE, COUNT_METRIC_CHOICES, DEFAULTS, METRIC_CHOICES, Settings
 from pairbench.verdict import log_change
 
 T_OPT = DEFAULTS["tuned_rounds"]
@@ -44,7 +44,7 @@ class Criteria:
     family: int = 1  # candidates compared with the baseline (the self-check excluded)
     tuned: int = T_OPT  # the rounds at which the confidence sequence is tightest
     holm_level: float | None = None  # a Holm step's own level, above alpha / family (``analysis.suite``)
-    metric: str = "wall"  # what is compared: "wall" or "cpu" time (``model.metric_total``), or "auto"
+    metric: str = "wall"  # what is compared: "wall" or "cpu" time, "instructions", "cycles-model", or "auto"
 
     def __post_init__(self):
         low, high = ALPHA_RANGE
@@ -61,14 +61,28 @@ class Criteria:
                    max(family, 1), settings.decision.tuned_rounds, metric=settings.decision.metric)
 
     @property
+    def counts(self) -> bool:
+        """Whether the metric is a count (instructions, modelled cycles), which may be exact."""
+        return self.metric in COUNT_METRIC_CHOICES
+
+    @property
+    def split(self) -> int:
+        """How many rules share a comparison's alpha: two for a count (the exact rule of identical
+        counts, ``stats.counts``, and the interval when they vary: each gets half, so the two together
+        err at most alpha), else one."""
+        return 2 if self.counts else 1
+
+    @property
     def level_alpha(self) -> float:
-        """The per-comparison alpha after the Bonferroni split over the family."""
-        return self.alpha / self.family
+        """The per-comparison alpha after the Bonferroni split over the family (and, for a count,
+        its half the interval gets: ``split``)."""
+        return self.alpha / self.family / self.split
 
     @property
     def level(self) -> float:
-        """The level an interval is computed at: ``level_alpha``, or a Holm step's."""
-        return self.level_alpha if self.holm_level is None else self.holm_level
+        """The level an interval (or the exact rule of counts) is computed at: ``level_alpha``, or a
+        Holm step's (halved for a count)."""
+        return self.level_alpha if self.holm_level is None else self.holm_level / self.split
 
     def at_holm_step(self, level: float) -> Criteria:
         """These criteria at a step of Holm's procedure: the interval at ``level``, from the same
@@ -79,6 +93,13 @@ class Criteria:
     def t_opt(self) -> int:
         """The rounds the confidence sequence at ``level_alpha`` is tuned for (``tuning_rounds``)."""
         return tuning_rounds(self.level_alpha, self.tuned)
+
+    def exact_rounds(self) -> int:
+        """The rounds of identical counts that decide a count exactly (``stats.counts.exact_rounds``
+        at ``level``)."""
+        from pairbench.stats.counts import exact_rounds
+
+        return exact_rounds(self.level)
 
     def first_verdict_round(self) -> int:
         """The values (rounds, or blocks) before which no verdict can be reached: the confidence

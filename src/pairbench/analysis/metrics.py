@@ -54,7 +54,9 @@ from pairbench.harness_registry import REGISTRY
 from pairbench.measure.harnesses.gotest import NAME as GO
 from pairbench.model import (
     CPU_METRIC,
+    CYCLES_MODEL_METRIC,
     FIXED_CPU_METRIC,
+    INSTRUCTIONS_METRIC,
     PRIMARY_METRIC,
     REPETITION_METRIC,
     RESIDENT_METRIC,
@@ -64,12 +66,13 @@ from pairbench.model import (
 )
 from pairbench.verdict import Verdict, within
 
-NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, FIXED_CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC,
-                       REPETITION_METRIC, "block",
-                       "rounds", "minor_faults", "major_faults"})
-"""Metric columns pairbench keeps for itself (the time, the validation samples, a Go round's repetition
-number, the worker's block and its page faults, as rusage counts them; pytest-benchmark's rounds per
-invocation): never a table."""
+NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, FIXED_CPU_METRIC, INSTRUCTIONS_METRIC, CYCLES_MODEL_METRIC,
+                       VALIDATION_METRIC, RESIDENT_METRIC, REPETITION_METRIC, "block", "rounds", "minor_faults",
+                       "major_faults"})
+"""Metric columns pairbench keeps for itself (the time, a Go process's CPU time besides its loops, the
+instructions and modelled cycles --metric compares, the validation samples, a Go round's repetition number,
+the worker's block and its page faults, as rusage counts them; pytest-benchmark's rounds per invocation):
+never a table."""
 FIRST_UNITS = {"B/op": 0, "allocs/op": 1}
 """The units whose tables come first, as benchstat's do."""
 METHODS = ("ratio", "equal", "sign test")

@@ -23,6 +23,7 @@ from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
 from pairbench.model import FIXED_CPU_METRIC, metric_total
+from pairbench.stats.counts import exact_effect
 from pairbench.verdict import Verdict
 
 
@@ -53,6 +54,9 @@ class StoppingRule(Sink):
         fixed = None if criteria.metric == "auto" else criteria.metric
         self._metric: dict[tuple[int, int], str | None] = {key: fixed for key in self.keys}
         self._early: dict[tuple[int, int], list[tuple[int, list[Measured], list[Measured]]]] = {key: [] for key in self.keys}
+        # a count's values while they have been one per side in every round: (baseline, candidate, rounds), or
+        # None once they varied (``stats.counts``: the exact rule is then out for good)
+        self._constant: dict[tuple[int, int], tuple[float, float, int] | None] = {}
         self.latest: dict[tuple[int, int], tuple[Verdict, Effect | None]] = {}
 
     def on_round(self, end: RoundEnd) -> None:
@@ -93,6 +97,8 @@ class StoppingRule(Sink):
         b, c = self._value(key, base), self._value(key, cand)
         if not (b > 0 and c > 0):  # a time of 0 (a timer that did not advance) has no ratio: as the analysis
             return
+        if self.criteria.counts:
+            self._follow_constant(key, b, c)
         ratio = math.log1p((c - b) / b)
         if self.block_rounds is not None:
             self._block[key].append(ratio)
@@ -103,6 +109,22 @@ class StoppingRule(Sink):
             self._sequence(key).extend([ratio])
         else:
             self._ratios[key].append(ratio)
+
+    def _follow_constant(self, key: tuple[int, int], b: float, c: float) -> None:
+        """Count the rounds in which a count has kept one value on each side (``_constant``)."""
+        if key not in self._constant:
+            self._constant[key] = (b, c, 1)
+            return
+        kept = self._constant[key]
+        self._constant[key] = None if kept is None or (kept[0], kept[1]) != (b, c) else (b, c, kept[2] + 1)
+
+    def _exact(self, key: tuple[int, int]):
+        """The exact effect of a count that kept one value per side for enough rounds, else None."""
+        kept = self._constant.get(key)
+        if kept is None:
+            return None
+        b, c, rounds = kept
+        return exact_effect(np.full(rounds, b), np.full(rounds, c), self.criteria.level)
 
     def _value(self, key: tuple[int, int], taken: list[Measured]) -> float:
         """One operation's value of a side's sample in a round by the comparison's metric, as
@@ -142,6 +164,7 @@ class StoppingRule(Sink):
         side = sides.pop() if len(sides) == 1 else "on one side or the other of"
         share = f" and {self.boundary.share:g} of its estimate" if self.boundary.share and side == ABOVE else ""
         return f"the interval lies {side} {self.boundary.at:+.3g}%{share}"
+
     def metric(self, key: tuple[int, int] | None = None) -> str | None:
         """What the verdict of ``key`` (the first comparison by default) is on; None while ``--metric
         auto`` has not chosen yet."""
@@ -166,10 +189,14 @@ class StoppingRule(Sink):
         from pairbench.analysis.comparison import (  # loaded before the first sample (preload)
             anytime_effect,
             effect_of,
+            exact_record,
             verdict_of,
         )
 
-        if self.criteria.anytime:
+        exact = self._exact(key) if self.criteria.counts else None
+        if exact is not None:
+            found = verdict_of(lambda: (exact_record(exact, self.criteria), ()), self.criteria)
+        elif self.criteria.anytime:
             running = self._sequence(key)
             found = verdict_of(lambda: anytime_effect(running), self.criteria)
         else:

@@ -119,7 +119,8 @@ def bench(app: App, workers: tuple[str, ...], **options):
 
     store, no_store, pass_env = options.pop("store"), options.pop("no_store"), options.pop("pass_env")
     if options.get("max_time") is None:
-        options["max_time"] = default("max_time", "bench", harness_of(workers, options.get("harness")))
+        options["max_time"] = default("max_time", "bench", harness_of(workers, options.get("harness")),
+                                      metric=options.get("metric"))
     settings = parse_settings("bench", workers, options)
     target = store_target(store, no_store)
     check_output_paths(settings, target)

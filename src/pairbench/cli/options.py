@@ -124,7 +124,10 @@ def decision_options(f, *, self_check: bool = True, fail_on: bool = True):
                      help="What the verdicts are on: cpu time (user + system: other tasks' time slices are "
                           "left out, so it stays steady on a busy machine, but so is time spent sleeping, "
                           "reading or waiting for a child), wall (elapsed) time, or auto: CPU time for a "
-                          "benchmark whose first 10 rounds show it CPU-bound, else wall time."
+                          "benchmark whose first 10 rounds show it CPU-bound, else wall time; or instructions "
+                          "(user-space instructions executed, by the processor's counter, else Callgrind: load "
+                          "cannot move them) or cycles-model (Callgrind's cache-model estimate): "
+                          "docs/instructions.md."
                           + _shown("metric", "compare")),
         click.option("--self-check", is_flag=True,
                      help="Also run a copy of the baseline: an A/A comparison that must not find a change."),

@@ -243,6 +243,25 @@ def kernel_settings(root: Path) -> dict:
     }
 
 
+COUNTER_PMUS = ("cpu", "cpu_core", "cpu_atom", "armv8_pmuv3", "armv8_pmuv3_0")
+"""Performance-monitoring units whose presence means the processor's instruction counter exists
+(``measure.counters`` counts with it)."""
+
+
+def counting(root: Path) -> dict:
+    """What can count instructions here: the processor's PMUs present, and whether Valgrind is on the
+    PATH (``--metric instructions``); None for what cannot be read (a fixture tree below another
+    ``root`` than / says nothing of this machine's PATH)."""
+    import shutil
+
+    try:
+        present = sorted(set(os.listdir(root / "sys/bus/event_source/devices")) & set(COUNTER_PMUS))
+    except OSError:
+        present = None
+    live = Path(root).resolve() == Path("/")
+    return {"pmus": present, "valgrind": (shutil.which("valgrind") is not None) if live else None}
+
+
 # ------------------------------------------------------------------ virtualization and containers
 
 
@@ -425,6 +444,7 @@ def collect_environment(root: str | os.PathLike = "/", *,
             "measured_resolution_ns": measured_timer_resolution_ns(),
         },
         "kernel_settings": kernel_settings(base),
+        "counting": counting(base),
         "virtualization": virtualization(base),
         "memory": memory(base),
         "pressure": pressure(base),

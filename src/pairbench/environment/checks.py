@@ -181,14 +181,19 @@ def check_clock(env: Mapping) -> Finding:
 
 
 def check_perf(env: Mapping) -> Finding:
-    """perf_event_paranoid: <= 2 lets a user count cycles and instructions of their own processes."""
+    """perf_event_paranoid: <= 2 lets a user count cycles and instructions of their own processes; and
+    what would count them for --metric instructions (the processor's PMU, or Valgrind)."""
     settings = section(env, "kernel_settings")
     paranoid = stored(settings.get("perf_event_paranoid"), int, "kernel_settings.perf_event_paranoid")
     rate = stored(settings.get("perf_event_max_sample_rate"), int, "kernel_settings.perf_event_max_sample_rate")
+    counting = section(env, "counting")
+    pmus = stored(counting.get("pmus"), list, "counting.pmus")
+    valgrind = stored(counting.get("valgrind"), bool, "counting.valgrind")
+    extra = {} if not counting else {"pmus": pmus, "valgrind": valgrind}
     if paranoid is None:
-        return found("perf", "unknown")
+        return found("perf", "unknown", **extra)
     return found("perf", "ok" if paranoid <= 2 else "warn", perf_event_paranoid=paranoid,
-                 perf_event_max_sample_rate=rate)
+                 perf_event_max_sample_rate=rate, **extra)
 
 
 # ------------------------------------------------------------------ where we run

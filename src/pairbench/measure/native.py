@@ -18,6 +18,10 @@ from __future__ import annotations
 import os
 
 PROGRAM = "pairbench-spawner"
+COUNTING_LIBRARY = "pairbench-counting.so"
+"""The Python worker's Callgrind client requests (``worker/counting.c``), in the ``pairbench.worker``
+package directory, loaded with ctypes."""
+COUNTING_SOURCE = "counting.c"
 """The native spawner's file name, in the ``pairbench.measure`` package directory."""
 SOURCE = "spawner.c"
 CFLAGS = ("-O2", "-std=gnu11", "-Wall")
@@ -82,9 +86,42 @@ def build(source: str, target: str, compiler: str | None = None, defines: tuple[
     return why
 
 
+def counting_library_path() -> str:
+    """Where the Python worker's counting library is when the install built it."""
+    return os.path.join(os.path.dirname(_HERE), "worker", COUNTING_LIBRARY)
+
+
+def build_library(source: str, target: str, compiler: str | None = None) -> str:
+    """Compile ``source`` into the shared library ``target`` (position-independent); "" on success,
+    else why not. ``target`` appears whole or not at all."""
+    import subprocess
+    import tempfile
+
+    compiler = compiler or find_compiler()
+    if compiler is None:
+        return "no C compiler found (set CC, or install cc, gcc or clang)"
+    directory = os.path.dirname(os.path.abspath(target))
+    os.makedirs(directory, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as scratch:
+        built = os.path.join(scratch, os.path.basename(target))
+        try:
+            done = subprocess.run([compiler, *CFLAGS, "-shared", "-fPIC", "-o", built, source],
+                                  capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{compiler} could not run: {exc}"
+        if done.returncode != 0:
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            return f"{compiler} failed: {lines[-1] if lines else f'exit status {done.returncode}'}"
+        os.replace(built, target)
+    return ""
+
+
 if __name__ == "__main__":  # python -m pairbench.measure.native: build it in place (development)
     import sys
 
     problem = build(os.path.join(_HERE, SOURCE), program_path())
     print(problem or f"built {program_path()}", file=sys.stderr if problem else sys.stdout)
-    raise SystemExit(1 if problem else 0)
+    counting = counting_library_path()
+    missing = build_library(os.path.join(os.path.dirname(counting), COUNTING_SOURCE), counting)
+    print(missing or f"built {counting}", file=sys.stderr if missing else sys.stdout)
+    raise SystemExit(1 if problem or missing else 0)

@@ -36,15 +36,16 @@ from pairbench.command import (
     STATUS_BENCHMARK_ERROR,
     STATUS_PROTOCOL,
     STATUS_TIMEOUT,
+    STATUS_UNREADABLE,
     Command,
     describe_status,
 )
 from pairbench.errors import CommandNotFound
-from pairbench.measure import child_environment, children
+from pairbench.measure import callgrind, child_environment, children
 from pairbench.measure.executor import Execution, Executor, OutputPolicy
 from pairbench.measure.sampler import RoundEnd, Sink
 from pairbench.measure.targets import Row
-from pairbench.model import RESIDENT_METRIC
+from pairbench.model import INSTRUCTIONS_METRIC, RESIDENT_METRIC
 from pairbench.outputs import open_stream
 from pairbench.worker import protocol
 from pairbench.worker.protocol import ErrorReply, ProtocolError
@@ -64,6 +65,23 @@ class WorkerFailed(Exception):
         self.status = status
 
 
+COUNTER_VARIABLE = "PAIRBENCH_COUNTER"
+"""How pairbench asks a worker to count its loop's instructions (``worker/counting.py``, ``pairbench.h``)."""
+NO_DUMP = ("Callgrind received no counts from the worker: build a C or C++ worker where <valgrind/callgrind.h> "
+           "is found (Debian: valgrind), so that pairbench.h counts its loop; a Python worker needs the counting "
+           "library pairbench's install builds there")
+
+
+@dataclass(frozen=True)
+class Counting:
+    """How a worker's loop is counted: ``callgrind`` (the worker runs under Callgrind, its dumps go to
+    ``directory``) or ``instructions`` (a hardware counter inside the worker)."""
+
+    kind: str
+    valgrind: str = ""
+    directory: callgrind.OutputDirectory | None = None
+
+
 @dataclass(frozen=True)
 class WorkerSpec:
     """How to start one side's worker: its command (argv, no shell), working directory, where its
@@ -75,6 +93,7 @@ class WorkerSpec:
     output: OutputPolicy = OutputPolicy()
     timeout_ns: int | None = None
     cpu: int | None = None  # the CPU the worker is pinned to (both sides share one), or None
+    counting: Counting | None = None  # how its loop's instructions are counted, or None
 
 
 class _LineReader:
@@ -181,9 +200,15 @@ class Worker:
 
     def _spawn(self, request_r: int, reply_w: int) -> subprocess.Popen:
         env = {**child_environment.for_children(), protocol.FDS_VARIABLE: f"{request_r},{reply_w}"}
+        argv = self.spec.command.argv
+        counting = self.spec.counting
+        if counting is not None:
+            env[COUNTER_VARIABLE] = counting.kind
+            if counting.kind == "callgrind":
+                argv = (*callgrind.callgrind_argv(counting.valgrind, counting.directory.path, region=True), *argv)
         stdout = self._open_output()
         try:
-            return children.start(self.spec.command.argv, cwd=self.spec.cwd, env=env, stdout=stdout,
+            return children.start(argv, cwd=self.spec.cwd, env=env, stdout=stdout,
                                   stderr=self._stderr, pass_fds=(request_r, reply_w), grace_s=_KILL_GRACE_S)
         except OSError as exc:
             raise CommandNotFound(f"cannot start the worker {self.spec.command.text!r} of {self.side}: "
@@ -417,6 +442,7 @@ class WorkerTarget:
         except WorkerFailed as exc:
             return (*primed, self._failed(start, executor.now_ns(), exc.status, str(exc)))
         if isinstance(reply, ErrorReply):
+            self._discard_dump()
             return (*primed, self._failed(start, executor.now_ns(), STATUS_BENCHMARK_ERROR,
                                           f"the benchmark failed: {reply.message}"))
         row = self._row(reply, start)
@@ -425,8 +451,33 @@ class WorkerTarget:
         return (*primed, row)
 
     def _row(self, reply: Execution, start: int, priming: bool = False) -> Row:
-        return Row(self.benchmark, dataclasses.replace(reply, start_ns=start), self.iterations,
-                   self._metrics(reply.minor_faults, reply.major_faults), priming=priming)
+        row = Row(self.benchmark, dataclasses.replace(reply, start_ns=start), self.iterations,
+                  self._metrics(reply.minor_faults, reply.major_faults), priming=priming)
+        if reply.instructions is not None:
+            return dataclasses.replace(row, metrics={**row.metrics, INSTRUCTIONS_METRIC: float(reply.instructions)})
+        return self._with_dump(row)
+
+    def _with_dump(self, row: Row) -> Row:
+        """``row`` with the counts of the Callgrind dump its sample made, read now that the sample has
+        ended; a failed row (saying why) when there is none or it cannot be read."""
+        counting = self.worker.spec.counting
+        if counting is None or counting.kind != "callgrind":
+            return row
+        try:
+            counts = counting.directory.take_dump()
+        except (callgrind.CallgrindError, OSError) as exc:
+            counts, why = None, f"Callgrind's counts could not be read: {exc}"
+        else:
+            why = NO_DUMP
+        if counts is None:
+            failed = dataclasses.replace(row.execution, status=STATUS_UNREADABLE)
+            return dataclasses.replace(row, execution=failed, detail=why)
+        return dataclasses.replace(row, metrics={**row.metrics, **callgrind.count_metrics(counts)})
+
+    def _discard_dump(self) -> None:
+        counting = self.worker.spec.counting
+        if counting is not None and counting.directory is not None:
+            counting.directory.clear()
 
     def _rotate(self, executor: Executor, primed: list[Row]) -> None:
         """Start a fresh worker process if a new block has begun, and prime it (its samples go to

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench.analysis.records import Comparison, ComparisonFigure, SeriesFigure, Summary
+from pairbench.model import TIME_METRICS
 from pairbench.report.clipping import (
     at_edge,
     beyond_note,
@@ -39,7 +40,7 @@ from pairbench.report.clipping import (
     histogram_in_bulk,
     overflow_bars,
 )
-from pairbench.report.metric_names import metric_words
+from pairbench.report.metric_names import metric_label, metric_words
 from pairbench.report.safe import visible
 from pairbench.units import format_level, format_percent, time_unit_for
 
@@ -80,9 +81,12 @@ class Axis:
         return f"{what or self.quantity} ({self.suffix})"
 
     def of(self, metric: str | None) -> Axis:
-        """This axis for values of ``metric`` ("CPU time (ms)"); a count's axis stays as it is."""
+        """This axis for values of ``metric``: "CPU time (ms)"; a verdict on a count (instructions) in
+        that count, unscaled; a benchmark that is a count itself stays as it is."""
         if metric is None or self.quantity != "wall time":
             return self
+        if metric not in TIME_METRICS:
+            return Axis(metric_label(metric), 1.0, metric_words(metric), "values")
         return dataclasses.replace(self, quantity=metric_words(metric))
 
 

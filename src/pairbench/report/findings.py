@@ -245,11 +245,25 @@ def _clock_fix(d: Mapping, status: str) -> str:
 
 
 def _perf(d: Mapping) -> str:
+    counting = _counting(d)
     if "perf_event_paranoid" not in d:
-        return "cannot read /proc/sys/kernel/perf_event_paranoid"
+        return "cannot read /proc/sys/kernel/perf_event_paranoid" + counting
     rate = d["perf_event_max_sample_rate"]
     return f"perf_event_paranoid = {d['perf_event_paranoid']}" + (
-        f", perf_event_max_sample_rate = {rate}/s" if rate is not None else "")
+        f", perf_event_max_sample_rate = {rate}/s" if rate is not None else "") + counting
+
+
+def _counting(d: Mapping) -> str:
+    """What --metric instructions would count with here (docs/instructions.md)."""
+    if "pmus" not in d or d["pmus"] is None:
+        return ""
+    if d["pmus"]:
+        return f"; --metric instructions counts with the processor's counter ({', '.join(d['pmus'])})"
+    if d["valgrind"]:
+        return ("; no processor counters here (no cpu PMU): --metric instructions counts with Callgrind, "
+                "20 to 100 times slower")
+    return ("; no processor counters here (no cpu PMU) and no Valgrind: --metric instructions cannot count "
+            "(apt-get install valgrind)")
 
 
 def _virtualization(d: Mapping) -> str:

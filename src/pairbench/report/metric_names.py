@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-NAMES = {"wall": ("wall time", "wall"), "cpu": ("CPU time", "CPU")}
+NAMES = {"wall": ("wall time", "wall"), "cpu": ("CPU time", "CPU"), "instructions": ("instructions", "instr"),
+         "cycles-model": ("estimated cycles (Callgrind's cache model)", "cycles")}
 """metric -> (its words in a sentence, its label in a table header)."""
 
 

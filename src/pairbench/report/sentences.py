@@ -35,6 +35,15 @@ def verdict_label(c: Comparison, *, metric: bool = True, wall: bool = False) -> 
     return c.verdict.verdict + (" (negligible)" if c.verdict.negligible else "") + (on if metric else "")
 
 
+COUNT_UNITS = {"instructions": "instr", "cycles-model": "cycles"}
+"""The unit a count's values are shown in (the benchmark's own unit is a time)."""
+
+
+def value_unit(c: Comparison) -> str:
+    """The unit of a comparison's values: a count's own for a verdict on a count, else the benchmark's."""
+    return COUNT_UNITS.get(c.metric, c.benchmark.unit)
+
+
 def _on(c: Comparison) -> str:
     """ " on CPU time" for a comparison decided on another time than wall time (``--metric``), else
     nothing."""
@@ -93,7 +102,7 @@ def verdict_sentence(c: Comparison) -> str:
 
 def secondary_lines(c: Comparison) -> list[str]:
     """The secondary statistics of ``c`` as sentences, with the notes that qualify them."""
-    sec, unit, lines = c.secondary, c.benchmark.unit, []
+    sec, unit, lines = c.secondary, value_unit(c), []
     fmt = lambda value: format_value(value, unit)  # noqa: E731 - local shorthand
     if sec.min_mean:
         m = sec.min_mean

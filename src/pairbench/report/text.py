@@ -29,6 +29,7 @@ from pairbench.report.sentences import (
     listed,
     secondary_lines,
     shift_line,
+    value_unit,
     verdict_label,
     verdict_sentence,
 )
@@ -293,7 +294,7 @@ def comparison_columns(comparisons: Sequence[Comparison]) -> list[str]:
 
 def _comparison_cells(c: Comparison, footnotes: Footnotes, *, with_baseline: bool, mixed: bool) -> list[str]:
     m = c.secondary.min_mean
-    fmt = lambda v: format_value(v, c.benchmark.unit)  # noqa: E731 - local shorthand
+    fmt = lambda v: format_value(v, value_unit(c))  # noqa: E731 - local shorthand
     style = VERDICT_STYLE[c.verdict.verdict]
     name = markup(_short(c.candidate))
     if with_baseline:

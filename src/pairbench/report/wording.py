@@ -19,7 +19,7 @@ from pairbench.command import describe_status
 from pairbench.harness_registry import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
 from pairbench.report.findings import READINGS, autocorrelation, worded
-from pairbench.report.metric_names import metric_words
+from pairbench.report.metric_names import NAMES, metric_words
 from pairbench.units import format_kib, format_level, format_percent, format_rate, format_value
 
 # shown beside the number they qualify, not among the numbered notes
@@ -262,6 +262,8 @@ def _no_rounds_estimate(d: Mapping, unit: str) -> str:
             "for this much noise")
 
 
+METRIC_WORDS = {metric: words for metric, (words, _) in NAMES.items()}
+"""Each metric in a sentence (``metric_names``, the one place they are named)."""
 TRUST = {
     "off-cpu": ("trust wall time: the samples no other task interrupted spend {share} of their time off the CPU "
                 "(sleeping, reading, or waiting for a child or a lock), which CPU time leaves out"),
@@ -290,6 +292,26 @@ def _disagree(d: Mapping, unit: str) -> str:
     first, other = metric_words(d["metric"]), metric_words(d["other"])
     return (f"{first} changed by {_interval(d['estimate'], d['low'], d['high'])} but {other} by "
             f"{_interval(d['other_estimate'], d['other_low'], d['other_high'])}: {_trust(d)}")
+
+
+COUNTS_WHY = ("instructions are not of equal cost: the change moves memory traffic (cache misses the instruction "
+              "count does not see), system calls (only user space is counted) or slow instructions for fast ones; "
+              "instructions say how much work the code does, time how long it takes")
+
+
+def _counts_disagree(d: Mapping, unit: str) -> str:
+    first, other = METRIC_WORDS[d["metric"]], METRIC_WORDS[d["other"]]
+    how = "the other way" if d["how"] == "direction" else "by a different amount"
+    return (f"{first} changed by {_interval(d['estimate'], d['low'], d['high'])} but {other} {how}, by "
+            f"{_interval(d['other_estimate'], d['other_low'], d['other_high'])}: {COUNTS_WHY}")
+
+
+def _counted_by(d: Mapping, unit: str) -> str:
+    if d["counter"] == "hardware":
+        return f"instructions counted by the processor's counter (user space, {d['program']} {d['version']})".strip()
+    low, high = d.get("slowdown") or (20, 100)
+    return (f"counted by Callgrind ({d['version'] or d['program']}), which runs each program {low} to {high} times "
+            "slower on a simulated CPU; the counts do not depend on the machine's load")
 
 
 def _cpu_partial(d: Mapping, unit: str) -> str:
@@ -398,6 +420,14 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
                                  "imported result has none); decide on wall time with --metric wall"),
     "cpu-time-partial": _cpu_partial,
     "metrics-disagree": _disagree,
+    "counts-disagree": _counts_disagree,
+    "counts-beside": lambda d, u: (  # what the report shows beside a count's verdict
+        f"{METRIC_WORDS[d['other']]} changed by {_interval(d['other_estimate'], d['other_low'], d['other_high'])} "
+        f"over the same rounds, in agreement with {METRIC_WORDS[d['metric']]}"),
+    "counted-by": _counted_by,
+    "times-under-callgrind": lambda d, u: (
+        "the times of these samples are of the program slowed under Callgrind, not its own: no time is compared "
+        "(measure time in a run of its own, --metric cpu or wall)"),
     "metric-chosen": _chosen,
     "rss-at-floor": lambda d, u: (
         f"max RSS of {', '.join(d['sides'])} is at the smallest value the executor can report "

@@ -39,7 +39,9 @@ from pathlib import Path
 
 from pairbench.errors import CommandFailed, NothingToMeasure, UsageError
 from pairbench.harness_registry import HARNESS_CHOICES, PAIRBENCH, harness, words
+from pairbench.measure.callgrind import OutputDirectory
 from pairbench.measure.commandline import parse_command
+from pairbench.measure.counters import Counter, choose_counter, refuse_go
 from pairbench.measure.executor import Executor, ExecutorInfo, OutputPolicy
 from pairbench.measure.harnesses.adapters import adapter_for
 from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program
@@ -47,7 +49,7 @@ from pairbench.measure.harnesses.detect import detect_program, detect_python, is
 from pairbench.measure.harnesses.pytest_benchmark import program_for
 from pairbench.measure.revisions import checkout, toplevel
 from pairbench.measure.spawner import default_executor
-from pairbench.measure.worker import WorkerSpec
+from pairbench.measure.worker import Counting, WorkerSpec
 from pairbench.model import BenchmarkKey, Command, Side
 from pairbench.notes import Note
 from pairbench.sessions.commands import distinct_names, path_names
@@ -75,7 +77,7 @@ from pairbench.sessions.result import (
     journal_for,
     new_run,
 )
-from pairbench.settings import Settings
+from pairbench.settings import COUNT_METRIC_CHOICES, Settings
 from pairbench.store import shards
 from pairbench.worker.protocol import split_name
 
@@ -133,12 +135,31 @@ class BenchSession:
         if worker_in is None and workers.against and len(settings.commands) != 1:
             raise UsageError("--against takes one FILE_OR_DIR: its benchmarks in the working tree are "
                              "compared with the same path at the revision")
+        self.counter = self._counter(worker_in)
         for text in settings.commands if worker_in is None else ():
             if not is_python_target(text):
                 parse_command(text, shell=None)  # the program must exist: CommandNotFound before anything runs
             elif not python:
                 raise UsageError(f"{text!r} is Python code: --harness {self.harness} runs programs; use "
                                  "--harness pytest-benchmark or pairbench")
+
+    def _counter(self, worker_in) -> Counter | None:
+        """What counts a count metric's instructions (``measure.counters``), None for a time; refused
+        for a harness's own programs, whose calibration runs inside the process that would be counted."""
+        metric = self.settings.decision.metric
+        if metric not in COUNT_METRIC_CHOICES:
+            return None
+        if not self.in_workers:
+            raise UsageError(
+                f"--metric {metric} counts the loop of pairbench's own workers (pairbench.h, Python "
+                f"@pairbench.benchmark); a {words(self.harness)} program calibrates and repeats its loop inside the "
+                "process that would be counted, so its count per iteration cannot be told from its own work: "
+                f"count whole invocations with `pairbench compare --metric {metric} 'PROGRAM ARGS' ...`")
+        counter = choose_counter(metric, commands=False)
+        if counter.kind == "callgrind" and worker_in is None:
+            for text in self.settings.commands:
+                refuse_go(text)
+        return counter
 
     # ------------------------------------------------------------------ planning
 
@@ -235,9 +256,19 @@ class BenchSession:
 
     def _worker_lane(self, plan: _Plan, job: int) -> WorkerLane:
         cpu = job_cpus(self.settings.workers.jobs)[job]
-        specs = [WorkerSpec(s.command, s.cwd, s.output, s.timeout_ns, cpu) for s in plan.specs]
+        specs = [WorkerSpec(s.command, s.cwd, s.output, s.timeout_ns, cpu, self._counting(side.name))
+                 for s, side in zip(plan.specs, plan.sides, strict=True)]
         return WorkerLane(specs, [side.name for side in plan.sides], seed=self.settings.sampling.seed,
                           start=self._workers)
+
+    def _counting(self, side: str) -> Counting | None:
+        """How one lane's worker of ``side`` counts (a private directory of its own for Callgrind's
+        dumps, removed when the lane closes), None when nothing is counted."""
+        if self.counter is None:
+            return None
+        if self.counter.kind == "hardware":
+            return Counting("instructions")
+        return Counting("callgrind", self.counter.program, OutputDirectory(side))
 
     def _lanes(self, plan: _Plan, lanes: list[Lane], explicit: bool, scratch: Path) -> None:
         """One lane per job (the executors made here, in the main thread: a spawner dies with the
@@ -283,7 +314,8 @@ class BenchSession:
         skipped = driver.skipped_note()
         run = finished(skeleton, driver.samples, self._executor_info(lanes), error=error, interruption=interrupted,
                        stopped_because=_stopped_because(driver, interrupted),
-                       notes=(*driver.notes, *([skipped] if skipped else [])))
+                       notes=(*driver.notes, *([skipped] if skipped else []),
+                              *([Note("counted-by", self.counter.to_note_data())] if self.counter else [])))
         return conclude(run, journal, error=error, interruption=interrupted)
 
     def _executor_info(self, lanes: list[Lane]) -> ExecutorInfo:

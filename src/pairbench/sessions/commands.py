@@ -30,6 +30,7 @@ from pairbench.measure.commandline import (
     substitute,
     with_input,
 )
+from pairbench.measure.counters import choose_counter, counted_targets, refuse_go
 from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
@@ -51,7 +52,7 @@ from pairbench.sessions.result import (
     journal_for,
     new_run,
 )
-from pairbench.settings import Settings
+from pairbench.settings import COUNT_METRIC_CHOICES, Settings
 
 ExecutorFactory = Callable[[OutputPolicy], Executor]
 SELF_CHECK = "self-check"
@@ -190,6 +191,11 @@ class Session:
         self._helpers = {"--setup": _helper(sampling.setup, combinations, helper_shell),
                          "--cleanup": _helper(sampling.cleanup, combinations, helper_shell)}
         self.targets = self._targets(helper_shell)  # every command checked before anything runs
+        self.counter = (choose_counter(settings.decision.metric) if settings.decision.metric in COUNT_METRIC_CHOICES
+                        else None)
+        if self.counter is not None and self.counter.kind == "callgrind":
+            for target in self.targets:
+                refuse_go(target.command.argv[0] if not target.command.shell else target.command.text)
         self._executor_factory = executor_factory
         self._environment = dict(environment)
         self.skeleton = new_run(settings.kind, settings, self.sides, self.benchmarks, self._environment,
@@ -246,22 +252,27 @@ class Session:
             executor.close()
             raise
         sinks = [sink for sink in (journal, self.rule, display) if sink]
-        sampler = Sampler(executor, self._plan(), sinks=sinks,
+        targets, directories = (counted_targets(self.targets, self.counter) if self.counter
+                                else (self.targets, []))
+        sampler = Sampler(executor, self._plan(targets), sinks=sinks,
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
             error, interruption = self._sample(executor, sampler)
         finally:  # also when something unexpected escapes: --cleanup always runs
             cleanup_error, cleanup_interruption, cleanup_note = self._clean_up(executor)
+            for directory in directories:
+                directory.remove()
         interruption, error = interruption or cleanup_interruption, error or cleanup_error
         run = finished(skeleton, sampler.series(), executor.info(), error=error, interruption=interruption,
                        stopped_because=sampler.stopped_because or early_stop_reason(interruption, error),
-                       notes=(*sampler.notes, *([cleanup_note] if cleanup_note else [])))
+                       notes=(*sampler.notes, *([cleanup_note] if cleanup_note else []),
+                              *([Note("counted-by", self.counter.to_note_data())] if self.counter else [])))
         return conclude(run, journal, error=error, interruption=interruption)
 
-    def _plan(self) -> SamplingPlan:
+    def _plan(self, targets) -> SamplingPlan:
         sampling = self.settings.sampling
         return SamplingPlan(
-            targets=self.targets,  # each with its --prepare and --conclude
+            targets=targets,  # each with its --prepare and --conclude (counted, for a count metric)
             stop=StopRule(sampling.runs, sampling.min_runs, sampling.max_runs, sampling.max_time_ns),
             warmup_rounds=sampling.warmup, timeout_ns=sampling.timeout_ns,
             ignore_failure=sampling.ignore_failure, seed=sampling.seed,

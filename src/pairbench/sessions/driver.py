@@ -218,11 +218,15 @@ class SuiteDriver:
                 budget_ns: int | None) -> None:
         """The paired rounds, in the bracket the pilot's cost sizes from the benchmark's budget."""
         label, sampling = self.skeleton.benchmarks[b].label, self.settings.sampling
-        targets, sinks, per_block = lane.rounds(b, name, iterations, self.sample_time_ns,
-                                                block_rounds(len(self.skeleton.sides), self.sample_time_ns),
+        criteria = criteria_of(self.skeleton)
+        # a count's blocks are as long as the rounds of identical counts that decide it (stats.counts)
+        blocks = (criteria.exact_rounds() if criteria.counts
+                  else block_rounds(len(self.skeleton.sides), self.sample_time_ns))
+        targets, sinks, per_block = lane.rounds(b, name, iterations, self.sample_time_ns, blocks,
                                                 fixed_cpu_ns=getattr(self._local, "fixed_cpu_ns", None))
         rule = self._rule(b, per_block)
-        first = rule.criteria.first_verdict_round() * (per_block or 1) if rule else 0
+        first = (0 if not rule else criteria.exact_rounds() if criteria.counts
+                 else rule.criteria.first_verdict_round() * (per_block or 1))
         most = bracket(budget_ns, round_ns, sampling.min_runs, sampling.max_runs, first_verdict=first)
         progress = self.progress(b, label, len(self.skeleton.benchmarks), rule) if self.progress else None
         limit = budget_ns if most is None or budget_ns is None or most == sampling.max_runs \

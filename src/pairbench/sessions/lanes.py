@@ -173,6 +173,9 @@ class WorkerLane:
     def close(self) -> None:
         for worker in self.workers:
             worker.stop()
+            counting = worker.spec.counting
+            if counting is not None and counting.directory is not None:  # Callgrind's dumps, all read
+                counting.directory.remove()
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,10 @@ import importlib
 
 # public name -> submodule that defines it
 _EXPORTS = {
+    # counts the same in every round
+    "exact_effect": "counts",
+    "ExactEffect": "counts",
+    "exact_rounds": "counts",
     # shape and location of one sample
     "describe": "descriptive",
     "Description": "descriptive",

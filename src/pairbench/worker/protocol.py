@@ -31,6 +31,9 @@ REPLY_FIELDS = {"ns": "wall_ns", "user_ns": "user_ns", "sys_ns": "sys_ns", "vcs"
                 "maxrss_kib": "max_rss_kib"}
 """The fields of an ``ok`` reply pairbench reads, and the ``Execution`` field each is; ``ns`` is
 required, the others are 0 when absent."""
+COUNT_FIELDS = {"instructions": "instructions"}
+"""The fields a worker adds when a hardware counter counted its loop (``PAIRBENCH_COUNTER``);
+None when absent."""
 
 UNSAFE_NAME_CHARACTER = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """What a name may not hold: whitespace, C0 and C1 control characters and DEL (which a terminal may
@@ -144,7 +147,8 @@ def format_list(names: list[str]) -> str:
 
 def format_ok(sample: Execution) -> str:
     """An ``ok`` reply: a sample's nanoseconds and its thread's resource usage."""
-    fields = " ".join(f"{key}={int(getattr(sample, name))}" for key, name in REPLY_FIELDS.items())
+    fields = " ".join(f"{key}={int(getattr(sample, name))}" for key, name in {**REPLY_FIELDS, **COUNT_FIELDS}.items()
+                      if getattr(sample, name) is not None)
     return f"ok {fields}\n"
 
 
@@ -200,4 +204,5 @@ def parse_reply(line: str) -> Execution | ErrorReply:
         values[key] = int(text)
     if "ns" not in values:
         raise ProtocolError("the reply has no ns= field (the sample's nanoseconds)")
-    return Execution(start_ns=0, **{name: values[key] for key, name in REPLY_FIELDS.items() if key in values})
+    return Execution(start_ns=0, **{name: values[key] for key, name in {**REPLY_FIELDS, **COUNT_FIELDS}.items()
+                                    if key in values})

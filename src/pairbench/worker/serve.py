@@ -45,6 +45,8 @@ _RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", None)
 _MAXRSS_DIVISOR = 1024 if sys.platform == "darwin" else 1  # ru_maxrss is bytes on macOS, KiB on Linux
 _CAUGHT = (Exception, SystemExit)  # a benchmark calling sys.exit() fails; Ctrl-C still ends the worker
 NO_ARGUMENT = object()
+COUNTER = None
+"""What counts the instructions of a sample's loop (``counting.from_environment``), or None."""
 
 
 class StartFailed(Exception):
@@ -130,7 +132,14 @@ def _parse_fds(text: str) -> tuple[int, int]:
 
 
 def serve(benchmarks: list[Benchmark], request_fd: int, reply_fd: int) -> int:
-    """Greet, then answer requests until ``quit`` or end of file; the exit status."""
+    """Greet, then answer requests until ``quit`` or end of file; the exit status. Counting is set up
+    first, as ``PAIRBENCH_COUNTER`` asks (for this worker and the pytest worker alike)."""
+    global COUNTER
+    try:
+        COUNTER = _counter(os.environ)
+    except HarnessError as exc:
+        sys.stderr.write(f"pairbench worker: {exc}\n")
+        return EXIT_USAGE
     table = {bench.name: bench for bench in benchmarks}
     reader = LineReader(request_fd)
     try:
@@ -149,6 +158,19 @@ def serve(benchmarks: list[Benchmark], request_fd: int, reply_fd: int) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK  # pairbench has gone
+
+
+def _counter(environ):
+    """What counts the loop's instructions, as ``PAIRBENCH_COUNTER`` asks (``worker.counting``,
+    imported only then: it loads ctypes); ``HarnessError`` when it cannot be done here."""
+    if "PAIRBENCH_COUNTER" not in environ:
+        return None
+    from pairbench.worker import counting
+
+    try:
+        return counting.from_environment(environ)
+    except counting.CountingUnavailable as exc:
+        raise HarnessError(str(exc)) from None
 
 
 def answer(line: bytes, table: dict[str, Benchmark]) -> str | None:
@@ -259,11 +281,18 @@ def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERAT
     gc_was_enabled = gc.isenabled()
     gc.collect(collect)
     gc.disable()
+    counter = COUNTER
     try:
         before = _thread_usage()
         cpu_start = time.thread_time_ns()
         start = time.perf_counter_ns()
-        if argument is NO_ARGUMENT:
+        if counter is not None:  # the loop below, counted (switched off even when a call raises)
+            counter.start()
+            try:
+                _calls(call, argument, iterations)
+            finally:
+                counter.stop()
+        elif argument is NO_ARGUMENT:
             for _ in repeat(None, iterations):
                 call()
         else:
@@ -275,7 +304,26 @@ def timed_loop(call, argument, iterations: int, collect: int = COLLECTED_GENERAT
     finally:
         if gc_was_enabled:
             gc.enable()
-    return _reply(ns, cpu_ns, before, after)
+    return _counted(_reply(ns, cpu_ns, before, after), counter)
+
+
+def _calls(call, argument, iterations: int) -> None:
+    """The loop of :func:`timed_loop`, when it is counted."""
+    if argument is NO_ARGUMENT:
+        for _ in repeat(None, iterations):
+            call()
+    else:
+        for _ in repeat(None, iterations):
+            call(argument)
+
+
+def _counted(reply: Execution, counter) -> Execution:
+    """``reply`` once the sample's counting is finished (Callgrind's dump written, outside the
+    clock readings; a hardware counter's count read into the reply)."""
+    if counter is None:
+        return reply
+    counter.finish()
+    return dataclasses.replace(reply, instructions=counter.instructions)
 
 
 def timed_fresh_calls(setup, call, iterations: int, collect: int = COLLECTED_GENERATIONS, *,
@@ -287,7 +335,7 @@ def timed_fresh_calls(setup, call, iterations: int, collect: int = COLLECTED_GEN
     gc_was_enabled = gc.isenabled()
     gc.collect(collect)
     gc.disable()
-    ns, used = 0, {}
+    ns, used, counter, instructions = 0, {}, COUNTER, 0
     try:
         for _ in repeat(None, iterations):
             try:
@@ -297,16 +345,35 @@ def timed_fresh_calls(setup, call, iterations: int, collect: int = COLLECTED_GEN
             before = _thread_usage()
             start = time.perf_counter_ns()
             try:
-                call(argument)
+                if counter is None:
+                    call(argument)
+                else:
+                    _counted_call(counter, call, argument)
             except _CAUGHT as exc:
                 raise BenchmarkFailed(_described(exc)) from exc
             ns += time.perf_counter_ns() - start
             _add_usage(used, before, _thread_usage())
+            if counter is not None and counter.resets:  # a hardware counter: sum the calls' counts
+                counter.finish()
+                instructions += counter.instructions
             _torn_down(teardown, argument)
     finally:
         if gc_was_enabled:
             gc.enable()
-    return _reply_of_sums(ns, used)
+    reply = _reply_of_sums(ns, used)
+    if counter is None:
+        return reply
+    if counter.resets:
+        return dataclasses.replace(reply, instructions=instructions)
+    return _counted(reply, counter)
+
+
+def _counted_call(counter, call, argument) -> None:
+    counter.start()
+    try:
+        call(argument)
+    finally:
+        counter.stop()
 
 
 def _torn_down(teardown, argument) -> None:

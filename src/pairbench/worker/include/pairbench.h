@@ -27,6 +27,16 @@
  *
  * Linux/POSIX, gcc or clang (C11 or C++11 and later), libc only. The header may
  * be included by several files of one program: the registry is one weak symbol.
+ *
+ * Instructions (`pairbench bench --metric instructions`, docs/instructions.md):
+ * only the timed loop is counted. Under Callgrind, through its client requests
+ * (<valgrind/callgrind.h>, used when the compiler finds it: Debian's `valgrind`
+ * package installs it): collection is switched on around the loop and the counts
+ * dumped after it, one dump per sample, which pairbench reads
+ * (-DPAIRBENCH_NO_CALLGRIND leaves the requests out). With hardware
+ * counters, when pairbench sets PAIRBENCH_COUNTER=instructions: a
+ * perf_event_open counter of this thread's user-space instructions, enabled
+ * around the loop and reported as `instructions=N` in the reply.
  */
 #ifndef PAIRBENCH_H
 #define PAIRBENCH_H
@@ -47,6 +57,19 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>) && !defined(PAIRBENCH_NO_CALLGRIND)
+#include <valgrind/callgrind.h>
+#define PAIRBENCH_CALLGRIND_ 1
+#endif
+#if defined(__linux__) && __has_include(<linux/perf_event.h>)
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#define PAIRBENCH_PERF_EVENTS_ 1
+#endif
+#endif
 
 #if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200809L
 #error "pairbench.h needs POSIX 2008: include it before any other header, or compile with -D_GNU_SOURCE"
@@ -122,6 +145,7 @@ struct pairbench_registry_ {
     size_t count;
     struct pairbench_case_ cases[PAIRBENCH_MAX_BENCHMARKS_];
     int failed;                     /* pairbench_fail() was called during this sample */
+    int counter;                    /* the hardware instruction counter's descriptor, or -1 */
     char failure[PAIRBENCH_LINE_MAX_ / 2];
 };
 
@@ -291,19 +315,108 @@ static inline void pairbench_cpu_split_(uint64_t cpu_ns, const struct rusage *be
     *user_ns = cpu_ns - *sys_ns;
 }
 
+/* ------------------------------------------------------------ counting instructions */
+
+/* Callgrind (the program runs under `valgrind --tool=callgrind --collect-atstart=no`):
+ * collection on around the loop only, then one dump per sample for pairbench to read.
+ * Outside Valgrind a client request is a few instructions that do nothing. */
+#ifdef PAIRBENCH_CALLGRIND_
+/* Instrumentation starts with the first sample (pairbench starts the worker with
+ * --instr-atstart=no) and stays on; collection is toggled around each loop. */
+static inline void pairbench_instrument_(void) {
+    static int started;
+    if (!started) CALLGRIND_START_INSTRUMENTATION;
+    started = 1;
+}
+#define PAIRBENCH_INSTRUMENT_() pairbench_instrument_()
+#define PAIRBENCH_COLLECT_() CALLGRIND_TOGGLE_COLLECT
+#define PAIRBENCH_DUMP_() CALLGRIND_DUMP_STATS_AT("pairbench sample")
+#else
+#define PAIRBENCH_INSTRUMENT_() ((void)0)
+#define PAIRBENCH_COLLECT_() ((void)0)
+#define PAIRBENCH_DUMP_() ((void)0)
+#endif
+
+/* PAIRBENCH_COUNTER=callgrind: the client requests above count the loop (a worker
+ * built without them says so and ends). PAIRBENCH_COUNTER=instructions: a counter of this thread's user-space instructions
+ * (perf_event_open, disabled until the loop; kernel and hypervisor excluded). A
+ * machine without the counter (no PMU, perf_event_paranoid) ends the worker saying
+ * why: pairbench asks for it only where it found one. */
+static inline void pairbench_counter_open_(void) {
+    struct pairbench_registry_ *r = &pairbench_state_;
+    const char *want = getenv("PAIRBENCH_COUNTER");
+    r->counter = -1;
+    if (!want) return;
+    if (strcmp(want, "callgrind") == 0) { /* counted by Callgrind through the client requests */
+#ifndef PAIRBENCH_CALLGRIND_
+        pairbench_die_("built without <valgrind/callgrind.h>, this worker cannot count its loop under Callgrind: "
+                       "install valgrind (Debian's package has the header) and build it again", NULL);
+#endif
+        unsetenv("PAIRBENCH_COUNTER");
+        return;
+    }
+    if (strcmp(want, "instructions") != 0)
+        pairbench_die_("PAIRBENCH_COUNTER must be callgrind or instructions, not ", want);
+#ifdef PAIRBENCH_PERF_EVENTS_
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.size = sizeof attr;
+    attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    r->counter = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (r->counter < 0) pairbench_die_("cannot open the hardware instruction counter: ", strerror(errno));
+#else
+    pairbench_die_("this build has no <linux/perf_event.h>: it cannot count instructions with hardware counters",
+                   NULL);
+#endif
+    unsetenv("PAIRBENCH_COUNTER");
+}
+
+static inline void pairbench_counter_start_(void) {
+#ifdef PAIRBENCH_PERF_EVENTS_
+    if (pairbench_state_.counter < 0) return;
+    ioctl(pairbench_state_.counter, PERF_EVENT_IOC_RESET, 0);
+    ioctl(pairbench_state_.counter, PERF_EVENT_IOC_ENABLE, 0);
+#endif
+}
+
+/* The instructions counted since the start, or -1 without a counter. */
+static inline int64_t pairbench_counter_stop_(void) {
+#ifdef PAIRBENCH_PERF_EVENTS_
+    if (pairbench_state_.counter < 0) return -1;
+    ioctl(pairbench_state_.counter, PERF_EVENT_IOC_DISABLE, 0);
+    uint64_t count = 0;
+    if (read(pairbench_state_.counter, &count, sizeof count) != (ssize_t)sizeof count)
+        pairbench_die_("cannot read the hardware instruction counter: ", strerror(errno));
+    return (int64_t)(count & (((uint64_t)1 << 53) - 1)); /* the protocol's largest field */
+#else
+    return -1;
+#endif
+}
+
 /* One sample of C: setup, the timed loop, teardown, then the reply. */
 static inline void pairbench_run_(int fd, const struct pairbench_case_ *c, uint64_t iterations) {
     struct rusage before, after, self;
     uint64_t start = 0, stop = 0, cpu_start = 0, cpu_stop = 0, user_ns = 0, sys_ns = 0;
+    int64_t instructions = -1;
     pairbench_state_.failed = 0;
+    PAIRBENCH_INSTRUMENT_(); /* before the setup: its memory is then in the simulated caches */
     if (c->setup) c->setup();
     if (!pairbench_state_.failed) {
         pairbench_usage_(&before); /* outside the clock readings */
         cpu_start = pairbench_thread_cpu_ns_();
         start = pairbench_now_ns_();
+        pairbench_counter_start_();
+        PAIRBENCH_COLLECT_();
         c->loop(iterations);
+        PAIRBENCH_COLLECT_();
+        instructions = pairbench_counter_stop_();
         stop = pairbench_now_ns_();
         cpu_stop = pairbench_usage_(&after);
+        PAIRBENCH_DUMP_();
     }
     if (c->teardown) c->teardown(); /* always, so a failed setup can release what it took */
     if (pairbench_state_.failed) {
@@ -319,6 +432,8 @@ static inline void pairbench_run_(int fd, const struct pairbench_case_ *c, uint6
                      pairbench_delta_(stop, start), user_ns, sys_ns,
                      PAIRBENCH_FIELD_(ru_nvcsw), PAIRBENCH_FIELD_(ru_nivcsw), PAIRBENCH_FIELD_(ru_minflt),
                      PAIRBENCH_FIELD_(ru_majflt), (uint64_t)(self.ru_maxrss > 0 ? self.ru_maxrss : 0));
+    if (instructions >= 0) /* replaces the newline */
+        n += snprintf(reply + n - 1, sizeof reply - (size_t)n + 1, " instructions=%" PRId64 "\n", instructions) - 1;
     pairbench_write_all_(fd, reply, (size_t)n);
 }
 
@@ -428,6 +543,7 @@ static inline int pairbench_main_(int argc, char **argv) {
     if (in == out) pairbench_die_("PAIRBENCH_WORKER_FDS names the same descriptor twice", NULL);
     unsetenv("PAIRBENCH_WORKER_FDS"); /* fds is not used past this point */
     signal(SIGPIPE, SIG_IGN);          /* a reply to a vanished pairbench is an error, not a kill */
+    pairbench_counter_open_();
     return pairbench_serve_(in, out);
 }
 
