@@ -33,6 +33,7 @@ class Harness:
     python_worker: tuple[str, str] = ()  # the module serving its Python files in a worker, and its words
     max_time: str | None = None  # ``bench``'s default --max-time for its benchmarks (None: bench's own)
     collector: str | None = None  # the garbage-collected runtime its benchmarks run in ("Go"), None: none
+    settings: tuple[str, ...] = ()  # metrics it reports that are its own settings, not the code's (no table)
 
 
 PAIRBENCH = "pairbench"
@@ -56,7 +57,8 @@ REGISTRY: dict[str, Harness] = {h.name: h for h in (
     Harness("criterion", "criterion",
             "move preparation out of the closure given to iter (iter_batched takes an untimed setup)",
             "pass the input and the result through std::hint::black_box (criterion::black_box)",
-            (b"Criterion.rs", b"CRITERION_HOME"), imports=True, max_time="16s"),
+            (b"Criterion.rs", b"CRITERION_HOME"), imports=True, max_time="16s",
+            settings=("samples",)),  # its samples a run: what pairbench asks for (--sample-size)
     # pytest-benchmark: each block of rounds starts two pytest sessions (a second or two each), and a
     # verdict needs about a dozen blocks, as the pytest fixture's comparison does (benchmarks/RESULTS.md)
     Harness("pytest-benchmark", "pytest-benchmark",

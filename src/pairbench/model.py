@@ -33,8 +33,9 @@ from pairbench.notes import Note
 from pairbench.settings import Settings
 
 __all__ = [
-    "COMMAND_BENCHMARK", "CPU_METRIC", "MAX_SAMPLE_VALUE", "METRICS", "PRIMARY_METRIC", "RESIDENT_METRIC",
-    "COUNT_METRICS", "CYCLES_MODEL_METRIC", "INSTRUCTIONS_METRIC", "TIME_METRICS", "RUN_STATES", "SAMPLE_COLUMNS", "SIDE_LABELS", "STATUS_TIMEOUT", "VALIDATION_METRIC", "BenchmarkKey", "Command",
+    "COMMAND_BENCHMARK", "CPU_METRIC", "FIXED_CPU_METRIC", "MAX_SAMPLE_VALUE", "METRICS", "PRIMARY_METRIC",
+    "RESIDENT_METRIC", "COUNT_METRICS", "CYCLES_MODEL_METRIC", "INSTRUCTIONS_METRIC", "TIME_METRICS", "RUN_STATES",
+    "SAMPLE_COLUMNS", "SIDE_LABELS", "STATUS_TIMEOUT", "VALIDATION_METRIC", "BenchmarkKey", "Command",
     "Run", "Sample", "Samples", "Side", "append_metrics", "describe_status", "json_safe", "metric_total",
 ]
 
@@ -69,6 +70,11 @@ RESIDENT_METRIC = "resident_kib"
 CPU_METRIC = "cpu_ns"
 """A float metric column of this name is the CPU time a harness measured around its own loop
 (Google Benchmark's ``cpu_time``, total over the iterations): the sample's CPU time when present."""
+FIXED_CPU_METRIC = "fixed_cpu_ns"
+"""On a sample of an invocation whose CPU time is its process's own (a Go test binary's rusage, whose
+runtime threads leave it no CPU time of its own to report), the CPU time the invocation costs besides
+its loops, estimated from the benchmark's validation samples of both sides together and taken out of
+its ``cpu_ns`` (``measure.harnesses.target``)."""
 INSTRUCTIONS_METRIC = "instructions"
 """A float metric column of this name is the instructions the sample executed in user space (total
 over its iterations), counted by Callgrind or a hardware counter (``measure.callgrind``)."""

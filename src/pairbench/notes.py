@@ -79,6 +79,8 @@ CODES: dict[str, str] = {
     "runs-not-paired": "diff compares runs made at different times: machine drift is part of the difference",
     "failed-rounds": "rounds left out of the pairs because a sample in them failed",
     "no-rounds-estimate": "an inconclusive verdict without an estimate of the rounds still needed, and why",
+    "budget-out-of-reach": "an inconclusive verdict whose rounds still needed are beyond any budget a user would "
+                           "pay at this machine's noise, with the load and each side's spread",
     "pairs-autocorrelated": "the pair differences are autocorrelated",
     "self-check-found-change": "the A/A self-check found a difference",
     "involuntary-switches": "other tasks took the CPU mid-sample",

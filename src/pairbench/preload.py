@@ -22,6 +22,7 @@ import importlib
 
 MODULES = (
     "pairbench.analysis.comparison",
+    "pairbench.analysis.process_cpu",
     "pairbench.stats.descriptive",
     "pairbench.stats.timeseries",
     "pairbench.stats.ranks",

@@ -176,6 +176,19 @@ def test_hyperfine_json_without_times_is_refused_naming_what_is_needed():
         hyperfine.parse_document({"results": [{"command": "x", "mean": 1.0}]}, "hf.json")
 
 
+def test_go_benchmarks_run_on_one_p_unless_gomaxprocs_says_otherwise(monkeypatch):
+    monkeypatch.delenv("GOMAXPROCS", raising=False)
+    adapter = gotest.GoTest()
+    argv = adapter.repeated(Program(("x.test",), text="x.test"), "BenchmarkWork", 64, 3).command.argv
+    assert argv[argv.index("-test.cpu") + 1] == "1" and adapter.suffix == ""  # no "-P" on the names
+    assert [r.name for r in adapter.reports(adapter.repeated(Program(("x.test",)), "BenchmarkWork", 64, 1),
+                                            b"BenchmarkWork   64   12 ns/op\n")] == ["BenchmarkWork"]
+    monkeypatch.setenv("GOMAXPROCS", "4")  # a b.RunParallel benchmark's user asks for more
+    assert gotest.GoTest().gomaxprocs == 4 and gotest.GoTest().suffix == "-4"
+    monkeypatch.setenv("GOMAXPROCS", "none")
+    assert gotest.GoTest().gomaxprocs == 1
+
+
 def test_a_repeated_go_invocation_asks_for_its_count_and_reads_a_report_per_repetition():
     adapter = gotest.GoTest(gomaxprocs=2)
     invocation = adapter.repeated(Program(("x.test",), text="x.test"), "BenchmarkWork", 64, 3)

@@ -106,6 +106,11 @@ def test_a_round_runs_each_sides_go_process_once_with_its_repetitions_all_stored
     assert (again.effect.low, again.effect.estimate, again.effect.high) == pytest.approx(
         (stored["low"], stored["estimate"], stored["high"]))
     assert "-test.count" in out or "repetition" in out
+    # each repetition carries its share of its process's CPU time, less the cost of an invocation
+    # besides its loops, read once from both sides' validation invocations
+    fixed = {f for series in document["series"] for f, r in zip(series["metrics"]["fixed_cpu_ns"],
+                                                                 series["metrics"]["repetition"], strict=True) if r}
+    assert len(fixed) == 1 and fixed.pop() > 0
 
 
 def test_without_max_time_a_go_benchmark_gets_what_benchstat_s_users_spend_on_it(gotest, tmp_path):

@@ -25,6 +25,15 @@ def test_max_rss_within_the_margin_of_the_executor_floor_is_flagged_at_the_floor
     assert [n.data for n in analysis.notes if n.code == "rss-at-floor"] == [{"sides": ["x"], "floor_kib": 990}]
 
 
+def test_worker_readings_far_below_the_floor_are_not_said_to_be_at_it():
+    # a C worker's samples read 1.3 MiB while the run's executor kept a floor of 109 MiB (pairbench's
+    # size when it started the workers, which a worker started by a small keeper never had)
+    samples = series(WALLS, max_rss_kib=[1_331] * 12)
+    analysis = analyse(one_series_run(samples, executor=ExecutorInfo("worker", 111_652)))
+    assert not analysis.summaries[0].max_rss_at_floor
+    assert "rss-at-floor" not in [n.code for n in analysis.notes]
+
+
 @pytest.mark.parametrize("executor", [None, ExecutorInfo("FakeExecutor"), ExecutorInfo("SpawnerExecutor", 0)])
 def test_no_executor_floor_flags_nothing(executor):
     (summary,) = analyse(one_series_run(series(WALLS, max_rss_kib=[1_000] * 12), executor=executor)).summaries

@@ -359,15 +359,24 @@ def test_dropping_balanced_outliers_doubles_false_changes_which_is_why_pairbench
 
 def _sign_test_verdicts(r, most: int, alpha: float = 0.01, threshold: float = 1.0) -> np.ndarray:
     """The reference: for n = 0 .. most - 1, whether the sign-test interval at n, at the sample's
-    linear quantiles, gets a verdict by the rules (excludes 0, or lies within +-ln(1 + threshold)); computed
-    n by n with scipy's binomial CDF and numpy's quantile, no code of pairbench's planning."""
+    linear quantiles (within Hall and Sheather's bandwidth of the median, the line through the median
+    with the slope of the quantiles at its ends), gets a verdict by the rules (excludes 0, or lies
+    within +-ln(1 + threshold)); computed n by n with scipy's binomial CDF and numpy's quantile, no
+    code of pairbench's planning."""
     from scipy import stats as sps
 
     x, decided = np.sort(r), np.zeros(most, dtype=bool)
+    h = x.size ** (-1 / 3) * sps.norm.ppf(0.975) ** (2 / 3) * (1.5 * sps.norm.pdf(0) ** 2) ** (1 / 3)
+    median, ends = np.quantile(x, 0.5), np.quantile(x, [0.5 - h, 0.5 + h])
+    slope = (ends[1] - ends[0]) / (2 * h)
+
+    def quantile(p: float) -> float:
+        return median + (p - 0.5) * slope if abs(p - 0.5) <= h else np.quantile(x, p)
+
     for n in range(2, most):
         k = int(np.count_nonzero(sps.binom.cdf(np.arange(n + 1), n, 0.5) <= alpha / 2.0))  # P(B <= k - 1) <= alpha / 2
         if k >= 1:
-            low, high = (np.quantile(x, (rank - 0.5) / n) for rank in (k, n + 1 - k))
+            low, high = (quantile((rank - 0.5) / n) for rank in (k, n + 1 - k))
             limit = np.log1p(threshold / 100.0)
             decided[n] = low > 0 or high < 0 or (low >= -limit and high <= limit)
     return decided
@@ -407,3 +416,27 @@ def test_the_nearest_verdict_s_rounds_do_not_depend_on_which_side_is_the_baselin
     r = center + np.random.default_rng(11).normal(0.0, 0.015, 30)
     ahead, behind = (plan_rounds(v, Criteria(), nearest=True).needed for v in (r, -r))
     assert ahead == behind
+
+
+def test_the_rounds_needed_of_identical_trials_agree_and_match_the_normal_s_own():
+    """Ten trials of 32 rounds of the same normal log-ratios (sd 0.02) ask for rounds within a few fold
+    of each other (read from two neighbouring order statistics they varied 36-fold), near the rounds the
+    normal itself needs: the smallest n whose sign-test interval, (n + 1 - 2k) / n of the distribution
+    wide (k from scipy's binomial CDF), spans at most ln(1.01) at the normal's density sd sqrt(2 pi)."""
+    from scipy import stats as sps
+
+    sd, criteria = 0.02, Criteria(anytime=False)
+
+    def reference() -> int:
+        for n in range(10, 100_000):
+            k = int(np.count_nonzero(sps.binom.cdf(np.arange(n // 2 + 2), n, 0.5) <= 0.005))
+            if k >= 1 and (n + 1 - 2 * k) / n * sd * np.sqrt(2 * np.pi) <= np.log1p(0.01):
+                return n
+        raise AssertionError("no n")
+
+    rng = np.random.default_rng(44)
+    trials = np.array([[32 + plan_rounds(rng.normal(0.0, sd, 32), criteria).needed for _ in range(10)]
+                       for _ in range(30)])
+    spread = trials.max(axis=1) / trials.min(axis=1)
+    assert np.median(spread) < 5 and np.percentile(spread, 90) < 7, spread
+    assert 0.8 < np.median(trials) / reference() < 1.5, (np.median(trials), reference())

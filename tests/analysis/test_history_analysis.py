@@ -424,3 +424,18 @@ def test_a_history_of_symmetric_noise_is_segmented_by_the_gaussian_model_alone(p
             y[k] = phi * y[k - 1] + e[k]
         y = y[200:] + np.where(np.arange(100) < 55, 0.0, 0.03)
         assert detect(y) == detect(y, skewed=None)
+
+
+def test_a_commit_a_paired_comparison_found_slower_than_the_one_before_it_is_kept_without_a_step():
+    # bisect named commit 18 (its last comparison: 18 against 17) in a history too noisy for a step there
+    points = _points(_noisy([(1e6, 40)]))
+    named = _confirmation(f"{17:040x}", f"{18:040x}", "confirmed", "slower")
+    wide = _confirmation(f"{10:040x}", f"{20:040x}", "confirmed", "slower")  # GOOD..BAD: not one commit
+    unsure = _confirmation(f"{24:040x}", f"{25:040x}", "inconclusive", "inconclusive")
+    history = benchmark_history(KEY, points, [wide, named, unsure])
+    assert history.steps == ()
+    (found,) = history.found
+    assert (found.index, found.before, found.after, found.verdict) == (18, f"{17:040x}", f"{18:040x}", "slower")
+    assert (found.change, found.low, found.high) == (9.0, 8.0, 10.0)
+    later = _confirmation(f"{17:040x}", f"{18:040x}", "rejected", "equivalent")  # measured again: overtaken
+    assert benchmark_history(KEY, points, [named, later]).found == ()

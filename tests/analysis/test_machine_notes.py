@@ -171,9 +171,11 @@ def test_one_note_names_every_side_whose_max_rss_is_at_the_floor():
 
 @pytest.mark.parametrize(("rss", "floor", "at"), [
     (40_100, 40_000, True), (42_000, 40_000, True), (42_001, 40_000, False), (90_000, 40_000, False),
+    (38_100, 40_000, True), (38_000, 40_000, False),
     (12_000, None, False), (12_000, 0, False), (0, 40_000, False),
+    (1_331, 111_652, False),  # a C worker's 1.3 MiB beside a floor of 109 MiB: its own, not the floor
 ])
-def test_a_reading_within_five_percent_above_the_floor_is_at_it(rss, floor, at):
+def test_a_reading_within_five_percent_of_the_floor_is_at_it(rss, floor, at):
     assert at_rss_floor(rss, floor) is at
 
 

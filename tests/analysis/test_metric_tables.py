@@ -148,3 +148,15 @@ def test_a_rounds_repetitions_give_its_b_op_by_the_median_as_its_time_and_the_re
                                "B/op", per_op=True)
     assert base.tolist() == [17.0, 16.0] and cand.tolist() == [24.0, 24.0]  # each round's median, per operation
     assert REPETITION_METRIC in NOT_UNITS
+
+
+def test_criterion_s_samples_a_run_is_a_harness_setting_and_gets_no_table():
+    # criterion reports how many samples it took, which pairbench asks for (--sample-size 10): a
+    # setting, not a property of the code, so no "samples (higher is worse): 14 same" table
+    run = go_suite({"itoa/u64": {"samples": (10, 10)}, "itoa/i8": {"samples": (10, 10), "widgets": (3, 4)}})
+    criterion = run.replace(suite=shards.suite_record(["itoa/u64", "itoa/i8"], None, "criterion"))
+    assert [unit for _, unit in metric_units(criterion)] == ["widgets"]
+    assert [t.unit for t in analyse(criterion).metric_tables] == ["widgets"]
+    imported = criterion.replace(suite=None, environment={"import": {"format": "criterion", "tool": "criterion"}})
+    assert [unit for _, unit in metric_units(imported)] == ["widgets"]
+    assert "samples" in [column for column, _ in metric_units(run)]  # another harness's counter of that name stays

@@ -136,7 +136,7 @@ def test_identical_timings_refuse_with_no_variance(use_executor, tmp_path):
 
 
 def test_inconclusive_verdict_estimates_the_rounds_still_needed(use_executor, tmp_path):
-    use_executor(FakeExecutor(noisy(1.0, sd=0.2)))
+    use_executor(FakeExecutor(noisy(1.0, sd=0.06)))
     out = tmp_path / "r.json"
     result = invoke("compare", "--seed", "10", "--runs", "30", "--json", str(out), BASE, CAND)
     comparison = comparisons(out)[0]

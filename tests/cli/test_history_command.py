@@ -18,7 +18,9 @@ from golden import assert_golden
 from history_runs import commit_hash, store_history
 from tools import commit_series
 
-from pairbench.store.history import Store
+from pairbench.environment.fingerprint import machine_of
+from pairbench.model import BenchmarkKey
+from pairbench.store.history import Confirmation, Store
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -110,8 +112,17 @@ def test_history_of_one_branch_leaves_the_others_out(stored):
 
 
 def test_history_of_an_empty_store_says_so(tmp_path):
-    code, _, err = invoke("history", "--store", str(tmp_path / "new.db"))
-    assert code == 4 and "has no results of this machine" in err and "no results" in err
+    code, out, _ = invoke("history", "--store", str(tmp_path / "new.db"))
+    assert code == 0 and out.startswith("No results yet in ") and "--machine" not in out
+    assert not (tmp_path / "new.db").exists()  # reading created nothing
+
+
+def test_history_in_a_new_project_whose_store_does_not_exist_says_no_results_yet(repository):
+    (repository / "pairbench.toml").write_text('[store]\nurl = "sqlite:///.pairbench/history.db"\n')
+    code, out, err = invoke("history")
+    assert (code, err) == (0, "") and "No results yet in sqlite:///" in out and "Give --machine" not in out
+    code, out, err = invoke("history", "--format", "json")
+    assert code == 0 and json.loads(out)["benchmarks"] == [] and "No results yet" in err  # an empty history
 
 
 # --------------------------------------------------------------------------- --store on run and compare
@@ -365,3 +376,23 @@ def test_a_step_whose_place_is_unsure_offers_confirm_and_bisect_over_the_commits
     assert f"95% between {good}..{bad} (14 points)" in out
     assert f"confirm it: pairbench confirm {good} {bad}" in out
     assert f"find its commit among 14: pairbench bisect {good} {bad} -k '^parse$'" in out
+
+
+def test_a_commit_bisect_named_is_shown_in_the_history_text_and_its_chart(tmp_path):
+    # R11: after bisect named a commit, history showed neither a step nor a mark of it
+    url = f"sqlite:///{tmp_path / 'history.db'}"
+    medians = [{"parse": 1e6 * (1 + 0.004 * ((k * 7) % 5 - 2))} for k in range(24)]
+    with Store.open(url) as store:
+        store_history(store, medians, environment=FIXED_ENVIRONMENT)
+        store.add_confirmations(machine_of(FIXED_ENVIRONMENT), [(BenchmarkKey("parse"), Confirmation(
+            0, commit_hash(17), commit_hash(18), "confirmed", "slower", 6.7, 4.2, 9.6, None,
+            "2026-03-01T00:00:00+00:00"))])
+    code, out, err = invoke("history", "--store", url)
+    assert code == 0, err
+    assert (f"found by a paired comparison (bisect, confirm): {commit_hash(18)[:10]} is slower than "
+            f"{commit_hash(17)[:10]} before it, +6.7% [+4.2%, +9.6%]") in out
+    code, _, err = invoke("history", "--store", url, "-o", str(tmp_path / "h.html"))
+    page = (tmp_path / "h.html").read_text()
+    assert code == 0 and f"{commit_hash(18)[:10]} slower +6.7% (paired)" in page and "Purple dash-dot" in page
+    document = json.loads(invoke("history", "--store", url, "--format", "json").out)
+    assert [f["after"] for f in document["benchmarks"][0]["found"]] == [commit_hash(18)]

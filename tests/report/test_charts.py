@@ -11,6 +11,7 @@ import pytest
 
 from pairbench.report import charts
 from pairbench.report.html import build_page
+from pairbench.units import format_level
 
 REPORT = Path(charts.__file__).resolve().parent
 RENDERERS = ("charts.py", "csvfile.py", "html.py", "markdown.py", "tables.py")
@@ -69,7 +70,7 @@ def test_the_shift_function_is_drawn_at_the_analysis_s_level(compare_run, compar
     page = build_page(compare_run, compare_analysis)
     shift = compare_analysis.comparison_figures[0].shift
     caption = next(c.note for s in page.comparisons for c in s.charts if c.key == "comparison-0-shift")
-    assert caption.startswith(f"Simultaneous {shift.confidence:.0%} intervals")
+    assert caption.startswith(f"Simultaneous {format_level(shift.confidence)} intervals")
     assert page.charts["comparison-0-shift"]["data"][0]["y"] == pytest.approx(
         (np.asarray(shift.difference) / 1e6).tolist())  # drawn in ms
 
@@ -81,9 +82,12 @@ def test_the_box_plot_is_the_summary_s_quartiles_fences_and_mean(compare_run, co
     assert box["type"] == "box"
     assert [box[k][0] for k in ("q1", "median", "q3", "mean")] == pytest.approx(
         [v / 1e6 for v in (s.q1, s.median, s.q3, s.mean)])
-    beyond = page.charts["variant-0-distribution"]["data"][1]
-    assert len(beyond["y"]) == s.beyond_upper_fence + s.beyond_lower_fence
-    assert all(y * 1e6 > s.upper_fence or y * 1e6 < s.lower_fence for y in beyond["y"])
+    data = page.charts["variant-0-distribution"]["data"]
+    beyond = [y for t in data if t["name"] == "beyond the fences" for y in t["y"]]
+    beyond += [y for t in data if t["name"] == "beyond the axis" and t["x"][0] == 0 and "xaxis" not in t
+               for y in t["customdata"]]
+    assert len(beyond) == s.beyond_upper_fence + s.beyond_lower_fence  # within the axis, or marked at its edge
+    assert all(y * 1e6 > s.upper_fence or y * 1e6 < s.lower_fence for y in beyond)
 
 
 def test_the_differences_chart_shades_the_verdict_s_interval(compare_run, compare_analysis):

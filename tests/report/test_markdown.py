@@ -42,7 +42,7 @@ def test_markdown_starts_with_the_verdict_table_and_folds_the_details(compare_ru
     text = render_markdown(compare_run, compare_analysis)
     blocks = text.split("\n\n")
     assert blocks[0].startswith("### ")
-    assert blocks[1].startswith("| Comparison | Baseline median |")
+    assert blocks[1].startswith("| Comparison | old build wall median |")
     assert text.count("<details>") == text.count("</details>") >= 4
     assert text.index("<details>") > text.index("| Comparison")
 
@@ -51,8 +51,10 @@ def test_markdown_renders_as_tables_with_the_hostile_name_as_text(compare_run, c
     html = gfm().render(render_markdown(compare_run, compare_analysis))
     tables = tables_of(html)
     verdict = tables[0]
-    assert verdict[0] == ["Comparison", "Baseline median", "Candidate median",
-                          "Change (99.36% interval)", "Verdict", "p-value", "Rounds"]
+    shortened = (f"{HOSTILE[:7]}…{HOSTILE[-8:]}".replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                 .replace('"', "&quot;"))  # the candidate's name, shortened, as text
+    assert verdict[0] == ["Comparison", "old build wall median", f"{shortened} wall median",
+                          "Change in wall time (99.36% interval)", "Verdict", "p-value", "Rounds"]
     assert len(verdict) == 2 and len(verdict[1]) == 7  # the pipe in the name did not split the row
     assert verdict[1][4] == "slower" and verdict[1][3] == "+3.6% [+2.5%, +5.3%]"
     one_line = visible(HOSTILE)  # the newline shown as \n
@@ -160,7 +162,7 @@ def test_a_two_benchmark_run_names_each_benchmark_beside_its_sides():
     text = render_markdown(run, analyse(run))
     verdicts = tables_of(gfm().render(text))[0]
     assert [row[0] for row in verdicts[1:]] == ["sort[n=1000] · new vs old", "alloc · new vs old"]
-    assert [row[4] for row in verdicts[1:]] == ["slower", "equivalent"]
+    assert [row[4] for row in verdicts[1:]] == ["slower on wall time", "equivalent"]  # a time, and a count
     assert "| alloc · old | 30 | 4.00 KiB" in text  # bytes per operation, in the benchmark's unit
     assert r"| sort\[n=1000\] · new | 30 | 1.573 µs" in text  # wall time / 1024 iterations
     assert "<summary>Details: sort[n=1000] · new vs old</summary>" in text

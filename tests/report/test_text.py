@@ -25,8 +25,9 @@ def test_a_baseline_named_like_rich_markup_is_printed_as_text_in_the_table_heade
     analysis = _renamed(compare_analysis, baseline=baseline)
     for color in (False, True):
         text = render_compare(compare_run, analysis, color=color)
-        header = next(line for line in ANSI.sub("", text).splitlines() if "B min" in line)
+        header = next(line for line in ANSI.sub("", text).splitlines() if "min Δ" in line)
         assert header.startswith(f"vs {baseline}")
+        assert f"{baseline} wall min" in header and f"{baseline} wall mean" in header  # its name, as text
 
 
 def test_a_markup_baseline_is_not_styled(compare_run, compare_analysis):

@@ -81,6 +81,8 @@ def go(mode, argv):
     pattern = option(argv, "-test.bench")
     n = option(argv, "-test.benchtime", "1x").rstrip("x")
     repetitions = int(option(argv, "-test.count", "1"))  # a line per repetition, as go test -count prints them
+    procs = int(option(argv, "-test.cpu", "2"))
+    suffix = f"-{procs}" if procs > 1 else ""  # as the testing package names a benchmark run at GOMAXPROCS
     for name in NAMES["go"]:
         if not re.search(pattern, name):
             continue
@@ -90,7 +92,7 @@ def go(mode, argv):
             count = {"count_400": "9" * 400, "count_5000": "9" * 5000}.get(mode, count)
             extra = "\t1e999 MB/s" if mode == "mbs_inf" else ""
         for _ in range(repetitions):
-            print(f"{name}-2\t{count}\t{value} ns/op{extra}")
+            print(f"{name}{suffix}\t{count}\t{value} ns/op{extra}")
     print("PASS")
     return 0
 

@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from pairbench import stats
-from pairbench.analysis.budget import budget_needed
+from pairbench.analysis.budget import budget_needed, out_of_reach_note, round_ns
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import (
     CONFIDENCE,
@@ -37,7 +37,7 @@ from pairbench.analysis.rules import (
 )
 from pairbench.analysis.summary import summarize
 from pairbench.errors import StatisticsError
-from pairbench.model import ANCHOR_LABEL, Run, Samples
+from pairbench.model import ANCHOR_LABEL, METRICS, Run, Samples
 from pairbench.notes import Note, Subject
 
 __all__ = ["CONFIDENCE", "Analysis", "Comparison", "Criteria", "Effect", "Summary", "analyse",
@@ -172,7 +172,9 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
                               run.series(b, c), self_check=run.sides[c].label == SELF_CHECK_LABEL)
             comparison, figure = compare(pairing, criteria)
             subject = Subject(_benchmark_name(run, b), pairing.candidate, pairing.baseline)
-            notes = [n.about(subject) for n in comparison.notes]
+            reach = out_of_reach_note(comparison, figure.baseline, figure.candidate, run.environment,
+                                      round_ns(run, b))
+            notes = [n.about(subject) for n in (*comparison.notes, *([reach] if reach else []))]
             if pairing.self_check and (aa := self_check_note(comparison.verdict.verdict, pairing.candidate,
                                                              pairing.baseline)):
                 notes.append(aa.about(subject))
@@ -203,4 +205,11 @@ def _series_figure(benchmark: int, side: int, samples: Samples, recorded: frozen
         correlogram = None
     resources = {name: measured[name].astype(np.float64)
                  for name in ("max_rss_kib", "voluntary_cs", "involuntary_cs") if name in recorded}
-    return SeriesFigure(benchmark, side, measured["seq"], values, resources, correlogram)
+    return SeriesFigure(benchmark, side, measured["seq"], values, resources, correlogram, _other_times(measured))
+
+
+def _other_times(measured: Samples) -> dict[str, np.ndarray]:
+    """The samples' values by each time but wall time that they recorded (what a verdict may be on):
+    one never recorded (an import's CPU time) reads 0 throughout, and is left out."""
+    found = {metric: measured.metric_values(metric) for metric in METRICS if metric != "wall"}
+    return {metric: values for metric, values in found.items() if np.any(values > 0)}

@@ -55,7 +55,7 @@ from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_u
 from pairbench.analysis.secondary import figure_of, secondary_statistics
 from pairbench.analysis.summary import refusal_note
 from pairbench.errors import NotEnoughData, StatisticsError
-from pairbench.model import COUNT_METRICS, REPETITION_METRIC, Samples
+from pairbench.model import COUNT_METRICS, FIXED_CPU_METRIC, REPETITION_METRIC, Samples
 from pairbench.notes import Note
 from pairbench.stats._order import smallest_n_for_median_interval
 from pairbench.stats.counts import ExactEffect, exact_effect
@@ -182,7 +182,10 @@ def plan_rounds(log_ratios: np.ndarray, criteria: Criteria, *, nearest: bool = F
     interval first exists. That distribution is the sample's quantile function
     (linear between order statistics), except between two values that each
     occur more than once: ties at a timer's resolution have nothing between
-    them, so the quantile steps there instead of sliding.
+    them, so the quantile steps there instead of sliding; and near the median,
+    where the interval of many more rounds lies, a line of the sample's slope
+    there (``_NearMedian``): read from two neighbouring order statistics, the
+    estimate varied 36-fold between identical trials of 32 rounds.
 
     Not given (None) with fewer than 3 pairs or no spread (the refusal says
     why), and with a note when more rounds cannot be expected to decide: the
@@ -205,8 +208,9 @@ def plan_rounds(log_ratios: np.ndarray, criteria: Criteria, *, nearest: bool = F
     if r.size < 3 or r[0] == r[-1]:
         return RoundsPlan(None)
     level, target = criteria.level_alpha, math.log1p(criteria.threshold / 100.0)
-    quantile = _TiedQuantile(r)
-    gap = quantile.gap_at_median()
+    tied = _TiedQuantile(r)
+    gap = tied.gap_at_median()
+    quantile = tied if tied.tied_at_median() else _NearMedian(tied)
     if gap is not None and gap[1] - gap[0] > target:
         return RoundsPlan(None, Note("no-rounds-estimate", {
             "reason": "ties", "values_pct": [float(100.0 * np.expm1(v)) for v in gap],
@@ -251,6 +255,12 @@ class _TiedQuantile:
             return low if p < (i + 1) / x.size else high
         return low + (h - i) * (high - low)
 
+    def tied_at_median(self) -> bool:
+        """Whether a value the median falls on or next to occurs more than once (a timer's steps):
+        there the quantile steps, and nothing smooths it."""
+        m = self.x.size
+        return bool(self.tied[(m - 1) // 2] or self.tied[m // 2])
+
     def gap_at_median(self) -> tuple[float, float] | None:
         """The two tied values the median falls between (half the values at or below the first),
         or None: where more rounds converge on one value."""
@@ -261,6 +271,39 @@ class _TiedQuantile:
         if x[i] != x[i + 1] and self.tied[i] and self.tied[i + 1]:
             return float(x[i]), float(x[i + 1])
         return None
+
+
+class _NearMedian:
+    """The quantile function ``plan_rounds`` reads a future interval from: the sample's (``tied``) away
+    from the median, and within ``h`` of it the line through the sample median whose slope is the
+    sample's sparsity there, (Q(1/2 + h) - Q(1/2 - h)) / 2h (Siddiqui 1960; Bloch & Gastwirth 1968),
+    with Hall & Sheather's (1988) bandwidth h = n^(-1/3) z^(2/3) (1.5 phi(0)^2)^(1/3), z the normal
+    quantile at 0.975 (Koenker, *Quantile Regression*, 2005, section 3.4.2).
+
+    Why: the interval of many more rounds lies a few ranks either side of the median, and the gap
+    between two neighbouring order statistics of 32 rounds is nearly as variable as one value, so the
+    rounds it gave (which go as its square) varied 36-fold (the median over sets of ten identical
+    trials of normal log-ratios; 13-fold at 64 rounds) where this slope's vary 3.4-fold (2.5-fold;
+    1.9-fold at 256), at 1.14 times the rounds the distribution itself needs (1.04 at 256): even an
+    estimate that knew the distribution was normal would vary about 2.2-fold over ten trials of 32
+    (``benchmarks/results/rounds_needed_stability.md``). Hand-written: scipy and numpy have no
+    sparsity estimator."""
+
+    def __init__(self, tied: _TiedQuantile):
+        n = tied.x.size
+        self.tied = tied
+        self.h = min(n ** (-1 / 3) * _HS_FACTOR, 0.49)
+        self.median = tied(0.5)
+        self.slope = (tied(0.5 + self.h) - tied(0.5 - self.h)) / (2 * self.h)
+
+    def __call__(self, p: float) -> float:
+        if abs(p - 0.5) <= self.h:
+            return self.median + (p - 0.5) * self.slope
+        return self.tied(p)
+
+
+_HS_FACTOR = float(_sps.norm.ppf(0.975) ** (2 / 3) * (1.5 * _sps.norm.pdf(0.0) ** 2) ** (1 / 3))
+"""Hall & Sheather's bandwidth at the median, times n^(1/3) (``_NearMedian``): 0.9716."""
 
 
 @functools.lru_cache(maxsize=65536)  # pure; the comparisons of one run share their level and most n
@@ -299,8 +342,8 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
         verdict, effect, notes, plan = refuse(never), None, (), RoundsPlan(None)
     else:
         verdict, effect, notes = verdict_of(lambda: exact_or_interval(base, cand, decided_on, criteria), criteria)
-        plan = (plan_rounds(r, criteria) if verdict.verdict == "inconclusive" and not (effect and effect.moved)
-                and blocks is None else RoundsPlan(None))
+        plan = (planned(r, decided_on, criteria) if verdict.verdict == "inconclusive"
+                and not (effect and effect.moved) else RoundsPlan(None))
         notes = [*notes, *metric_notes(pairing, metric, effect, criteria, chosen_by)]
     notes = [*notes, *([plan.note] if plan.note else [])]
     if blocks is not None and r.size:
@@ -325,6 +368,18 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     return comparison, figure
 
 
+def planned(log_ratios: np.ndarray, decided_on: np.ndarray, criteria: Criteria) -> RoundsPlan:
+    """``plan_rounds`` of the values a verdict is drawn from: the rounds' log-ratios, or, where rounds
+    come in blocks of fresh worker processes, the blocks' medians, whose further blocks are as many
+    rounds as a block has had (on average, rounded up)."""
+    if decided_on.size == log_ratios.size:
+        return plan_rounds(log_ratios, criteria)
+    plan = plan_rounds(decided_on, criteria)
+    if plan.needed is None or not decided_on.size:
+        return plan
+    return dataclasses.replace(plan, needed=plan.needed * math.ceil(log_ratios.size / decided_on.size))
+
+
 def repetitions_note(samples: Samples) -> Note | None:
     """The note that says what a round of invocations that repeated their benchmark was: how many
     repetitions each process ran, and how many of them were warmups (None: they did not repeat)."""
@@ -336,8 +391,10 @@ def repetitions_note(samples: Samples) -> Note | None:
     if not repeated.any():
         return None
     warm = numbers[repeated & (ok["warmup"] == 1)]
+    fixed = ok[FIXED_CPU_METRIC][repeated] if FIXED_CPU_METRIC in ok.metrics else np.zeros(0)
     return Note("repeated-invocations", {"repetitions": int(numbers.max()),
-                                         "warmups": int(warm.max()) if warm.size else 0})
+                                         "warmups": int(warm.max()) if warm.size else 0,
+                                         **({"fixed_cpu_ns": float(np.median(fixed))} if fixed.size else {})})
 
 
 # --------------------------------------------------------------------------- wall and CPU time
@@ -389,12 +446,16 @@ def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria:
 
 
 def cpu_use_of(*chosen: tuple[Samples, np.ndarray]) -> CpuUse | None:
-    """``rules.cpu_use`` of the samples at the indices given, of every series given, together."""
+    """``rules.cpu_use`` of the samples at the indices given, of every series given, together; without
+    their voluntary context switches where their CPU time is their process's own (``FIXED_CPU_METRIC``:
+    a Go test binary's runtime threads park and wake hundreds of times an invocation, whatever its
+    benchmark does, so those switches do not say that the benchmark waits)."""
     def column(name: str) -> np.ndarray:
         return np.concatenate([s[name][index] for s, index in chosen])
 
+    runtime_switches = any(FIXED_CPU_METRIC in s.metrics for s, _ in chosen)
     return cpu_use(column("wall_ns"), column("user_ns") + column("sys_ns"), column("involuntary_cs"),
-                   column("voluntary_cs"))
+                   None if runtime_switches else column("voluntary_cs"))
 
 
 def never_succeeded(pairing: Pairing) -> Note | None:

@@ -139,6 +139,22 @@ class Drift:
 
 
 @dataclass(frozen=True)
+class Found:
+    """A commit a paired comparison found changed against the commit just before it in the history:
+    the commit ``pairbench bisect`` names (its last comparison), or a ``confirm`` of one commit, whether
+    or not the history's own segmentation sees a step there. ``index`` is the commit's point;
+    ``change`` the comparison's effect in percent with its interval, ``verdict`` slower or faster."""
+
+    index: int
+    before: str
+    after: str
+    verdict: str
+    change: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
 class BenchmarkHistory:
     """One benchmark's points, steps and drifts on one machine."""
 
@@ -150,6 +166,7 @@ class BenchmarkHistory:
     drifts: tuple[Drift, ...] = ()
     fit: tuple[float, ...] = ()  # each point's fitted level (its segment's median, or its drift's line)
     metric: str = "wall"  # what every point's median is of (``analysis.points``): never two in one history
+    found: tuple[Found, ...] = ()  # commits a paired comparison found changed against their predecessor
 
     def values(self) -> np.ndarray:
         return np.array([p.median for p in self.points], dtype=np.float64)
@@ -234,21 +251,40 @@ def _point(series, rows: list[int]) -> Point:
 def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
                       confirmations: Iterable = (), metric: str = "wall") -> BenchmarkHistory:
     """The steps and drifts of one benchmark's points (all on ``metric``), each step with what
-    ``confirm`` found of it."""
+    ``confirm`` found of it, and the commits a paired comparison found changed (``found_commits``)."""
+    confirmations = list(confirmations)
     values = np.array([p.median for p in points], dtype=np.float64)
     logs = np.log(values) if values.size and np.all(values > 0) else None
     reference = typical_size(values)
     scale = logs if logs is not None else values / reference
     found = detect(scale)
     segments = _Segments(scale, found, logs is not None, reference)
-    steps = tuple(_with_confirmation(segments.step(benchmark, points, k), points, list(confirmations))
+    steps = tuple(_with_confirmation(segments.step(benchmark, points, k), points, confirmations)
                   for k in range(len(found.breaks)))
     drifts = tuple(segments.drift(benchmark, points, k) for k, line in enumerate(found.segmentation.sloped)
                    if line)
     noise = found.noise if logs is not None else None
     shown = tuple(with_noise(p, noise.sd) for p in points) if noise else tuple(points)
     return BenchmarkHistory(benchmark, shown, steps, noise.sd if noise else None,
-                            noise.phi if noise else None, drifts, segments.fit(), metric)
+                            noise.phi if noise else None, drifts, segments.fit(), metric,
+                            found_commits(points, confirmations))
+
+
+def found_commits(points: Sequence[Point], confirmations: Iterable) -> tuple[Found, ...]:
+    """The commits (``Found``) that a confirmation of the point just before them found slower or
+    faster, the latest confirmation of each pair (an older one of the same two commits is overtaken)."""
+    position = {}
+    for i, p in enumerate(points):
+        if p.commit is not None and not p.dirty:
+            position.setdefault(p.commit, i)
+    latest = {}
+    for c in confirmations:
+        before, after = position.get(c.before), position.get(c.after)
+        if before is not None and after == before + 1:
+            latest[(c.before, c.after)] = c
+    return tuple(Found(position[c.after], c.before, c.after, c.verdict, c.effect, c.effect_low, c.effect_high)
+                 for c in sorted(latest.values(), key=lambda c: position[c.after])
+                 if c.status == "confirmed" and c.verdict in ("slower", "faster"))
 
 
 def with_noise(point: Point, between: float) -> Point:

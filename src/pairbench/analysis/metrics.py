@@ -50,10 +50,12 @@ from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.pairing import common_rounds, per_round
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
+from pairbench.harness_registry import REGISTRY
 from pairbench.measure.harnesses.gotest import NAME as GO
 from pairbench.model import (
     CPU_METRIC,
     CYCLES_MODEL_METRIC,
+    FIXED_CPU_METRIC,
     INSTRUCTIONS_METRIC,
     PRIMARY_METRIC,
     REPETITION_METRIC,
@@ -64,11 +66,13 @@ from pairbench.model import (
 )
 from pairbench.verdict import Verdict, within
 
-NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, INSTRUCTIONS_METRIC, CYCLES_MODEL_METRIC, VALIDATION_METRIC,
-                       RESIDENT_METRIC, REPETITION_METRIC, "block", "rounds", "minor_faults", "major_faults"})
-"""Metric columns pairbench keeps for itself (the time, the instructions and modelled cycles --metric
-compares, the validation samples, a Go round's repetition number, the worker's block and its page faults,
-as rusage counts them; pytest-benchmark's rounds per invocation): never a table."""
+NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, FIXED_CPU_METRIC, INSTRUCTIONS_METRIC, CYCLES_MODEL_METRIC,
+                       VALIDATION_METRIC, RESIDENT_METRIC, REPETITION_METRIC, "block", "rounds", "minor_faults",
+                       "major_faults"})
+"""Metric columns pairbench keeps for itself (the time, a Go process's CPU time besides its loops, the
+instructions and modelled cycles --metric compares, the validation samples, a Go round's repetition number,
+the worker's block and its page faults, as rusage counts them; pytest-benchmark's rounds per invocation):
+never a table."""
 FIRST_UNITS = {"B/op": 0, "allocs/op": 1}
 """The units whose tables come first, as benchstat's do."""
 METHODS = ("ratio", "equal", "sign test")
@@ -140,10 +144,19 @@ def per_op_name(name: str, legacy: bool) -> str:
     return f"{name}/op" if legacy and "/" not in name else name
 
 
+def harness_settings(run: Run) -> frozenset[str]:
+    """The metrics ``run``'s harness reports that are its own settings (criterion's samples a run, which
+    pairbench chooses), not measurements of the code: a ``bench`` run's harness, or an import's format."""
+    imported = run.environment.get("import")
+    name = run.suite.harness if run.suite else imported.get("format") if isinstance(imported, dict) else None
+    return frozenset(REGISTRY[name].settings) if name in REGISTRY else frozenset()
+
+
 def metric_units(run: Run) -> list[tuple[str, str]]:
     """(column, unit) of every harness metric in ``run``'s series, as benchstat orders its tables: B/op,
     allocs/op, then the others by name (a series' columns have no order of their own)."""
-    columns = {name for _, _, s in run.all_series() for name in s.metrics if name not in NOT_UNITS}
+    own = NOT_UNITS | harness_settings(run)
+    columns = {name for _, _, s in run.all_series() for name in s.metrics if name not in own}
     legacy = run.suite is not None and run.suite.harness == GO and not any(n.endswith("/op") for n in columns)
     units = [(name, per_op_name(name, legacy)) for name in columns]
     return sorted(units, key=lambda pair: (FIRST_UNITS.get(pair[1], len(FIRST_UNITS)), pair[1]))

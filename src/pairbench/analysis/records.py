@@ -195,6 +195,16 @@ class SeriesFigure:
     values: np.ndarray = field(repr=False)  # per operation, in the benchmark's unit
     resources: Mapping[str, np.ndarray] = field(repr=False)  # max_rss_kib, voluntary_cs, involuntary_cs
     correlogram: object | None = None  # stats.Correlogram, None below 3 samples or without spread
+    by_metric: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)  # per operation, by
+    # each other time the samples recorded (``model.METRICS``: "cpu"), in the order of ``values``
+
+    def has(self, metric: str) -> bool:
+        """Whether the samples' values by ``metric`` are here ("wall" always)."""
+        return metric == "wall" or metric in self.by_metric
+
+    def of(self, metric: str) -> np.ndarray:
+        """The samples' values by ``metric``: ``values`` for wall time (``has`` says which others)."""
+        return self.values if metric == "wall" else self.by_metric[metric]
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """The rules that turn what was measured into notes, each written once.
 
-* **RSS floor**: a median max RSS within ``RSS_FLOOR_MARGIN`` above the
+* **RSS floor**: a median max RSS within ``RSS_FLOOR_MARGIN`` of the
   executor's floor is "at the floor": the command's own peak may be anywhere
   below (RSS moves by tens of KiB between identical runs, so 5% is a margin
-  no real difference hides in).
+  no real difference hides in). One far below the floor is the process's
+  own: the floor did not apply to it.
 * **Involuntary context switches**: switches beyond the quietest sample's, at
   >= ``SWITCH_RATE_WARN`` per second of sampling and in at least
   ``SWITCH_SAMPLES_MIN`` (and ``SWITCH_SHARE_MIN``) of the samples: each gave
@@ -97,8 +98,10 @@ def timer_step(environment: Mapping) -> int | None:
 
 
 def at_rss_floor(rss_kib: float, floor_kib: int | None) -> bool:
-    """Whether a max RSS reading is at the executor's floor (so the true peak is at most it)."""
-    return bool(floor_kib) and 0 < rss_kib <= RSS_FLOOR_MARGIN * floor_kib
+    """Whether a max RSS reading is at the executor's floor (so the true peak is at most it): within
+    the margin of it. A reading well below the floor shows that it did not apply to that process (a
+    worker started by a small keeper process, not by pairbench itself): it is a measurement."""
+    return bool(floor_kib) and floor_kib / RSS_FLOOR_MARGIN <= rss_kib <= RSS_FLOOR_MARGIN * floor_kib
 
 
 def rss_floor_note(sides_at_floor: Sequence[str], floor_kib: int) -> Note | None:

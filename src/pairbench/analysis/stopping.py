@@ -22,7 +22,7 @@ from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
 from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
-from pairbench.model import metric_total
+from pairbench.model import FIXED_CPU_METRIC, metric_total
 from pairbench.stats.counts import exact_effect
 from pairbench.verdict import Verdict
 
@@ -89,9 +89,12 @@ class StoppingRule(Sink):
         """``--metric auto``: the metric of ``key``, from its first rounds (as ``comparison.metric_of``),
         and their values, now that they can be computed."""
         early = self._early.pop(key)
-        samples = [side[0].sample for _, base, cand in early for side in (base, cand)]  # repetitions share one
+        firsts = [side[0] for _, base, cand in early for side in (base, cand)]  # repetitions share one
+        samples = [m.sample for m in firsts]
+        runtime_switches = any(FIXED_CPU_METRIC in m.metrics for m in firsts)  # as comparison.cpu_use_of
         use = cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
-                      [s.involuntary_cs for s in samples], [s.voluntary_cs for s in samples])
+                      [s.involuntary_cs for s in samples],
+                      None if runtime_switches else [s.voluntary_cs for s in samples])
         self._metric[key] = chosen_metric(use)
         for rounds, base, cand in early:
             self._add(key, rounds, base, cand)

@@ -62,10 +62,34 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     fmt = format_for(fmt, output, "history")
     if output not in (None, "-"):
         check_outputs([("--output", output)], example="history.html", inputs=store_files(target))
+    destination = output if output not in (None, "-") else None
     with open_store(target, read_only=True) as opened:
+        if not opened.machines():
+            return _no_results_yet(app, target, destination, fmt)
         found = load_history(opened, _machine_of(app, opened, target, machine), benchmarks, last, branch)
     found = with_bisects(found, commit_counts(found, str(project.root)))
-    write_files(app.io, [(output if output not in (None, "-") else None, renderer("history", fmt)(found))])
+    write_files(app.io, [(destination, renderer("history", fmt)(found))])
+    return EXIT_OK
+
+
+def _no_results_yet(app: App, target, destination: str | None, fmt: str) -> int:
+    """A store with no result of any machine (none was recorded, or its file does not exist yet): said
+    plainly (exit 0), and for a file or another format an empty history of this machine."""
+    from pairbench.analysis.history import History
+    from pairbench.cli.report import write_files
+    from pairbench.report.exports import renderer
+    from pairbench.sessions.history import this_machine
+
+    said = (f"No results yet in {target.url.shown}: pairbench bench, compare and run record each result "
+            "there (the [store] of pairbench.toml, --store or $PAIRBENCH_STORE); then pairbench history shows "
+            "them.")
+    if fmt == "text" and destination is None:
+        app.io.out(said)
+        return EXIT_OK
+    app.io.err(said)
+    machine = this_machine(app.environment, target)
+    empty = History(f"{machine.label} ({machine.fingerprint})", (), ())
+    write_files(app.io, [(destination, renderer("history", fmt)(empty))])
     return EXIT_OK
 
 

@@ -23,6 +23,7 @@ chart; histograms and every number use all samples.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench.analysis.records import Comparison, ComparisonFigure, SeriesFigure, Summary
+from pairbench.model import TIME_METRICS
+from pairbench.report.clipping import (
+    at_edge,
+    beyond_note,
+    bulk,
+    edge_marks,
+    histogram_in_bulk,
+    overflow_bars,
+)
+from pairbench.report.metric_names import metric_label, metric_words
 from pairbench.report.safe import visible
 from pairbench.units import format_level, format_percent, time_unit_for
 
@@ -68,6 +79,15 @@ class Axis:
 
     def label(self, what: str = "") -> str:
         return f"{what or self.quantity} ({self.suffix})"
+
+    def of(self, metric: str | None) -> Axis:
+        """This axis for values of ``metric``: "CPU time (ms)"; a verdict on a count (instructions) in
+        that count, unscaled; a benchmark that is a count itself stays as it is."""
+        if metric is None or self.quantity != "wall time":
+            return self
+        if metric not in TIME_METRICS:
+            return Axis(metric_label(metric), 1.0, metric_words(metric), "values")
+        return dataclasses.replace(self, quantity=metric_words(metric))
 
 
 def axis_for(summaries: Sequence[Summary]) -> Axis:
@@ -145,9 +165,10 @@ def _thinned_note(shown: int, total: int) -> str:
             "consecutive samples. Statistics and histograms use every sample.")
 
 
-def _histogram(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact counts over Freedman-Diaconis bins (at most ``MAX_BINS``): (counts, edges)."""
-    lo, hi = float(values.min()), float(values.max())
+def _histogram(values: np.ndarray, span: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Exact counts over Freedman-Diaconis bins (at most ``MAX_BINS``) from the values' least to their
+    greatest, or over ``span`` (which holds them all): (counts, edges)."""
+    lo, hi = span if span is not None else (float(values.min()), float(values.max()))
     if lo == hi:  # one bin around the value, 0.1% of it to each side (0.5 around zero)
         half = abs(lo) * 0.001 or 0.5
         return np.array([values.size]), np.array([lo - half, hi + half])
@@ -197,22 +218,40 @@ def _vline(x: float, *, dash: str = "solid", color: str = GREY, width: float = 1
 # --------------------------------------------------------------------------- the run as a whole
 
 
-def run_sequence_chart(key: str, series: Sequence[Series], axis: Axis, benchmark: str = "") -> Chart:
-    """Every sample's value against its execution order, coloured by side: drift and phases show."""
-    traces, shown, total = [], 0, 0
-    for s in series:
-        keep = thin(s.figure.values)
-        shown, total = shown + keep.size, total + s.figure.values.size
+def run_sequence_chart(key: str, series: Sequence[Series], axis: Axis, benchmark: str = "",
+                       metric: str = "wall") -> Chart:
+    """Every sample's value by ``metric`` (the verdict's) against its execution order, coloured by side:
+    drift and phases show. The value axis shows the bulk of the samples (``clipping``)."""
+    axis = axis.of(metric)
+    values = [s.figure.of(metric) for s in series]
+    b = bulk(np.concatenate([v for v in values if v.size]) if any(v.size for v in values) else [])
+    traces, marks, shown, total, beyond = [], [], 0, 0, 0
+    for s, v in zip(series, values, strict=True):
+        keep = thin(v)
+        shown, total = shown + keep.size, total + v.size
+        drawn, moved = at_edge(v[keep], b)
+        beyond += int(np.count_nonzero(b.below(v) | b.above(v))) if b is not None and b.clipped else 0
         traces.append({"type": "scatter", "mode": "markers", "name": plotly_text(s.name, NAME_CHARS),
-                       "x": s.figure.seq[keep].tolist(), "y": axis(s.figure.values[keep]).tolist(),
+                       "x": s.figure.seq[keep][~moved].tolist(), "y": axis(drawn[~moved]).tolist(),
                        "marker": {"size": 4, "color": s.color, "opacity": 0.75},
                        "hovertemplate": f"seq %{{x}}<br>%{{y:.4g}} {axis.suffix}<extra>%{{fullData.name}}</extra>"})
-    note = _thinned_note(shown, total)
+        if moved.any():
+            marks.append(edge_marks(s.figure.seq[keep][moved], axis(drawn[moved]), axis(v[keep][moved]),
+                                    _scaled(b, axis), vertical=True, name=plotly_text(s.name, NAME_CHARS),
+                                    color=s.color, suffix=axis.suffix))
+    note = " ".join(t for t in (_thinned_note(shown, total), beyond_note(beyond, total)) if t)
     of = f" of {benchmark}" if benchmark else ""
     layout = _layout(f"Run sequence{of}: {axis.quantity} of every sample in execution order",
                      "execution order (sample number, all variants)", axis.label(), annotations=_note_annotation(note))
-    return Chart(key, f"Run sequence{of}", {"data": traces, "layout": layout},
+    if b is not None and b.clipped:
+        layout["yaxis"]["range"] = [float(axis(v)) for v in b.range]
+    return Chart(key, f"Run sequence{of}", {"data": traces + marks, "layout": layout},
                  note or "Drift, phases and warm-up show as trends; interleaving makes them hit every variant alike.")
+
+
+def _scaled(b, axis: Axis):
+    """The bulk ``b`` in the axis' scale."""
+    return dataclasses.replace(b, low=float(axis(b.low)), high=float(axis(b.high)))
 
 
 RESOURCE_ROWS = (("max_rss_kib", "max RSS (MiB)", 1 / 1024, "y"),
@@ -253,37 +292,74 @@ def resources_chart(series: Sequence[Series]) -> Chart:
 
 
 def distribution_chart(key: str, s: Series, axis: Axis) -> Chart:
-    """Box plot (quartiles, Tukey fences, mean) | samples in execution order | histogram."""
+    """Box plot (quartiles, Tukey fences, mean) | samples in execution order | histogram, of the
+    summary's time; the value axis shows the bulk of the samples (``clipping``)."""
     summary, values = s.summary, s.figure.values
-    traces = _box_traces(s, axis)
+    b = bulk(values)
+    traces = _box_traces(s, axis, b)
     keep = thin(values)
+    drawn, moved = at_edge(values[keep], b)
     traces.append({"type": "scatter", "mode": "markers", "name": "samples", "showlegend": False,
-                   "x": s.figure.seq[keep].tolist(), "y": axis(values[keep]).tolist(), "xaxis": "x2",
+                   "x": s.figure.seq[keep][~moved].tolist(), "y": axis(drawn[~moved]).tolist(), "xaxis": "x2",
                    "marker": {"size": 4, "color": s.color, "opacity": 0.7},
                    "hovertemplate": f"seq %{{x}}<br>%{{y:.4g}} {axis.suffix}<extra></extra>"})
-    counts, edges = _histogram(values)
+    if moved.any():
+        traces.append(edge_marks(s.figure.seq[keep][moved], axis(drawn[moved]), axis(values[keep][moved]),
+                                 _scaled(b, axis), vertical=True, name="beyond the axis", color=s.color,
+                                 suffix=axis.suffix, xaxis="x2"))
+    counts, edges, below, above = histogram_in_bulk(values, b, _histogram)
     traces.append({"type": "bar", "orientation": "h", "name": "histogram", "showlegend": False,
                    "y": axis((edges[:-1] + edges[1:]) / 2).tolist(), "x": counts.tolist(),
                    "width": axis(np.diff(edges)).tolist(), "xaxis": "x3",
                    "marker": {"color": s.color, "opacity": 0.6},
                    "hovertemplate": f"%{{x}} samples near %{{y:.4g}} {axis.suffix}<extra></extra>"})
-    lines = _summary_lines(summary)
+    traces += [dict(bar, xaxis="x3") for bar in overflow_bars(edges, below, above, color=GREY, what="samples",
+                                                              scale=axis, horizontal=True)]
+    lines = [line for line in _summary_lines(summary) if b is None or not b.clipped or b.low <= line[0] <= b.high]
     shapes = [_hline(float(axis(v)), xref="x2 domain", dash=d) for v, d, _ in lines]
-    labels = [{"text": name, "xref": "x2 domain", "yref": "y", "x": 1.0, "y": float(axis(v)),
+    shown = b.range if b is not None and (b.clipped or below or above) else None
+    span = (shown[1] - shown[0]) if shown else float(values.max() - values.min()) if values.size else 0.0
+    labels = [{"text": name, "xref": "x2 domain", "yref": "y", "x": x, "y": float(axis(v)),
                "xanchor": "right", "yanchor": "bottom", "showarrow": False,
-               "font": {"size": 9, "color": GREY}} for v, _, name in lines]
-    note = _thinned_note(keep.size, values.size)
-    layout = _layout(f"Distribution of {s.name}", "", axis.label(), height=420, showlegend=False,
+               "font": {"size": 9, "color": GREY}} for (v, _, name), x in zip(lines, _staggered(lines, span),
+                                                                              strict=True)]
+    beyond = int(np.count_nonzero(b.below(values) | b.above(values))) if b is not None and b.clipped else 0
+    note = " ".join(t for t in (_thinned_note(keep.size, values.size), beyond_note(beyond, values.size)) if t)
+    layout = _layout(f"Distribution of {s.name}: {axis.quantity}", "", axis.label(), height=420, showlegend=False,
                      shapes=shapes, annotations=labels + _note_annotation(note))
+    if shown:
+        width = float(edges[1] - edges[0]) if edges.size > 1 else 0.0
+        reach = [min(shown[0], float(edges[0]) - 2 * width * bool(below)),
+                 max(shown[1], float(edges[-1]) + 2 * width * bool(above))]
+        layout["yaxis"]["range"] = [float(axis(v)) for v in reach]
     layout["xaxis"] = {"domain": [0.0, 0.12], "showticklabels": False, "title": {"text": "box plot"}}
     layout["xaxis2"] = {"domain": [0.15, 0.78], "anchor": "y", "title": {"text": "execution order (sample number)"}}
     layout["xaxis3"] = {"domain": [0.81, 1.0], "anchor": "y", "title": {"text": "samples (count)"}}
-    beyond = summary.beyond_upper_fence + summary.beyond_lower_fence
-    text = (f"{beyond} of {values.size} samples lie beyond the Tukey fences (kept in every statistic). "
+    fenced = summary.beyond_upper_fence + summary.beyond_lower_fence
+    text = (f"{fenced} of {values.size} samples lie beyond the Tukey fences (kept in every statistic). "
             "Box: quartiles; whiskers: the furthest samples within the fences; dashed line in the box: mean; "
             "dash-dot lines: the fences Q3 + 1.5 IQR and, when a sample lies below it, Q1 − 1.5 IQR.")
     return Chart(key, f"Distribution of {s.name}",
                  {"data": traces, "layout": layout}, note + (" " if note else "") + text)
+
+
+LABEL_STEP = 0.11
+"""How far left (a share of the samples panel) a line's label moves from a label it would overlap."""
+LABEL_NEAR = 0.05
+"""Labels of lines closer than this share of the axis' span would overlap."""
+
+
+def _staggered(lines: list[tuple[float, str, str]], span: float) -> list[float]:
+    """Where each line's label sits across the samples panel (1.0: its right edge): each label that
+    lies within ``LABEL_NEAR`` of the axis' span of a label already placed moves one step left of it."""
+    placed: list[tuple[float, float]] = []
+    where = []
+    for value, _, _ in lines:
+        near = [x for v, x in placed if span > 0 and abs(v - value) < LABEL_NEAR * span]
+        x = min(near) - LABEL_STEP if near else 1.0
+        placed.append((value, x))
+        where.append(x)
+    return where
 
 
 def _has_box(summary: Summary) -> bool:
@@ -302,9 +378,10 @@ def _summary_lines(summary: Summary) -> list[tuple[float, str, str]]:
     return lines
 
 
-def _box_traces(s: Series, axis: Axis) -> list[dict]:
+def _box_traces(s: Series, axis: Axis, b=None) -> list[dict]:
     """The box of the summary's quartiles and mean, whiskers to the furthest samples within its
-    fences, and the samples beyond them (at most ``MAX_OUTLIER_POINTS``)."""
+    fences, and the samples beyond them (at most ``MAX_OUTLIER_POINTS``; those beyond the axis' bulk
+    ``b`` at its edge)."""
     summary, values = s.summary, s.figure.values
     if not _has_box(summary):
         return []
@@ -321,10 +398,18 @@ def _box_traces(s: Series, axis: Axis) -> list[dict]:
     if not outliers.size:
         return [box]
     pick = np.unique(np.linspace(0, outliers.size - 1, min(outliers.size, MAX_OUTLIER_POINTS)).astype(int))
-    return [box, {"type": "scatter", "mode": "markers", "name": "beyond the fences",
-                  "x": [0] * pick.size, "y": axis(outliers[pick]).tolist(),
-                  "marker": {"size": 5, "symbol": "circle-open", "color": s.color},
-                  "hovertemplate": f"%{{y:.4g}} {axis.suffix} (beyond a fence)<extra></extra>"}]
+    drawn, moved = at_edge(outliers[pick], b)
+    traces = [box]
+    if not moved.all():
+        traces.append({"type": "scatter", "mode": "markers", "name": "beyond the fences",
+                       "x": [0] * int(np.count_nonzero(~moved)), "y": axis(drawn[~moved]).tolist(),
+                       "marker": {"size": 5, "symbol": "circle-open", "color": s.color},
+                       "hovertemplate": f"%{{y:.4g}} {axis.suffix} (beyond a fence)<extra></extra>"})
+    if moved.any():
+        traces.append(edge_marks(np.zeros(int(moved.sum())), axis(drawn[moved]), axis(outliers[pick][moved]),
+                                 _scaled(b, axis), vertical=True, name="beyond the axis", color=s.color,
+                                 suffix=axis.suffix))
+    return traces
 
 
 def correlogram_chart(key: str, title: str, correlogram, what: str, lag_unit: str) -> Chart | None:
@@ -342,7 +427,7 @@ def correlogram_chart(key: str, title: str, correlogram, what: str, lag_unit: st
     traces = [
         {"type": "bar", "name": "autocorrelation", "x": lags, "y": acf.tolist(),
          "marker": {"color": "#1f77b4"}, "hovertemplate": "lag %{x}: r = %{y:.3f}<extra></extra>"},
-        {"type": "scatter", "mode": "lines", "name": f"Bartlett {c.confidence:.0%} band", "x": lags,
+        {"type": "scatter", "mode": "lines", "name": f"Bartlett {format_level(c.confidence)} band", "x": lags,
          "y": bartlett.tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
         {"type": "scatter", "mode": "lines", "name": "Bartlett (lower)", "showlegend": False, "x": lags,
          "y": (-bartlett).tolist(), "line": {"color": "#ff7f0e", "dash": "dot", "shape": "hv"}},
@@ -350,7 +435,7 @@ def correlogram_chart(key: str, title: str, correlogram, what: str, lag_unit: st
     layout = _layout(title, f"lag ({lag_unit})", "autocorrelation r (unitless, −1 to 1)",
                      shapes=[_hline(band, dash="dash"), _hline(-band, dash="dash"), _hline(0.0)])
     note = (f"n = {c.n}; lag-1 r = {float(acf[0]):+.3f}; {outside} of {len(lags)} lags outside the white-noise "
-            f"band ±{band:.3f} (dashed, {c.confidence:.0%}; about {len(lags) * (1 - c.confidence):.1f} expected "
+            f"band ±{band:.3f} (dashed, {format_level(c.confidence)}; about {len(lags) * (1 - c.confidence):.1f} expected "
             f"by chance). Autocorrelation of {what} means neighbouring samples are alike: drift, frequency "
             "scaling or phases.")
     return Chart(key, title, {"data": traces, "layout": layout}, note)
@@ -371,38 +456,53 @@ def series_charts(index: int, s: Series, axis: Axis) -> list[Chart]:
 
 
 def paired_differences_chart(key: str, c: Comparison, log_ratios: np.ndarray, name: str) -> Chart | None:
-    """Histogram of the per-round changes candidate/baseline in percent, with the verdict's interval."""
+    """Histogram of the per-round changes candidate/baseline in percent (of the verdict's time), with the
+    verdict's interval; the axis shows the bulk of the rounds, with a bar at each edge for those beyond."""
     if log_ratios.size == 0:
         return None
     change = 100.0 * np.expm1(log_ratios)
-    counts, edges = _histogram(change)
+    e = c.effect
+    b = bulk(change, 0.0, c.threshold or None, -c.threshold if c.threshold else None,
+             *((e.low, e.high, e.estimate) if e else ()))
+    counts, edges, below, above = histogram_in_bulk(change, b, _histogram)
     traces = [{"type": "bar", "name": "rounds", "x": ((edges[:-1] + edges[1:]) / 2).tolist(),
                "y": counts.tolist(), "width": np.diff(edges).tolist(), "marker": {"color": "#9467bd", "opacity": 0.7},
                "hovertemplate": "%{y} rounds near %{x:.3g}%<extra></extra>"}]
+    traces += overflow_bars(edges, below, above, color=GREY, what="rounds")
     shapes = [_vline(0.0, color="#000000")]
     if c.threshold:
         shapes += [_vline(-c.threshold, dash="dot"), _vline(c.threshold, dash="dot")]
-    e = c.effect
     if e:
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": e.low, "x1": e.high,
                        "y0": 0, "y1": 1, "fillcolor": "#d62728", "opacity": 0.15, "line": {"width": 0}})
         shapes.append(_vline(e.estimate, color="#d62728", width=2))
     title = f"Paired differences: {name}"
-    layout = _layout(title, "per-round change of the candidate against the baseline (%)", "rounds (count)",
+    of = metric_words(c.metric) if c.benchmark.unit == "ns" else "value"
+    layout = _layout(title, f"per-round change of the candidate's {of} against the baseline's (%)", "rounds (count)",
                      shapes=shapes, bargap=0.02)
     layout["xaxis"]["ticksuffix"] = "%"
+    if below or above:
+        width = float(edges[1] - edges[0]) if edges.size > 1 else 1.0
+        layout["xaxis"]["range"] = [float(edges[0]) - 2 * width * bool(below), float(edges[-1]) + 2 * width * bool(above)]
     note = f"{log_ratios.size} rounds. Red: the median change"
     if e:
         note += (f" {format_percent(e.estimate)} and its interval [{format_percent(e.low)}, "
                  f"{format_percent(e.high)}] ({format_level(e.confidence)})")
     note += "; black: no change"
     note += f"; dotted: ±{c.threshold:g}%, the smallest change that matters." if c.threshold else "."
+    if below or above:
+        note += (f" Grey, hatched: {below + above} rounds beyond the axis (Tukey's far-out fences, Q1 − 3 IQR and "
+                 f"Q3 + 3 IQR): {below} below {format_percent(float(edges[0]))}, {above} above "
+                 f"{format_percent(float(edges[-1]))}.")
     return Chart(key, title, {"data": traces, "layout": layout}, note)
 
 
 def ecdf_chart(key: str, c: Comparison, figure: ComparisonFigure, axis: Axis, name: str) -> Chart:
-    """Empirical CDFs of the baseline's and the candidate's paired values together."""
-    traces = []
+    """Empirical CDFs of the baseline's and the candidate's paired values (of the verdict's time)
+    together; the axis shows the bulk of both, each curve's samples beyond it marked at its edge."""
+    b = bulk(np.concatenate([figure.baseline, figure.candidate]))
+    scaled = _scaled(b, axis) if b is not None else None
+    traces, marks, beyond = [], [], 0
     for side, values, color in ((c.baseline, figure.baseline, COLORS[0]), (c.candidate, figure.candidate, COLORS[1])):
         ordered = np.sort(values)
         n = ordered.size
@@ -411,16 +511,26 @@ def ecdf_chart(key: str, c: Comparison, figure: ComparisonFigure, axis: Axis, na
                        "x": axis(ordered[idx]).tolist(), "y": ((idx + 1) / n).tolist(),
                        "line": {"color": color, "shape": "hv"},
                        "hovertemplate": f"%{{x:.4g}} {axis.suffix}: %{{y:.1%}} of samples<extra>%{{fullData.name}}</extra>"})
+        if b is not None and b.clipped:
+            out = np.flatnonzero(b.below(ordered) | b.above(ordered))
+            beyond += out.size
+            drawn = np.clip(ordered[out], b.low, b.high)
+            mark = edge_marks(axis(drawn), (out + 1) / n, axis(ordered[out]), scaled, vertical=False,
+                              name=plotly_text(side, NAME_CHARS), color=color, suffix=axis.suffix)
+            marks += [mark] if mark else []
     title = f"Empirical CDFs: {name}"
     layout = _layout(title, axis.label(), "fraction of samples at or below (%)", yaxis={
         "title": {"text": "fraction of samples at or below (%)"}, "range": [0, 1.02], "tickformat": ".0%"})
+    if b is not None and b.clipped:
+        layout["xaxis"]["range"] = [float(axis(v)) for v in b.range]
     note = ("Curves that are parallel horizontally differ by a shift; curves that cross or part only in the tail "
             "differ in shape, and one number cannot describe the change.")
     largest = max(figure.baseline.size, figure.candidate.size)
     if largest > MAX_ECDF_POINTS:
         note += (f" Each curve is drawn through {MAX_ECDF_POINTS:,} evenly spaced order statistics of up to "
                  f"{largest:,} samples, each at its exact height.")
-    return Chart(key, title, {"data": traces, "layout": layout}, note)
+    clipped = beyond_note(beyond, figure.baseline.size + figure.candidate.size)
+    return Chart(key, title, {"data": traces + marks, "layout": layout}, note + (" " + clipped if clipped else ""))
 
 
 def shift_chart(key: str, sf, axis: Axis, name: str) -> Chart:
@@ -441,15 +551,15 @@ def shift_chart(key: str, sf, axis: Axis, name: str) -> Chart:
                               f"%{{y:+.4g}} {axis.suffix}<extra></extra>"}
     title = f"Shift function: {name} by decile"
     layout = _layout(title, f"decile of the baseline's and the candidate's {axis.plural} (%)",
-                     axis.label("difference of deciles"), shapes=[_hline(0.0, color="#000000")])
+                     axis.label("difference of deciles" + (f" of {axis.quantity}" if axis.plural == "times" else "")), shapes=[_hline(0.0, color="#000000")])
     layout["xaxis"].update(tickmode="array", tickvals=labels, ticktext=[f"{v:g}%" for v in labels])
     if sf.pure_shift_excluded:
         verdict = ("No single shift lies inside all nine intervals: the distributions differ by more than "
                    "a shift, so look at which deciles moved.")
     else:
         verdict = "A single shift is consistent with all nine decile intervals."
-    note = (f"Simultaneous {sf.confidence:.0%} intervals (order statistics, Bonferroni over 9 deciles and both "
-            f"samples; each at {sf.interval_confidence:.4%}). {verdict}")
+    note = (f"Simultaneous {format_level(sf.confidence)} intervals (order statistics, Bonferroni over 9 deciles "
+            f"and both samples; each at {format_level(sf.interval_confidence)}). {verdict}")
     unbounded = sum(v is None for v in (*sf.low, *sf.high))
     if unbounded:
         note += f" {unbounded} interval ends are unbounded (too few samples) and not drawn."
@@ -463,6 +573,7 @@ def comparison_charts(index: int, c: Comparison, figure: ComparisonFigure, axis:
     ``benchmark`` prefixes the titles when a run has several.
     """
     key, prefix = f"comparison-{index}", f"{benchmark} · " if benchmark else ""
+    axis = axis.of(c.metric if c.benchmark.unit == "ns" else None)  # its pairs are of the verdict's time
     charts = [
         paired_differences_chart(f"{key}-differences", c, figure.log_ratios, f"{prefix}{c.candidate} vs {c.baseline}"),
         correlogram_chart(f"{key}-correlogram",

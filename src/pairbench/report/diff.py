@@ -13,9 +13,11 @@ from rich.table import Table
 from pairbench.analysis.metrics import unit_verdict
 from pairbench.analysis.unpaired import Diff, Difference, UnitDiff
 from pairbench.model import json_safe
+from pairbench.report.metric_names import metric_label
 from pairbench.report.safe import json_escaped, markup
 from pairbench.report.sentences import format_pvalue
 from pairbench.report.suite import number_text, plural, unit_heading_text
+from pairbench.report.tables import SUMMARY_METRIC
 from pairbench.report.text import VERDICT_STYLE, render_markup, table_text
 from pairbench.report.wording import word
 from pairbench.units import format_percent, format_value
@@ -90,7 +92,9 @@ def unit_heading(u: UnitDiff, alpha: float) -> str:
 
 def _table(differences: tuple[Difference, ...], *, color: bool, width: int, unit: bool = False) -> str:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for column in ("benchmark", "old median", "new median", "change [interval]", "verdict", "p (Holm)", "n old/new"):
+    median = "median" if unit else f"{metric_label(SUMMARY_METRIC)} median"  # the values diff compares
+    for column in ("benchmark", f"old {median}", f"new {median}", "change [interval]", "verdict", "p (Holm)",
+                   "n old/new"):
         table.add_column(column, justify="left" if column in ("benchmark", "verdict") else "right")
     for d in differences:
         style = VERDICT_STYLE[d.verdict.verdict]

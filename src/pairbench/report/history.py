@@ -23,11 +23,20 @@ import shlex
 
 import numpy as np
 
-from pairbench.analysis.history import Z_95, BenchmarkHistory, Bisect, Drift, History, Point, Step
+from pairbench.analysis.history import (
+    Z_95,
+    BenchmarkHistory,
+    Bisect,
+    Drift,
+    Found,
+    History,
+    Point,
+    Step,
+)
 from pairbench.model import json_safe
 from pairbench.report.csvfile import _cell, _csv_record, _texts
 from pairbench.report.safe import escape, visible
-from pairbench.report.wording import metric_words
+from pairbench.report.metric_names import metric_words
 from pairbench.units import format_level, format_percent, value_formatter
 
 HISTORY_FORMAT = "pairbench.history/1"
@@ -69,6 +78,15 @@ def bisect_command(b: Bisect, short: bool = True) -> str:
     word quoted for a POSIX shell (the commits and the name come from a store others write)."""
     good, bad = (c[:SHORT] if short else c for c in (b.good, b.bad))
     return " ".join(shlex.quote(word) for word in ("pairbench", "bisect", good, bad, "-k", b.filter))
+
+
+def found_line(f: Found) -> str:
+    """``found by a paired comparison (bisect, confirm): 1640658e27 is slower than 0d56671ca0 before it,
+    +6.7% [+4.2%, +9.6%]``."""
+    interval = "" if f.low is None or f.high is None else f" [{format_percent(f.low)}, {format_percent(f.high)}]"
+    change = "" if f.change is None else f", {format_percent(f.change)}{interval}"
+    return (f"found by a paired comparison (bisect, confirm): {commit_name(f.after)} is {f.verdict} than "
+            f"{commit_name(f.before)} before it{change}")
 
 
 def step_status(step: Step) -> str:
@@ -129,6 +147,7 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
     lines += [f"  step {numbers[id(s)]} at {step_range(s)}: {step_size(s)} {step_status(s)}{_span_text(s, '; ')}"
               for s in h.steps]
     lines += [f"  {drift_line(d)}" for d in h.drifts]
+    lines += [f"  {found_line(f)}" for f in h.found]
     lines.append("  latest:")
     lines += [f"    {_point_line(p, show)}" for p in h.points[-LATEST:]]
     return lines
@@ -208,6 +227,9 @@ def render_history_markdown(history: History) -> str:
     drifts = [d for h in history.histories for d in h.drifts]
     if drifts:
         lines += ["", *(f"- {escape(d.benchmark.label)}: {escape(drift_line(d))}" for d in drifts)]
+    found = [(h.benchmark, f) for h in history.histories for f in h.found]
+    if found:
+        lines += ["", *(f"- {escape(key.label)}: {escape(found_line(f))}" for key, f in found)]
     lines += ["", "| benchmark | trend | commits | latest | steps |", "|---|---|---|---|---|"]
     for h in history.histories:
         show = value_formatter(h.benchmark.unit, h.typical())
@@ -247,6 +269,8 @@ def history_document(history: History) -> dict:
             "points": [_point_record(p) for p in h.points],
             "steps": [{"change_point": numbers[id(s)], **_step_record(s)} for s in h.steps],
             "drifts": [_drift_record(d) for d in h.drifts],
+            "found": [{"index": f.index, "before": f.before, "after": f.after, "verdict": f.verdict,
+                       "change_pct": f.change, "low_pct": f.low, "high_pct": f.high} for f in h.found],
         } for h in history.histories],
         "change_points": [{"number": k, "before": cp.before, "after": cp.after,
                            "benchmarks": [_step_record(s) for s in cp.steps]}

@@ -32,8 +32,14 @@ from pairbench.analysis.records import ComparisonFigure
 from pairbench.model import Run
 from pairbench.report import charts as ch
 from pairbench.report import tables
+from pairbench.report.metric_names import common_metric
 from pairbench.report.safe import visible
-from pairbench.report.sentences import comparison_title, detail_lines, verdict_sentence
+from pairbench.report.sentences import (
+    comparison_title,
+    detail_lines,
+    figure_metric,
+    verdict_sentence,
+)
 
 DRAW_CHARTS_JS = """\
 (function () {
@@ -93,7 +99,7 @@ def build_page(run: Run, analysis: Analysis) -> Page:
     with_benchmark = tables.several_benchmarks(run)
     series = _series(analysis, with_benchmark)
     axes = _axes(run, analysis)
-    overview = _overview(run, series, axes, with_benchmark)
+    overview = _overview(run, analysis, series, axes, with_benchmark)
     comparisons = tuple(_comparison_section(i, c, f, run, axes, with_benchmark) for i, (c, f) in
                         enumerate(zip(analysis.comparisons, analysis.comparison_figures, strict=True)))
     variants = tuple(
@@ -188,17 +194,30 @@ def _by_benchmark(run: Run, items, benchmark_of) -> dict:
     return groups
 
 
-def _overview(run: Run, series: list[ch.Series], axes: Mapping, with_benchmark: bool) -> tuple[ch.Chart, ...]:
-    """The run as a whole: one run-sequence chart per benchmark, and the resources of every sample."""
+def _overview(run: Run, analysis: Analysis, series: list[ch.Series], axes: Mapping,
+              with_benchmark: bool) -> tuple[ch.Chart, ...]:
+    """The run as a whole: one run-sequence chart per benchmark, of the time its verdicts are on, and
+    the resources of every sample."""
     if not any(s.figure.values.size for s in series):
         return ()
     resources = (ch.resources_chart(series),) if any(s.figure.resources for s in series) else ()
-    if not with_benchmark:
-        return ch.run_sequence_chart("run-sequence", series, axes[run.benchmarks[0]]), *resources
     of = _by_benchmark(run, series, lambda s: s.summary.benchmark)
-    sequences = tuple(ch.run_sequence_chart(f"run-sequence-{b}", of[key], axes[key], key.label)
+    verdicts = _by_benchmark(run, analysis.comparisons, lambda c: c.benchmark)
+    if not with_benchmark:
+        key = run.benchmarks[0]
+        return ch.run_sequence_chart("run-sequence", series, axes[key],
+                                     metric=_drawn_metric(verdicts[key], series)), *resources
+    sequences = tuple(ch.run_sequence_chart(f"run-sequence-{b}", of[key], axes[key], key.label,
+                                            _drawn_metric(verdicts[key], of[key]))
                       for b, key in enumerate(run.benchmarks))
     return (*sequences, *resources)
+
+
+def _drawn_metric(comparisons, series: list[ch.Series]) -> str:
+    """The time a benchmark's run sequence shows: the one its verdicts are on, when every series has it;
+    else wall time."""
+    metric = common_metric(figure_metric(c) for c in comparisons)
+    return metric if metric is not None and all(s.figure.has(metric) for s in series) else "wall"
 
 
 def _comparison_section(index: int, c: Comparison, figure: ComparisonFigure, run: Run, axes: Mapping,

@@ -25,6 +25,7 @@ from pairbench.report.safe import escape, escape_html
 from pairbench.report.sentences import comparison_title, detail_lines
 from pairbench.report.suite import finding_lines, metric_blocks, plural, suite_blocks
 from pairbench.report.tables import (
+    VARIANT_HEADER,
     Table,
     environment_table,
     note_lines,
@@ -98,7 +99,8 @@ def _block_texts(blocks) -> list[str]:
 def _run_table(analysis: Analysis, with_benchmark: bool) -> Table:
     """The few columns a run's reader wants first: location, its error and the range."""
     full = variant_table(analysis.summaries, with_benchmark=with_benchmark)
-    return full.columns("Variant", "n", "Median [CI]", "Mean ± SE", "Min", "Max")
+    first = ("Variant", "n", "Median [CI]", "Mean ± SE", "Min", "Max")  # as VARIANT_HEADER names them
+    return full.columns(*(full.header[VARIANT_HEADER.index(name)] for name in first))
 
 
 def _bullets(lines: list[str]) -> str:

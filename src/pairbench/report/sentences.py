@@ -7,9 +7,11 @@ qualify one of these numbers (``wording.INLINE``) are worded here, beside it.
 from __future__ import annotations
 
 from pairbench.analysis import Comparison
+from pairbench.analysis.budget import AFFORDABLE_FACTOR, AFFORDABLE_FLOOR_NS, within_reach
 from pairbench.model import COMMAND_BENCHMARK
 from pairbench.notes import Note
-from pairbench.report.wording import INLINE, METRIC_WORDS, word
+from pairbench.report.metric_names import metric_words
+from pairbench.report.wording import INLINE, word
 from pairbench.units import format_level, format_percent, format_value
 
 
@@ -25,9 +27,12 @@ def comparison_title(c: Comparison, *, with_benchmark: bool = False) -> str:
     return f"{c.benchmark.label} · {name}" if with_benchmark else name
 
 
-def verdict_label(c: Comparison) -> str:
-    """ "slower", "slower (negligible)", and "on CPU time" after a verdict decided on CPU time."""
-    return c.verdict.verdict + (" (negligible)" if c.verdict.negligible else "") + _on(c)
+def verdict_label(c: Comparison, *, metric: bool = True, wall: bool = False) -> str:
+    """ "slower", "slower (negligible)", and "on CPU time" after a verdict decided on another time than
+    wall time; none with ``metric`` False (a table that names the metric in its header), "on wall
+    time" too with ``wall`` (a table whose rows decided on different times)."""
+    on = _on(c) or (f" on {metric_words(c.metric)}" if wall and _timed(c) else "")
+    return c.verdict.verdict + (" (negligible)" if c.verdict.negligible else "") + (on if metric else "")
 
 
 COUNT_UNITS = {"instructions": "instr", "cycles-model": "cycles"}
@@ -40,9 +45,19 @@ def value_unit(c: Comparison) -> str:
 
 
 def _on(c: Comparison) -> str:
-    """ " on CPU time" for a comparison decided on CPU time (``--metric cpu``), " on instructions" and
-    the like for a count, else nothing (wall time)."""
-    return f" on {METRIC_WORDS[c.metric]}" if c.metric != "wall" and c.metric in METRIC_WORDS else ""
+    """ " on CPU time" for a comparison decided on another time than wall time (``--metric``), else
+    nothing."""
+    return f" on {metric_words(c.metric)}" if c.metric != "wall" and _timed(c) else ""
+
+
+def _timed(c: Comparison) -> bool:
+    return c.benchmark.unit == "ns"
+
+
+def figure_metric(c: Comparison) -> str | None:
+    """The metric of ``c``'s figures (its change, its minimum and mean): None when they are not
+    times (a count a harness reported)."""
+    return c.metric if _timed(c) else None
 
 
 def change_text(c: Comparison) -> str:
@@ -76,9 +91,12 @@ def verdict_sentence(c: Comparison) -> str:
         return (f"{cand} is equivalent to {base}{_on(c)}: change {format_percent(e.estimate)} {interval} lies "
                 f"within ±{c.threshold:g}%, {p}")
     text = f"{cand} vs {base}: inconclusive{_on(c)}, change {format_percent(e.estimate)} {interval}, {p}"
-    if c.rounds_needed:
+    if within_reach(c):
         text += (f"; about {c.rounds_needed} more rounds needed to decide "
                  f"(try --runs {c.rounds + c.rounds_needed})")
+    elif c.rounds_needed:
+        text += (f"; more rounds than any reasonable budget gives would be needed (over {AFFORDABLE_FACTOR} times "
+                 f"these, and over {AFFORDABLE_FLOOR_NS / 60e9:g} minutes)")
     return text
 
 
@@ -88,7 +106,8 @@ def secondary_lines(c: Comparison) -> list[str]:
     fmt = lambda value: format_value(value, unit)  # noqa: E731 - local shorthand
     if sec.min_mean:
         m = sec.min_mean
-        lines.append(f"Minimum {fmt(m.baseline_min)} → {fmt(m.candidate_min)} ({format_percent(m.min_delta_pct)}); "
+        minimum = f"{_metric_prefix(c)}minimum" if _timed(c) else "Minimum"
+        lines.append(f"{minimum} {fmt(m.baseline_min)} → {fmt(m.candidate_min)} ({format_percent(m.min_delta_pct)}); "
                      f"mean {fmt(m.baseline_mean)} → {fmt(m.candidate_mean)} (paired difference "
                      f"{format_percent(m.paired_difference_pct)}).")
     if sec.pairs:
@@ -97,7 +116,8 @@ def secondary_lines(c: Comparison) -> list[str]:
     if sec.hodges_lehmann:
         hl = sec.hodges_lehmann
         interval = f" [{fmt(hl.low)}, {fmt(hl.high)}] ({format_level(hl.confidence)})" if hl.low is not None else ""
-        lines.append(f"Hodges-Lehmann shift {fmt(hl.estimate)}{interval}; Mann-Whitney "
+        of = f" of {metric_words(c.metric)}" if _timed(c) else ""
+        lines.append(f"Hodges-Lehmann shift{of} {fmt(hl.estimate)}{interval}; Mann-Whitney "
                      f"{format_pvalue(sec.mann_whitney_pvalue)}; Wilcoxon signed-rank "
                      f"{format_pvalue(sec.signed_rank_pvalue)}.")
     if sec.autocorrelation:
@@ -113,6 +133,12 @@ def secondary_lines(c: Comparison) -> list[str]:
         elif qualifier:
             lines.append(f"Outliers: {qualifier}.")
     return lines
+
+
+def _metric_prefix(c: Comparison) -> str:
+    """ "CPU time: " before the figures of a comparison's times; nothing for a count."""
+    words = metric_words(c.metric)
+    return f"{words[0].upper()}{words[1:]}: " if _timed(c) else ""
 
 
 def interval_line(c: Comparison, *, with_threshold: bool = False) -> str | None:
@@ -150,7 +176,7 @@ def detail_lines(c: Comparison, stopped_because: str = "") -> list[str]:
     lines += secondary_lines(c)
     shift = shift_line(c)
     lines += [shift] if shift else []
-    if c.rounds_needed:
+    if within_reach(c):
         lines.append(f"About {c.rounds_needed} more rounds needed to decide.")
     if stopped_because:
         lines.append(f"Stopped: {stopped_because}.")

@@ -12,12 +12,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from pairbench.analysis import Analysis, Comparison
-from pairbench.analysis.budget import BudgetNeeded
+from pairbench.analysis.budget import AFFORDABLE_FACTOR, AFFORDABLE_FLOOR_NS, BudgetNeeded
 from pairbench.analysis.metrics import MetricComparison, MetricTable
 from pairbench.analysis.suite import GeometricMean, Listed, SuiteSummary
 from pairbench.harness_registry import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
-from pairbench.report.sentences import change_text, format_pvalue, verdict_label
+from pairbench.report.metric_names import common_metric, metric_words
+from pairbench.report.sentences import change_text, figure_metric, format_pvalue, verdict_label
 from pairbench.report.tables import Table
 from pairbench.report.wording import subject_text, word
 from pairbench.settings import default
@@ -95,11 +96,16 @@ def shard_sentence(run: Run) -> str | None:
 
 
 def group_table(comparisons: Sequence[Comparison]) -> Table:
-    """One row per comparison: benchmark, change with its interval, verdict, Holm p, rounds."""
-    rows = tuple((c.benchmark.label, change_text(c), verdict_label(c),
+    """One row per comparison: benchmark, change with its interval, verdict, Holm p, rounds. The
+    change's header names the time every row decided on; rows on different times name theirs in
+    the verdict."""
+    metric = common_metric(figure_metric(c) for c in comparisons)
+    mixed = metric is None
+    rows = tuple((c.benchmark.label, change_text(c), verdict_label(c, metric=mixed, wall=mixed),
                   format_pvalue(c.pvalue).removeprefix("p ").removeprefix("= "), str(c.rounds))
                  for c in comparisons)
-    return Table(("Benchmark", "Change [interval]", "Verdict", "p (Holm)", "Rounds"), rows)
+    change = f"Change in {metric_words(metric)} [interval]" if metric else "Change [interval]"
+    return Table(("Benchmark", change, "Verdict", "p (Holm)", "Rounds"), rows)
 
 
 def geometric_mean_line(g: GeometricMean | None) -> str:
@@ -144,20 +150,45 @@ def counts_line(summary: SuiteSummary) -> str:
 
 
 def budget_sentence(b: BudgetNeeded) -> str:
-    """What more sampling would decide: "About 2m 10s more ... would decide 12 of them; 8 ..."."""
+    """What more sampling would decide ("About 2m 10s more sampling (--suite-time 190s) would decide
+    about 12 of the 14 inconclusive"), what no reasonable budget would at this machine's noise, and
+    what more rounds would not decide."""
+    inconclusive = b.decidable + b.undecidable + b.out_of_reach + b.unknown
     parts = []
     if b.decidable:
-        parts.append(f"decide about {b.decidable} of the {b.decidable + b.undecidable} inconclusive")
+        parts.append(f"decide about {b.decidable} of the {inconclusive} inconclusive")
     if b.not_measured:
         parts.append(f"measure the {b.not_measured} not measured")
     text = ""
     if parts and b.more_ns > 0:
         text = (f"About {format_duration(b.more_ns, digits=2)} more sampling (--suite-time "
                 f"{math.ceil(b.suite_ns / 1e9)}s) would {' and '.join(parts)}.")
+    if b.out_of_reach:
+        text += " " + out_of_reach_sentence(b, inconclusive)
     if b.undecidable:
-        text += (f" More rounds would not decide {b.undecidable} of the inconclusive (ties, or far too many "
-                 "rounds needed).")
+        text += (f" More rounds would not decide {b.undecidable} of the inconclusive (ties a timer's step apart, "
+                 "or more rounds needed than can be planned).")
     return text.strip()
+
+
+SPREADS_SHOWN = 3  # benchmarks whose sides' spreads the out-of-reach sentence names
+
+
+def out_of_reach_sentence(b: BudgetNeeded, inconclusive: int) -> str:
+    """ "At load 7.1, this machine's noise is too high to decide 12 of the 12 inconclusive at any
+    reasonable budget: each would need over 16 times the rounds it took; per round, the time compared
+    varied by (coefficient of variation, baseline / candidate) 28% / 45% in BM_Sort, ..."."""
+    shown = "; ".join(f"{s.benchmark} {' / '.join(format_percent(cv, signed=False) for _, cv in s.sides)}"
+                      f"{'' if s.metric == 'wall' else ' (' + metric_words(s.metric) + ')'}"
+                      for s in b.spreads[:SPREADS_SHOWN])
+    more = f" and {len(b.spreads) - SPREADS_SHOWN} more" if len(b.spreads) > SPREADS_SHOWN else ""
+    load = f"At load {b.load:.1f}, this" if b.load is not None else "This"
+    return (f"{load} machine's noise is too high to decide {b.out_of_reach} of the {inconclusive} inconclusive at "
+            f"any reasonable budget: each would need over {AFFORDABLE_FACTOR} times the time its rounds took, "
+            f"and over {AFFORDABLE_FLOOR_NS / 60e9:g} minutes"
+            + (f"; per round, the time compared varied by (coefficient of variation, baseline / candidate) "
+               f"{shown}{more}" if shown else "")
+            + ". Measure them on a quieter machine or at a quieter time.")
 
 
 def plural(n: int, word: str) -> str:

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 
 from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.model import Run
+from pairbench.report.metric_names import common_metric, metric_label, metric_words
 from pairbench.report.sentences import (
     change_text,
     comparison_title,
+    figure_metric,
     format_pvalue,
     listed,
     verdict_label,
@@ -46,6 +48,11 @@ class Table:
         """This table with only the columns ``names``, in that order."""
         keep = [self.header.index(name) for name in names]
         return Table(tuple(self.header[i] for i in keep), tuple(tuple(row[i] for i in keep) for row in self.rows))
+
+
+SUMMARY_METRIC = "wall"
+"""What a series' summary is of (``Samples.values()``: the time a harness measured around its loop, else
+the sample's wall time), whatever its comparisons decided on."""
 
 
 def several_benchmarks(run: Run) -> bool:
@@ -79,24 +86,55 @@ def with_values(name: str, params) -> str:
 
 
 def verdict_table(run: Run, analysis: Analysis) -> Table:
-    """One row per comparison: the medians, the paired change with its interval, the verdict."""
+    """One row per comparison: the medians, the paired change with its interval, the verdict. The
+    headers name the sides (when every row has the same) and the time of each figure: the medians are
+    of the summaries' time (wall), the change of the time the verdict was decided on."""
+    comparisons = analysis.comparisons
     with_benchmark = several_benchmarks(run)
-    confidences = {c.effect.confidence for c in analysis.comparisons if c.effect}
+    confidences = {c.effect.confidence for c in comparisons if c.effect}
     level = f" ({format_level(min(confidences))} interval)" if confidences else ""
-    header = ("Comparison", "Baseline median", "Candidate median", f"Change{level}", "Verdict",
+    base, cand = side_headers(comparisons)
+    timed = all(c.benchmark.unit == "ns" for c in comparisons)
+    median = f"{metric_label(SUMMARY_METRIC)} median" if timed else "median"
+    metric = common_metric(figure_metric(c) for c in comparisons)
+    change = f"Change in {metric_words(metric)}" if metric else "Change"
+    header = ("Comparison", f"{base} {median}", f"{cand} {median}", f"{change}{level}", "Verdict",
               "p-value", "Rounds")
-    rows = tuple(_verdict_row(c, analysis, with_benchmark) for c in analysis.comparisons)
+    mixed = metric is None
+    rows = tuple(_verdict_row(c, analysis, with_benchmark, mixed) for c in comparisons)
     return Table(header, rows)
 
 
-def _verdict_row(c: Comparison, analysis: Analysis, with_benchmark: bool) -> tuple[str, ...]:
+def side_headers(comparisons: Sequence[Comparison], generic: tuple[str, str] = ("Baseline", "Candidate"),
+                 ) -> tuple[str, str]:
+    """What a table's headers call the baseline and the candidate: their names when every row has the
+    same ones (shortened), else the ``generic`` words (each row names its sides)."""
+    baselines, candidates = {c.baseline for c in comparisons}, {c.candidate for c in comparisons}
+    base = shortened(next(iter(baselines)), HEADER_NAME_CHARS) if len(baselines) == 1 else generic[0]
+    cand = shortened(next(iter(candidates)), HEADER_NAME_CHARS) if len(candidates) == 1 else generic[1]
+    return (base, cand) if base != cand else generic
+
+
+HEADER_NAME_CHARS = 16
+"""A side's name in a column header is shortened to this (the rows give it whole)."""
+
+
+def shortened(name: str, limit: int) -> str:
+    """``name`` shortened in the middle to ``limit`` characters ("python3 …_old.py"), else whole."""
+    if len(name) <= limit:
+        return name
+    keep = limit - 1
+    return name[: keep // 2] + "…" + name[-(keep - keep // 2):]
+
+
+def _verdict_row(c: Comparison, analysis: Analysis, with_benchmark: bool, mixed: bool) -> tuple[str, ...]:
     base, cand = analysis.summary_of(c.benchmark, c.baseline), analysis.summary_of(c.benchmark, c.candidate)
     return (
         comparison_title(c, with_benchmark=with_benchmark),
         format_value(base.median, c.benchmark.unit) if base else "—",
         format_value(cand.median, c.benchmark.unit) if cand else "—",
         change_text(c),
-        verdict_label(c),
+        verdict_label(c, metric=mixed, wall=mixed),
         format_pvalue(c.pvalue).removeprefix("p ").removeprefix("= "),
         str(c.rounds),
     )
@@ -107,11 +145,22 @@ def _verdict_row(c: Comparison, analysis: Analysis, with_benchmark: bool) -> tup
 
 VARIANT_HEADER = ("Variant", "n", "Median [CI]", "Mean ± SE", "Min", "Q1", "Q3", "Max", "CV",
                   "Beyond fence", "CPU user", "CPU sys", "Max RSS", "Context switches")
+SUMMARY_FIGURES = frozenset(VARIANT_HEADER[2:9])  # the columns of the summary's time ("Wall min")
 
 
 def variant_table(summaries: Sequence[Summary], *, with_benchmark: bool = False) -> Table:
-    """One row per series: location with its interval, spread, Tukey-fence counts, resource usage."""
-    return Table(VARIANT_HEADER, tuple(_variant_row(s, with_benchmark) for s in summaries))
+    """One row per series: location with its interval, spread, Tukey-fence counts, resource usage; the
+    headers of the location and spread name their time ("Wall median [CI]") when every series is timed."""
+    timed = bool(summaries) and all(s.unit == "ns" for s in summaries)
+    header = tuple(_of_summary_metric(h) if timed and h in SUMMARY_FIGURES else h for h in VARIANT_HEADER)
+    return Table(header, tuple(_variant_row(s, with_benchmark) for s in summaries))
+
+
+def _of_summary_metric(header: str) -> str:
+    """ "Min" -> "Wall min", "Q1" -> "Wall Q1": a header of the summaries' time."""
+    label = metric_label(SUMMARY_METRIC)
+    what = header if header[1:2].isupper() or header[1:2].isdigit() else header[0].lower() + header[1:]
+    return f"{label[0].upper()}{label[1:]} {what}"
 
 
 def _variant_row(s: Summary, with_benchmark: bool) -> tuple[str, ...]:

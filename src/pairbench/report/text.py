@@ -20,9 +20,11 @@ from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.harness_registry import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
 from pairbench.notes import Note
+from pairbench.report.metric_names import common_metric, metric_label, metric_words
 from pairbench.report.safe import markup, visible
 from pairbench.report.sentences import (
     change_text,
+    figure_metric,
     interval_line,
     listed,
     secondary_lines,
@@ -41,7 +43,7 @@ from pairbench.report.suite import (
     shard_sentence,
     suite_blocks,
 )
-from pairbench.report.tables import series_name
+from pairbench.report.tables import SUMMARY_METRIC, series_name, shortened, side_headers
 from pairbench.report.wording import with_subject, word
 from pairbench.units import (
     format_duration,
@@ -133,13 +135,14 @@ def run_header(run: Run) -> list[str]:
 def summary_block(s: Summary, footnotes: Footnotes, *, with_benchmark: bool = False) -> list[str]:
     """Lines describing one series; its notes become numbered footnotes."""
     name = series_name(s, with_benchmark=with_benchmark)
-    title = f"[bold]{markup(name)}[/bold]{footnotes.marks(s.notes, s.unit)}"
+    of = f" · {metric_words(SUMMARY_METRIC)}" if s.unit == "ns" else ""
+    title = f"[bold]{markup(name)}[/bold]{footnotes.marks(s.notes, s.unit)}{of}"
     if s.n == 0:
         return [title, "  no successful samples"]
     fmt = value_formatter(s.unit, s.median)
     counts = f"n {s.n}" + (f" (+{s.n_warmup} warmup)" if s.n_warmup else "")
     counts += f", {s.n_failed} failed" if s.n_failed else ""
-    interval = (f"[{fmt(s.median_low)}, {fmt(s.median_high)}] {s.confidence:.0%} CI"
+    interval = (f"[{fmt(s.median_low)}, {fmt(s.median_high)}] {format_level(s.confidence)} CI"
                 if s.median_low is not None else "(no interval)")
     lines = [title, f"  median    {fmt(s.median)}  {interval}   {counts}"]
     if s.mean_se is not None:
@@ -258,21 +261,38 @@ VERDICT_STYLE = {"slower": "red", "faster": "green", "equivalent": "cyan", "inco
 
 def comparison_table(comparisons: Sequence[Comparison], footnotes: Footnotes, *, color: bool,
                      width: int) -> str:
-    """The paired report table: one line per comparison with mins, means, paired change and verdict."""
+    """The paired report table: one line per comparison with mins, means, paired change and verdict.
+    Its headers name the sides (the baseline's, and the candidate's when every row has the same) and
+    the time the figures are of ("old CPU min"); rows of different times name theirs in the verdict."""
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    baselines = {c.baseline for c in comparisons}
-    first = f"vs {markup(_short(next(iter(baselines))))}" if len(baselines) == 1 else "comparison"
-    for column in (first, "B min", "C min", "min Δ", "B mean", "C mean", "mean Δ", "change [interval]",
-                   "verdict"):
-        table.add_column(column, justify="left" if column in (first, "verdict") else "right")
+    columns = comparison_columns(comparisons)
+    for i, column in enumerate(columns):
+        table.add_column(markup(column), justify="left" if i in (0, len(columns) - 1) else "right")
+    with_baseline = len({c.baseline for c in comparisons}) > 1
+    mixed = common_metric(figure_metric(c) for c in comparisons) is None
     for c in comparisons:
-        table.add_row(*_comparison_cells(c, footnotes, with_baseline=len(baselines) > 1))
+        table.add_row(*_comparison_cells(c, footnotes, with_baseline=with_baseline, mixed=mixed))
     return table_text(table, color=color, width=width)
 
 
-def _comparison_cells(c: Comparison, footnotes: Footnotes, *, with_baseline: bool) -> list[str]:
+def column_first(comparisons: Sequence[Comparison]) -> str:
+    """The first column's header: "vs old" when every row has that baseline."""
+    baselines = {c.baseline for c in comparisons}
+    return f"vs {_short(next(iter(baselines)))}" if len(baselines) == 1 else "comparison"
+
+
+def comparison_columns(comparisons: Sequence[Comparison]) -> list[str]:
+    """The headers: "vs old", "old CPU min", "new CPU min", "min Δ", ..., "CPU change [interval]"."""
+    base, cand = side_headers(comparisons, ("baseline", "candidate"))
+    metric = common_metric(figure_metric(c) for c in comparisons)
+    of = f"{metric_label(metric)} " if metric else ""
+    return [column_first(comparisons), f"{base} {of}min", f"{cand} {of}min", "min Δ", f"{base} {of}mean",
+            f"{cand} {of}mean", "mean Δ", f"{of}change [interval]", "verdict"]
+
+
+def _comparison_cells(c: Comparison, footnotes: Footnotes, *, with_baseline: bool, mixed: bool) -> list[str]:
     m = c.secondary.min_mean
     fmt = lambda v: format_value(v, value_unit(c))  # noqa: E731 - local shorthand
     style = VERDICT_STYLE[c.verdict.verdict]
@@ -284,16 +304,14 @@ def _comparison_cells(c: Comparison, footnotes: Footnotes, *, with_baseline: boo
     numbers = ([fmt(m.baseline_min), fmt(m.candidate_min), format_percent(m.min_delta_pct),
                 fmt(m.baseline_mean), fmt(m.candidate_mean), format_percent(m.paired_difference_pct)]
                if m else ["—"] * 6)
+    label = verdict_label(c, metric=mixed, wall=mixed)
     return [name + footnotes.marks(c.notes, c.benchmark.unit), *numbers, change_text(c),
-            f"[{style}]{markup(verdict_label(c))}[/{style}]"]
+            f"[{style}]{markup(label)}[/{style}]"]
 
 
 def _short(name: str, limit: int = 28) -> str:
     """A long command name shortened in the middle for table cells; sentences keep it whole."""
-    if len(name) <= limit:
-        return name
-    keep = limit - 1
-    return name[: keep // 2] + "…" + name[-(keep - keep // 2):]
+    return shortened(name, limit)
 
 
 def comparison_details(c: Comparison) -> list[str]:

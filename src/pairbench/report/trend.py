@@ -5,7 +5,8 @@ range of its 95% intervals as error bars; hover shows the commit, its date,
 branch and results), the level of each segment between steps as a line (a
 drift's sloped line, as the analysis fitted it), and
 each step as a vertical line at its first commit, coloured by what ``confirm``
-found: red confirmed, grey rejected, orange dashed unconfirmed. The page is
+found: red confirmed, grey rejected, orange dashed unconfirmed; and, purple, each commit a paired
+comparison found changed against the commit before it (``bisect``'s answer). The page is
 rendered like the run report (``html.render_document``): offline, under a
 Content-Security-Policy, every label escaped for plotly.
 """
@@ -24,7 +25,8 @@ from pairbench.report import html
 from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
 from pairbench.report.links import paired_tables
 from pairbench.report.safe import visible
-from pairbench.report.wording import metric_words
+from pairbench.report.metric_names import metric_words
+from pairbench.units import format_percent
 
 STATUS_STYLE = {"confirmed": ("#d62728", "solid"), "rejected": (ch.GREY, "dot"),
                 "unconfirmed": ("#ff7f0e", "dash")}
@@ -34,6 +36,7 @@ MIN_SPAN = 0.05
 """The y-axis spans at least this share of the median to each side: noise of a fraction of a percent
 stays a thin band, as it is, instead of filling the chart as a real step of 10% does."""
 NOISE_BAND_SD = 2.0  # the shaded band: each segment's level times exp(±2 noise SD)
+FOUND_COLOR = "#9467bd"  # a commit a paired comparison found changed
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,14 @@ def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int])
         notes.append({"x": step.index - 0.5, "y": 1.0, "xref": "x", "yref": "paper", "showarrow": False,
                       "yanchor": "bottom", "font": {"size": 11, "color": color},
                       "text": ch.plotly_text(f"{numbers.get(id(step), '')}: {step_size(step)} {step.status}")})
+    for f in history.found:
+        if f.index < offset:
+            continue
+        shapes.append(ch._vline(f.index - 0.5, dash="dashdot", color=FOUND_COLOR, width=2))
+        notes.append({"x": f.index - 0.5, "y": 0.0, "xref": "x", "yref": "paper", "showarrow": False,
+                      "yanchor": "bottom", "xanchor": "left", "font": {"size": 11, "color": FOUND_COLOR},
+                      "text": ch.plotly_text(f"{commit_name(f.after)} {f.verdict}" + (
+                          f" {format_percent(f.change)}" if f.change is not None else "") + " (paired)")})
     layout = ch._layout(history.benchmark.label, "commit (oldest first)", axis.label("median"),
                         shapes=shapes, annotations=notes, height=460,
                         margin={"l": 80, "r": 20, "t": 50, "b": 150})
@@ -157,7 +168,9 @@ def trend_chart(key: str, history: BenchmarkHistory, numbers: Mapping[int, int])
                f"shaded: each segment's level ± {NOISE_BAND_SD:g} × the noise between commits"
                + (f" (about {100 * history.noise:.2g}% per commit)" if history.noise else "") + ". "
                "Steps: red confirmed, grey rejected, orange dashed unconfirmed by pairbench confirm; "
-               "tinted beside a step, the commits it may lie between (95%).")
+               "tinted beside a step, the commits it may lie between (95%)."
+               + (" Purple dash-dot: a commit a paired comparison (bisect, confirm) found changed against the "
+                  "commit before it." if history.found else ""))
     if offset:
         caption += f" Showing the latest {len(points):,} of {len(history.points):,} commits."
     return ch.Chart(key, history.benchmark.label, {"data": traces, "layout": layout}, caption)

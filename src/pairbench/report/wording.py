@@ -19,6 +19,7 @@ from pairbench.command import describe_status
 from pairbench.harness_registry import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
 from pairbench.report.findings import READINGS, autocorrelation, worded
+from pairbench.report.metric_names import NAMES, metric_words
 from pairbench.units import format_kib, format_level, format_percent, format_rate, format_value
 
 # shown beside the number they qualify, not among the numbered notes
@@ -225,6 +226,31 @@ def _no_successful_samples(d: Mapping, unit: str) -> str:
             f"({describe_status(d['status'])})")
 
 
+def _process_cpu(d: Mapping) -> str:
+    """How a repeated invocation's CPU time was read, when it is its process's own (``process_cpu``)."""
+    fixed = d.get("fixed_cpu_ns")
+    if not isinstance(fixed, (int, float)):
+        return ""
+    return (f"; its CPU time is its process's, less the {format_value(fixed, 'ns')} an invocation costs besides "
+            "its loops (read from the validation samples, both sides together), shared over the repetitions")
+
+
+def out_of_reach_words(d: Mapping) -> str:
+    """ "at load 7.1 this machine's noise is too high to decide this benchmark at any reasonable budget:
+    ..." (the ``budget-out-of-reach`` note)."""
+    spreads = " and ".join(f"{format_percent(cv, signed=False)} on {side}" for side, cv in d["spreads"])
+    return (f"{_at_load(d.get('load'))}this machine's noise is too high to decide this at any reasonable "
+            f"budget: it would take about {d['needed']:,} more rounds, over {d['factor']} times the "
+            f"{d['rounds']} it took and over {d.get('minutes', 10):g} minutes, since from round to round its "
+            f"{metric_words(d['metric'])} varied by "
+            f"{spreads} (coefficient of variation); measure it on a quieter machine or at a quieter time")
+
+
+def _at_load(load) -> str:
+    """ "at load 7.1, " (the 1-minute load average the run started at), or nothing when unknown."""
+    return f"at load {load:.1f}, " if isinstance(load, (int, float)) else ""
+
+
 def _no_rounds_estimate(d: Mapping, unit: str) -> str:
     if d.get("reason") == "ties":
         low, high = d["values_pct"]
@@ -236,13 +262,8 @@ def _no_rounds_estimate(d: Mapping, unit: str) -> str:
             "for this much noise")
 
 
-METRIC_WORDS = {"wall": "wall time", "cpu": "CPU time", "instructions": "instructions",
-                "cycles-model": "estimated cycles (Callgrind's cache model)"}
-
-
-def metric_words(metric: str) -> str:
-    """What a metric is called in a sentence ("wall time", "CPU time"), its own name otherwise."""
-    return METRIC_WORDS.get(metric, metric)
+METRIC_WORDS = {metric: words for metric, (words, _) in NAMES.items()}
+"""Each metric in a sentence (``metric_names``, the one place they are named)."""
 
 
 TRUST = {
@@ -270,7 +291,7 @@ def _trust(d: Mapping) -> str:
 
 
 def _disagree(d: Mapping, unit: str) -> str:
-    first, other = METRIC_WORDS[d["metric"]], METRIC_WORDS[d["other"]]
+    first, other = metric_words(d["metric"]), metric_words(d["other"])
     return (f"{first} changed by {_interval(d['estimate'], d['low'], d['high'])} but {other} by "
             f"{_interval(d['other_estimate'], d['other_low'], d['other_high'])}: {_trust(d)}")
 
@@ -316,7 +337,7 @@ CHOSEN_WHY = {
 def _chosen(d: Mapping, unit: str) -> str:
     why = CHOSEN_WHY[d["kind"]].format(share=format_percent(100 * (d.get("off_cpu_share") or 0), signed=False),
                                        ratio=d.get("cpu_over_wall") or 0)
-    return f"the verdict is on {METRIC_WORDS[d['metric']]} (--metric auto), from its first {d['rounds']} rounds: {why}"
+    return f"the verdict is on {metric_words(d['metric'])} (--metric auto), from its first {d['rounds']} rounds: {why}"
 
 
 def _cleanup(d: Mapping, unit: str) -> str:
@@ -386,6 +407,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "no-successful-samples": _no_successful_samples,
     "failed-rounds": lambda d, u: f"{d['count']} round(s) left out because a sample in them failed",
     "no-rounds-estimate": _no_rounds_estimate,
+    "budget-out-of-reach": lambda d, u: out_of_reach_words(d),
     "pairs-autocorrelated": lambda d, u: (
         f"the pair differences are autocorrelated (lag-1 r = {d['lag1']:.2f}, outside ±{d['band']:.2f}): "
         "consecutive rounds are not independent; run `pairbench doctor` to see why"),
@@ -462,7 +484,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "repeated-invocations": lambda d, u: (
         f"a round ran each side's process once, repeating the benchmark {d['repetitions']} times in it "
         f"(-test.count); {_warmup_repetitions(d['warmups'])} the round's value of a side is the median of the "
-        "others, so each pair of processes counts once"),
+        "others, so each pair of processes counts once" + _process_cpu(d)),
     "benchmark-failed": lambda d, u: f"the benchmark {d['benchmark']!r} failed: {d['why']}",
     "benchmark-duration": lambda d, u: (
         f"a sample lasts {format_value(d['median_ns'], 'ns')}, under 1000 steps of the "

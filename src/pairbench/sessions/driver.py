@@ -222,7 +222,8 @@ class SuiteDriver:
         # a count's blocks are as long as the rounds of identical counts that decide it (stats.counts)
         blocks = (criteria.exact_rounds() if criteria.counts
                   else block_rounds(len(self.skeleton.sides), self.sample_time_ns))
-        targets, sinks, per_block = lane.rounds(b, name, iterations, self.sample_time_ns, blocks)
+        targets, sinks, per_block = lane.rounds(b, name, iterations, self.sample_time_ns, blocks,
+                                                fixed_cpu_ns=getattr(self._local, "fixed_cpu_ns", None))
         rule = self._rule(b, per_block)
         first = (0 if not rule else criteria.exact_rounds() if criteria.counts
                  else rule.criteria.first_verdict_round() * (per_block or 1))
@@ -289,16 +290,32 @@ class SuiteDriver:
         order = np.random.default_rng(benchmark_seed(self.settings.sampling.seed, b, VALIDATION_ORDER))
         full: list[list[int]] = [[] for _ in sides]
         loops: list[list[float]] = [[] for _ in sides]
+        processes: list[tuple[int, int]] = []  # each invocation's iterations and its process's CPU time
         for _ in range(lane.validation_rounds if self._cost_ns < SLOW_SAMPLE_NS else 1):
             jobs = [(lane.target(side, name, b, *sizes[k], validation=True), side, {VALIDATION_METRIC: k / 8})
                     for side in sides for k in VALIDATION_SHARES]
             for measured in sampler.unpaired(jobs, order):
                 self._check(measured)
+                processes.append((measured.sample.iterations, measured.sample.user_ns + measured.sample.sys_ns))
                 if measured.metrics[VALIDATION_METRIC] == 1.0:
                     full[measured.side].append(measured.cost_ns)
                     loops[measured.side].append(measured.total)
+        self._local.fixed_cpu_ns = self._fixed_cpu(lane, processes)
         more = (lane.repetitions - 1) * sum(float(np.median(loop)) for loop in loops)
         return int(sum(float(np.median(costs)) for costs in full) + more)
+
+    @staticmethod
+    def _fixed_cpu(lane: Lane, processes: list[tuple[int, int]]) -> float | None:
+        """What an invocation of a harness that repeats its benchmark costs besides its loops, from the
+        validation invocations of both sides (``analysis.process_cpu``); None for any other lane."""
+        if lane.harness == "pairbench" or lane.repetitions < 2 or not processes:
+            return None
+        from pairbench.analysis.process_cpu import (
+            fixed_cpu_ns,  # loaded before the first sample (preload)
+        )
+
+        iterations, cpu = zip(*processes, strict=True)
+        return fixed_cpu_ns(iterations, cpu)
 
     @property
     def _cost_ns(self) -> int:

@@ -109,10 +109,11 @@ class Lane(Protocol):
         unknown (the harness times itself)."""
         ...
 
-    def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
-               rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
+    def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int, rounds_per_block: int, *,
+               fixed_cpu_ns: float | None = None) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
         """The targets of the paired rounds, the sinks they need, and the rounds per block (None:
-        every round is its own processes)."""
+        every round is its own processes). ``fixed_cpu_ns``: what an invocation costs besides its
+        loops, for a harness whose CPU time is its process's (``analysis.process_cpu``)."""
         ...
 
     def close(self) -> None:
@@ -163,8 +164,8 @@ class WorkerLane:
                validation: bool = False) -> WorkerTarget:
         return WorkerTarget(self.workers[side], name, b, iterations, resident=validation)
 
-    def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
-               rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
+    def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int, rounds_per_block: int, *,
+               fixed_cpu_ns: float | None = None) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
         rotation = Rotation(rounds_per_block, self.workers, seed=benchmark_seed(self._seed, b, WORKER_START_ORDER))
         targets = tuple(WorkerTarget(worker, name, b, iterations, rotation) for worker in self.workers)
         return targets, (rotation,), rotation.block_rounds
@@ -218,10 +219,11 @@ class HarnessLane:
         return HarnessTarget(self.adapter, one.program, one.name, name, b, iterations, sample_time_ns,
                              one.scratch, self.output)
 
-    def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int,
-               rounds_per_block: int) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
+    def rounds(self, b: int, name: str, iterations: int | None, sample_time_ns: int, rounds_per_block: int, *,
+               fixed_cpu_ns: float | None = None) -> tuple[tuple[Target, ...], tuple[Sink, ...], int | None]:
         targets = tuple(dataclasses.replace(self.target(side, name, b, iterations, sample_time_ns),
-                                            repetitions=self.repetitions, warmups=self.warmups)
+                                            repetitions=self.repetitions, warmups=self.warmups,
+                                            fixed_cpu_ns=fixed_cpu_ns if self.repetitions > 1 else None)
                         for side in range(len(self.sides)))
         return targets, (), None
 

@@ -7,9 +7,16 @@ An invocation runs one benchmark (``-test.bench``, each level of its name
 anchored and quoted, as the testing package splits the pattern on ``/``) for
 exactly N iterations (``-test.benchtime Nx``) with ``-test.benchmem`` and no
 tests (``-test.run ^$``), repeated ``-test.count`` times (``bench``'s rounds:
-``--repetitions``; once for the pilot and validation). GOMAXPROCS is fixed with ``-test.cpu`` to what it
-would be anyway (``$GOMAXPROCS``, else the CPUs pairbench may use), so the
-``-P`` suffix the testing package adds to every name is known and removed.
+``--repetitions``; once for the pilot and validation). GOMAXPROCS is fixed with
+``-test.cpu``: ``$GOMAXPROCS`` when set (a ``b.RunParallel`` benchmark wants several), else 1,
+so the ``-P`` suffix the testing package adds to every name is known and removed.
+
+Why one P by default: with two, the runtime's idle P spins and its threads park and wake
+hundreds of times an invocation (560 voluntary switches against 84 with one); on a shared
+2-CPU machine at load 15 that made an A/A's per-round log-ratios spread four times wider (their
+IQR 0.71-1.24 against 0.23, ``benchmarks/results/harness_equivalence.md``). A sequential
+benchmark runs on one P either way; the garbage collector's background work then shares it, on
+both sides alike.
 
 Read from the text (``parse_text``, also used by ``pairbench import``): lines
 in the Go benchmark format, ``NAME-P  N  V ns/op  V B/op  V allocs/op  V
@@ -57,16 +64,17 @@ _COUNT_DIGITS = 16  # 2**53 has 16 digits
 _UNIT_VALUE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
+DEFAULT_PROCS = 1
+"""GOMAXPROCS of a benchmark run when ``$GOMAXPROCS`` is not set (see the module's docstring)."""
+
+
 def procs() -> int:
-    """GOMAXPROCS as a Go program started by pairbench would have it: ``$GOMAXPROCS``, else the
-    number of CPUs this process may run on."""
+    """GOMAXPROCS a Go benchmark runs with (``-test.cpu``): ``$GOMAXPROCS`` when it is a positive
+    number, else ``DEFAULT_PROCS``."""
     value = os.environ.get("GOMAXPROCS", "")
     if value.isdigit() and int(value) > 0:
         return int(value)
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    return DEFAULT_PROCS
 
 
 def pattern_for(name: str) -> str:

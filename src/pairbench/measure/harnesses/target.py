@@ -14,7 +14,10 @@ yields a row per repetition, each marked with its number (the metric
 time and rusage: one process's); the first ``warmups`` of them are stored as
 warmups and never paired (a fresh process's first repetition pays for its cold
 start). The analysis takes the median of a side's repetitions in a round
-(``analysis.comparison``).
+(``analysis.comparison``). Given what such an invocation costs in CPU time besides its loops
+(``fixed_cpu_ns``, ``analysis.process_cpu``), each repetition also carries its share of the rest of
+its process's CPU time as the harness's own CPU time (``cpu_ns``): a Go benchmark's CPU time, which
+its runtime's threads do not spoil.
 
 The invocation's standard output and error go to a file of the job's executor
 (:class:`OutputFile`), read after each invocation for the report (Go prints
@@ -47,7 +50,7 @@ from pairbench.measure.harnesses.base import (
     tail_text,
 )
 from pairbench.measure.targets import Row
-from pairbench.model import PRIMARY_METRIC, REPETITION_METRIC
+from pairbench.model import CPU_METRIC, FIXED_CPU_METRIC, PRIMARY_METRIC, REPETITION_METRIC
 
 
 class OutputFile:
@@ -86,6 +89,7 @@ class HarnessTarget:
     output: OutputFile
     repetitions: int = 1
     warmups: int = 0
+    fixed_cpu_ns: float | None = None  # an invocation's CPU time besides its loops (``process_cpu``)
 
     @property
     def name(self) -> str:
@@ -123,16 +127,21 @@ class HarnessTarget:
             return (self._failed(execution, STATUS_BENCHMARK_ERROR, f"the benchmark failed: {failed}"),)
         if len(reports) == 1:
             return (self.row(execution, reports[0]),)
-        return tuple(self.repetition_row(execution, report, number) for number, report in enumerate(reports, 1))
+        return tuple(self.repetition_row(execution, report, number, len(reports))
+                     for number, report in enumerate(reports, 1))
 
-    def repetition_row(self, execution: Execution, report: Report, number: int) -> Row:
-        """The row of repetition ``number`` (from 1) of an invocation: marked with its number, and a
-        warmup (never paired) among the first ``warmups``."""
+    def repetition_row(self, execution: Execution, report: Report, number: int, of: int = 1) -> Row:
+        """The row of repetition ``number`` (from 1) of ``of``: marked with its number, and a warmup
+        (never paired) among the first ``warmups``; with ``fixed_cpu_ns``, its share of its process's
+        CPU time besides that cost, as the harness's own CPU time (``analysis.process_cpu``)."""
         row = self.row(execution, report)
         if row.execution.status != 0:
             return row
-        return dataclasses.replace(row, metrics={**row.metrics, REPETITION_METRIC: float(number)},
-                                   priming=number <= self.warmups)
+        metrics = {**row.metrics, REPETITION_METRIC: float(number)}
+        if self.fixed_cpu_ns is not None:
+            loops = max(execution.user_ns + execution.sys_ns - self.fixed_cpu_ns, 0.0)
+            metrics |= {CPU_METRIC: loops / of, FIXED_CPU_METRIC: float(self.fixed_cpu_ns)}
+        return dataclasses.replace(row, metrics=metrics, priming=number <= self.warmups)
 
     def row(self, execution: Execution, report: Report) -> Row:
         """The row of a report: the harness's iterations and time (``value``), its metrics. A time of 0
