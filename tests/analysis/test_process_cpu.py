@@ -96,7 +96,7 @@ def test_auto_decides_a_go_benchmark_on_its_process_cpu_time_and_the_stopping_ru
     rule, pairing = go_like(fixed=5_000_000)
     metric, use = metric_of(pairing, Criteria(metric="auto"))
     assert metric == "cpu" and use.kind == "unknown" and not use.waits  # the runtime's 80 switches: no waits
-    assert rule._metric[(0, 1)] == "cpu"
+    assert rule._metric[(0, 0, 1)] == "cpu"
     base, cand = paired_values(pairing.base, pairing.cand, "cpu")
     assert np.allclose(base, base[0], rtol=0.02) and np.allclose(cand, cand[0], rtol=0.02)  # steady, unlike wall
     found, _ = compare(pairing, Criteria(metric="auto"))
@@ -108,5 +108,5 @@ def test_auto_decides_a_go_benchmark_on_its_process_cpu_time_and_the_stopping_ru
 def test_without_the_process_s_own_cpu_time_the_runtime_s_switches_still_count_as_waiting():
     rule, pairing = go_like(fixed=None)
     metric, use = metric_of(pairing, Criteria(metric="auto"))
-    assert (metric, use.kind) == ("wall", "waits") and rule._metric[(0, 1)] == "wall"
+    assert (metric, use.kind) == ("wall", "waits") and rule._metric[(0, 0, 1)] == "wall"
     assert cpu_use_of((pairing.base, np.arange(3))).waits

@@ -35,8 +35,8 @@ from pairbench.analysis.history import (
 )
 from pairbench.model import json_safe
 from pairbench.report.csvfile import _cell, _csv_record, _texts
-from pairbench.report.safe import escape, visible
 from pairbench.report.metric_names import metric_words
+from pairbench.report.safe import escape, visible
 from pairbench.units import format_level, format_percent, value_formatter
 
 HISTORY_FORMAT = "pairbench.history/1"

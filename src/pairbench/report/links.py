@@ -10,8 +10,8 @@ HTML's own escaping on top).
 
 from __future__ import annotations
 
-from pairbench.report.safe import escape, visible
 from pairbench.report.metric_names import metric_words
+from pairbench.report.safe import escape, visible
 from pairbench.units import format_percent
 
 LATEST = 5  # links listed per benchmark in the terminal

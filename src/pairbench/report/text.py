@@ -78,7 +78,7 @@ def table_text(table, *, color: bool, width: int) -> str:
     buffer = io.StringIO()
     Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
             width=max(width, needed), highlight=False).print(table)
-    return buffer.getvalue()
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())  # no padding past a row's end
 
 
 class Footnotes:

@@ -24,8 +24,8 @@ from pairbench.report import charts as ch
 from pairbench.report import html
 from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
 from pairbench.report.links import paired_tables
-from pairbench.report.safe import visible
 from pairbench.report.metric_names import metric_words
+from pairbench.report.safe import visible
 from pairbench.units import format_percent
 
 STATUS_STYLE = {"confirmed": ("#d62728", "solid"), "rejected": (ch.GREY, "dot"),
