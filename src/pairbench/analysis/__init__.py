@@ -141,7 +141,8 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
     was drawn from."""
     # imported here: scipy (~0.6 s) is for the commands that analyse (a measuring one loads it before
     # its first sample, pairbench.preload), not for every command that reads a run
-    from pairbench.analysis.comparison import Pairing, bonferroni, compare
+    from pairbench.analysis.comparison import bonferroni, compare
+    from pairbench.analysis.pairing import Pairing
     from pairbench.analysis.suite import holm, verdict_values
 
     if not compares(run):

@@ -50,7 +50,7 @@ def relative_speeds(run: Run, summaries: Sequence[Summary]) -> tuple[Relative, .
     if run.kind != "run":
         return ()
     # imported here: the comparison module loads scipy, which a run measures without (preload)
-    from pairbench.analysis.comparison import paired_values
+    from pairbench.analysis.pairing import paired_values
     measured = [(i, s) for i, s in enumerate(summaries) if s.n and s.median is not None]
     if len(measured) < 2:
         return ()
