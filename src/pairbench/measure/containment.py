@@ -158,11 +158,14 @@ class Cell:
         _write(os.path.join(self.path, "cgroup.procs"), str(pid))
 
     def members(self) -> list[int]:
-        """The processes in the cell and the cells below it (empty if it is gone)."""
-        found = []
-        for directory, _, _ in os.walk(self.path):
-            with contextlib.suppress(OSError, ValueError):
-                found += [int(word) for word in _read(os.path.join(directory, "cgroup.procs")).split()]
+        """The processes in the cell and the cells below it (empty if it is gone): one read of its
+        ``cgroup.procs`` and one of ``cgroup.stat``, as a rule (the cells below are walked only when
+        there are any: a pairbench a command ran made them)."""
+        found = _procs(self.path)
+        if _descendant_cgroups(self.path):
+            for directory, _, _ in os.walk(self.path):
+                if directory != self.path:
+                    found += _procs(directory)
         return found
 
     def others(self) -> int:
@@ -221,6 +224,25 @@ class Cell:
             with contextlib.suppress(OSError):
                 os.rmdir(directory)
         return not os.path.isdir(self.path)
+
+
+def _procs(directory: str) -> list[int]:
+    try:
+        return [int(word) for word in _read(os.path.join(directory, "cgroup.procs")).split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _descendant_cgroups(directory: str) -> bool:
+    """Whether cgroups lie below ``directory`` (``nr_descendants`` of its ``cgroup.stat``; True when
+    that cannot be read: then they are looked for)."""
+    try:
+        for line in _read(os.path.join(directory, "cgroup.stat")).splitlines():
+            if line.startswith("nr_descendants "):
+                return line.split()[1] != "0"
+    except (OSError, IndexError):
+        pass
+    return True
 
 
 def sweep(base: str) -> None:

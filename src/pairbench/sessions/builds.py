@@ -196,7 +196,8 @@ class BuildCache:
         except MeasurementError:
             remove_worktree(str(worktree), self.repository)
             raise
-        stamp.write_text(f"{revision.commit}\n{self.recipe.build}\n")
+        with os.fdopen(open_private(entry, _STAMP), "w") as written:  # never through a link a build left
+            written.write(f"{revision.commit}\n{self.recipe.build}\n")
         self.built_now.append(revision.commit)
         return here
 
