@@ -364,6 +364,8 @@ class PosixExecutor:
         then end everything else it started."""
         _held_off(leftovers.kill_group, pid, pid, self.kill_grace_s)
         if self.cell is not None and self.cell.others() and self._renew_cell() is not None:
+            if self.adopts_orphans and leftovers.has_children():
+                _held_off(self._end_descendants, pid)
             return
         if leftovers.group_exists(pid):
             _held_off(leftovers.kill_group, pid, None, self.kill_grace_s)
