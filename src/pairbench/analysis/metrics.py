@@ -50,6 +50,7 @@ from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.pairing import common_rounds, per_round
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
+from pairbench.measure.harnesses.gotest import NAME as GO
 from pairbench.model import (
     CPU_METRIC,
     PRIMARY_METRIC,
@@ -141,7 +142,7 @@ def metric_units(run: Run) -> list[tuple[str, str]]:
     """(column, unit) of every harness metric in ``run``'s series, as benchstat orders its tables: B/op,
     allocs/op, then the others by name (a series' columns have no order of their own)."""
     columns = {name for _, _, s in run.all_series() for name in s.metrics if name not in NOT_UNITS}
-    legacy = run.suite is not None and run.suite.harness == "go" and not any(n.endswith("/op") for n in columns)
+    legacy = run.suite is not None and run.suite.harness == GO and not any(n.endswith("/op") for n in columns)
     units = [(name, per_op_name(name, legacy)) for name in columns]
     return sorted(units, key=lambda pair: (FIRST_UNITS.get(pair[1], len(FIRST_UNITS)), pair[1]))
 

@@ -96,8 +96,9 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
       pairbench bisect v1.3.0 v1.4.0 --pass-env CC --pass-env CFLAGS
     """
     from pairbench.analysis.bisection import Search
-    from pairbench.cli.confirm import measure_builds, recipe_settings
+    from pairbench.cli.confirm import seams
     from pairbench.cli.measuring import programs_environment, store_target
+    from pairbench.cli.progress import Displays
     from pairbench.cli.report import check_outputs
     from pairbench.report.bisect import header_line, trial_line
     from pairbench.sessions.bisect import BisectSession
@@ -108,7 +109,7 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
 
     session = BisectSession(find_project(), good, bad)
     options["max_time"] = options.get("max_time") or DEFAULT_MAX_TIME
-    settings = recipe_settings(session.recipe, ("GOOD", "BAD"), options)
+    settings = session.recipe.settings(("GOOD", "BAD"), options)
     budget_ns = parse_duration_ns(budget, option="--budget") if budget is not None else None
     keep = _count("--keep-builds", keep_builds, DEFAULT_KEEP)
     if json_path == export_markdown == "-":
@@ -119,26 +120,21 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
     check_outputs(outputs, example="bisect.json", inputs=store_files(target))
     say = (lambda text: None) if settings.outputs.quiet else app.io.err
     say(header_line(session, Search(session.commits, settings.decision.alpha, settings.decision.threshold)))
-    with programs_environment(pass_env, isolated=True, store=target):
-        bisected = session.run(settings, lambda s, boundary, pair: measure_builds(app, s, boundary),
-                               budget_ns=budget_ns, store=target, keep_builds=keep, clock=app.clock,
-                               on_trial=lambda done: say(trial_line(session.commits, done)))
+    with programs_environment(pass_env, isolated=True, store=target), Displays(app.io, settings, app.clock) as shown:
+        bisected = session.run(settings, seams(app, shown), budget_ns=budget_ns, store=target, keep_builds=keep,
+                               clock=app.clock, on_trial=lambda done: say(trial_line(session.commits, done)))
     return _report(app, bisected, json_path, export_markdown)
 
 
 def _report(app: App, bisected, json_path: str | None, export_markdown: str | None) -> int:
     from pairbench.cli.report import write_files
     from pairbench.errors import interruption_exit_code
-    from pairbench.report.bisect import (
-        render_bisect_json,
-        render_bisect_markdown,
-        render_bisect_text,
-    )
+    from pairbench.report.exports import renderer
 
-    files = [(path if path != "-" else None, render(bisected)) for path, render in
-             ((json_path, render_bisect_json), (export_markdown, render_bisect_markdown)) if path]
+    files = [(path if path != "-" else None, renderer("bisect", fmt)(bisected)) for path, fmt in
+             ((json_path, "json"), (export_markdown, "markdown")) if path]
     if not any(path is None for path, _ in files):
-        app.io.out(render_bisect_text(bisected).rstrip("\n"))
+        app.io.out(renderer("bisect", "text")(bisected).rstrip("\n"))
     write_files(app.io, files)
     if bisected.interrupted:
         return interruption_exit_code(bisected.interrupted)

@@ -172,18 +172,13 @@ def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
 def write_document(io: Io, run, analysis, path: str, *, announce: bool = True) -> None:
     """Write ``run`` with its analysis as a result document to ``path`` (``-``: standard output),
     atomically; say where on standard error when ``announce``."""
-    from pairbench.report.jsonfile import derived_document
+    from pairbench.sessions.result import result_document, save
 
     if path == "-":
-        from pairbench.store.resultfile import run_to_document
-
-        derived = derived_document(run, analysis) if analysis else None
-        io.out(json.dumps(run_to_document(run, derived), allow_nan=False))
+        io.out(json.dumps(result_document(run, analysis), allow_nan=False))
         return
-    from pairbench.sessions.result import save
-
     try:
-        save(run, analysis, path, derived_document)
+        save(run, analysis, path)
     except OSError as exc:
         raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
     if announce:

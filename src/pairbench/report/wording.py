@@ -171,8 +171,8 @@ def _only_on(d: Mapping, what: str) -> str:
 
 def _harness(d: Mapping) -> str:
     """The harness a note's data names (a stored note is data from a file: anything but a string is none)."""
-    harness = d.get("harness", "pairbench")
-    return harness if isinstance(harness, str) else "pairbench"
+    harness = d.get("harness", PAIRBENCH)
+    return harness if isinstance(harness, str) else PAIRBENCH
 
 
 def _elided(d: Mapping, unit: str) -> str:
