@@ -32,8 +32,8 @@ FREEZE_BOUND_S = 2.0
 """How long :func:`end_descendants` keeps stopping descendants that are new since its last scan before
 it kills what it stopped: far longer than a scan (about a millisecond), so only a process that keeps
 leaving its session faster than the scan, for that long, can stay ahead."""
-END_CYCLES = 3
-"""Times :func:`end_descendants` stops and kills before it says that some are still running."""
+END_BOUND_S = 5.0
+"""How long :func:`end_descendants` goes on stopping and killing before it says that some still run."""
 END_WAIT_S = 5.0
 """How long killed descendants may take to be gone, at most, in one cycle."""
 
@@ -284,22 +284,27 @@ def _scanned_descendants(ancestor: int) -> list[Descendant]:
 
 
 def end_descendants(known_groups: tuple[int, ...] = ()) -> int:
-    """End every descendant of this process, hopper-proof: stop each (SIGSTOP) and, where that is safe,
-    its whole process group, then scan again, until a scan finds no new one (or ``FREEZE_BOUND_S``
-    passed); then SIGKILL and SIGCONT all that were stopped, reap them, and look again, up to
-    ``END_CYCLES`` times. Returns how many descendants were still alive at the end (0: all ended).
+    """End every descendant of this process (a child subreaper), hopper-proof: stop each (SIGSTOP)
+    and, where that is safe, its whole process group, then walk again, until a walk finds no new one
+    (or ``FREEZE_BOUND_S`` passed); then SIGKILL and SIGCONT all that were stopped and reap them; and
+    again while this process has a live child, for ``END_BOUND_S`` at most. Returns how many
+    descendants were still alive at the end (0: all ended).
 
     A stopped process cannot fork, and a signal to a process group reaches every member at once,
     forks in progress included, so a process that forks and exits in a loop is caught by its group.
     A group is signalled when it is one of ``known_groups`` (the program's own) or lies in a session a
-    descendant made (not ours, not our parent's): every member of such a group descends from us."""
+    descendant made (not ours, not our parent's): every member of such a group descends from us.
+    A walk can miss a process that its parent's exit hands to us while the walk reads; whether we
+    have a live child cannot miss one (every live descendant of a subreaper has a live ancestor
+    among its children), so that is what ends the loop."""
     me = os.getpid()
     sessions = {_session(0), _session(os.getppid())}
-    left: list[Descendant] = []
-    for _ in range(END_CYCLES):
-        stopped, groups = _stop_all(me, set(known_groups), sessions)
-        if not stopped:
+    deadline = time.monotonic() + END_BOUND_S
+    while True:
+        reap_exited_children()
+        if not has_children():
             return 0
+        stopped, groups = _stop_all(me, set(known_groups), sessions)
         for signum in (signal.SIGKILL, signal.SIGCONT):
             for group in groups:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -308,10 +313,9 @@ def end_descendants(known_groups: tuple[int, ...] = ()) -> int:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signum)
         _wait_gone(stopped, END_WAIT_S)
-        left = descendants(me)
-        if not left:
-            return 0
-    return len(left)
+        if time.monotonic() >= deadline:
+            reap_exited_children()
+            return max(len(descendants(me)), int(has_children()))
 
 
 def _stop_all(me: int, known: set[int], sessions: set[int]) -> tuple[list[int], set[int]]:

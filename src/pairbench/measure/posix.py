@@ -269,7 +269,8 @@ class PosixExecutor:
         if not leftovers.has_children():  # the usual case: one system call, no /proc scan
             return 0
         leftovers.reap_exited_children()
-        return len(leftovers.descendants(os.getpid()))
+        # a walk can miss a process handed to us as it reads; a live child of ours cannot be missed
+        return len(leftovers.descendants(os.getpid())) or int(leftovers.has_children())
 
     def _kill_survivors(self, pgid: int) -> int:
         """End what the command ``pgid`` left: the cell, else its group and (adopting orphans) every

@@ -101,7 +101,7 @@ extern char **environ;
 #endif
 #define CHUNK 65536
 #define FREEZE_BOUND_NS 2000000000LL /* how long the scan keeps stopping new descendants */
-#define END_CYCLES 3                  /* stop-and-kill cycles before saying some still run */
+#define END_BOUND_NS 5000000000LL     /* how long ending descendants goes on before it says some run */
 #define END_WAIT_NS 5000000000LL      /* how long killed processes may take to be gone */
 #define MESSAGE_MAX 512
 
@@ -662,18 +662,20 @@ static void stop_all(pid_t known, struct pids *stopped, struct pids *groups)
     }
 }
 
-/* End every descendant of ours: stop them all (stop_all), then SIGKILL and SIGCONT, reap, and look
- * again, up to END_CYCLES times; how many were still alive at the end (0: all ended). */
+/* End every descendant of ours: stop them all (stop_all), then SIGKILL and SIGCONT, reap; and again
+ * while we have a live child, for END_BOUND_NS at most. How many were still alive at the end (0: all
+ * ended). A walk can miss a process its parent's exit hands to us as the walk reads; whether we have
+ * a live child cannot (every live descendant of a subreaper has a live ancestor among its children),
+ * so that is what ends the loop. */
 static int end_descendants(pid_t known)
 {
-    size_t left = 0;
-    for (int cycle = 0; cycle < END_CYCLES; cycle++) {
+    long long until = now_ns() + END_BOUND_NS;
+    for (;;) {
+        reap_exited_children();
+        if (!has_children())
+            return 0;
         struct pids stopped = {0}, groups = {0};
         stop_all(known, &stopped, &groups);
-        if (!stopped.n) {
-            free(groups.at);
-            return 0;
-        }
         const int signals[2] = {SIGKILL, SIGCONT};
         for (int s = 0; s < 2; s++) {
             for (size_t i = 0; i < groups.n; i++)
@@ -682,7 +684,7 @@ static int end_descendants(pid_t known)
                 kill(stopped.at[i], signals[s]);
         }
         long long deadline = now_ns() + END_WAIT_NS;
-        for (int step = 0;; step++) {
+        for (int step = 0; stopped.n; step++) {
             reap_exited_children();
             size_t alive = 0;
             for (size_t i = 0; i < stopped.n; i++)
@@ -695,13 +697,14 @@ static int end_descendants(pid_t known)
         }
         free(stopped.at);
         free(groups.at);
-        struct proc *found;
-        left = descendants(self_pid, &found);
-        free(found);
-        if (!left)
-            return 0;
+        if (now_ns() >= until) {
+            reap_exited_children();
+            struct proc *found;
+            size_t left = descendants(self_pid, &found);
+            free(found);
+            return left ? (int)left : has_children();
+        }
     }
-    return (int)left;
 }
 
 /* How many processes the command ``pgid`` (reaped) left alive, without a cgroup. */
@@ -715,7 +718,7 @@ static int survivors(pid_t pgid)
     struct proc *found;
     size_t n = descendants(self_pid, &found);
     free(found);
-    return (int)n;
+    return n ? (int)n : has_children(); /* a walk can miss a process handed to us; a live child cannot */
 }
 
 /* -- cgroups: a command's own, or a cell this process shares with the command ---------------------- */
