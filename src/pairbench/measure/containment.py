@@ -16,8 +16,9 @@ Who uses cells: a keeper (``measure.keeper``, ``spawner.c --keep``) starts its p
 (below the directory it is given) and ends the cell when the program ends or is stopped; a spawner
 (``measure.python_spawner``, ``spawner.c``) lives in a cell with the command it runs, counts what is
 left there besides itself after each command, and when something is, moves itself to a new cell and
-ends the old one. So a command is spawned as before (the timed window does not change) and the
-usual case costs one read of ``cgroup.procs`` between samples. A cell is named
+ends the old one. So a command is spawned as before (the timed window does not change), and a
+command that left nothing costs what it costs without a cell: one system call says the spawner (a
+subreaper) has no child. A cell is named
 ``pairbench-PID-N`` (PID: the keeper's or spawner's); one left behind by a process killed with
 ``kill -9`` is removed by the next pairbench that finds it empty.
 

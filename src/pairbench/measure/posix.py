@@ -262,8 +262,10 @@ class PosixExecutor:
     def _survivors(self, pgid: int) -> int:
         """How many processes the command ``pgid`` (reaped) left alive."""
         if self.cell is not None:
+            if self.adopts_orphans and not leftovers.has_children():  # the usual case: no read at all
+                return 0
             leftovers.reap_exited_children()
-            return self.cell.others()  # one read of cgroup.procs: every process the command started
+            return self.cell.others()  # every process the command started, whatever became of its parents
         if not self.adopts_orphans:
             return leftovers.count_live_members(pgid) if leftovers.group_exists(pgid) else 0
         if not leftovers.has_children():  # the usual case: one system call, no /proc scan

@@ -889,6 +889,8 @@ static int renew_cell(void)
 static void end_leftovers(pid_t pgid, const char *own, int *leftovers, int *escaped)
 {
     *leftovers = *escaped = 0;
+    if (adopts_orphans && !has_children()) /* the usual case: nothing left (a subreaper would have a child) */
+        return;
     reap_exited_children();
     if (own || cell_path[0]) {
         *leftovers = cgroup_members(own ? own : cell_path, 0);
