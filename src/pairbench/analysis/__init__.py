@@ -100,7 +100,8 @@ def _measuring_notes(run: Run) -> tuple[Note, ...]:
 def _suite_summary(run: Run, comparisons, values, notes):
     from pairbench.analysis.suite import summarize_suite  # with scipy: see _comparisons
 
-    summary = summarize_suite(comparisons, values, notes, criteria_of(run), run.settings.sampling.seed)
+    summary = summarize_suite(comparisons, values, notes, criteria_of(run), run.settings.sampling.seed,
+                              run.settings.sampling.min_runs)
     return dataclasses.replace(summary, budget=budget_needed(run, comparisons, summary.not_measured.count))
 
 

@@ -60,7 +60,7 @@ from pairbench.model import (
     Run,
     Samples,
 )
-from pairbench.verdict import Verdict
+from pairbench.verdict import Verdict, within
 
 NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, REPETITION_METRIC, "block",
                        "rounds", "minor_faults", "major_faults"})
@@ -252,9 +252,9 @@ def _finished(p: _Pending, c: Comparison, method: str, criteria: Criteria) -> Me
     if method == "equal":
         c = dataclasses.replace(c, verdict=Verdict("equivalent", reason="equal in every round"))
     elif method == "sign test" and c.pvalue is not None and c.pvalue <= criteria.alpha:
-        within = ratio_pct is not None and abs(ratio_pct) <= criteria.threshold
+        inside = ratio_pct is not None and within(ratio_pct, criteria.threshold)
         up = np.count_nonzero(p.cand > p.base) > np.count_nonzero(p.cand < p.base)
-        c = dataclasses.replace(c, verdict=Verdict("slower" if up else "faster", negligible=within,
+        c = dataclasses.replace(c, verdict=Verdict("slower" if up else "faster", negligible=inside,
                                                    reason="the sign test of the rounds' differences"))
     change = c.effect.estimate if c.effect is not None else ratio_pct
     return MetricComparison(c, base_median, cand_median, method, cand_median - base_median,

@@ -71,14 +71,14 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
     cached by tree in the repository's git directory), and compared in paired,
     interleaved rounds: the [confirm] bench target by `pairbench bench` (-k
     chooses the benchmarks), or the [confirm] command by `pairbench compare`.
-    BAD against GOOD first: the step, and its half, the boundary every further
+    BAD against GOOD first: the step, and a quarter of it, the boundary every further
     comparison decides against. Then the middle commit of the range that
     remains against GOOD: slower by the step, like GOOD, or inconclusive; last,
     the commit found against its parent. GOOD must lie on BAD's first-parent
     line (a merge is one commit). The error rate alpha holds for the whole
     search: each comparison gets alpha / (ceil(log2 N) + 2), N the commits
     after GOOD, the most comparisons the search can make. No commit is named
-    unless it is, by itself, slower than its parent by at least half the step;
+    unless it is, by itself, slower than its parent by at least a quarter of the step;
     otherwise the slowdown is said to be spread over the commits, or the answer
     is inconclusive with the range that remains. With a history store each
     comparison is kept as a confirmation. Sampling options take bench's

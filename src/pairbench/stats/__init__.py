@@ -88,6 +88,8 @@ _EXPORTS = {
     "StepEvidence": "evidence",
     "lasting_evidence": "evidence",
     "LastingEvidence": "evidence",
+    "ramp_evidence": "evidence",
+    "RampEvidence": "evidence",
     "credible_places": "evidence",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
