@@ -149,6 +149,9 @@ class Cell:
                 os.mkdir(path, 0o755)
             except FileExistsError:
                 continue
+            # No pressure-stall accounting of its own (Linux 6.1): the kernel would account each sleep
+            # and wake of the processes in it at one more level than the spawner's own cgroup.
+            _try_write(os.path.join(path, "cgroup.pressure"), "0")
             return cls(path)
 
     def can_end(self) -> bool:

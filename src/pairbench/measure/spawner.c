@@ -859,6 +859,8 @@ static int cell_enter(void)
                  strerror(errno));
         return -1;
     }
+    snprintf(procs, sizeof procs, "%s/cgroup.pressure", path);
+    write_text(procs, "0"); /* no pressure-stall accounting of its own: see measure/containment.py */
     snprintf(procs, sizeof procs, "%s/cgroup.procs", path);
     if (write_text(procs, "0") != 0) {
         snprintf(contain_reason, sizeof contain_reason, "cannot move into the cgroup %.300s: %s", path,
@@ -1541,8 +1543,12 @@ static int keep(pid_t parent, char *const argv[])
     children_files = has_children_files();
     if (contain_dir) { /* the program's cell; none: the scan contains it */
         snprintf(cell_path, sizeof cell_path, "%s/pairbench-%d-1", contain_dir, (int)self_pid);
+        char pressure[4200];
+        snprintf(pressure, sizeof pressure, "%s/cgroup.pressure", cell_path);
         if (mkdir(cell_path, 0755) != 0)
             cell_path[0] = '\0';
+        else
+            write_text(pressure, "0");
     }
     pid_t pid = fork();
     if (pid < 0)
