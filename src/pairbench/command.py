@@ -67,8 +67,10 @@ class Execution:
     ``status`` follows the sample convention: exit code, -signal, or
     ``STATUS_TIMEOUT``. ``leftover_processes`` counts processes the command
     left alive after it exited, in its process group or (through the spawner) having
-    left it with ``setsid``; they are killed. A worker also reports the page faults
-    its loop took (``minor_faults``, ``major_faults``), and, when a hardware counter counted them, the
+    left it with ``setsid``; they are killed. ``escaped_processes`` counts those still
+    running when pairbench gave up ending them (only where the machine gives no cgroup:
+    see ``measure.containment``). A worker also reports the page faults its loop took
+    (``minor_faults``, ``major_faults``), and, when a hardware counter counted them, the
     user-space instructions its loop executed (``instructions``; None: not counted).
     """
 
@@ -81,6 +83,7 @@ class Execution:
     voluntary_cs: int = 0
     involuntary_cs: int = 0
     leftover_processes: int = 0
+    escaped_processes: int = 0
     minor_faults: int = 0
     major_faults: int = 0
     instructions: int | None = None
@@ -97,8 +100,11 @@ class ExecutorInfo:
     process that ran the commands (``"native"`` or ``"python"``; None: none,
     they ran from pairbench itself or were not commands); ``peak_memory`` how
     max RSS was measured (``"rusage"``: ``wait4``'s ``ru_maxrss``; ``"cgroup"``:
-    ``memory.peak`` of a cgroup per command; None: not by the executor), and
-    ``peak_memory_reason`` why a delegated cgroup was not used.
+    ``memory.peak`` of a cgroup per command; None: not by the executor),
+    ``peak_memory_reason`` why a delegated cgroup was not used, and ``containment``
+    how what a command left running was ended (``"cgroup"``: a cgroup of its own;
+    ``"scan"``: the spawner's scan of its descendants; ``"group"``: its process
+    group only; None: unknown), with ``containment_reason`` why not a cgroup.
     """
 
     kind: str
@@ -107,10 +113,12 @@ class ExecutorInfo:
     spawner: str | None = None
     peak_memory: str | None = None
     peak_memory_reason: str = ""
+    containment: str | None = None
+    containment_reason: str = ""
 
     def to_dict(self) -> dict:
-        """The ``environment.executor`` record of a result document (the last three keys only when
-        known: documents before them lack them)."""
+        """The ``environment.executor`` record of a result document (the keys after the floor only
+        when known: documents before them lack them)."""
         record = {"kind": self.kind, "rss_floor_kib": self.rss_floor_kib}
         if self.spawner is not None:
             record["spawner"] = self.spawner
@@ -118,4 +126,8 @@ class ExecutorInfo:
             record["peak_memory"] = self.peak_memory
         if self.peak_memory_reason:
             record["peak_memory_reason"] = self.peak_memory_reason
+        if self.containment is not None:
+            record["containment"] = self.containment
+        if self.containment_reason:
+            record["containment_reason"] = self.containment_reason
         return record

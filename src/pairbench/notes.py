@@ -128,6 +128,7 @@ CODES: dict[str, str] = {
     "renamed": "a repeated command text was given a distinct name",
     "shell-syntax": "shell operators reach a program run without a shell",
     "leftover-processes": "a command left processes running; they were killed",
+    "containment-partial": "processes a command left kept starting others faster than they could be ended",
     "executor-fallback": "the spawner could not start; commands ran from pairbench itself",
     "spawner-fallback": "the native spawner could not start; commands ran from the Python spawner",
     "cleanup-interrupted": "Ctrl-C cut --cleanup short",

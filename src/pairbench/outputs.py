@@ -182,6 +182,24 @@ def private_directory(root: str | os.PathLike, relative: str) -> Path:
     return current
 
 
+def check_private_directory(root: str | os.PathLike, relative: str) -> None:
+    """Refuse (:class:`RefusedOutput`) what :func:`private_directory` would refuse, making nothing: a
+    component of ``root/relative`` that exists as a symbolic link or not as a directory."""
+    current = Path(root)
+    for part in Path(relative).parts:
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(info.st_mode):
+            raise RefusedOutput(current, f"{current} is a symbolic link; pairbench writes its own files below "
+                                f"{root} only into real directories, never through a link (one committed to a "
+                                "repository could point anywhere): remove it")
+        if not stat.S_ISDIR(info.st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, f"{current} is not a directory", str(current))
+
+
 def open_private(directory: Path, name: str) -> int:
     """A close-on-exec descriptor writing the file ``name`` afresh in ``directory`` (from
     :func:`private_directory`); a link of that name is refused, never followed."""

@@ -6,10 +6,8 @@ command, worker, harness run and build)."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -70,17 +68,16 @@ print(done.stdout.strip() or done.stderr.strip().splitlines()[-1])
 
 @pytest.mark.e2e
 @pytest.mark.parametrize(("how", "said"), [("hidden", "Permission denied"), ("shown", "1")])
-def test_a_child_cannot_read_pairbenchs_environment_in_proc_while_it_holds_a_credential(how, said):
-    """Run as an unprivileged user (root reads every /proc file): the standard library's Python, the
-    keeper's parent, pairbench's own module. Shown, the child reads PGPASSWORD there (the test can
-    fail); hidden, it cannot."""
-    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    drop = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] if os.geteuid() == 0 else []
-    if drop and not shutil.which("setpriv"):
-        pytest.fail("setpriv (util-linux) is needed to run this as an unprivileged user")
-    src = str(Path(env.__file__).resolve().parents[2])
-    done = subprocess.run([*drop, python, "-c", HOLDER, src, how, READ_PARENT], capture_output=True, text=True,
-                          timeout=60, env={"PATH": os.environ["PATH"], "PGPASSWORD": "PW"}, check=False)
+def test_a_child_cannot_read_pairbenchs_environment_in_proc_while_it_holds_a_credential(how, said, other_user):
+    """Run as an unprivileged user (root reads every /proc file), from a place that user can read
+    wherever this checkout lives (``other_user``: a clone in a 0700 directory included): the keeper's
+    parent, pairbench's own module. Shown, the child reads PGPASSWORD there (the test can fail);
+    hidden, it cannot."""
+    shared = other_user["shared"]
+    src = str(shared.checkout / "src")
+    done = subprocess.run([*other_user["drop"], str(shared.python), "-c", HOLDER, src, how, READ_PARENT],
+                          capture_output=True, text=True, timeout=60, cwd="/",
+                          env={"PATH": os.environ["PATH"], "PGPASSWORD": "PW", **shared.env}, check=False)
     assert done.returncode == 0, done.stderr
     assert said in done.stdout, done.stdout
 

@@ -193,10 +193,11 @@ def raw(built):
 
 
 @pytest.mark.e2e
-def test_native_spawner_answers_ready_with_its_floor_and_rusage(raw):
-    kind, floor, memory, why = raw.ready[1:]
+def test_native_spawner_answers_ready_with_its_floor_rusage_and_how_it_contains(raw):
+    kind, floor, memory, why, contained, not_cgroup = raw.ready[1:]
     assert raw.ready[0] == 0 and kind == "ready"
     assert 0 < floor <= 2 * MIB and memory == "rusage" and why == ""
+    assert contained == "scan" and not_cgroup == ""  # a subreaper, and no --contain given
 
 
 @pytest.mark.e2e

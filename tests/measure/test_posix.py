@@ -267,17 +267,15 @@ def test_background_child_outliving_the_command_is_counted_and_killed(make, tmp_
     assert ex.run(parse_command("true")).leftover_processes == 0
 
 
-def test_leftover_ignoring_sigterm_is_killed_after_the_grace_period_outside_the_sample(make, tmp_path):
+def test_leftover_ignoring_sigterm_is_killed_outside_the_sample(make, tmp_path):
     pidfile = tmp_path / "pid"
     ex = make(kill_grace_s=1.0)
-    t0 = time.monotonic()
     # the command ends only once its leftover ignores SIGTERM (its own trap, before it writes its pid)
     run = ex.run(sh(f"sh -c 'trap \"\" TERM; echo $$ > {pidfile}; exec sleep 30' & "
                     f"while [ ! -s {pidfile} ]; do sleep 0.01; done; exit 0"))
-    elapsed = time.monotonic() - t0
-    assert run.leftover_processes == 1
+    assert run.leftover_processes == 1 and run.escaped_processes == 0
     assert is_gone(read_pid(pidfile))
-    assert run.wall_ns / 1e9 + 1.0 <= elapsed < 20  # the sample ended when the command exited, then the grace
+    assert run.wall_ns < 25e9  # the sample ended when the command exited, not with its 30 s leftover
 
 
 def test_command_runs_in_its_own_process_group_with_stdin_from_devnull(make, tmp_path):

@@ -7,14 +7,17 @@ validate them, once. A COMMAND is measured by a session (``sessions.doctor``) an
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
-from pairbench.cli.app import App, cli
+from pairbench.cli.app import App, cli, default_environment
 from pairbench.cli.measuring import programs_environment
 from pairbench.cli.options import environment_options
 from pairbench.environment.checks import DOCTOR_WINDOW_S, diagnose_machine
 from pairbench.environment.findings import Report, at_least
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, UsageError
+from pairbench.measure import containment
 from pairbench.measure.executor import OutputPolicy
 from pairbench.parsers import parse_doctor_fail_on, parse_plan, parse_shell
 from pairbench.report.doctor import render_benchmark, render_json, render_machine
@@ -90,6 +93,8 @@ def doctor(app: App, command: str | None, as_json: bool, fail_on: str | None, en
     environment = (app.environment(root, activity_window_s=DOCTOR_WINDOW_S, live=True) if live
                    else stored_environment(environment_path))
     machine = diagnose_machine(environment, live=live)
+    if live and root == "/" and app.environment is default_environment:  # this machine's, read by pairbench
+        machine = with_containment(machine, containment.containment())
     if plan is None:
         report = machine
         app.io.out(render_json(machine) if as_json else render_machine(machine, color=app.io.color))
@@ -103,6 +108,12 @@ def doctor(app: App, command: str | None, as_json: bool, fail_on: str | None, en
     app.io.out(render_json(report, machine=machine, plan=plan) if as_json
                else render_benchmark(report, machine, plan, color=app.io.color))
     return _exit_code(report, threshold)
+
+
+def with_containment(machine: Report, found: containment.Containment) -> Report:
+    """The machine's report with how it contains what pairbench starts, in its details."""
+    record = {"method": found.method, "directory": found.directory, "reason": found.reason}
+    return dataclasses.replace(machine, details={**machine.details, "containment": record})
 
 
 def _no_plan(options: dict) -> None:

@@ -8,7 +8,8 @@ life. A worker (a long-lived process on two pipes), a harness's listing run and
 Python keeper (``measure.keeper``). The keeper
 
 * runs the program as its child, in a process group of its own, with a
-  parent-death signal (so ``kill -9`` of the keeper kills the program);
+  parent-death signal (so ``kill -9`` of the keeper kills the program), and in
+  a cgroup of its own where the machine gives one (``measure.containment``);
 * is a child subreaper, so what the program starts stays its descendant even
   after a ``setsid`` and its parent's exit;
 * dies with pairbench: ``PR_SET_PDEATHSIG`` gives it SIGTERM when the thread
@@ -16,8 +17,9 @@ Python keeper (``measure.keeper``). The keeper
   checked that pairbench had not died already;
 * on SIGTERM (:func:`stop`: a timeout, a worker's retirement, pairbench's own
   Ctrl-C or SIGTERM) ends the program's group (SIGTERM, the grace period,
-  SIGKILL) and then every other descendant; when the program exits by itself,
-  it ends what the program left running the same way;
+  SIGKILL) and then everything else the program started (its cgroup killed,
+  then any other descendant stopped and killed); when the program exits by
+  itself, it ends what the program left running the same way;
 * exits as the program did (its code, or its signal), so ``Popen.wait`` reads
   the program's status.
 
@@ -38,7 +40,7 @@ import signal
 import subprocess
 import sys
 
-from pairbench.measure import child_environment, native
+from pairbench.measure import child_environment, containment, native
 from pairbench.measure.native import package_root
 
 KEEPER_MARGIN_S = 2.0
@@ -87,6 +89,7 @@ def stop(process: subprocess.Popen, grace_s: float = 0.5) -> int:
     other descendants); if the keeper has not ended after its own waits and ``KEEPER_MARGIN_S``,
     SIGKILL to its group."""
     if process.poll() is not None:
+        _end_cells_of(process.pid)  # a keeper killed from outside leaves its cell (and what is in it)
         return process.returncode
     if _KEEPING:
         program = program_pid(process)  # read now: the keeper's child, not yet reaped, so its own group
@@ -98,11 +101,21 @@ def stop(process: subprocess.Popen, grace_s: float = 0.5) -> int:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGTERM)
     try:
-        return wait(process, 2 * grace_s + 1.0 + KEEPER_MARGIN_S if _KEEPING else grace_s)
+        return wait(process, 2 * grace_s + containment.END_BOUND_S + KEEPER_MARGIN_S if _KEEPING else grace_s)
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
-        return process.wait()
+        status = process.wait()
+        _end_cells_of(process.pid)  # the keeper did not: what it kept is ended here
+        return status
+
+
+def _end_cells_of(keeper: int) -> None:
+    """End and remove the cell a keeper leaves behind when it is killed before its own end (a keeper
+    that ended as it should removed it: then this is one listing of a small directory)."""
+    base = containment.containment().directory if _KEEPING else None
+    if base:
+        containment.end_cells_of(base, keeper)
 
 
 def wait(process: subprocess.Popen, timeout_s: float | None) -> int:
@@ -140,9 +153,10 @@ def _keeper(grace_s: float) -> list[str]:
     """The keeper's command line before ``--``: the native one where it was built, else Python's."""
     parent = str(os.getpid())
     program = native.program_path()
+    contain = containment.containment().option()
     if os.access(program, os.X_OK):
-        return [program, "--keep", parent, "--grace-ns", str(round(grace_s * 1e9))]
-    return [sys.executable, "-S", "-I", "-c", _BOOTSTRAP, package_root(), parent, repr(float(grace_s))]
+        return [program, "--keep", parent, "--grace-ns", str(round(grace_s * 1e9)), *contain]
+    return [sys.executable, "-S", "-I", "-c", _BOOTSTRAP, package_root(), parent, repr(float(grace_s)), *contain]
 
 
 def _resolved(program: str, environ: dict[str, str], cwd: str | None) -> str:

@@ -1,13 +1,15 @@
 """The Python keeper: what ``pairbench-spawner --keep`` does, where the native spawner was not built.
 
-``measure.children`` runs it as ``python -S -I -c BOOTSTRAP PACKAGE_ROOT PARENT_PID GRACE_S --
-PROGRAM ARG...``. It runs PROGRAM as its child and keeps it, and everything it starts, tied to
-pairbench's life: it is a child subreaper (a daemon that leaves the program's process group with
-``setsid`` stays its descendant), it dies with pairbench (``PR_SET_PDEATHSIG``, after checking that
-pairbench is still its parent), and the program gets a parent-death signal of its own. When the
-program exits, whatever it left running is ended (SIGTERM, the grace period, SIGKILL) and the keeper
-exits as the program did; on SIGTERM, SIGHUP or SIGINT the program's process group is ended first,
-then every other descendant.
+``measure.children`` runs it as ``python -S -I -c BOOTSTRAP PACKAGE_ROOT PARENT_PID GRACE_S
+[--contain DIR] -- PROGRAM ARG...``. It runs PROGRAM as its child and keeps it, and everything it
+starts, tied to pairbench's life: with ``--contain`` the program starts in a cgroup of its own below
+DIR (``measure.containment``), and the keeper is a child subreaper (a daemon that leaves the
+program's process group with ``setsid`` stays its descendant); it dies with pairbench
+(``PR_SET_PDEATHSIG``, after checking that pairbench is still its parent), and the program gets a
+parent-death signal of its own. When the program exits, whatever it left running is ended (the
+cgroup killed, then any other descendant stopped and killed) and the keeper exits as the program
+did; on SIGTERM, SIGHUP or SIGINT the program's process group gets SIGTERM and the grace period
+first.
 
 Like ``measure.leftovers``, which does the finding and killing, this imports nothing beyond the
 standard library: it starts in a few milliseconds.
@@ -21,6 +23,7 @@ import signal
 import sys
 
 from pairbench.measure import leftovers
+from pairbench.measure.containment import Cell
 from pairbench.measure.prctl import PR_SET_PDEATHSIG, prctl
 
 _HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
@@ -35,7 +38,7 @@ def _stop(signum, frame):
     raise _Stop
 
 
-def keep(parent: int, grace_s: float, argv: list[str]) -> None:
+def keep(parent: int, grace_s: float, argv: list[str], cells: str | None = None) -> None:
     """Run and keep ``argv`` (see the module docstring); never returns."""
     signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     for signum in _HELD:
@@ -44,19 +47,33 @@ def keep(parent: int, grace_s: float, argv: list[str]) -> None:
     leftovers.become_subreaper()
     if os.getppid() != parent:
         os._exit(1)  # pairbench died before we were watching it: run nothing
+    cell = _new_cell(cells)
     keeper = os.getpid()
     pid = os.fork()
     if pid == 0:
-        _child(argv, keeper)
+        _child(argv, keeper, cell)
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)  # as the child does: no kill may miss its group
     _let_go_of_descriptors()
     status = _wait(pid)
     if status is None:
         status = leftovers.kill_group(pid, pid, grace_s)[0]
+    if cell is not None:
+        cell.end()
+        cell.remove()
     if leftovers.has_children():  # the usual case: none (orphans become ours), and no /proc scan
-        leftovers.kill_descendants(grace_s)
+        leftovers.end_descendants(known_groups=(pid,))
     _end_like(status)
+
+
+def _new_cell(base: str | None) -> Cell | None:
+    """The program's cell below ``base``, or None (no cgroup: the descendants' scan contains it)."""
+    if not base:
+        return None
+    try:
+        return Cell.create(base)
+    except OSError:
+        return None
 
 
 def _wait(pid: int) -> int | None:
@@ -74,13 +91,16 @@ def _wait(pid: int) -> int | None:
     return status
 
 
-def _child(argv: list[str], keeper: int) -> None:
-    """In the forked child: the parent-death signal, its own process group, default signals, the
-    program (looked up on the PATH); never returns."""
+def _child(argv: list[str], keeper: int, cell: Cell | None) -> None:
+    """In the forked child: the parent-death signal, the cell, its own process group, default
+    signals, the program (looked up on the PATH); never returns."""
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != keeper:
             os._exit(127)
+        if cell is not None:
+            with contextlib.suppress(OSError):  # refused: the keeper's scan contains it instead
+                cell.enter()
         os.setpgid(0, 0)
         for signum in _RESET:
             signal.signal(signum, signal.SIG_DFL)
@@ -115,8 +135,12 @@ def _end_like(status: int) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``PARENT_PID GRACE_S -- PROGRAM ARG...``"""
+    """``PARENT_PID GRACE_S [--contain DIR] -- PROGRAM ARG...``"""
+    cells = None
+    if len(argv) > 3 and argv[2] == "--contain":
+        cells, argv = argv[3], argv[:2] + argv[4:]
     if len(argv) < 4 or argv[2] != "--":
-        sys.stderr.write("usage: keeper PARENT_PID GRACE_S -- PROGRAM [ARG...] (started by pairbench)\n")
+        sys.stderr.write("usage: keeper PARENT_PID GRACE_S [--contain DIR] -- PROGRAM [ARG...] (started by "
+                         "pairbench)\n")
         os._exit(2)
-    keep(int(argv[0]), float(argv[1]), argv[3:])
+    keep(int(argv[0]), float(argv[1]), argv[3:], cells)

@@ -5,9 +5,14 @@ that group (:func:`count_live_members`) and killed with it (:func:`kill_group`:
 SIGTERM, a grace period, SIGKILL). A daemon that calls ``setsid`` leaves the
 group; in a process that is a child subreaper (:func:`become_subreaper`) and
 starts nothing but commands, it is found anyway, as a live descendant
-(:func:`live_descendants`), once its parent has exited it is ours, and
-:func:`kill_descendants` ends it. Everything here reads ``/proc`` (Linux) and
-degrades without it: a surviving group then counts as one process.
+(:func:`descendants`), once its parent has exited it is ours, and
+:func:`end_descendants` ends it: every descendant is stopped (SIGSTOP) and the
+scan repeated until it finds no new one, then all are killed (SIGKILL, then
+SIGCONT), so a process that forks and exits every few milliseconds cannot stay
+ahead of the killing. Where the machine gives a cgroup, ``measure.containment``
+ends what a cell holds first, and this scan finds nothing. Everything here reads
+``/proc`` (Linux) and degrades without it: a surviving group then counts as one
+process.
 
 Module level, no state: the executor (``measure.posix``) calls these. Like it,
 this module must import nothing beyond the standard library.
@@ -23,7 +28,14 @@ import time
 from pairbench.measure.prctl import PR_SET_CHILD_SUBREAPER, prctl
 
 _POLL_STEP_S = (0.001, 0.002, 0.005, 0.01, 0.02)  # back-off while waiting on a dying group
-_KILL_ROUNDS = 5  # descendants that keep forking while being killed: rounds before giving up
+FREEZE_BOUND_S = 2.0
+"""How long :func:`end_descendants` keeps stopping descendants that are new since its last scan before
+it kills what it stopped: far longer than a scan (about a millisecond), so only a process that keeps
+leaving its session faster than the scan, for that long, can stay ahead."""
+END_BOUND_S = 5.0
+"""How long :func:`end_descendants` goes on stopping and killing before it says that some still run."""
+END_WAIT_S = 5.0
+"""How long killed descendants may take to be gone, at most, in one cycle."""
 
 
 def signal_group(pgid: int, signum: int) -> bool:
@@ -197,45 +209,153 @@ def reap_exited_children() -> None:
 
 def live_descendants(ancestor: int) -> list[int]:
     """The live (not zombie) descendants of ``ancestor``, from ``/proc`` (empty without it)."""
+    return [found.pid for found in descendants(ancestor)]
+
+
+class Descendant:
+    """A live descendant as the scan read it: its pid, process group and session."""
+
+    __slots__ = ("pid", "pgid", "sid")
+
+    def __init__(self, pid: int, pgid: int, sid: int):
+        self.pid, self.pgid, self.sid = pid, pgid, sid
+
+
+def descendants(ancestor: int) -> list[Descendant]:
+    """The live descendants of ``ancestor``, walked down the kernel's lists of each process's children
+    (``/proc/PID/task/TID/children``: a small tree costs a few reads, not a scan of every process),
+    else from a scan of ``/proc``; empty without ``/proc``."""
+    if not os.path.exists(f"/proc/{ancestor}/task/{ancestor}/children"):
+        return _scanned_descendants(ancestor)
+    found, frontier, seen = [], [ancestor], {ancestor}
+    while frontier:
+        pid = frontier.pop()
+        for child in _children_of(pid):
+            if child in seen:
+                continue
+            seen.add(child)
+            frontier.append(child)
+            fields = _stat_fields(child)
+            if fields is not None and fields[0] not in (b"Z", b"X"):
+                found.append(Descendant(child, int(fields[2]), int(fields[3])))
+    return found
+
+
+def _children_of(pid: int) -> list[int]:
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    children = []
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                children += [int(word) for word in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return children
+
+
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the comm (state, ppid, pgrp, session...), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return fields if len(fields) >= 4 else None
+
+
+def _scanned_descendants(ancestor: int) -> list[Descendant]:
     children: dict[int, list[int]] = {}
-    live = set()
+    live = {}
     for pid, fields in _proc_stats():
         children.setdefault(int(fields[1]), []).append(pid)
-        if fields[0] not in (b"Z", b"X"):
-            live.add(pid)
+        if fields[0] not in (b"Z", b"X") and len(fields) >= 4:
+            live[pid] = Descendant(pid, int(fields[2]), int(fields[3]))
     found, stack = [], list(children.get(ancestor, ()))
     while stack:
         pid = stack.pop()
         if pid in live:
-            found.append(pid)
+            found.append(live[pid])
         stack.extend(children.get(pid, ()))
     return found
 
 
-def kill_descendants(grace_s: float) -> None:
-    """Terminate every descendant of this process: SIGTERM, up to ``grace_s``, SIGKILL; reap them.
+def end_descendants(known_groups: tuple[int, ...] = ()) -> int:
+    """End every descendant of this process (a child subreaper), hopper-proof: stop each (SIGSTOP)
+    and, where that is safe, its whole process group, then walk again, until a walk finds no new one
+    (or ``FREEZE_BOUND_S`` passed); then SIGKILL and SIGCONT all that were stopped and reap them; and
+    again while this process has a live child, for ``END_BOUND_S`` at most. Returns how many
+    descendants were still alive at the end (0: all ended).
 
-    Repeated while new ones appear (a daemon forking as it is killed), a few rounds at most.
-    """
+    A stopped process cannot fork, and a signal to a process group reaches every member at once,
+    forks in progress included, so a process that forks and exits in a loop is caught by its group.
+    A group is signalled when it is one of ``known_groups`` (the program's own) or lies in a session a
+    descendant made (not ours, not our parent's): every member of such a group descends from us.
+    A walk can miss a process that its parent's exit hands to us while the walk reads; whether we
+    have a live child cannot miss one (every live descendant of a subreaper has a live ancestor
+    among its children), so that is what ends the loop."""
     me = os.getpid()
-    for _ in range(_KILL_ROUNDS):
+    sessions = {_session(0), _session(os.getppid())}
+    deadline = time.monotonic() + END_BOUND_S
+    while True:
         reap_exited_children()
-        pids = live_descendants(me)
-        if not pids:
-            return
-        for signum, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, max(grace_s, 1.0))):
-            for pid in pids:
+        if not has_children():
+            return 0
+        stopped, groups = _stop_all(me, set(known_groups), sessions)
+        for signum in (signal.SIGKILL, signal.SIGCONT):
+            for group in groups:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signum)
+            for pid in stopped:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signum)
-            deadline = time.monotonic() + wait_s
-            for step in _backoff():
-                reap_exited_children()
-                pids = [pid for pid in pids if not _gone(pid)]
-                if not pids or time.monotonic() >= deadline:
-                    break
-                time.sleep(step)
-            if not pids:
-                break
+        _wait_gone(stopped, END_WAIT_S)
+        if time.monotonic() >= deadline:
+            reap_exited_children()
+            return max(len(descendants(me)), int(has_children()))
+
+
+def _stop_all(me: int, known: set[int], sessions: set[int]) -> tuple[list[int], set[int]]:
+    """Stop every live descendant (and each safe group), rescanning until nothing new appears; the
+    pids and groups stopped."""
+    stopped: dict[int, None] = {}
+    groups: set[int] = set()
+    deadline = time.monotonic() + FREEZE_BOUND_S
+    while True:
+        reap_exited_children()
+        new = [d for d in descendants(me) if d.pid not in stopped]
+        if not new:
+            return list(stopped), groups
+        for found in new:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(found.pid, signal.SIGSTOP)
+            stopped[found.pid] = None
+            if found.pgid > 1 and found.pgid not in groups and (found.pgid in known or found.sid not in sessions):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(found.pgid, signal.SIGSTOP)
+                groups.add(found.pgid)
+        if time.monotonic() >= deadline:
+            return list(stopped), groups
+
+
+def _session(pid: int) -> int:
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return -1
+
+
+def _wait_gone(pids: list[int], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    for step in _backoff():
+        reap_exited_children()
+        pids = [pid for pid in pids if not _gone(pid)]
+        if not pids or time.monotonic() >= deadline:
+            return
+        time.sleep(step)
 
 
 def _gone(pid: int) -> bool:

@@ -24,12 +24,16 @@ closed in the child by ``posix_spawn``; Python opens everything else
 close-on-exec.
 
 After the command exits, surviving members of its process group (a daemon it
-backgrounded, say) are counted, terminated (SIGTERM, grace, SIGKILL) so they
-cannot disturb the next sample, and reported in ``Execution.leftover_processes``.
-A daemon that called ``setsid`` has left that group; an executor made with
-``adopts_orphans`` (in the spawner, a child subreaper: see ``measure.leftovers``,
-which finds and kills what a command left) finds those too, as live descendants
-of its process, and treats them alike. With a timeout the whole group is killed the same way and the sample's status is
+backgrounded, say) are counted, ended so they cannot disturb the next sample,
+and reported in ``Execution.leftover_processes``. A daemon that called
+``setsid`` has left that group; an executor made with ``adopts_orphans`` (in
+the spawner, a child subreaper: see ``measure.leftovers``, which finds and
+ends what a command left) finds those too, as live descendants of its process,
+and treats them alike. An executor given a cgroup directory (``cells``, in the
+spawner: see ``measure.containment``) lives in a cell with the commands it
+runs; what a command leaves there is counted and ended by the cell, which no
+forking can outrun. Those still running when the ending gave up (the scan's
+bound, without a cell) are ``Execution.escaped_processes``. With a timeout the whole group is killed the same way and the sample's status is
 ``model.STATUS_TIMEOUT``. On ``KeyboardInterrupt`` (the terminal's SIGINT does
 not reach the command: it is in another process group) the group is killed and
 reaped before the interrupt propagates; SIGINT, SIGTERM and SIGHUP are held off
@@ -54,6 +58,7 @@ import time
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError, UsageError
 from pairbench.measure import child_environment, leftovers
+from pairbench.measure.containment import Cell
 from pairbench.measure.executor import Execution, ExecutorInfo, OutputPolicy
 from pairbench.outputs import open_stream
 
@@ -86,6 +91,8 @@ class PosixExecutor:
     ``adopts_orphans`` says that this process is a child subreaper that starts
     no process but the commands (the spawner): then every descendant alive
     after a command exits is that command's, wherever its process group.
+    ``cells`` (a cgroup v2 directory; only in the spawner, which starts nothing
+    else) puts this process in a cell of its own there, with its commands.
 
     >>> from pairbench.measure.commandline import parse_command
     >>> with PosixExecutor() as ex:
@@ -94,12 +101,16 @@ class PosixExecutor:
     """
 
     def __init__(self, output: OutputPolicy = _NULL_OUTPUT, kill_grace_s: float = 0.5, *,
-                 adopts_orphans: bool = False, environ: dict[bytes, bytes] | None = None):
+                 adopts_orphans: bool = False, environ: dict[bytes, bytes] | None = None,
+                 cells: str | None = None):
         if not kill_grace_s >= 0:
             raise UsageError(f"`kill_grace_s` must be >= 0 seconds, got {kill_grace_s!r}")
         self.output = output
         self.kill_grace_s = float(kill_grace_s)
         self.adopts_orphans = adopts_orphans
+        self.cells = cells
+        self.cell: Cell | None = _entered_cell(cells) if cells else None
+        self.containment_reason = "" if self.cell or not cells else f"cannot move into a cgroup below {cells}"
         self._fds: list[int] = []
         self._closed = False
         try:
@@ -162,14 +173,15 @@ class PosixExecutor:
             # KeyboardInterrupt (or any error) while the command runs: leave no orphan.
             self._kill_after_interrupt(pid)
             raise
+        escaped = 0
         try:
             survivors = self._survivors(pid)
         except BaseException:
             self._kill_survivors(pid)
             raise
         if survivors:
-            self._kill_survivors(pid)
-        return _execution(start, end, status, usage, survivors)
+            escaped = self._kill_survivors(pid)
+        return _execution(start, end, status, usage, survivors, escaped)
 
     def rss_floor_kib(self) -> int:
         """Our own resident set size now, KiB: the smallest max RSS a command can be reported with.
@@ -189,14 +201,24 @@ class PosixExecutor:
 
     def info(self) -> ExecutorInfo:
         """Commands start from this process: its resident set is the RSS floor (None if unknown)."""
-        return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None, peak_memory="rusage")
+        return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None, peak_memory="rusage",
+                            containment=self.containment, containment_reason=self.containment_reason)
+
+    @property
+    def containment(self) -> str:
+        """How what a command leaves running is ended: its ``"cgroup"``, the ``"scan"`` of this
+        process's descendants (a subreaper), or its process ``"group"`` only."""
+        return "cgroup" if self.cell is not None else "scan" if self.adopts_orphans else "group"
 
     def now_ns(self) -> int:
         """The monotonic clock the samples are timed with, in nanoseconds."""
         return time.monotonic_ns()
 
     def close(self) -> None:
-        """Close /dev/null and the output file; safe to call more than once."""
+        """Close /dev/null and the output file, and end what the cell holds besides this process;
+        safe to call more than once."""
+        if self.cell is not None and not self._closed and self.cell.others():
+            self._renew_cell()
         self._closed = True
         fds, self._fds = self._fds, []
         for fd in fds:
@@ -239,18 +261,45 @@ class PosixExecutor:
 
     def _survivors(self, pgid: int) -> int:
         """How many processes the command ``pgid`` (reaped) left alive."""
+        if self.cell is not None:
+            if self.adopts_orphans and not leftovers.has_children():  # the usual case: no read at all
+                return 0
+            leftovers.reap_exited_children()
+            return self.cell.others()  # every process the command started, whatever became of its parents
         if not self.adopts_orphans:
             return leftovers.count_live_members(pgid) if leftovers.group_exists(pgid) else 0
         if not leftovers.has_children():  # the usual case: one system call, no /proc scan
             return 0
         leftovers.reap_exited_children()
-        return len(leftovers.live_descendants(os.getpid()))
+        # a walk can miss a process handed to us as it reads; a live child of ours cannot be missed
+        return len(leftovers.descendants(os.getpid())) or int(leftovers.has_children())
 
-    def _kill_survivors(self, pgid: int) -> None:
-        """Kill what the command ``pgid`` left: its group, and (adopting orphans) every descendant."""
+    def _kill_survivors(self, pgid: int) -> int:
+        """End what the command ``pgid`` left: the cell, else its group and (adopting orphans) every
+        descendant, stopped before they are killed. How many were still running at the end."""
+        if self.cell is not None:
+            still = self._renew_cell()
+            if still is not None:
+                return still + (_held_off(self._end_descendants, pgid) if leftovers.has_children() else 0)
         _held_off(leftovers.kill_group, pgid, None, self.kill_grace_s)
         if self.adopts_orphans:
-            _held_off(leftovers.kill_descendants, self.kill_grace_s)
+            return _held_off(self._end_descendants, pgid)
+        return leftovers.count_live_members(pgid) if leftovers.group_exists(pgid) else 0
+
+    @staticmethod
+    def _end_descendants(pgid: int) -> int:
+        return leftovers.end_descendants(known_groups=(pgid,))
+
+    def _renew_cell(self) -> int | None:
+        """Move to a new cell and end the old one with everything in it: how many were still running
+        then (0: all ended), or None (staying in the old one) if no new cell can be had."""
+        fresh = _entered_cell(self.cells)
+        if fresh is None:
+            return None
+        old, self.cell = self.cell, fresh
+        still = _held_off(old.end)
+        old.remove()
+        return still
 
     def _wait_with_timeout(self, pid: int, deadline_ns: int):
         """Wait for ``pid`` until ``deadline_ns``; kill its group if it is still running then.
@@ -314,12 +363,17 @@ class PosixExecutor:
             self._kill_after_interrupt(pid)
 
     def _kill_after_interrupt(self, pid: int) -> None:
-        """Kill and reap the command's group with SIGINT held off, so a second Ctrl-C cannot orphan it."""
+        """Kill and reap the command's group with SIGINT held off, so a second Ctrl-C cannot orphan it;
+        then end everything else it started."""
         _held_off(leftovers.kill_group, pid, pid, self.kill_grace_s)
+        if self.cell is not None and self.cell.others() and self._renew_cell() is not None:
+            if self.adopts_orphans and leftovers.has_children():
+                _held_off(self._end_descendants, pid)
+            return
         if leftovers.group_exists(pid):
             _held_off(leftovers.kill_group, pid, None, self.kill_grace_s)
         if self.adopts_orphans:
-            _held_off(leftovers.kill_descendants, self.kill_grace_s)
+            _held_off(self._end_descendants, pid)
 
 
 # -- helpers (module level: no state of their own) ------------------------------
@@ -335,7 +389,21 @@ def _held_off(function, *args):
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
-def _execution(start: int, end: int, status: int, usage, leftovers: int) -> Execution:
+def _entered_cell(base: str) -> Cell | None:
+    """A new cell below ``base`` with this process in it; None if one cannot be made or entered."""
+    try:
+        cell = Cell.create(base)
+    except OSError:
+        return None
+    try:
+        cell.enter()
+    except OSError:
+        cell.remove()
+        return None
+    return cell
+
+
+def _execution(start: int, end: int, status: int, usage, leftovers: int, escaped: int = 0) -> Execution:
     """Build the sample record; rusage times are whole microseconds, kept exact."""
     return Execution(
         wall_ns=end - start,
@@ -347,6 +415,7 @@ def _execution(start: int, end: int, status: int, usage, leftovers: int) -> Exec
         voluntary_cs=usage.ru_nvcsw if usage else 0,
         involuntary_cs=usage.ru_nivcsw if usage else 0,
         leftover_processes=leftovers,
+        escaped_processes=escaped,
     )
 
 

@@ -75,13 +75,16 @@ def serve(request_fd: int, reply_fd: int, parent_pid: int) -> None:
         os.environb.update(_environ(hello["env"]))
     try:
         executor = PosixExecutor(OutputPolicy(*hello["output"]), hello["grace"],
-                                 adopts_orphans=become_subreaper(), environ=_environ(hello["env"]))
+                                 adopts_orphans=become_subreaper(), environ=_environ(hello["env"]),
+                                 cells=hello.get("contain"))
     except PairbenchError as exc:
         wire.write_all(reply_fd, wire.error_reply(exc, wire.HANDSHAKE_ID))
         return
     with executor:
         try:
-            ready = wire.encode_reply(wire.HANDSHAKE_ID, "ready", executor.rss_floor_kib(), "rusage", "")
+            contained = "cgroup" if executor.cell else "scan" if executor.adopts_orphans else "group"
+            ready = wire.encode_reply(wire.HANDSHAKE_ID, "ready", executor.rss_floor_kib(), "rusage", "",
+                                      contained, executor.containment_reason)
             wire.write_all(reply_fd, ready)
             _answer_requests(executor, requests, reply_fd)
         except BrokenPipeError:

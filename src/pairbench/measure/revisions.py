@@ -96,8 +96,12 @@ def resolve(revision: str, repository: str, *, option: str = "--against") -> str
     """The full hash of the commit ``revision`` names in ``repository``; ``UsageError`` otherwise."""
     if not revision or revision.startswith("-") or any(c.isspace() for c in revision):
         raise UsageError(f"{option} {revision!r} is not a git revision")
-    return _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=repository,
-                what=f"{option} {revision!r}: no such revision in {repository}").stdout.strip()
+    what = f"{option} {revision!r}: no such revision in {repository}"
+    # The object first, then its commit: ``REV^{commit}`` would make ``^{commit}`` part of a ``:/message``'s pattern.
+    named = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", revision], cwd=repository,
+                 what=what).stdout.strip()
+    return _git(["rev-parse", "--verify", "--quiet", f"{named}^{{commit}}"], cwd=repository,
+                what=f"{option} {revision!r} names no commit in {repository}").stdout.strip()
 
 
 MAX_LINE = 100_000

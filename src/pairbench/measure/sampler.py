@@ -181,7 +181,7 @@ class Sampler:
         self._numbering = numbering  # the seq of each sample, shared by samplers running at once
         self._t0 = 0
         self._origin = origin_ns  # samples' start_ns count from here (the run's start); None: from run()
-        self._leftover_noted: set[str] = set()
+        self._leftover_noted: set = set()  # sides (and (side, "escaped")) already noted
 
     def series(self) -> dict[tuple[int, int], Samples]:
         """The samples taken of each (benchmark, side), in order, with their metrics."""
@@ -294,6 +294,9 @@ class Sampler:
         if ex.leftover_processes and name not in self._leftover_noted:
             self._leftover_noted.add(name)
             self.notes.append(Note("leftover-processes", {"side": name, "count": ex.leftover_processes}))
+        if ex.escaped_processes and (name, "escaped") not in self._leftover_noted:
+            self._leftover_noted.add((name, "escaped"))
+            self.notes.append(Note("containment-partial", {"side": name, "count": ex.escaped_processes}))
         measured = Measured(side, row.benchmark, sample, dict(row.metrics), row.detail, cost_ns)
         for sink in self._sinks:
             sink.on_sample(measured)

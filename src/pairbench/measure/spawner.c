@@ -7,8 +7,8 @@
  * built. It speaks the same protocol over the same two pipes, with these
  * differences (the parent, SpawnerExecutor, knows them):
  *
- *   pairbench-spawner [--grace-ns N] [--lifeline] [--cgroup DIR] REQUEST_FD REPLY_FD PARENT_PID
- *   pairbench-spawner --keep PARENT_PID [--grace-ns N] -- PROGRAM [ARG...]
+ *   pairbench-spawner [--grace-ns N] [--lifeline] [--cgroup DIR] [--contain DIR] REQUEST_FD REPLY_FD PARENT_PID
+ *   pairbench-spawner --keep PARENT_PID [--grace-ns N] [--contain DIR] -- PROGRAM [ARG...]
  *
  * The second form keeps one program that pairbench starts and talks to itself (a worker, a
  * listing, a build) tied to pairbench's life; see keep() and measure/children.py.
@@ -18,17 +18,22 @@
  *   input, output and error (the parent opens them as the output policy says;
  *   each command inherits them). The kill grace period and the lifeline
  *   (watch the request pipe for hang-up instead of PR_SET_PDEATHSIG) are
- *   options; --cgroup names a cgroup v2 directory delegated to pairbench.
- * - It starts by answering [0,"ready",floor_kib,memory,reason]: memory is
- *   "cgroup" (each command runs in a fresh child cgroup of DIR and its max RSS
- *   is that cgroup's memory.peak) or "rusage" (wait4's ru_maxrss; reason says
- *   why not the cgroup, "" if none was asked for).
+ *   options; --cgroup names a cgroup v2 directory delegated to pairbench for
+ *   memory.peak, --contain one it may make cgroups in (measure/containment.py).
+ * - It starts by answering [0,"ready",floor_kib,memory,reason,containment,why]:
+ *   memory is "cgroup" (each command runs in a fresh child cgroup of DIR and
+ *   its max RSS is that cgroup's memory.peak) or "rusage" (wait4's ru_maxrss;
+ *   reason says why not the cgroup, "" if none was asked for); containment is
+ *   "cgroup" (each command's cgroup, or a cell of --contain's that this process
+ *   shares with the command it runs), "scan" (the descendants' scan) or "group"
+ *   (its process group only), and why says why not a cgroup.
  * - A command that cannot be started is answered [id,"noexec",errno]: the
  *   parent words the error, as the in-process executor does.
  *
  * Requests are JSON lines [id,"run",timeout_ns|null,shell,text,arg...],
  * [id,"floor"], [id,"sync"]; replies [id,"ok",wall_ns,start_ns,status,user_ns,
- * sys_ns,max_rss_kib,voluntary_cs,involuntary_cs,leftover_processes],
+ * sys_ns,max_rss_kib,voluntary_cs,involuntary_cs,leftover_processes,
+ * escaped_processes],
  * [id,"err",class,message], [id,"int"], [id,"floor",kib], [id,"sync"]. An
  * arg is a string whose characters are the argument's bytes (latin-1).
  *
@@ -37,9 +42,12 @@
  *   this process inherited: no command sees any;
  * - each command leads its own process group, with stdin from the parent's
  *   choice (/dev/null), default SIGPIPE and SIGXFSZ, and no signal blocked;
- * - this process is a child subreaper: what a command leaves alive, in its
- *   group or having left it with setsid, is counted in leftover_processes and
- *   killed (SIGTERM, the grace period, SIGKILL) before the reply;
+ * - what a command leaves alive, in its group or having left it with setsid, is
+ *   counted in leftover_processes and ended before the reply: its cgroup is
+ *   killed (cgroup.kill) where there is one; and this process is a child
+ *   subreaper, so any other descendant is found, stopped (SIGSTOP, rescanning
+ *   until none is new) and killed; those still running when that gave up are
+ *   escaped_processes;
  * - a timeout kills the command's group the same way (status -1000);
  * - SIGINT, SIGTERM and SIGHUP are blocked except while waiting, so they
  *   never cut a clean-up short. One arriving while a command runs kills its
@@ -92,7 +100,9 @@ extern char **environ;
 #define TESTING_WITHOUT_PEAK 0
 #endif
 #define CHUNK 65536
-#define KILL_ROUNDS 5
+#define FREEZE_BOUND_NS 2000000000LL /* how long the scan keeps stopping new descendants */
+#define END_BOUND_NS 5000000000LL     /* how long ending descendants goes on before it says some run */
+#define END_WAIT_NS 5000000000LL      /* how long killed processes may take to be gone */
 #define MESSAGE_MAX 512
 
 /* -- state ------------------------------------------------------------------------ */
@@ -111,6 +121,9 @@ static int clear_refs_fd = -1;
 static pid_t self_pid;
 
 static const char *cgroup_dir; /* --cgroup, while usable */
+static const char *contain_dir; /* --contain: where cells are made */
+static char cell_path[4096];    /* this process's cell ("" when in none) */
+static char contain_reason[MESSAGE_MAX];
 static char memory_reason[MESSAGE_MAX];
 static unsigned long long cgroup_serial;
 static volatile int *exec_errno; /* a shared page: the exec's errno, written by a failing child */
@@ -288,7 +301,7 @@ struct sample {
     struct rusage usage;
     int have_usage;
     long long max_rss_kib;
-    int leftovers;
+    int leftovers, escaped;
 };
 
 static long long usage_ns(struct timeval tv)
@@ -300,17 +313,18 @@ static void reply_sample(long long id, const struct sample *s)
 {
     char line[512];
     const struct rusage *u = &s->usage;
-    int n = snprintf(line, sizeof line, "[%lld,\"ok\",%lld,%lld,%d,%lld,%lld,%lld,%ld,%ld,%d]\n", id,
+    int n = snprintf(line, sizeof line, "[%lld,\"ok\",%lld,%lld,%d,%lld,%lld,%lld,%ld,%ld,%d,%d]\n", id,
                      s->wall_ns, s->start_ns, s->status, s->have_usage ? usage_ns(u->ru_utime) : 0,
                      s->have_usage ? usage_ns(u->ru_stime) : 0, s->max_rss_kib,
-                     s->have_usage ? u->ru_nvcsw : 0L, s->have_usage ? u->ru_nivcsw : 0L, s->leftovers);
+                     s->have_usage ? u->ru_nvcsw : 0L, s->have_usage ? u->ru_nivcsw : 0L, s->leftovers,
+                     s->escaped);
     write_all(reply_fd, line, (size_t)n);
 }
 
 /* -- /proc: processes, groups, descendants ------------------------------------------ */
 
 struct proc {
-    pid_t pid, ppid, pgrp;
+    pid_t pid, ppid, pgrp, sid;
     char state;
 };
 
@@ -338,11 +352,12 @@ static long scan_processes(struct proc **found)
         stat[n] = '\0';
         char *close_paren = strrchr(stat, ')'); /* "pid (comm) state ppid pgrp ...": comm may hold ')' */
         struct proc p = {.pid = (pid_t)atol(entry->d_name)};
-        int ppid, pgrp;
-        if (!close_paren || sscanf(close_paren + 1, " %c %d %d", &p.state, &ppid, &pgrp) != 3)
+        int ppid, pgrp, sid;
+        if (!close_paren || sscanf(close_paren + 1, " %c %d %d %d", &p.state, &ppid, &pgrp, &sid) != 4)
             continue;
         p.ppid = ppid;
         p.pgrp = pgrp;
+        p.sid = sid;
         if (count == cap)
             list = grow(list, (cap *= 2) * sizeof *list);
         list[count++] = p;
@@ -376,30 +391,146 @@ static int count_live_members(pid_t pgid)
     return live;
 }
 
-/* The live descendants of ``ancestor`` into ``*out`` (malloc'd); their count. */
-static size_t live_descendants(pid_t ancestor, pid_t **out)
+/* A pid list that grows. */
+struct pids {
+    pid_t *at;
+    size_t n, cap;
+};
+
+static void pids_add(struct pids *list, pid_t pid)
 {
-    struct proc *list;
-    long n = scan_processes(&list);
-    *out = NULL;
+    if (list->n == list->cap)
+        list->at = grow(list->at, (list->cap = list->cap * 2 + 16) * sizeof *list->at);
+    list->at[list->n++] = pid;
+}
+
+static int pids_has(const struct pids *list, pid_t pid)
+{
+    for (size_t i = 0; i < list->n; i++)
+        if (list->at[i] == pid)
+            return 1;
+    return 0;
+}
+
+/* A process's state, group and session from /proc/PID/stat; 0 if it cannot be read. */
+static int read_stat(pid_t pid, struct proc *p)
+{
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
     if (n <= 0)
         return 0;
-    pid_t *queue = grow(NULL, ((size_t)n + 1) * sizeof *queue);
-    pid_t *found = grow(NULL, (size_t)n * sizeof *found);
-    size_t head = 0, tail = 0, count = 0;
-    queue[tail++] = ancestor;
-    while (head < tail) {
-        pid_t parent = queue[head++];
-        for (long i = 0; i < n && tail <= (size_t)n; i++) {
-            if (list[i].ppid != parent || list[i].pid == ancestor)
-                continue;
-            queue[tail++] = list[i].pid;
-            if (is_live(&list[i]))
-                found[count++] = list[i].pid;
+    stat[n] = '\0';
+    char *close_paren = strrchr(stat, ')');
+    int ppid, pgrp, sid;
+    if (!close_paren || sscanf(close_paren + 1, " %c %d %d %d", &p->state, &ppid, &pgrp, &sid) != 4)
+        return 0;
+    p->pid = pid;
+    p->ppid = ppid;
+    p->pgrp = pgrp;
+    p->sid = sid;
+    return 1;
+}
+
+/* The children of ``pid`` (every thread's) from /proc/PID/task/TID/children, added to ``out``. */
+static void add_children(pid_t pid, struct pids *out)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return;
+    struct dirent *entry;
+    char *text = NULL;
+    size_t cap = 0;
+    while ((entry = readdir(dir))) {
+        if (!isdigit((unsigned char)entry->d_name[0]))
+            continue;
+        char file[128];
+        snprintf(file, sizeof file, "/proc/%d/task/%.20s/children", (int)pid, entry->d_name);
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        size_t len = 0;
+        for (;;) {
+            if (cap - len < 256)
+                text = grow(text, cap = cap * 2 + 4096);
+            ssize_t got = read(fd, text + len, cap - len - 1);
+            if (got <= 0)
+                break;
+            len += (size_t)got;
+        }
+        close(fd);
+        text[len] = '\0';
+        for (char *p = text; *p;) {
+            char *after;
+            long child = strtol(p, &after, 10);
+            if (after == p)
+                break;
+            pids_add(out, (pid_t)child);
+            p = after;
         }
     }
-    free(queue);
-    free(list);
+    free(text);
+    closedir(dir);
+}
+
+static int children_files; /* 1: /proc/PID/task/TID/children exists (CONFIG_PROC_CHILDREN) */
+static int has_children_files(void);
+
+/* The live descendants of ``ancestor`` (pid, group, session) into ``*out`` (malloc'd); their count.
+ * Walked down the kernel's lists of children where they exist (a small tree costs a few reads),
+ * else from a scan of every process. */
+static size_t descendants(pid_t ancestor, struct proc **out)
+{
+    size_t count = 0, cap = 16;
+    struct proc *found = grow(NULL, cap * sizeof *found);
+    if (children_files) {
+        struct pids queue = {0};
+        pids_add(&queue, ancestor);
+        for (size_t head = 0; head < queue.n; head++) {
+            struct pids kids = {0};
+            add_children(queue.at[head], &kids);
+            for (size_t i = 0; i < kids.n; i++) {
+                if (pids_has(&queue, kids.at[i]))
+                    continue;
+                pids_add(&queue, kids.at[i]);
+                struct proc p;
+                if (read_stat(kids.at[i], &p) && is_live(&p)) {
+                    if (count == cap)
+                        found = grow(found, (cap *= 2) * sizeof *found);
+                    found[count++] = p;
+                }
+            }
+            free(kids.at);
+        }
+        free(queue.at);
+        *out = found;
+        return count;
+    }
+    struct proc *list;
+    long n = scan_processes(&list);
+    if (n > 0) {
+        struct pids queue = {0};
+        pids_add(&queue, ancestor);
+        for (size_t head = 0; head < queue.n; head++)
+            for (long i = 0; i < n; i++) {
+                if (list[i].ppid != queue.at[head] || list[i].pid == ancestor || pids_has(&queue, list[i].pid))
+                    continue;
+                pids_add(&queue, list[i].pid);
+                if (is_live(&list[i])) {
+                    if (count == cap)
+                        found = grow(found, (cap *= 2) * sizeof *found);
+                    found[count++] = list[i];
+                }
+            }
+        free(queue.at);
+        free(list);
+    }
     *out = found;
     return count;
 }
@@ -500,42 +631,83 @@ static void kill_group(pid_t pgid)
     }
 }
 
-/* Terminate every descendant of ours (SIGTERM, grace, SIGKILL), again while new ones appear. */
-static void kill_descendants(void)
+/* Stop every live descendant (SIGSTOP; its whole group too where ``known`` is the group or the
+ * group lies in a session a descendant made), scanning again until nothing is new or the bound
+ * passes; the pids and groups stopped. A stopped process cannot fork, and a signal to a group
+ * reaches every member at once, forks in progress included. */
+static void stop_all(pid_t known, struct pids *stopped, struct pids *groups)
 {
-    for (int round = 0; round < KILL_ROUNDS; round++) {
+    pid_t own_sid = getsid(0), parent_sid = getsid(getppid());
+    long long deadline = now_ns() + FREEZE_BOUND_NS;
+    for (;;) {
         reap_exited_children();
-        pid_t *pids;
-        size_t n = live_descendants(self_pid, &pids);
-        if (!n) {
-            free(pids);
-            return;
-        }
-        const int signals[2] = {SIGTERM, SIGKILL};
-        for (int s = 0; s < 2 && n; s++) {
-            long long wait = s == 0 ? grace_ns : (grace_ns > 1000000000LL ? grace_ns : 1000000000LL);
-            for (size_t i = 0; i < n; i++)
-                kill(pids[i], signals[s]);
-            long long deadline = now_ns() + wait;
-            for (int step = 0;; step++) {
-                reap_exited_children();
-                size_t left = 0;
-                for (size_t i = 0; i < n; i++)
-                    if (!process_gone(pids[i]))
-                        pids[left++] = pids[i];
-                n = left;
-                if (!n || now_ns() >= deadline)
-                    break;
-                sleep_ns(backoff_ns(step));
+        struct proc *found;
+        size_t n = descendants(self_pid, &found), fresh = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (pids_has(stopped, found[i].pid))
+                continue;
+            kill(found[i].pid, SIGSTOP);
+            pids_add(stopped, found[i].pid);
+            fresh++;
+            pid_t group = found[i].pgrp;
+            if (group > 1 && !pids_has(groups, group) &&
+                (group == known || (found[i].sid != own_sid && found[i].sid != parent_sid))) {
+                killpg(group, SIGSTOP);
+                pids_add(groups, group);
             }
         }
-        free(pids);
-        if (!n)
-            break;
+        free(found);
+        if (!fresh || now_ns() >= deadline)
+            return;
     }
 }
 
-/* How many processes the command ``pgid`` (reaped) left alive. */
+/* End every descendant of ours: stop them all (stop_all), then SIGKILL and SIGCONT, reap; and again
+ * while we have a live child, for END_BOUND_NS at most. How many were still alive at the end (0: all
+ * ended). A walk can miss a process its parent's exit hands to us as the walk reads; whether we have
+ * a live child cannot (every live descendant of a subreaper has a live ancestor among its children),
+ * so that is what ends the loop. */
+static int end_descendants(pid_t known)
+{
+    long long until = now_ns() + END_BOUND_NS;
+    for (;;) {
+        reap_exited_children();
+        if (!has_children())
+            return 0;
+        struct pids stopped = {0}, groups = {0};
+        stop_all(known, &stopped, &groups);
+        const int signals[2] = {SIGKILL, SIGCONT};
+        for (int s = 0; s < 2; s++) {
+            for (size_t i = 0; i < groups.n; i++)
+                killpg(groups.at[i], signals[s]);
+            for (size_t i = 0; i < stopped.n; i++)
+                kill(stopped.at[i], signals[s]);
+        }
+        long long deadline = now_ns() + END_WAIT_NS;
+        for (int step = 0; stopped.n; step++) {
+            reap_exited_children();
+            size_t alive = 0;
+            for (size_t i = 0; i < stopped.n; i++)
+                if (!process_gone(stopped.at[i]))
+                    stopped.at[alive++] = stopped.at[i];
+            stopped.n = alive;
+            if (!alive || now_ns() >= deadline)
+                break;
+            sleep_ns(backoff_ns(step));
+        }
+        free(stopped.at);
+        free(groups.at);
+        if (now_ns() >= until) {
+            reap_exited_children();
+            struct proc *found;
+            size_t left = descendants(self_pid, &found);
+            free(found);
+            return left ? (int)left : has_children();
+        }
+    }
+}
+
+/* How many processes the command ``pgid`` (reaped) left alive, without a cgroup. */
 static int survivors(pid_t pgid)
 {
     if (!adopts_orphans)
@@ -543,27 +715,213 @@ static int survivors(pid_t pgid)
     if (!has_children()) /* the usual case: one system call, no /proc scan */
         return 0;
     reap_exited_children();
-    pid_t *pids;
-    size_t n = live_descendants(self_pid, &pids);
-    free(pids);
-    return (int)n;
+    struct proc *found;
+    size_t n = descendants(self_pid, &found);
+    free(found);
+    return n ? (int)n : has_children(); /* a walk can miss a process handed to us; a live child cannot */
 }
 
-static void kill_survivors(pid_t pgid)
+/* -- cgroups: a command's own, or a cell this process shares with the command ---------------------- */
+
+static int read_file(const char *path, char *buffer, size_t size);
+
+static int write_text(const char *path, const char *text)
 {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t size = strlen(text);
+    ssize_t n = write(fd, text, size);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return n == (ssize_t)size ? 0 : -1;
+}
+
+/* The processes in cgroup ``dir`` and the cgroups below it, other than this one: counted, and
+ * with ``signum`` each sent that signal. */
+static int cgroup_members(const char *dir, int signum)
+{
+    char path[4200], text[65536];
+    int count = 0;
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        size_t len = 0;
+        ssize_t got;
+        while (len < sizeof text - 1 && (got = read(fd, text + len, sizeof text - 1 - len)) > 0)
+            len += (size_t)got;
+        close(fd);
+        text[len] = '\0';
+        for (char *p = text; *p;) {
+            char *after;
+            long pid = strtol(p, &after, 10);
+            if (after == p)
+                break;
+            p = after;
+            if ((pid_t)pid == self_pid)
+                continue;
+            count++;
+            if (signum)
+                kill((pid_t)pid, signum);
+        }
+    }
+    /* the cgroups below (a pairbench the command ran made them) only when cgroup.stat counts some */
+    snprintf(path, sizeof path, "%s/cgroup.stat", dir);
+    if (read_file(path, text, sizeof text) > 0) {
+        char *descendants = strstr(text, "nr_descendants ");
+        if (descendants && atol(descendants + strlen("nr_descendants ")) == 0)
+            return count;
+    }
+    DIR *listing = opendir(dir);
+    if (!listing)
+        return count;
+    struct dirent *entry;
+    while ((entry = readdir(listing))) {
+        if (entry->d_type != DT_DIR || entry->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%.255s", dir, entry->d_name);
+        count += cgroup_members(path, signum);
+    }
+    closedir(listing);
+    return count;
+}
+
+static int cgroup_has(const char *dir, const char *what)
+{
+    char path[4200], text[256];
+    snprintf(path, sizeof path, "%s/cgroup.events", dir);
+    if (read_file(path, text, sizeof text) <= 0)
+        return -1;
+    return strstr(text, what) != NULL;
+}
+
+/* Kill every process of cgroup ``dir`` (not this one: call it from outside): cgroup.kill, else
+ * freeze, SIGKILL each member, thaw; then wait until it is empty, at most END_WAIT_NS. How many were
+ * still there then (0: it is empty). */
+static int cgroup_end(const char *dir)
+{
+    char path[4200];
+    if (cgroup_has(dir, "populated 1") == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/cgroup.kill", dir);
+    if (write_text(path, "1") != 0) {
+        snprintf(path, sizeof path, "%s/cgroup.freeze", dir);
+        int frozen = write_text(path, "1") == 0;
+        long long until = now_ns() + END_WAIT_NS;
+        while (frozen && cgroup_has(dir, "frozen 1") == 0 && now_ns() < until)
+            sleep_ns(1000000LL);
+        for (int i = 0; i < 3; i++)
+            cgroup_members(dir, SIGKILL);
+        if (frozen)
+            write_text(path, "0");
+    }
+    long long deadline = now_ns() + END_WAIT_NS;
+    for (int step = 0;; step++) {
+        reap_exited_children();
+        int populated = cgroup_has(dir, "populated 1");
+        if (populated == 0 || (populated < 0 && cgroup_members(dir, 0) == 0))
+            return 0;
+        if (now_ns() >= deadline) {
+            int left = cgroup_members(dir, 0);
+            return left ? left : 1;
+        }
+        sleep_ns(backoff_ns(step));
+    }
+}
+
+/* Remove cgroup ``dir`` and the (empty) cgroups below it. */
+static void cgroup_remove(const char *dir)
+{
+    DIR *listing = opendir(dir);
+    if (listing) {
+        struct dirent *entry;
+        char path[4200];
+        while ((entry = readdir(listing))) {
+            if (entry->d_type != DT_DIR || entry->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof path, "%s/%.255s", dir, entry->d_name);
+            cgroup_remove(path);
+        }
+        closedir(listing);
+    }
+    rmdir(dir);
+}
+
+/* A new cell of --contain's for this process (it moves in) into cell_path; 0, or -1 (cell_path is
+ * then left as it was). */
+static int cell_enter(void)
+{
+    char path[4096], procs[4200];
+    snprintf(path, sizeof path, "%s/pairbench-%d-%llu", contain_dir, (int)self_pid, cgroup_serial++);
+    if (mkdir(path, 0755) != 0) {
+        snprintf(contain_reason, sizeof contain_reason, "cannot create a cgroup in %.300s: %s", contain_dir,
+                 strerror(errno));
+        return -1;
+    }
+    snprintf(procs, sizeof procs, "%s/cgroup.pressure", path);
+    write_text(procs, "0"); /* no pressure-stall accounting of its own: see measure/containment.py */
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", path);
+    if (write_text(procs, "0") != 0) {
+        snprintf(contain_reason, sizeof contain_reason, "cannot move into the cgroup %.300s: %s", path,
+                 strerror(errno));
+        rmdir(path);
+        return -1;
+    }
+    memcpy(cell_path, path, sizeof cell_path);
+    return 0;
+}
+
+/* What the command left in our cell ends with the cell: we move to a new one, and the old one is
+ * killed and removed. How many were still running (0: all ended), or -1 if no new cell could be
+ * had (we stay; the scan must do). */
+static int renew_cell(void)
+{
+    char old[sizeof cell_path];
+    memcpy(old, cell_path, sizeof old);
+    if (cell_enter() != 0)
+        return -1;
+    int left = cgroup_end(old);
+    cgroup_remove(old);
+    return left;
+}
+
+/* End what the command ``pgid`` (reaped) left: its cgroup ``own`` (or our cell), then any other
+ * descendant. Sets how many there were and how many still ran at the end. */
+static void end_leftovers(pid_t pgid, const char *own, int *leftovers, int *escaped)
+{
+    *leftovers = *escaped = 0;
+    if (adopts_orphans && !has_children()) /* the usual case: nothing left (a subreaper would have a child) */
+        return;
+    reap_exited_children();
+    if (own || cell_path[0]) {
+        *leftovers = cgroup_members(own ? own : cell_path, 0);
+        if (*leftovers) {
+            int left = own ? cgroup_end(own) : renew_cell();
+            if (left >= 0) {
+                *escaped = left;
+                if (adopts_orphans && has_children())
+                    *escaped += end_descendants(pgid);
+                return;
+            }
+        }
+        if (!*leftovers && !(adopts_orphans && has_children()))
+            return;
+    }
+    if (!*leftovers)
+        *leftovers = survivors(pgid);
+    if (!*leftovers)
+        return;
     kill_group(pgid);
-    if (adopts_orphans)
-        kill_descendants();
+    *escaped = adopts_orphans ? end_descendants(pgid) : (group_exists(pgid) ? count_live_members(pgid) : 0);
 }
 
 /* After an interruption: kill and reap the command's group, then whatever else it left. */
-static void kill_after_interrupt(pid_t pid, int *wstatus, struct rusage *usage)
+static void kill_after_interrupt(pid_t pid, const char *own, int *wstatus, struct rusage *usage)
 {
+    int leftovers, escaped;
     kill_group_with_leader(pid, pid, wstatus, usage);
-    if (group_exists(pid))
-        kill_group(pid);
-    if (adopts_orphans)
-        kill_descendants();
+    end_leftovers(pid, own, &leftovers, &escaped);
 }
 
 /* -- peak memory: wait4's ru_maxrss, or a cgroup's memory.peak ------------------------ */
@@ -769,16 +1127,13 @@ static void run_command(long long id, char *const argv[], long long timeout_ns)
         kill_group_with_leader(pid, pid, &wstatus, &s.usage);
         s.status = STATUS_TIMEOUT;
     } else {
-        kill_after_interrupt(pid, &wstatus, &s.usage);
+        kill_after_interrupt(pid, cgroup_fd >= 0 ? cgroup_path : NULL, &wstatus, &s.usage);
     }
     s.wall_ns = end - s.start_ns;
     s.have_usage = 1;
     s.max_rss_kib = s.usage.ru_maxrss;
-    if (how != INTERRUPTED) {
-        s.leftovers = survivors(pid);
-        if (s.leftovers)
-            kill_survivors(pid);
-    }
+    if (how != INTERRUPTED)
+        end_leftovers(pid, cgroup_fd >= 0 ? cgroup_path : NULL, &s.leftovers, &s.escaped);
     if (cgroup_fd >= 0) {
         close(cgroup_fd);
         char peak_path[4200], text[64];
@@ -1110,6 +1465,11 @@ __attribute__((noreturn)) static void keep_child(char *const argv[])
 #endif
     if (getppid() != self_pid)
         _exit(127);
+    if (cell_path[0]) { /* refused: the keeper's scan contains it instead */
+        char procs[4200];
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", cell_path);
+        write_text(procs, "0");
+    }
     setpgid(0, 0);
     for (size_t i = 0; i < sizeof reset / sizeof *reset; i++)
         sigaction(reset[i], &default_action, NULL);
@@ -1160,13 +1520,14 @@ __attribute__((noreturn)) static void end_like(int wstatus)
     _exit(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 1);
 }
 
-/* pairbench-spawner --keep PARENT_PID [--grace-ns N] -- PROGRAM ARG...: run PROGRAM as our child and
- * keep it, and everything it starts, tied to pairbench's life. This process is a child subreaper (a
- * daemon that leaves the program's process group with setsid stays our descendant), dies with
+/* pairbench-spawner --keep PARENT_PID [--grace-ns N] [--contain DIR] -- PROGRAM ARG...: run PROGRAM
+ * as our child and keep it, and everything it starts, tied to pairbench's life. With --contain the
+ * program starts in a cgroup of its own below DIR (a cell), and this process is a child subreaper (a
+ * daemon that leaves the program's process group with setsid stays our descendant); it dies with
  * pairbench (PR_SET_PDEATHSIG), and gives the program a parent-death signal of its own. When the
- * program exits, what it left running is ended (SIGTERM, the grace period, SIGKILL) and we exit as
- * it did; on SIGTERM, SIGHUP or SIGINT (pairbench stopping it, or dying) the program and every
- * descendant are ended the same way first. pairbench starts this process in a session of its own,
+ * program exits, what it left running is ended (the cell killed, then any other descendant stopped
+ * and killed) and we exit as it did; on SIGTERM, SIGHUP or SIGINT (pairbench stopping it, or dying)
+ * the program's group gets SIGTERM and the grace period first. pairbench starts this process in a session of its own,
  * and signals only this process; the program leads a process group of its own. */
 static int keep(pid_t parent, char *const argv[])
 {
@@ -1179,6 +1540,16 @@ static int keep(pid_t parent, char *const argv[])
 #endif
     if (getppid() != parent)
         return 1; /* pairbench died before we were watching it: run nothing */
+    children_files = has_children_files();
+    if (contain_dir) { /* the program's cell; none: the scan contains it */
+        snprintf(cell_path, sizeof cell_path, "%s/pairbench-%d-1", contain_dir, (int)self_pid);
+        char pressure[4200];
+        snprintf(pressure, sizeof pressure, "%s/cgroup.pressure", cell_path);
+        if (mkdir(cell_path, 0755) != 0)
+            cell_path[0] = '\0';
+        else
+            write_text(pressure, "0");
+    }
     pid_t pid = fork();
     if (pid < 0)
         return 127;
@@ -1190,16 +1561,30 @@ static int keep(pid_t parent, char *const argv[])
     struct rusage usage;
     if (wait_child(pid, -1, 1, &wstatus, &usage) == INTERRUPTED)
         kill_group_with_leader(pid, pid, &wstatus, &usage);
+    if (cell_path[0]) {
+        cgroup_end(cell_path);
+        cgroup_remove(cell_path);
+    }
     if (has_children()) /* the usual case: none, and no /proc scan (orphans become our children) */
-        kill_descendants(); /* what the program left running, in its group or out of it */
+        end_descendants(pid); /* what the program left running, in its group or out of it */
     end_like(wstatus);
+}
+
+/* Whether /proc/PID/task/TID/children exists (CONFIG_PROC_CHILDREN): descendants are then found by
+ * walking down, not by a scan of every process. */
+static int has_children_files(void)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)self_pid, (int)self_pid);
+    return access(path, R_OK) == 0;
 }
 
 static int usage(void)
 {
     static const char text[] =
-        "usage: pairbench-spawner [--grace-ns N] [--lifeline] [--cgroup DIR] REQUEST_FD REPLY_FD "
-        "PARENT_PID\n       pairbench-spawner --keep PARENT_PID [--grace-ns N] -- PROGRAM [ARG...]\n"
+        "usage: pairbench-spawner [--grace-ns N] [--lifeline] [--cgroup DIR] [--contain DIR] REQUEST_FD "
+        "REPLY_FD PARENT_PID\n       pairbench-spawner --keep PARENT_PID [--grace-ns N] [--contain DIR] -- "
+        "PROGRAM [ARG...]\n"
         "(started by pairbench, not by hand)\n";
     write_all(2, text, sizeof text - 1);
     return 2;
@@ -1213,8 +1598,12 @@ int main(int argc, char **argv)
             return usage();
         pid_t parent = (pid_t)atol(argv[2]);
         i = 3;
-        if (strcmp(argv[i], "--grace-ns") == 0 && i + 1 < argc) {
+        if (i < argc && strcmp(argv[i], "--grace-ns") == 0 && i + 1 < argc) {
             grace_ns = atoll(argv[i + 1]);
+            i += 2;
+        }
+        if (i < argc && strcmp(argv[i], "--contain") == 0 && i + 1 < argc) {
+            contain_dir = argv[i + 1];
             i += 2;
         }
         if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || grace_ns < 0 || parent <= 0)
@@ -1228,6 +1617,8 @@ int main(int argc, char **argv)
             lifeline = 1;
         else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc)
             cgroup_dir = argv[++i];
+        else if (strcmp(argv[i], "--contain") == 0 && i + 1 < argc)
+            contain_dir = argv[++i];
         else
             return usage();
     }
@@ -1256,11 +1647,17 @@ int main(int argc, char **argv)
         return 71;
     if (cgroup_dir)
         probe_cgroup();
+    children_files = has_children_files();
+    if (!cgroup_dir && contain_dir) /* commands share our cell; with --cgroup, each has its own */
+        cell_enter();
     in_buf = grow(NULL, in_cap = CHUNK);
-    char ready[MESSAGE_MAX * 2];
+    char ready[MESSAGE_MAX * 4];
     size_t at = (size_t)snprintf(ready, sizeof ready, "[0,\"ready\",%lld,\"%s\",", floor_kib(),
                                  cgroup_dir ? "cgroup" : "rusage");
-    at = json_quote(ready, at, sizeof ready - 4, memory_reason);
+    at = json_quote(ready, at, sizeof ready - MESSAGE_MAX * 2, memory_reason);
+    at += (size_t)snprintf(ready + at, sizeof ready - at, ",\"%s\",",
+                           cgroup_dir || cell_path[0] ? "cgroup" : adopts_orphans ? "scan" : "group");
+    at = json_quote(ready, at, sizeof ready - 4, cgroup_dir || cell_path[0] ? "" : contain_reason);
     ready[at++] = ']';
     ready[at++] = '\n';
     write_all(reply_fd, ready, at);
@@ -1268,5 +1665,7 @@ int main(int argc, char **argv)
     char *line;
     while (!got_term && (line = next_line(&size, &consumed)))
         answer(line, size);
+    if (cell_path[0] && cgroup_members(cell_path, 0)) /* nothing, as a rule: each command's were ended */
+        renew_cell();
     return 0;
 }

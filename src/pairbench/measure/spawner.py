@@ -98,7 +98,7 @@ import time
 
 from pairbench.command import Command
 from pairbench.errors import MeasurementError, UsageError
-from pairbench.measure import child_environment, native, wire
+from pairbench.measure import child_environment, containment, native, wire
 from pairbench.measure.executor import Execution, Executor, ExecutorInfo, OutputPolicy
 from pairbench.measure.native import package_root
 from pairbench.measure.posix import PosixExecutor, not_startable, open_output
@@ -181,6 +181,9 @@ class SpawnerExecutor:
         self.spawner: str | None = None
         self.peak_memory = "rusage"
         self.peak_memory_reason = ""
+        self.containment = "group"
+        self.containment_reason = ""
+        self._contained = containment.containment()
         self.spawner_pid: int | None = None
         self._inner: PosixExecutor | None = None
         self._closed = False
@@ -245,9 +248,13 @@ class SpawnerExecutor:
     def info(self) -> ExecutorInfo:
         """The spawner's size is the RSS floor (pairbench's own in the fallback, said in ``notes``;
         none with the cgroup's ``memory.peak``); which spawner, and how peak memory was measured."""
+        if self._inner is not None:
+            inner = self._inner.info()
+            self.containment, self.containment_reason = inner.containment, inner.containment_reason
         return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None, self.notes,
                             spawner=self.spawner, peak_memory=self.peak_memory,
-                            peak_memory_reason=self.peak_memory_reason)
+                            peak_memory_reason=self.peak_memory_reason, containment=self.containment,
+                            containment_reason=self.containment_reason)
 
     def now_ns(self) -> int:
         """The monotonic clock the samples are timed with (CLOCK_MONOTONIC, shared with the spawner)."""
@@ -450,6 +457,7 @@ class SpawnerExecutor:
         cgroup = self._delegated_cgroup()
         if cgroup:
             argv += ["--cgroup", cgroup]
+        argv += self._contained.option()
         environ = child_environment.for_children_bytes()  # the commands' environment
         return argv, {"stdin": opened[0], "stdout": out, "stderr": out, "env": environ}, opened
 
@@ -482,6 +490,7 @@ class SpawnerExecutor:
             "output": [self.output.mode, self.output.path],
             "grace": self.kill_grace_s,
             "lifeline": lifeline,
+            "contain": self._contained.directory,
         }
         with contextlib.suppress(BrokenPipeError, wire.SpawnerGone):  # it died at once; the reply pipe says why
             wire.write_all(self._request_fd, json.dumps(hello).encode() + b"\n", pidfd=self._pidfd)
@@ -503,16 +512,21 @@ class SpawnerExecutor:
         self._floor_kib, self.peak_memory = reply[2], reply[3]
         if reply[4]:
             self.peak_memory_reason = reply[4]
+        self.containment = reply[5]
+        self.containment_reason = reply[6] or self._contained.reason
 
     def _stop_spawner(self, timeout_s: float):
         """Wait up to ``timeout_s`` for the spawner to exit, then SIGKILL it; its exit status."""
         import subprocess
 
         try:
-            return self._proc.wait(timeout=timeout_s)
+            status = self._proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             self._proc.kill()
-            return self._proc.wait()
+            status = self._proc.wait()
+        if self._contained.directory:  # its cell (and, had it been killed mid-command, what it held)
+            containment.end_cells_of(self._contained.directory, self._proc.pid)
+        return status
 
 
 def _pidfd_of(pid: int) -> int | None:

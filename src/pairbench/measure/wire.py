@@ -26,10 +26,10 @@ HANDSHAKE_ID = 0  # the id of the hello's reply; requests count from 1
 ERRORS = {cls.__name__: cls for cls in (CommandNotFound, MeasurementError, UsageError)}
 """The errors that cross the pipe with their class (any other is a ``MeasurementError``)."""
 EXECUTION_FIELDS = ("wall_ns", "start_ns", "status", "user_ns", "sys_ns", "max_rss_kib", "voluntary_cs",
-                    "involuntary_cs", "leftover_processes")
+                    "involuntary_cs", "leftover_processes", "escaped_processes")
 """The fields of an ``ok`` reply, in order: the ``Execution`` of a command (the native spawner writes them)."""
 REPLY_FIELDS = {"ok": (int,) * len(EXECUTION_FIELDS), "err": (str, str), "int": (), "floor": (int,),
-                "sync": (), "ready": (int, str, str), "noexec": (int,)}
+                "sync": (), "ready": (int, str, str, str, str), "noexec": (int,)}
 """The fields of each kind of reply after its id and kind, by type."""
 
 

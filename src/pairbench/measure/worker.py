@@ -188,7 +188,9 @@ class Worker:
     def greeted(self) -> None:
         """Read the greeting of a just spawned worker (once), then pin it to ``spec.cpu``: so
         workers started together start in parallel, and every thread the worker has made by then
-        (a Go runtime's) is pinned."""
+        (a Go runtime's) is pinned. Its keeper is pinned there too: what it does to end the worker's
+        leftovers runs on the lane's own CPU, between the lane's samples, never beside another
+        lane's sample."""
         if self._process is None:
             self.spawn()
         if not self._greeted:
@@ -197,6 +199,8 @@ class Worker:
             self._program_pid = children.program_pid(self._process)
             if self.spec.cpu is not None:
                 pin(self._program_pid, self.spec.cpu)
+                if self._process.pid != self._program_pid:
+                    pin(self._process.pid, self.spec.cpu)
 
     def _spawn(self, request_r: int, reply_w: int) -> subprocess.Popen:
         env = {**child_environment.for_children(), protocol.FDS_VARIABLE: f"{request_r},{reply_w}"}

@@ -89,7 +89,22 @@ def machine_lines(report: Report) -> list[str]:
     lines = [f"[bold]pairbench doctor[/bold]{' · ' + markup(header) if header else ''}", ""]
     for finding in report.findings:
         lines += finding_lines(finding)
+    contained = report.details.get("containment")
+    if contained:
+        lines += ["", containment_line(contained)]
     return lines + ["", overall_line(report)]
+
+
+def containment_line(contained: dict) -> str:
+    """How this machine contains what pairbench starts: a cgroup for each program, or only the scan of
+    its descendants (and why)."""
+    if contained.get("method") == "cgroup":
+        return (f"Containment: cgroup v2 below {markup(str(contained.get('directory')))}: each command, worker "
+                "and build runs in a cgroup of its own and is ended with it (cgroup.kill, or a freeze and "
+                "SIGKILL), so nothing it starts outlives it.")
+    return (f"Containment: partial, a scan of each program's descendants ({markup(str(contained.get('reason')))}). "
+            "A process that keeps forking into new sessions could outrun it; give pairbench a cgroup v2 "
+            "directory it may write (PAIRBENCH_CGROUP=DIR, or run it where it may create cgroups in its own).")
 
 
 def benchmark_lines(report: Report, machine: Report, plan: ValidationPlan) -> list[str]:

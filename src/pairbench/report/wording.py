@@ -449,6 +449,10 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
     "leftover-processes": lambda d, u: (
         f"{d['side']!r} left {d['count']} process(es) running after it exited; pairbench killed them so "
         "they could not disturb later samples"),
+    "containment-partial": lambda d, u: (
+        f"{d['side']!r} left processes that kept starting new ones faster than pairbench could stop them: "
+        f"{d['count']} may still run. Without a cgroup of its own for each command (pairbench doctor says "
+        "why this machine gives none), pairbench ends what a command leaves by scanning for it"),
     "executor-fallback": lambda d, u: (
         f"the small spawner process could not be started ({d['reason']}), so commands are started from "
         f"pairbench itself and a max RSS below ~{d['floor_kib'] // 1024} MB (pairbench's own size) is "

@@ -42,6 +42,7 @@ from pairbench.measure.revisions import (
     toplevel,
 )
 from pairbench.model import BenchmarkKey
+from pairbench.outputs import check_private_directory, private_directory
 from pairbench.parsers import settings_from_stored
 from pairbench.sessions.builds import (
     DEFAULT_KEEP,
@@ -135,6 +136,7 @@ class BisectSession:
         measure = measure or (lambda each, boundary, pair: measure_builds(each, seams, boundary))
         search = Search(self.commits, settings.decision.alpha, settings.decision.threshold)
         _check_level(search)
+        self._results_directory(make=False)  # a link is refused before anything is built
         bisected = Bisected(self, search)
         started = clock()
         try:
@@ -155,6 +157,15 @@ class BisectSession:
         if found is not None:
             bisected.subject = commit_subject(self.commits[found], self.repository)
         return bisected
+
+    def _results_directory(self, *, make: bool = True) -> None:
+        """``.pairbench/bisect/SEARCH`` in the project, made (``make``) or checked through no symbolic
+        link (a checkout's own, which a repository can commit: ``outputs.private_directory``)."""
+        relative = str(self.results.relative_to(self.project.root))
+        try:
+            (private_directory if make else check_private_directory)(self.project.root, relative)
+        except OSError as exc:
+            raise MeasurementError(f"cannot write bisect's results: {exc.strerror or exc}") from None
 
     def _compare(self, pair: Pair, search: Search, bisected: Bisected, settings: Settings, measure: Measure,
                  left: int | None, store, clock) -> Done | None:
@@ -215,7 +226,7 @@ class BisectSession:
             workers["filter"] = self._filter(search, workers["filter"])
         decision["alpha"] = search.level
         again = settings_from_stored(settings.kind, targets, tuple(r.short for r in revisions), stored)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self._results_directory()
         return dataclasses.replace(again, outputs=dataclasses.replace(settings.outputs, json_path=str(path),
                                                                       exported=()))
 

@@ -36,8 +36,9 @@ from pathlib import Path
 
 from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure import children
+from pairbench.measure.harnesses.detect import is_python_target
 from pairbench.measure.revisions import add_worktree, common_git_dir, remove_worktree, tree_of
-from pairbench.outputs import open_private
+from pairbench.outputs import open_private, private_directory
 from pairbench.parsers import parse_settings
 from pairbench.settings import Settings
 from pairbench.store.project import Project
@@ -152,15 +153,25 @@ def _tail(log: Path) -> str:
 
 
 def target_in(recipe: Recipe, revision: Revision) -> str:
-    """What is measured in the built ``revision``: its bench target's path, or the command run in
-    its tree; ``MeasurementError`` when the build did not make the bench target."""
+    """What is measured in the built ``revision``: its bench target's path (a Python benchmark file or
+    directory as it is; a program quoted, with the arguments ``[confirm] bench`` gives it), or the
+    command run in its tree; ``MeasurementError`` when the build did not make the bench target. Only
+    ``bench`` is split into words, never the tree's path, which may hold spaces."""
     if recipe.command is not None:
         return f"env -C {shlex.quote(revision.tree)} {recipe.command}"
-    path = os.path.join(revision.tree, recipe.bench)
-    if not os.path.exists(path.split()[0]):
+    whole = os.path.join(revision.tree, recipe.bench)
+    if is_python_target(whole):
+        words = [recipe.bench]
+    else:
+        try:
+            words = shlex.split(recipe.bench)
+        except ValueError as exc:
+            raise UsageError(f"[confirm] bench {recipe.bench!r} cannot be split into words: {exc}") from None
+    program = os.path.join(revision.tree, words[0]) if words else whole
+    if not words or not os.path.exists(program):
         raise MeasurementError(f"revision {revision.short} built, but {recipe.bench!r} is not in its worktree; "
                                "check [confirm] bench")
-    return path
+    return whole if is_python_target(whole) else shlex.join([program, *words[1:]])
 
 
 class BuildCache:
@@ -194,21 +205,26 @@ class BuildCache:
                 self.reused.append(revision.commit)
             return here
         remove_worktree(str(worktree), self.repository)
-        entry.mkdir(parents=True, exist_ok=True)
+        private_directory(self.directory, key)
         add_worktree(str(worktree), revision.commit, self.repository)
         try:
             build(self.recipe, here, (entry / "build.log", open_private(entry, "build.log")), self.timeout_ns)
+            if not os.path.exists(os.path.join(worktree, ".git")):
+                raise MeasurementError(f"the build of revision {revision.short} removed its own worktree "
+                                       f"({worktree}); check [confirm] build")
         except MeasurementError:
             remove_worktree(str(worktree), self.repository)
             raise
-        stamp.write_text(f"{revision.commit}\n{self.recipe.build}\n")
+        with os.fdopen(open_private(entry, _STAMP), "w") as written:  # never through a link a build left
+            written.write(f"{revision.commit}\n{self.recipe.build}\n")
         self.built_now.append(revision.commit)
         return here
 
     def _lock(self, key: str) -> None:
         if key in self._held:
             return
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.parent.mkdir(parents=True, exist_ok=True)  # in the git directory, which no commit holds
+        private_directory(self.directory.parent, self.directory.name)
         fd = os.open(self.directory / f"{key}.lock", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)  # another search building the same tree: wait for it
         self._held[key] = fd

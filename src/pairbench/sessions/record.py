@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pairbench.environment.fingerprint import Machine, machine_of
@@ -31,7 +32,8 @@ if TYPE_CHECKING:  # history and store commands need no analysis of a run
     from pairbench.analysis import Analysis
     from pairbench.store.history import Provenance, SeriesSummary, Store
 
-UNSTORED_DIR = ".pairbench/unstored"
+PRIVATE_DIR = ".pairbench"
+UNSTORED_DIR = f"{PRIVATE_DIR}/unstored"
 
 
 @dataclass(frozen=True)
@@ -102,10 +104,33 @@ def machine_for(run: Run, target: StoreTarget) -> Machine:
 
 def open_store(target: StoreTarget, *, read_only: bool = False) -> Store:
     """The store, opened (reached, and migrated when older; ``read_only``: neither changed nor locked)
-    or ``StoreError``."""
+    or ``StoreError``. A SQLite store in the project's ``.pairbench`` (the default one) is written
+    there only through real directories (:func:`private_store_directory`)."""
     from pairbench.store.history import Store
 
+    if not read_only:
+        private_store_directory(target)
     return Store(target.url, read_only=read_only)
+
+
+def private_store_directory(target: StoreTarget) -> None:
+    """The directory of a SQLite store below the project's ``.pairbench``, made through no symbolic link
+    (``outputs.private_directory``: a link a repository commits could point anywhere); ``StoreError``
+    when a link is there. A store elsewhere is the user's to name, links and all."""
+    path = target.url.sqlite_path
+    if path is None:
+        return
+    root = Path(os.path.abspath(target.project.root))
+    try:
+        relative = Path(os.path.abspath(path)).relative_to(root)
+    except ValueError:
+        return
+    if relative.parts[:1] != (PRIVATE_DIR,):
+        return
+    try:
+        private_directory(root, str(relative.parent))
+    except OSError as exc:
+        raise StoreError(f"{target.url.shown}: cannot write it ({exc.strerror or exc})") from None
 
 
 def store_files(target: StoreTarget | None) -> list[tuple[str, str]]:

@@ -183,13 +183,15 @@ def executor(value, source: str) -> ExecutorInfo:
     """``environment.executor``: an object with a ``kind``, a non-negative integer (or null: unknown)
     ``rss_floor_kib``, since analysis compares RSS to it, and text (when present: results written
     before the native spawner lack them) in ``spawner``, ``peak_memory`` and ``peak_memory_reason``,
-    which say how max RSS was measured."""
+    which say how max RSS was measured, and ``containment`` and ``containment_reason``, how what a
+    command left running was ended."""
     record = expect(value, dict, source, "environment.executor")
     floor = record.get("rss_floor_kib")
     if floor is not None and expect(floor, int, source, "environment.executor.rss_floor_kib") < 0:
         raise ResultFileError(f"{source}: environment.executor.rss_floor_kib must be non-negative, got {floor}")
     text = {key: expect(record[key], str, source, f"environment.executor.{key}")
-            for key in ("spawner", "peak_memory", "peak_memory_reason") if key in record}
+            for key in ("spawner", "peak_memory", "peak_memory_reason", "containment", "containment_reason")
+            if key in record}
     return ExecutorInfo(str(record.get("kind", "")), floor, **text)
 
 

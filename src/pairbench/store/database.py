@@ -85,6 +85,10 @@ def parse_url(text: str, *, base: str | os.PathLike | None = None) -> StoreUrl:
     text = text.strip()
     if _KEYWORD_STRING.search(text):
         raise StoreError(_KEYWORDS_REFUSED)
+    if "\0" in text or "%00" in text:
+        raise StoreError(f"the store URL ({_redacted(text)}) holds a NUL (%00), which ends the text a database "
+                         "driver reads, so whatever follows it (the port, sslmode, ...) would be dropped without a "
+                         "word; remove it")
     if "://" not in text:
         return _sqlite(Path(text), base, {})
     try:
@@ -116,11 +120,13 @@ def _postgresql(url) -> StoreUrl:
     url = url.set(drivername="postgresql+psycopg")
     if url.host and (set(url.host) & set("= \t\n")):
         raise StoreError(_KEYWORDS_REFUSED)
+    if url.host and "@" in url.host:  # a password holding a raw @: the URL's parser split it there
+        raise StoreError("the store URL (postgresql://***@...) holds @ more than once: a user or password "
+                         f"holding @ must write it as %40; {_URL_FORMS}")
     secrets = [url.password or ""]
     hidden = {}
-    for key in SECRET_PARAMETERS:
-        values = url.query.get(key)
-        if values is not None:
+    for key, values in url.query.items():
+        if key.lower() in SECRET_PARAMETERS:  # PASSWORD= too: libpq refuses it, but it holds a password
             secrets += [values] if isinstance(values, str) else list(values)
             hidden[key] = "***"
     shown = (url.update_query_dict(hidden) if hidden else url).render_as_string(hide_password=True)

@@ -295,6 +295,9 @@ def _go_label(key: str, one_package: bool) -> str:
 
 def _pytest(path: Path, document) -> Run:
     report = pytest_benchmark.parse_document(document, str(path))
+    if not report.results:  # pytest-benchmark writes this when every benchmark was skipped or deselected
+        raise ResultFileError(f"{path}: the pytest-benchmark report holds no benchmark results (were they all "
+                              "skipped or deselected?)")
     built = _Built(path, [Side(path.name, Command(path.name, (path.name,)))])
     for result, rounds in zip(report.results, report.rounds, strict=True):
         if not rounds:
