@@ -7,15 +7,14 @@ import pytest
 from runs import compare_run, series
 
 from pairbench.analysis import analyse
-from pairbench.analysis.comparison import (
+from pairbench.analysis.criteria import Criteria, tuning_rounds
+from pairbench.analysis.effect import (
     MAX_ROUNDS_PLANNED,
-    Criteria,
     anytime_effect,
     effect_of,
     plan_rounds,
     verdict_of,
 )
-from pairbench.analysis.criteria import tuning_rounds
 from pairbench.stats._order import smallest_n_for_median_interval
 from pairbench.stats.sequential import RunningSequence, first_bounded_n, upper_ranks
 from pairbench.verdict import MOVED_REASON
@@ -303,7 +302,7 @@ def test_rounds_needed_beyond_the_planning_limit_says_so():
 @pytest.mark.parametrize("n", [*range(6, 60), 99, 100, 257, 1000, 4096, 20_000])
 @pytest.mark.parametrize("level", [1e-9, 1e-6, 0.001, 0.01, 0.05, 0.5])
 def test_the_planning_ranks_of_the_sign_test_are_the_exact_ranks(n, level):
-    from pairbench.analysis.comparison import _interval_ranks
+    from pairbench.analysis.effect import _interval_ranks
     from pairbench.stats._order import median_interval_ranks
 
     low, high = _interval_ranks(n, level, t_opt=None)

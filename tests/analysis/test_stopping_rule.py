@@ -106,7 +106,7 @@ def test_the_verdict_a_run_stopped_on_is_the_one_its_samples_give(ratio):
 
 def analyse_effect(sampler: Sampler) -> float:
     """The anytime effect the analysis gives on ``sampler``'s stored samples."""
-    from pairbench.analysis.comparison import anytime_effect
+    from pairbench.analysis.effect import anytime_effect
     from pairbench.stats.sequential import RunningSequence
 
     a, b = Samples.from_rows(sampler.rows[(0, 0)]), Samples.from_rows(sampler.rows[(0, 1)])

@@ -24,7 +24,7 @@ TEST_SUPPORT = SRC.parents[1] / "tests" / "support"
 LAYERS = ("cli", "sessions", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
           "worker", "vocabulary")
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parameters", "model", "verdict", "workloads", "harnesses",
-              "preload", "outputs", "limits", "__init__"}
+              "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli", "api": "cli"})
 STATS_MAY_USE = {"errors", "notes"}

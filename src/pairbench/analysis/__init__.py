@@ -139,8 +139,8 @@ def criteria_of(run: Run) -> Criteria:
 def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigure, ...], list[np.ndarray]]:
     """Every comparison (with the family's correction), its chart data, and the values its verdict
     was drawn from."""
-    # imported here: scipy (~0.6 s) is for the commands that analyse (a measuring one loads it before
-    # its first sample, pairbench.preload), not for every command that reads a run
+    # imported here: the statistics (scipy: ~0.6 s) are for the commands that analyse, after their
+    # last sample, not for every command that reads a run
     from pairbench.analysis.comparison import Pairing, bonferroni, compare
     from pairbench.analysis.suite import holm, verdict_values
 

@@ -3,12 +3,13 @@
 The :class:`StoppingRule` is a sink of the sampler: it reads each finished
 round's samples, keeps each comparison's log-ratios (in one
 ``RunningSequence`` when adaptive, so one more round costs O(n)), and decides
-through the analysis's own :func:`~pairbench.analysis.comparison.verdict_of`,
+through the analysis's own :func:`~pairbench.analysis.effect.verdict_of`,
 so the verdict that stopped a run is the one ``analyse`` reports from the
 stored samples. With ``--runs`` nothing stops early; the progress line asks
-:meth:`StoppingRule.current` for the sign-test interval instead. The statistics
-it uses are loaded before the first sample (``pairbench.preload``), so a look
-costs no import.
+:meth:`StoppingRule.current` for the sign-test interval instead. What it computes
+with (``analysis.effect``) runs on numpy and the standard library and is
+imported with this module, so a look imports nothing, and scipy waits until
+after the last sample.
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.ma  # noqa: F401 - np.median imports it at its first call: here, so that no import runs while sampling
 
 from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
+from pairbench.analysis.effect import anytime_effect, effect_of, verdict_of
 from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
 from pairbench.model import metric_total
+from pairbench.stats.sequential import RunningSequence
 from pairbench.verdict import Verdict
 
 
@@ -111,8 +115,6 @@ class StoppingRule(Sink):
 
     def _sequence(self, key: tuple[int, int]):
         """The running confidence sequence of comparison ``key``, made at its first value."""
-        from pairbench.stats.sequential import RunningSequence
-
         if key not in self._running:
             self._running[key] = RunningSequence(self.criteria.level_alpha, self.criteria.t_opt)
         return self._running[key]
@@ -160,12 +162,6 @@ class StoppingRule(Sink):
         return [self.latest[key][1] for key in self.keys]
 
     def _verdict(self, key: tuple[int, int]) -> Verdict:
-        from pairbench.analysis.comparison import (  # loaded before the first sample (preload)
-            anytime_effect,
-            effect_of,
-            verdict_of,
-        )
-
         if self.criteria.anytime:
             running = self._sequence(key)
             found = verdict_of(lambda: anytime_effect(running), self.criteria)

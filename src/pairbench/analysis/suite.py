@@ -46,12 +46,11 @@ from pairbench.analysis.comparison import (
     Criteria,
     Pairing,
     block_effects,
-    effect_of,
     paired_blocks,
     paired_values,
-    verdict_of,
 )
 from pairbench.analysis.criteria import holm_steps
+from pairbench.analysis.effect import effect_of, verdict_of
 from pairbench.analysis.records import Comparison
 from pairbench.analysis.validation import VALIDATION_CODES
 from pairbench.errors import StatisticsError

@@ -10,7 +10,6 @@ import click
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.measuring import (
     check_output_paths,
-    load_statistics,
     open_activity_window,
     programs_environment,
     report_outcome,
@@ -27,7 +26,7 @@ from pairbench.cli.options import (
     store_options,
 )
 from pairbench.cli.progress import close_progress, progress_for
-from pairbench.cli.report import export_options
+from pairbench.cli.report import derived_records, export_options
 from pairbench.errors import EXIT_OK
 from pairbench.harnesses import HARNESS_CHOICES, REGISTRY
 from pairbench.settings import default, parse_settings
@@ -128,14 +127,9 @@ def bench(app: App, workers: tuple[str, ...], **options):
 
 
 def _bench(app: App, settings, target, window) -> int:
-    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.bench import BenchSession
-    from pairbench.sessions.driver import STATISTICS
-
-    load_statistics(STATISTICS)  # while the activity window passes
-
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory,
-                           workers=app.workers, records=derived_document)
+                           workers=app.workers, records=derived_records)
     return report_outcome(app, settings, measured_suite(app, session, settings), target)
 
 

@@ -18,6 +18,7 @@ from pairbench.cli.options import (
 from pairbench.cli.report import (
     check_export_paths,
     check_outputs,
+    derived_records,
     export_options,
     export_paths,
     write_document,
@@ -152,12 +153,10 @@ def measure(app: App, settings: Settings, target, window) -> int:
     """Measure ``settings``' commands, print the report, write the files asked for, keep the result
     in the store ``target`` (None: none); the exit code. ``window``: the machine's activity window,
     opened when the command began (``open_activity_window``)."""
-    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.commands import Session
 
     check_output_paths(settings, target)
-    load_statistics()  # while the activity window passes
-    session = Session(settings, app.executor_factory, app.environment(activity_since=window), derived_document)
+    session = Session(settings, app.executor_factory, app.environment(activity_since=window), derived_records)
     return report_outcome(app, settings, measured(app, session, settings), target)
 
 
@@ -180,15 +179,6 @@ def open_activity_window():
     from pairbench.environment.activity import ActivityWindow
 
     return ActivityWindow.here()
-
-
-def load_statistics(modules: tuple[str, ...] | None = None) -> None:
-    """Load what sampling and the analysis need (``pairbench.preload``) before the first sample, so
-    that no import runs beside one; called before the activity window closes, so that it passes
-    meanwhile."""
-    from pairbench import preload
-
-    preload.load(*(modules,) if modules else ())
 
 
 def report_outcome(app: App, settings: Settings, outcome, target=None, *, provenance=None) -> int:

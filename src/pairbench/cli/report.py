@@ -169,6 +169,14 @@ def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
         write_files(io, export_files(run, analysis, exports))
 
 
+def derived_records(run, analysis) -> Mapping:
+    """The analysis as records for the result file (``report.jsonfile.derived_document``), the
+    report layer loaded when they are written: after a measuring command's last sample."""
+    from pairbench.report.jsonfile import derived_document
+
+    return derived_document(run, analysis)
+
+
 def write_document(io: Io, run, analysis, path: str, *, announce: bool = True) -> None:
     """Write ``run`` with its analysis as a result document to ``path`` (``-``: standard output),
     atomically; say where on standard error when ``announce``."""

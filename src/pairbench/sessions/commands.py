@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 
-from pairbench import preload
 from pairbench.analysis import baseline_and_candidates, compares, criteria_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
@@ -236,9 +235,9 @@ class Session:
 
     def measure(self, progress: Sink | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The
-        sampler reports to the journal, the stopping rule and ``progress``. What
-        the rule and the analysis import is loaded first: nothing is imported beside a sample."""
-        preload.load()
+        sampler reports to the journal, the stopping rule and ``progress``. What the rule
+        computes with was imported with it (``analysis.stopping``): nothing is imported beside a
+        sample."""
         skeleton = self.skeleton.replace(shell_overhead=self._shell_overhead())
         executor = self._executor()
         try:

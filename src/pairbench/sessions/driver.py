@@ -37,9 +37,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from pairbench import preload
 from pairbench.analysis import baseline_and_candidates, criteria_of
 from pairbench.analysis.criteria import Boundary
+from pairbench.analysis.effect import plan_rounds
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import CommandFailed
 from pairbench.measure.fixed_cost import FixedCost, ProbeTimes, floor_sample
@@ -76,9 +76,6 @@ FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists
 VALIDATION_SHARES = (1, 2, 4, 8)
 """Validation samples are 1/8, 1/4, 1/2 and all of a sample (eighths)."""
-STATISTICS = (*preload.MODULES, "pairbench.analysis.validation", "scipy.stats")
-"""What the analysis imports, validation's fits included: loaded before the first sample
-(``pairbench.preload``), in the main thread, so no job imports (nor waits on another's import)."""
 SLOW_SAMPLE_NS = 100_000_000
 """A sample outside the rounds that costs more than this here (pytest's start-up: about a second) gets
 one validation round instead of the lane's several: 4 points per side fit a line for the setup
@@ -137,7 +134,6 @@ class SuiteDriver:
         Several jobs run in threads, each pinned to its lane's CPU (where its samples run), so one
         job's own work never runs on the CPU of another job's sample; the main thread sleeps until
         they end (no polling)."""
-        preload.load(STATISTICS)
         self.fixed_cost()
         if len(self.lanes) == 1:
             self._work(self.lanes[0])
@@ -321,9 +317,6 @@ class SuiteDriver:
 
         def needed() -> int | None:
             """Further rounds to a verdict (blocks' worth when rounds come in blocks), HOPELESS, or None."""
-            from pairbench.analysis.comparison import (
-                plan_rounds,  # loaded before the first sample (preload)
-            )
             values, criteria = rule.values(), rule.criteria
             if values.size < criteria.first_verdict_round():
                 return None  # too few values (blocks) for an interval: a plan from them would be noise

@@ -19,7 +19,6 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pairbench import preload
 from pairbench.analysis import Analysis, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.executor import Execution, WallClock
@@ -94,9 +93,8 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
     (``max_time``, ``alpha``, ``threshold``, ``sample_time``, ``seed``), defaulting to
     ``USE_DEFAULTS["functions"]`` and ``bench``'s. With no ``candidate``, one function measured
     alone (its summary, no comparison). ``name`` names the benchmark (default: the baseline's name).
-    The statistics load before the first sample: the functions run in this process, where an import
-    between samples would also evict their data from the caches."""
-    preload.load()
+    What the stopping rule computes with is imported with this module: the functions run in this
+    process, where an import between samples would also evict their data from the caches."""
     kwargs = dict(kwargs or {})
     functions = (baseline,) if candidate is None else (baseline, candidate)
     names = _names(*functions)
