@@ -315,3 +315,16 @@ def test_median_interval_at_a_tiny_alpha_matches_exact_enumeration():
         k += 1
     ranks = median_interval_ranks(n, 1.0 - alpha)
     assert (ranks.low, ranks.high) == (k, n - k + 1)
+
+
+def test_the_normal_mad_scale_and_the_mads_are_scipys():
+    """The MADs are computed with numpy (the stopping path runs without scipy) as scipy does."""
+    from pairbench.stats import describe
+    from pairbench.stats.paired import NORMAL_MAD_SCALE
+
+    assert NORMAL_MAD_SCALE == float(stats.norm.ppf(0.75))
+    x = np.random.default_rng(3).lognormal(0.0, 0.5, 101)
+    d = describe(x)
+    assert d.mad == float(stats.median_abs_deviation(x, scale=1.0))
+    assert d.mad_normal == float(stats.median_abs_deviation(x, scale="normal"))
+    assert outlier_balance(x).mad == float(stats.median_abs_deviation(x, scale="normal"))
