@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import click
 
-from pairbench import __version__
+from pairbench import __version__, held_signals
 from pairbench.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERNAL,
@@ -178,6 +178,11 @@ COMMANDS = {
 group imports a command's module only when the command runs or shows its own help, and lists
 them all in ``pairbench --help`` from these summaries (a test checks them against the modules)."""
 
+SESSIONS_TAKE_HELD_SIGNALS = frozenset({"run", "compare", "bench"})
+"""The commands whose session delivers the signals held while pairbench started, right after its
+journal exists (``sessions.commands.Session``, ``sessions.bench.BenchSession``), so that an
+interruption during start-up leaves a result and runs --cleanup as one while sampling does."""
+
 _NO_SUCH_COMMAND = getattr(click.exceptions, "NoSuchCommand", ())  # click >= 8.4 suggests names
 
 
@@ -199,10 +204,16 @@ class LazyGroup(click.Group):
         return self.commands.get(cmd_name)
 
     def resolve_command(self, ctx, args):
+        """The command ``args`` name; signals held while pairbench started (``held_signals``) are
+        delivered now unless the command measures, whose session takes them once it can end
+        cleanly."""
         try:
-            return super().resolve_command(ctx, args)
+            name, command, rest = super().resolve_command(ctx, args)
         except _NO_SUCH_COMMAND as exc:  # suggest from every command, not only those loaded
             raise _NO_SUCH_COMMAND(exc.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
+        if name not in SESSIONS_TAKE_HELD_SIGNALS:
+            held_signals.release()
+        return name, command, rest
 
     def format_commands(self, ctx, formatter) -> None:
         """The commands and their short help, as click writes them, from the table's summaries for
@@ -250,7 +261,18 @@ def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: 
 
 
 def _invoke(app: App, argv: Sequence[str] | None) -> int:
-    """Run the command line and return its exit code; every error pairbench expects becomes one."""
+    """Run the command line and return its exit code; every error pairbench expects becomes one.
+    A signal the console script held and no session took (a usage error, ``run --help``)
+    interrupts at the end."""
+    code = _run_command(app, argv)
+    try:
+        held_signals.release()
+    except KeyboardInterrupt as exc:
+        return _interrupted(app.io, exc)
+    return code
+
+
+def _run_command(app: App, argv: Sequence[str] | None) -> int:
     io = app.io
     try:
         # click writes --help, --version and its own errors to sys.stdout/sys.stderr
@@ -325,6 +347,7 @@ def entry_point() -> None:
     try:
         with terminating_signals_interrupt():
             code = main()
+        held_signals.restore()
     except KeyboardInterrupt as exc:  # outside main's own handling: before or after the command
         code = interruption_exit_code(exc)
         with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -341,13 +364,14 @@ def entry_point() -> None:
 def terminating_signals_interrupt():
     """In the block, SIGTERM and SIGHUP raise :class:`~pairbench.errors.Terminated`, which every
     part of pairbench handles like Ctrl-C (main thread only). A signal that was ignored when
-    pairbench started (``nohup``) stays ignored."""
+    pairbench started (``nohup``) stays ignored. While the console script holds them
+    (``held_signals``), releasing them installs these handlers instead."""
 
     def terminate(signum, frame):
         raise Terminated(signum)
 
     previous = {}
-    for signum in TERMINATING_SIGNALS:
+    for signum in () if held_signals.holding() else TERMINATING_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:
             previous[signum] = signal.signal(signum, terminate)
     try:

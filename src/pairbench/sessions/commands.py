@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 
+from pairbench import held_signals
 from pairbench.analysis import baseline_and_candidates, compares, criteria_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
@@ -284,6 +285,7 @@ class Session:
         """Run --setup, then sample; return the error that ended them early, or the interruption
         (Ctrl-C, or ``Terminated`` for SIGTERM and SIGHUP)."""
         try:
+            held_signals.release()  # one held while pairbench started ends the run here, journal written
             run_helper(executor, self._helpers["--setup"], "--setup", self.settings.sampling.timeout_ns)
             sampler.run()
         except PairbenchError as exc:
