@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # the native spawner, built by the install (setup.py) where a C compiler exists
 HELPER := src/pairbench/measure/pairbench-spawner
 
-.PHONY: setup demo test lint calibrate clean
+.PHONY: setup demo test docs lint calibrate clean
 
 setup: $(STAMP)
 
@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml setup.py src/pairbench/measure/spawner.c
 
 demo: setup
 	$(BIN)/pairbench compare --seed 1 --max-time 30s --name "spin 400k" --name "spin 480k" \
-		"$(BIN)/python -m pairbench.workloads spin 400000" \
-		"$(BIN)/python -m pairbench.workloads spin 480000"
+		"$(BIN)/python examples/workloads.py spin 400000" \
+		"$(BIN)/python examples/workloads.py spin 480000"
 
 # As root (CI), the permission-dependent tests run once more as an unprivileged
 # user, so both branches of the environment readers run. The system packages come
@@ -32,8 +32,13 @@ test:
 	$(BIN)/python -m pytest -n 2 -q
 	scripts/test-unprivileged.sh $(BIN)/python
 
+# The documentation site (MkDocs with Material, installed by setup's dev extra) into site/;
+# strict, as tests/docs/test_site.py builds it in make test.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
+
 # The calibration study (~25 min): pairbench's A/A and A/B error rates against a
-# sequential hyperfine design; figures go to benchmarks/RESULTS.md by hand.
+# sequential hyperfine design; figures go to benchmarks/results/calibration.md by hand.
 calibrate: setup
 	scripts/install-test-deps.sh --bench
 	$(BIN)/python benchmarks/calibration.py --out benchmarks/out/calibration
@@ -42,4 +47,4 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache $(HELPER)
+	rm -rf $(VENV) build site src/*.egg-info .pytest_cache $(HELPER)

@@ -2,7 +2,7 @@
 
 ``pairbench bench`` starts both sides' workers afresh for each block of rounds
 and draws its verdict from the blocks' median log-ratios
-(``analysis.comparison.block_effects``). Its interval assumes that under A/A
+(``analysis.pairing.block_effects``). Its interval assumes that under A/A
 those values are independent with median zero. This script runs long A/A
 comparisons of the microbenchmark study's Python workload (``microbench.py``
 must have made ``benchmarks/out/microbench-15/py``: its ``a`` and ``a2``
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from pairbench.analysis.comparison import block_effects
+from pairbench.analysis.pairing import block_effects
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOAD = ROOT / "benchmarks" / "out" / "microbench-15" / "py"

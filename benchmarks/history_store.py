@@ -44,7 +44,7 @@ from postgres import PostgresServer  # noqa: E402
 
 from pairbench.environment.fingerprint import machine_of  # noqa: E402
 from pairbench.model import SAMPLE_COLUMNS, BenchmarkKey, Command, Run, Samples, Side  # noqa: E402
-from pairbench.settings import parse_settings  # noqa: E402
+from pairbench.parsers import parse_settings  # noqa: E402
 from pairbench.store import codec  # noqa: E402
 from pairbench.store.history import Provenance, SeriesSummary, Store  # noqa: E402
 

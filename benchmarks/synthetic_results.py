@@ -37,7 +37,7 @@ def synthetic_columns(wall: np.ndarray, rng: np.random.Generator, **columns) -> 
 def synthetic_compare(names: list[str], columns: list[dict], started: str, finished: str):
     """A complete comparison of one benchmark: side i is ``./names[i]`` with sample ``columns[i]``."""
     from pairbench.model import Command, Run, Samples, Side
-    from pairbench.settings import parse_settings
+    from pairbench.parsers import parse_settings
 
     rounds = len(columns[0]["wall_ns"])
     sides = tuple(Side(name, Command(f"./{name}", (f"./{name}",)), "baseline" if i == 0 else "candidate")

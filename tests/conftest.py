@@ -86,3 +86,22 @@ def worker_programs(tmp_path, monkeypatch):
         (tmp_path / name).write_text("#!/bin/sh\nexit 1\n")
         (tmp_path / name).chmod(0o755)
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def other_user():
+    """How a test runs something as an unprivileged user (``tests/support/other_user.py``): the
+    command prefix (empty when the tests run unprivileged already), that user's ids, and a Python with
+    pairbench it can run, set up once for the session. Where no such user can be become, the test
+    fails saying why: it never skips."""
+    from other_user import CannotDrop, drop_command, shared_environment, user_ids
+
+    try:
+        drop = drop_command()
+    except CannotDrop as why:
+        pytest.fail(str(why))
+    shared = shared_environment(drop)
+    try:
+        yield {"drop": drop, "ids": user_ids(), "shared": shared}
+    finally:
+        shared.cleanup()

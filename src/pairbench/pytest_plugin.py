@@ -226,11 +226,12 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     the session fails (an error, or verdicts matching --pairbench-fail-on), if it does."""
     from pairbench.errors import PairbenchError
     from pairbench.measure import child_environment
+    from pairbench.parsers import parse_settings
     from pairbench.report.jsonfile import derived_document
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.sessions.bench import BenchSession
-    from pairbench.settings import USE_DEFAULTS, parse_settings
+    from pairbench.settings import USE_DEFAULTS
 
     here = str(config.invocation_params.dir)
     top = _toplevel(here)

@@ -1,34 +1,23 @@
-"""Settings: every option of ``run`` and ``compare``, typed, validated once, with one default each.
+"""Settings: what each measuring command was asked to do, typed, with one default each.
 
-The command line hands the options it read to :func:`parse_settings`, which
-turns them into a frozen :class:`Settings` or raises ``UsageError`` naming the
-option and the value received. Nothing below the CLI validates an option again
-or keeps a default of its own: ``DEFAULTS`` is the only place a default lives
-(the help text shows it from here), and ``Sampling``, ``Decision`` and
-``Outputs`` are what the rest of pairbench reads.
+``Settings(kind, commands, names, sampling, decision, outputs, workers)`` is
+every option of ``run``, ``compare`` and ``bench``; ``ValidationPlan`` is
+``doctor COMMAND``'s. ``DEFAULTS`` is the only place a default lives (the
+help text shows it from here); ``Sampling``, ``Decision``, ``Workers`` and
+``Outputs`` are what the rest of pairbench reads. The records are made by the
+parsers (``pairbench.parsers``), which validate each option once.
 
 A result document stores the ``sampling`` and ``decision`` groups
-(:meth:`Settings.stored`); :func:`settings_from_stored` reads them back through
-the same parsers. ``outputs`` (where this invocation writes) is not stored.
+(:meth:`Settings.stored`); ``parsers.settings_from_stored`` reads them back
+through the same parsers. ``outputs`` (where this invocation writes) is not stored.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
-import os
-import re
-import shlex
-from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
-from pairbench.errors import UsageError
-from pairbench.harnesses import HARNESS_CHOICES, WORKER_HARNESSES
-from pairbench.limits import MAX_SHARDS, MAX_SIDES
-from pairbench.outputs import JOURNAL_SUFFIX
-from pairbench.parameters import parse_parameters
-from pairbench.units import parse_duration_ns
-from pairbench.verdict import FAIL_ON_CHOICES
+from pairbench.harness_registry import WORKER_HARNESSES
 
 KINDS = ("run", "compare", "bench", "import")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
@@ -238,372 +227,66 @@ class Settings:
         return stored
 
 
-# --------------------------------------------------------------------------- parsing
-
-
-def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, object]) -> Settings:
-    """Turn the options the CLI read into :class:`Settings`; raise ``UsageError`` on any bad value.
-
-    ``options`` maps click's option names (``max_time``, ``json_path``) to the
-    value given, or None when not given (then ``DEFAULTS`` apply). Values may be
-    text as typed or already typed (stored settings). A missing seed is drawn
-    at random here, so the stored settings always hold the seed that was used.
-    """
-    if kind not in KINDS:
-        raise UsageError(f"kind must be one of {KINDS}, got {kind!r}")
-    if not commands:
-        raise UsageError("give at least one command to measure")
-
-    def given(option: str):
-        value = options.get(option)
-        return default(option, kind) if value is None else value
-
-    sampling = _sampling(given, tuple(commands))
-    decision = Decision(alpha=parse_alpha(given("alpha")), threshold=parse_threshold(given("threshold")),
-                        fail_on=_choice("--fail-on", given("fail_on"), FAIL_ON_CHOICES),
-                        self_check=_flag("--self-check", given("self_check")),
-                        tuned_rounds=parse_count("tuned_rounds", given("tuned_rounds"), 1),
-                        metric=_choice("--metric", given("metric"), METRIC_CHOICES),
-                        fail_on_metric=parse_fail_on_metric(given("fail_on_metric")))
-    if len(commands) + decision.self_check > MAX_SIDES:
-        raise UsageError(f"a result holds at most {MAX_SIDES} sides (commands, and the --self-check copy); "
-                         f"got {len(commands)} commands{' and the copy' if decision.self_check else ''}")
-    outputs = Outputs(json_path=_result_path("--json", given("json_path")),
-                      exported=tuple((key.removeprefix("export_"), _result_path("--" + key.replace("_", "-"), value))
-                                     for key, value in options.items()
-                                     if key.startswith("export_") and value is not None),
-                      quiet=_flag("--quiet", given("quiet")),
-                      sort=_choice("--sort", given("sort"), SORT_CHOICES),
-                      time_unit=parse_time_unit(given("time_unit")))
-    _one_to_stdout(outputs)
-    workers = _workers(given) if kind == "bench" else None
-    return Settings(kind, tuple(commands), _names(options.get("names") or (), len(commands)),
-                    sampling, decision, outputs, workers)
-
-
-def _workers(given) -> Workers:
-    sample_time = _duration_or_none("--sample-time", given("sample_time"))
-    if sample_time is not None and not 1_000 <= sample_time <= 10_000_000_000:
-        raise UsageError(f"--sample-time must lie between 1us and 10s, got {given('sample_time')!r}")
-    harness = given("harness")
-    if harness is not None and harness not in HARNESS_CHOICES:
-        raise UsageError(f"--harness must be one of {', '.join(HARNESS_CHOICES)}, got {harness!r}")
-    against = _words_or_none("--against", given("against"), "name a git revision (a branch, a tag, a commit)")
-    return Workers(filter=_regex("-k/--filter", given("filter")), sample_time_ns=sample_time, against=against,
-                   harness=harness, jobs=parse_count("--jobs", given("jobs"), 1, MAX_JOBS),
-                   shard=parse_shard(given("shard")), suite_time_ns=_duration_or_none("--suite-time", given("suite_time")),
-                   balance=_text_or_none("--balance", given("balance")),
-                   repetitions=parse_count("--repetitions", given("repetitions"), 1, MAX_REPETITIONS))
-
-
-def parse_shard(value) -> tuple[int, int] | None:
-    """--shard K/N (1 <= K <= N <= ``MAX_SHARDS``), or a stored [K, N]; None: the whole suite."""
-    if value is None:
-        return None
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        value = f"{value[0]}/{value[1]}"
-    match = re.fullmatch(r"\s*(\d{1,5})\s*/\s*(\d{1,5})\s*", value) if isinstance(value, str) else None
-    if not match:
-        raise UsageError(f"--shard must be K/N (this is share K of N, 1 <= K <= N), got {value!r}")
-    k, n = int(match.group(1)), int(match.group(2))
-    if not 1 <= k <= n <= MAX_SHARDS:
-        raise UsageError(f"--shard K/N needs 1 <= K <= N <= {MAX_SHARDS}, got {value!r}")
-    return k, n
-
-
-def _regex(option: str, value) -> str | None:
-    """A regular expression (Python's syntax), checked; None: no filter."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise UsageError(f"{option} must be a regular expression, got {value!r}")
-    try:
-        re.compile(value)
-    except re.error as exc:
-        raise UsageError(f"{option} {value!r} is not a regular expression: {exc}") from None
-    return value
-
-
-def _sampling(given, commands: tuple[str, ...]) -> Sampling:
-    runs = _count_or_none("--runs", given("runs"), 1)
-    min_runs = parse_count("--min-runs", given("min_runs"), 1)
-    max_runs = _count_or_none("--max-runs", given("max_runs"), 1)
-    if max_runs is not None and max_runs < min_runs:
-        raise UsageError(f"--max-runs ({max_runs}) must not be below --min-runs ({min_runs})")
-    seed = given("seed")
-    return Sampling(
-        warmup=parse_count("--warmup", given("warmup"), 0),
-        max_time_ns=_duration_or_none("--max-time", given("max_time")),
-        runs=runs, min_runs=min_runs, max_runs=max_runs,
-        timeout_ns=_duration_or_none("--timeout", given("timeout")),
-        prepare=_per_command("--prepare", given("prepare"), len(commands)),
-        setup=_words_or_none("--setup", given("setup")),
-        cleanup=_words_or_none("--cleanup", given("cleanup")),
-        conclude=_per_command("--conclude", given("conclude"), len(commands)),
-        shell=parse_shell(given("shell"), no_shell=_flag("-N", given("no_shell"))),
-        input=_input(given("input")),
-        output=_output(given("output")),
-        ignore_failure=_flag("--ignore-failure", given("ignore_failure")),
-        seed=int.from_bytes(os.urandom(4), "big") if seed is None else parse_count("--seed", seed, 0),
-        parameters=parse_parameters(given, commands),
-    )
-
-
-def settings_from_stored(kind: str, commands: Sequence[str], names: Sequence[str],
-                         stored: Mapping) -> Settings:
-    """The settings a result document stored, read through the same parsers (``UsageError`` if bad)."""
-    for group in ("sampling", "decision", "workers"):
-        if not isinstance(stored.get(group, {}), Mapping):
-            raise UsageError(f"settings.{group} must be an object")
-    sampling, decision, workers = (stored.get(group, {}) for group in ("sampling", "decision", "workers"))
-    unknown = (set(sampling) - {f.name for f in fields(Sampling)}) | (
-        set(decision) - {f.name for f in fields(Decision)}) | (set(workers) - {f.name for f in fields(Workers)})
-    if unknown:
-        raise UsageError(f"unknown setting(s) {', '.join(sorted(map(str, unknown)))}")
-    options = {**{_OPTION_OF.get(k, k): v for k, v in sampling.items()}, **decision,
-               **{_OPTION_OF.get(k, k): v for k, v in workers.items()}}
-    if "max_time_ns" in sampling and sampling["max_time_ns"] is None:
-        options["max_time"] = _NO_LIMIT
-    options.setdefault("tuned_rounds", LEGACY_TUNED_ROUNDS)
-    options.setdefault("metric", LEGACY_METRIC)
-    if kind == "bench":
-        options.setdefault("repetitions", LEGACY_REPETITIONS)
-    return parse_settings(kind, commands, {**options, "names": tuple(names)})
-
-
-_OPTION_OF = {"max_time_ns": "max_time", "timeout_ns": "timeout", "sample_time_ns": "sample_time",
-              "suite_time_ns": "suite_time"}
-_NO_LIMIT = "none"  # a stored run without a time budget
-
-
-# --------------------------------------------------------------------------- one parser per kind of value
-
-
 ALPHA_RANGE = (1e-6, 0.5)
 """The values --alpha may take. Below 1e-6 the level 1 - alpha/m (m candidates, up to 1000) is no
 longer shown apart from 100% and the intervals need rounds no benchmark affords; above 0.5 a
 verdict would be wrong more often than right."""
-
-
-def parse_alpha(value) -> float:
-    """--alpha: a number in ``ALPHA_RANGE`` (1e-6 to 0.5, inclusive)."""
-    number = _number("--alpha", value)
-    low, high = ALPHA_RANGE
-    if not low <= number <= high:
-        raise UsageError(f"--alpha must lie between {low:g} and {high:g} (inclusive), got {value!r}")
-    return number
-
-
-def parse_threshold(value) -> float:
-    """--threshold: a percentage in (0, 100), typed as ``1``, ``0.5`` or ``0.5%``."""
-    text = str(value).strip().rstrip("%") if isinstance(value, str) else value
-    number = _number("--threshold", text, shown=value)
-    if not 0.0 < number < 100.0:
-        raise UsageError(f"--threshold must be between 0 and 100 percent, got {value!r}")
-    return number
-
-
-def _number(option: str, value, *, shown=None) -> float:
-    if isinstance(value, bool):
-        raise UsageError(f"{option} must be a number, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise UsageError(f"{option} must be a number, got {shown if shown is not None else value!r}") from None
-    if not math.isfinite(number):
-        raise UsageError(f"{option} must be a finite number, got {value!r}")
-    return number
-
-
-def parse_count(option: str, value, minimum: int, maximum: int | None = None, *,
-                shown: str | None = None) -> int:
-    """A whole number from ``minimum`` to ``maximum`` (None: no bound), typed as text or given as an
-    int (never a bool or a float); errors show ``shown`` (the whole value typed) when given."""
-    if isinstance(value, (bool, float)):
-        raise UsageError(f"{option} must be a whole number, got {shown or repr(value)}")
-    try:
-        number = int(str(value).strip(), 10) if isinstance(value, str) else int(value)
-    except (TypeError, ValueError):
-        raise UsageError(f"{option} must be a whole number, got {shown or repr(value)}") from None
-    if number < minimum:
-        raise UsageError(f"{option} must be at least {minimum}, got {shown or number}")
-    if maximum is not None and number > maximum:
-        raise UsageError(f"{option} must be at most {maximum}, got {number}")
-    return number
-
-
-def _count_or_none(option: str, value, minimum: int) -> int | None:
-    return None if value is None else parse_count(option, value, minimum)
-
-
-def _duration_or_none(option: str, value) -> int | None:
-    """A duration in whole ns: typed text ("30s", "500ms"), or stored ns (an int); "none" for no limit."""
-    if value is None or value == _NO_LIMIT:
-        return None
-    if isinstance(value, (bool, float)):
-        raise UsageError(f"{option} must be a duration, got {value!r}")
-    if isinstance(value, int):
-        if value < 1:
-            raise UsageError(f"{option} must be at least 1 ns, got {value}")
-        return value
-    return parse_duration_ns(value, option=option)
-
-
-def _flag(option: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise UsageError(f"{option} is a flag (true or false), got {value!r}")
-    return value
-
-
-MAX_UNIT_CHARS = 64
-
-
-def parse_fail_on_metric(values) -> tuple[str, ...]:
-    """--fail-on-metric UNIT (repeated): units as a harness reports them (``B/op``, ``allocs/op``,
-    ``MB/s``), or ``all``; printable, no spaces, at most ``MAX_UNIT_CHARS`` characters each."""
-    if isinstance(values, str) or not isinstance(values, (list, tuple)):
-        raise UsageError(f"--fail-on-metric must be a list of units, got {values!r}")
-    for unit in values:
-        if not isinstance(unit, str) or not unit or len(unit) > MAX_UNIT_CHARS or not unit.isprintable() \
-                or any(c.isspace() for c in unit):
-            raise UsageError(f"--fail-on-metric takes a unit as the harness reports it (B/op, allocs/op, MB/s) "
-                             f"or all; got {unit!r}"[:200])
-    return tuple(dict.fromkeys(values))
-
-
-def _choice(option: str, value, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise UsageError(f"{option} must be one of {', '.join(choices)}; got {value!r}")
-    return value
-
-
-def _result_path(option: str, value) -> str | None:
-    """An output file's path: not a journal's name, which would replace another run's live journal."""
-    path = _text_or_none(option, value)
-    if path is not None and path.endswith(JOURNAL_SUFFIX):
-        raise UsageError(f"{option} must not end in {JOURNAL_SUFFIX}, got {path!r}: that names the journal "
-                         f"of a run with --json {path.removesuffix(JOURNAL_SUFFIX)!r}; choose another name")
-    return path
-
-
-def _text_or_none(option: str, value) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise UsageError(f"{option} must be a non-empty path, got {value!r}")
-    return value
-
-
-def _words_or_none(option: str, value, must: str = "be a command") -> str | None:
-    """Text that is not blank (a command, a revision), or None; ``must`` says what it must be."""
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise UsageError(f"{option} must {must}, got {value!r}")
-    return value
-
-
-def _output(value) -> str:
-    """--output: null, inherit, pipe (hyperfine's: read through a pipe and discarded) or a file
-    path (``./pipe`` for a file named pipe)."""
-    if not isinstance(value, str) or not value:
-        raise UsageError(f"--output must be null, inherit, pipe or a file path, got {value!r}")
-    return value
-
-
-def _input(value) -> str | None:
-    """--input: null (``/dev/null``, the default) or a readable regular file, as hyperfine's."""
-    if value is None or value == "null":
-        return None
-    if not isinstance(value, str) or not value:
-        raise UsageError(f"--input must be null or a file to read, got {value!r}")
-    if not os.path.isfile(value) or not os.access(value, os.R_OK):
-        why = "is not a readable file" if os.path.exists(value) else "does not exist"
-        raise UsageError(f"--input {value!r} {why}; give a file for the commands' standard input, or null")
-    return value
-
-
-# --------------------------------------------------------------------------- shells
-
-
-KNOWN_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "oksh", "pdksh", "yash", "ash",
-                          "busybox", "fish", "tcsh", "csh", "nu", "elvish", "xonsh", "pwsh", "osh", "rc", "es"})
-"""Shells --shell takes by name; any other program must be given by its path (``-S /opt/my/sh``)."""
 NO_SHELL = "none"
-
-
-def parse_shell(value, *, no_shell: bool = False) -> str:
-    """-S/--shell SHELL (a shell's name or path, with its options: ``bash --norc``) or ``none``;
-    -N is ``none``. A stored ``true``/``false`` (pairbench 0.2's flag) is ``sh``/``none``."""
-    if isinstance(value, bool):
-        value = "sh" if value else NO_SHELL
-    if not isinstance(value, str) or not value.strip():
-        raise UsageError(f"--shell must name a shell (sh, bash, ...) or none, got {value!r}")
-    text = value.strip()
-    if no_shell and text != NO_SHELL:
-        raise UsageError(f"-N (no shell) and --shell {text} contradict; give one of them")
-    if text == NO_SHELL:
-        return NO_SHELL
-    try:
-        words = shlex.split(text)
-    except ValueError as exc:
-        raise UsageError(f"--shell {text!r}: cannot split it into words ({exc})") from None
-    program = words[0] if words else ""
-    if "/" not in program and program not in KNOWN_SHELLS:
-        raise UsageError(
-            f"--shell takes the shell that runs the commands ({', '.join(sorted(KNOWN_SHELLS)[:6])}, ... "
-            f"or none, as hyperfine's -S), got {text!r}; it is no longer a flag: write --shell sh 'CMD', "
-            "or give another shell by its path")
-    return text
-
-
-# --------------------------------------------------------------------------- outputs
-
-
 SORT_CHOICES = ("auto", "command", "mean-time")
-TIME_UNITS = {"ns": "ns", "nanosecond": "ns", "us": "µs", "µs": "µs", "microsecond": "µs", "ms": "ms",
-              "millisecond": "ms", "s": "s", "second": "s"}
 
 
-def parse_time_unit(value) -> str | None:
-    """-u/--time-unit: nanosecond, microsecond, millisecond or second (or ns, us, ms, s); None:
-    each number in the unit that suits it."""
-    if value is None:
-        return None
-    if value not in TIME_UNITS:
-        raise UsageError(f"--time-unit must be one of nanosecond, microsecond, millisecond, second "
-                         f"(or ns, us, ms, s), got {value!r}")
-    return TIME_UNITS[value]
+# --------------------------------------------------------------------------- doctor COMMAND
 
 
-def _one_to_stdout(outputs: Outputs) -> None:
-    """At most one output may be ``-`` (standard output): two would be mixed into one stream."""
-    names = ["--json"] * (outputs.json_path == STDOUT) + [f"--export-{fmt}" for fmt, path in outputs.exported
-                                                         if path == STDOUT]
-    if len(names) > 1:
-        raise UsageError(f"{' and '.join(names)} both write to standard output (-); write all but one to a file")
+PLACEHOLDER = "{iterations}"
+DEFAULT_COUNTS = (1, 2, 4, 8)
+DOCTOR_FAIL_ON_CHOICES = ("never", "warn", "fail")
+"""``doctor --fail-on``: the finding status from which the doctor exits 1."""
+PLAN_OPTIONS = ("runs", "iterations", "warmup", "shell", "no_shell", "name", "seed", "timeout")
 
 
-# --------------------------------------------------------------------------- helper commands
+@dataclass(frozen=True)
+class ValidationPlan:
+    """How ``pairbench doctor COMMAND`` validates one benchmark command.
+
+    ``runs`` samples are taken at every iteration count of ``counts`` (once,
+    at 1, without a ``{iterations}`` placeholder), after ``warmup`` untimed
+    rounds; with ``probe_startup`` every round also runs ``true`` (through
+    ``SHELL -c`` when ``shell`` names one, as ``parsers.parse_shell`` gives it: ``sh``,
+    ``bash --norc``, or ``none``), whose time is process start-up, measured under
+    the same conditions as the command. ``seed`` seeds the order of each
+    round; ``name`` defaults to the command text. Built by ``parsers.parse_plan``
+    from the options, or directly by code that has typed values.
+    """
+
+    command: str
+    shell: str = NO_SHELL
+    name: str = ""
+    runs: int = 20
+    counts: tuple[int, ...] = DEFAULT_COUNTS
+    warmup: int = 1
+    probe_startup: bool = True
+    seed: int = 0
+    timeout_ns: int | None = None
+
+    @property
+    def iterated(self) -> bool:
+        return PLACEHOLDER in self.command
+
+    @property
+    def benchmark_name(self) -> str:
+        return self.name or self.command
+
+    @property
+    def measured_counts(self) -> tuple[int, ...]:
+        """The iteration counts measured: ``counts``, or just 1 without a placeholder."""
+        return self.counts if self.iterated else (1,)
 
 
-def _per_command(option: str, value, n_commands: int) -> tuple[str, ...]:
-    """--prepare and --conclude: none, once (for every command) or once per command, like hyperfine."""
-    if value is None:
-        return ()
-    texts = (value,) if isinstance(value, str) else tuple(value)
-    if len(texts) not in (0, 1, n_commands):
-        raise UsageError(f"{option} was given {len(texts)} times for {n_commands} commands: give it once "
-                         "(for every command) or once per command, in the commands' order")
-    return tuple(_words_or_none(option, text) for text in texts)
-
-
-def _names(names: Sequence[str], n_commands: int) -> tuple[str, ...]:
-    """--name values: none, or one per command, all distinct."""
-    names = tuple(names)
-    if names and len(names) != n_commands:
-        raise UsageError(f"--name was given {len(names)} time(s) for {n_commands} command(s)")
-    for i, name in enumerate(names):
-        if not isinstance(name, str):
-            raise UsageError(f"--name must be text, got {name!r}")
-        if name in names[:i]:
-            raise UsageError(f"two commands are both named {name!r}; give distinct --name values")
-    return names
+def doctor_default(option: str) -> object:
+    """The default of a ``doctor COMMAND`` option (its click name: ``runs``, ``iterations``), for the help."""
+    if option == "iterations":
+        return ",".join(map(str, DEFAULT_COUNTS))
+    if option == "fail_on":
+        return DOCTOR_FAIL_ON_CHOICES[0]
+    return {f.name: f.default for f in fields(ValidationPlan)}[option]

@@ -11,7 +11,7 @@ import pytest
 from cli_runner import invoke
 
 from pairbench.command import STATUS_NO_RESULT
-from pairbench.harnesses import harness
+from pairbench.harness_registry import harness
 from pairbench.measure.executor import OutputPolicy
 from pairbench.measure.harnesses.base import Program
 from pairbench.measure.harnesses.target import HarnessTarget, OutputFile

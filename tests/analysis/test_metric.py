@@ -14,9 +14,9 @@ from pairbench.analysis.rules import cpu_use
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.sampler import Measured, RoundEnd
 from pairbench.model import BenchmarkKey, Sample, Samples
+from pairbench.parsers import settings_from_stored
 from pairbench.report.jsonfile import comparison_record
 from pairbench.report.sentences import verdict_label, verdict_sentence
-from pairbench.settings import settings_from_stored
 
 ROUNDS = 60
 RNG = np.random.default_rng(24)

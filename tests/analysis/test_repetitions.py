@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from pairbench.analysis.comparison import Criteria, paired_values, round_values
+from pairbench.analysis.comparison import Criteria
+from pairbench.analysis.pairing import paired_values, round_values
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.executor import Execution
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule

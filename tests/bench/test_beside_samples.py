@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.harnesses import harness
+from pairbench.harness_registry import harness
 from pairbench.measure.spawner import SpawnerExecutor
 from pairbench.sessions.lanes import HarnessLane
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pairbench.analysis.comparison import Criteria, block_effects
+from pairbench.analysis.comparison import Criteria
+from pairbench.analysis.pairing import block_effects
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.sampler import Measured, RoundEnd
 from pairbench.measure.worker import (

@@ -77,7 +77,7 @@ printf '{"context":{},"benchmarks":[{"name":"BM_\\u001b]0;PWNED\\u0007\\u001b[2J
 
 @pytest.mark.parametrize("kind", [progress.PlainProgress, progress.TtyProgress])
 def test_progress_label_shows_control_characters_of_a_name_made_visible(kind):
-    from pairbench.settings import parse_settings
+    from pairbench.parsers import parse_settings
 
     err = Terminal()
     sampling = parse_settings("bench", ("x",), {"runs": "4"}).sampling

@@ -2,8 +2,7 @@
 layer and the layers below it.
 
 From the top: ``cli`` (the only layer that prints and exits), ``sessions`` (a
-measurement from settings to result file), ``report`` (renderers), ``doctor``
-(benchmark validation), ``analysis`` (every statistic on a run), ``store``
+measurement from settings to result file), ``report`` (renderers), ``analysis`` (every statistic on a run), ``store``
 (result files and journals, joining and splitting them), ``measure`` (targets,
 executors, the sampler), ``environment`` (reading and judging the machine),
 ``stats`` (pure statistics), ``worker`` (what runs inside a benchmark process:
@@ -21,10 +20,10 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 TEST_SUPPORT = SRC.parents[1] / "tests" / "support"
 
-LAYERS = ("cli", "sessions", "report", "doctor", "analysis", "store", "measure", "environment", "stats",
+LAYERS = ("cli", "sessions", "report", "analysis", "store", "measure", "environment", "stats",
           "worker", "vocabulary")
-VOCABULARY = {"errors", "units", "command", "notes", "settings", "parameters", "model", "verdict", "workloads", "harnesses",
-              "outputs", "limits", "__init__"}
+VOCABULARY = {"errors", "units", "command", "notes", "settings", "parsers", "parameters", "model", "verdict", "harness_registry",
+              "held_signals", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli", "api": "cli"})
 STATS_MAY_USE = {"errors", "notes"}

@@ -7,13 +7,8 @@ import re
 import pytest
 
 from pairbench.errors import UsageError
-from pairbench.settings import (
-    DEFAULTS,
-    KIND_DEFAULTS,
-    default,
-    parse_settings,
-    settings_from_stored,
-)
+from pairbench.parsers import parse_settings, settings_from_stored
+from pairbench.settings import DEFAULTS, KIND_DEFAULTS, default
 
 
 def parse(kind="compare", commands=("a", "b"), **options):

@@ -7,13 +7,14 @@ import copy
 import pytest
 
 from pairbench.analysis.rules import machine_notes
-from pairbench.doctor import diagnose_machine, evaluate
 from pairbench.environment.checks import (
     check_clock,
     check_load,
     check_power,
     check_smt,
     check_virtualization,
+    diagnose_machine,
+    evaluate,
 )
 from pairbench.report.doctor import reading
 from pairbench.report.findings import WHY, cpu_list_text, fix

@@ -21,7 +21,7 @@ from runs import make_run, series, side
 from test_validation import STARTUP_S, linear
 
 from pairbench import cli
-from pairbench.doctor import DOCTOR_WINDOW_S
+from pairbench.environment.checks import DOCTOR_WINDOW_S
 from pairbench.measure.sampler import Measured
 from pairbench.model import Sample
 from pairbench.store.journal import Journal

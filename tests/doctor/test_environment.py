@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from machines import machine_tree
 
-from pairbench.doctor import evaluate
 from pairbench.environment import activity, collect_environment, parse_cpu_list
+from pairbench.environment.checks import evaluate
 
 
 def test_tuned_server_readings(machine):

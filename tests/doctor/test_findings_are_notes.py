@@ -10,11 +10,12 @@ import pytest
 from fakes import FakeExecutor
 
 from pairbench.analysis import analyse
-from pairbench.doctor import ValidationPlan, evaluate
+from pairbench.environment.checks import evaluate
 from pairbench.notes import CODES
 from pairbench.report.doctor import finding_dict, reading
 from pairbench.report.wording import word
 from pairbench.sessions.doctor import validate_command
+from pairbench.settings import ValidationPlan
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 STARTUP_S = 0.0005

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.doctor import ValidationPlan, parse_fail_on, parse_plan
 from pairbench.errors import UsageError
+from pairbench.parsers import parse_doctor_fail_on, parse_plan
+from pairbench.settings import ValidationPlan
 
 
 def test_options_not_given_take_the_plans_defaults():
@@ -54,9 +55,9 @@ def test_an_empty_command_is_a_usage_error():
 
 @pytest.mark.parametrize(("value", "expected"), [(None, "never"), ("warn", "warn"), ("fail", "fail")])
 def test_fail_on_defaults_to_never(value, expected):
-    assert parse_fail_on(value) == expected
+    assert parse_doctor_fail_on(value) == expected
 
 
 def test_fail_on_refuses_an_unknown_status():
     with pytest.raises(UsageError, match="--fail-on must be one of never, warn, fail; got 'slower'"):
-        parse_fail_on("slower")
+        parse_doctor_fail_on("slower")

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from fakes import FakeExecutor
 
-from pairbench.doctor import ValidationPlan
 from pairbench.model import STATUS_TIMEOUT
 from pairbench.report.doctor import reading
 from pairbench.report.findings import fix
 from pairbench.sessions.doctor import validate_command
+from pairbench.settings import ValidationPlan
 
 STARTUP_S = 0.0005  # `true`: process start-up
 TIMER_NS = 30

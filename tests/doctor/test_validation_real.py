@@ -12,17 +12,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from pairbench.doctor import ValidationPlan
 from pairbench.measure.posix import PosixExecutor
 from pairbench.report.doctor import reading
 from pairbench.sessions.doctor import validate_command
+from pairbench.settings import ValidationPlan
 
 pytestmark = pytest.mark.e2e  # real processes, timed for real
 
-WORKLOADS = f"{sys.executable} -m pairbench.workloads"
+WORKLOADS = f"{sys.executable} {Path(__file__).parents[2] / 'examples' / 'workloads.py'}"
 
 
 def by_check(report):

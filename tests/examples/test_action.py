@@ -129,6 +129,9 @@ def test_the_action_compares_a_command_posts_one_comment_updates_it_and_fails_on
         [posted] = github.comments[("octo/app", 7)]
         assert posted["body"].startswith("<!-- pairbench-action:pairbench -->")
         assert "slower" in posted["body"] and "actions/runs/42" in posted["body"]
+        gate_line = posted["body"].split("\n\n")[1]  # the first thing a reviewer reads
+        assert gate_line == "**This pull request fails the `fail-on: slower` gate**: 1 benchmark(s) matched " \
+                            "(`command`). The job fails."
         assert steps["comment"].outputs["comment-url"] == posted["html_url"]
         upload = steps["upload"]
         assert upload.uses.startswith("actions/upload-artifact@")

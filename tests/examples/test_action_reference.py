@@ -1,6 +1,6 @@
-"""The README says how to reference the Action as the examples do (a local path to a copy of this
-repository, whose root holds action.yml), how once it is published, and names no repository that
-does not exist."""
+"""The CI page (docs/ci.md) says how to reference the Action as the examples do (a local path to a
+copy of this repository, whose root holds action.yml), how once it is published, and neither it nor
+the README names a repository that does not exist."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import yaml
 from installs import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
-SECTION = README.split("### The GitHub Action: where it lives and how to reference it\n", 1)[1].split("\n## ", 1)[0]
+CI_PAGE = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+SECTION = CI_PAGE.split("## The GitHub Action: where it lives and how to reference it\n", 1)[1].split("\n## ", 1)[0]
 
 
 def _pairbench_uses() -> set[str]:
@@ -28,7 +29,7 @@ def test_the_readme_references_the_action_as_the_examples_do_and_its_root_holds_
 
 def test_the_readme_names_no_published_repository_only_placeholders():
     assert "`uses: OWNER/REPO@REF`" in SECTION and "40-character commit SHA" in SECTION
-    assert not re.search(r"uses:\s*(?!OWNER/)[\w.-]+/pairbench@", README)
+    assert not re.search(r"uses:\s*(?!OWNER/)[\w.-]+/pairbench@", README + CI_PAGE)
     assert "github.com/" not in SECTION
 
 

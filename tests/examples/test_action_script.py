@@ -4,6 +4,7 @@ comment is found again by its marker (against the fake of GitHub's API)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -59,11 +60,78 @@ def test_compare_runs_the_command_in_each_sides_checkout():
                                                   "env -C /w/pr ./app --size 10"]
 
 
-def test_the_pull_requests_code_gets_no_store_password_or_token():
+def test_the_pull_requests_code_gets_no_store_password_token_or_the_steps_files():
     env = {"PATH": "/bin", "PAIRBENCH_STORE": "postgresql://u:secret@db/b", "PGPASSWORD": "secret",
-           "GITHUB_TOKEN": "t", "GH_TOKEN": "t", "INPUT_GITHUB_TOKEN": "t", "HOME": "/h"}
+           "GITHUB_TOKEN": "t", "GH_TOKEN": "t", "INPUT_GITHUB_TOKEN": "t", "HOME": "/h", "GITHUB_ENV": "/f/env",
+           "GITHUB_PATH": "/f/path", "GITHUB_OUTPUT": "/f/out", "GITHUB_STEP_SUMMARY": "/f/sum"}
     assert pairbench_action.scrubbed(env, PAIRBENCH_SIDE="base") == {"PATH": "/bin", "HOME": "/h",
                                                                       "PAIRBENCH_SIDE": "base"}
+
+
+@pytest.mark.parametrize("held", ["PAIRBENCH_STORE", "GITHUB_TOKEN", "PGPASSWORD"])
+def test_the_step_that_runs_the_pull_requests_code_refuses_to_hold_a_secret(held, capsys):
+    assert pairbench_action.main(["measure"], {**INPUTS, held: "secret", "RUNNER_TEMP": "/nonexistent"}) == 2
+    assert f"must not hold {held}" in capsys.readouterr().out
+
+
+def test_measure_drops_what_the_pull_requests_code_wrote_to_the_steps_files(tmp_path):
+    files = {name: tmp_path / name.lower() for name in pairbench_action.STEP_FILES}
+    for path in files.values():
+        path.write_text("LD_PRELOAD=/tmp/evil.so\n")
+    pairbench_action.reclaim_step_files({name: str(path) for name, path in files.items()})
+    assert all(path.read_text() == "" for path in files.values())
+    files["GITHUB_ENV"].unlink()
+    files["GITHUB_ENV"].symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(pairbench_action.ActionError, match="cannot be emptied"):
+        pairbench_action.reclaim_step_files({"GITHUB_ENV": str(files["GITHUB_ENV"])})
+
+
+def test_a_file_the_steps_write_replaces_a_link_a_build_left_instead_of_writing_through_it(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("kept")
+    (tmp_path / "comment.md").symlink_to(victim)
+    pairbench_action.write_new(tmp_path / "comment.md", "body")
+    assert victim.read_text() == "kept" and (tmp_path / "comment.md").read_text() == "body"
+    assert not (tmp_path / "comment.md").is_symlink()
+    (tmp_path / "history.md").symlink_to(victim)
+    assert pairbench_action.read_data(tmp_path / "missing.md") == ""
+    with pytest.raises(pairbench_action.ActionError):
+        pairbench_action.read_data(tmp_path / "history.md")
+
+
+RESULT = {"comparisons": [
+    {"benchmark": {"name": "parse", "params": {}}, "verdict": "slower", "negligible": False, "self_check": False},
+    {"benchmark": {"name": "tiny", "params": {}}, "verdict": "slower", "negligible": True, "self_check": False},
+    {"benchmark": {"name": "fmt", "params": {"n": "8"}}, "verdict": "faster", "negligible": False,
+     "self_check": False}]}
+
+
+@pytest.mark.parametrize("code, fail_on, said", [
+    (1, "slower", "**This pull request fails the `fail-on: slower` gate**: 1 benchmark(s) matched (`parse`). "
+                  "The job fails."),
+    (1, "change", "**This pull request fails the `fail-on: change` gate**: 2 benchmark(s) matched "
+                  "(`fmt\\[n=8\\]`, `parse`). The job fails."),
+    (0, "faster", "This pull request passes the `fail-on: faster` gate: no benchmark is faster."),
+    (0, "never", "The `fail-on: never` gate is off: no verdict fails this job."),
+    (3, "slower", "**The `fail-on: slower` gate could not decide**: pairbench exited 3. The job fails."),
+])
+def test_the_comment_says_first_whether_the_pull_request_fails_its_gate(code, fail_on, said):
+    assert pairbench_action.gate_section(code, fail_on, RESULT) == said
+
+
+def test_compose_puts_the_gate_before_the_verdicts_and_the_history_after(tmp_path):
+    layout = pairbench_action.layout_of({"RUNNER_TEMP": str(tmp_path), "GITHUB_WORKSPACE": str(tmp_path)})
+    layout.work.mkdir()
+    layout.result.write_text(json.dumps(RESULT))
+    layout.verdicts.write_text("| verdicts |")
+    layout.history.write_text("<details>history</details>")
+    summary = tmp_path / "summary.md"
+    env = {**INPUTS, "RUNNER_TEMP": str(tmp_path), "INPUT_EXIT_CODE": "1", "INPUT_BASE_COMMIT": "0123abcd",
+           "GITHUB_STEP_SUMMARY": str(summary)}
+    assert pairbench_action.main(["compose"], env) == 0
+    body = layout.comment.read_text()
+    assert body.index("fails the `fail-on: slower` gate") < body.index("| verdicts |") < body.index("history")
+    assert "(0123abcd)" in body and summary.read_text() == body + "\n"
 
 
 def test_changed_benchmarks_are_the_slower_and_faster_ones_named_as_history_names_them():

@@ -34,7 +34,7 @@ def two_benchmark_run(rounds: int = 30):
     import numpy as np
 
     from pairbench.model import BenchmarkKey, Command, Run, Sample, Samples, Side
-    from pairbench.settings import parse_settings
+    from pairbench.parsers import parse_settings
 
     rng = np.random.default_rng(7)
     keys = (BenchmarkKey("sort", (("n", "1000"),)), BenchmarkKey("alloc", (), "B"))

@@ -10,6 +10,7 @@ from report_helpers import HOSTILE, assert_golden, two_benchmark_run
 
 from pairbench.analysis import analyse
 from pairbench.model import SAMPLE_COLUMNS, Command, Run, Samples, Side
+from pairbench.parsers import parse_settings
 from pairbench.report.csvfile import (
     SAMPLE_HEADER,
     SUMMARY_HEADER,
@@ -18,7 +19,6 @@ from pairbench.report.csvfile import (
     summary_path,
 )
 from pairbench.report.safe import visible
-from pairbench.settings import parse_settings
 
 
 def rows(text: str) -> list[dict]:

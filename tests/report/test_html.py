@@ -12,9 +12,9 @@ from report_helpers import self_check_run, two_benchmark_run
 
 from pairbench.analysis import analyse
 from pairbench.model import SAMPLE_COLUMNS, Command, Run, Samples, Side
+from pairbench.parsers import parse_settings
 from pairbench.report import charts
 from pairbench.report.html import build_page, render_html, script_json
-from pairbench.settings import parse_settings
 
 FAKE_PLOTLY = "window.Plotly = {};"
 

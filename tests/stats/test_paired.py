@@ -322,7 +322,7 @@ def test_the_normal_mad_scale_and_the_mads_are_scipys():
     from pairbench.stats import describe
     from pairbench.stats.paired import NORMAL_MAD_SCALE
 
-    assert NORMAL_MAD_SCALE == float(stats.norm.ppf(0.75))
+    assert float(stats.norm.ppf(0.75)) == NORMAL_MAD_SCALE
     x = np.random.default_rng(3).lognormal(0.0, 0.5, 101)
     d = describe(x)
     assert d.mad == float(stats.median_abs_deviation(x, scale=1.0))

@@ -11,7 +11,7 @@ from pairbench.environment.fingerprint import machine_of
 from pairbench.model import BenchmarkKey
 from pairbench.store import schema
 from pairbench.store.database import parse_url
-from pairbench.store.history import Confirmation, Provenance, Store
+from pairbench.store.history import Confirmation, Link, Provenance, Store
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -95,3 +95,50 @@ def test_a_version_1_store_with_results_is_migrated_without_losing_them(tmp_path
         assert machine.results == 1 and store.series(machine.id, store.benchmarks(machine.id)[0]).median[0] == 1e6
         uid, added = store.add(run, {}, machine_of(MACHINE_ENV), Provenance())
     assert added
+
+
+def _link(before: str, after: str, uid: str, *, kind: str = "predecessor", effect: float = 2.0) -> Link:
+    return Link(0, uid, kind, before, after, "2026-02-02T00:00:00+00:00", "main", 1, "cpu", 40, 5e-5,
+                effect, effect - 0.5, effect + 0.5, 1e-6, "2026-02-02T00:00:01+00:00")
+
+
+def test_a_version_2_store_keeps_its_confirmations_and_gains_links(store_url):
+    _migrated_to(store_url, 2)
+    machine = machine_of(MACHINE_ENV)
+    with Store(parse_url(store_url)) as store:  # migrated to the current version on opening
+        store_history(store, [{"parse": 1e6}, {"parse": 1.1e6}])
+        [stored] = store.machines()
+        [benchmark] = store.benchmarks(stored.id)
+        uid = store.series(stored.id, benchmark).result_uid[1]
+        added = store.add_links(machine, [(BenchmarkKey("parse"), _link("a" * 40, "b" * 40, uid)),
+                                          (BenchmarkKey("parse"), _link("0" * 40, "b" * 40, uid, kind="anchor"))])
+        again = store.add_links(machine, [(BenchmarkKey("parse"), _link("a" * 40, "b" * 40, uid))])
+        links = store.links(stored.id, [benchmark.id])
+        assert store.link_benchmarks(stored.id) == [benchmark]
+    assert (added, again) == (2, 0)  # a link stored twice is kept once
+    assert [(link.kind, link.metric, link.effect_low, link.result_uid) for link in links] == [
+        ("predecessor", "cpu", 1.5, uid), ("anchor", "cpu", 1.5, uid)]
+
+
+def test_a_store_read_only_before_links_reads_none(tmp_path):
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    _migrated_to(url, 2)
+    with Store(parse_url(url), read_only=True) as store:
+        assert store.version == 2 and store.links(1, [1]) == [] and store.link_benchmarks(1) == []
+
+
+def test_a_link_of_a_kind_no_pairbench_writes_is_refused_on_reading(tmp_path):
+    from pairbench.errors import StoreError
+
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    with Store(parse_url(url)) as store:
+        store_history(store, [{"parse": 1e6}])
+        [stored] = store.machines()
+        [benchmark] = store.benchmarks(stored.id)
+        store.add_links(machine_of(MACHINE_ENV), [(BenchmarkKey("parse"), _link("a" * 40, "b" * 40, "u"))])
+    engine = create_engine(parse_url(url).url)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE links SET kind = 'sideways'"))
+    engine.dispose()
+    with Store(parse_url(url)) as store, pytest.raises(StoreError, match="links.kind holds 'sideways'"):
+        store.links(stored.id, [benchmark.id])

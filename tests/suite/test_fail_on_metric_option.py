@@ -7,7 +7,7 @@ import pytest
 from cli_runner import invoke
 
 from pairbench.errors import EXIT_USAGE, UsageError
-from pairbench.settings import parse_settings, settings_from_stored
+from pairbench.parsers import parse_settings, settings_from_stored
 
 
 def test_units_are_kept_once_each_in_the_order_given():

@@ -7,7 +7,8 @@ import pytest
 from cli_runner import invoke
 
 from pairbench.errors import UsageError
-from pairbench.settings import default, parse_settings
+from pairbench.parsers import parse_settings
+from pairbench.settings import default
 
 
 @pytest.mark.parametrize(("options", "problem"), [

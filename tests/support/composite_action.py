@@ -47,8 +47,12 @@ class StepRun:
 class CompositeAction:
     """One run of the action at ``action_path`` with ``inputs``, in ``workspace``."""
 
-    def __init__(self, action_path: Path, workspace: Path, inputs: dict[str, str], github: dict, env: dict):
+    def __init__(self, action_path: Path, workspace: Path, inputs: dict[str, str], github: dict, env: dict,
+                 drop: tuple[list[str], int, int] | None = None):
+        """``drop``: the command prefix that runs each step as another user, and that user's uid and
+        gid (the step's files are made its own)."""
         self.action_path = action_path
+        self.drop = drop
         self.spec = yaml.safe_load((action_path / "action.yml").read_text())
         assert self.spec["runs"]["using"] == "composite"
         self.workspace, self.github, self.env = workspace, github, dict(env)
@@ -140,11 +144,16 @@ class CompositeAction:
                 file.touch()
             script = Path(scratch) / "script.sh"
             script.write_text(step["run"])
+            prefix: list[str] = []
+            if self.drop:
+                prefix, uid, gid = self.drop
+                for path in (Path(scratch), script, *files.values()):
+                    os.chown(path, uid, gid)
             env = {**self.env, **{k: self.render(v) for k, v in step.get("env", {}).items()},
                    **{k: str(v) for k, v in files.items()}, "GITHUB_ACTION_PATH": str(self.action_path),
                    "GITHUB_WORKSPACE": str(self.workspace)}
             env["PATH"] = os.pathsep.join([*self.paths, env.get("PATH", "")])
-            done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            done = subprocess.run([*prefix, "bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
                                   cwd=self.workspace, env=env, capture_output=True, text=True, timeout=900,
                                   check=False)
             outputs = parse_output_file(files["GITHUB_OUTPUT"].read_text())

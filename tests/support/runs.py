@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from pairbench.model import BenchmarkKey, Command, Run, Sample, Samples, Side
-from pairbench.settings import parse_settings
+from pairbench.parsers import parse_settings
 from pairbench.store import shards
 
 

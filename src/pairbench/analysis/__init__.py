@@ -143,7 +143,8 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
         return (), (), []
     # imported here: the statistics (scipy: ~0.6 s) are for the commands that compare, after their
     # last sample, not for every command that reads a run
-    from pairbench.analysis.comparison import Pairing, bonferroni, compare
+    from pairbench.analysis.comparison import bonferroni, compare
+    from pairbench.analysis.pairing import Pairing
     from pairbench.analysis.suite import holm, verdict_values
 
     criteria = criteria_of(run)

@@ -276,7 +276,8 @@ def effects_of(run, label_of=None) -> dict[str, Effect | None]:
     renames a key), at the run's own Bonferroni level, alpha over its benchmarks: the level the
     search's error rate rests on (a Holm step's interval is not)."""
     from pairbench.analysis import baseline_and_candidates, criteria_of
-    from pairbench.analysis.comparison import Pairing, compare
+    from pairbench.analysis.comparison import compare
+    from pairbench.analysis.pairing import Pairing
 
     criteria = criteria_of(run)
     base, candidates = baseline_and_candidates(run)

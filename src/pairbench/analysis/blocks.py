@@ -1,7 +1,7 @@
 """Whether a comparison's blocks of fresh worker processes disagree about its effect. Pure.
 
 ``pairbench bench`` draws its verdict from blocks of rounds, each measured by freshly started
-workers (``comparison.block_effects``), so that what differs between two processes of one program
+workers (``pairing.block_effects``), so that what differs between two processes of one program
 counts as noise. That difference is usually a few percent. On some machines it is not: on this
 project's virtual test machine a C worker's 2,000-iteration loop that crossed a 64-byte boundary
 ran 1.3 or 3.0 us a call by the process, in phases of seconds, while the other build's 6,000

@@ -1,10 +1,9 @@
 """Paired comparisons: a candidate side against the baseline, round by round, with a verdict.
 
-A round ran every side once in random order, so the samples of baseline and
-candidate that share a ``pair`` id were measured under the same machine state.
-The effect is the median per-round log-ratio ln(candidate / baseline) of one
+The two sides' values are paired by round (``analysis.pairing``). The effect
+is the median per-round log-ratio ln(candidate / baseline) of one
 operation's value, as a percent change, with one of two intervals
-(``analysis.effect``):
+(``analysis.effect``, which the stopping rule runs after every round):
 
 * fixed rounds (``--runs``): the exact sign-test interval (``stats.paired_effect``);
 * adaptive stopping: the anytime-valid confidence sequence, intersected over
@@ -20,15 +19,13 @@ built at level alpha/m and p-values are Bonferroni-adjusted (m p), so a
 p-value below alpha always goes with an interval that excludes 0. The verdict
 itself comes from ``verdict.decide``. The stopping rule (``analysis.stopping``)
 decides through ``analysis.effect.verdict_of`` too, so what stopped a run is what the
-analysis reports. Pure.
+analysis reports. The numbers shown beside the verdict are
+``analysis.secondary``'s. Pure.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,54 +33,23 @@ from pairbench import stats
 from pairbench.analysis.blocks import block_medians, blocks_differ, rounds_by_block
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.effect import RoundsPlan, effect_of, plan_rounds, verdict_of
-from pairbench.analysis.records import (
-    Comparison,
-    ComparisonFigure,
-    Effect,
-    Lag1,
-    MinMean,
-    OutlierCounts,
-    PairCounts,
-    Secondary,
-    Shift,
+from pairbench.analysis.pairing import (
+    Pairing,
+    failed_rounds,
+    paired_blocks,
+    paired_values,
+    usable_rounds,
 )
+from pairbench.analysis.records import Comparison, ComparisonFigure, Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_use
-from pairbench.analysis.summary import guarded, kept, refusal_note
-from pairbench.errors import NoVariance, StatisticsError
-from pairbench.model import REPETITION_METRIC, BenchmarkKey, Samples
+from pairbench.analysis.secondary import figure_of, secondary_statistics
+from pairbench.errors import StatisticsError
+from pairbench.model import REPETITION_METRIC, Samples
 from pairbench.notes import Note
 from pairbench.stats.paired import log_ratios as _log_ratios
 from pairbench.verdict import refuse
 
-# --------------------------------------------------------------------------- pairing
-
-
-def paired_values(baseline: Samples, candidate: Samples, metric: str = "wall") -> tuple[np.ndarray, np.ndarray]:
-    """One operation's values by ``metric`` (``model.metric_total``) in the rounds where both sides
-    succeeded with a positive value, in round order."""
-    b, c, b_index, c_index = _paired(baseline, candidate, metric)
-    return round_values(b, b_index, metric), round_values(c, c_index, metric)
-
-
-def round_values(samples: Samples, index: np.ndarray, metric: str = "wall") -> np.ndarray:
-    """One operation's value by ``metric`` in each round of a side, given the index of the round's
-    first sample: that sample's value, or, where an invocation repeated its benchmark (Go's
-    ``-test.count``: samples marked ``REPETITION_METRIC`` share their round), the median of the
-    round's repetitions. Both sides get the same rule, so A against A stays symmetric. O(n log n)."""
-    return per_round(samples, samples.metric_values(metric), index)
-
-
-def per_round(samples: Samples, values: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``values`` (one per sample of ``samples``) in each round given by the index of its first sample:
-    that value, or the median of the round's repetitions where the invocation repeated (see
-    ``round_values``); a harness's own metrics (B/op) are taken per round by the same rule."""
-    if REPETITION_METRIC not in samples.metrics:
-        return values[index]
-    pairs = samples["pair"]
-    order = np.argsort(pairs, kind="stable")
-    ids, starts, counts = np.unique(pairs[order], return_index=True, return_counts=True)
-    medians = np.array([np.median(values[order[s:s + n]]) for s, n in zip(starts, counts, strict=True)])
-    return medians[np.searchsorted(ids, pairs[index])]
+# --------------------------------------------------------------------------- the metric
 
 
 def metric_of(pairing: Pairing, criteria: Criteria) -> tuple[str, CpuUse | None]:
@@ -95,75 +61,12 @@ def metric_of(pairing: Pairing, criteria: Criteria) -> tuple[str, CpuUse | None]
         return "wall", None
     if criteria.metric != "auto":
         return criteria.metric, None
-    b, c, b_index, c_index = _paired(pairing.base, pairing.cand)
+    b, c, b_index, c_index = usable_rounds(pairing.base, pairing.cand)
     use = cpu_use_of((b, b_index[:CHOICE_ROUNDS]), (c, c_index[:CHOICE_ROUNDS]))
     return chosen_metric(use), use
 
 
-def paired_blocks(baseline: Samples, candidate: Samples, metric: str = "wall") -> np.ndarray | None:
-    """The block (of fresh worker processes, ``measure.worker.Rotation``) of each round
-    ``paired_values`` gives, or None when the samples were not taken in blocks."""
-    if BLOCK_METRIC not in baseline.metrics:
-        return None
-    b, _, b_index, _ = _paired(baseline, candidate, metric)
-    return b[BLOCK_METRIC][b_index]
-
-
-def common_rounds(baseline: Samples, candidate: Samples) -> tuple[Samples, Samples, np.ndarray, np.ndarray]:
-    """Both sides' measured samples and the indices of the rounds both measured (each round's first
-    sample), in round order."""
-    b, c = baseline.measured(), candidate.measured()
-    common, b_index, c_index = np.intersect1d(b["pair"], c["pair"], return_indices=True)
-    keep = common >= 0
-    return b, c, b_index[keep], c_index[keep]
-
-
-def _paired(baseline: Samples, candidate: Samples, metric: str = "wall"):
-    """Both sides' measured samples and the indices of their rounds in common (each round's first
-    sample), in round order, where both values by ``metric`` are positive (a CPU time below the
-    clock's step reads 0, and has no ratio: such a round is left out whichever side it was, so the
-    rule is the same for both)."""
-    b, c, b_index, c_index = common_rounds(baseline, candidate)
-    usable = (round_values(b, b_index, metric) > 0) & (round_values(c, c_index, metric) > 0)
-    return b, c, b_index[usable], c_index[usable]
-
-
-BLOCK_METRIC = "block"
-
-
-def block_effects(log_ratios: np.ndarray, blocks: np.ndarray) -> np.ndarray:
-    """One value per block, in the order the blocks ran: the median log-ratio of its rounds.
-
-    Rounds within a block share a pair of processes, and with it that pair's own difference
-    (memory layout, hash seeds), so they are not independent observations of the code's effect;
-    blocks are. The verdict is drawn from these values. O(n log n).
-    """
-    return block_medians(rounds_by_block(log_ratios, blocks))
-
-
-def failed_rounds(baseline: Samples, candidate: Samples) -> int:
-    """Measured rounds left out of the pairs because the baseline's or the candidate's sample failed.
-
-    A round cut short by Ctrl-C (one side ran, the other never did) is not a failure.
-    """
-    pairs = [s.select((s["warmup"] == 0) & (s["pair"] >= 0)) for s in (baseline, candidate)]
-    failed = [set(s["pair"][s["status"] != 0].tolist()) for s in pairs]
-    return len(failed[0] | failed[1])
-
-
 # --------------------------------------------------------------------------- one comparison
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """The two series a comparison pairs, by side name, on one benchmark."""
-
-    benchmark: BenchmarkKey
-    baseline: str
-    candidate: str
-    base: Samples
-    cand: Samples
-    self_check: bool = False
 
 
 def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, ComparisonFigure]:
@@ -194,7 +97,7 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
     lost = failed_rounds(pairing.base, pairing.cand)
     if lost:
         notes.append(Note("failed-rounds", {"count": lost}))
-    figure = _figure(base, cand, r, 1.0 - criteria.level_alpha, notes)
+    figure = figure_of(base, cand, r, 1.0 - criteria.level_alpha, notes)
     comparison = Comparison(
         benchmark=pairing.benchmark, baseline=pairing.baseline, candidate=pairing.candidate,
         self_check=pairing.self_check, verdict=verdict, effect=effect,
@@ -239,7 +142,7 @@ def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria:
     (``rules.cpu_use``), with which time to trust; with ``--metric auto``, which time it chose and why."""
     if pairing.benchmark.unit != "ns":
         return []
-    b, c, b_index, c_index = _paired(pairing.base, pairing.cand)
+    b, c, b_index, c_index = usable_rounds(pairing.base, pairing.cand)
     use = cpu_use_of((b, b_index), (c, c_index))
     how = ({"kind": use.kind, "off_cpu_share": use.off_cpu_share, "cpu_over_wall": use.cpu_over_wall}
            if use is not None else {"kind": "unknown"})
@@ -318,84 +221,3 @@ def _merged(notes: list[Note]) -> list[Note]:
     first = notes.index(ties[0])
     rest = [n for n in notes if n.code != "rank-ties"]
     return rest[:first] + [merged] + rest[first:]
-
-
-# --------------------------------------------------------------------------- secondary statistics
-
-
-def secondary_statistics(base: np.ndarray, cand: np.ndarray, r: np.ndarray, confidence: float,
-                         notes: list[Note]) -> Secondary:
-    """The numbers shown beside the verdict: the paired report table (minimum, mean, paired
-    difference), the two-sample view (Hodges-Lehmann with Mann-Whitney), the signed-rank test,
-    and the diagnostics of the pairs; each statistic's notes are kept in ``notes``."""
-    if base.size == 0:
-        return Secondary()
-    return Secondary(
-        min_mean=_min_mean(base, cand),
-        pairs=PairCounts(int(np.count_nonzero(r < 0)), int(np.count_nonzero(r > 0)),
-                         int(np.count_nonzero(r == 0))),
-        hodges_lehmann=guarded(notes, lambda: _hodges_lehmann(cand, base, confidence, notes)),
-        mann_whitney_pvalue=guarded(notes, lambda: kept(stats.mann_whitney(cand, base), notes).pvalue),
-        signed_rank_pvalue=guarded(notes, lambda: kept(stats.signed_rank(cand, base), notes).pvalue),
-        autocorrelation=_of_pairs(r, notes, lambda: _lag1(r, notes)),
-        outlier_balance=_of_pairs(r, notes, lambda: _outliers(r, notes)),
-    )
-
-
-def _of_pairs(r: np.ndarray, notes: list[Note], compute: Callable):
-    """``compute()`` on the log-ratios ``r``, or None with its refusal kept in ``notes``; the
-    refusal of a constant ``r`` is said of the pairs (their common ratio), not as a duration."""
-    try:
-        return compute()
-    except NoVariance:
-        notes.append(Note("no-variance", {"n": int(r.size), "change_pct": float(100.0 * np.expm1(r[0])),
-                                          "pairs": True}))
-        return None
-    except StatisticsError as exc:
-        notes.append(refusal_note(exc))
-        return None
-
-
-def _min_mean(base: np.ndarray, cand: np.ndarray) -> MinMean:
-    difference = float(np.mean(cand - base))
-    return MinMean(float(base.min()), float(cand.min()), float(100.0 * (cand.min() / base.min() - 1.0)),
-                   float(base.mean()), float(cand.mean()), difference,
-                   float(100.0 * difference / base.mean()))
-
-
-def _hodges_lehmann(cand: np.ndarray, base: np.ndarray, confidence: float, notes: list[Note]) -> Shift:
-    hl = kept(stats.hodges_lehmann(cand, base, confidence), notes)
-    finite = math.isfinite(hl.low) and math.isfinite(hl.high)
-    return Shift(hl.estimate, hl.low if finite else None, hl.high if finite else None, hl.confidence)
-
-
-def _lag1(r: np.ndarray, notes: list[Note]) -> Lag1:
-    correlogram = stats.autocorrelation(r, max_lag=1)
-    lag1, band = correlogram.lag1, float(correlogram.white_noise_band)
-    significant = abs(lag1) > band
-    if significant:
-        notes.append(Note("pairs-autocorrelated", {"lag1": lag1, "band": band}))
-    return Lag1(lag1, band, bool(significant))
-
-
-def _outliers(r: np.ndarray, notes: list[Note]) -> OutlierCounts:
-    balance = kept(stats.outlier_balance(r), notes)
-    return OutlierCounts(balance.n_above, balance.n_below, balance.p_value, balance.enabled)
-
-
-def _figure(base: np.ndarray, cand: np.ndarray, r: np.ndarray, confidence: float,
-            notes: list[Note]) -> ComparisonFigure:
-    """The pairs in round order, their correlogram and the shift function (its notes kept)."""
-    correlogram = _quietly(lambda: stats.autocorrelation(r))
-    shift = guarded(notes, lambda: kept(stats.shift_function(base, cand, confidence=confidence), notes)
-                    ) if base.size else None
-    return ComparisonFigure(r, base, cand, correlogram, shift)
-
-
-def _quietly(compute: Callable):
-    """``compute()``, or None when its data cannot give it (too few values, no spread): a chart
-    that is not drawn, whose reason the notes already give."""
-    try:
-        return compute()
-    except StatisticsError:
-        return None

@@ -179,6 +179,7 @@ class History:
     machine: str
     histories: tuple[BenchmarkHistory, ...]
     change_points: tuple[ChangePoint, ...]
+    paired: tuple = ()  # analysis.links.LinkHistory of each benchmark recorded in links
 
 
 def points_of(series) -> tuple[Point, ...]:

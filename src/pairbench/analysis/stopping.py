@@ -39,7 +39,7 @@ class StoppingRule(Sink):
         """Follows every candidate on benchmarks ``0 .. benchmarks - 1``, or on ``benchmark_ids``
         only (bench measures its benchmarks one at a time, a rule each). With ``block_rounds``
         (bench's blocks of fresh worker processes) each block of that many rounds is one value,
-        its median log-ratio, as ``analysis.comparison.block_effects`` makes it, and the rule
+        its median log-ratio, as ``analysis.pairing.block_effects`` makes it, and the rule
         decides only when a block has just ended. With ``boundary`` (``bisect``) a comparison is
         decided once its interval lies wholly above or below the boundary, not by its verdict."""
         self.criteria = criteria
@@ -107,7 +107,7 @@ class StoppingRule(Sink):
 
     def _value(self, key: tuple[int, int], taken: list[Measured]) -> float:
         """One operation's value of a side's sample in a round by the comparison's metric, as
-        ``comparison.round_values`` gives it for stored samples: the median of an invocation's
+        ``pairing.round_values`` gives it for stored samples: the median of an invocation's
         repetitions (every benchmark measured is a time)."""
         values = [float(metric_total(self._metric[key], m.sample.wall_ns, m.sample.user_ns, m.sample.sys_ns,
                                      m.metrics)) / m.sample.iterations for m in taken]

@@ -42,15 +42,10 @@ import numpy as np
 
 from pairbench import stats
 from pairbench.analysis.budget import BudgetNeeded
-from pairbench.analysis.comparison import (
-    Criteria,
-    Pairing,
-    block_effects,
-    paired_blocks,
-    paired_values,
-)
+from pairbench.analysis.comparison import Criteria
 from pairbench.analysis.criteria import holm_steps
 from pairbench.analysis.effect import effect_of, verdict_of
+from pairbench.analysis.pairing import Pairing, block_effects, paired_blocks, paired_values
 from pairbench.analysis.records import Comparison
 from pairbench.analysis.validation import VALIDATION_CODES
 from pairbench.errors import StatisticsError
@@ -67,7 +62,7 @@ DecidedOn = Callable[[int], np.ndarray]
 
 def verdict_values(pairing: Pairing, metric: str = "wall") -> np.ndarray:
     """What a comparison's verdict is drawn from, in round order: the per-round log-ratios of
-    ``metric``, or one median per block of fresh worker processes (``comparison.block_effects``)."""
+    ``metric``, or one median per block of fresh worker processes (``pairing.block_effects``)."""
     base, cand = paired_values(pairing.base, pairing.cand, metric)
     if not base.size:
         return np.zeros(0)

@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from pairbench.analysis.rules import at_rss_floor, executor_rss_floor_kib, timer_step
-from pairbench.harnesses import PAIRBENCH
+from pairbench.harness_registry import PAIRBENCH
 from pairbench.model import RESIDENT_METRIC, VALIDATION_METRIC, Run, Sample, Samples
 from pairbench.notes import Note, Subject
 from pairbench.stats.regression import line_fit, trend_fit

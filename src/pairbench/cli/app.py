@@ -168,6 +168,8 @@ COMMANDS = {
     "import": ("pairbench.cli.suite", "Read a result another tool saved and write it as a pairbench result."),
     "include-dir": ("pairbench.cli.bench", "Print the directory of pairbench.h, the C/C++ worker header."),
     "merge": ("pairbench.cli.suite", "Join the results of a suite's shards (bench --shard K/N) into one suite result."),
+    "record": ("pairbench.cli.record",
+               "Record commit REV (default HEAD) in a paired history: measured against its predecessor."),
     "report": ("pairbench.cli.report", "Render a saved result (or a journal) as HTML, Markdown, CSV or JSON."),
     "run": ("pairbench.cli.measuring", "Measure each COMMAND and print an honest summary."),
     "show": ("pairbench.cli.show",
@@ -300,7 +302,7 @@ def _run_command(app: App, argv: Sequence[str] | None) -> int:
         return EXIT_BROKEN_PIPE
     except MemoryError:  # a file too large to hold, past the readers' own limits
         io.err("error: out of memory reading or analysing the input; it is larger than this "
-               "machine can hold (see the size limits in the README)")
+               "machine can hold (see the size limits in docs/result-files.md)")
         return EXIT_RESULT_FILE
     except Exception as exc:  # a bug: one line and its own code, never 1 (a --fail-on match)
         return _internal_error(io, exc)

@@ -28,8 +28,9 @@ from pairbench.cli.options import (
 from pairbench.cli.progress import close_progress, progress_for
 from pairbench.cli.report import derived_records, export_options
 from pairbench.errors import EXIT_OK
-from pairbench.harnesses import HARNESS_CHOICES, REGISTRY
-from pairbench.settings import default, parse_settings
+from pairbench.harness_registry import HARNESS_CHOICES, REGISTRY
+from pairbench.parsers import parse_settings
+from pairbench.settings import default
 
 
 def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = None):
@@ -49,8 +50,8 @@ def bench_options(f, *, against: bool = True, keep: tuple[str, ...] | None = Non
                      help="The harness of the benchmark programs (default: detected from them): "
                           + ", ".join(dict.fromkeys(REGISTRY[name].words for name in HARNESS_CHOICES)) + "."),
         click.option("--jobs", "-j", metavar="N",
-                     help="Measure N benchmarks at once, each on its own CPU where there are enough (see the "
-                          "README for what it costs)." + _shown("jobs", "bench")),
+                     help="Measure N benchmarks at once, each on its own CPU where there are enough (see "
+                          "docs/suites.md for what it costs)." + _shown("jobs", "bench")),
         click.option("--shard", metavar="K/N",
                      help="Measure share K of N of the suite (deterministic, balanced by name or by "
                           "--balance); join the shards' results with pairbench merge."),

@@ -20,8 +20,8 @@ from pairbench.cli.options import (
     sampling_options,
 )
 from pairbench.cli.report import export_options
+from pairbench.parsers import parse_settings
 from pairbench.report.safe import visible
-from pairbench.settings import parse_settings
 
 CONFIRM_SAMPLING = tuple(option for option in BENCH_SAMPLING if option != "names")
 

@@ -1,6 +1,6 @@
 """``pairbench doctor``: environment checks, and validation of one benchmark command.
 
-click reads the options as text; ``doctor.parse_plan`` and ``doctor.parse_fail_on``
+click reads the options as text; ``parsers.parse_plan`` and ``parsers.parse_doctor_fail_on``
 validate them, once. A COMMAND is measured by a session (``sessions.doctor``) and judged by
 ``analyse``; the machine's checks are ``environment``'s, the words ``report``'s.
 """
@@ -12,15 +12,15 @@ import click
 from pairbench.cli.app import App, cli
 from pairbench.cli.measuring import programs_environment
 from pairbench.cli.options import environment_options
-from pairbench.doctor import DOCTOR_WINDOW_S, Report, diagnose_machine, parse_fail_on, parse_plan
-from pairbench.doctor.metadata import stored_environment
-from pairbench.doctor.plan import FAIL_ON_CHOICES, PLAN_OPTIONS, default
-from pairbench.environment.findings import at_least
+from pairbench.environment.checks import DOCTOR_WINDOW_S, diagnose_machine
+from pairbench.environment.findings import Report, at_least
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, UsageError
 from pairbench.measure.executor import OutputPolicy
+from pairbench.parsers import parse_doctor_fail_on, parse_plan, parse_shell
 from pairbench.report.doctor import render_benchmark, render_json, render_machine
 from pairbench.sessions.doctor import validate_command
-from pairbench.settings import parse_shell
+from pairbench.settings import DOCTOR_FAIL_ON_CHOICES, PLAN_OPTIONS, doctor_default
+from pairbench.store.metadata import stored_environment
 
 DOCTOR_EXIT_HELP = """\b
 Exit codes:
@@ -38,7 +38,7 @@ Exit codes:
 
 
 def _shown(option: str) -> str:
-    return f"  [default: {default(option)}]"
+    return f"  [default: {doctor_default(option)}]"
 
 
 @cli.command(epilog=DOCTOR_EXIT_HELP)
@@ -55,7 +55,7 @@ def _shown(option: str) -> str:
 @click.option("--name", "-n", help="The benchmark's name (default: COMMAND).")
 @click.option("--seed", metavar="N", help="Seed of the random order (default: drawn, and shown).")
 @click.option("--timeout", metavar="DURATION", help="Kill a run after this long (e.g. 10s).")
-@click.option("--fail-on", metavar="|".join(FAIL_ON_CHOICES),
+@click.option("--fail-on", metavar="|".join(DOCTOR_FAIL_ON_CHOICES),
               help="Exit 1 when a finding is at least this bad." + _shown("fail_on"))
 @click.option("--environment", "environment_path", default=None, metavar="FILE",
               help="Judge the machine metadata stored in FILE (a result document, its journal, or doctor "
@@ -84,7 +84,7 @@ def doctor(app: App, command: str | None, as_json: bool, fail_on: str | None, en
       pairbench doctor 'gzip -k -f data.bin'
       pairbench doctor './bench --loops {iterations}' --iterations 1,10,100
     """
-    threshold = parse_fail_on(fail_on)
+    threshold = parse_doctor_fail_on(fail_on)
     plan = parse_plan(command, options) if command is not None else _no_plan(options)
     live = not environment_path  # only this machine now has PIDs worth pausing, and shows command lines
     environment = (app.environment(root, activity_window_s=DOCTOR_WINDOW_S, live=True) if live

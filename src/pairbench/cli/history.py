@@ -39,7 +39,7 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     that come from elsewhere (a pull request's benchmarks) after --, quoted.
     A commit's value is the median of its results' medians; steps and
     drifts are found by PELT on the log values under a model of autocorrelated
-    noise (validated by simulation: see the README), and shown with their
+    noise (validated by simulation: see docs/change-points.md), and shown with their
     commits, their size with a 95% interval, and whether `pairbench confirm`
     confirmed them. A step with several commits between its two points (in the
     git repository here) comes with the `pairbench bisect` command that finds
@@ -90,10 +90,10 @@ def _suffix(path: str | None) -> str:
 
 def render(found, fmt: str) -> str:
     from pairbench.report import history as text
+    from pairbench.report import links
     from pairbench.report.trend import render_history_html
 
-    renderers = {"text": text.render_history, "markdown": text.render_history_markdown,
-                 "json": text.render_history_json, "csv": text.render_history_csv, "html": render_history_html}
+    renderers = {"text": links.render_text, "markdown": links.render_markdown, "json": links.render_json, "csv": text.render_history_csv, "html": render_history_html}
     return renderers[fmt](found)
 
 
@@ -128,16 +128,28 @@ def this_machine(app: App, target):
 
 def load_history(store, machine, patterns: tuple[str, ...], last: int | None, branch: str | None = None):
     """The history of the benchmarks ``patterns`` name (all without any) on ``machine`` (of one
-    ``branch`` when given)."""
+    ``branch`` when given): the paired history (``analysis.links``) of those recorded in links, the
+    unpaired one of the others."""
     from pairbench.analysis.history import (
         History,
         benchmark_history,
         group_change_points,
         points_of,
     )
+    from pairbench.analysis.links import link_histories
+    from pairbench.settings import DEFAULTS
 
+    linked = {b.id for b in store.link_benchmarks(machine.id)}
     known = store.benchmarks(machine.id)
-    chosen = _chosen(known, patterns, store, machine)
+    known += [b for b in store.link_benchmarks(machine.id) if b not in known]
+    chosen = _chosen(sorted(known, key=lambda b: b.key), patterns, store, machine)
+    by_benchmark: dict[int, list] = {}
+    for link in store.links(machine.id, [b.id for b in chosen if b.id in linked], branch):
+        by_benchmark.setdefault(link.benchmark_id, []).append(link)
+    paired = tuple(h for b in chosen if b.id in linked
+                   for h in link_histories(b.key, by_benchmark.get(b.id, ())[-last:] if last else
+                                           by_benchmark.get(b.id, ()), DEFAULTS["threshold"]))
+    chosen = [b for b in chosen if b.id not in linked]
     by_id = {}
     for confirmation in store.confirmations(machine.id, [b.id for b in chosen]):
         by_id.setdefault(confirmation.benchmark_id, []).append(confirmation)
@@ -148,7 +160,7 @@ def load_history(store, machine, patterns: tuple[str, ...], last: int | None, br
         if points:
             histories.append(benchmark_history(benchmark.key, points, by_id.get(benchmark.id, ())))
     label = f"{machine.label} ({machine.fingerprint})"
-    return History(label, tuple(histories), group_change_points(histories))
+    return History(label, tuple(histories), group_change_points(histories), paired)
 
 
 def _chosen(known, patterns: tuple[str, ...], store, machine):

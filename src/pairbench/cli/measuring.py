@@ -25,8 +25,9 @@ from pairbench.cli.report import (
     write_exports,
 )
 from pairbench.errors import EXIT_MEASUREMENT, EXIT_OK, EXIT_VERDICT, ResultFileError, UsageError
+from pairbench.parsers import parse_settings
 from pairbench.report.safe import visible
-from pairbench.settings import Settings, parse_settings
+from pairbench.settings import Settings
 from pairbench.units import fixed_time_unit
 
 

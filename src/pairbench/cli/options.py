@@ -1,7 +1,7 @@
 """The options of ``run`` and ``compare``, as click declares them.
 
 click only reads them: every value arrives as the text typed (or None when
-not given) and ``settings.parse_settings`` validates it, once, with the
+not given) and ``parsers.parse_settings`` validates it, once, with the
 defaults of ``settings.DEFAULTS`` (the help shows them from there).
 """
 

@@ -10,7 +10,7 @@ from pairbench.cli.measuring import fail_on_gate, fail_on_metric_gate
 from pairbench.cli.options import fail_on_metric_option
 from pairbench.cli.report import check_outputs, write_document
 from pairbench.errors import EXIT_OK, UsageError
-from pairbench.harnesses import IMPORT_FORMATS
+from pairbench.harness_registry import IMPORT_FORMATS
 from pairbench.settings import default
 from pairbench.verdict import FAIL_ON_CHOICES
 
@@ -124,8 +124,8 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
     """
     from pairbench.analysis.unpaired import diff_runs
     from pairbench.cli.report import analysing_stored
+    from pairbench.parsers import parse_alpha, parse_fail_on_metric, parse_threshold
     from pairbench.report.diff import render_diff, render_diff_json
-    from pairbench.settings import parse_alpha, parse_fail_on_metric, parse_threshold
     from pairbench.store.resultfile import read_result
 
     level, smallest, gated = parse_alpha(alpha), parse_threshold(threshold), parse_fail_on_metric(fail_on_metric)

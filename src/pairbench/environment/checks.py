@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 
-from pairbench.environment.findings import Finding, found
+from pairbench.environment.findings import Finding, Report, found
 from pairbench.environment.pausing import pausing
 from pairbench.environment.stored import (
     NUMBER,
@@ -301,3 +301,16 @@ def _guarded(check_id: str, check: Callable[[Mapping], Finding], environment) ->
         if isinstance(exc, KeyError) and exc.args:
             return found(check_id, "unknown", missing=str(exc.args[0])[:200])
         return found(check_id, "unknown", malformed=str(exc)[:200])
+
+
+DOCTOR_WINDOW_S = 0.5  # the doctor can afford a longer look at "right now" than run can
+
+
+def diagnose_machine(environment: Mapping, *, live: bool = False) -> Report:
+    """``pairbench doctor``'s report on the machine metadata ``environment`` (collected now, or stored
+    with a result: ``store.metadata.stored_environment``); the metadata goes in the report's details.
+
+    ``live``: it was read from this machine just now (``pairbench doctor`` without
+    ``--environment``), so the load finding may say which PIDs to pause.
+    """
+    return Report("environment", evaluate(environment, live=live), {"environment": environment})

@@ -52,7 +52,7 @@ DEFAULT_SHELL = Shell("sh", (SHELL,))
 
 
 def resolve_shell(name: str | None) -> Shell | None:
-    """The :class:`Shell` of a validated ``--shell`` value (``settings.parse_shell``), its program
+    """The :class:`Shell` of a validated ``--shell`` value (``parsers.parse_shell``), its program
     found on PATH (``ProgramNotFound`` if not); None for ``none``. ``sh`` is ``/bin/sh``."""
     if name is None or name == "none":
         return None

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from pairbench.command import STATUS_TIMEOUT, Command, describe_status
-from pairbench.errors import HelperCommandFailed
+from pairbench.errors import CommandNotFound, HelperCommandFailed, ProgramNotFound
+from pairbench.measure.commandline import Shell, parse_command
 from pairbench.measure.executor import Execution, Executor
 from pairbench.units import format_duration
 
@@ -93,3 +94,44 @@ def run_helper(executor: Executor, command: Command | None, option: str, timeout
                                   f"{format_duration(timeout_ns, digits=3)} (--timeout)")
     if result.status != 0:
         raise HelperCommandFailed(f"{option} command {command.text!r} failed: {describe_status(result.status)}")
+
+
+STARTUP_COMMAND = "true"
+
+
+class StartupProbe:
+    """The start-up probe: runs ``true`` once in every round beside a benchmark being validated
+    (``pairbench doctor COMMAND``); its rows are of benchmark ``benchmark``.
+
+    Its time is what any command pays to start (a fork, an exec, with ``--shell``
+    the shell too), measured under the same conditions as the benchmark, so the
+    duration and setup-overhead checks can take it off. Unlike a command's target,
+    a run of ``true`` that fails yields no row (it measured nothing, and must not end
+    the validation), and once ``true`` cannot be started the probe stops trying.
+    """
+
+    name = "process start-up (true)"
+
+    def __init__(self, command: Command, benchmark: int):
+        self.command, self.benchmark = command, benchmark
+        self.runnable = True
+
+    @classmethod
+    def for_shell(cls, shell: Shell | None, benchmark: int) -> StartupProbe | None:
+        """The probe of commands run through ``shell`` (``sh -c true``; ``true`` itself without one),
+        or None when ``true`` is not found."""
+        try:
+            return cls(parse_command(STARTUP_COMMAND, shell=shell), benchmark)
+        except ProgramNotFound:
+            return None
+
+    def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
+        """One run of ``true``: its row, or none when it failed or cannot be started (then never again)."""
+        if not self.runnable:
+            return ()
+        try:
+            execution = executor.run(self.command, timeout_ns=timeout_ns)
+        except CommandNotFound:
+            self.runnable = False
+            return ()
+        return (Row(self.benchmark, execution),) if execution.status == 0 else ()

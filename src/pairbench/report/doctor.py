@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 
-from pairbench.doctor.plan import ValidationPlan
 from pairbench.environment.findings import STATUSES, Finding, Report
 from pairbench.report.findings import TITLES, WHY, fix
 from pairbench.report.safe import markup
 from pairbench.report.text import render_markup
 from pairbench.report.wording import word
+from pairbench.settings import ValidationPlan
 
 _STYLE = {"ok": "green", "unknown": "dim", "warn": "yellow", "fail": "bold red"}
 

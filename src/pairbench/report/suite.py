@@ -15,7 +15,7 @@ from pairbench.analysis import Analysis, Comparison
 from pairbench.analysis.budget import BudgetNeeded
 from pairbench.analysis.metrics import MetricComparison, MetricTable
 from pairbench.analysis.suite import GeometricMean, Listed, SuiteSummary
-from pairbench.harnesses import PAIRBENCH, WORKER_HARNESSES, words
+from pairbench.harness_registry import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
 from pairbench.report.sentences import change_text, format_pvalue, verdict_label
 from pairbench.report.tables import Table

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from rich.console import Console
 
 from pairbench.analysis import Analysis, Comparison, Summary
-from pairbench.harnesses import PAIRBENCH, WORKER_HARNESSES, words
+from pairbench.harness_registry import PAIRBENCH, WORKER_HARNESSES, words
 from pairbench.model import Run
 from pairbench.notes import Note
 from pairbench.report.safe import markup, visible

@@ -22,6 +22,7 @@ from pairbench.analysis.history import LARGEST_LOG, BenchmarkHistory, History
 from pairbench.report import charts as ch
 from pairbench.report import html
 from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
+from pairbench.report.links import paired_tables
 from pairbench.report.safe import visible
 
 STATUS_STYLE = {"confirmed": ("#d62728", "solid"), "rejected": (ch.GREY, "dot"),
@@ -44,6 +45,7 @@ class HistoryPage:
     sections: tuple[tuple[str, ch.Chart], ...]
     text: str
     charts: Mapping[str, dict] = field(default_factory=dict)
+    paired: tuple = ()  # report.links.paired_tables: the links of a paired history
 
 
 def render_history_html(history: History, *, plotly_js: str | None = None) -> str:
@@ -57,10 +59,11 @@ def build_history_page(history: History) -> HistoryPage:
         f"{visible(s.benchmark.label)} {step_size(s)} {step_status(s)}" for s in cp.steps)
         for cp in history.change_points)
     return HistoryPage(
-        title=f"pairbench history · {len(history.histories)} benchmark(s)", machine=history.machine,
+        title=f"pairbench history · {len(history.histories) + len(history.paired)} benchmark(s)", machine=history.machine,
         change_points=lines, sections=tuple((h.benchmark.label, c) for h, c in zip(
             history.histories, charts, strict=True)),
-        text=render_history(history), charts={c.key: c.figure for c in charts})
+        text=render_history(history), charts={c.key: c.figure for c in charts},
+        paired=paired_tables(history.paired))
 
 
 def _axis(history: BenchmarkHistory) -> ch.Axis:

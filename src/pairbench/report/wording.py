@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from pairbench.command import describe_status
-from pairbench.harnesses import PAIRBENCH, REGISTRY, harness
+from pairbench.harness_registry import PAIRBENCH, REGISTRY, harness
 from pairbench.notes import Note
 from pairbench.report.findings import READINGS, autocorrelation, worded
 from pairbench.units import format_kib, format_level, format_percent, format_rate, format_value
@@ -192,7 +192,7 @@ def _elided(d: Mapping, unit: str) -> str:
 
 
 def _advice(d: Mapping, kind: str) -> str:
-    """A harness's advice (``harnesses.REGISTRY``); pairbench's for a harness without its own."""
+    """A harness's advice (``harness_registry.REGISTRY``); pairbench's for a harness without its own."""
     return getattr(harness(_harness(d)), kind) or getattr(REGISTRY[PAIRBENCH], kind)
 
 
@@ -418,7 +418,7 @@ WORDINGS: dict[str, Callable[[Mapping, str], str]] = {
         f"the blocks disagree: their effects ran from {format_percent(d['low_pct'])} to "
         f"{format_percent(d['high_pct'])} (10th to 90th percentile of {d['blocks']}), where their rounds' noise "
         f"explains about {format_percent(d['noise_pct'], signed=False)}: this machine runs two processes "
-        "of one program at different speeds (README, \"Getting reliable numbers\"), so the size of the "
+        "of one program at different speeds (docs/doctor.md, \"Getting reliable numbers\"), so the size of the "
         "change depends on which processes ran and a rerun may give another; the interval covers the "
         "blocks' median"),
     "repeated-invocations": lambda d, u: (

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from pairbench import held_signals
 from pairbench.errors import CommandFailed, NothingToMeasure, UsageError
-from pairbench.harnesses import HARNESS_CHOICES, PAIRBENCH, harness, words
+from pairbench.harness_registry import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import Executor, ExecutorInfo, OutputPolicy
 from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program
@@ -79,7 +79,7 @@ ExecutorFactory = Callable[[OutputPolicy], Executor]
 
 
 def python_worker(path: str, root: str, harness_name: str = PAIRBENCH) -> Command:
-    """The worker of ``harness_name`` (``harnesses.REGISTRY``: its ``python_worker``) serving the Python
+    """The worker of ``harness_name`` (``harness_registry.REGISTRY``: its ``python_worker``) serving the Python
     benchmarks in ``path``, importing first from ``root``: pairbench's own, or a pytest session that
     records each pytest-benchmark test's call and then serves the calls (``worker.pytest_benchmark``)."""
     module, words = harness(harness_name).python_worker

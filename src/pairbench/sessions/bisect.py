@@ -42,6 +42,7 @@ from pairbench.measure.revisions import (
     toplevel,
 )
 from pairbench.model import BenchmarkKey
+from pairbench.parsers import settings_from_stored
 from pairbench.sessions.builds import (
     DEFAULT_KEEP,
     SHORT,
@@ -52,7 +53,7 @@ from pairbench.sessions.builds import (
     target_in,
 )
 from pairbench.sessions.commands import Outcome
-from pairbench.settings import ALPHA_RANGE, Settings, settings_from_stored
+from pairbench.settings import ALPHA_RANGE, Settings
 from pairbench.store.project import Project
 
 RESULTS_DIR = ".pairbench/bisect"

@@ -25,9 +25,10 @@ from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey, utc_now
 from pairbench.outputs import open_private, private_directory
+from pairbench.parsers import settings_from_stored
 from pairbench.sessions.builds import SHORT, Revision, build, recipe_of, target_in
 from pairbench.sessions.commands import Outcome
-from pairbench.settings import Settings, settings_from_stored
+from pairbench.settings import Settings
 from pairbench.store.history import Confirmation
 from pairbench.store.project import Project
 

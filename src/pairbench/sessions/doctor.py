@@ -17,18 +17,17 @@ import contextlib
 from collections.abc import Mapping
 
 from pairbench.analysis import Analysis, analyse
-from pairbench.analysis.doctor import COMMAND
+from pairbench.analysis.doctor import COMMAND, PROBE
 from pairbench.analysis.rules import timer_step
-from pairbench.doctor.plan import ValidationPlan
-from pairbench.doctor.probe import StartupProbe
 from pairbench.errors import CommandFailed
-from pairbench.measure.commandline import resolve_shell
+from pairbench.measure.commandline import parse_command, resolve_shell
 from pairbench.measure.executor import Executor
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
-from pairbench.measure.targets import CommandTarget
-from pairbench.model import BenchmarkKey, Run, Side
+from pairbench.measure.targets import CommandTarget, StartupProbe
+from pairbench.model import BenchmarkKey, Command, Run, Side
+from pairbench.parsers import parse_settings
 from pairbench.sessions.result import finished, new_run
-from pairbench.settings import parse_settings
+from pairbench.settings import PLACEHOLDER, ValidationPlan
 
 
 def validate_command(plan: ValidationPlan, executor: Executor, environment: Mapping | None = None, *,
@@ -38,11 +37,11 @@ def validate_command(plan: ValidationPlan, executor: Executor, environment: Mapp
     ``timer_resolution_ns``, else the metadata's, else measured now. Raises ``ProgramNotFound`` /
     ``UsageError`` from ``parse_command`` before anything runs."""
     environment = _with_timer(dict(environment or {}), timer_resolution_ns)
-    targets = [CommandTarget(plan.command_for(count), plan.benchmark_name, COMMAND, iterations=count)
+    targets = [CommandTarget(_command_for(plan, count), plan.benchmark_name, COMMAND, iterations=count)
                for count in plan.measured_counts]
     sides = [Side(f"{count} iterations", target.command) for count, target in zip(plan.measured_counts, targets,
                                                                                  strict=True)]
-    probe = StartupProbe.for_shell(resolve_shell(plan.shell)) if plan.probe_startup else None
+    probe = StartupProbe.for_shell(resolve_shell(plan.shell), PROBE) if plan.probe_startup else None
     keys = (BenchmarkKey(plan.benchmark_name),) + ((BenchmarkKey(probe.name),) if probe else ())
     if probe:  # benchmark PROBE, on the last side
         sides.append(Side(probe.name, probe.command))
@@ -56,6 +55,11 @@ def validate_command(plan: ValidationPlan, executor: Executor, environment: Mapp
     run = finished(skeleton, sampler.series(), executor.info(), stopped_because=sampler.stopped_because,
                    notes=sampler.notes)
     return run, analyse(run)
+
+
+def _command_for(plan: ValidationPlan, count: int) -> Command:
+    """The plan's command with ``{iterations}`` replaced by ``count`` (the command itself if none)."""
+    return parse_command(plan.command.replace(PLACEHOLDER, str(count)), shell=resolve_shell(plan.shell))
 
 
 def _with_timer(environment: dict, resolution_ns: int | None) -> dict:

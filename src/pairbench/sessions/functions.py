@@ -28,8 +28,9 @@ from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations, quickest_probe
 from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
 from pairbench.notes import Note
+from pairbench.parsers import parse_settings, settings_from_stored
 from pairbench.sessions.result import finished, new_run
-from pairbench.settings import USE_DEFAULTS, Settings, parse_settings, settings_from_stored
+from pairbench.settings import USE_DEFAULTS, Settings
 from pairbench.worker.serve import NO_ARGUMENT, timed_loop
 
 IN_PROCESS_CLOCK = WallClock("in-process")

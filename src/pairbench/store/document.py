@@ -20,7 +20,8 @@ from pairbench.model import (
     Run,
     Side,
 )
-from pairbench.settings import KINDS, Settings, settings_from_stored
+from pairbench.parsers import settings_from_stored
+from pairbench.settings import KINDS, Settings
 from pairbench.store import checks
 from pairbench.store.checks import expect, expect_object_list, expect_str_list
 

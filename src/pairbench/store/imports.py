@@ -37,7 +37,7 @@ import numpy as np
 from pairbench import __version__
 from pairbench.command import STATUS_BENCHMARK_ERROR
 from pairbench.errors import ResultFileError, UsageError
-from pairbench.harnesses import IMPORT_FORMATS, words
+from pairbench.harness_registry import IMPORT_FORMATS, words
 from pairbench.limits import MAX_BENCHMARKS, MAX_SAMPLE_VALUE, MAX_SIDES
 from pairbench.measure.harnesses import criterion, gbench, gotest, hyperfine, pytest_benchmark
 from pairbench.measure.harnesses.base import FormatError
@@ -51,7 +51,7 @@ from pairbench.model import (
     Side,
 )
 from pairbench.notes import Note, Subject
-from pairbench.settings import parse_settings
+from pairbench.parsers import parse_settings
 from pairbench.store.files import MAX_FILE_BYTES, parse_json_text, read_lines, read_text_file
 
 _GO_LINE = re.compile(r"^Benchmark\S*\s+\d+\s+\S+\s+ns/op", re.MULTILINE)  # enough to name the format
@@ -154,7 +154,7 @@ def _bounded(value: float, what: str, low: float) -> float:
 
 
 def read_import(path: str, fmt: str | None = None) -> Run:
-    """The run of another tool's saved result at ``path`` (``fmt``: one of ``harnesses.IMPORT_FORMATS``,
+    """The run of another tool's saved result at ``path`` (``fmt``: one of ``harness_registry.IMPORT_FORMATS``,
     else recognised from the content). Go text is read a line at a time; the others' JSON whole (as
     every result is: ``store.files``)."""
     if fmt is not None and fmt not in IMPORT_FORMATS:
@@ -337,7 +337,7 @@ def _criterion(path: Path) -> Run:
 
 READERS = {"hyperfine": _hyperfine, "gbench": _gbench, "pytest-benchmark": _pytest}
 """The readers of each import format's JSON document; go's text and criterion's directories are read
-apart (:func:`read_import`). Every ``harnesses.IMPORT_FORMATS`` is one of these or those."""
+apart (:func:`read_import`). Every ``harness_registry.IMPORT_FORMATS`` is one of these or those."""
 
 
 def _run(built: _Built, path: Path, fmt: str, metadata, notes: tuple[Note, ...] = (),

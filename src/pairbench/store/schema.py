@@ -7,6 +7,11 @@ Schema history (the ``schema_version`` table holds the version of a store):
        summary for queries, raw samples compressed by ``store.codec``).
     2  (pairbench 0.3) ``confirmations``: what ``pairbench confirm`` found of the step
        between two commits, per benchmark and machine.
+    3  (pairbench 0.4) ``links``: what ``pairbench record`` measured of a commit against another in
+       the same interleaved rounds, per benchmark and machine: its predecessor (kind
+       ``predecessor``) or the window's anchor (kind ``anchor``), the metric, the rounds, the paired
+       effect with its anytime-valid interval and p-value; the raw samples are the result
+       ``result_uid`` (its series), stored beside it.
 
 A store is migrated when it is opened, in one transaction that holds the
 store's lock (SQLite ``BEGIN IMMEDIATE``, a PostgreSQL advisory lock), so two
@@ -119,7 +124,34 @@ def _version_2(metadata: MetaData) -> list[Table]:
     return [confirmations]
 
 
-VERSIONS: tuple[Callable[[MetaData], list[Table]], ...] = (_version_1, _version_2)
+def _version_3(metadata: MetaData) -> list[Table]:
+    links = Table(
+        "links", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("machine_id", Integer, ForeignKey("machines.id"), nullable=False),
+        Column("benchmark_id", Integer, ForeignKey("benchmarks.id"), nullable=False),
+        Column("result_uid", Text, nullable=False),  # the result holding both sides' raw samples
+        Column("kind", Text, nullable=False),  # "predecessor" or "anchor"
+        Column("before_commit", Text, nullable=False),
+        Column("after_commit", Text, nullable=False),
+        Column("after_time", Text),  # the later commit's committer time: the history's order
+        Column("branch", Text),
+        Column("commits", Integer),  # first-parent commits after before up to after (1: adjacent)
+        Column("metric", Text, nullable=False),  # "wall" or "cpu": never mixed in one chain
+        Column("rounds", Integer, nullable=False),
+        Column("level", Float, nullable=False),  # the interval's error rate (1 - its confidence)
+        Column("effect", Float),  # percent, after against before
+        Column("effect_low", Float),
+        Column("effect_high", Float),
+        Column("pvalue", Float, nullable=False),  # anytime-valid p-value of "no change"
+        Column("recorded_at", Text, nullable=False),
+        UniqueConstraint("result_uid", "benchmark_id", "kind", name="links_identity"),
+    )
+    Index("links_by_benchmark", links.c.machine_id, links.c.benchmark_id)
+    return [links]
+
+
+VERSIONS: tuple[Callable[[MetaData], list[Table]], ...] = (_version_1, _version_2, _version_3)
 CURRENT_VERSION = len(VERSIONS)
 
 

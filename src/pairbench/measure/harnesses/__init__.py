@@ -19,7 +19,7 @@ processes``            sample (``...pytest_benchmark``); ``pytest-benchmark`` al
                        serves them from workers (``worker.pytest_benchmark``)
 =====================  ============================================================
 
-Each is an entry of ``pairbench.harnesses.REGISTRY`` (its words, advice, marks,
+Each is an entry of ``pairbench.harness_registry.REGISTRY`` (its words, advice, marks,
 and its adapter class here). The parsers of their output formats are also what
 ``pairbench import`` reads saved results with.
 """

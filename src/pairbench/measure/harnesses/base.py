@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pairbench.command import Command, describe_status
-from pairbench.harnesses import words
+from pairbench.harness_registry import words
 from pairbench.measure import children
 from pairbench.model import MAX_SAMPLE_VALUE, PRIMARY_METRIC
 

@@ -20,7 +20,7 @@ import os
 import re
 from pathlib import Path
 
-from pairbench.harnesses import PAIRBENCH, REGISTRY
+from pairbench.harness_registry import PAIRBENCH, REGISTRY
 
 MAX_SCAN_BYTES = 512 * 1024 * 1024
 MAX_PY_FILES = 2000

@@ -35,7 +35,7 @@ from pairbench.command import (
     STATUS_UNREADABLE,
     describe_status,
 )
-from pairbench.harnesses import words
+from pairbench.harness_registry import words
 from pairbench.measure.executor import Execution, Executor
 from pairbench.measure.harnesses import Adapter
 from pairbench.measure.harnesses.base import (

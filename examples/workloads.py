@@ -1,12 +1,12 @@
-"""Small built-in workloads, so a newcomer (and the test suite) can measure something real.
+"""Small workloads, so a newcomer (``make demo``) and the test suite can measure something real.
 
-    python -m pairbench.workloads spin 400000      # CPU: a loop of 400000 iterations
-    python -m pairbench.workloads alloc 50         # memory: touch 50 MiB, then exit
-    python -m pairbench.workloads alloc-each 10 8  # memory that grows: keep 8 blocks of 10 MiB
-    python -m pairbench.workloads setup-then-spin 0.05 20000 8
-                                                   # sleep 0.05 s of "setup", then 8 x 20000 iterations
+    python examples/workloads.py spin 400000      # CPU: a loop of 400000 iterations
+    python examples/workloads.py alloc 50         # memory: touch 50 MiB, then exit
+    python examples/workloads.py alloc-each 10 8  # memory that grows: keep 8 blocks of 10 MiB
+    python examples/workloads.py setup-then-spin 0.05 20000 8
+                                                  # sleep 0.05 s of "setup", then 8 x 20000 iterations
 
-Standard library only, and nothing else from pairbench is imported, so start-up stays cheap.
+Standard library only, and nothing from pairbench is imported, so start-up stays cheap.
 """
 
 from __future__ import annotations

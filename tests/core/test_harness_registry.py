@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.harnesses import (
+from pairbench.harness_registry import (
     HARNESS_CHOICES,
     IMPORT_FORMATS,
     PAIRBENCH,
@@ -15,8 +15,8 @@ from pairbench.harnesses import (
 )
 from pairbench.measure.harnesses.detect import detect_program
 from pairbench.notes import Note
+from pairbench.parsers import parse_settings
 from pairbench.report.wording import word
-from pairbench.settings import parse_settings
 from pairbench.store.imports import READERS
 
 ADAPTED = [h for h in REGISTRY.values() if h.adapter]
