@@ -106,7 +106,7 @@ def test_an_imported_file_is_refused_in_one_line_or_written_as_show_reads_it(tmp
             document = mutated(json.loads((DATA / name).read_text()), path, value)
             source.write_text(json.dumps(document), encoding="utf-8", errors="surrogatepass")
         out.unlink(missing_ok=True)
-        result = invoke("import", "--json", str(out), str(source))
+        result = invoke("convert", "--json", str(out), str(source))
         check(result, what)
         assert out.exists() == (result.code == 0), what
         if result.code == 0:

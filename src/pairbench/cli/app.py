@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import importlib
 import os
 import signal
@@ -160,12 +162,12 @@ COMMANDS = {
               "Compare every benchmark two builds of a suite share, interleaved, benchmark by benchmark."),
     "bisect": ("pairbench.cli.bisect", "Find the commit between GOOD and BAD that made a benchmark slower."),
     "compare": ("pairbench.cli.measuring", "Is CANDIDATE faster or slower than BASELINE, by how much, how sure?"),
+    "convert": ("pairbench.cli.suite", "Read a result another tool saved and write it as a pairbench result."),
     "confirm": ("pairbench.cli.confirm",
                 "Measure two commits again, side by side, to confirm or reject a step between them."),
     "diff": ("pairbench.cli.suite", "Compare two saved results per benchmark, without pairs (two-sample statistics)."),
     "doctor": ("pairbench.cli.doctor", "Check the machine, or validate COMMAND as a benchmark."),
     "history": ("pairbench.cli.history", "Show benchmarks over commits on one machine, with their change points."),
-    "import": ("pairbench.cli.suite", "Read a result another tool saved and write it as a pairbench result."),
     "include-dir": ("pairbench.cli.bench", "Print the directory of pairbench.h, the C/C++ worker header."),
     "merge": ("pairbench.cli.suite", "Join the results of a suite's shards (bench --shard K/N) into one suite result."),
     "record": ("pairbench.cli.record",
@@ -179,6 +181,10 @@ COMMANDS = {
 """Every command, as ``name -> (module that registers it, first paragraph of its help)``: the
 group imports a command's module only when the command runs or shows its own help, and lists
 them all in ``pairbench --help`` from these summaries (a test checks them against the modules)."""
+
+RENAMED = {"import": ("convert", "pairbench.cli.suite")}
+"""Old spellings of renamed commands, as ``old -> (new, module)``: they still run the command,
+hidden from the help, after a line that gives the new name (``deprecated_alias``)."""
 
 SESSIONS_TAKE_HELD_SIGNALS = frozenset({"run", "compare", "bench"})
 """The commands whose session delivers the signals held while pairbench started, right after its
@@ -203,6 +209,8 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, cmd_name: str):
         if cmd_name not in self.commands and cmd_name in self.lazy:
             importlib.import_module(self.lazy[cmd_name][0])
+        elif cmd_name not in self.commands and cmd_name in RENAMED:
+            importlib.import_module(RENAMED[cmd_name][1])
         return self.commands.get(cmd_name)
 
     def resolve_command(self, ctx, args):
@@ -242,6 +250,25 @@ def cli():
       pairbench compare './old input.txt' './new input.txt'
       pairbench show result.json
     """
+
+
+def deprecated_alias(command: click.Command, old: str) -> None:
+    """Register ``command`` under its old name ``old`` too (``RENAMED``): hidden from the help, it runs
+    the command after saying the new name on standard error."""
+    alias = copy.copy(command)
+    alias.name, alias.hidden = old, True
+    alias.help = f"The old name of `pairbench {command.name}`, which it runs.\n\n{command.help}"
+    run = command.callback
+
+    @functools.wraps(run)
+    def warned(*args, **kwargs):
+        app = click.get_current_context().find_object(App)
+        app.io.err(f"note: `pairbench {old}` is now `pairbench {command.name}`; the old name will go in a "
+                   "later version")
+        return run(*args, **kwargs)
+
+    alias.callback = warned
+    cli.add_command(alias, old)
 
 
 # --------------------------------------------------------------------------- entry points
