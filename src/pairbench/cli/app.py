@@ -194,10 +194,49 @@ interruption during start-up leaves a result and runs --cleanup as one while sam
 _NO_SUCH_COMMAND = getattr(click.exceptions, "NoSuchCommand", ())  # click >= 8.4 suggests names
 
 
+HELP_SECTIONS = {
+    "Sampling": ("warmup", "runs", "min_runs", "max_runs", "max_time", "timeout", "seed", "ignore_failure"),
+    "Around each sample": ("prepare", "setup", "cleanup", "shell", "input", "output", "pass_env"),
+    "Verdicts": ("alpha", "threshold", "fail_on", "fail_on_metric", "metric", "self_check"),
+    "Results": ("json_path", "export_markdown", "export_csv", "export_html", "names", "quiet", "store", "no_store"),
+    "As hyperfine takes them": ("no_shell", "conclude", "parameter_scan", "parameter_step_size",
+                                "parameter_list", "export_json", "time_unit", "sort", "version"),
+}
+"""How the --help of a command that takes the sampling options (``cli.options``: declared once, for
+run, compare, bench, confirm, bisect and record) groups the options it shares with the others, by
+parameter name; its own options come first, under "Options", and those kept for hyperfine's users
+are listed together."""
+
+_SECTION_OF = {name: title for title, names in HELP_SECTIONS.items() for name in names}
+
+
+class SectionedCommand(click.Command):
+    """A command whose --help lists its options under ``HELP_SECTIONS``' headings when it takes the
+    sampling options, and as click does otherwise. Only the help changes."""
+
+    def format_options(self, ctx, formatter) -> None:
+        records = [(param, param.get_help_record(ctx)) for param in self.get_params(ctx)
+                   if isinstance(param, click.Option)]
+        records = [(param, record) for param, record in records if record is not None]
+        if not any(_SECTION_OF.get(param.name) == "Sampling" for param, _ in records):
+            super().format_options(ctx, formatter)
+            return
+        sections: dict[str, list] = {"Options": []}
+        for param, record in records:
+            sections.setdefault(_SECTION_OF.get(param.name, "Options"), []).append(record)
+        for title in ("Options", *HELP_SECTIONS):
+            if sections.get(title):
+                with formatter.section(title):
+                    formatter.write_dl(sections[title])
+
+
 class LazyGroup(click.Group):
     """A click group whose commands are imported on first use, so that ``--version`` and
     ``--help`` load neither numpy nor scipy nor the renderers (each command module registers its
-    command with ``@cli.command`` when imported). ``lazy`` is a table like :data:`COMMANDS`."""
+    command with ``@cli.command`` when imported). ``lazy`` is a table like :data:`COMMANDS`. Its
+    commands group their options in --help (:class:`SectionedCommand`)."""
+
+    command_class = SectionedCommand
 
     def __init__(self, *args, lazy: Mapping[str, tuple[str, str]], **kwargs):
         super().__init__(*args, **kwargs)
