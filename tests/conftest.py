@@ -20,6 +20,14 @@ def use_executor(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def real_programs_only_in_e2e_tests(request, monkeypatch):
+    """Outside a test marked ``e2e``, ``invoke`` refuses pairbench's real executor and workers: a
+    test that runs real programs says so (``tests/core/test_test_marks.py`` reads the rest of the
+    ways a test starts processes from its source)."""
+    monkeypatch.setattr(Seams, "real_programs", request.node.get_closest_marker("e2e") is not None)
+
+
+@pytest.fixture(autouse=True)
 def instant_activity_snapshot(monkeypatch):
     """Skip the 0.1 s window between the two /proc snapshots of "what runs right now" wherever the
     real machine is read. A zero window is supported (the busiest-process reading is then empty);

@@ -213,6 +213,7 @@ def _starting(tmp_path, signals: str, *argv: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("name", "code"), [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
 def test_a_signal_while_a_run_starts_leaves_its_result_and_runs_cleanup(tmp_path, name, code):
     out = tmp_path / "r.json"
@@ -226,6 +227,7 @@ def test_a_signal_while_a_run_starts_leaves_its_result_and_runs_cleanup(tmp_path
     assert not journal_path(out).exists()
 
 
+@pytest.mark.e2e
 def test_a_second_signal_while_a_run_starts_interrupts_at_once(tmp_path):
     out = tmp_path / "r.json"
     found = _starting(tmp_path, "SIGTERM,SIGTERM", "run", "--runs", "5", "--json", str(out),
@@ -234,6 +236,7 @@ def test_a_second_signal_while_a_run_starts_interrupts_at_once(tmp_path):
     assert found["ran"] == [] and not out.exists() and not journal_path(out).exists()
 
 
+@pytest.mark.e2e
 def test_a_signal_held_through_a_command_that_does_not_measure_interrupts_it(tmp_path):
     found = _starting(tmp_path, "", "--version")
     assert found["code"] == 0

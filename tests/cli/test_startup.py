@@ -45,12 +45,14 @@ def _loaded(*argv: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv", [["--version"], ["-V"], ["--help"], []], ids=" ".join)
 def test_version_and_help_load_no_command_and_no_numpy_scipy_rich_or_renderer(argv):
     loaded = _loaded(*argv)
     assert loaded["heavy"] == [] and loaded["commands"] == ["pairbench.cli.app"]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", ["run", "compare", "show", "report"])
 def test_a_commands_help_loads_no_numpy_scipy_rich_or_renderer(command):
     loaded = _loaded(command, "--help")
@@ -126,6 +128,7 @@ print(json.dumps({"code": code, "seen": seen}))
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv", [["run", "--seed", "1", "--runs", "12", "true"],
                                   ["compare", "--seed", "1", "--runs", "12", "true", "true -a"],
                                   ["compare", "--seed", "1", "--min-runs", "6", "--max-runs", "40", "true", "true -a"],
@@ -176,6 +179,7 @@ def test_the_command_table_names_every_command_its_module_and_its_summary():
             assert listed.get_short_help_str(limit) == command.get_short_help_str(limit), (name, limit)
 
 
+@pytest.mark.e2e
 def test_help_lists_the_commands_as_it_does_once_they_are_loaded(monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")  # click's width, here and in the fresh process
     fresh = subprocess.run([sys.executable, "-m", "pairbench", "--help"], capture_output=True, text=True,
@@ -225,6 +229,7 @@ def _console(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", CONSOLE, *argv], capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.e2e
 def test_the_console_script_exits_with_the_clis_code_after_flushing_and_running_atexit_handlers():
     done = _console("--version")
     assert done.returncode == 0 and done.stdout == f"pairbench, version {pairbench.__version__}\natexit handler ran\n"
@@ -233,6 +238,7 @@ def test_the_console_script_exits_with_the_clis_code_after_flushing_and_running_
     assert done.stdout == "atexit handler ran\n"
 
 
+@pytest.mark.e2e
 def test_the_console_script_waits_for_a_thread_still_running():
     done = _console("--with-thread", "--version")
     assert done.returncode == 0 and "thread finished" in done.stdout.splitlines()

@@ -13,7 +13,10 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
 from installs import REPO, Installed, install_into_fresh_environment, scratch_directory
+
+pytestmark = pytest.mark.e2e  # starts real programs
 
 
 def _compare(installed: Installed, workdir: Path) -> dict:
