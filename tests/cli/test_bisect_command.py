@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
-from fakes import FakeExecutor, FakeWorkers
+from fakes import FakeExecutor, ProgramWorkers
 from processes import wait_until
 from tools import commit_series, git
 
@@ -111,25 +111,24 @@ def _trees(commits: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(git(Path.cwd(), "rev-parse", f"{commit}^{{tree}}") for commit in commits)
 
 
-class BuiltWorkers(FakeWorkers):
+def BuiltWorkers(commits: list[str], step: int, *, more: bool = False,  # noqa: N802 - stands for a class
+                 without: tuple[int, str] | None = None) -> ProgramWorkers:
     """Scripted workers of built revisions: each lists and times the benchmarks of the commit its
     program was built from, ``work`` three times slower from commit ``step`` on (as ``WORKER``),
-    ``more`` too when asked, and none named in ``without`` in that commit."""
+    ``more`` too when asked, and not the one ``without`` names in its commit."""
 
-    def __init__(self, commits: list[str], step: int, *, more: bool = False, without: tuple[int, str] | None = None):
-        super().__init__({}, seed=1)
-        self.commits, self.step, self.more, self.without = commits, step, more, without
+    def script_of(text: str) -> dict:
+        k = _commit_of(text, commits)
+        slow = 3.0 if k >= step else 1.0
+        script = {"work": {"per_iteration_ns": 2000.0 * slow}}
+        if more:
+            script["more"] = {"per_iteration_ns": 1500.0 * slow}
+        script["same"] = {"per_iteration_ns": 500.0}
+        if without is not None and without[0] == k:
+            script.pop(without[1])
+        return script
 
-    def __call__(self, spec, side: str):
-        k = _commit_of(spec.command.text, self.commits)
-        slow = 3.0 if k >= self.step else 1.0
-        script = {"work": {"per_iteration_ns": 2000.0 * slow}, "same": {"per_iteration_ns": 500.0}}
-        if self.more:
-            script = {"work": script["work"], "more": {"per_iteration_ns": 1500.0 * slow}, "same": script["same"]}
-        if self.without is not None and self.without[0] == k:
-            script.pop(self.without[1])
-        self.programs.setdefault(spec.command.text, script)
-        return super().__call__(spec, side)
+    return ProgramWorkers(script_of, seed=1)
 
 
 class BuiltExecutor(FakeExecutor):

@@ -314,6 +314,20 @@ class FakeWorkers:
         return ns
 
 
+class ProgramWorkers(FakeWorkers):
+    """:class:`FakeWorkers` whose programs are scripted by ``script_of(command text)`` when first
+    started: for workers whose paths are made while the test runs (a built revision's, which the test
+    maps to its commit)."""
+
+    def __init__(self, script_of: Callable[[str], Mapping[str, Mapping]], **options):
+        super().__init__({}, **options)
+        self.script_of = script_of
+
+    def __call__(self, spec, side: str) -> FakeWorker:
+        self.programs.setdefault(spec.command.text, dict(self.script_of(spec.command.text)))
+        return super().__call__(spec, side)
+
+
 class FakeWorker:
     """One side's scripted worker (see :class:`FakeWorkers`): the interface of ``measure.worker.Worker``."""
 
