@@ -6,6 +6,8 @@ import pytest
 from cli_runner import Seams
 from fakes import FakeExecutor
 
+pytest_plugins = ["pytester"]  # the pytest plugin's tests run pytest in-process
+
 
 @pytest.fixture
 def use_executor(monkeypatch):
