@@ -58,6 +58,7 @@ class StoppingRule(Sink):
         self._metric: dict[tuple[int, int], str | None] = {key: fixed for key in self.keys}
         self._early: dict[tuple[int, int], list[tuple[int, list[Measured], list[Measured]]]] = {key: [] for key in self.keys}
         self.latest: dict[tuple[int, int], tuple[Verdict, Effect | None]] = {}
+        criteria.first_verdict_round()  # the sequence's tuning and ranks, computed now, not between samples
 
     def on_round(self, end: RoundEnd) -> None:
         if end.warmup:

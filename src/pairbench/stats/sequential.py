@@ -429,8 +429,28 @@ def upper_ranks(t: np.ndarray, alpha: float, t_opt: int, method: str, *,
         c = np.ceil(t / 2.0 + u).astype(np.int64)
         return np.minimum(c, t + 1)
     if method == "beta-binomial":
-        return _beta_binomial_ranks(t, alpha, _best_a(tuned, t_opt))
+        a = _best_a(tuned, t_opt)
+        table = _beta_binomial_table(alpha, a)
+        if t.size and int(t.max()) <= table.size:
+            return table[t - 1]
+        ranks = _beta_binomial_ranks(t, alpha, a)
+        inside = t <= table.size
+        ranks[inside] = table[t[inside] - 1]
+        return ranks
     raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
+
+
+TABLE_ROUNDS = 4096
+"""The rounds for which a mixture's ranks are computed at once and kept (``_beta_binomial_table``)."""
+
+
+@lru_cache(maxsize=64)
+def _beta_binomial_table(alpha: float, a: float) -> np.ndarray:
+    """c_t for t = 1..TABLE_ROUNDS, computed once per level and mixture (a few tens of milliseconds):
+    after that a round's ranks are a lookup, not a bisection of special functions."""
+    table = _beta_binomial_ranks(np.arange(1, TABLE_ROUNDS + 1), alpha, a)
+    table.flags.writeable = False
+    return table
 
 
 def _normal_mixture_radius(t, alpha: float, rho: float):
@@ -441,10 +461,7 @@ def _normal_mixture_radius(t, alpha: float, rho: float):
 
 def _log_beta_binomial(s, t, a: float):
     """ln M_t(s) = t ln 2 + ln B(a + s, a + t - s) - ln B(a, a): the Beta(a, a) mixture of LRs."""
-    return t * math.log(2.0) + _log_beta(a + s, a + t - s) - _log_beta(a, a)
-
-
-_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+    return t * math.log(2.0) + _log_beta(a + s, a + t - s) - _log_beta_of_equals(a)
 
 
 def _log_beta(p, q):
@@ -454,6 +471,17 @@ def _log_beta(p, q):
     size of the terms; ``tests/stats/test_sequential_tuning.py``)."""
     p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     return _lgamma(p) + _lgamma(q) - _lgamma(p + q)
+
+
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    """``math.lgamma`` of each element (one call per element: numpy has no lgamma)."""
+    return np.fromiter(map(math.lgamma, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
+
+
+@lru_cache(maxsize=256)
+def _log_beta_of_equals(a: float) -> float:
+    """ln B(a, a), the mixture's normaliser, once per mixture."""
+    return 2.0 * math.lgamma(a) - math.lgamma(2.0 * a)
 
 
 def _beta_binomial_ranks(t: np.ndarray, alpha: float, a: float) -> np.ndarray:
