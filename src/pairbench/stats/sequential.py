@@ -430,26 +430,34 @@ def upper_ranks(t: np.ndarray, alpha: float, t_opt: int, method: str, *,
         return np.minimum(c, t + 1)
     if method == "beta-binomial":
         a = _best_a(tuned, t_opt)
-        table = _beta_binomial_table(alpha, a)
-        if t.size and int(t.max()) <= table.size:
-            return table[t - 1]
-        ranks = _beta_binomial_ranks(t, alpha, a)
-        inside = t <= table.size
-        ranks[inside] = table[t[inside] - 1]
-        return ranks
+        most = int(t.max()) if t.size else 0
+        if most > TABLE_ROUNDS:
+            return _beta_binomial_ranks(t, alpha, a)
+        return _beta_binomial_table(alpha, a, most)[t - 1]
     raise StatisticsError(f"`method` must be one of {METHODS}, got {method!r}")
 
 
-TABLE_ROUNDS = 4096
-"""The rounds for which a mixture's ranks are computed at once and kept (``_beta_binomial_table``)."""
+TABLE_ROUNDS = 65536
+"""Up to this many rounds a mixture's ranks are kept in a table (``_beta_binomial_table``)."""
+_TABLES: dict[tuple[float, float], np.ndarray] = {}
 
 
-@lru_cache(maxsize=64)
-def _beta_binomial_table(alpha: float, a: float) -> np.ndarray:
-    """c_t for t = 1..TABLE_ROUNDS, computed once per level and mixture (a few tens of milliseconds):
-    after that a round's ranks are a lookup, not a bisection of special functions."""
-    table = _beta_binomial_ranks(np.arange(1, TABLE_ROUNDS + 1), alpha, a)
-    table.flags.writeable = False
+def _beta_binomial_table(alpha: float, a: float, rounds: int) -> np.ndarray:
+    """c_t for t = 1 to at least ``rounds``, kept per level and mixture and doubled (from 64) as
+    more rounds come: a round's ranks are then a lookup, not a bisection of special functions
+    (ranks up to 64 take about 2 ms to compute, up to 4096 about 34 ms)."""
+    table = _TABLES.get((alpha, a))
+    if table is None or table.size < rounds:
+        have = 0 if table is None else table.size
+        size = max(64, 2 * have)
+        while size < rounds:
+            size *= 2
+        more = _beta_binomial_ranks(np.arange(have + 1, size + 1), alpha, a)
+        table = more if table is None else np.concatenate([table, more])
+        table.flags.writeable = False
+        if len(_TABLES) >= 64:  # a bound on what levels and mixtures a process keeps
+            _TABLES.clear()
+        _TABLES[(alpha, a)] = table
     return table
 
 
@@ -541,9 +549,11 @@ _ROOT_TOLERANCE = 2e-12  # as scipy.optimize.brentq's default xtol
 @lru_cache(maxsize=256)
 def first_bounded_n(alpha: float, t_opt: int = 200, method: str = "beta-binomial", *,
                     tuned_for: float | None = None) -> int:
-    """The smallest n at which the sequence is a finite interval (c_n <= n); cached."""
-    t = np.arange(1, 4097)
-    bounded = np.flatnonzero(upper_ranks(t, alpha, t_opt, method, tuned_for=tuned_for) <= t)
-    if bounded.size == 0:  # pragma: no cover - only for absurdly small alpha
-        raise StatisticsError(f"alpha = {alpha:g} needs more than 4096 pairs for a finite interval")
-    return int(t[bounded[0]])
+    """The smallest n at which the sequence is a finite interval (c_n <= n); cached. Searched in
+    windows of 64, 256, 1024 and 4096 rounds (the ranks of a window cost in proportion to it)."""
+    for size in (64, 256, 1024, 4096):
+        t = np.arange(1, size + 1)
+        bounded = np.flatnonzero(upper_ranks(t, alpha, t_opt, method, tuned_for=tuned_for) <= t)
+        if bounded.size:
+            return int(t[bounded[0]])
+    raise StatisticsError(f"alpha = {alpha:g} needs more than 4096 pairs for a finite interval")  # pragma: no cover
