@@ -23,6 +23,7 @@ def test_criterion_lists_its_benchmarks_by_their_ids(criterion, tmp_path):
     assert found.names == ("same", "chain/work/2000", "--quiet", "--list") and not found.explicit_iterations
 
 
+@pytest.mark.slow
 def test_a_criterion_suite_is_compared_and_the_slower_benchmark_found(criterion, tmp_path):
     result = tmp_path / "r.json"
     code, out, err = invoke("bench", "--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s", "-k", "^[a-z]",

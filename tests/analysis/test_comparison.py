@@ -142,6 +142,7 @@ def _crossing_probability(horizon: int, alpha: float) -> float:
     return crossed
 
 
+@pytest.mark.slow
 def test_ties_at_one_tick_keep_the_adaptive_error_rate_exactly_and_in_a_seeded_simulation():
     """The anytime-valid rule covers atoms (the sequence's proof counts ties against excluding 0),
     so a run of pairs all one tick slower stops as "slower" no more often than alpha/2 allows: exactly

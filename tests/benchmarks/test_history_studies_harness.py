@@ -41,6 +41,7 @@ def test_the_model_noises_have_sd_one(kind):
     assert np.std(z) == pytest.approx(1.0, rel=0.03)
 
 
+@pytest.mark.slow
 def test_a_tiny_study_runs_end_to_end(capsys):
     assert steps.main(["--lengths", "30", "--scale", "0.01"]) == 0
     assert "| null iid n=30 cv=1% |" in capsys.readouterr().out
@@ -61,6 +62,7 @@ def test_a_span_holds_a_step_when_the_true_step_lies_in_it_and_near_counts_steps
     assert (s["width_median"], s["width_p90"]) == (4.0, pytest.approx(6.4))
 
 
+@pytest.mark.slow
 def test_a_tiny_span_study_runs_end_to_end(capsys):
     assert spans.main(["--lengths", "30", "--scale", "0.02", "--scenarios", "step,drift"]) == 0
     out = capsys.readouterr().out

@@ -75,6 +75,7 @@ def _check_paired_history(commits: list[str], url: str) -> None:
     assert f"step at {commits[0][:10]}..{commits[1][:10]}" in out and f"{commits[1][:10]}..{commits[2][:10]}" in out
 
 
+@pytest.mark.slow
 def test_record_links_each_commit_to_its_predecessor_and_history_names_the_step(tmp_path, monkeypatch):
     monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     monkeypatch.chdir(tmp_path)
@@ -82,6 +83,7 @@ def test_record_links_each_commit_to_its_predecessor_and_history_names_the_step(
     _check_paired_history(commits, str(tmp_path / "history.db"))
 
 
+@pytest.mark.slow
 def test_record_keeps_links_in_postgresql(tmp_path, monkeypatch, postgres_url):
     monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     monkeypatch.chdir(tmp_path)

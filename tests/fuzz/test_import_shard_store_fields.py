@@ -206,6 +206,7 @@ def test_every_column_of_every_table_is_fuzzed(store_file):
     assert len(cases) > 45
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_a_store_row_no_pairbench_wrote_is_refused_in_one_line(store_file, tmp_path, use_executor, chunk):
     cases = _store_cases(store_file)

@@ -244,6 +244,7 @@ CONCURRENT_WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_eight_concurrent_writers_to_a_new_store_lose_nothing(store_url):
     writers, each = 8, 6

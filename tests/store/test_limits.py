@@ -175,6 +175,7 @@ def test_missing_shards_are_named_in_spans_not_one_by_one(tmp_path):
     assert len(result.err) < 300
 
 
+@pytest.mark.slow
 def test_a_go_text_is_imported_in_memory_a_small_multiple_of_its_size(tmp_path):
     lines = ["goos: linux", "goarch: amd64", "pkg: example.com/p", "cpu: Example CPU"]
     rng = np.random.default_rng(1)
