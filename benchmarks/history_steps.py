@@ -56,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from changepoints import draw, real_noise  # noqa: E402
 from pairbench import stats  # noqa: E402
 from pairbench.analysis.change_points import (  # noqa: E402
+    BY_LENGTH,
     DRIFT_COST,
     EVIDENCE,
     EXACT,
@@ -157,8 +158,8 @@ def count_for(cell: Cell, scale: float) -> int:
 # --------------------------------------------------------------------------- methods
 
 
-def pairbench(y: np.ndarray, factor: float = PENALTY_FACTOR, small: float = SMALL_HISTORY,
-              drift_cost: float = DRIFT_COST, exact: float = EXACT, evidence: float | None = EVIDENCE,
+def pairbench(y: np.ndarray, factor: float = PENALTY_FACTOR, small: float | str = BY_LENGTH,
+              drift_cost: float = DRIFT_COST, exact: float = EXACT, evidence: float | str | None = BY_LENGTH,
               lasting: float = LASTING, skewed: float | None = SKEWED):
     found = detect(y, factor=factor, small=small, drift_cost=drift_cost, exact=exact, evidence=evidence,
                    lasting=lasting, skewed=skewed)

@@ -52,10 +52,10 @@ def synthetic_compare(names: list[str], columns: list[dict], started: str, finis
 def write_analysed(run, path: Path) -> None:
     """Write ``run`` with its analysis beside the samples, as ``pairbench compare --json`` does."""
     from pairbench.analysis import analyse
-    from pairbench.report.jsonfile import derived_document
+    from pairbench.analysis.derived import derived_records
     from pairbench.store.resultfile import write_result
 
-    write_result(run, path, derived_document(run, analyse(run)))
+    write_result(run, path, derived_records(run, analyse(run)))
 
 
 def timed(args: list[str]) -> float:

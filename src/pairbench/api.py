@@ -2,7 +2,7 @@
 
 Like the command line and the pytest plugin, an entry point on top of the
 sessions: it measures through ``sessions.functions`` and writes the result
-document with the analysis in the report layer's records.
+document (``sessions.result.save``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pairbench.analysis import Comparison
-from pairbench.report.jsonfile import derived_document
 from pairbench.sessions.functions import measure_functions
 from pairbench.sessions.result import save
 
@@ -40,5 +39,5 @@ def compare_functions(baseline: Callable, candidate: Callable, *args, max_time: 
     run, analysis = measure_functions(baseline, candidate, args, kwargs,
                                       **{key: value for key, value in given.items() if value is not None})
     if json_path:
-        save(run, analysis, json_path, derived_document)
+        save(run, analysis, json_path)
     return analysis.comparisons[0]

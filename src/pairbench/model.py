@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pairbench.command import STATUS_TIMEOUT, Command, ExecutorInfo, describe_status
+from pairbench.harness_registry import PAIRBENCH
 from pairbench.limits import MAX_SAMPLE_VALUE  # one limit, for every writer and reader of a result
 from pairbench.notes import Note
 from pairbench.settings import Settings
@@ -293,7 +294,7 @@ class SuiteInfo:
     benchmarks: int
     digest: str
     shard: tuple[int, int] | None = None
-    harness: str = "pairbench"
+    harness: str = PAIRBENCH
     merged: tuple[int, ...] | None = None
     shards: tuple[Mapping, ...] | None = None
 
@@ -342,6 +343,20 @@ class Run:
         for b, s in self.samples:
             if not (0 <= b < len(self.benchmarks) and 0 <= s < len(self.sides)):
                 raise ValueError(f"samples of benchmark {b}, side {s}: no such benchmark or side")
+
+    @classmethod
+    def imported(cls, settings: Settings, sides: tuple[Side, ...], benchmarks: tuple[BenchmarkKey, ...],
+                 samples: Mapping[tuple[int, int], Samples], *, tool: str, measured_at: str, source: Mapping,
+                 notes: tuple[Note, ...] = ()) -> Run:
+        """A run of samples another tool measured and saved (``pairbench import``): complete, measured
+        at ``measured_at`` (ISO 8601), with what the file said of it (``source``: its format, the
+        tool's words, the file, the tool's metadata, the resource columns it recorded) as
+        ``environment["import"]``; ``tool`` names the tool to users."""
+        from pairbench import __version__
+
+        return cls(kind="import", sides=sides, settings=settings, tool_version=__version__, started_at=measured_at,
+                   finished_at=measured_at, benchmarks=benchmarks, samples=dict(samples), state="complete",
+                   stopped_because=f"imported from {tool}", environment={"import": dict(source)}, notes=notes)
 
     def replace(self, **changes) -> Run:
         return dataclasses.replace(self, **changes)

@@ -27,11 +27,6 @@ from pairbench.settings import (
     DEFAULT_COUNTS,
     DOCTOR_FAIL_ON_CHOICES,
     KINDS,
-    LEGACY_METRIC,
-    LEGACY_REPETITIONS,
-    LEGACY_TUNED_ROUNDS,
-    MAX_JOBS,
-    MAX_REPETITIONS,
     METRIC_CHOICES,
     NO_SHELL,
     PLACEHOLDER,
@@ -49,6 +44,16 @@ from pairbench.settings import (
 )
 from pairbench.units import parse_duration_ns
 from pairbench.verdict import FAIL_ON_CHOICES
+
+LEGACY_METRIC = "wall"
+"""What results stored before --metric existed (pairbench 0.2) were decided on."""
+LEGACY_REPETITIONS = 1
+"""The repetitions per invocation of results stored before --repetitions existed (pairbench 0.3)."""
+LEGACY_TUNED_ROUNDS = 200
+"""The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
+the intervals they were decided with."""
+MAX_JOBS = 64
+MAX_REPETITIONS = 1000
 
 
 def parse_settings(kind: str, commands: Sequence[str], options: Mapping[str, object]) -> Settings:

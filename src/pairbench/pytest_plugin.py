@@ -227,7 +227,6 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
     from pairbench.errors import PairbenchError
     from pairbench.measure import child_environment
     from pairbench.parsers import parse_settings
-    from pairbench.report.jsonfile import derived_document
     from pairbench.report.safe import visible
     from pairbench.report.sentences import verdict_sentence
     from pairbench.sessions.bench import BenchSession
@@ -247,8 +246,7 @@ def _compare_against(config, nodeids: list[str]) -> tuple[list[str], _Failing | 
             "metric": config.getoption("pairbench_metric"), "quiet": True})
         in_tree = tuple(dict.fromkeys(_from_toplevel(n, str(config.rootpath), top) for n in nodeids))
         with child_environment.policy(child_environment.Policy(isolated=True, passed=passed)):
-            session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree),
-                                   records=derived_document)
+            session = BenchSession(settings, {}, worker_in=functools.partial(_worker_command, nodeids=in_tree))
             outcome = session.measure()
     except PairbenchError as exc:
         return [f"pairbench: {visible(exc)}"], _Failing(visible(exc), "pairbench error")
@@ -287,12 +285,11 @@ def _save(config, runs) -> None:
     path = config.getoption("pairbench_json")
     if path:
         from pairbench.analysis import analyse
-        from pairbench.report.jsonfile import derived_document
         from pairbench.sessions.functions import joined
         from pairbench.sessions.result import save
 
         run = joined(runs, "pytest")
-        save(run, analyse(run), path, derived_document)
+        save(run, analyse(run), path)
 
 
 def _from_toplevel(nodeid: str, rootdir: str, top: str) -> str:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import asdict, dataclass, field, fields
 
-from pairbench.harness_registry import WORKER_HARNESSES
+from pairbench.harness_registry import REGISTRY, WORKER_HARNESSES
+from pairbench.harness_registry import harness as harness_entry
 
 KINDS = ("run", "compare", "bench", "import")
 STDOUT = "-"  # a file name that means standard output, as in hyperfine
@@ -37,13 +38,6 @@ DEFAULTS: dict[str, object] = {
 METRIC_CHOICES = ("auto", "wall", "cpu")
 """--metric: what a comparison decides on (``model.metric_total``); auto: CPU time for a benchmark
 whose first rounds show it CPU-bound, else wall time (``analysis.rules.chosen_metric``)."""
-LEGACY_METRIC = "wall"
-"""What results stored before --metric existed (pairbench 0.2) were decided on."""
-LEGACY_REPETITIONS = 1
-"""The repetitions per invocation of results stored before --repetitions existed (pairbench 0.3)."""
-LEGACY_TUNED_ROUNDS = 200
-"""The tuning of results stored before it was a setting (pairbench 0.1 and 0.2): ``show`` gives them
-the intervals they were decided with."""
 KIND_DEFAULTS: dict[str, dict[str, object]] = {
     "run": {"warmup": 0, "max_time": "3s"},
     "compare": {"warmup": 1, "max_time": "60s"},
@@ -63,33 +57,17 @@ USE_DEFAULTS: dict[str, dict[str, object]] = {
 """The defaults of the Python entry points (``bench`` settings made outside the command line)."""
 
 
-HARNESS_DEFAULTS: dict[str, dict[str, object]] = {
-    # each block of rounds starts two pytest sessions (a second or two each), and a verdict needs
-    # about a dozen blocks, as the pytest fixture's comparison does (benchmarks/RESULTS.md)
-    "pytest-benchmark": {"max_time": "60s"},
-    # what the peers' users spend by default on one benchmark, both sides: benchstat's recommended
-    # -count 10 at Go's 1 s -test.benchtime is 10 s a side; criterion's 3 s warm-up and 5 s of
-    # measurement, 8 s a side. A round of a Go benchmark repeated in its processes (--repetitions)
-    # costs about 0.3 s and a criterion invocation about 0.1 s, so 5 s stopped most at the 32 rounds
-    # of --min-runs, short of the rounds a verdict of equivalence within +-1% needs (RESULTS.md,
-    # "Budgets that follow the peers' (issue 24)"); a benchmark still stops once decided
-    "go": {"max_time": "20s"},
-    "criterion": {"max_time": "16s"},
-}
-"""bench's defaults that differ with the harness of the benchmarks (unless the option is given)."""
-
-
 def default(option: str, kind: str = "compare", harness: str | None = None) -> object:
     """The default of ``option`` (its click name: ``max_time``) for a command of ``kind``, and for
-    ``bench`` of benchmarks of ``harness`` when given."""
-    if kind == "bench" and option in HARNESS_DEFAULTS.get(harness, {}):
-        return HARNESS_DEFAULTS[harness][option]
+    ``bench`` of benchmarks of ``harness`` when given (its own budget: ``Harness.max_time``)."""
+    if kind == "bench" and option == "max_time" and harness is not None and harness_entry(harness).max_time:
+        return harness_entry(harness).max_time
     return KIND_DEFAULTS[kind].get(option, DEFAULTS.get(option))
 
 
 def harness_defaults(option: str) -> dict[str, object]:
     """The harnesses whose ``bench`` default of ``option`` is their own, with it."""
-    return {harness: values[option] for harness, values in HARNESS_DEFAULTS.items() if option in values}
+    return {h.name: h.max_time for h in REGISTRY.values() if option == "max_time" and h.max_time}
 
 
 @dataclass(frozen=True)
@@ -149,8 +127,6 @@ WORKER_SAMPLE_TIME_NS = 1_000_000
 HARNESS_SAMPLE_TIME_NS = 10_000_000
 """--sample-time of a harness's invocations: each is a process (milliseconds to start), so a sample of
 10 ms keeps the start-up from dominating a round while rounds stay many."""
-MAX_JOBS = 64
-MAX_REPETITIONS = 1000
 
 
 @dataclass(frozen=True)

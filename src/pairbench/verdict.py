@@ -14,10 +14,20 @@ matters, ``threshold`` (percent, > 0):
 ``slower``/``faster`` are flagged ``negligible`` when the whole interval lies
 within ±threshold: real, but smaller than what matters. ``--fail-on`` gates on
 verdicts that are not negligible.
+
+"Within ±threshold" is judged on the log-ratio: a change of p percent lies within
+when |ln(1 + p/100)| <= ln(1 + threshold/100) (:func:`within`), so ±1% is the window
+[-0.990%, +1%], a factor of 1.01 either way. The rule is the same with the sides swapped:
+the candidate 1% slower is the baseline 0.990% faster, and both are within. A window
+of ±1% in percent would not be, and an A/A comparison whose interval ends between -1%
+and -0.990% would be ``equivalent`` one way and ``inconclusive`` the other. Every
+threshold of the tool is applied through this rule (verdicts, negligible flags, the
+rounds-needed plan, the boundaries of ``bisect``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from pairbench.notes import Note
@@ -57,18 +67,30 @@ class Verdict:
         return self.verdict != "inconclusive"
 
 
+def log_change(pct: float) -> float:
+    """The log-ratio of a change of ``pct`` percent: ln(1 + pct/100); -inf at -100% and below."""
+    return math.log1p(pct / 100.0) if pct > -100.0 else -math.inf
+
+
+def within(pct: float, threshold: float) -> bool:
+    """Whether a change of ``pct`` percent lies within ±``threshold`` percent, judged on the
+    log-ratio (module docstring): |ln(1 + pct/100)| <= ln(1 + threshold/100). The same answer for
+    the change seen from either side."""
+    return abs(log_change(pct)) <= math.log1p(threshold / 100.0)
+
+
 def decide(low: float, high: float, threshold: float) -> Verdict:
     """Apply the verdict rules to an interval ``[low, high]`` in percent."""
     if not low <= high:
         raise ValueError(f"interval bounds out of order: low {low!r} > high {high!r}")
     if not threshold > 0:
         raise ValueError(f"threshold must be positive, got {threshold!r}")
-    within = -threshold <= low and high <= threshold
+    inside = within(low, threshold) and within(high, threshold)
     if low > 0:
-        return Verdict("slower", negligible=within, reason="the interval lies above zero")
+        return Verdict("slower", negligible=inside, reason="the interval lies above zero")
     if high < 0:
-        return Verdict("faster", negligible=within, reason="the interval lies below zero")
-    if within:
+        return Verdict("faster", negligible=inside, reason="the interval lies below zero")
+    if inside:
         return Verdict("equivalent", reason=f"the interval includes zero and lies within ±{threshold:g}%")
     return Verdict("inconclusive", reason=f"the interval includes zero and reaches beyond ±{threshold:g}%")
 

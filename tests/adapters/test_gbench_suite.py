@@ -11,8 +11,8 @@ import pytest
 from cli_runner import invoke
 
 from pairbench.command import STATUS_NO_RESULT
-from pairbench.harness_registry import harness
 from pairbench.measure.executor import OutputPolicy
+from pairbench.measure.harnesses.adapters import adapter_for
 from pairbench.measure.harnesses.base import Program
 from pairbench.measure.harnesses.target import HarnessTarget, OutputFile
 from pairbench.measure.spawner import SpawnerExecutor
@@ -100,7 +100,7 @@ def test_a_benchmark_the_filter_no_longer_matches_is_said_to_be_renamed_or_remov
     output = tmp_path / "output"
     executor = SpawnerExecutor(output=OutputPolicy("file", str(output)))
     try:
-        target = HarnessTarget(harness("gbench").make_adapter(), Program((gbench.baseline,), text=gbench.baseline), "old",
+        target = HarnessTarget(adapter_for("gbench"), Program((gbench.baseline,), text=gbench.baseline), "old",
                                "BM_gone", 0, None, 2_000_000, tmp_path, OutputFile(output))
         (row,) = target.execute(executor, timeout_ns=None)
     finally:

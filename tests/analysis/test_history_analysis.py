@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
-from pairbench.analysis.change_points import clipped, detect
+from pairbench.analysis.change_points import SHORT_EVIDENCE, clipped, detect
 from pairbench.analysis.history import (
+    Z_95,
     Point,
     benchmark_history,
     group_change_points,
     points_of,
+    with_noise,
 )
 from pairbench.model import BenchmarkKey
 from pairbench.store.history import Confirmation, Series, StoredBenchmark
@@ -80,12 +83,48 @@ def test_a_step_shows_what_confirm_found_of_it(status, verdict, shown):
     assert history.steps[0].status == shown
 
 
-def test_a_confirmation_of_a_wider_range_of_commits_covers_the_step_inside_it():
+def test_a_comparison_of_a_wider_range_of_commits_neither_confirms_nor_rejects_a_step_inside_it():
+    # A bisect of 31 commits compares the first with the last: its verdict may come from any change
+    # in the range, or from noise, so it said "confirmed" of a one-pair step it never measured.
     points = _points(_noisy([(1e6, 30), (1.1e6, 30)]))
     wide = _confirmation(f"{20:040x}", f"{40:040x}", "confirmed", "slower")
+    wide_equal = _confirmation(f"{20:040x}", f"{40:040x}", "rejected", "equivalent")
     elsewhere = _confirmation(f"{40:040x}", f"{50:040x}", "rejected", "equivalent")
-    assert benchmark_history(KEY, points, [wide]).steps[0].status == "confirmed"
-    assert benchmark_history(KEY, points, [elsewhere]).steps[0].status == "unconfirmed"
+    for confirmation in (wide, wide_equal, elsewhere):
+        assert benchmark_history(KEY, points, [confirmation]).steps[0].status == "unconfirmed"
+
+
+def test_a_comparison_inside_the_span_where_a_step_may_lie_that_holds_it_confirms_it():
+    points = _points(_noisy([(1e6, 30), (1.1e6, 30)], sd=0.04, seed=5))
+    step = benchmark_history(KEY, points).steps[0]
+    first, last = step.span.first, step.span.last
+    assert last > first  # the step may lie at several commits
+    inside = _confirmation(points[first - 1].commit, points[last].commit, "confirmed", "slower")
+    assert benchmark_history(KEY, points, [inside]).steps[0].status == "confirmed"
+    beyond = _confirmation(points[first - 2].commit, points[last].commit, "confirmed", "slower")
+    assert benchmark_history(KEY, points, [beyond]).steps[0].status == "unconfirmed"
+
+
+def test_a_points_interval_shows_the_noise_between_commits_not_only_its_own_runs():
+    # One-sided runs on a loaded machine: each run's own interval is +-1%, the commits scatter by 20%.
+    rng = np.random.default_rng(7)
+    values = 1e6 * np.exp(rng.normal(0.0, 0.2, 40))
+    points = [dataclasses.replace(p, low=p.median * 0.99, high=p.median * 1.01, run_low=p.median * 0.99,
+                                  run_high=p.median * 1.01) for p in _points(values)]
+    history = benchmark_history(KEY, points)
+    assert history.noise == pytest.approx(0.2, rel=0.35)
+    for p in history.points:
+        assert p.low < p.median * math.exp(-1.5 * history.noise) and p.high > p.median * math.exp(1.5 * history.noise)
+        assert (p.run_low, p.run_high) == (pytest.approx(p.median * 0.99), pytest.approx(p.median * 1.01))
+
+
+def test_several_records_of_one_commit_that_disagree_widen_its_interval():
+    series = _series(["a", "a", "b", "c", "d", "e", "f"], [1.0, 1.5, 1.0, 1.0, 1.0, 1.0, 1.0])
+    point = points_of(series)[0]
+    assert point.spread == pytest.approx(np.std(np.log([1.0, 1.5]), ddof=1))
+    widened = with_noise(point, 0.01)
+    assert widened.low == pytest.approx(point.median * math.exp(-Z_95 * point.spread))
+    assert widened.run_low == pytest.approx(0.99)
 
 
 def test_steps_of_several_benchmarks_between_the_same_commits_are_one_change_point():
@@ -262,13 +301,16 @@ def test_a_step_in_a_short_history_that_outlasts_its_jump_is_found_at_a_lower_ev
 def test_drifts_in_short_histories_stay_drifts_as_the_evidence_alone_left_them():
     """Seeded, 100 histories of 30 commits rising 5% and 10% under AR(1) noise of phi 0.5, SD 1%: the
     condition that a step outlast its jump, and the threshold it allows, report no more of them as
-    one step than the evidence against a level and a line alone did at its threshold of 5.5."""
+    one step than the evidence against a level and a line alone did at a threshold 0.25 higher (5.5
+    in long histories; 3.75 in 30 commits, whose own threshold is 3.5: 7 and 1 of 100 either way,
+    11 and 1 with the long histories' settings)."""
+    alone = SHORT_EVIDENCE + 0.25
     for rise in (0.05, 0.10):
         rng = np.random.default_rng(13)
         series = [np.linspace(0.0, math.log1p(rise), 30) + _ar1(rng, 30, 0.5, 0.01) for _ in range(100)]
         one_step = [sum(len(f.breaks) == 1 and not any(f.sloped) for f in found)
                     for found in ([detect(y).segmentation for y in series],
-                                  [detect(y, evidence=5.5, lasting=-math.inf).segmentation for y in series])]
+                                  [detect(y, evidence=alone, lasting=-math.inf).segmentation for y in series])]
         assert one_step[0] <= one_step[1] <= 12
 
 

@@ -10,12 +10,12 @@ from runs import make_run, series, side
 
 from pairbench.analysis import analyse
 from pairbench.analysis.comparison import Criteria
+from pairbench.analysis.derived import comparison_record
 from pairbench.analysis.rules import cpu_use
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.sampler import Measured, RoundEnd
 from pairbench.model import BenchmarkKey, Sample, Samples
 from pairbench.parsers import settings_from_stored
-from pairbench.report.jsonfile import comparison_record
 from pairbench.report.sentences import verdict_label, verdict_sentence
 
 ROUNDS = 60

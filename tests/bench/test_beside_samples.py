@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.harness_registry import harness
+from pairbench.measure.harnesses.adapters import adapter_for
 from pairbench.measure.spawner import SpawnerExecutor
 from pairbench.sessions.lanes import HarnessLane
 
@@ -73,7 +73,7 @@ def test_a_harness_jobs_executor_runs_its_invocations_on_the_jobs_cpu(tmp_path):
     cpu = max(os.sched_getaffinity(0))
     executor = SpawnerExecutor()
     try:
-        lane = HarnessLane(harness("gbench").make_adapter(), [], executor, tmp_path / "output",
+        lane = HarnessLane(adapter_for("gbench"), [], executor, tmp_path / "output",
                            explicit_iterations=True, cpu=cpu)
         assert lane.cpu == cpu and os.sched_getaffinity(executor.spawner_pid) == {cpu}
     finally:

@@ -162,7 +162,7 @@ def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_co
     ends = doc["comparisons"][-1]
     assert (ends["base"], ends["candidate"]) == (commits[5], commits[6])
     assert ends["benchmarks"][0]["side"] == "above" and ends["benchmarks"][0]["confidence"] == pytest.approx(0.998)
-    assert f"Found: commit {commits[6][:10]} (change 6)." in out and "at least half of the" in out
+    assert f"Found: commit {commits[6][:10]} (change 6)." in out and "at least a quarter of the" in out
     with Store.open(str(root / "history.db")) as store:
         machine = store.machines()[0]
         confirmed = store.confirmations(machine.id, [b.id for b in store.benchmarks(machine.id)])

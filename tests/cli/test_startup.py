@@ -81,6 +81,7 @@ PAIRBENCH_BEFORE_FIRST_SAMPLE = (
     "pairbench.analysis", "pairbench.analysis.criteria", "pairbench.analysis.stopping", "pairbench.analysis.effect",
     "pairbench.analysis.records", "pairbench.analysis.rules", "pairbench.analysis.summary",
     "pairbench.analysis.budget", "pairbench.analysis.relative",
+    "pairbench.analysis.derived",  # the result file's records, with the session's ending; written after the last sample
     "pairbench.stats", "pairbench.stats.paired", "pairbench.stats.sequential", "pairbench.stats._binomial",
     "pairbench.stats._minimize", "pairbench.stats._order", "pairbench.stats._rmath", "pairbench.stats._validation",
     "pairbench.report", "pairbench.report.safe", "pairbench.report.exports",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pairbench.harness_registry import (
@@ -13,19 +15,55 @@ from pairbench.harness_registry import (
     harness,
     words,
 )
-from pairbench.measure.harnesses.detect import detect_program
+from pairbench.measure.harnesses.adapters import ADAPTERS, adapter_for
+from pairbench.measure.harnesses.detect import detect_program, detect_python
 from pairbench.notes import Note
 from pairbench.parsers import parse_settings
 from pairbench.report.wording import word
+from pairbench.settings import default, harness_defaults
 from pairbench.store.imports import READERS
 
-ADAPTED = [h for h in REGISTRY.values() if h.adapter]
+SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 
 
-@pytest.mark.parametrize("entry", ADAPTED, ids=lambda h: h.name)
-def test_each_adapter_named_in_the_registry_exists_and_answers_to_its_harness(entry):
-    name = entry.make_adapter().name  # pytest-benchmark-processes' adapter reads pytest-benchmark's output
-    assert name in REGISTRY and words(name) == entry.words
+@pytest.mark.parametrize("name", ADAPTERS, ids=str)
+def test_each_adapter_drives_a_harness_of_the_registry_that_bench_takes(name):
+    assert name in HARNESS_CHOICES and adapter_for(name).name == name
+    assert not REGISTRY[name].worker  # a harness served by workers has no adapter
+
+
+def test_every_harness_bench_takes_runs_through_an_adapter_or_the_workers():
+    assert {name for name in HARNESS_CHOICES if not REGISTRY[name].worker} == set(ADAPTERS)
+
+
+def test_a_harness_s_budget_and_its_runtime_s_collector_are_its_registry_entry_s():
+    for entry in REGISTRY.values():
+        budget = default("max_time", "bench", entry.name)
+        assert budget == (entry.max_time or default("max_time", "bench"))
+    assert harness_defaults("max_time") == {"go": "20s", "criterion": "16s", "pytest-benchmark": "60s"}
+    assert {h.name: h.collector for h in REGISTRY.values() if h.collector} == {
+        "go": "Go", "pytest-benchmark": "Python", "pytest-benchmark-processes": "Python"}
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    ("def test_parse(benchmark):\n    benchmark(parse)\n", "pytest-benchmark"),
+    ("import pairbench\n\n@pairbench.benchmark\ndef parse():\n    pass\n", PAIRBENCH),
+    ("def test_parse(benchmark):\n    pass\n\nfrom pairbench import benchmark\n", PAIRBENCH),
+    ("def parse():\n    pass\n", PAIRBENCH),
+])
+def test_a_python_file_is_the_harness_whose_marker_it_holds(source, found, tmp_path):
+    (tmp_path / "bench_x.py").write_text(source)
+    assert detect_python(str(tmp_path / "bench_x.py")) == found
+
+
+@pytest.mark.parametrize("name", [n for n in REGISTRY if n != PAIRBENCH])  # pairbench is the tool's name too
+def test_a_harness_is_named_in_code_only_by_its_registry_entry_and_its_own_adapter_or_parser(name):
+    """Every other place reads the registry, or the adapter's ``NAME``: adding a harness is its
+    adapter and its entry, not a hunt for the places that know a harness by name."""
+    naming = {str(path.relative_to(SRC)) for path in SRC.rglob("*.py") if f'"{name}"' in path.read_text("utf-8")}
+    own = {f"measure/harnesses/{module}.py" for module in ("gbench", "gotest", "criterion", "pytest_benchmark",
+                                                          "hyperfine")}
+    assert naming <= {"harness_registry.py", *own} and len(naming) <= 2, naming
 
 
 def test_bench_takes_every_harness_it_can_drive_and_import_every_format_it_can_read():
@@ -59,7 +97,7 @@ def test_a_program_holding_a_harness_s_marks_is_detected_as_that_harness(entry, 
 
 def test_the_harnesses_served_by_workers_are_pairbench_s_own_and_pytest_benchmark_s_tests():
     assert WORKER_HARNESSES == ("pytest-benchmark", PAIRBENCH)
-    assert not REGISTRY["pytest-benchmark"].adapter and REGISTRY["pytest-benchmark-processes"].adapter
+    assert "pytest-benchmark" not in ADAPTERS and "pytest-benchmark-processes" in ADAPTERS
 
 
 def test_a_worker_that_also_links_a_harness_is_a_worker(tmp_path):

@@ -9,9 +9,13 @@ executors, the sampler), ``environment`` (reading and judging the machine),
 the Python worker and the wire codec), and the vocabulary (model, settings,
 notes, verdict, units, command, errors). ``stats`` takes from the vocabulary only ``errors`` and
 ``notes``, so it can be used as a library on its own, with numpy and scipy.
+
+A module imported by its name (``importlib.import_module("pairbench.x")``, or a table of names a
+loader imports) is an import too: every string that names a module of the package counts as one.
 """
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -26,6 +30,13 @@ VOCABULARY = {"errors", "units", "command", "notes", "settings", "parsers", "par
               "held_signals", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli", "api": "cli"})
+MODULE_NAME = re.compile(r"pairbench(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?")
+NOT_IMPORTED_NAMES = {"__init__.py": "PEP 562: the package's public names, loaded on first use",
+                      "harness_registry.py": "the modules a worker process runs (python -m), never imported here"}
+IMPORTS_BY_NAME = {"__init__.py", "stats/__init__.py", "cli/app.py", "stats/_lazy.py"}
+"""The lazy loaders: the only modules that call ``importlib.import_module`` (the package's public
+names, the statistics' submodules, the commands, scipy's modules at the first statistic that needs
+them)."""
 STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 
@@ -36,9 +47,12 @@ def _modules():
         yield path, rel.parts[0] if len(rel.parts) > 1 or rel.parts[0] != "__init__" else "__init__"
 
 
-def _imports(path: Path, source: str | None = None):
-    """The absolute names of the modules ``path`` imports (relative imports resolved)."""
+def _imports(path: Path, source: str | None = None, *, by_name: bool = True):
+    """The absolute names of the modules ``path`` imports (relative imports resolved), and with
+    ``by_name`` those its strings name (``"pairbench.report.text"``, ``"pairbench.api:compare"``)."""
     tree = ast.parse(source if source is not None else path.read_text(encoding="utf-8"))
+    if by_name and str(path.relative_to(SRC)) not in NOT_IMPORTED_NAMES:
+        yield from _named(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -49,6 +63,22 @@ def _imports(path: Path, source: str | None = None):
                 yield from _from_package(module, node.names)
             else:
                 yield module
+
+
+def _named(tree: ast.AST):
+    """The modules of the package the string constants of ``tree`` name (a package's data file,
+    ``pairbench.toml``, names none)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_NAME.fullmatch(node.value):
+            module = node.value.partition(":")[0]
+            if _module_path(module) is not None:
+                yield module
+
+
+def _module_path(module: str) -> Path | None:
+    """The file of ``module`` (``pairbench.a.b``), or None when the package has no such module."""
+    base = SRC.joinpath(*module.split(".")[1:])
+    return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.exists()), None)
 
 
 def _absolute(path: Path, node: ast.ImportFrom) -> str:
@@ -137,7 +167,8 @@ def test_no_modules_import_each_other_in_a_circle():
     """A circle (``store/resultfile`` -> ``journal`` -> ``resultfile``) hides which module is the
     lower one; every module's imports, at module level or inside functions, form no circle."""
     modules = {_module_name(path): path for path in SRC.rglob("*.py")}
-    graph = {name: {i for i in _imports(path) if i in modules and i != name} for name, path in modules.items()}
+    graph = {name: {i for i in _imports(path, by_name=False) if i in modules and i != name}
+             for name, path in modules.items()}
     assert _cycles(graph) == []
 
 
@@ -175,7 +206,7 @@ def test_renderers_compute_no_statistics_and_read_no_result_file(path):
 @pytest.mark.parametrize("path", sorted((SRC / "sessions").rglob("*.py")), ids=lambda p: p.name)
 def test_sessions_compute_no_statistics_and_render_nothing(path):
     """A session measures and saves: every statistic on a run is ``analyse``'s, every word the
-    report layer's (the result file's records come from whoever built the session)."""
+    report layer's (the result file's records are ``analysis.derived``'s, notes as data)."""
     for name in _imports(path):
         assert not name.startswith(("pairbench.stats", "pairbench.report")), f"sessions/{path.name} imports {name}"
 
@@ -198,6 +229,32 @@ def test_product_code_imports_no_test_support(path, top):
 ])
 def test_relative_imports_are_resolved_to_the_modules_they_name(source, imported):
     assert list(_imports(SRC / "stats" / "paired.py", source)) == imported
+
+
+@pytest.mark.parametrize(("path", "top"), list(_modules()), ids=lambda v: str(v).split("pairbench/")[-1])
+def test_only_the_lazy_loaders_import_modules_by_name(path, top):
+    """Anything else imports with ``import``, which every test here reads."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+        (isinstance(n.func, ast.Attribute) and n.func.attr == "import_module")
+        or (isinstance(n.func, ast.Name) and n.func.id in ("import_module", "__import__")))]
+    assert not calls or str(path.relative_to(SRC)) in IMPORTS_BY_NAME, f"{path.relative_to(SRC)} imports by name"
+
+
+def test_every_module_a_string_names_exists():
+    """A lazy table naming a module that was moved or renamed fails here, not on first use."""
+    for path, _ in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            text = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+            if MODULE_NAME.fullmatch(text) and not text.startswith("pairbench.toml"):
+                module, _, attribute = text.partition(":")
+                assert _module_path(module) is not None, f"{path.relative_to(SRC)} names {text}, no module"
+
+
+def test_an_import_by_name_from_a_higher_layer_is_flagged():
+    source = 'import importlib\n\ndef f():\n    return importlib.import_module("pairbench.cli.app")\n'
+    names = list(_imports(SRC / "stats" / "paired.py", source))
+    assert "pairbench.cli.app" in names and _rank(_top("pairbench.cli.app")) < _rank("stats")
 
 
 def test_an_import_from_a_higher_layer_is_flagged():

@@ -77,11 +77,11 @@ def test_the_json_document_carries_every_comparison_and_the_answer():
                              "undecided_comparison": None}
     assert [c["purpose"] for c in doc["comparisons"]] == ["step", "middle", "middle", "middle", "middle", "ends"]
     assert doc["comparisons"][0]["benchmarks"][0]["boundary_share"] == 0.5
-    assert doc["comparisons"][1]["benchmarks"][0]["boundary_pct"] == 1.5
+    assert doc["comparisons"][1]["benchmarks"][0]["boundary_pct"] == pytest.approx(100 * (1.03 ** 0.25 - 1))
 
 
 @pytest.mark.parametrize(("bisected", "says"), [
-    (lambda: _bisected([3.0 * (c / 16) ** 2 for c in range(17)], half=0.05),
+    (lambda: _bisected([3.0 * (c / 16) ** 4 for c in range(17)], half=0.05),
      "No single commit explains the slowdown: it is spread over commits 0101010101..1010101010 (16 commits)."),
     (lambda: _bisected([0.0] * 17), "No slowdown: BAD is not slower than GOOD by the threshold (parse 0.0%)"),
     (lambda: _bisected(FOUND, stop_after=2),

@@ -14,7 +14,8 @@ from report_helpers import DATA, invoke
 from pairbench.analysis import analyse
 from pairbench.cli.app import Io
 from pairbench.cli.report import export_options, write_exports
-from pairbench.errors import EXIT_RESULT_FILE, EXIT_USAGE
+from pairbench.errors import EXIT_RESULT_FILE, EXIT_USAGE, UsageError
+from pairbench.report.exports import DOCUMENTS, REGISTRY, renderer
 from pairbench.store.resultfile import read_result
 
 COMPARE = str(DATA / "compare.json")
@@ -143,3 +144,14 @@ def test_a_planted_link_is_refused_before_measuring(tmp_path, use_executor, opti
     result = invoke("compare", "--runs", "3", option, str(link), "sleep 0.1", "sleep 0.2")
     assert result.code == EXIT_USAGE and "refusing to follow the symbolic link" in result.err
     assert executor.calls == [] and victim.read_text() == "root:x:0:0\n"
+
+
+def test_every_document_is_written_in_formats_of_the_one_vocabulary_and_each_has_its_renderer():
+    for document, formats in DOCUMENTS.items():
+        for fmt in formats:
+            assert fmt in REGISTRY and callable(renderer(document, fmt)), (document, fmt)
+
+
+def test_a_format_a_document_is_not_written_in_is_refused_naming_those_it_is():
+    with pytest.raises(UsageError, match="a diff is written as text, json"):
+        renderer("diff", "html")

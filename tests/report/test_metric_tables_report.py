@@ -12,7 +12,7 @@ from report_helpers import assert_golden
 from runs import GO_ROUNDS, go_suite
 
 from pairbench.analysis import analyse
-from pairbench.report.jsonfile import derived_document
+from pairbench.analysis.derived import derived_records
 from pairbench.report.markdown import render_markdown
 from pairbench.report.text import render_suite
 
@@ -43,5 +43,5 @@ def test_markdown_shows_one_table_per_unit():
 
 def test_the_json_has_a_section_per_unit():
     run, analysis = suite()
-    tables = derived_document(run, analysis)["metric_tables"]
+    tables = derived_records(run, analysis)["metric_tables"]
     assert_golden("units.json", json.dumps(tables, indent=1, sort_keys=True) + "\n")

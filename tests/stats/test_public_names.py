@@ -19,11 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SURFACE = [
     "BootstrapCI", "ConfidenceSequence", "Correlogram", "Description", "HodgesLehmann", "LastingEvidence",
     "LjungBox", "LowlandModes", "MannWhitney", "MeanError", "MedianCI", "OutlierBalance", "PairedEffect",
-    "QuantileInterval", "RunningSequence", "Segmentation", "SerialNoise", "ShiftFunction", "SignedRank",
+    "QuantileInterval", "RampEvidence", "RunningSequence", "Segmentation", "SerialNoise", "ShiftFunction", "SignedRank",
     "StepEvidence", "anytime_pvalue", "autocorrelation", "autocovariance", "benjamini_hochberg",
     "bootstrap_ci", "confidence_sequence", "describe", "hodges_lehmann", "holm", "lasting_evidence",
     "ljung_box", "lowland_modes", "mann_whitney", "mean_error", "median_ci", "mvalue", "noise_scale",
-    "outlier_balance", "paired_effect", "pelt", "power", "quantile_ci", "running_bounds", "samples_needed",
+    "outlier_balance", "paired_effect", "pelt", "power", "quantile_ci", "ramp_evidence", "running_bounds",
+    "samples_needed",
     "segment", "serial_noise", "shift_function", "sign_test_pvalue", "signed_rank", "step_evidence",
 ]
 

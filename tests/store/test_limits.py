@@ -131,13 +131,13 @@ def test_more_commands_than_a_result_holds_is_a_usage_error():
 
 def test_the_document_is_written_in_chunks_exactly_as_one_piece(monkeypatch):
     from pairbench.analysis import analyse
-    from pairbench.report.jsonfile import derived_document
+    from pairbench.analysis.derived import derived_records
 
     monkeypatch.setattr(resultfile, "NUMBERS_PER_CHUNK", 2)  # every column crosses chunks
     run = stored_run(n=7)
     run = run.replace(samples={key: Samples(s.columns, {"value": s["wall_ns"] * 1.25, "b": -s["wall_ns"] / 3})
                                for key, s in run.samples.items()})
-    derived = derived_document(run, analyse(run))
+    derived = derived_records(run, analyse(run))
     assert "".join(document_chunks(run, derived)) == dumps(run_to_document(run, derived)) + "\n"
 
 

@@ -64,15 +64,19 @@ _refused = _Refused()
 
 
 def invoke(*args: str, executor=None, environment=None, real_environment: bool = False, clock=None,
-           stdout=None, stderr=None, workers=None) -> CliResult:
+           stdout=None, stderr=None, workers=None, executor_factory=None) -> CliResult:
+    """``executor_factory``: a new executor for each measurement (a command that measures several
+    times, as ``bisect`` does, closes each), instead of the one ``executor``."""
     out, err = stdout or io.StringIO(), stderr or io.StringIO()
     chosen = executor if executor is not None else Seams.executor
     if environment is None and not real_environment:
         environment = dict(FIXED_ENVIRONMENT)
+    if executor_factory is None and chosen is not None:
+        executor_factory = lambda output: chosen  # noqa: E731
     real = None if Seams.real_programs else _refused
     code = cli.main(
         list(args), stdout=out, stderr=err, color=False,
-        executor_factory=(lambda output: chosen) if chosen is not None else real,
+        executor_factory=executor_factory if executor_factory is not None else real,
         environment=(lambda *a, **k: dict(environment)) if environment is not None else None,
         clock=clock, workers=workers if workers is not None else real,
     )

@@ -44,6 +44,9 @@ __all__ = ["CONFIDENCE", "Analysis", "Comparison", "Criteria", "Effect", "Summar
            "baseline_and_candidates", "compares"]
 
 SELF_CHECK_LABEL = "self-check"
+COMPARISON_RUN_NOTES = frozenset({"sample-time-raised"})
+"""Notes taken while measuring that qualify every comparison of their benchmark (all benchmarks'
+when they name none): said beside each comparison's verdict as well as among the run's notes."""
 
 
 def analyse(run: Run) -> Analysis:
@@ -97,7 +100,8 @@ def _measuring_notes(run: Run) -> tuple[Note, ...]:
 def _suite_summary(run: Run, comparisons, values, notes):
     from pairbench.analysis.suite import summarize_suite  # with scipy: see _comparisons
 
-    summary = summarize_suite(comparisons, values, notes, criteria_of(run), run.settings.sampling.seed)
+    summary = summarize_suite(comparisons, values, notes, criteria_of(run), run.settings.sampling.seed,
+                              run.settings.sampling.min_runs)
     return dataclasses.replace(summary, budget=budget_needed(run, comparisons, summary.not_measured.count))
 
 
@@ -150,6 +154,7 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
     criteria = criteria_of(run)
     base, others = baseline_and_candidates(run)
     found, figures, values = [], [], []
+    qualifying = [n for n in run.notes if n.code in COMPARISON_RUN_NOTES]
     for b, key in enumerate(run.benchmarks):
         for c in others:
             pairing = Pairing(key, run.sides[base].name, run.sides[c].name, run.series(b, base),
@@ -160,6 +165,7 @@ def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigu
             if pairing.self_check and (aa := self_check_note(comparison.verdict.verdict, pairing.candidate,
                                                              pairing.baseline)):
                 notes.append(aa.about(subject))
+            notes += [n for n in qualifying if n.subject.benchmark in ("", key.label)]
             found.append(dataclasses.replace(comparison, notes=tuple(notes)))
             figures.append(figure)
             values.append(verdict_values(pairing, comparison.metric))

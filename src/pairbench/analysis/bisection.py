@@ -9,9 +9,10 @@ against a *boundary* (``criteria.Boundary``):
 
 1. *The step*: BAD against GOOD. A benchmark has a step when its interval lies above the
    threshold (``--threshold``) and above half its own estimate, so that the step's size is known
-   within a factor of two; its boundary ``h`` is then half the estimate. A benchmark whose interval
-   lies below the threshold has no step. Without a benchmark that has one the search ends: "no
-   slowdown" when every interval lies below the threshold, else inconclusive.
+   within a factor of two; its boundary ``h`` is then a quarter of the estimate (of its log-ratio,
+   as every threshold: ``verdict.within``). A benchmark whose interval lies below the threshold has
+   no step. Without a benchmark that has one the search ends: "no slowdown" when every interval
+   lies below the threshold, else inconclusive.
 2. *Narrowing*: the range ``(lo, hi]`` starts as ``(0, n]``. Its middle commit ``m`` is compared
    with GOOD. It is "slower by the step" when, for a benchmark with a step, the interval lies above
    ``h`` (then ``hi = m``), "like GOOD" when every interval lies below its ``h`` (``lo = m``), and
@@ -20,10 +21,24 @@ against a *boundary* (``criteria.Boundary``):
    with a step, unless another lies above its ``h`` (:meth:`Search.lacking`).
 3. *The ends* of what remains, ``lo`` against ``hi`` (not measured again when ``lo`` is GOOD: that
    comparison was made). When ``hi`` is ``lo``'s child and its interval lies above ``h``, commit
-   ``hi`` is named. When it lies below ``h``, the commits of the range add less than half the step
-   although the slowdown passes half the step inside it: no single commit explains it, the slowdown
-   is spread over the commits of GOOD..BAD. Otherwise the answer is inconclusive and the range is
-   returned.
+   ``hi`` is named. When it lies below ``h``, the commits of the range add less than ``h`` although
+   the slowdown passes ``h`` inside it: no single commit explains it, the slowdown is spread over
+   the commits of GOOD..BAD. Otherwise the answer is inconclusive and the range is returned.
+
+**Why a quarter.** The step's measured size varies between comparisons: on a loaded machine the
+same commits' change can read 0.6 times one comparison's and 1.4 times another's (start-up work
+that grows with the load dilutes it, a busy sibling CPU inflates it). Given that the step's
+interval covers, ``h`` = est / 4 lies below half the step's true size in that comparison (its low
+end, above est / 2, is below the truth). So every later comparison reads the step correctly while
+the step there is at least half the size it was when first measured. At half the estimate (this
+module before), ``h`` could reach the step's full size, and a later comparison that saw the step
+a little smaller read the commits after it as "like GOOD": the search then walked past the step
+and answered a false "spread" in up to 18% of searches with the step scaled by U(0.5, 1.5) per
+comparison, 0 at a quarter (``benchmarks/bisect_varying_step.py``). The price: a commit that adds
+a quarter of the step or more is named, so of two commits that each add half, the first is named
+as where the slowdown passes a quarter; and "like GOOD" must be shown below a quarter of the step
+rather than half, which takes more rounds (a 2% step with 1% noise: about 430 rounds a search
+instead of 260).
 
 **The error rate over the whole search.** Each comparison's intervals are computed at level
 ``alpha / K`` (and split again over its benchmarks, Bonferroni), where ``K`` bounds the comparisons
@@ -37,12 +52,15 @@ earlier ones, measured on other rounds, so each interval covers its true change 
 ``1 - alpha / K`` given everything before it, and by Bonferroni's inequality every interval the
 search relied on covers its true change with probability at least ``1 - alpha``. When they all do:
 
-* a named commit ``k`` is slower than its parent by at least half the GOOD..BAD step (the ends'
-  interval lies above ``h``, and ``h`` lies below the true step because the step's interval does);
-* it is where the slowdown passes half the step: ``k - 1`` is less slow than GOOD plus ``h``, ``k``
-  is at least that slow (for a slowdown that does not come and go, the one commit that can carry at
-  least half the step);
+* a named commit ``k`` is slower than its parent by at least ``h`` (the ends' interval lies above
+  ``h``), which lies below half the GOOD..BAD step because the step's interval covers it;
+* it is where the slowdown passes ``h``: ``k - 1`` is less slow than GOOD plus ``h``, ``k`` is at
+  least that slow;
 * "spread" and the range of an inconclusive answer hold likewise.
+
+These hold when each commit's true change is the same in every comparison. When the step's size
+varies between comparisons (load), they hold while it stays above half its size in the step
+comparison (see "Why a quarter"); beyond that a search can end inconclusive or, rarely, "spread".
 
 So a wrong commit is named with probability at most alpha, under any noise the intervals hold for
 (the paired median's confidence sequence: any continuous distribution of the per-round ratios).
@@ -56,10 +74,20 @@ from dataclasses import dataclass, field
 
 from pairbench.analysis.criteria import ABOVE, BELOW, UNDECIDED, Boundary
 from pairbench.analysis.records import Effect
+from pairbench.verdict import log_change
 
 KINDS = ("found", "spread", "inconclusive", "no-slowdown")
 STEP_SHARE = 0.5
-"""The share of its own estimate a step's interval must lie above, and where the boundary lies."""
+"""The share of its own estimate a step's interval must lie above: the step's size is then known
+within a factor of two."""
+BOUNDARY_SHARE = 0.25
+"""Where each stepped benchmark's boundary ``h`` lies, as a share of the step's estimate."""
+
+
+def share_of(change_pct: float, share: float) -> float:
+    """``share`` of a change in percent, taken of its log-ratio as every threshold is
+    (``verdict.within``): half of +10% is +4.88%, the change that done twice makes +10%."""
+    return 100.0 * math.expm1(share * log_change(change_pct))
 
 
 def most_comparisons(n: int) -> int:
@@ -205,7 +233,7 @@ class Search:
                       tuple(bounds.items()), tuple(sides.items()), _outcome(sides))
         self.trials.append(trial)
         if pair.purpose == "step":
-            self.steps = {name: Boundary(STEP_SHARE * effects[name].estimate)
+            self.steps = {name: Boundary(share_of(effects[name].estimate, BOUNDARY_SHARE))
                           for name, side in sides.items() if side == ABOVE}
         elif pair.purpose == "middle" and trial.outcome == ABOVE:
             self.hi = pair.cand

@@ -15,6 +15,7 @@ import numpy as np
 from pairbench import stats
 from pairbench.settings import ALPHA_RANGE, DEFAULTS, METRIC_CHOICES, Settings
 from pairbench.stats.sequential import first_bounded_n
+from pairbench.verdict import log_change
 
 T_OPT = DEFAULTS["tuned_rounds"]
 """The rounds at which the confidence sequence's mixture is tuned to be tightest (``stats.sequential``),
@@ -96,7 +97,9 @@ class Boundary:
     lies above or below ``at`` percent (``analysis.bisection``). With ``share`` > 0, lying above
     also needs the interval's low end above ``share`` times its own estimate, which bounds the
     estimate by the true change over ``share`` (the step's rule: its size known within a factor of
-    two at ``share`` 0.5). The stopping rule stops a comparison as soon as its side is decided."""
+    two at ``share`` 0.5). The stopping rule stops a comparison as soon as its side is decided.
+    Changes are compared as log-ratios (``verdict.log_change``), like every threshold: "half the
+    estimate" is half its log-ratio, the same share of the change seen from either side."""
 
     at: float  # percent
     share: float = 0.0
@@ -111,9 +114,10 @@ class Boundary:
         None when there is none) lies; an interval that moved decides nothing."""
         if effect is None or effect.moved:
             return UNDECIDED
-        if effect.low > max(self.at, self.share * effect.estimate):
+        at, low, high = log_change(self.at), log_change(effect.low), log_change(effect.high)
+        if low > max(at, self.share * log_change(effect.estimate)):
             return ABOVE
-        return BELOW if effect.high < self.at else UNDECIDED
+        return BELOW if high < at else UNDECIDED
 
 
 def holm_steps(pvalues: Sequence[float], m: int, alpha: float) -> list[tuple[float, float]]:

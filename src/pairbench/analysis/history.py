@@ -1,9 +1,18 @@
 """A benchmark's history on one machine: its points over commits, and the steps (change points) in it.
 
 A point is a commit: the results stored of it (several when it was measured
-more than once) give one value, the median of their medians, shown with the
-range of their medians' 95% intervals. Results of a dirty tree are a point of
-their own (the commit plus changes), and so is each result of no known commit.
+more than once) give one value, the median of their medians. Its interval is
+not only what one run says: each result was measured alone, at its own time,
+so two records of one commit, or neighbouring commits of the same code, differ
+by the machine's noise between runs, which on a loaded machine is many times a
+run's own interval (the range of the results' 95% intervals, kept as
+``run_low`` / ``run_high``). A point's interval is its value times
+exp(+-1.96 s), s the larger of the history's noise between commits (the SD of
+the log values about the fitted steps and drifts) and the SD of its own
+results' medians when it has several, widened to take in the runs' intervals
+(``BenchmarkHistory`` with fewer than 6 points has no noise estimate: the runs'
+intervals alone). Results of a dirty tree are a point of their own (the commit
+plus changes), and so is each result of no known commit.
 
 Change points are found on the logarithms of the points' values (values not all
 positive, such as a count that is 0 at some commits, over their typical size) by
@@ -51,6 +60,9 @@ class Point:
     low: float | None
     high: float | None
     result_uids: tuple[str, ...]
+    run_low: float | None = None  # the range of its results' own 95% intervals (one run's noise)
+    run_high: float | None = None
+    spread: float | None = None  # the SD of its results' log medians, with 2 or more positive ones
 
 
 @dataclass(frozen=True)
@@ -211,10 +223,11 @@ def _point(series, rows: list[int]) -> Point:
     highs = [v for i in rows if math.isfinite(v := float(series.median_high[i]))]
     first, latest = rows[0], rows[-1]
     branch = next((series.branch[i] for i in reversed(rows) if series.branch[i] is not None), None)
+    low, high = (min(lows) if lows else None), (max(highs) if highs else None)
+    spread = statistics.stdev(math.log(m) for m in medians) if len(medians) > 1 and min(medians) > 0 else None
     return Point(series.commit[first], series.commit_time[first], branch,
                  bool(series.dirty[first]), series.started_at[latest], len(rows), statistics.median(medians),
-                 min(lows) if lows else None, max(highs) if highs else None,
-                 tuple(series.result_uid[i] for i in rows))
+                 low, high, tuple(series.result_uid[i] for i in rows), low, high, spread)
 
 
 def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
@@ -231,8 +244,26 @@ def benchmark_history(benchmark: BenchmarkKey, points: Sequence[Point],
     drifts = tuple(segments.drift(benchmark, points, k) for k, line in enumerate(found.segmentation.sloped)
                    if line)
     noise = found.noise if logs is not None else None
-    return BenchmarkHistory(benchmark, tuple(points), steps, noise.sd if noise else None,
+    shown = tuple(with_noise(p, noise.sd) for p in points) if noise else tuple(points)
+    return BenchmarkHistory(benchmark, shown, steps, noise.sd if noise else None,
                             noise.phi if noise else None, drifts, segments.fit())
+
+
+def with_noise(point: Point, between: float) -> Point:
+    """``point`` with its interval widened by the noise between runs (module docstring): its value
+    times exp(+-1.96 s), s the larger of ``between`` (the history's noise SD between commits, log
+    units) and the spread of its own results, taking in its runs' own intervals."""
+    from dataclasses import replace
+
+    s = max(between, point.spread or 0.0)
+    if not point.median > 0 or not math.isfinite(s) or abs(math.log(point.median)) + Z_95 * s >= LARGEST_LOG:
+        return point  # no ratio, or bounds beyond the float range: the runs' own intervals alone
+    low, high = point.median * math.exp(-Z_95 * s), point.median * math.exp(Z_95 * s)
+    runs_low = point.run_low if point.run_low is not None else point.low
+    runs_high = point.run_high if point.run_high is not None else point.high
+    return replace(point, low=min(low, runs_low) if runs_low is not None else low,
+                   high=max(high, runs_high) if runs_high is not None else high,
+                   run_low=runs_low, run_high=runs_high)
 
 
 def typical_size(values: np.ndarray) -> float:
@@ -313,7 +344,7 @@ def _percent(x: float | None, logs: bool) -> float | None:
 
 
 def _with_confirmation(step: Step, points: Sequence[Point], confirmations: list) -> Step:
-    """The step with the status of the latest confirmation that spans it (module docstring)."""
+    """The step with the status of the latest confirmation of its own commits (``_spans``)."""
     from dataclasses import replace
 
     position = {}
@@ -328,10 +359,17 @@ def _with_confirmation(step: Step, points: Sequence[Point], confirmations: list)
 
 
 def _spans(confirmation, step: Step, position: Mapping[str, int]) -> bool:
-    if confirmation.before == step.before and confirmation.after == step.after:
+    """Whether ``confirmation`` compared this step's own commits: its two points, or two commits
+    inside the span where the step may lie that hold it between them (a bisect of the step's range
+    keeps such comparisons). A comparison of a wider range says nothing of this step: any change
+    elsewhere in that range, or noise, could have made its verdict."""
+    if (confirmation.before, confirmation.after) in ((step.before, step.after), step.between):
         return True
     before, after = position.get(confirmation.before), position.get(confirmation.after)
-    return before is not None and after is not None and before < step.index <= after
+    if before is None or after is None or not before < step.index <= after:
+        return False
+    first, last = (step.span.first - 1, step.span.last) if step.span else (step.index - 1, step.index)
+    return first <= before and after <= last
 
 
 def _status(confirmation, step: Step) -> str:

@@ -50,6 +50,7 @@ from pairbench.analysis.effect import effect_of, verdict_of
 from pairbench.analysis.pairing import common_rounds, per_round
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
+from pairbench.measure.harnesses.gotest import NAME as GO
 from pairbench.model import (
     CPU_METRIC,
     PRIMARY_METRIC,
@@ -59,7 +60,7 @@ from pairbench.model import (
     Run,
     Samples,
 )
-from pairbench.verdict import Verdict
+from pairbench.verdict import Verdict, within
 
 NOT_UNITS = frozenset({PRIMARY_METRIC, CPU_METRIC, VALIDATION_METRIC, RESIDENT_METRIC, REPETITION_METRIC, "block",
                        "rounds", "minor_faults", "major_faults"})
@@ -141,7 +142,7 @@ def metric_units(run: Run) -> list[tuple[str, str]]:
     """(column, unit) of every harness metric in ``run``'s series, as benchstat orders its tables: B/op,
     allocs/op, then the others by name (a series' columns have no order of their own)."""
     columns = {name for _, _, s in run.all_series() for name in s.metrics if name not in NOT_UNITS}
-    legacy = run.suite is not None and run.suite.harness == "go" and not any(n.endswith("/op") for n in columns)
+    legacy = run.suite is not None and run.suite.harness == GO and not any(n.endswith("/op") for n in columns)
     units = [(name, per_op_name(name, legacy)) for name in columns]
     return sorted(units, key=lambda pair: (FIRST_UNITS.get(pair[1], len(FIRST_UNITS)), pair[1]))
 
@@ -251,9 +252,9 @@ def _finished(p: _Pending, c: Comparison, method: str, criteria: Criteria) -> Me
     if method == "equal":
         c = dataclasses.replace(c, verdict=Verdict("equivalent", reason="equal in every round"))
     elif method == "sign test" and c.pvalue is not None and c.pvalue <= criteria.alpha:
-        within = ratio_pct is not None and abs(ratio_pct) <= criteria.threshold
+        inside = ratio_pct is not None and within(ratio_pct, criteria.threshold)
         up = np.count_nonzero(p.cand > p.base) > np.count_nonzero(p.cand < p.base)
-        c = dataclasses.replace(c, verdict=Verdict("slower" if up else "faster", negligible=within,
+        c = dataclasses.replace(c, verdict=Verdict("slower" if up else "faster", negligible=inside,
                                                    reason="the sign test of the rounds' differences"))
     change = c.effect.estimate if c.effect is not None else ratio_pct
     return MetricComparison(c, base_median, cand_median, method, cand_median - base_median,

@@ -15,7 +15,14 @@
   waiting for a child or a lock: its CPU time leaves that time out. Spawning
   and reaping a command costs about 0.4-0.9 ms off its CPU (41% of `true`'s
   wall time), and Python's start-up 2-3 ms (20%), measured on the 2-CPU test
-  machine: hence the floor, and the half. A median CPU time over
+  machine: hence the floor, and the half. That share is read only from enough
+  such samples, at least ``MIN_UNSWITCHED`` and ``MIN_UNSWITCHED_SHARE`` of
+  them: under load nearly every sample of a CPU-bound program is interrupted,
+  and the few that are not still waited for a CPU after they started (a spin
+  of 8 ms at load 10 showed 0.63 of its wall time off the CPU in the 3 of 20
+  samples no task interrupted, 0.36-0.42 in 13-16 of 426-654), which is the
+  machine's time, not the program's. Fewer, and the time off the CPU is
+  unknown, as when every sample was interrupted. A median CPU time over
   ``THREADS_RATIO`` times the wall time means several threads or processes ran
   at once: CPU time adds them up.
 * **The A/A self-check**: a copy of the baseline that is found faster or
@@ -46,6 +53,7 @@ RSS_FLOOR_MARGIN = 1.05
 SWITCH_RATE_WARN = 10.0
 SWITCH_SAMPLES_MIN, SWITCH_SHARE_MIN = 2, 0.10
 OFF_CPU_SHARE, OFF_CPU_MIN_NS = 0.25, 2_000_000
+MIN_UNSWITCHED, MIN_UNSWITCHED_SHARE = 5, 0.25
 THREADS_RATIO = 1.10
 
 MOMENT_CHECKS = ("load", "memory", "power", "virtualization", "clock")
@@ -139,7 +147,8 @@ def switches_note(switches: Sequence[int], wall_ns: Sequence[float]) -> Note | N
 @dataclass(frozen=True)
 class CpuUse:
     """How a series spends its wall time: ``off_cpu_share``/``off_cpu_ns``, the median share and time
-    off the CPU in the samples no other task interrupted (None when every sample was interrupted),
+    off the CPU in the samples no other task interrupted (None when too few were not: fewer than
+    ``MIN_UNSWITCHED``, or than ``MIN_UNSWITCHED_SHARE`` of the samples),
     ``cpu_over_wall`` the median CPU time over wall time, ``unswitched`` of ``n`` samples; ``waits``:
     the samples gave up the CPU themselves (``_gives_up_the_cpu``)."""
 
@@ -153,9 +162,9 @@ class CpuUse:
     @property
     def kind(self) -> str:
         """"threads" (CPU time adds up what ran at once), "off-cpu" (sleeping, reading, waiting),
-        "cpu-bound", "waits" (every sample was interrupted, and each gave up the CPU itself: it sleeps,
-        reads or waits for a child) or "unknown" (every sample was interrupted: its time off the CPU is
-        not its own)."""
+        "cpu-bound", "waits" (nearly every sample was interrupted, and each gave up the CPU itself: it
+        sleeps, reads or waits for a child) or "unknown" (nearly every sample was interrupted: its time
+        off the CPU is not its own)."""
         if self.cpu_over_wall > THREADS_RATIO:
             return "threads"
         if self.off_cpu_share is None:
@@ -174,8 +183,9 @@ def cpu_use(wall_ns, cpu_ns, involuntary, voluntary=None) -> CpuUse | None:
         return None
     quiet = switches == 0  # with one switch, the sample may have waited a whole time slice
     off = wall[quiet] - cpu[quiet]
-    return CpuUse(float(np.median(off / wall[quiet])) if quiet.any() else None,
-                  float(np.median(off)) if quiet.any() else None,
+    enough = quiet.sum() >= max(MIN_UNSWITCHED, MIN_UNSWITCHED_SHARE * wall.size)
+    return CpuUse(float(np.median(off / wall[quiet])) if enough else None,
+                  float(np.median(off)) if enough else None,
                   float(np.median(cpu / wall)), int(quiet.sum()), int(wall.size),
                   voluntary is not None and _gives_up_the_cpu(np.asarray(voluntary), switches))
 

@@ -43,7 +43,7 @@ from pairbench.analysis.summary import kept
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey, Run, Samples
 from pairbench.notes import Note
-from pairbench.verdict import Verdict, decide, refuse
+from pairbench.verdict import Verdict, decide, refuse, within
 
 MIN_SAMPLES = 4  # per side: fewer gives no rank-sum interval at any useful level
 
@@ -249,9 +249,9 @@ def _by_ranks(d: Difference, old: np.ndarray, new: np.ndarray, threshold: float)
     within the threshold."""
     u_new = stats.mann_whitney(new, old).W
     higher = u_new > new.size * old.size / 2
-    within = d.change_pct is not None and abs(d.change_pct) <= threshold
+    inside = d.change_pct is not None and within(d.change_pct, threshold)
     return dataclasses.replace(d, verdict=Verdict("slower" if higher else "faster",
-                                                  negligible=within, reason="the Mann-Whitney test"))
+                                                  negligible=inside, reason="the Mann-Whitney test"))
 
 
 def _caveat(old: Run, new: Run) -> Note:

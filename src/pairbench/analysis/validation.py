@@ -54,6 +54,7 @@ import numpy as np
 
 from pairbench.analysis.rules import at_rss_floor, executor_rss_floor_kib, timer_step
 from pairbench.harness_registry import PAIRBENCH
+from pairbench.harness_registry import harness as harness_entry
 from pairbench.model import RESIDENT_METRIC, VALIDATION_METRIC, Run, Sample, Samples
 from pairbench.notes import Note, Subject
 from pairbench.stats.regression import line_fit, trend_fit
@@ -66,7 +67,6 @@ RSS_GROWTH_KIB = 1024
 ELIDED_NS = 1.0
 NAME_MAX = 40
 MEDIANS_GROW = 2.0  # the largest count's median over the smallest's that no removed body reaches
-COLLECTED_HARNESSES = {"go": "Go", "pytest-benchmark": "Python", "pytest-benchmark-processes": "Python"}
 COLLECTED_PROGRAMS = (("python", "Python"), ("pypy", "Python"), ("java", "the JVM"), ("node", "Node.js"))
 TOO_LONG_FACTOR = 2  # a sample of one iteration over twice --sample-time: the iteration is too long
 VALIDATION_CODES = frozenset({"benchmark-duration", "benchmark-setup-overhead", "benchmark-elided-body",
@@ -272,10 +272,10 @@ def _columns(by_count: Mapping[int, Sequence[Sample]], field_name: str) -> tuple
 
 def collected_runtime(harness: str, argv: Sequence[str] = ()) -> str | None:
     """The garbage-collected runtime a side's benchmarks run in, or None (C, C++, Rust, or not
-    known): from the harness (Go's testing package, pytest-benchmark), else from the worker's
-    program (a Python interpreter, ``java``, ``node``)."""
-    if harness in COLLECTED_HARNESSES:
-        return COLLECTED_HARNESSES[harness]
+    known): from the harness (``Harness.collector``: Go's testing package, pytest-benchmark), else
+    from the worker's program (a Python interpreter, ``java``, ``node``)."""
+    if harness_entry(harness).collector:
+        return harness_entry(harness).collector
     program = os.path.basename(argv[0]) if argv and isinstance(argv[0], str) else ""
     return next((runtime for prefix, runtime in COLLECTED_PROGRAMS if program.startswith(prefix)), None)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 
 import click
 
@@ -25,8 +24,8 @@ from pairbench.cli.options import (
     sampling_options,
     store_options,
 )
-from pairbench.cli.progress import close_progress, progress_for
-from pairbench.cli.report import derived_records, export_options
+from pairbench.cli.progress import Displays
+from pairbench.cli.report import export_options
 from pairbench.errors import EXIT_OK
 from pairbench.harness_registry import HARNESS_CHOICES, REGISTRY
 from pairbench.parsers import parse_settings
@@ -130,35 +129,10 @@ def bench(app: App, workers: tuple[str, ...], **options):
 def _bench(app: App, settings, target, window) -> int:
     from pairbench.sessions.bench import BenchSession
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory,
-                           workers=app.workers, records=derived_records)
-    return report_outcome(app, settings, measured_suite(app, session, settings), target)
-
-
-def measured_suite(app: App, session, settings):
-    """The outcome of the suite ``session`` (``sessions.bench.BenchSession``) of ``settings``, with a
-    progress display for each benchmark (one at a time; shared under a lock when jobs measure at once)."""
-    shown = []
-    lock = threading.Lock()
-    sides = 2 if settings.workers.against else len(settings.commands)
-
-    def progress(b: int, label: str, count: int, rule):
-        with lock:
-            if settings.workers.jobs == 1:
-                close_progress(shown[-1] if shown else None)
-            display = progress_for(app.io, settings.sampling, sides, quiet=settings.outputs.quiet,
-                                   effects=rule.current if rule else None, clock=app.clock,
-                                   label=f"[{b + 1}/{count}] {label}")
-            shown.append(display)
-        if settings.workers.jobs == 1 or display is None:
-            return display
-        from pairbench.measure.sampler import LockedSink
-
-        return LockedSink(display, lock)
-
-    try:
-        return session.measure(progress)
-    finally:
-        close_progress(shown[-1] if shown else None)
+                           workers=app.workers)
+    with Displays(app.io, settings, app.clock) as shown:
+        outcome = session.measure(shown)
+    return report_outcome(app, settings, outcome, target)
 
 
 @cli.command("include-dir")

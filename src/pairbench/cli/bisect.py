@@ -71,14 +71,14 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
     cached by tree in the repository's git directory), and compared in paired,
     interleaved rounds: the [confirm] bench target by `pairbench bench` (-k
     chooses the benchmarks), or the [confirm] command by `pairbench compare`.
-    BAD against GOOD first: the step, and its half, the boundary every further
+    BAD against GOOD first: the step, and a quarter of it, the boundary every further
     comparison decides against. Then the middle commit of the range that
     remains against GOOD: slower by the step, like GOOD, or inconclusive; last,
     the commit found against its parent. GOOD must lie on BAD's first-parent
     line (a merge is one commit). The error rate alpha holds for the whole
     search: each comparison gets alpha / (ceil(log2 N) + 2), N the commits
     after GOOD, the most comparisons the search can make. No commit is named
-    unless it is, by itself, slower than its parent by at least half the step;
+    unless it is, by itself, slower than its parent by at least a quarter of the step;
     otherwise the slowdown is said to be spread over the commits, or the answer
     is inconclusive with the range that remains. With a history store each
     comparison is kept as a confirmation. Sampling options take bench's
@@ -96,8 +96,9 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
       pairbench bisect v1.3.0 v1.4.0 --pass-env CC --pass-env CFLAGS
     """
     from pairbench.analysis.bisection import Search
-    from pairbench.cli.confirm import measure_builds, recipe_settings
+    from pairbench.cli.confirm import seams
     from pairbench.cli.measuring import programs_environment, store_target
+    from pairbench.cli.progress import Displays
     from pairbench.cli.report import check_outputs
     from pairbench.report.bisect import header_line, trial_line
     from pairbench.sessions.bisect import BisectSession
@@ -108,7 +109,7 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
 
     session = BisectSession(find_project(), good, bad)
     options["max_time"] = options.get("max_time") or DEFAULT_MAX_TIME
-    settings = recipe_settings(session.recipe, ("GOOD", "BAD"), options)
+    settings = session.recipe.settings(("GOOD", "BAD"), options)
     budget_ns = parse_duration_ns(budget, option="--budget") if budget is not None else None
     keep = _count("--keep-builds", keep_builds, DEFAULT_KEEP)
     if json_path == export_markdown == "-":
@@ -119,26 +120,21 @@ def bisect(app: App, good: str, bad: str, store: str | None, no_store: bool, bud
     check_outputs(outputs, example="bisect.json", inputs=store_files(target))
     say = (lambda text: None) if settings.outputs.quiet else app.io.err
     say(header_line(session, Search(session.commits, settings.decision.alpha, settings.decision.threshold)))
-    with programs_environment(pass_env, isolated=True, store=target):
-        bisected = session.run(settings, lambda s, boundary, pair: measure_builds(app, s, boundary),
-                               budget_ns=budget_ns, store=target, keep_builds=keep, clock=app.clock,
-                               on_trial=lambda done: say(trial_line(session.commits, done)))
+    with programs_environment(pass_env, isolated=True, store=target), Displays(app.io, settings, app.clock) as shown:
+        bisected = session.run(settings, seams(app, shown), budget_ns=budget_ns, store=target, keep_builds=keep,
+                               clock=app.clock, on_trial=lambda done: say(trial_line(session.commits, done)))
     return _report(app, bisected, json_path, export_markdown)
 
 
 def _report(app: App, bisected, json_path: str | None, export_markdown: str | None) -> int:
     from pairbench.cli.report import write_files
     from pairbench.errors import interruption_exit_code
-    from pairbench.report.bisect import (
-        render_bisect_json,
-        render_bisect_markdown,
-        render_bisect_text,
-    )
+    from pairbench.report.exports import renderer
 
-    files = [(path if path != "-" else None, render(bisected)) for path, render in
-             ((json_path, render_bisect_json), (export_markdown, render_bisect_markdown)) if path]
+    files = [(path if path != "-" else None, renderer("bisect", fmt)(bisected)) for path, fmt in
+             ((json_path, "json"), (export_markdown, "markdown")) if path]
     if not any(path is None for path, _ in files):
-        app.io.out(render_bisect_text(bisected).rstrip("\n"))
+        app.io.out(renderer("bisect", "text")(bisected).rstrip("\n"))
     write_files(app.io, files)
     if bisected.interrupted:
         return interruption_exit_code(bisected.interrupted)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
-from pairbench.cli.bench import bench_options, measured_suite
+from pairbench.cli.bench import bench_options
 from pairbench.cli.measuring import (
     check_output_paths,
-    measured,
     programs_environment,
     report_outcome,
     store_target,
@@ -19,8 +18,8 @@ from pairbench.cli.options import (
     environment_options,
     sampling_options,
 )
+from pairbench.cli.progress import Displays
 from pairbench.cli.report import export_options
-from pairbench.parsers import parse_settings
 from pairbench.report.safe import visible
 
 CONFIRM_SAMPLING = tuple(option for option in BENCH_SAMPLING if option != "names")
@@ -67,19 +66,17 @@ def confirm(app: App, before: str, after: str, store: str | None, pass_env: tupl
       pairbench confirm v1.3.0 v1.4.0 -k parse --max-time 20s
       pairbench confirm v1.3.0 v1.4.0 --pass-env CC --pass-env CFLAGS
     """
-    from pairbench.sessions.confirm import ConfirmSession, bench_settings
+    from pairbench.sessions.confirm import ConfirmSession
     from pairbench.store.project import find_project
 
     project = find_project()
     session = ConfirmSession(project, before, after)
     target = store_target(store, False) or _default_target(project)
-    settings = recipe_settings(session.recipe, ("BEFORE", "AFTER"), options)
+    settings = session.recipe.settings(("BEFORE", "AFTER"), options)
     check_output_paths(settings, target)
     flagged = _flagged(app, target, session) if session.recipe.kind == "bench" else None
-    names = tuple(f"{r.name} ({r.commit[:10]})" if r.name != r.commit else r.commit[:10] for r in session.revisions)
-    with programs_environment(pass_env, isolated=True, store=target), session.built() as built:
-        settings = bench_settings(settings, session.targets(built), names, flagged)
-        outcome = measure_builds(app, settings)
+    with programs_environment(pass_env, isolated=True, store=target), Displays(app.io, settings, app.clock) as shown:
+        settings, outcome = session.measure(settings, seams(app, shown), flagged)
     stored = target if session.recipe.kind == "bench" else None  # a command's sides are not its history name
     code = report_outcome(app, settings, outcome, stored, provenance=session.provenance())
     _record(app, target, outcome, session)
@@ -96,58 +93,17 @@ def _default_target(project):
 
 def _flagged(app: App, target, session) -> str | None:
     """The -k pattern of the benchmarks with a step between the two commits in this machine's history."""
-    from pairbench.cli.history import load_history, this_machine
-    from pairbench.errors import StoreError
-    from pairbench.sessions.confirm import filter_for, flagged_benchmarks
-    from pairbench.sessions.record import open_store
-
-    fingerprint = this_machine(app, target).fingerprint
-    with open_store(target, read_only=True) as opened:
-        machine = next((m for m in opened.machines() if m.fingerprint == fingerprint), None)
-        if machine is None:
-            return None
-        try:
-            found = load_history(opened, machine, (), None)
-        except StoreError:
-            return None
-    keys = flagged_benchmarks(found.histories, session.revisions)
+    pattern, keys = session.flagged(target, app.environment)
     if keys:
         app.io.err("Steps between these commits in the history: " + ", ".join(visible(k.label) for k in keys))
-    return filter_for(keys)
+    return pattern
 
 
-def measure_builds(app: App, settings, boundary=None):
-    """Measure the two builds ``settings`` names, with the progress display: ``pairbench bench`` on
-    bench targets, ``pairbench compare`` on a command; ``boundary``: what ``bisect`` decides against."""
-    from pairbench.report.jsonfile import derived_document
+def seams(app: App, progress):
+    """What measures the builds of ``confirm`` and ``bisect``: ``app``'s seams, and ``progress``."""
+    from pairbench.sessions.confirm import Seams
 
-    if settings.kind != "bench":
-        from pairbench.sessions.commands import Session
-
-        session = Session(settings, app.executor_factory, app.environment(), derived_document, boundary=boundary)
-        return measured(app, session, settings)
-    from pairbench.sessions.bench import BenchSession
-
-    session = BenchSession(settings, app.environment(), executor_factory=app.executor_factory, workers=app.workers,
-                           records=derived_document, boundary=boundary)
-    return measured_suite(app, session, settings)
-
-
-BENCH_ONLY = ("filter", "sample_time", "harness", "jobs", "shard", "balance", "suite_time", "repetitions")
-"""Options for a bench target: a [confirm] command is one command, measured like compare's."""
-
-
-def recipe_settings(recipe, sides: tuple[str, str], options: dict):
-    """The settings of measuring ``recipe``'s two builds: bench's for a bench target, compare's for
-    a command (refusing bench's own options, but -k, which the caller checks)."""
-    if recipe.kind == "compare":
-        given = [key for key in BENCH_ONLY if key != "filter" and options.get(key) is not None]
-        if given:
-            raise click.UsageError(f"--{given[0].replace('_', '-')} is for a [confirm] bench target; [confirm] "
-                                   "command is one command, measured like pairbench compare")
-        recipe.check_filter(options.get("filter"))
-        options = {key: value for key, value in options.items() if key not in BENCH_ONLY}
-    return parse_settings(recipe.kind, sides, options)
+    return Seams(app.executor_factory, app.environment, app.workers, progress)
 
 
 def _record(app: App, target, outcome, session) -> None:

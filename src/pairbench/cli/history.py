@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import fnmatch
-
 import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.errors import EXIT_OK, StoreError, UsageError
-from pairbench.report.exports import SUFFIX_FORMATS
+from pairbench.report.exports import DOCUMENTS
 from pairbench.report.safe import visible
 
-HISTORY_FORMATS = ("text", "markdown", "json", "csv", "html")
 COUNTED = 100  # the steps' pairs of commits counted with git (one git call each)
 
 
@@ -22,7 +19,7 @@ COUNTED = 100  # the steps' pairs of commits counted with git (one git call each
                    ".pairbench/history.db in the project).")
 @click.option("--machine", metavar="NAME|FINGERPRINT",
               help="Whose history: a machine's name or fingerprint (prefix). Default: this machine.")
-@click.option("--format", "-f", "fmt", type=click.Choice(HISTORY_FORMATS), default=None,
+@click.option("--format", "-f", "fmt", type=click.Choice(DOCUMENTS["history"]), default=None,
               help="Output format. Default: from the -o suffix (.html, .md, .json, .csv), else text.")
 @click.option("--output", "-o", default=None, metavar="FILE", help="Write to FILE instead of standard output.")
 @click.option("--last", type=click.IntRange(min=2), default=None, metavar="N",
@@ -55,18 +52,20 @@ def history(app: App, benchmarks: tuple[str, ...], store: str | None, machine: s
     """
     from pairbench.analysis.history import with_bisects
     from pairbench.cli.report import check_outputs, write_files
+    from pairbench.report.exports import format_for, renderer
+    from pairbench.sessions.history import load_history
     from pairbench.sessions.record import open_store, store_files, target_of
     from pairbench.store.project import find_project
 
     project = find_project()
     target = target_of(project, store, default=True)
-    fmt = fmt or SUFFIX_FORMATS.get(_suffix(output), "text")
+    fmt = format_for(fmt, output, "history")
     if output not in (None, "-"):
         check_outputs([("--output", output)], example="history.html", inputs=store_files(target))
     with open_store(target, read_only=True) as opened:
         found = load_history(opened, _machine_of(app, opened, target, machine), benchmarks, last, branch)
     found = with_bisects(found, commit_counts(found, str(project.root)))
-    write_files(app.io, [(output if output not in (None, "-") else None, render(found, fmt))])
+    write_files(app.io, [(output if output not in (None, "-") else None, renderer("history", fmt)(found))])
     return EXIT_OK
 
 
@@ -84,25 +83,14 @@ def commit_counts(found, directory: str) -> dict[tuple[str, str], int]:
     return {pair: count for pair, count in counts.items() if count is not None}
 
 
-def _suffix(path: str | None) -> str:
-    return "" if not path or "." not in path else "." + path.rsplit(".", 1)[1].lower()
-
-
-def render(found, fmt: str) -> str:
-    from pairbench.report import history as text
-    from pairbench.report import links
-    from pairbench.report.trend import render_history_html
-
-    renderers = {"text": links.render_text, "markdown": links.render_markdown, "json": links.render_json, "csv": text.render_history_csv, "html": render_history_html}
-    return renderers[fmt](found)
-
-
 def _machine_of(app: App, store, target, wanted: str | None):
     """The stored machine whose history is shown: ``wanted`` (a name, or a fingerprint's prefix),
     else this one (its fingerprint, or the name the project gives it)."""
     machines = store.machines()
     if wanted is None:
-        fingerprint = this_machine(app, target).fingerprint
+        from pairbench.sessions.history import this_machine
+
+        fingerprint = this_machine(app.environment, target).fingerprint
         found = [m for m in machines if m.fingerprint == fingerprint]
         what = "this machine"
     else:
@@ -117,68 +105,3 @@ def _machine_of(app: App, store, target, wanted: str | None):
                          "Give --machine NAME|FINGERPRINT")
     raise UsageError(f"{what} matches {len(found)} machines; give more of the fingerprint: {listed}")
 
-
-def this_machine(app: App, target):
-    """The machine pairbench runs on, as the store knows machines (its fingerprint, or its name);
-    read without the 0.1 s window of what runs right now, which a fingerprint does not use."""
-    from pairbench.environment.fingerprint import machine_of
-
-    return machine_of(app.environment(activity_window_s=0.0), target.machine_name)
-
-
-def load_history(store, machine, patterns: tuple[str, ...], last: int | None, branch: str | None = None):
-    """The history of the benchmarks ``patterns`` name (all without any) on ``machine`` (of one
-    ``branch`` when given): the paired history (``analysis.links``) of those recorded in links, the
-    unpaired one of the others."""
-    from pairbench.analysis.history import (
-        History,
-        benchmark_history,
-        group_change_points,
-        points_of,
-    )
-    from pairbench.analysis.links import link_histories
-    from pairbench.settings import DEFAULTS
-
-    linked = {b.id for b in store.link_benchmarks(machine.id)}
-    known = store.benchmarks(machine.id)
-    known += [b for b in store.link_benchmarks(machine.id) if b not in known]
-    chosen = _chosen(sorted(known, key=lambda b: b.key), patterns, store, machine)
-    by_benchmark: dict[int, list] = {}
-    for link in store.links(machine.id, [b.id for b in chosen if b.id in linked], branch):
-        by_benchmark.setdefault(link.benchmark_id, []).append(link)
-    paired = tuple(h for b in chosen if b.id in linked
-                   for h in link_histories(b.key, by_benchmark.get(b.id, ())[-last:] if last else
-                                           by_benchmark.get(b.id, ()), DEFAULTS["threshold"]))
-    chosen = [b for b in chosen if b.id not in linked]
-    by_id = {}
-    for confirmation in store.confirmations(machine.id, [b.id for b in chosen]):
-        by_id.setdefault(confirmation.benchmark_id, []).append(confirmation)
-    histories = []
-    for benchmark in chosen:
-        points = points_of(store.series(machine.id, benchmark, branch))
-        points = points[-last:] if last else points
-        if points:
-            histories.append(benchmark_history(benchmark.key, points, by_id.get(benchmark.id, ())))
-    label = f"{machine.label} ({machine.fingerprint})"
-    return History(label, tuple(histories), group_change_points(histories), paired)
-
-
-def _chosen(known, patterns: tuple[str, ...], store, machine):
-    if not patterns:
-        if not known:
-            raise StoreError(f"{store.url.shown} has no results of machine {visible(machine.label)} yet")
-        return known
-    from pairbench.store.history import storable
-
-    chosen = []
-    for given in patterns:
-        pattern = storable(given)  # a name that was not UTF-8 is stored with its bytes escaped
-        matched = [b for b in known if b.key.label == pattern or b.key.name == pattern
-                   or fnmatch.fnmatchcase(b.key.label, pattern)]
-        if not matched:
-            names = ", ".join(visible(b.key.label) for b in known[:10]) + (" ..." if len(known) > 10 else "")
-            raise StoreError(f"no results of benchmark {visible(pattern)!r} on machine {visible(machine.label)} "
-                             f"in {store.url.shown}; it has: {names or 'none'} (other machines: "
-                             "pairbench history --machine)")
-        chosen += [b for b in matched if b not in chosen]
-    return chosen

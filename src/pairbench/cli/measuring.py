@@ -18,7 +18,6 @@ from pairbench.cli.options import (
 from pairbench.cli.report import (
     check_export_paths,
     check_outputs,
-    derived_records,
     export_options,
     export_paths,
     write_document,
@@ -154,24 +153,14 @@ def measure(app: App, settings: Settings, target, window) -> int:
     """Measure ``settings``' commands, print the report, write the files asked for, keep the result
     in the store ``target`` (None: none); the exit code. ``window``: the machine's activity window,
     opened when the command began (``open_activity_window``)."""
+    from pairbench.cli.progress import Displays
     from pairbench.sessions.commands import Session
 
     check_output_paths(settings, target)
-    session = Session(settings, app.executor_factory, app.environment(activity_since=window), derived_records)
-    return report_outcome(app, settings, measured(app, session, settings), target)
-
-
-def measured(app: App, session, settings: Settings):
-    """The outcome of the commands ``session`` of ``settings`` (``sessions.commands.Session``), with
-    the progress display."""
-    from pairbench.cli.progress import close_progress, progress_for
-
-    display = progress_for(app.io, settings.sampling, len(session.sides), quiet=settings.outputs.quiet,
-                           effects=session.rule.current if session.rule else None, clock=app.clock)
-    try:
-        return session.measure(display)
-    finally:
-        close_progress(display)
+    session = Session(settings, app.executor_factory, app.environment(activity_since=window))
+    with Displays(app.io, settings, app.clock) as shown:
+        outcome = session.measure(shown)
+    return report_outcome(app, settings, outcome, target)
 
 
 def open_activity_window():
@@ -208,12 +197,11 @@ def _store(app: App, settings: Settings, outcome, target, provenance=None) -> in
     return the store's exit code (4). Never raises."""
     if target is None:
         return None
-    from pairbench.report.jsonfile import derived_document
     from pairbench.sessions.record import record
 
     path = settings.outputs.json_path
     written = path if path and path != "-" and outcome.result_error is None else None
-    recorded = record(outcome.run, outcome.analysis, target, derived_document, result_path=written,
+    recorded = record(outcome.run, outcome.analysis, target, result_path=written,
                       provenance=provenance)
     if recorded.error is None:
         app.io.err(f"Result {recorded.uid[:12]} stored in {visible(target.url.shown)}"

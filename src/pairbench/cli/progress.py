@@ -10,6 +10,7 @@ pass their own).
 from __future__ import annotations
 
 import statistics
+import threading
 import time
 from collections.abc import Callable
 
@@ -143,3 +144,37 @@ def progress_for(io: Io, sampling: Sampling, sides: int, *, quiet: bool,
 def close_progress(progress: Progress | None) -> None:
     if isinstance(progress, TtyProgress):
         progress.close()
+
+
+class Displays:
+    """A measuring session's progress on standard error (``sessions.result.ProgressFactory``): a display
+    for each benchmark as it starts, labelled ``[K/N] name`` in a suite; one at a time, the last closed
+    when the next starts and at the end (``with``), or shared under a lock when jobs measure at once."""
+
+    def __init__(self, io: Io, settings, clock: Callable[[], float] = time.monotonic):
+        self.io, self.settings, self.clock = io, settings, clock
+        workers = settings.workers
+        self.sides = 2 if workers is not None and workers.against else len(settings.commands) + settings.decision.self_check
+        self.jobs = workers.jobs if workers is not None else 1
+        self.shown: list[Progress | None] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, b: int, label: str, count: int, rule) -> Sink | None:
+        with self.lock:
+            if self.jobs == 1:
+                close_progress(self.shown[-1] if self.shown else None)
+            display = progress_for(self.io, self.settings.sampling, self.sides, quiet=self.settings.outputs.quiet,
+                                   effects=rule.current if rule else None, clock=self.clock,
+                                   label=f"[{b + 1}/{count}] {label}" if label else "")
+            self.shown.append(display)
+        if self.jobs == 1 or display is None:
+            return display
+        from pairbench.measure.sampler import LockedSink
+
+        return LockedSink(display, self.lock)
+
+    def __enter__(self) -> Displays:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        close_progress(self.shown[-1] if self.shown else None)

@@ -6,7 +6,7 @@ import click
 
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.bench import bench_options
-from pairbench.cli.confirm import CONFIRM_SAMPLING, measure_builds, recipe_settings
+from pairbench.cli.confirm import CONFIRM_SAMPLING, seams
 from pairbench.cli.measuring import (
     check_output_paths,
     programs_environment,
@@ -76,9 +76,9 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
         target = target_of(project, None, default=True)
     options = {**options, "alpha": str(STEP_RATE), "metric": metric}
     with open_store(target) as opened:
-        from pairbench.cli.history import this_machine
+        from pairbench.sessions.history import this_machine
 
-        plan = session.plan(opened, this_machine(app, target), against=against, anchor=anchor,
+        plan = session.plan(opened, this_machine(app.environment, target), against=against, anchor=anchor,
                             every=anchor_every or ANCHOR_EVERY, window=window or WINDOW)
     pairs = session.pairs(plan)
     if not pairs:
@@ -89,7 +89,7 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
     for pair in pairs:
         what = " and ".join(pair.kinds)
         app.io.err(f"Recording {session.commit.short} against {pair.before.commit[:10]} ({what})")
-        settings = recipe_settings(session.recipe, ("BEFORE", "AFTER"), dict(options))
+        settings = session.recipe.settings(("BEFORE", "AFTER"), dict(options))
         check_output_paths(settings, target)
         with programs_environment(pass_env, isolated=True, store=target), \
                 session.built(pair.before, pair.after) as built:
@@ -97,7 +97,7 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
 
             names = (f"{pair.before.commit[:10]}", f"{pair.after.commit[:10]}")
             settings = bench_settings(settings, (session.target(built[0]), session.target(built[1])), names, None)
-            outcome = measure_builds(app, settings)
+            outcome = _measured(app, settings)
         code = report_outcome(app, settings, outcome, target, provenance=session.provenance()) or code
         code = _links(app, target, session, pair, outcome, machine_for(outcome.run, target)) or code
     return code
@@ -106,12 +106,21 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
 def _single(app: App, session, target, options: dict, pass_env) -> int:
     from pairbench.sessions.confirm import bench_settings
 
-    settings = recipe_settings(session.recipe, ("REV",), dict(options))
+    settings = session.recipe.settings(("REV",), dict(options))
     check_output_paths(settings, target)
     with programs_environment(pass_env, isolated=True, store=target), session.built(session.commit) as built:
         settings = bench_settings(settings, (session.target(built[0]),), (session.commit.commit[:10],), None)
-        outcome = measure_builds(app, settings)
+        outcome = _measured(app, settings)
     return report_outcome(app, settings, outcome, target, provenance=session.provenance())
+
+
+def _measured(app: App, settings):
+    """The two builds (or one) ``settings`` names, measured with the progress display."""
+    from pairbench.cli.progress import Displays
+    from pairbench.sessions.confirm import measure_builds
+
+    with Displays(app.io, settings, app.clock) as shown:
+        return measure_builds(settings, seams(app, shown))
 
 
 def _links(app: App, target, session, pair, outcome, machine) -> int | None:

@@ -169,29 +169,16 @@ def write_exports(io: Io, run, analysis, exports: Mapping[str, str]) -> None:
         write_files(io, export_files(run, analysis, exports))
 
 
-def derived_records(run, analysis) -> Mapping:
-    """The analysis as records for the result file (``report.jsonfile.derived_document``), the
-    report layer loaded when they are written: after a measuring command's last sample."""
-    from pairbench.report.jsonfile import derived_document
-
-    return derived_document(run, analysis)
-
-
 def write_document(io: Io, run, analysis, path: str, *, announce: bool = True) -> None:
     """Write ``run`` with its analysis as a result document to ``path`` (``-``: standard output),
     atomically; say where on standard error when ``announce``."""
-    from pairbench.report.jsonfile import derived_document
+    from pairbench.sessions.result import result_document, save
 
     if path == "-":
-        from pairbench.store.resultfile import run_to_document
-
-        derived = derived_document(run, analysis) if analysis else None
-        io.out(json.dumps(run_to_document(run, derived), allow_nan=False))
+        io.out(json.dumps(result_document(run, analysis), allow_nan=False))
         return
-    from pairbench.sessions.result import save
-
     try:
-        save(run, analysis, path, derived_document)
+        save(run, analysis, path)
     except OSError as exc:
         raise ResultFileError(f"{path}: cannot write the result ({exc.strerror or exc})") from None
     if announce:

@@ -132,7 +132,7 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
     from pairbench.analysis.unpaired import diff_runs
     from pairbench.cli.report import analysing_stored
     from pairbench.parsers import parse_alpha, parse_fail_on_metric, parse_threshold
-    from pairbench.report.diff import render_diff, render_diff_json
+    from pairbench.report.exports import renderer
     from pairbench.store.resultfile import read_result
 
     level, smallest, gated = parse_alpha(alpha), parse_threshold(threshold), parse_fail_on_metric(fail_on_metric)
@@ -145,13 +145,14 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
     result = diff_runs(*runs, alpha=level, threshold=smallest)
     if not result.differences:
         raise UsageError(f"{old} and {new} have no benchmark in common: nothing to compare")
+    as_json = renderer("diff", "json")
     if json_path == "-":
-        app.io.out(render_diff_json(result, old, new).removesuffix("\n"))
+        app.io.out(as_json(result, old, new).removesuffix("\n"))
     else:
-        app.io.out(render_diff(result, old, new, color=app.io.color))
+        app.io.out(renderer("diff", "text")(result, old, new, color=app.io.color))
         if json_path:
             from pairbench.cli.report import write_files
 
-            write_files(app.io, [(json_path, render_diff_json(result, old, new))])
+            write_files(app.io, [(json_path, as_json(result, old, new))])
     matched = fail_on_gate(app, result.differences, fail_on, "benchmark(s)")
     return fail_on_metric_gate(app, gated, {u.unit: u.worsened() for u in result.units}) or matched

@@ -26,7 +26,7 @@ SHORT = 10
 SAYS = {  # (purpose, side) -> what a benchmark's interval says
     ("step", ABOVE): "a step", ("step", BELOW): "no step",
     ("middle", ABOVE): "slower by the step", ("middle", BELOW): "like GOOD",
-    ("ends", ABOVE): "at least half the step", ("ends", BELOW): "less than half the step",
+    ("ends", ABOVE): "at least a quarter of the step", ("ends", BELOW): "less than a quarter of the step",
 }
 WHY = {
     "budget": "the budget (--budget) ran out",
@@ -90,14 +90,14 @@ def answer_lines(bisected) -> list[str]:
         for name, effect in (ends.effects if ends else ()):
             if name in a.benchmarks:
                 lines.append(f"  {visible(name)}: {format_percent(effect.estimate)} [{format_percent(effect.low)}, "
-                             f"{format_percent(effect.high)}] against its parent, at least half of the "
+                             f"{format_percent(effect.high)}] against its parent, at least a quarter of the "
                              f"{_step_size(step, name)} step from GOOD to BAD")
         return lines
     span = _span(bisected, a)
     if a.kind == "spread":
         return [f"No single commit explains the slowdown: it is spread over commits {span}.",
-                "  Where it passes half the step, the commits add less than half of it; bisect a drift's ends "
-                "with history, or look at the commits of the range."]
+                "  Where it passes a quarter of the step, the commits add less than a quarter of it; bisect a "
+                "drift's ends with history, or look at the commits of the range."]
     if a.kind == "no-slowdown":
         sizes = ", ".join(f"{visible(n)} {_step_size(step, n)}" for n in a.benchmarks)
         return [f"No slowdown: BAD is not slower than GOOD by the threshold ({sizes}); nothing to bisect."]

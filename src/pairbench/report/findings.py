@@ -463,9 +463,10 @@ CPU_BOUND_READING = {
     "off-cpu": ("not CPU-bound: {off} of its time off the CPU (sleeping, reading, or waiting for a child or a "
                 "lock) in the {quiet} samples no other task interrupted"),
     "threads": "several threads or processes at once: CPU time is {ratio:.2f}x wall time",
-    "unknown": ("every sample was interrupted by other tasks, so its own time off the CPU cannot be told "
+    "unknown": ("other tasks interrupted every sample, or all but a few (fewer than a quarter ran "
+                "uninterrupted), so its own time off the CPU cannot be told "
                 "(CPU time {ratio:.2f}x wall time)"),
-    "waits": ("not CPU-bound: every sample was interrupted by other tasks, but each also gave up the CPU "
+    "waits": ("not CPU-bound: nearly every sample was interrupted by other tasks, but each also gave up the CPU "
               "itself (sleeping, reading, or waiting for a child or a lock); CPU time {ratio:.2f}x wall time"),
 }
 CPU_BOUND_FIX = {

@@ -18,11 +18,12 @@ command's words through ``shlex.quote``.
 from __future__ import annotations
 
 import json
+import math
 import shlex
 
 import numpy as np
 
-from pairbench.analysis.history import BenchmarkHistory, Bisect, Drift, History, Point, Step
+from pairbench.analysis.history import Z_95, BenchmarkHistory, Bisect, Drift, History, Point, Step
 from pairbench.model import json_safe
 from pairbench.report.csvfile import _cell, _csv_record, _texts
 from pairbench.report.safe import escape, visible
@@ -141,11 +142,24 @@ def _span_text(s: Step, before: str) -> str:
             f"{commit_name(s.span.after)} ({s.span.last - s.span.first + 1} points)")
 
 
+NOISE_OVER_RUN = 10.0  # noise between commits that dwarfs one run's own interval: this many times its half-width
+
+
 def _noise(h: BenchmarkHistory) -> str:
     if not h.noise:
         return ""
     serial = f", lag-1 autocorrelation {h.autocorrelation:.2f}" if h.autocorrelation else ""
-    return f"; noise about {format_percent(100 * h.noise, signed=False)} per commit{serial}"
+    text = f"; noise about {format_percent(100 * h.noise, signed=False)} per commit{serial}"
+    halves = [math.log(p.run_high / p.run_low) / 2 for p in h.points
+              if p.run_low is not None and p.run_high is not None and 0 < p.run_low < p.run_high]
+    run = float(np.median(halves)) if halves else None
+    if run is None or not Z_95 * h.noise > NOISE_OVER_RUN * run:
+        return text
+    return (f"{text}, {Z_95 * h.noise / run:.0f} times one run's own ±{format_percent(100 * math.expm1(run), signed=False)}"
+            f": results measured alone at different times differ by the machine's noise, which the points' "
+            f"intervals show, and a step under about {format_percent(100 * math.expm1(3 * h.noise), signed=False)} "
+            f"cannot be told from it here; compare two commits paired, in the same rounds: pairbench confirm A B, "
+            f"or pairbench bisect GOOD BAD")
 
 
 def _point_line(p: Point, show) -> str:
@@ -246,7 +260,7 @@ def render_history_json(history: History) -> str:
 def _point_record(p: Point) -> dict:
     return {"commit": p.commit, "commit_time": p.commit_time, "branch": p.branch, "dirty": p.dirty,
             "started_at": p.started_at, "results": p.results, "median": p.median, "low": p.low,
-            "high": p.high, "result_uids": list(p.result_uids)}
+            "high": p.high, "run_low": p.run_low, "run_high": p.run_high, "result_uids": list(p.result_uids)}
 
 
 def _step_record(s: Step) -> dict:

@@ -171,8 +171,8 @@ def _only_on(d: Mapping, what: str) -> str:
 
 def _harness(d: Mapping) -> str:
     """The harness a note's data names (a stored note is data from a file: anything but a string is none)."""
-    harness = d.get("harness", "pairbench")
-    return harness if isinstance(harness, str) else "pairbench"
+    harness = d.get("harness", PAIRBENCH)
+    return harness if isinstance(harness, str) else PAIRBENCH
 
 
 def _elided(d: Mapping, unit: str) -> str:
@@ -244,8 +244,9 @@ TRUST = {
                 "time for how long it takes, CPU time for how much work it does"),
     "cpu-bound": ("the benchmark is CPU-bound, so other tasks' time slices are the likely difference: trust CPU "
                   "time, and run `pairbench doctor` on the machine"),
-    "unknown": "every sample was interrupted by other tasks, so which is right cannot be told: run `pairbench doctor`",
-    "waits": ("trust wall time: other tasks interrupted every sample, but each also gave up the CPU itself "
+    "unknown": ("other tasks interrupted every sample, or all but a few (fewer than a quarter ran uninterrupted), so "
+                "which is right cannot be told: run `pairbench doctor`"),
+    "waits": ("trust wall time: other tasks interrupted nearly every sample, but each also gave up the CPU itself "
               "(sleeping, reading, or waiting for a child or a lock), which CPU time leaves out"),
 }
 
@@ -273,12 +274,13 @@ def _cpu_partial(d: Mapping, unit: str) -> str:
 CHOSEN_WHY = {
     "cpu-bound": "they show it CPU-bound ({share} of its time off the CPU when nothing interrupted it), so other "
                  "tasks' time slices are left out",
-    "unknown": "other tasks interrupted every sample, so it counts as CPU-bound (a benchmark that waits is seldom "
+    "unknown": "other tasks interrupted every sample, or all but a few (fewer than a quarter ran uninterrupted, too "
+               "few to read its own time off the CPU), so it counts as CPU-bound (a benchmark that waits is seldom "
                "interrupted while it waits), and their time slices are left out",
     "off-cpu": "they spend {share} of their time off the CPU (sleeping, reading, or waiting for a child or a lock), "
                "which CPU time would leave out",
     "threads": "its CPU time is {ratio:.2f}x its wall time (several threads or processes at once)",
-    "waits": "other tasks interrupted every sample, but each also gave up the CPU itself (sleeping, reading, or "
+    "waits": "other tasks interrupted nearly every sample, but each also gave up the CPU itself (sleeping, reading, or "
              "waiting for a child or a lock), which CPU time would leave out",
 }
 

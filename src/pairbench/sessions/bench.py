@@ -42,6 +42,7 @@ from pairbench.errors import CommandFailed, NothingToMeasure, UsageError
 from pairbench.harness_registry import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.executor import Executor, ExecutorInfo, OutputPolicy
+from pairbench.measure.harnesses.adapters import adapter_for
 from pairbench.measure.harnesses.base import DiscoveryError, FormatError, Program
 from pairbench.measure.harnesses.detect import detect_program, detect_python, is_python_target
 from pairbench.measure.harnesses.pytest_benchmark import program_for
@@ -55,7 +56,6 @@ from pairbench.sessions.driver import (
     FAILURE_ADVICE,
     LISTED_AT_MOST,
     Boundaries,
-    ProgressFactory,
     SuiteDriver,
 )
 from pairbench.sessions.lanes import (
@@ -68,7 +68,14 @@ from pairbench.sessions.lanes import (
     WorkerStart,
     job_cpus,
 )
-from pairbench.sessions.result import Outcome, Records, conclude, finished, journal_for, new_run
+from pairbench.sessions.result import (
+    Outcome,
+    ProgressFactory,
+    conclude,
+    finished,
+    journal_for,
+    new_run,
+)
 from pairbench.settings import Settings
 from pairbench.store import shards
 from pairbench.worker.protocol import split_name
@@ -103,16 +110,14 @@ class BenchSession:
     def __init__(self, settings: Settings, environment: Mapping, *,
                  worker_in: Callable[[str], Command] | None = None,
                  executor_factory: ExecutorFactory | None = None, workers: WorkerStart | None = None,
-                 records: Records | None = None, boundary: Boundaries = None):
+                 boundary: Boundaries = None):
         """``worker_in(tree)``, when given, is the worker serving the benchmarks of a working tree
         (the pytest plugin's); with ``--against`` it is started in a worktree of the revision and
         in the working tree, in place of the Python harness on ``settings.commands``.
         ``executor_factory`` makes the executor of each job's harness invocations, ``workers``
-        starts each side's worker (and times it); ``records`` makes the analysis's records for the
-        result file (``sessions.result``). ``boundary`` is what ``bisect`` decides the comparisons
+        starts each side's worker (and times it). ``boundary`` is what ``bisect`` decides the comparisons
         against (``analysis.criteria.Boundary``)."""
         self.settings = settings
-        self.records = records
         self.boundary = boundary
         self._environment = dict(environment)
         self._worker_in = worker_in
@@ -210,7 +215,7 @@ class BenchSession:
                 return lanes[0].listed(), True
             except LaneFailed as exc:
                 raise CommandFailed(str(exc)) from None
-        chosen = harness(self.harness).make_adapter()
+        chosen = adapter_for(self.harness)
         listed, explicit = [], True
         for side, program in zip(plan.sides, plan.programs, strict=True):
             where = scratch / f"discover-{len(listed)}"
@@ -249,7 +254,7 @@ class BenchSession:
             sides = [HarnessSide(side.name, program, directory / f"side-{s}")
                      for s, (side, program) in enumerate(zip(plan.sides, plan.programs, strict=True))]
             cpu = job_cpus(self.settings.workers.jobs)[job] if self.settings.workers.jobs > 1 else None
-            lanes.append(HarnessLane(harness(self.harness).make_adapter(), sides, executor, output,
+            lanes.append(HarnessLane(adapter_for(self.harness), sides, executor, output,
                                      explicit_iterations=explicit, cpu=cpu,
                                      repetitions=self.settings.workers.repetitions))
 
@@ -281,7 +286,7 @@ class BenchSession:
         run = finished(skeleton, driver.samples, self._executor_info(lanes), error=error, interruption=interrupted,
                        stopped_because=_stopped_because(driver, interrupted),
                        notes=(*driver.notes, *([skipped] if skipped else [])))
-        return conclude(run, journal, self.records, error=error, interruption=interrupted)
+        return conclude(run, journal, error=error, interruption=interrupted)
 
     def _executor_info(self, lanes: list[Lane]) -> ExecutorInfo:
         """What measured: a harness's invocations ran on the jobs' executors; workers time themselves,

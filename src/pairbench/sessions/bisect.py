@@ -3,7 +3,7 @@
 :class:`BisectSession` lists the commits from GOOD to BAD along BAD's first parents
 (``measure.revisions.first_parent_line``), asks the search (``analysis.bisection``) which two to
 compare, builds them in the build cache (``sessions.builds``: a tree built once is not built
-again), and has them measured by the CLI's ``measure``: ``pairbench bench`` on the ``[confirm]
+again), and measures them (``confirm.measure_builds``): ``pairbench bench`` on the ``[confirm]
 bench`` target, or ``pairbench compare`` on the ``[confirm] command``, in paired, interleaved rounds
 that stop as soon as the interval lies on one side of the comparison's boundary. Each comparison's
 result is written to ``.pairbench/bisect/`` in the project (journaled while it runs) and, with a
@@ -53,6 +53,7 @@ from pairbench.sessions.builds import (
     target_in,
 )
 from pairbench.sessions.commands import Outcome
+from pairbench.sessions.confirm import Seams, measure_builds
 from pairbench.settings import ALPHA_RANGE, Settings
 from pairbench.store.project import Project
 
@@ -125,11 +126,13 @@ class BisectSession:
 
     # ------------------------------------------------------------------ searching
 
-    def run(self, settings: Settings, measure: Measure, *, budget_ns: int | None = None, store=None,
+    def run(self, settings: Settings, seams: Seams | None = None, *, budget_ns: int | None = None, store=None,
             keep_builds: int = DEFAULT_KEEP, clock: Callable[[], float] = time.monotonic,
-            on_trial: Callable[[Done], None] | None = None) -> Bisected:
-        """Search (``settings``: the options every comparison shares); ``store``: the history store's
+            on_trial: Callable[[Done], None] | None = None, measure: Measure | None = None) -> Bisected:
+        """Search (``settings``: the options every comparison shares), measuring with ``seams``
+        (``measure``: what measures a comparison instead, for a test); ``store``: the history store's
         target, or None. Ctrl-C ends the search with what it found so far (``interrupted``)."""
+        measure = measure or (lambda each, boundary, pair: measure_builds(each, seams, boundary))
         search = Search(self.commits, settings.decision.alpha, settings.decision.threshold)
         _check_level(search)
         bisected = Bisected(self, search)

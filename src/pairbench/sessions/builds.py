@@ -38,6 +38,8 @@ from pairbench.errors import MeasurementError, UsageError
 from pairbench.measure import children
 from pairbench.measure.revisions import add_worktree, common_git_dir, remove_worktree, tree_of
 from pairbench.outputs import open_private
+from pairbench.parsers import parse_settings
+from pairbench.settings import Settings
 from pairbench.store.project import Project
 
 LOG_TAIL = 5
@@ -71,6 +73,23 @@ class Recipe:
         if self.kind == "compare" and pattern is not None and not re.search(pattern, self.label):
             raise UsageError(f"-k {pattern!r} does not match {self.label!r}, the one benchmark of [confirm] "
                              "command (its name is [confirm] name)")
+
+    def settings(self, sides: tuple[str, str], options: dict) -> Settings:
+        """The settings of measuring this recipe's two builds, from the options as the CLI read them:
+        bench's for a bench target, compare's for a command (refusing bench's own options, but -k,
+        which must name the command)."""
+        if self.kind == "compare":
+            given = [key for key in BENCH_ONLY if key != "filter" and options.get(key) is not None]
+            if given:
+                raise UsageError(f"--{given[0].replace('_', '-')} is for a [confirm] bench target; [confirm] "
+                                 "command is one command, measured like pairbench compare")
+            self.check_filter(options.get("filter"))
+            options = {key: value for key, value in options.items() if key not in BENCH_ONLY}
+        return parse_settings(self.kind, sides, options)
+
+
+BENCH_ONLY = ("filter", "sample_time", "harness", "jobs", "shard", "balance", "suite_time", "repetitions")
+"""Options for a bench target: a [confirm] command is one command, measured like compare's."""
 
 
 def recipe_of(project: Project, command: str = "confirm") -> Recipe:

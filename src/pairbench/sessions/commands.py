@@ -32,7 +32,7 @@ from pairbench.measure.commandline import (
 )
 from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
-from pairbench.measure.sampler import Sampler, SamplingPlan, Sink, StopRule
+from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget, run_helper
 from pairbench.model import (
     BenchmarkKey,
@@ -43,7 +43,7 @@ from pairbench.model import (
 from pairbench.notes import Note
 from pairbench.sessions.result import (
     Outcome,
-    Records,
+    ProgressFactory,
     conclude,
     early_stop_reason,
     finished,
@@ -177,12 +177,10 @@ def _differing_components(parts: list[tuple[str, ...]]) -> tuple[str, ...]:
 class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
-    def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping,
-                 records: Records | None = None, *, boundary: Boundary | None = None):
-        """``records`` makes the analysis's records for the result file (``sessions.result``);
-        ``boundary``: what ``bisect`` decides the comparison against, instead of its verdict."""
+    def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping, *,
+                 boundary: Boundary | None = None):
+        """``boundary``: what ``bisect`` decides the comparison against, instead of its verdict."""
         self.settings = settings
-        self.records = records
         self.boundary = boundary
         self.sides, self._naming_notes = sides_of(settings)
         self.benchmarks = benchmarks_of(settings)
@@ -234,11 +232,12 @@ class Session:
         return StoppingRule(criteria_of(self.skeleton), base, candidates, benchmarks=len(self.benchmarks),
                             boundary=self.boundary)
 
-    def measure(self, progress: Sink | None = None) -> Outcome:
+    def measure(self, progress: ProgressFactory | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The
-        sampler reports to the journal, the stopping rule and ``progress``. What the rule
-        computes with was imported with it (``analysis.stopping``): nothing is imported beside a
-        sample."""
+        sampler reports to the journal, the stopping rule and the display ``progress`` makes. What
+        the rule computes with was imported with it (``analysis.stopping``): nothing is imported
+        beside a sample."""
+        display = progress(0, "", 1, self.rule) if progress else None
         skeleton = self.skeleton.replace(shell_overhead=self._shell_overhead())
         executor = self._executor()
         try:
@@ -246,7 +245,7 @@ class Session:
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
-        sinks = [sink for sink in (journal, self.rule, progress) if sink]
+        sinks = [sink for sink in (journal, self.rule, display) if sink]
         sampler = Sampler(executor, self._plan(), sinks=sinks,
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
@@ -257,7 +256,7 @@ class Session:
         run = finished(skeleton, sampler.series(), executor.info(), error=error, interruption=interruption,
                        stopped_because=sampler.stopped_because or early_stop_reason(interruption, error),
                        notes=(*sampler.notes, *([cleanup_note] if cleanup_note else [])))
-        return conclude(run, journal, self.records, error=error, interruption=interruption)
+        return conclude(run, journal, error=error, interruption=interruption)
 
     def _plan(self) -> SamplingPlan:
         sampling = self.settings.sampling

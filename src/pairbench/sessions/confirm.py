@@ -9,7 +9,9 @@ randomized paired rounds, one benchmark after another, with the verdicts of
 ``pairbench bench``. Each benchmark's verdict is a confirmation: a change
 (slower or faster, not negligible) confirms, an equivalent or negligible one
 rejects, and anything else leaves the step unconfirmed (``inconclusive``).
-The CLI records them in the store with the result; nothing here prints.
+The benchmarks measured are those whose history on this machine has a step between the two
+commits (:func:`flagged_filter`), unless -k chose. :func:`measure_builds` measures two builds,
+for ``confirm`` and for each comparison of ``bisect``. The CLI prints and records; nothing here prints.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.analysis import Analysis
@@ -27,12 +30,36 @@ from pairbench.model import BenchmarkKey, utc_now
 from pairbench.outputs import open_private, private_directory
 from pairbench.parsers import settings_from_stored
 from pairbench.sessions.builds import SHORT, Revision, build, recipe_of, target_in
-from pairbench.sessions.commands import Outcome
+from pairbench.sessions.commands import ExecutorFactory, Outcome, Session
+from pairbench.sessions.result import ProgressFactory
 from pairbench.settings import Settings
 from pairbench.store.history import Confirmation
 from pairbench.store.project import Project
 
 LOG_DIR = ".pairbench/confirm"
+
+
+@dataclass(frozen=True)
+class Seams:
+    """What measures two builds, as the command line's ``App`` gives it: the executors of commands, the
+    machine's metadata (read at each measurement), ``bench``'s workers, and the progress display."""
+
+    executor_factory: ExecutorFactory | None
+    environment: Callable[[], Mapping]
+    workers: object | None = None
+    progress: ProgressFactory | None = None
+
+
+def measure_builds(settings: Settings, seams: Seams, boundary=None) -> Outcome:
+    """Measure the two builds ``settings`` names: ``bench`` on bench targets, ``compare`` on a command;
+    ``boundary``: what ``bisect`` decides against, instead of the verdict."""
+    if settings.kind != "bench":
+        session = Session(settings, seams.executor_factory, seams.environment(), boundary=boundary)
+        return session.measure(seams.progress)
+    from pairbench.sessions.bench import BenchSession
+
+    return BenchSession(settings, seams.environment(), executor_factory=seams.executor_factory,
+                        workers=seams.workers, boundary=boundary).measure(seams.progress)
 
 
 def filter_for(keys: Iterable[BenchmarkKey]) -> str | None:
@@ -96,6 +123,36 @@ class ConfirmSession:
     def targets(self, built: tuple[Revision, Revision]) -> tuple[str, str]:
         """What is measured in each tree; ``MeasurementError`` when a build did not make it."""
         return target_in(self.recipe, built[0]), target_in(self.recipe, built[1])
+
+    def measure(self, settings: Settings, seams: Seams, flagged: str | None = None) -> tuple[Settings, Outcome]:
+        """Build both revisions and measure them (``flagged``: the benchmarks with a step, when -k did not
+        choose); the settings they were measured with, and the outcome."""
+        names = tuple(f"{r.name} ({r.commit[:SHORT]})" if r.name != r.commit else r.commit[:SHORT]
+                      for r in self.revisions)
+        with self.built() as built:
+            settings = bench_settings(settings, self.targets(built), names, flagged)
+            return settings, measure_builds(settings, seams)
+
+    def flagged(self, target, environment: Callable[..., Mapping]) -> tuple[str | None, list[BenchmarkKey]]:
+        """The -k pattern of the benchmarks whose history on this machine (``environment`` reads its
+        metadata) has a step between the two commits, and them; (None, []) when the store knows no
+        such machine or history."""
+        from pairbench.errors import StoreError
+        from pairbench.sessions.history import load_history, this_machine
+        from pairbench.sessions.record import open_store
+
+        machine = this_machine(environment, target)
+
+        with open_store(target, read_only=True) as opened:
+            stored = next((m for m in opened.machines() if m.fingerprint == machine.fingerprint), None)
+            if stored is None:
+                return None, []
+            try:
+                found = load_history(opened, stored, (), None)
+            except StoreError:
+                return None, []
+        keys = flagged_benchmarks(found.histories, self.revisions)
+        return filter_for(keys), keys
 
 
 def confirmations(outcome: Outcome, revisions: tuple[Revision, Revision], *, name: str | None = None,

@@ -33,7 +33,7 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.effect import plan_rounds
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import CommandFailed
+from pairbench.harness_registry import PAIRBENCH
 from pairbench.measure.fixed_cost import FixedCost, ProbeTimes, floor_sample
 from pairbench.measure.sampler import (
     LockedSink,
@@ -62,6 +63,7 @@ from pairbench.sessions.lanes import (
     benchmark_seed,
     block_rounds,
 )
+from pairbench.sessions.result import ProgressFactory
 from pairbench.sessions.sizing import (
     BUDGET_SLACK,
     EXTENSION_CAP,
@@ -83,8 +85,6 @@ overhead, though too few for the elided-body rank test, which then says it canno
 
 Boundaries = Boundary | Mapping[str, Boundary] | None
 """What ``bisect`` decides a suite's comparisons against: one boundary for all, or one per benchmark label."""
-# (benchmark index, its label, how many, its stopping rule) -> the progress sink for it, or None
-ProgressFactory = Callable[[int, str, int, StoppingRule | None], Sink | None]
 
 
 class _Stopped(Exception):
@@ -253,7 +253,7 @@ class SuiteDriver:
             """A pilot sample's time, and whether another task interrupted it: counted around a
             worker's loop only (a harness's count holds its start-up too)."""
             measured = self._take(lane, sampler, side, name, b, n, self.sample_time_ns)
-            return measured.total, lane.harness == "pairbench" and measured.sample.involuntary_cs > 0
+            return measured.total, lane.harness == PAIRBENCH and measured.sample.involuntary_cs > 0
 
         def slowest(n: int) -> float:
             """The slowest side's time of ``n`` iterations, each side's the ``quickest_probe`` of its

@@ -32,11 +32,12 @@ from pairbench.measure.fixed_cost import (
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations, quickest_probe
-from pairbench.model import BenchmarkKey, Command, Run, Samples, Side
+from pairbench.model import BenchmarkKey, Command, Run, Side
 from pairbench.notes import Note
 from pairbench.parsers import parse_settings, settings_from_stored
 from pairbench.sessions.result import finished, new_run
 from pairbench.settings import USE_DEFAULTS, Settings
+from pairbench.store.merge import join_runs
 from pairbench.worker.serve import NO_ARGUMENT, timed_loop
 
 IN_PROCESS_CLOCK = WallClock("in-process")
@@ -96,25 +97,14 @@ def time_calls(function: Callable, iterations: int, args: tuple, kwargs: Mapping
 
 def joined(runs: Sequence[Run], name: str) -> Run:
     """Runs of one function each, measured alone one after another (the pytest plugin's tests), as one
-    run of one side ``name`` with a benchmark each, in the order measured: so one result document
-    keeps them all. Their samples' ``seq`` continue from run to run; times and settings are the first
-    run's, the end the last's, the notes every run's (each once)."""
+    run of one side ``name`` with a benchmark each, in the order measured (``store.merge.join_runs``):
+    so one result document keeps them all."""
     if len(runs) == 1:
         return runs[0]
-    first, samples, seq = runs[0], {}, 0
-    for b, run in enumerate(runs):
-        series = run.samples.get((0, 0), Samples.empty())
-        samples[(b, 0)] = Samples({**series.columns, "seq": series.columns["seq"] + seq}, series.metrics)
-        seq += len(series)
-    side = dataclasses.replace(first.sides[0], name=name, command=Command(name, ()))
-    settings = settings_from_stored(first.settings.kind, (name,), (name,), first.settings.stored())  # validated
-    notes = []
-    for note in (n for run in runs for n in run.notes):
-        if note not in notes:
-            notes.append(note)
-    return first.replace(sides=(side,), settings=settings,
-                         benchmarks=tuple(run.benchmarks[0] for run in runs), samples=samples,
-                         finished_at=runs[-1].finished_at, notes=tuple(notes))
+    run = join_runs(runs)
+    side = dataclasses.replace(run.sides[0], name=name, command=Command(name, ()))
+    settings = settings_from_stored(run.settings.kind, (name,), (name,), run.settings.stored())  # validated
+    return run.replace(sides=(side,), settings=settings)
 
 
 def measure_functions(baseline: Callable, candidate: Callable | None = None, args: tuple = (),
@@ -139,15 +129,7 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
                     for f, n in zip(functions, names, strict=True))
     raised = (floor.note(),) if floor.raised else ()
     run = _sample(skeleton, settings, targets, raised)
-    return run, _with_notes(analyse(run), raised)
-
-
-def _with_notes(analysis: Analysis, notes: tuple[Note, ...]) -> Analysis:
-    """``analysis`` with ``notes`` on each comparison too: ``compare_functions`` returns a comparison."""
-    if not notes:
-        return analysis
-    return dataclasses.replace(analysis, comparisons=tuple(dataclasses.replace(c, notes=(*c.notes, *notes))
-                                                           for c in analysis.comparisons))
+    return run, analyse(run)
 
 
 def sample_floor(functions: Sequence[Callable], args: tuple, kwargs: Mapping, sample_time_ns: int) -> SampleFloor:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from pairbench.harness_registry import PAIRBENCH
 from pairbench.measure.executor import Executor, ExecutorInfo, WallClock
 from pairbench.measure.fixed_cost import FixedCost, measure_fixed_cost
 from pairbench.measure.harnesses import Adapter
@@ -130,7 +131,7 @@ class WorkerLane:
 
     explicit_iterations = True
     validation_rounds = WORKER_VALIDATION_ROUNDS
-    harness = "pairbench"
+    harness = PAIRBENCH
     repetitions = 1
     warms_up = True  # --warmup rounds: a live worker's first samples pay for cold caches
 

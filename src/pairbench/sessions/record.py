@@ -23,7 +23,7 @@ from pairbench.environment.fingerprint import Machine, machine_of
 from pairbench.errors import StoreError
 from pairbench.model import Run
 from pairbench.outputs import private_directory
-from pairbench.sessions.result import Records, save
+from pairbench.sessions.result import save
 from pairbench.store.database import StoreUrl, parse_url
 from pairbench.store.project import Project
 
@@ -110,7 +110,7 @@ def store_files(target: StoreTarget | None) -> list[tuple[str, str]]:
             for suffix in ("", "-wal", "-shm", "-journal")]
 
 
-def record(run: Run, analysis: Analysis | None, target: StoreTarget, records: Records | None = None, *,
+def record(run: Run, analysis: Analysis | None, target: StoreTarget, *,
            result_path: str | None, provenance: Provenance | None = None) -> Recorded:
     """Store ``run``; on failure keep it (see the module docstring) and say where in ``Recorded``."""
     provenance = provenance or provenance_here()
@@ -122,11 +122,10 @@ def record(run: Run, analysis: Analysis | None, target: StoreTarget, records: Re
         from pairbench.store.history import result_uid
 
         uid = result_uid(run)
-        return Recorded(uid, error=error, kept_in=result_path or keep_unstored(run, analysis, target, uid, records))
+        return Recorded(uid, error=error, kept_in=result_path or keep_unstored(run, analysis, target, uid))
 
 
-def keep_unstored(run: Run, analysis: Analysis | None, target: StoreTarget, uid: str,
-                  records: Records | None) -> str | None:
+def keep_unstored(run: Run, analysis: Analysis | None, target: StoreTarget, uid: str) -> str | None:
     """Write the result document to ``.pairbench/unstored/`` in the project (made through no
     symbolic link: ``outputs.private_directory``); its path, or None when that cannot be written
     either."""
@@ -135,7 +134,7 @@ def keep_unstored(run: Run, analysis: Analysis | None, target: StoreTarget, uid:
         path = private_directory(target.project.root, UNSTORED_DIR) / f"{stamp}-{uid[:12]}.json"
         if path.is_symlink():
             return None  # never written through a link (a repository can commit one)
-        save(run, analysis, path, records)
+        save(run, analysis, path)
     except OSError:
         return None
     return str(path)

@@ -1,16 +1,15 @@
 """A session's result: the run it starts, the run it finishes, the analysis, and the result file.
 
-Every measuring session ends the same way, here: the samples the sampler took
+Every session ends the same way, here: the samples the sampler took
 become the :class:`~pairbench.model.Run` (:func:`finished`), ``analyse(run)``
 derives everything from them, and :func:`save` writes the result document
-atomically, the run and then the analysis as records for other tools. The
-journal (``RESULT.json.partial``, a sink of the sampler) holds every sample
-until then: a result file that cannot be written keeps it, and says where.
-
-The records are the report layer's (they word every note), and a session
-never imports a renderer: whoever builds a session hands it the function
-that makes them (``records``; the CLI's is ``report.jsonfile.derived_document``).
-Nothing here prints.
+atomically, the run and then the analysis as records for other tools
+(``analysis.derived``). Every result document pairbench writes (a measuring
+command's, ``compare_functions``', the pytest plugin's, ``import``'s,
+``merge``'s) is written by :func:`save`, or to standard output as
+:func:`result_document` gives it. The journal (``RESULT.json.partial``, a sink
+of the sampler) holds every sample until then: a result file that cannot be
+written keeps it, and says where. Nothing here prints.
 """
 
 from __future__ import annotations
@@ -23,16 +22,19 @@ from dataclasses import dataclass
 
 from pairbench import __version__
 from pairbench.analysis import Analysis, analyse
+from pairbench.analysis.derived import derived_records
 from pairbench.errors import PairbenchError, ResultFileError, Terminated, interruption_name
 from pairbench.measure.executor import ExecutorInfo
+from pairbench.measure.sampler import Sink
 from pairbench.model import BenchmarkKey, Run, Samples, Side, utc_now
 from pairbench.notes import Note
 from pairbench.settings import Settings
 from pairbench.store.journal import Journal, journal_path
-from pairbench.store.resultfile import write_result
+from pairbench.store.resultfile import run_to_document, write_result
 
-Records = Callable[[Run, Analysis], Mapping]
-"""The analysis as records for other tools (``summaries``, ``comparisons``, ``analysis_notes``)."""
+ProgressFactory = Callable[[int, str, int, object], "Sink | None"]
+"""The progress display of a session, one per benchmark measured: ``(benchmark index, its label
+("" for a command's), how many, its stopping rule or None) -> the sink it shows, or None``."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ def journal_for(path: str | None, run: Run) -> RunJournal | None:
     return RunJournal(path, run) if path and path != "-" else None
 
 
-def conclude(run: Run, journal: RunJournal | None, records: Records | None, *,
+def conclude(run: Run, journal: RunJournal | None, *,
              error: PairbenchError | None = None, interruption: KeyboardInterrupt | None = None) -> Outcome:
     """Analyse the finished ``run`` and save it where its journal is (a failed analysis still
     leaves the raw samples written)."""
@@ -81,14 +83,20 @@ def conclude(run: Run, journal: RunJournal | None, records: Records | None, *,
         analysis = analyse(run)
     finally:
         if journal:
-            result_error = journal.save(run, analysis, records)
+            result_error = journal.save(run, analysis)
     return Outcome(run, analysis, error, interruption is not None, result_error,
                    getattr(interruption, "signum", signal.SIGINT))
 
 
-def save(run: Run, analysis: Analysis | None, path: str | os.PathLike, records: Records | None) -> None:
-    """Write ``run`` to ``path`` atomically, with its analysis as ``records`` (when there is one)."""
-    write_result(run, path, records(run, analysis) if analysis is not None and records else None)
+def save(run: Run, analysis: Analysis | None, path: str | os.PathLike) -> None:
+    """Write ``run`` to ``path`` atomically, with its analysis as records for other tools (when
+    there is one)."""
+    write_result(run, path, derived_records(run, analysis) if analysis is not None else None)
+
+
+def result_document(run: Run, analysis: Analysis | None) -> dict:
+    """The result document :func:`save` writes, as JSON-ready data (for standard output)."""
+    return run_to_document(run, derived_records(run, analysis) if analysis is not None else None)
 
 
 class RunJournal(Journal):
@@ -112,11 +120,11 @@ class RunJournal(Journal):
                 f"{self.path}: cannot append to the journal ({_why(exc)}); sampling stopped "
                 "rather than go on with samples a crash would lose") from None
 
-    def save(self, run: Run, analysis: Analysis | None, records: Records | None) -> ResultFileError | None:
+    def save(self, run: Run, analysis: Analysis | None) -> ResultFileError | None:
         """Write ``run`` atomically and remove the journal; on an OS error keep the journal and say so."""
         try:
             with _ignoring_interrupts():  # a second Ctrl-C must not leave half a result
-                save(run, analysis, self.result_path, records)
+                save(run, analysis, self.result_path)
         except (OSError, ResultFileError) as exc:  # ResultFileError: it could not be read back
             self._close(remove=False)
             why = _why(exc) if isinstance(exc, OSError) else str(exc).removeprefix(f"{self.result_path}: ")

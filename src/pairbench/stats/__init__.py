@@ -73,6 +73,8 @@ _PUBLIC = {
     "StepEvidence": "evidence",
     "lasting_evidence": "evidence",
     "LastingEvidence": "evidence",
+    "ramp_evidence": "evidence",
+    "RampEvidence": "evidence",
     # anytime-valid stopping
     "confidence_sequence": "sequential",
     "ConfidenceSequence": "sequential",

@@ -31,6 +31,20 @@ on a level is not unit-free: y times c moves the evidence of one step against a 
 place are then summed over their priors. For the step model the whitened columns are piecewise
 constant, so every place's fit comes from cumulative sums: O(m) per phi, not O(m^2).
 
+:func:`ramp_evidence` asks of a stretch that holds one change whether it came at once or over
+many commits: the marginal likelihood of a **ramp**, a level, then a line that rises from it over
+``width`` commits (``min_width`` and up), then the level it reached,
+
+    y_t = mu + delta r_t,  r_t = clip((t - a) / width, 0, 1),
+
+against one step (the ramp of width 1), the start a and the width uniform, under the same AR(1)
+noise on a coarser grid of phi (``RAMP_PHIS``: the two models differ in the mean's shape over
+many commits, where the noise's fine autocorrelation matters little, and each ramp's columns are
+whitened apart, O(m) per ramp). Both have k = 2 columns, so the flat priors' constants cancel and
+the Bayes factor does not depend on the unit of y. A drift inside a history, between two flat
+stretches, is otherwise cut as one step: the step's misfit of a ramp costs less than the two
+breaks and the slope of a level, a line and a level.
+
 :func:`credible_places` turns the step's posterior into the shortest run of places that holds a
 given share of it: where the step is, with its uncertainty.
 
@@ -51,6 +65,7 @@ from pairbench.stats._validation import as_sample, check_confidence, check_count
 from pairbench.stats.changepoint import relative_likelihood, whitened
 
 PHIS = np.round(np.arange(0.0, 0.951, 0.025), 3)  # the prior's grid of phi (changepoint.PHI_MAX)
+RAMP_PHIS = np.array([0.0, 0.2, 0.4, 0.6, 0.75, 0.9])  # ramp_evidence's coarser grid
 
 
 @dataclass(frozen=True)
@@ -179,6 +194,70 @@ def _closed_form(m: int, k: int, phi: float, log_det, rss):
         log_rss = np.log(rss)
     return (0.5 * math.log(1.0 - phi * phi) - 0.5 * log_det - 0.5 * (m - k) * log_rss
             + gammaln((m - k) / 2.0) - 0.5 * (m - k) * math.log(math.pi) - math.log(2.0))
+
+
+@dataclass(frozen=True)
+class RampEvidence:
+    """The log marginal likelihoods of a stretch under one ramp and one step (module docstring), and
+    the likeliest ramp: its first commit off the old level (``start``) and its first at the new one
+    (``end``), indices into the stretch."""
+
+    ramp: float
+    step: float
+    start: int
+    end: int
+
+    @property
+    def against_step(self) -> float:
+        """The log Bayes factor of a ramp against one step."""
+        return self.ramp - self.step
+
+
+def ramp_evidence(y, min_size: int = 3, min_width: int = 10, max_width: int | None = None) -> RampEvidence | None:
+    """The evidence of one ramp of ``min_width`` to ``max_width`` commits against one step in ``y``
+    (module docstring), each flat end at least ``min_size`` long; None when no such ramp fits.
+    O(R m) per phi for R ramps: keep ``y`` and ``max_width`` to the neighbourhood asked about."""
+    y, places = _stretch(y, min_size)
+    m = y.size
+    top = m - 2 * min_size + 1 if max_width is None else min(max_width, m - 2 * min_size + 1)
+    widths = np.arange(max(min_width, 2), top + 1)
+    if widths.size == 0:
+        return None
+    starts = [np.arange(min_size - 1, m - min_size - w + 1) for w in widths]
+    a = np.concatenate(starts).astype(np.float64)
+    w = np.repeat(widths, [s.size for s in starts]).astype(np.float64)
+    ramp, step = np.empty((RAMP_PHIS.size, a.size)), np.empty((RAMP_PHIS.size, places.size))
+    for i, phi in enumerate(RAMP_PHIS.tolist()):
+        v, one = whitened(y, phi), whitened(np.ones(m), phi)
+        rr, orr, rv = _whitened_ramps(v, a, w, phi)
+        oo, ov = float(one @ one), float(one @ v)
+        det = oo * rr - orr ** 2
+        explained = (rr * ov ** 2 - 2.0 * orr * ov * rv + oo * rv ** 2) / det
+        ramp[i] = _closed_form(m, 2, phi, np.log(det), np.maximum(float(v @ v) - explained, 0.0))
+        step[i] = _log_marginal_of_steps(v, places, phi)
+    best = int(np.argmax(logsumexp(ramp, axis=0)))
+    each = math.log(RAMP_PHIS.size)
+    return RampEvidence(float(logsumexp(ramp) - each - math.log(a.size)),
+                        float(logsumexp(step) - each - math.log(places.size)),
+                        int(a[best]) + 1, int(a[best] + w[best]))
+
+
+def _whitened_ramps(v: np.ndarray, a: np.ndarray, w: np.ndarray, phi: float):
+    """For each ramp (start ``a``, width ``w``), its whitened column r' against itself, against the
+    whitened constant and against the whitened values ``v``, from cumulative sums: O(1) a ramp.
+    r_t = clip((t - a) / w, 0, 1) is 0 up to a (so r'_0 = 0); whitened, r'_t = ((1 - phi) j + phi) / w
+    at t = a + j, j = 1 .. w, then 1 - phi; the constant's column is 1 - phi from t = 1 on."""
+    m, c = v.size, 1.0 - phi
+    t = np.arange(m, dtype=np.float64)
+    s0, s1 = (np.concatenate(([0.0], np.cumsum(x))) for x in (v, t * v))  # s[k] = sum of x[:k]
+    lo, hi = (a + 1).astype(np.int64), (a + w + 1).astype(np.int64)  # the ramp's rows: lo .. hi - 1
+    tail = m - hi
+    sum_j = w * (w + 1) / 2.0
+    rr = (c * c * w * (w + 1) * (2 * w + 1) / 6.0 + 2.0 * phi * c * sum_j + w * phi * phi) / (w * w) + c * c * tail
+    orr = c * ((c * sum_j + phi * w) / w + c * tail)
+    j_v = (s1[hi] - s1[lo]) - a * (s0[hi] - s0[lo])  # sum over the ramp of (t - a) v_t
+    rv = (c * j_v + phi * (s0[hi] - s0[lo])) / w + c * (s0[m] - s0[hi])
+    return rr, orr, rv
 
 
 def credible_places(log_posterior, level: float = 0.95) -> tuple[int, int]:

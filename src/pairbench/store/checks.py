@@ -16,6 +16,7 @@ from pairbench.command import ExecutorInfo
 from pairbench.environment.activity import without_process_details
 from pairbench.environment.stored import is_int
 from pairbench.errors import ResultFileError
+from pairbench.harness_registry import PAIRBENCH
 from pairbench.limits import MAX_SAMPLE_VALUE, MAX_SHARDS
 from pairbench.model import SAMPLE_COLUMNS, Sample, Samples, ShellOverhead, SuiteInfo
 from pairbench.notes import CODES, Note, Subject
@@ -213,7 +214,7 @@ def suite(value, source: str) -> SuiteInfo | None:
         shown = repr(merged) if len(repr(merged)) <= 60 else repr(merged)[:57] + "..."
         raise ResultFileError(f"{source}: suite.merged must be a list of shard numbers, got {shown}")
     return SuiteInfo(record["benchmarks"], expect(record.get("digest"), str, source, "suite.digest"),
-                     tuple(shard) if shard else None, expect(record.get("harness", "pairbench"), str, source,
+                     tuple(shard) if shard else None, expect(record.get("harness", PAIRBENCH), str, source,
                                                              "suite.harness"),
                      tuple(merged) if merged is not None else None,
                      tuple(expect_object_list(record.get("shards", []), source, "suite.shards")) if merged else None)

@@ -34,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 
-from pairbench import __version__
 from pairbench.command import STATUS_BENCHMARK_ERROR
 from pairbench.errors import ResultFileError, UsageError
 from pairbench.harness_registry import IMPORT_FORMATS, words
@@ -160,10 +159,10 @@ def read_import(path: str, fmt: str | None = None) -> Run:
     if fmt is not None and fmt not in IMPORT_FORMATS:
         raise UsageError(f"--format must be one of {', '.join(IMPORT_FORMATS)}, got {fmt!r}")
     target = Path(path)
-    if fmt == "criterion" or (fmt is None and (target.is_dir() or target.name in CRITERION_FILES)):
+    if fmt == criterion.NAME or (fmt is None and (target.is_dir() or target.name in CRITERION_FILES)):
         return _criterion(target)
     try:
-        if fmt == "go" or (fmt is None and not _looks_like_json(target)):
+        if fmt == gotest.NAME or (fmt is None and not _looks_like_json(target)):
             return _go(target, fmt is None)
         document = parse_json_text(target, read_text_file(target))
         return READERS[fmt or _recognised(target, document)](target, document)
@@ -195,11 +194,11 @@ def document_format(document) -> str | None:
         return None
     results, benchmarks = document.get("results"), document.get("benchmarks")
     if isinstance(results, list) and any(isinstance(r, dict) and "command" in r for r in results):
-        return "hyperfine"
+        return hyperfine.NAME
     if isinstance(benchmarks, list) and "context" in document:
-        return "gbench"
+        return gbench.NAME
     if isinstance(benchmarks, list) and "machine_info" in document:
-        return "pytest-benchmark"
+        return pytest_benchmark.NAME
     return None
 
 
@@ -236,14 +235,14 @@ def _hyperfine(path: Path, document) -> Run:
         rss = r.max_rss_kib or (0,) * len(r.times_ns)
         for wall, code, kib in zip(r.times_ns, r.exit_codes, rss, strict=True):
             built.add(b, s, wall, status=code, max_rss_kib=kib, user_ns=r.user_ns or 0, sys_ns=r.sys_ns or 0)
-    zeros = tuple(Note("import-zero-times", {"count": r.zero_runs, "tool": "hyperfine"},
+    zeros = tuple(Note("import-zero-times", {"count": r.zero_runs, "tool": hyperfine.NAME},
                        Subject(benchmark="command", side=name)) for name, r in zip(names, results, strict=True)
                   if r.zero_runs)
     recorded = [column for column, kept in (("user_ns", all(r.user_ns is not None for r in results)),
                                             ("sys_ns", all(r.sys_ns is not None for r in results)),
                                             ("max_rss_kib", all(r.max_rss_kib is not None for r in results)))
                 if kept]
-    return _run(built, path, "hyperfine", {}, zeros, recorded)
+    return _run(built, path, hyperfine.NAME, {}, zeros, recorded)
 
 
 def _gbench(path: Path, document) -> Run:
@@ -259,7 +258,7 @@ def _gbench(path: Path, document) -> Run:
             continue
         built.add(b, 0, result.total_ns, iterations=result.iterations,
                   metrics={**result.metrics, PRIMARY_METRIC: result.total_ns})
-    return _run(built, path, "gbench", _plain(report.context))
+    return _run(built, path, gbench.NAME, _plain(report.context))
 
 
 def _go(path: Path, recognising: bool) -> Run:
@@ -286,7 +285,7 @@ def _go(path: Path, recognising: bool) -> Run:
     if one:
         name = next(iter(packages))
         built.sides = [Side(name, Command(name, (name,)))]
-    return _run(built, path, "go", text.config)
+    return _run(built, path, gotest.NAME, text.config)
 
 
 def _go_label(key: str, one_package: bool) -> str:
@@ -309,7 +308,7 @@ def _pytest(path: Path, document) -> Run:
         for seconds in rounds:
             total = seconds * 1e9 * iterations
             built.add(b, 0, total, iterations=iterations, metrics={PRIMARY_METRIC: total})
-    return _run(built, path, "pytest-benchmark", {"machine_info": _plain(report.machine), "version": report.version,
+    return _run(built, path, pytest_benchmark.NAME, {"machine_info": _plain(report.machine), "version": report.version,
                                                    "datetime": _plain(document.get("datetime"))})
 
 
@@ -329,13 +328,13 @@ def _criterion(path: Path) -> Run:
                 built.add(b, 0, t, iterations=max(1.0, n), metrics={PRIMARY_METRIC: t})
     except FormatError as exc:
         raise ResultFileError(str(exc)) from None
-    return _run(built, root, "criterion", {})
+    return _run(built, root, criterion.NAME, {})
 
 
 # --------------------------------------------------------------------------- the run
 
 
-READERS = {"hyperfine": _hyperfine, "gbench": _gbench, "pytest-benchmark": _pytest}
+READERS = {hyperfine.NAME: _hyperfine, gbench.NAME: _gbench, pytest_benchmark.NAME: _pytest}
 """The readers of each import format's JSON document; go's text and criterion's directories are read
 apart (:func:`read_import`). Every ``harness_registry.IMPORT_FORMATS`` is one of these or those."""
 
@@ -352,11 +351,8 @@ def _run(built: _Built, path: Path, fmt: str, metadata, notes: tuple[Note, ...] 
     samples = {series: columns.samples() for series, columns in built.series.items()}
     imported = {"format": fmt, "tool": words(fmt), "source": os.path.abspath(path), "metadata": metadata,
                 "recorded": list(recorded or [])}
-    when = _measured_at(path, metadata)
-    return Run(kind="import", sides=tuple(built.sides), settings=settings, tool_version=__version__,
-               started_at=when, finished_at=when, benchmarks=tuple(built.keys), samples=samples, state="complete",
-               stopped_because=f"imported from {words(fmt)}", environment={"import": imported},
-               notes=notes)
+    return Run.imported(settings, tuple(built.sides), tuple(built.keys), samples, tool=words(fmt),
+                        measured_at=_measured_at(path, metadata), source=imported, notes=notes)
 
 
 def _measured_at(path: Path, metadata) -> str:

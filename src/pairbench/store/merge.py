@@ -140,30 +140,36 @@ def _spans(present: Sequence[int], count: int, shown: int = 10) -> str:
 
 
 def _joined(ordered: Sequence[Shard]) -> Run:
-    """One run of every shard's benchmarks, samples and notes."""
+    """One run of every shard's benchmarks, samples and notes, listing each shard's machine."""
+    machines = [{"shard": shard.index, "file": shard.path, "host": shard.run.environment.get("host"),
+                 "cpu_model": shard.run.environment.get("cpu_model"), "started_at": shard.run.started_at,
+                 "finished_at": shard.run.finished_at, "state": shard.run.state} for shard in ordered]
     first = ordered[0].run
-    benchmarks, samples, notes, machines = [], {}, [], []
-    offset = 0
-    for shard in ordered:
-        run = shard.run
+    suite = dataclasses.replace(first.suite, shard=None, merged=tuple(s.index for s in ordered),
+                                shards=tuple(machines))
+    return join_runs([s.run for s in ordered]).replace(stopped_because=f"merged {len(ordered)} shards",
+                                                       suite=suite, settings=_without_shard(first))
+
+
+def join_runs(runs: Sequence[Run]) -> Run:
+    """One run of ``runs``' benchmarks, in the order given, on the first run's sides (each series keeps
+    its side): the shards of a suite (:func:`merge`), or the pytest plugin's tests, each measured
+    alone. Samples keep their columns, their ``seq`` continuing from run to run so they stay
+    distinct; the notes are every run's, each once; the first run's settings and environment, from
+    the earliest start to the latest end, ended as the worst of them (interrupted, failed, complete)."""
+    benchmarks, samples, notes, offset = [], {}, [], 0
+    for run in runs:
         base = len(benchmarks)
         benchmarks.extend(run.benchmarks)
         for (b, s), series in run.samples.items():
             samples[(base + b, s)] = _offset(series, offset)
-        offset += 1 + max((int(series["seq"].max()) for series in run.samples.values() if len(series)), default=0)
-        notes.extend(run.notes)
-        machines.append({"shard": shard.index, "file": shard.path, "host": run.environment.get("host"),
-                         "cpu_model": run.environment.get("cpu_model"), "started_at": run.started_at,
-                         "finished_at": run.finished_at, "state": run.state})
-    states = {s.run.state for s in ordered}
-    state = next((s for s in ("interrupted", "failed") if s in states), "complete")
-    suite = dataclasses.replace(first.suite, shard=None, merged=tuple(s.index for s in ordered),
-                                shards=tuple(machines))
-    return first.replace(benchmarks=tuple(benchmarks), samples=samples, notes=tuple(notes), state=state,
-                         started_at=min(s.run.started_at for s in ordered),
-                         finished_at=max(s.run.finished_at for s in ordered),
-                         stopped_because=f"merged {len(ordered)} shards", suite=suite,
-                         settings=_without_shard(first))
+        offset += 1 + max((int(series["seq"].max()) for series in run.samples.values() if len(series)), default=-1)
+        notes.extend(note for note in run.notes if note not in notes)
+    states = {run.state for run in runs}
+    return runs[0].replace(benchmarks=tuple(benchmarks), samples=samples, notes=tuple(notes),
+                           state=next((s for s in ("interrupted", "failed") if s in states), "complete"),
+                           started_at=min(run.started_at for run in runs),
+                           finished_at=max(run.finished_at for run in runs))
 
 
 def _offset(series: Samples, offset: int) -> Samples:

@@ -153,7 +153,7 @@ def read_result(path: str | os.PathLike) -> Run:
     from pairbench.store import imports
 
     if imports.looks_like_go_output(text) and text.lstrip()[:1] not in ("{", "["):
-        raise imports.import_first(path, "go")
+        raise imports.import_first(path, imports.gotest.NAME)
     document = parse_json_text(path, text)
     found = imports.document_format(document) if isinstance(document, dict) and "format" not in document else None
     if found is not None:

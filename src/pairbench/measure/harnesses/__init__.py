@@ -20,7 +20,7 @@ processes``            sample (``...pytest_benchmark``); ``pytest-benchmark`` al
 =====================  ============================================================
 
 Each is an entry of ``pairbench.harness_registry.REGISTRY`` (its words, advice, marks,
-and its adapter class here). The parsers of their output formats are also what
+budget) bound to its adapter class in ``adapters.ADAPTERS``. The parsers of their output formats are also what
 ``pairbench import`` reads saved results with.
 """
 

@@ -28,8 +28,9 @@ MAX_PY_BYTES = 1024 * 1024
 _CHUNK = 1 << 20
 _MARKS = tuple((h.name, h.markers) for h in sorted(REGISTRY.values(), key=lambda h: h.name != PAIRBENCH)
                if h.markers)  # a worker that also links a harness is a worker
-_PAIRBENCH_PY = re.compile(r"\bpairbench\s*\.\s*benchmark\b|from\s+pairbench\s+import\s+[^\n]*\bbenchmark\b")
-_FIXTURE = re.compile(r"def\s+test\w*\s*\([^)]*\bbenchmark\b", re.DOTALL)
+_PYTHON_MARKS = tuple((h.name, re.compile(h.python_marker)) for h in sorted(REGISTRY.values(),
+                                                                           key=lambda h: h.name != PAIRBENCH)
+                      if h.python_marker)  # pairbench's first: a file marking pairbench benchmarks is ours
 
 def is_python_target(text: str) -> bool:
     """A Python benchmark file or a directory of them (else a program, which may take arguments:
@@ -39,13 +40,15 @@ def is_python_target(text: str) -> bool:
 
 
 def detect_python(path: str) -> str:
-    """``pytest-benchmark`` for tests taking the ``benchmark`` fixture, else ``pairbench``."""
-    fixture = False
+    """The harness whose Python marker (``Harness.python_marker``) the files match: ``pairbench``
+    as soon as one marks pairbench benchmarks, else the first harness marked (``pytest-benchmark``
+    for tests taking its ``benchmark`` fixture), else ``pairbench``."""
+    found: set[str] = set()
     for source in _python_sources(Path(path)):
-        if _PAIRBENCH_PY.search(source):
+        found |= {name for name, marker in _PYTHON_MARKS if name not in found and marker.search(source)}
+        if PAIRBENCH in found:
             return PAIRBENCH
-        fixture = fixture or bool(_FIXTURE.search(source))
-    return "pytest-benchmark" if fixture else PAIRBENCH
+    return next((name for name, _ in _PYTHON_MARKS if name in found), PAIRBENCH)
 
 
 def _python_sources(path: Path):

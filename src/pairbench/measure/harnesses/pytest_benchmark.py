@@ -49,6 +49,7 @@ from pairbench.measure.harnesses.base import (
 from pairbench.measure.revisions import toplevel
 
 NAME = "pytest-benchmark"
+PROCESSES = "pytest-benchmark-processes"  # the harness of this adapter: a pytest run per sample
 XDIST_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
 """Set in a pytest-xdist worker: a pytest started from one (a test suite, a plugin) would see them, and
 pytest-benchmark then disables every benchmark. The runs pairbench starts do without them."""
@@ -70,7 +71,7 @@ def program_for(path: str) -> Program:
 class PytestBenchmark:
     """The adapter of pytest-benchmark suites."""
 
-    name = NAME
+    name = PROCESSES
 
     def discover(self, program: Program, scratch: Path, timeout_s: float | None) -> Discovery:
         report_path = scratch / "discovery.json"
