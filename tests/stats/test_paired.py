@@ -328,3 +328,13 @@ def test_the_normal_mad_scale_and_the_mads_are_scipys():
     assert d.mad == float(stats.median_abs_deviation(x, scale=1.0))
     assert d.mad_normal == float(stats.median_abs_deviation(x, scale="normal"))
     assert outlier_balance(x).mad == float(stats.median_abs_deviation(x, scale="normal"))
+
+
+def test_the_median_the_stopping_path_takes_is_numpys():
+    """``_order.middle`` (np.partition) is ``np.median`` without its import of numpy.ma."""
+    from pairbench.stats._order import middle
+
+    rng = np.random.default_rng(9)
+    for n in [*range(1, 40), 100, 1001]:
+        x = rng.lognormal(0.0, 1.0, n) * 10.0 ** rng.uniform(-9, 3)
+        assert middle(x) == float(np.median(x)), n

@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.ma  # noqa: F401 - np.median imports it at its first call: here, so that no import runs while sampling
+import numpy.ma  # noqa: F401 - np.median (the metric's choice, a suite's pilot) imports it at its first call
 
 from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
 from pairbench.analysis.effect import anytime_effect, effect_of, verdict_of
@@ -26,6 +26,7 @@ from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
 from pairbench.model import metric_total
+from pairbench.stats._order import middle
 from pairbench.stats.sequential import RunningSequence
 from pairbench.verdict import Verdict
 
@@ -100,7 +101,7 @@ class StoppingRule(Sink):
             self._block[key].append(ratio)
             if rounds % self.block_rounds:
                 return
-            ratio, self._block[key] = float(np.median(self._block[key])), []
+            ratio, self._block[key] = middle(np.asarray(self._block[key], dtype=np.float64)), []
         if self.criteria.anytime:
             self._sequence(key).extend([ratio])
         else:
@@ -112,7 +113,7 @@ class StoppingRule(Sink):
         repetitions (every benchmark measured is a time)."""
         values = [float(metric_total(self._metric[key], m.sample.wall_ns, m.sample.user_ns, m.sample.sys_ns,
                                      m.metrics)) / m.sample.iterations for m in taken]
-        return values[0] if len(values) == 1 else float(np.median(values))
+        return values[0] if len(values) == 1 else middle(np.asarray(values, dtype=np.float64))
 
     def _sequence(self, key: tuple[int, int]):
         """The running confidence sequence of comparison ``key``, made at its first value."""

@@ -24,7 +24,7 @@ import numpy as np
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.notes import Note, note
 from pairbench.stats import _binomial
-from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
+from pairbench.stats._order import median_interval_ranks, middle, smallest_n_for_median_interval
 from pairbench.stats._validation import (
     as_pairs,
     as_sample,
@@ -173,7 +173,7 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
         raise NotEnoughData(f"no {level_text(confidence)} median interval exists for {r.size} pairs")
     ordered = np.partition(r, (ranks.low - 1, ranks.high - 1))
     low, high = float(ordered[ranks.low - 1]), float(ordered[ranks.high - 1])
-    estimate = float(np.median(r))
+    estimate = middle(r)
     n_slower = int(np.count_nonzero(r > 0.0))
     n_faster = int(np.count_nonzero(r < 0.0))
     n_tied = r.size - n_slower - n_faster

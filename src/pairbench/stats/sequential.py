@@ -75,6 +75,7 @@ import numpy as np
 from pairbench.errors import StatisticsError
 from pairbench.notes import Note, note
 from pairbench.stats._minimize import fminbound
+from pairbench.stats._order import middle
 from pairbench.stats._rmath import zeroin
 from pairbench.stats._validation import as_sample, check_confidence, check_count
 
@@ -136,7 +137,7 @@ def confidence_sequence(
     high_rank = int(upper_ranks(np.array([t]), alpha, t_opt, method, tuned_for=tuned)[0])
     low_rank = t + 1 - high_rank
     low, high = _order_statistics(x, low_rank, high_rank)
-    estimate = float(np.median(x))
+    estimate = middle(x)
     return ConfidenceSequence(
         estimate=estimate,
         low=low,
