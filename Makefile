@@ -8,7 +8,7 @@ HELPER := src/pairbench/measure/pairbench-spawner
 # the Python worker's Callgrind client requests, built by the install where valgrind's headers are
 COUNTING := src/pairbench/worker/pairbench-counting.so
 
-.PHONY: setup demo test docs lint calibrate clean
+.PHONY: setup demo test test-quick docs lint calibrate clean
 
 setup: $(STAMP)
 
@@ -23,18 +23,27 @@ demo: setup
 		"$(BIN)/python examples/workloads.py spin 400000" \
 		"$(BIN)/python examples/workloads.py spin 480000"
 
-# As root (CI), the permission-dependent tests run once more as an unprivileged
+# Every test. As root (CI), the permission-dependent tests run once more as an unprivileged
 # user, so both branches of the environment readers run. The system packages come
 # first: the install builds the native spawner with the C compiler they include
-# (installed before one was there, it is built now).
+# (installed before one was there, it is built now). Bytecode (of pairbench, of the tests'
+# rewritten asserts, of every pairbench a test starts) is kept in one cache for the run and the
+# next, even where PYTHONDONTWRITEBYTECODE=1 would have every process compile every module.
+PYCACHE := $(CURDIR)/.pycache
+PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) $(BIN)/python -m pytest -n 2 -q
 test:
 	scripts/install-test-deps.sh
 	@test -x $(HELPER) || rm -f $(STAMP)
 	@test ! -f /usr/include/valgrind/callgrind.h || grep -q pairbench-callgrind-requests $(COUNTING) 2>/dev/null \
 		|| rm -f $(STAMP)
 	@$(MAKE) --no-print-directory setup
-	$(BIN)/python -m pytest -n 2 -q
+	$(PYTEST) --durations=15
 	scripts/test-unprivileged.sh $(BIN)/python
+
+# The inner loop: every test but those that start real programs or take long (e2e, slow,
+# browser); make test still runs them all.
+test-quick: setup
+	$(PYTEST) -m "not e2e and not slow and not browser" --durations=5
 
 # The documentation site (MkDocs with Material, installed by setup's dev extra) into site/;
 # strict, as tests/docs/test_site.py builds it in make test.
@@ -51,4 +60,4 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks scripts
 
 clean:
-	rm -rf $(VENV) build site src/*.egg-info .pytest_cache $(HELPER)
+	rm -rf $(VENV) build site src/*.egg-info .pytest_cache .pycache $(HELPER)

@@ -2,7 +2,7 @@
 
 What it measures: a go test -bench text of SIZE MB (benchmark lines like a real
 ``go test -bench . -count N -benchmem`` prints, seeded), imported as a user runs
-it (``pairbench import --json OUT TEXT``, a new process), best of ``--repeat``:
+it (``pairbench convert --json OUT TEXT``, a new process), best of ``--repeat``:
 
 * **peak RSS above the reference**: the process's maximum resident set size
   (``getrusage(RUSAGE_CHILDREN)``) less that of the reference, divided by the
@@ -75,7 +75,7 @@ def main() -> None:
             text = Path(scratch) / "go.txt"
             lines = go_text(text, size, args.seed)
             megabytes = text.stat().st_size / 1e6
-            elapsed, peak = measured([python, "-m", "pairbench", "import", "--json", str(Path(scratch) / "out.json"),
+            elapsed, peak = measured([python, "-m", "pairbench", "convert", "--json", str(Path(scratch) / "out.json"),
                                       str(text)])
             above = (peak - reference) * 1024 / text.stat().st_size
             print(f"{megabytes:6.1f} MB, {lines:,} lines: max RSS {peak / 1024:.0f} MiB, {above:.2f} bytes a byte "

@@ -286,11 +286,11 @@ def parse_benchstat_rows(text: str) -> dict[str, tuple[float, float]]:
 
 
 def diff_trial(files: list[str], work: Path) -> dict:
-    """pairbench import of the two sequential files and pairbench diff: its verdict."""
+    """pairbench convert of the two sequential files and pairbench diff: its verdict."""
     imported = []
     for i, path in enumerate(files):
         target = work / f"imported-{i}.json"
-        subprocess.run([*PAIRBENCH, "import", "--json", str(target), path], check=True, capture_output=True)
+        subprocess.run([*PAIRBENCH, "convert", "--json", str(target), path], check=True, capture_output=True)
         imported.append(target)
     done = subprocess.run([*PAIRBENCH, "diff", "--json", "-", *map(str, imported)], check=True, capture_output=True,
                           text=True)

@@ -6,6 +6,8 @@ import pytest
 from cli_runner import Seams
 from fakes import FakeExecutor
 
+pytest_plugins = ["pytester"]  # the pytest plugin's tests run pytest in-process
+
 
 @pytest.fixture
 def use_executor(monkeypatch):
@@ -17,6 +19,14 @@ def use_executor(monkeypatch):
         return executor
 
     return install
+
+
+@pytest.fixture(autouse=True)
+def real_programs_only_in_e2e_tests(request, monkeypatch):
+    """Outside a test marked ``e2e``, ``invoke`` refuses pairbench's real executor and workers: a
+    test that runs real programs says so (``tests/core/test_test_marks.py`` reads the rest of the
+    ways a test starts processes from its source)."""
+    monkeypatch.setattr(Seams, "real_programs", request.node.get_closest_marker("e2e") is not None)
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,14 @@
 """``python -m pairbench`` runs the command-line interface; :func:`entry_point` is the console script.
 
 Loading the CLI imports click (a few tens of milliseconds; a command's own
-modules, numpy and scipy among them, load later, inside ``main``, which handles
-Ctrl-C itself), a time in which a Ctrl-C would otherwise end in a
+modules, numpy among them, load later, inside ``main``, which handles Ctrl-C
+itself), a time in which a Ctrl-C would otherwise end in a
 ``KeyboardInterrupt`` traceback. So the console script starts here, in a module
-that imports only the standard library, and an interruption before the CLI is
-loaded is one line and exit 130.
+that imports only the standard library, and holds Ctrl-C, SIGTERM and SIGHUP
+from its first line (``pairbench.held_signals``): a measuring command receives
+them once it can end as an interrupted run does (its journal written, its
+--cleanup run), any other command when it starts. A second one while the first
+is held, while the CLI loads, is one line and exit 130.
 """
 
 # Only what the interpreter has loaded before any script runs: a Ctrl-C while this module loads
@@ -21,6 +24,7 @@ def entry_point() -> None:
     """Load the CLI and run it; Ctrl-C while loading exits 130, a failure to load exits 70, each
     with one line."""
     try:
+        _hold_signals()
         _give_closed_standard_streams_devnull()
         run = _load_cli()
     except KeyboardInterrupt:
@@ -58,6 +62,12 @@ def _exit_now(code) -> None:
     os._exit(code or 0)
 
 
+def _hold_signals() -> None:
+    from pairbench import held_signals
+
+    held_signals.hold()
+
+
 def _load_cli():
     from pairbench.cli import entry_point
 
@@ -82,6 +92,9 @@ def _give_closed_standard_streams_devnull() -> None:
 def _ignore_interrupts() -> None:
     import signal
 
+    held = sys.modules.get("pairbench.held_signals")
+    if held is not None:
+        held.restore()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -22,6 +22,7 @@ def test_criterion_lists_its_benchmarks_by_their_ids(criterion, tmp_path):
     assert found.names == ("same", "chain/work/2000", "--quiet", "--list") and not found.explicit_iterations
 
 
+@pytest.mark.slow
 def test_a_criterion_suite_is_compared_and_the_slower_benchmark_found(criterion, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # criterion's default home is ./target/criterion: nothing may land there
     result = tmp_path / "r.json"

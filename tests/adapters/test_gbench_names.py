@@ -29,6 +29,7 @@ def test_each_benchmarks_filter_matches_it_alone_in_the_real_library(gbench_name
         assert listed(gbench_names, f"--benchmark_filter={filter_for(name)}") == [name], name
 
 
+@pytest.mark.slow
 def test_benchmarks_named_with_brackets_and_braces_are_measured(gbench_names, tmp_path):
     result = tmp_path / "r.json"
     code, _, err = invoke("bench", gbench_names, "-k", r"^BM_(y\[2\]|z\{3\})$", "--runs", "8",

@@ -28,6 +28,7 @@ def _verdicts(document: dict) -> dict[str, str]:
     return {c["benchmark"]["name"]: c["verdict"] for c in document["comparisons"]}
 
 
+@pytest.mark.slow
 def test_a_google_benchmark_suite_is_compared_benchmark_by_benchmark_and_summarized(gbench, tmp_path):
     result = tmp_path / "r.json"
     code, out, err = invoke("bench", *QUICK, "-k", "work|same|counters", "--json", str(result),
@@ -108,6 +109,7 @@ def test_a_benchmark_the_filter_no_longer_matches_is_said_to_be_renamed_or_remov
     assert "matched no benchmark" in row.detail and "renamed or removed" in row.detail
 
 
+@pytest.mark.slow
 def test_shards_measured_apart_merge_into_one_suite_with_holm_across_all(gbench, tmp_path):
     shards = []
     for k in (1, 2):

@@ -25,6 +25,7 @@ def test_every_benchmark_and_sub_benchmark_is_listed_by_running_each_once(gotest
     assert found.explicit_iterations
 
 
+@pytest.mark.slow
 def test_a_go_suite_is_compared_with_equal_power_of_two_iterations_on_both_sides(gotest, tmp_path):
     result = tmp_path / "r.json"
     code, out, err = invoke("bench", *QUICK, "-k", "Work|Same|n=100", "--json", str(result),
@@ -69,6 +70,7 @@ def test_short_lived_garbage_growing_go_s_heap_is_not_called_memory_kept(gotest,
     assert "benchmark-peak-growth" not in {n["code"] for n in document["notes"]}
 
 
+@pytest.mark.slow
 def test_a_benchmark_that_panics_on_one_side_is_named_and_the_others_are_measured(gotest, tmp_path):
     result = tmp_path / "r.json"
     code, _, err = invoke("bench", *QUICK, "-k", "Panic|Same", "--json", str(result), gotest.baseline,
@@ -113,6 +115,7 @@ def test_a_round_runs_each_sides_go_process_once_with_its_repetitions_all_stored
     assert len(fixed) == 1 and fixed.pop() > 0
 
 
+@pytest.mark.slow
 def test_without_max_time_a_go_benchmark_gets_what_benchstat_s_users_spend_on_it(gotest, tmp_path):
     """20 s a benchmark (benchstat's recommended -count 10 at Go's 1 s benchtime, both sides), not
     bench's 5 s: a round repeating the benchmark in each process costs too much for 5 s to reach a verdict."""

@@ -53,6 +53,7 @@ def test_b_op_and_allocs_op_each_get_a_table_with_verdicts_and_do_not_gate_by_de
     assert "| BenchmarkAlloc | 1 | 2 | +100.0% (sign test) | higher |" in markdown
 
 
+@pytest.mark.slow
 def test_fail_on_metric_gates_on_the_unit_named_and_says_a_unit_no_benchmark_reported(gotest, tmp_path):
     code, _, err = invoke("bench", *ARGS, "--fail-on-metric", "allocs/op", "--fail-on-metric", "allocs",
                           gotest.baseline, gotest.candidate)

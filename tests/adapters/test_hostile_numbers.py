@@ -156,7 +156,7 @@ def test_import_of_numbers_out_of_range_is_one_error_naming_the_file(tmp_path, n
     path.write_text(text)
     with pytest.raises(ResultFileError, match=name):
         read_import(str(path))
-    code, out, err = invoke("import", "--json", str(tmp_path / "out.json"), str(path))
+    code, out, err = invoke("convert", "--json", str(tmp_path / "out.json"), str(path))
     assert code == 4 and "internal error" not in err, err
 
 

@@ -100,3 +100,11 @@ def test_a_bench_comparison_whose_blocks_disagree_carries_the_note_and_says_its_
     assert "process-blocks" in codes and "blocks-differ" in codes
     (note,) = [n for n in comparison.notes if n.code == "blocks-differ"]
     assert "from +46.0% to +197.0%" in word(note) and "a rerun may give another" in word(note)
+
+
+def test_the_normal_quantile_the_rule_uses_is_scipys():
+    from scipy import stats
+
+    from pairbench.analysis import blocks
+
+    assert float(stats.norm.ppf(0.9)) == blocks._Z90

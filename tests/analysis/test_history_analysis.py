@@ -177,6 +177,7 @@ def _ar1(rng, n: int, phi: float, sd: float) -> np.ndarray:
     return sd * np.sqrt(1 - phi * phi) * lfilter([1.0], [1.0, -phi], rng.standard_normal(n + 300))[300:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "phi", "histories"), [(30, 0.0, 400), (100, 0.5, 200), (300, 0.5, 60)])
 def test_noise_alone_makes_at_most_one_false_step_per_thousand_commits(n, phi, histories):
     """Seeded simulation on a reduced budget (benchmarks/history_steps.py has the full one): no
@@ -187,6 +188,7 @@ def test_noise_alone_makes_at_most_one_false_step_per_thousand_commits(n, phi, h
     assert 1000 * false / (n * histories) <= 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("phi", "at_least"), [(0.0, 90), (0.5, 80)])
 def test_a_step_of_three_noise_sds_is_found_within_one_commit(phi, at_least):
     """Seeded, 100 histories of 100 commits, a step of 3 noise SDs at a uniform place in [20, 80],
@@ -295,6 +297,7 @@ def test_a_step_in_a_short_history_that_outlasts_its_jump_is_found_at_a_lower_ev
     assert any(abs(b - 15) <= 1 for b in detect(y).breaks)
 
 
+@pytest.mark.slow
 def test_drifts_in_short_histories_stay_drifts_as_the_evidence_alone_left_them():
     """Seeded, 100 histories of 30 commits rising 5% and 10% under AR(1) noise of phi 0.5, SD 1%: the
     condition that a step outlast its jump, and the threshold it allows, report no more of them as
@@ -322,6 +325,7 @@ def test_a_step_placed_off_its_commit_has_a_span_that_holds_its_commit(seed):
     assert abs(place - 50) >= 2 and first <= 50 <= last and first <= place <= last
 
 
+@pytest.mark.slow
 def test_spans_hold_the_steps_found_near_them_in_nineteen_of_twenty_histories():
     """Seeded, 100 histories of 100 commits under AR(1) noise of phi 0.5, SD 1%, a step of 3 SDs at a
     uniform place in [20, 80]: of the histories with a step found within 10 commits of it (90 here),
@@ -398,6 +402,7 @@ def _one_sided_noise(rng, n: int) -> np.ndarray:
     return z
 
 
+@pytest.mark.slow
 def test_a_step_in_one_sided_noise_is_found_more_often_than_by_the_gaussian_model_and_no_more_false_ones():
     found = {None: 0, "skewed": 0}
     false = {None: 0, "skewed": 0}

@@ -9,7 +9,7 @@ import pytest
 from runs import make_run, series, side
 
 from pairbench.analysis import analyse
-from pairbench.analysis.comparison import anytime_effect, verdict_of
+from pairbench.analysis.effect import anytime_effect, verdict_of
 from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.suite import unstopped
 from pairbench.model import BenchmarkKey

@@ -27,6 +27,7 @@ def worker(*args: str) -> str:
     return " ".join([sys.executable, str(WORKER), *args])
 
 
+@pytest.mark.slow
 def test_a_benchmark_eight_times_slower_is_found_slower_and_fails_the_gate(tmp_path):
     result = tmp_path / "r.json"
     code, out, err = invoke("bench", *FAST, "--max-time", "10s", "-k", "spin", "--fail-on", "slower", "--json",

@@ -38,6 +38,7 @@ def _cache(root: Path, build: str = BUILD) -> BuildCache:
     return BuildCache(Recipe(build, bench="count"), str(root), ".", 60 * 10**9)
 
 
+@pytest.mark.e2e
 def test_a_tree_is_built_once_even_for_another_commit_with_the_same_files(repo):
     root, commits = repo
     cache = _cache(root)
@@ -52,6 +53,7 @@ def test_a_tree_is_built_once_even_for_another_commit_with_the_same_files(repo):
     later.close()
 
 
+@pytest.mark.e2e
 def test_the_build_runs_in_a_worktree_of_the_commit(repo):
     root, commits = repo
     cache = _cache(root)
@@ -63,12 +65,14 @@ def test_the_build_runs_in_a_worktree_of_the_commit(repo):
     cache.close()
 
 
+@pytest.mark.e2e
 def test_a_new_build_command_builds_again(repo):
     root, commits = repo
     one, two = _cache(root), _cache(root, BUILD + " # another")
     assert one.key(commits[1]) != two.key(commits[1]) and one.key(commits[1]) == one.key(commits[2])
 
 
+@pytest.mark.e2e
 def test_a_failed_build_is_not_kept_and_its_log_is_named(repo):
     root, commits = repo
     (root / "broken").write_text("x")
@@ -84,6 +88,7 @@ def test_a_failed_build_is_not_kept_and_its_log_is_named(repo):
     assert len(git(root, "worktree", "list").splitlines()) == 1  # only the main tree
 
 
+@pytest.mark.e2e
 def test_the_least_recently_used_builds_beyond_keep_are_removed(repo):
     root, commits = repo
     cache = _cache(root)
@@ -97,6 +102,7 @@ def test_the_least_recently_used_builds_beyond_keep_are_removed(repo):
     assert len(git(root, "worktree", "list").splitlines()) == 2  # the main tree and the one kept
 
 
+@pytest.mark.e2e
 def test_a_build_another_search_holds_is_not_removed(repo):
     root, commits = repo
     cache = _cache(root)

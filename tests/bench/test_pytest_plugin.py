@@ -1,4 +1,10 @@
-"""The pytest plugin, run by a real pytest in a real git repository (as a user runs it)."""
+"""The pytest plugin.
+
+Its own logic (which tests are measured, skipped, kept in one document, refused) runs in this
+process through pytest's ``pytester`` with the fixture's calls timed by a script
+(``fakes.ScriptedCalls``: a time per call on a virtual clock). A real pytest in a real git
+repository, as a user runs it, measures for real in the ``e2e`` tests: the summary of one measured
+test, and ``--pairbench-against`` (workers of another revision; ``slow``)."""
 
 from __future__ import annotations
 
@@ -7,8 +13,9 @@ import subprocess
 import sys
 
 import pytest
+from fakes import ScriptedCalls
 
-pytestmark = pytest.mark.e2e
+from pairbench.sessions import functions
 
 LIBRARY = "def work(n):\n    total = 0\n    for i in range(n):\n        total += i\n    return total\n"
 TEST = "import mylib\n\ndef test_work(pairbench):\n    pairbench(mylib.work, 300)\n"
@@ -32,18 +39,34 @@ def _pytest(repository, *args, timeout=240):
                           cwd=repository, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.fixture
+def project(pytester, monkeypatch):
+    """``mylib.py`` and ``test_perf.py`` in pytester's directory, run in this process: a call of
+    ``work(n)`` (the fixture's ``functools.partial``) takes n x 10 ns by the script, on a virtual clock."""
+    pytester.makepyfile(mylib=LIBRARY, test_perf=TEST)
+    monkeypatch.setattr(functions, "CALLS", ScriptedCalls(lambda call, args: 1e-8 * call.args[0], seed=2))
+    return pytester
+
+
+def _inprocess(project, *args, files=("test_perf.py",)):
+    """pytest with the plugin, in this process; the result's text and exit code."""
+    done = project.runpytest_inprocess("-q", "-p", "no:cacheprovider", *files, *args)
+    return "\n".join(done.outlines), "\n".join(done.errlines), int(done.ret)
+
+
+@pytest.mark.e2e
 def test_with_pairbench_the_fixture_measures_a_function_and_the_summary_shows_its_time(repository):
     done = _pytest(repository, "--pairbench", "--pairbench-max-time", "300ms")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pairbench test_perf.py::test_work: median" in done.stdout and "per call" in done.stdout
 
 
-def test_every_measured_test_is_kept_in_the_json_document_not_only_the_last(repository, tmp_path_factory):
+def test_every_measured_test_is_kept_in_the_json_document_not_only_the_last(project, tmp_path_factory):
     """Each test's result replaced the file, so it kept the last test's samples alone."""
-    (repository / "test_perf.py").write_text(TEST + "\ndef test_more(pairbench):\n    pairbench(mylib.work, 600)\n")
+    project.makepyfile(test_perf=TEST + "\ndef test_more(pairbench):\n    pairbench(mylib.work, 600)\n")
     result = tmp_path_factory.mktemp("out") / "r.json"
-    done = _pytest(repository, "--pairbench", "--pairbench-max-time", "200ms", "--pairbench-json", str(result))
-    assert done.returncode == 0, done.stdout + done.stderr
+    out, err, code = _inprocess(project, "--pairbench", "--pairbench-max-time", "200ms", "--pairbench-json", str(result))
+    assert code == 0, out + err
     document = json.loads(result.read_text())
     assert [b["name"] for b in document["benchmarks"]] == ["test_perf.py::test_work", "test_perf.py::test_more"]
     assert [s["benchmark"] for s in document["series"]] == [0, 1] and len(document["summaries"]) == 2
@@ -51,31 +74,34 @@ def test_every_measured_test_is_kept_in_the_json_document_not_only_the_last(repo
     assert len(seq) == len(set(seq))  # one run: its samples numbered once
 
 
-def test_a_plain_pytest_run_calls_the_function_once_without_measuring(repository):
-    (repository / "test_perf.py").write_text(TEST + "\nCALLS = []\n\ndef test_once(pairbench):\n"
-                                             "    pairbench(CALLS.append, 1)\n    assert CALLS == [1]\n")
-    done = _pytest(repository)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 passed" in done.stdout and "median" not in done.stdout
+def test_a_plain_pytest_run_calls_the_function_once_without_measuring(project):
+    project.makepyfile(test_perf=TEST + "\nCALLS = []\n\ndef test_once(pairbench):\n"
+                       "    pairbench(CALLS.append, 1)\n    assert CALLS == [1]\n")
+    out, err, code = _inprocess(project)
+    assert code == 0, out + err
+    assert "2 passed" in out and "median" not in out
 
 
 @pytest.mark.parametrize(("option", "ran"), [("--pairbench-skip", "plain"), ("--pairbench-only", "work")])
-def test_the_fixtures_tests_can_be_skipped_or_run_alone(repository, option, ran):
-    (repository / "test_perf.py").write_text(
+def test_the_fixtures_tests_can_be_skipped_or_run_alone(project, option, ran):
+    project.makepyfile(test_perf=(
         "import mylib, pathlib\n\ndef test_work(pairbench):\n    pathlib.Path('ran').write_text('work')\n"
-        "    pairbench(mylib.work, 300)\n\ndef test_plain():\n    pathlib.Path('ran').write_text('plain')\n")
-    done = _pytest(repository, option, "-rs")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert f"({option})" in done.stdout and "1 passed, 1 skipped" in done.stdout
-    assert (repository / "ran").read_text() == ran
+        "    pairbench(mylib.work, 300)\n\ndef test_plain():\n    pathlib.Path('ran').write_text('plain')\n"))
+    out, err, code = _inprocess(project, option, "-rs")
+    assert code == 0, out + err
+    assert f"({option})" in out and "1 passed, 1 skipped" in out
+    assert (project.path / "ran").read_text() == ran
 
 
+@pytest.mark.e2e
 def test_a_revision_that_does_not_exist_fails_the_session_and_says_so(repository):
     done = _pytest(repository, "--pairbench-against", "no-such-branch")
     assert done.returncode == 1
     assert "no-such-branch" in done.stdout and "no such revision" in done.stdout
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(repository, tmp_path_factory):
     result = tmp_path_factory.mktemp("out") / "r.json"
     done = _pytest(repository, "--pairbench-against", "HEAD", "--pairbench-fail-on", "slower",
@@ -89,12 +115,13 @@ def test_against_a_revision_the_slower_working_tree_is_found_and_fails_the_gate(
     assert [c["verdict"] for c in document["comparisons"]] == ["slower"]
 
 
-def test_the_plugins_fail_on_option_offers_the_gates_of_the_command_line(tmp_path):
+def test_the_plugins_fail_on_option_offers_the_gates_of_the_command_line(pytester):
     from pairbench.verdict import FAIL_ON_CHOICES
 
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--help"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert f"--pairbench-fail-on={'|'.join(FAIL_ON_CHOICES)}" in done.stdout
+    out = "\n".join(pytester.runpytest_inprocess("-p", "no:cacheprovider", "--help").outlines)
+    assert f"--pairbench-fail-on={'|'.join(FAIL_ON_CHOICES)}" in out
+@pytest.mark.e2e
+@pytest.mark.slow
 def test_against_a_revision_the_verdicts_can_be_on_cpu_time(repository, tmp_path_factory):
     result = tmp_path_factory.mktemp("out") / "r.json"
     done = _pytest(repository, "--pairbench-against", "HEAD", "--pairbench-metric", "cpu",
@@ -118,16 +145,26 @@ def _commit(repository, name: str, text: str) -> None:
         subprocess.run([*git, *args], cwd=repository, check=True)
 
 
-@pytest.mark.parametrize("options", [("--pairbench-max-time", "200ms"), ("--pairbench-against", "HEAD")])
-def test_a_test_calling_the_fixture_twice_fails_saying_so(repository, options):
+def test_a_test_calling_the_fixture_twice_fails_saying_so(project):
     """The audit's G21: compared, such a test counted its last call only, and nothing said so."""
+    project.makepyfile(test_twice=TWICE)
+    out, err, code = _inprocess(project, "--pairbench-max-time", "200ms", files=("test_twice.py",))
+    assert code == 1, out + err
+    assert "called 2 times in test_twice.py::test_twice" in out
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_test_calling_the_fixture_twice_fails_saying_so_against_a_revision(repository):
     _commit(repository, "test_twice.py", TWICE)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_twice.py", *options],
-                          cwd=repository, capture_output=True, text=True, timeout=240)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_twice.py",
+                           "--pairbench-against", "HEAD"], cwd=repository, capture_output=True, text=True, timeout=240)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "called 2 times in test_twice.py::test_twice" in done.stdout
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 def test_tests_whose_ids_share_their_first_200_bytes_are_compared_apart(repository, tmp_path_factory):
     """The audit's G21: their benchmark names were the ids cut to 200 bytes, so two tests became one."""
     _commit(repository, "test_long.py", LONG_IDS)
@@ -140,7 +177,7 @@ def test_tests_whose_ids_share_their_first_200_bytes_are_compared_apart(reposito
     names = [b["name"] for b in document["benchmarks"]]
     assert len(names) == 2 == len(set(names)) == len(document["comparisons"])
 
-def test_a_json_path_that_would_replace_a_live_runs_journal_is_refused_before_any_test(repository, tmp_path_factory):
+def test_a_json_path_that_would_replace_a_live_runs_journal_is_refused_before_any_test(project, tmp_path_factory):
     from store_runs import stored_run
 
     from pairbench.store.journal import Journal
@@ -149,10 +186,9 @@ def test_a_json_path_that_would_replace_a_live_runs_journal_is_refused_before_an
     before = journal.path.read_bytes()
     try:
         for path in (journal.path, journal.path.parent / "x.json.partial"):
-            done = _pytest(repository, "--pairbench-max-time", "100ms", "--pairbench-json", str(path))
-            assert done.returncode == 4 and "--pairbench-json" in done.stderr and ".partial" in done.stderr, \
-                done.stdout + done.stderr
-            assert "passed" not in done.stdout
+            out, err, code = _inprocess(project, "--pairbench-max-time", "100ms", "--pairbench-json", str(path))
+            assert code == 4 and "--pairbench-json" in err and ".partial" in err, out + err
+            assert "passed" not in out
         assert journal.path.read_bytes() == before and not (journal.path.parent / "x.json.partial").exists()
     finally:
         journal.close(remove=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
 from scripts import benchmark_script
 
 study = benchmark_script("bisect_study")
@@ -31,6 +32,7 @@ def test_the_plan_gives_both_designs_each_repository_then_the_budget_trials():
     assert alone == [t for t in planned if t.condition == "phased"]  # a condition run on its own
 
 
+@pytest.mark.e2e
 def test_the_repository_has_64_commits_and_the_step_at_its_position(tmp_path):
     commits = study.make_repository(tmp_path / "repo", (1000, 1030), 17)
     assert len(commits) == study.COMMITS

@@ -9,7 +9,8 @@ import pytest
 from scipy import stats as sps
 from scripts import benchmark_script
 
-from pairbench.analysis.comparison import Criteria, anytime_effect, verdict_of
+from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.effect import anytime_effect, verdict_of
 from pairbench.stats.sequential import RunningSequence
 
 study = benchmark_script("metric_sign_test")

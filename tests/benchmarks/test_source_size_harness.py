@@ -37,6 +37,7 @@ def _commit(repo, name: str, text: str, message: str) -> str:
                           check=True).stdout.strip()
 
 
+@pytest.mark.e2e
 def test_each_first_parent_commit_is_counted_as_own_or_another_issues(source_size, tmp_path):
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)

@@ -1,9 +1,15 @@
-"""``pairbench bisect``: real git repositories built in the test, real C programs and Python
-benchmarks whose step (two or three times the work) no load can hide, bisected in paired rounds.
-What load could flip (the effects' sizes, how many rounds) is never asserted exactly."""
+"""``pairbench bisect``: real git repositories built in the test, bisected in paired rounds.
+
+The search itself (which commits, the build cache, skips, budgets, the answer) is tested with the
+builds real and the measuring scripted: the workers (``BuiltWorkers``) and commands
+(``built_executor``) of each built commit take a fixed time per iteration on a virtual clock, so
+nothing load could flip is left to chance. A few tests (``slow``) measure real C programs, Python
+benchmarks and a command end to end, with a step (three times the work) no load can hide; what
+load could flip there (the effects' sizes, how many rounds) is never asserted exactly."""
 
 from __future__ import annotations
 
+import functools
 import json
 import signal
 import subprocess
@@ -12,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor, ProgramWorkers
 from processes import wait_until
 from tools import commit_series, git
 
@@ -93,6 +100,56 @@ def _document(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def _commit_of(text: str, commits: list[str]) -> int:
+    """Which of ``commits`` (of the repository in the working directory) a built program's path
+    names: the build cache keeps a build under its commit's tree."""
+    return next(k for k, tree in enumerate(_trees(tuple(commits))) if tree in text)
+
+
+@functools.lru_cache(maxsize=16)
+def _trees(commits: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(git(Path.cwd(), "rev-parse", f"{commit}^{{tree}}") for commit in commits)
+
+
+def BuiltWorkers(commits: list[str], step: int, *, more: bool = False,  # noqa: N802 - stands for a class
+                 without: tuple[int, str] | None = None) -> ProgramWorkers:
+    """Scripted workers of built revisions: each lists and times the benchmarks of the commit its
+    program was built from, ``work`` three times slower from commit ``step`` on (as ``WORKER``),
+    ``more`` too when asked, and not the one ``without`` names in its commit."""
+
+    def script_of(text: str) -> dict:
+        k = _commit_of(text, commits)
+        slow = 3.0 if k >= step else 1.0
+        script = {"work": {"per_iteration_ns": 2000.0 * slow}}
+        if more:
+            script["more"] = {"per_iteration_ns": 1500.0 * slow}
+        script["same"] = {"per_iteration_ns": 500.0}
+        if without is not None and without[0] == k:
+            script.pop(without[1])
+        return script
+
+    return ProgramWorkers(script_of, seed=1)
+
+
+class BuiltExecutor(FakeExecutor):
+    """A scripted executor for a ``[confirm] command`` (``PROGRAM``), for every comparison of a search
+    (each session closes its executor; this one stays open): a commit's ``./prog`` takes 2 ms, 6 ms
+    from commit ``step`` on, all of it CPU time, with a seeded 1% noise."""
+
+    def __init__(self, commits: list[str], step: int):
+        rng = __import__("numpy").random.default_rng(3)
+
+        def duration(command, index, clock_ns):
+            seconds = (0.006 if _commit_of(command.text, commits) >= step else 0.002) * (1 + rng.normal(0, 0.01))
+            return {"duration": seconds, "user_ns": int(seconds * 1e9)}
+
+        super().__init__(duration)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.slow
 def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_comparison(worker_repo):
     root, commits = worker_repo
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "bisect.json", *FAST)
@@ -116,8 +173,10 @@ def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_co
 
 def test_a_second_search_finds_every_build_in_the_cache(worker_repo):
     root, commits = worker_repo
-    assert invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", *FAST).code == 0
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--json", "-", *FAST)
+    workers = BuiltWorkers(commits, 6)
+    assert invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", *FAST, workers=workers).code == 0
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--json", "-", *FAST,
+                            workers=workers)
     assert code == 0, err
     doc = json.loads(out)
     assert doc["builds"]["built"] == 0 and doc["builds"]["reused"] >= 3
@@ -129,7 +188,7 @@ def test_a_second_search_finds_every_build_in_the_cache(worker_repo):
 def test_a_budget_too_small_to_finish_names_no_commit_and_returns_the_range(worker_repo):
     _, commits = worker_repo
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--budget", "1s",
-                            "--json", "-", *FAST)
+                            "--json", "-", *FAST, workers=BuiltWorkers(commits, 6))
     assert code == 5, err
     doc = json.loads(out)
     assert doc["answer"]["kind"] == "inconclusive" and doc["answer"]["commit"] is None
@@ -139,16 +198,17 @@ def test_a_budget_too_small_to_finish_names_no_commit_and_returns_the_range(work
 
 def test_two_commits_with_nothing_between_them_that_matters_are_no_slowdown(worker_repo):
     _, commits = worker_repo
-    code, out, err = invoke("bisect", commits[0], commits[3], "-k", "^same$", "--no-store", *FAST)
-    assert code in (5, 7), err  # 7: no slowdown; 5 only if the interval never got within ±1%
-    if code == 7:
-        assert "No slowdown: BAD is not slower than GOOD by the threshold" in out
+    code, out, err = invoke("bisect", commits[0], commits[3], "-k", "^same$", "--no-store", *FAST,
+                            workers=BuiltWorkers(commits, 6))
+    assert code == 7, err
+    assert "No slowdown: BAD is not slower than GOOD by the threshold" in out
 
 
 def test_a_middle_commit_that_does_not_build_is_skipped(tmp_path, monkeypatch):
     commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, broken=4)
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST,
+                            workers=BuiltWorkers(commits, 6))
     assert code == 0, err
     doc = json.loads(out)
     assert doc["answer"]["commit"] == commits[6]
@@ -160,7 +220,8 @@ def test_a_middle_commit_without_the_benchmark_is_skipped_like_one_that_does_not
     (``git bisect skip``), so the search goes on around it."""
     commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, without=(4, "PAIRBENCH(work)"))
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST,
+                            workers=BuiltWorkers(commits, 6, without=(4, "work")))
     assert code == 0, err
     doc = json.loads(out)
     assert doc["answer"]["commit"] == commits[6]
@@ -178,25 +239,18 @@ def test_an_alpha_too_small_to_split_over_the_search_is_a_usage_error_before_any
 def test_a_middle_commit_without_one_of_two_stepped_benchmarks_is_skipped(tmp_path, monkeypatch):
     """``work`` and ``more`` both get slower at commit 6; commit 4 has no ``more``, and its ``work`` is
     like GOOD's: it cannot tell where ``more`` got slower, so it is skipped rather than ending the
-    search undecided. Whether ``more`` is named with ``work``, or has a step at all, is what load
-    can flip: on this virtual machine, in phases of seconds, some processes ran a loop 2.3 times
-    slower, and before pairbench.h aligned each benchmark's loop the two builds placed ``more``'s
-    loop differently, so only GOOD's slowed: its rounds gave +46% or +197%, the interval spanned
-    both ([43, 196]), and once the ends' interval did not lie above half the step."""
+    search undecided."""
     two = WORKER.replace("PAIRBENCH(same)", "PAIRBENCH(more) {{ unsigned s = 1; for (unsigned i = 0; i < "
                          "{loops}u; i++) s += i ^ s; pairbench_keep(s); }}\nPAIRBENCH(same)")
     commits = _repository(tmp_path, _worker_config(), "bench.c", two, 9, 6, without=(4, "PAIRBENCH(more)"))
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^(work|more)$", "--json", "-", *FAST)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^(work|more)$", "--json", "-", *FAST,
+                            workers=BuiltWorkers(commits, 6, more=True, without=(4, "more")))
     assert code == 0, out + err
     doc = json.loads(out)
     assert doc["answer"]["commit"] == commits[6] and "work" in doc["answer"]["benchmarks"], out
-    step = {b["benchmark"]: b["side"] for b in doc["comparisons"][0]["benchmarks"]}
-    skipped = [s["commit"] for s in doc["skipped"]]
-    if step["more"] == "above":
-        assert skipped == [commits[4]] and "no benchmark 'more'" in doc["skipped"][0]["why"], out
-    else:  # the step's interval was wider than half its estimate: ``more`` has no step to lack
-        assert skipped == [], out
+    assert {b["benchmark"]: b["side"] for b in doc["comparisons"][0]["benchmarks"]}["more"] == "above"
+    assert [s["commit"] for s in doc["skipped"]] == [commits[4]] and "no benchmark 'more'" in doc["skipped"][0]["why"]
 
 
 def test_bad_that_does_not_build_fails_with_its_build_log(tmp_path, monkeypatch):
@@ -216,7 +270,8 @@ def test_good_that_does_not_build_fails_before_anything_is_measured(tmp_path, mo
 
 def test_a_filter_that_matches_no_benchmark_is_a_usage_error(worker_repo):
     _, commits = worker_repo
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^nothing$", "--no-store", *FAST)
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^nothing$", "--no-store", *FAST,
+                            workers=BuiltWorkers(commits, 6))
     assert code == 2 and "-k '^nothing$' matches none of the 2 benchmarks" in err
     assert "Traceback" not in err and "Found" not in out
 
@@ -226,6 +281,7 @@ def _default_dispositions() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_build_ends_the_search_with_what_it_found_and_exit_130(tmp_path):
     """The third build (the first middle commit's) waits until killed: Ctrl-C arrives while it runs."""
     marks = tmp_path / "marks"
@@ -254,6 +310,7 @@ def test_ctrl_c_during_a_build_ends_the_search_with_what_it_found_and_exit_130(t
     assert sum((entry / "built").exists() for entry in cache.iterdir() if entry.is_dir()) == 2
 
 
+@pytest.mark.slow
 def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
     commits = _command_repository(tmp_path, monkeypatch, 5, 3)
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^prog$", "--max-time", "20s", "--seed", "3",
@@ -267,7 +324,7 @@ def test_bisect_finds_the_commit_of_a_command(tmp_path, monkeypatch):
 def test_every_comparison_decides_on_the_metric_given_and_on_compares_default_without_one(tmp_path, monkeypatch):
     commits = _command_repository(tmp_path, monkeypatch, 3, 2)
     code, out, err = invoke("bisect", commits[0], commits[-1], "--metric", "cpu", "--max-time", "20s", "--seed", "3",
-                            "-q", "--json", "-")
+                            "-q", "--json", "-", executor=BuiltExecutor(commits, 2))
     assert code == 0, err
     results = [_document(Path(c["result"])) for c in json.loads(out)["comparisons"]]
     assert results and all(r["settings"]["decision"]["metric"] == "cpu" for r in results)
@@ -284,6 +341,7 @@ def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatc
     assert code == 2 and "--harness is for a [confirm] bench target" in err
 
 
+@pytest.mark.slow
 def test_bisect_finds_the_commit_of_python_benchmark_files(tmp_path, monkeypatch):
     config = '[confirm]\nbuild = "true"\nbench = "benchmarks"\n'
     commits = _repository(tmp_path, config, "benchmarks/bench_work.py", PYTHON, 5, 3)

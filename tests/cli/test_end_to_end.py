@@ -29,6 +29,7 @@ def test_run_measures_true_and_sleep_and_stores_every_sample(tmp_path):
     assert document["environment"]["executor"]["kind"] == "SpawnerExecutor"
 
 
+@pytest.mark.slow
 def test_compare_finds_a_real_slowdown(tmp_path):
     """A fivefold slowdown (10 ms against 50 ms of sleep): the +50% bound holds even when a loaded
     machine adds 20 ms to every sample (a threefold one did not, under pytest -n 4 on 2 CPUs).
@@ -67,6 +68,7 @@ def test_timeout_kills_a_hanging_command_and_says_so(tmp_path):
     assert time.monotonic() - started < 20
 
 
+@pytest.mark.slow
 def test_show_reads_back_what_run_wrote(tmp_path):
     out = tmp_path / "r.json"
     assert pairbench("run", "--runs", "6", "--json", str(out), "true").returncode == 0

@@ -134,6 +134,7 @@ def _open_series(url: str):
         return {b.key.label: store.series(machine.id, b) for b in store.benchmarks(machine.id)}
 
 
+@pytest.mark.e2e
 def test_run_with_a_store_keeps_the_result_with_its_commit_branch_and_dirtiness(repository, use_executor):
     use_executor(FakeExecutor())
     head = _git(repository, "rev-parse", "HEAD")
@@ -148,6 +149,7 @@ def test_run_with_a_store_keeps_the_result_with_its_commit_branch_and_dirtiness(
     assert series.median.tolist() == [1e8, 2e8]
 
 
+@pytest.mark.e2e
 def test_compare_keeps_the_candidates_in_the_history_and_the_baseline_beside(repository, use_executor):
     use_executor(FakeExecutor())
     code, _, _ = invoke("compare", "--runs", "6", "--store", "h.db", "-n", "old", "-n", "new", "sleep 0.1",
@@ -155,6 +157,7 @@ def test_compare_keeps_the_candidates_in_the_history_and_the_baseline_beside(rep
     assert code == 0 and sorted(_open_series(str(repository / "h.db"))) == ["new"]
 
 
+@pytest.mark.e2e
 def test_the_project_config_turns_storing_on_and_no_store_turns_it_off(repository, use_executor):
     use_executor(FakeExecutor())
     (repository / "pairbench.toml").write_text('[store]\nurl = "sqlite:///.pairbench/history.db"\n')
@@ -168,6 +171,7 @@ def test_the_project_config_turns_storing_on_and_no_store_turns_it_off(repositor
     assert len(_open_series(str(repository / ".pairbench" / "history.db"))["sleep 0.1"]) == 1
 
 
+@pytest.mark.e2e
 def test_a_pyproject_tool_table_configures_the_store(repository, use_executor, monkeypatch):
     use_executor(FakeExecutor())
     (repository / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.pairbench.store]\nurl = "h.db"\n'
@@ -182,6 +186,7 @@ def test_a_pyproject_tool_table_configures_the_store(repository, use_executor, m
     assert (repository / "other.db").exists()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("config", "message"), [
     ("[store]\nurl = 3\n", "[store] url must be a non-empty string"),
     ("[store]\npath = 'x'\n", "unknown key 'path' in [store]"),
@@ -195,6 +200,7 @@ def test_a_bad_project_config_is_refused_naming_the_file(repository, use_executo
     assert code == 2 and message in err and "pairbench.toml" in err and not fake.calls
 
 
+@pytest.mark.e2e
 def test_a_store_that_cannot_be_reached_fails_before_anything_is_measured(repository, use_executor):
     fake = use_executor(FakeExecutor())
     code, _, err = invoke("run", "--runs", "5", "--store", "postgresql://bench:pw@127.0.0.1:1/h", "sleep 0.1")
@@ -202,6 +208,7 @@ def test_a_store_that_cannot_be_reached_fails_before_anything_is_measured(reposi
     assert not fake.calls
 
 
+@pytest.mark.e2e
 def test_store_and_no_store_together_are_a_usage_error(repository):
     code, _, err = invoke("run", "--store", "h.db", "--no-store", "sleep 0.1")
     assert code == 2 and "contradict" in err
@@ -210,6 +217,7 @@ def test_store_and_no_store_together_are_a_usage_error(repository):
 # --------------------------------------------------------------------------- store import
 
 
+@pytest.mark.e2e
 def test_store_import_keeps_good_files_names_bad_ones_and_keeps_each_result_once(repository, use_executor):
     for k in (1, 2):
         use_executor(FakeExecutor())
@@ -228,6 +236,7 @@ def test_store_import_keeps_good_files_names_bad_ones_and_keeps_each_result_once
     assert code == 0 and "Example CPU @ 3.0GHz · 2 CPUs · x86_64: 2 result(s), 1 benchmark(s)" in out
 
 
+@pytest.mark.e2e
 def test_store_import_of_a_revision_that_does_not_exist_is_a_usage_error(repository, use_executor):
     use_executor(FakeExecutor())
     invoke("run", "--runs", "5", "--json", "r.json", "sleep 0.1")
@@ -245,6 +254,7 @@ print(json.dumps({"code": code, "shown": "parse" in out.getvalue(), "scipy_stats
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
 def test_history_loads_no_scipy_stats_which_would_be_most_of_its_time(stored, fmt):
     # scipy.stats costs ~0.6 s to import; the history of 10,000 commits ~0.3 s of work
@@ -276,6 +286,7 @@ def _measured(root: Path, name: str, every: int) -> list[str]:
     return commits
 
 
+@pytest.mark.e2e
 def test_a_step_over_several_commits_prints_the_bisect_command_that_finds_its_commit(repository):
     commits = _measured(repository, "sort[n=64]", every=5)
     code, out, err = invoke("history", "--store", str(repository / "history.db"))
@@ -290,6 +301,7 @@ def test_a_step_over_several_commits_prints_the_bisect_command_that_finds_its_co
     assert bisect in out
 
 
+@pytest.mark.e2e
 def test_a_step_at_the_next_commit_has_no_bisect_command(repository):
     commits = _measured(repository, "parse", every=1)
     code, out, _ = invoke("history", "--store", str(repository / "history.db"), "--format", "json")
@@ -297,6 +309,7 @@ def test_a_step_at_the_next_commit_has_no_bisect_command(repository):
     assert code == 0 and (step["before"], step["after"]) == (commits[21], commits[22]) and step["bisect"] is None
 
 
+@pytest.mark.e2e
 def test_a_step_between_commits_git_does_not_know_has_no_bisect_command(repository):
     with Store.open(str(repository / "history.db")) as opened:
         store_history(opened, [{"parse": 1e6 * (1.1 if k >= 10 else 1.0)} for k in range(20)],
@@ -351,6 +364,7 @@ def test_history_of_an_unknown_option_like_name_after_double_dash_writes_no_file
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.e2e
 def test_a_step_whose_place_is_unsure_offers_confirm_and_bisect_over_the_commits_it_may_lie_between(repository):
     """100 commits, each measured, under AR(1) noise of phi 0.5 and SD 3% with a 9% step at commit 50
     (seed 117): the step is placed at 45, and the span that holds 95% of its place's posterior is

@@ -40,7 +40,7 @@ def live_journal(tmp_path):
 def _writers(out: str) -> dict[str, list[str]]:
     """Every command that writes a file, writing ``out``."""
     return {
-        "import": ["import", "--json", out, str(HYPERFINE)],
+        "convert": ["convert", "--json", out, str(HYPERFINE)],
         "merge": ["merge", "--json", out, str(RESULT), str(OTHER_RESULT)],
         "diff": ["diff", str(RESULT), str(OTHER_RESULT), "--json", out],
         "report": ["report", str(RESULT), "--format", "markdown", "-o", out],
@@ -59,7 +59,7 @@ def test_no_command_writes_over_a_live_runs_journal(use_executor, live_journal, 
     assert ".partial" in err and "journal" in err and "choose another name" in err
 
 
-@pytest.mark.parametrize("command", ["import", "diff", "report", "run --output"])
+@pytest.mark.parametrize("command", ["convert", "diff", "report", "run --output"])
 def test_a_live_journal_under_another_name_is_not_written_either(use_executor, live_journal, command):
     use_executor()
     hard = live_journal.parent / "hard.json"

@@ -193,6 +193,7 @@ def _pairbench(args, stdout) -> subprocess.CompletedProcess:
 
 # /dev/full is a Linux (and BSD) device: a platform limit, not a gap. Everywhere, the same path
 # is covered in process by test_full_standard_output_exits_4_and_says_so.
+@pytest.mark.e2e
 @pytest.mark.skipif(not os.path.exists("/dev/full"),
                     reason="this system has no /dev/full; the in-process ENOSPC test covers the path")
 def test_pairbench_writing_to_dev_full_exits_4_without_a_traceback():
@@ -202,6 +203,7 @@ def test_pairbench_writing_to_dev_full_exits_4_without_a_traceback():
     assert result.stderr == "error: cannot write to standard output (No space left on device)\n"
 
 
+@pytest.mark.e2e
 def test_pairbench_writing_to_a_closed_pipe_exits_141_without_a_traceback():
     read_end, write_end = os.pipe()
     os.close(read_end)

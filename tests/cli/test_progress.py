@@ -89,6 +89,7 @@ def test_progress_label_shows_control_characters_of_a_name_made_visible(kind):
     assert "BM_\\x1b]0;PWNED\\x07\\x1b[2J \\x9b31m" in drawn
 
 
+@pytest.mark.e2e
 def test_bench_progress_line_on_a_terminal_never_carries_a_listed_names_escapes(tmp_path, every_redraw):
     """The red-team audit's G1: a Google Benchmark listing whose name holds a window-title OSC and a
     screen erase reached the terminal raw on the progress line."""

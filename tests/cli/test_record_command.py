@@ -96,6 +96,7 @@ def test_record_links_each_commit_to_its_predecessor_and_anchor_in_sqlite(tmp_pa
     _check_paired_history(commits, str(tmp_path / "history.db"))
 
 
+@pytest.mark.slow
 def test_record_keeps_links_in_postgresql(tmp_path, monkeypatch, postgres_url):
     monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     monkeypatch.chdir(tmp_path)

@@ -156,6 +156,7 @@ def by_tree(seed: int = 0):
     return duration
 
 
+@pytest.mark.e2e
 def test_show_prints_what_confirm_printed(repository, use_executor):
     use_executor(FakeExecutor(by_tree()))
     printed = invoke("confirm", repository[1], repository[2], "--seed", "5", "-q", "--json", "c.json")
@@ -164,6 +165,7 @@ def test_show_prints_what_confirm_printed(repository, use_executor):
     assert shown(Path("c.json")) == printed.out
 
 
+@pytest.mark.e2e
 def test_show_prints_what_each_comparison_of_bisect_measured(repository, monkeypatch):
     """``bisect`` prints a line per comparison and its answer; each comparison's result file, which
     its JSON names, shows the comparison it measured."""

@@ -179,3 +179,96 @@ def _interrupted_before_pairbench_ran(stderr: str) -> bool:
     files = re.findall(r'File "([^"]*)"', stderr)
     return (stderr.rstrip().endswith("KeyboardInterrupt") and bool(files)
             and not any(Path(f).resolve().is_relative_to(PACKAGE) for f in files if not f.startswith("<")))
+
+
+# -- signals while a run starts ------------------------------------------------------------
+
+# main, as the console script runs it (signals held from the start), with a scripted executor and a
+# machine reader that sends this process the signals named on the command line while the run starts.
+STARTING = f"""
+import io, json, os, signal, sys
+sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
+""" + """
+from pairbench import held_signals
+held_signals.hold()
+from pairbench.cli import main
+from fakes import FakeExecutor
+signals, argv = sys.argv[1].split(","), sys.argv[2:]
+def reading_the_machine(*args, **options):
+    for name in signals:
+        os.kill(os.getpid(), getattr(signal, name))
+    return {}
+executor = FakeExecutor(default=0.01)
+err = io.StringIO()
+code = main(argv, stdout=io.StringIO(), stderr=err, executor_factory=lambda output: executor,
+            environment=reading_the_machine)
+print(json.dumps({"code": code, "ran": executor.texts, "err": err.getvalue()}))
+"""
+
+
+def _starting(tmp_path, signals: str, *argv: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", STARTING, signals, *argv], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path, preexec_fn=default_dispositions)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("name", "code"), [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_signal_while_a_run_starts_leaves_its_result_and_runs_cleanup(tmp_path, name, code):
+    out = tmp_path / "r.json"
+    found = _starting(tmp_path, name, "run", "--runs", "5", "--json", str(out), "--setup", "echo setup",
+                      "--cleanup", "echo clean", "sleep 0.1")
+    assert found["code"] == code, found["err"]
+    document = json.loads(out.read_text())
+    assert document["state"] == "interrupted"
+    assert sum(len(series["samples"]["wall_ns"]) for series in document["series"]) == 0
+    assert found["ran"] == ["echo clean"]  # not --setup: the run ended before it
+    assert not journal_path(out).exists()
+
+
+@pytest.mark.e2e
+def test_a_second_signal_while_a_run_starts_interrupts_at_once(tmp_path):
+    out = tmp_path / "r.json"
+    found = _starting(tmp_path, "SIGTERM,SIGTERM", "run", "--runs", "5", "--json", str(out),
+                      "--cleanup", "echo clean", "sleep 0.1")
+    assert found["code"] == 143 and found["err"].lstrip("\n") == "interrupted (SIGTERM)\n"
+    assert found["ran"] == [] and not out.exists() and not journal_path(out).exists()
+
+
+@pytest.mark.e2e
+def test_a_signal_held_through_a_command_that_does_not_measure_interrupts_it(tmp_path):
+    found = _starting(tmp_path, "", "--version")
+    assert found["code"] == 0
+    done = subprocess.run([sys.executable, "-c", STARTING.replace("code = main(", "os.kill(os.getpid(), "
+                           "signal.SIGINT)\ncode = main("), "", "--version"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path, preexec_fn=default_dispositions)
+    found = json.loads(done.stdout)
+    assert found["code"] == 130 and found["err"] == "interrupted\n"
+
+
+def _catches_sigterm(pid: int) -> bool:
+    """Whether process ``pid`` has a handler for SIGTERM yet (its SigCgt mask in /proc)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            caught = next(line for line in f if line.startswith("SigCgt:"))
+    except (FileNotFoundError, StopIteration):
+        return False
+    return bool(int(caught.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+
+
+@pytest.mark.e2e
+def test_a_real_sigterm_as_soon_as_pairbench_can_take_one_leaves_the_result_and_runs_cleanup(tmp_path):
+    """Sent the moment the console script holds signals, before its code has loaded: the run ends
+    as one interrupted while sampling does (some samples may be taken first on a loaded machine)."""
+    out, cleaned = tmp_path / "r.json", tmp_path / "cleaned"
+    process = _start("run", "-q", "--runs", "5", "--json", str(out), "--cleanup", f"touch {cleaned}", "sleep 0.2")
+    try:
+        assert wait_until(lambda: _catches_sigterm(process.pid) or process.poll() is not None, 60)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 143, stderr
+    assert json.loads(out.read_text())["state"] == "interrupted"
+    assert cleaned.exists() and not journal_path(out).exists()

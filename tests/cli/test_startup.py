@@ -8,6 +8,7 @@ the time is measured in ``benchmarks/overhead.py --startup``.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import json
 import pkgutil
@@ -22,8 +23,7 @@ from cli_runner import invoke
 
 import pairbench
 import pairbench.cli
-from pairbench import preload
-from pairbench.cli.app import COMMANDS, cli
+from pairbench.cli.app import COMMANDS, RENAMED, cli
 from pairbench.errors import Terminated
 
 HEAVY = ("numpy", "scipy", "rich", "jinja2", "plotly")
@@ -45,54 +45,118 @@ def _loaded(*argv: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv", [["--version"], ["-V"], ["--help"], []], ids=" ".join)
 def test_version_and_help_load_no_command_and_no_numpy_scipy_rich_or_renderer(argv):
     loaded = _loaded(*argv)
     assert loaded["heavy"] == [] and loaded["commands"] == ["pairbench.cli.app"]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", ["run", "compare", "show", "report"])
 def test_a_commands_help_loads_no_numpy_scipy_rich_or_renderer(command):
     loaded = _loaded(command, "--help")
     assert loaded["code"] == 0 and loaded["heavy"] == []
 
 
-# run or compare through main with a scripted executor that notes, at each sample (warm-up included),
-# the threads alive and the modules loaded: the statistics must be loaded before the first sample,
-# nothing imported while sampling, and no thread of pairbench's alive beside any sample.
+# Before the first sample a measuring command loads what that sample and the stopping rule need and
+# nothing else: numpy and click of the libraries, and of pairbench the command line, the session,
+# the measuring, the journal and the stopping path (the sign test and the confidence sequence on
+# numpy and math). scipy, SQLAlchemy, rich, plotly, jinja2 and the renderers load after the last
+# sample, when the command needs them. A module here that is not listed fails the test: move what
+# loads it after the sampling, or list it with the reason the first sample needs it.
+LIBRARIES_BEFORE_FIRST_SAMPLE = {"click", "numpy"}
+PAIRBENCH_BEFORE_FIRST_SAMPLE = (
+    "pairbench.cli", "pairbench.cli.app", "pairbench.cli.measuring", "pairbench.cli.bench",
+    "pairbench.cli.options", "pairbench.cli.progress", "pairbench.cli.report",
+    "pairbench.sessions", "pairbench.sessions.commands", "pairbench.sessions.result", "pairbench.sessions.record",
+    "pairbench.sessions.bench", "pairbench.sessions.driver", "pairbench.sessions.lanes", "pairbench.sessions.sizing",
+    "pairbench.sessions.functions",
+    "pairbench.measure", "pairbench.measure.*", "pairbench.environment", "pairbench.environment.*",
+    "pairbench.worker", "pairbench.worker.*",
+    "pairbench.store", "pairbench.store.journal", "pairbench.store.document", "pairbench.store.resultfile",
+    "pairbench.store.files", "pairbench.store.checks", "pairbench.store.legacy", "pairbench.store.project",
+    "pairbench.store.database",  # the store's URL and the SQLite file's checks; not SQLAlchemy
+    "pairbench.store.shards",  # which of a suite's benchmarks a bench --shard measures
+    "pairbench.analysis", "pairbench.analysis.criteria", "pairbench.analysis.stopping", "pairbench.analysis.effect",
+    "pairbench.analysis.records", "pairbench.analysis.rules", "pairbench.analysis.summary",
+    "pairbench.analysis.budget", "pairbench.analysis.relative",
+    "pairbench.analysis.derived",  # the result file's records, with the session's ending; written after the last sample
+    "pairbench.stats", "pairbench.stats.paired", "pairbench.stats.sequential", "pairbench.stats._binomial",
+    "pairbench.stats._minimize", "pairbench.stats._order", "pairbench.stats._rmath", "pairbench.stats._validation",
+    "pairbench.report", "pairbench.report.safe", "pairbench.report.exports",
+)
+NOT_VOCABULARY = ("pairbench.api", "pairbench.pytest_plugin", "pairbench.workloads")
+"""Modules directly in the package (the vocabulary, allowed) that are entry points of their own."""
+
+
+def _unlisted(modules: list[str]) -> list[str]:
+    """The modules of ``modules`` loaded before the first sample that the lists above do not allow."""
+    standard = sys.stdlib_module_names | {"__main__", "_distutils_hack", "fakes", "cython_runtime"}
+    libraries = {m.split(".")[0] for m in modules if not m.startswith("_cython_")} - standard - {"pairbench"}
+    ours = [m for m in modules if m.split(".")[0] == "pairbench"]
+    vocabulary = [m for m in ours if m.count(".") <= 1 and m not in NOT_VOCABULARY]
+    unlisted = [m for m in ours if m not in vocabulary
+                and not any(fnmatch.fnmatchcase(m, pattern) for pattern in PAIRBENCH_BEFORE_FIRST_SAMPLE)]
+    return sorted(libraries - LIBRARIES_BEFORE_FIRST_SAMPLE) + unlisted
+
+
+# run, compare or bench through main with a scripted executor (or workers) that notes, at each sample
+# (warm-up included), the threads alive and the modules loaded: only what the first sample needs is
+# loaded before it, nothing is imported while sampling, and no thread of pairbench's is alive beside
+# any sample.
 WHILE_SAMPLING = f"""
 import io, json, sys, threading
 sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
 """ + """
 from pairbench.cli import main
-from fakes import FakeExecutor
+from fakes import FakeExecutor, FakeWorkers
 seen = []
-def duration(command, index, clock_ns):
+def note():
     seen.append({"threads": [t.name for t in threading.enumerate()], "modules": sorted(sys.modules)})
+def duration(command, index, clock_ns):
+    note()
     return 0.01
+class NotingWorkers(FakeWorkers):
+    def take(self, benchmark, iterations):
+        note()
+        return super().take(benchmark, iterations)
+script = {"parse": {"per_iteration_ns": 120.0}, "sort": {"per_iteration_ns": 800.0}}
 code = main(sys.argv[1:], stdout=io.StringIO(), stderr=io.StringIO(),
-            executor_factory=lambda output: FakeExecutor(duration), environment=lambda *a, **k: {})
+            executor_factory=lambda output: FakeExecutor(duration), environment=lambda *a, **k: {},
+            workers=NotingWorkers({"./bench-old": script, "./bench-new": script}, seed=1))
 print(json.dumps({"code": code, "seen": seen}))
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv", [["run", "--seed", "1", "--runs", "12", "true"],
                                   ["compare", "--seed", "1", "--runs", "12", "true", "true -a"],
-                                  ["compare", "--seed", "1", "--min-runs", "6", "--max-runs", "40", "true", "true -a"]],
-                         ids=["run", "compare --runs", "compare adaptive"])
-def test_the_statistics_load_before_the_first_sample_and_nothing_runs_beside_a_sample(argv):
-    # run from / so that no project config names a store
+                                  ["compare", "--seed", "1", "--min-runs", "6", "--max-runs", "40", "true", "true -a"],
+                                  ["bench", "--harness", "pairbench", "--seed", "4", "--max-time", "1s",
+                                   "./bench-old", "./bench-new"]],
+                         ids=["run", "compare --runs", "compare adaptive", "bench"])
+def test_only_what_the_first_sample_needs_loads_before_it_and_nothing_runs_beside_a_sample(argv, worker_programs):
+    # in a directory of its own, so that no project config names a store
     done = subprocess.run([sys.executable, "-c", WHILE_SAMPLING, *argv], capture_output=True,
-                          text=True, timeout=120, cwd="/")
+                          text=True, timeout=120, cwd=worker_programs)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     seen = found["seen"]
     assert found["code"] == 0 and len(seen) >= 12
     assert all(s["threads"] == ["MainThread"] for s in seen)  # no thread of ours beside any sample
     first = seen[0]["modules"]
-    assert {"scipy.stats", *preload.MODULES} <= set(first)  # loaded before the first sample
+    assert _unlisted(first) == []
     assert all(s["modules"] == first for s in seen)  # and nothing imported while sampling
-    assert "sqlalchemy" not in first  # no store given: no database library
+
+
+def test_the_list_of_what_loads_before_the_first_sample_leaves_out_the_heavy_libraries_and_renderers():
+    loaded = ["scipy", "scipy.stats", "sqlalchemy", "rich", "plotly", "jinja2", "pairbench.report.text",
+              "pairbench.report.jsonfile", "pairbench.analysis.comparison", "pairbench.stats.descriptive",
+              "pairbench.store.history", "pairbench.api", "numpy", "click", "json", "pairbench.settings"]
+    assert _unlisted(loaded) == ["jinja2", "plotly", "rich", "scipy", "sqlalchemy", "pairbench.report.text",
+                                 "pairbench.report.jsonfile", "pairbench.analysis.comparison",
+                                 "pairbench.stats.descriptive", "pairbench.store.history", "pairbench.api"]
 
 
 def _load_every_command() -> None:
@@ -103,8 +167,12 @@ def _load_every_command() -> None:
 def test_the_command_table_names_every_command_its_module_and_its_summary():
     """``pairbench --help`` lists the commands from the table: it must say what the modules say."""
     _load_every_command()
-    assert sorted(cli.commands) == sorted(COMMANDS)
+    assert sorted(name for name, command in cli.commands.items() if not command.hidden) == sorted(COMMANDS)
+    assert sorted(name for name, command in cli.commands.items() if command.hidden) == sorted(RENAMED)
     for name, command in cli.commands.items():
+        if command.hidden:
+            assert command.callback.__wrapped__ is cli.commands[RENAMED[name][0]].callback, name
+            continue
         module, summary = COMMANDS[name]
         assert command.callback.__module__ == module, name
         listed = click.Command(name, help=summary)
@@ -112,6 +180,7 @@ def test_the_command_table_names_every_command_its_module_and_its_summary():
             assert listed.get_short_help_str(limit) == command.get_short_help_str(limit), (name, limit)
 
 
+@pytest.mark.e2e
 def test_help_lists_the_commands_as_it_does_once_they_are_loaded(monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")  # click's width, here and in the fresh process
     fresh = subprocess.run([sys.executable, "-m", "pairbench", "--help"], capture_output=True, text=True,
@@ -161,6 +230,7 @@ def _console(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", CONSOLE, *argv], capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.e2e
 def test_the_console_script_exits_with_the_clis_code_after_flushing_and_running_atexit_handlers():
     done = _console("--version")
     assert done.returncode == 0 and done.stdout == f"pairbench, version {pairbench.__version__}\natexit handler ran\n"
@@ -169,6 +239,7 @@ def test_the_console_script_exits_with_the_clis_code_after_flushing_and_running_
     assert done.stdout == "atexit handler ran\n"
 
 
+@pytest.mark.e2e
 def test_the_console_script_waits_for_a_thread_still_running():
     done = _console("--with-thread", "--version")
     assert done.returncode == 0 and "thread finished" in done.stdout.splitlines()

@@ -27,16 +27,16 @@ TEST_SUPPORT = SRC.parents[1] / "tests" / "support"
 LAYERS = ("cli", "sessions", "report", "analysis", "store", "measure", "environment", "stats",
           "worker", "vocabulary")
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parsers", "parameters", "model", "verdict", "harness_registry",
-              "preload", "outputs", "limits", "__init__"}
+              "held_signals", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
-            | {"pytest_plugin": "cli", "api": "cli",
-               "preload": "report"})  # loads, before the first sample, the analysis and the report the CLI uses after
+            | {"pytest_plugin": "cli", "api": "cli"})
 MODULE_NAME = re.compile(r"pairbench(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?")
 NOT_IMPORTED_NAMES = {"__init__.py": "PEP 562: the package's public names, loaded on first use",
                       "harness_registry.py": "the modules a worker process runs (python -m), never imported here"}
-IMPORTS_BY_NAME = {"__init__.py", "stats/__init__.py", "cli/app.py", "preload.py"}
+IMPORTS_BY_NAME = {"__init__.py", "stats/__init__.py", "cli/app.py", "stats/_lazy.py"}
 """The lazy loaders: the only modules that call ``importlib.import_module`` (the package's public
-names, the statistics' submodules, the commands, what sampling must not wait for)."""
+names, the statistics' submodules, the commands, scipy's modules at the first statistic that needs
+them)."""
 STATS_MAY_USE = {"errors", "notes"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 

@@ -68,7 +68,7 @@ CANNOT_RUN = {
         "one shard of a suite of real builds; tests/store/test_merge.py merges shards",
     "pairbench merge --json suite.json --fail-on slower shard-1.json shard-2.json shard-3.json shard-4.json":
         "needs four shards of one suite; tests/store/test_merge.py merges shards",
-    "pairbench import --json old.pb.json old.txt": "needs another tool's saved result; tests/store/test_imports.py",
+    "pairbench convert --json old.pb.json old.txt": "needs another tool's saved result; tests/store/test_imports.py",
     "pairbench diff old.pb.json new.pb.json --fail-on slower": "needs two saved results; tests/report/golden/diff.txt",
     "pairbench show --details suite.json": "names the reader's own file; tests/cli/test_bench_golden.py shows a suite",
     "pairbench show result.json.partial": "names the reader's own journal; tests/store test journals",

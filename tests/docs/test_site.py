@@ -23,6 +23,7 @@ def build(project, site):
     )
 
 
+@pytest.mark.slow
 def test_the_documentation_site_builds_strictly(tmp_path):
     site = tmp_path / "site"
     result = build(REPO, site)

@@ -251,7 +251,8 @@ def test_a_failing_command_exits_3(stored, use_executor):
     assert code == 3 and "FAIL    runs: 'echo x' ended with exit code 1" in out
 
 
-def test_a_command_that_is_not_installed_is_a_usage_error():
+def test_a_command_that_is_not_installed_is_a_usage_error(use_executor):
+    use_executor(FakeExecutor(default=0.01))
     code, out, err = invoke("doctor", "no-such-program-pairbench-test")
     assert code == 2 and out == "" and "command not found" in err
 

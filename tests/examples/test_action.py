@@ -21,6 +21,8 @@ from fake_github import FakeGitHubServer
 from installs import REPO, scratch_directory
 from tools import git
 
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # starts real programs: the Action's install and runs
+
 TOKEN = "ghs_faketoken0123456789"
 WORKER = """#include "pairbench.h"
 static unsigned long mix(unsigned long n) {

@@ -197,6 +197,7 @@ def test_outside_a_pull_request_nothing_is_posted(capsys):
     assert "not a pull request" in capsys.readouterr().out
 
 
+@pytest.mark.e2e
 def test_the_history_a_pull_request_shows_needs_only_a_role_that_can_read(postgres_url, monkeypatch, tmp_path):
     """The examples give pull requests a store role that can only read (their code runs in that job)."""
     with Store.open(postgres_url) as store:
@@ -224,6 +225,7 @@ def test_a_comment_github_refuses_is_a_warning_and_leaves_the_gate_to_decide(tmp
     assert "::warning::could not post the comment" in out and "read-only-token" not in out
 
 
+@pytest.mark.e2e
 def test_the_history_of_changed_benchmarks_takes_every_name_as_a_name_and_leaves_out_new_ones(
         tmp_path, monkeypatch, use_executor):
     """Issue 26 G5: a benchmark named --output=PATH made the CI example's history write that file."""

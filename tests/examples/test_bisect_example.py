@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.e2e  # starts real programs
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "bisect-on-step.yml"
 SHIM = """#!/usr/bin/env python3

@@ -79,6 +79,7 @@ def _lint_project(root: Path, workflows: dict[str, str]) -> subprocess.Completed
                           cwd=root, capture_output=True, text=True, timeout=300, check=False)
 
 
+@pytest.mark.e2e
 def test_actionlint_with_shellcheck_passes_on_every_workflow_and_on_the_actions_steps(tmp_path):
     workflows = {p.name: p.read_text() for p in WORKFLOWS}
     workflows["action-steps.yml"] = yaml.safe_dump(action_as_workflow(yaml.safe_load((REPO / "action.yml").read_text())),
@@ -102,6 +103,7 @@ jobs:
 """
 
 
+@pytest.mark.e2e
 def test_actionlint_here_checks_the_actions_inputs_and_runs_shellcheck(tmp_path):
     done = _lint_project(tmp_path, {"bad.yml": LINTED})
     assert 'input "fail_on" is not defined in action "pairbench"' in done.stdout
@@ -127,6 +129,7 @@ def test_the_examples_record_only_on_pushes():
                 assert job.get("if") == "github.event_name == 'push'" or list(triggers) == ["push"], path
 
 
+@pytest.mark.e2e
 def test_the_scripts_pass_shellcheck():
     scripts = sorted((REPO / "scripts").rglob("*.sh"))
     done = subprocess.run([require_tool("shellcheck"), *map(str, scripts)], capture_output=True, text=True,
@@ -155,6 +158,7 @@ def _decoded(k8scheck: str, path: Path) -> list[dict]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+@pytest.mark.e2e
 def test_the_checker_refuses_a_misspelt_field_and_a_bad_quantity(k8scheck, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: x}\nspec:\n  completionz: 4\n")
@@ -171,6 +175,7 @@ def _pod_specs(objects: list[dict]):
             yield obj, obj["spec"]["template"]["spec"]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: p.name)
 def test_a_manifest_decodes_strictly_and_its_volumes_and_claims_are_defined(k8scheck, path):
     objects = _decoded(k8scheck, path)
@@ -188,6 +193,7 @@ def test_a_manifest_decodes_strictly_and_its_volumes_and_claims_are_defined(k8sc
                     assert "ReadWriteMany" in claims[claim]["spec"]["accessModes"]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: p.name)
 def test_the_indexed_job_covers_its_shards_and_the_merge_waits_as_the_comment_says(k8scheck, path):
     objects = _decoded(k8scheck, path)

@@ -106,7 +106,7 @@ def test_an_imported_file_is_refused_in_one_line_or_written_as_show_reads_it(tmp
             document = mutated(json.loads((DATA / name).read_text()), path, value)
             source.write_text(json.dumps(document), encoding="utf-8", errors="surrogatepass")
         out.unlink(missing_ok=True)
-        result = invoke("import", "--json", str(out), str(source))
+        result = invoke("convert", "--json", str(out), str(source))
         check(result, what)
         assert out.exists() == (result.code == 0), what
         if result.code == 0:
@@ -209,6 +209,7 @@ def test_every_column_of_every_table_is_fuzzed(store_file):
     assert len(cases) > 45
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_a_store_row_no_pairbench_wrote_is_refused_in_one_line(store_file, tmp_path, use_executor, chunk):
     cases = _store_cases(store_file)

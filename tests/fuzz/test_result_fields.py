@@ -116,6 +116,7 @@ def test_every_field_of_both_documents_is_fuzzed():
     assert len(CASES) > 250
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_a_fuzzed_result_document_never_crashes_show_report_or_doctor(tmp_path, chunk):
     documents, plotly = base_documents(), _plotly_js()

@@ -92,6 +92,7 @@ def test_pairbench_spawner_variable_chooses_the_spawner(monkeypatch, variable, c
     assert chosen_spawner() == chosen
 
 
+@pytest.mark.e2e
 def test_an_unknown_spawner_is_refused_with_the_choices(monkeypatch):
     monkeypatch.setenv("PAIRBENCH_SPAWNER", "rust")
     with pytest.raises(UsageError, match=r"PAIRBENCH_SPAWNER must be 'native', 'python' or 'auto', got 'rust'"):
@@ -120,6 +121,7 @@ def test_the_native_spawner_runs_by_default_where_it_was_built(built, monkeypatc
             assert f.read().split(b"\0")[0] == native.program_path().encode()
 
 
+@pytest.mark.e2e
 def test_asking_for_the_native_spawner_where_none_was_built_says_how_to_build_it(monkeypatch, tmp_path):
     monkeypatch.setattr(native, "program_path", lambda: str(tmp_path / "pairbench-spawner"))
     monkeypatch.setenv("PAIRBENCH_SPAWNER", "native")

@@ -74,6 +74,7 @@ def test_command_allocating_100_mb_through_the_spawner_is_reported_at_about_100_
     assert 100 * KIB_PER_MB <= run.max_rss_kib <= 130 * KIB_PER_MB
 
 
+@pytest.mark.e2e
 def test_executor_modules_load_none_of_the_big_libraries_in_a_bare_interpreter():
     code = (
         f"import sys; sys.path.insert(0, {str(SRC)!r}); "

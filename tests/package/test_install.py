@@ -13,7 +13,10 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
 from installs import REPO, Installed, install_into_fresh_environment, scratch_directory
+
+pytestmark = pytest.mark.e2e  # starts real programs
 
 
 def _compare(installed: Installed, workdir: Path) -> dict:
@@ -76,6 +79,7 @@ def test_the_sdist_and_the_wheel_carry_the_mit_license_pyproject_declares(built)
     assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_in_a_fresh_environment_and_compares_with_the_native_spawner(
         built, wheelhouse, tmp_path):
     with scratch_directory("pairbench-wheel-") as scratch:
@@ -94,6 +98,7 @@ def _check_wheel_install(installed: Installed, root: Path, workdir: Path) -> Non
     assert (Path(header) / "pairbench.h").is_file() and Path(header).is_relative_to(root)
 
 
+@pytest.mark.slow
 def test_the_sdist_installs_without_a_compiler_and_compares_with_the_python_spawner(
         built, wheelhouse, tmp_path):
     no_compiler = {**wheelhouse, "CC": str(tmp_path / "no-such-compiler")}

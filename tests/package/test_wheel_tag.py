@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from installs import REPO
 
+pytestmark = pytest.mark.e2e  # starts real programs
+
 
 def _setup_function(name: str):
     """One function of setup.py with the module-level constants it reads (setup.py runs setup() when

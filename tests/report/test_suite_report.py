@@ -100,7 +100,7 @@ def _go_output(path: Path, times: list[float], allocs: tuple[int, int]) -> Path:
 def test_diff_of_two_imported_go_outputs_shows_a_table_per_unit_as_benchstat_does(tmp_path):
     times = [1000.0 + 3 * i for i in range(10)]
     for name, allocs in (("old", (2, 1)), ("new", (2, 3))):
-        code, _, err = invoke("import", str(_go_output(tmp_path / f"{name}.txt", times, allocs)),
+        code, _, err = invoke("convert", str(_go_output(tmp_path / f"{name}.txt", times, allocs)),
                               "--json", str(tmp_path / f"{name}.json"))
         assert code == 0, err
     code, out, err = invoke("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
@@ -202,7 +202,7 @@ def test_a_worker_suite_says_its_rounds_and_warm_up_and_that_they_are_not_compar
 def test_diff_gates_on_a_harness_unit_that_got_worse_and_names_a_unit_no_benchmark_reported(tmp_path):
     times = [1000.0 + 3 * i for i in range(10)]
     for name, allocs in (("old", (2, 1)), ("new", (2, 3))):
-        invoke("import", str(_go_output(tmp_path / f"{name}.txt", times, allocs)), "--json", str(tmp_path / f"{name}.json"))
+        invoke("convert", str(_go_output(tmp_path / f"{name}.txt", times, allocs)), "--json", str(tmp_path / f"{name}.json"))
     old, new = str(tmp_path / "old.json"), str(tmp_path / "new.json")
     code, _, err = invoke("diff", old, new, "--fail-on-metric", "allocs/op", "--fail-on-metric", "MB/s")
     assert code == 1 and "--fail-on-metric: 1 comparison(s) worse in allocs/op" in err

@@ -8,6 +8,7 @@ import ruptures
 
 from pairbench import stats
 from pairbench.errors import StatisticsError
+from pairbench.stats import changepoint
 
 
 def _series(rng, n: int) -> np.ndarray:
@@ -141,7 +142,7 @@ def test_the_serial_noise_of_a_drifting_segment_is_taken_about_its_line():
 
 def test_the_fit_is_each_segments_mean_or_line():
     y = np.concatenate([np.full(5, 2.0), np.arange(6, dtype=float)])
-    fit = stats.fitted(y, stats.Segmentation((5,), (False, True)))
+    fit = changepoint.fitted(y, stats.Segmentation((5,), (False, True)))
     assert np.allclose(fit, y) and stats.slope(np.arange(6.0) * 3 + 1) == pytest.approx(3.0)
 
 

@@ -315,3 +315,26 @@ def test_median_interval_at_a_tiny_alpha_matches_exact_enumeration():
         k += 1
     ranks = median_interval_ranks(n, 1.0 - alpha)
     assert (ranks.low, ranks.high) == (k, n - k + 1)
+
+
+def test_the_normal_mad_scale_and_the_mads_are_scipys():
+    """The MADs are computed with numpy (the stopping path runs without scipy) as scipy does."""
+    from pairbench.stats import describe
+    from pairbench.stats.paired import NORMAL_MAD_SCALE
+
+    assert float(stats.norm.ppf(0.75)) == NORMAL_MAD_SCALE
+    x = np.random.default_rng(3).lognormal(0.0, 0.5, 101)
+    d = describe(x)
+    assert d.mad == float(stats.median_abs_deviation(x, scale=1.0))
+    assert d.mad_normal == float(stats.median_abs_deviation(x, scale="normal"))
+    assert outlier_balance(x).mad == float(stats.median_abs_deviation(x, scale="normal"))
+
+
+def test_the_median_the_stopping_path_takes_is_numpys():
+    """``_order.middle`` (np.partition) is ``np.median`` without its import of numpy.ma."""
+    from pairbench.stats._order import middle
+
+    rng = np.random.default_rng(9)
+    for n in [*range(1, 40), 100, 1001]:
+        x = rng.lognormal(0.0, 1.0, n) * 10.0 ** rng.uniform(-9, 3)
+        assert middle(x) == float(np.median(x)), n

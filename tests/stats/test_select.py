@@ -14,8 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pairbench.errors import NotEnoughData, StatisticsError
-from pairbench.stats import hodges_lehmann, kth_pairwise_difference, kth_walsh_average
-from pairbench.stats._select import pairwise_differences, walsh_sums
+from pairbench.stats import hodges_lehmann
+from pairbench.stats._select import (
+    kth_pairwise_difference,
+    kth_walsh_average,
+    pairwise_differences,
+    walsh_sums,
+)
 
 # (cap, sample) settings: tiny ones force many narrowing rounds; None = production defaults
 KNOBS = [(2, 4), (8, 16), (64, 32), (None, None)]

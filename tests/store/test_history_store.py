@@ -39,6 +39,7 @@ def store_url(request, tmp_path):
     return request.getfixturevalue("postgres_url")
 
 
+@pytest.mark.e2e
 def test_a_result_keeps_its_commit_machine_settings_summaries_and_raw_samples(store_url):
     run = stored_run(n=7)
     provenance = Provenance("a" * 40, "2026-02-01T10:00:00+00:00", "main", True)
@@ -56,6 +57,7 @@ def test_a_result_keeps_its_commit_machine_settings_summaries_and_raw_samples(st
         assert np.array_equal(samples["b"][column], run.samples[(0, 1)][column])
 
 
+@pytest.mark.e2e
 def test_the_settings_and_environment_of_a_result_are_kept_as_its_document_holds_them(store_url):
     from sqlalchemy import create_engine, text
 
@@ -69,6 +71,7 @@ def test_the_settings_and_environment_of_a_result_are_kept_as_its_document_holds
     assert json.loads(settings) == run.settings.stored() and (state, source) == ("complete", "measured")
 
 
+@pytest.mark.e2e
 def test_a_result_stored_twice_is_kept_once(store_url):
     run = stored_run()
     with Store.open(store_url) as store:
@@ -100,6 +103,7 @@ def test_a_history_is_in_commit_order_whatever_the_order_results_arrived(tmp_pat
     assert np.allclose(series.median / 1e6, [1, 2, 3], rtol=0.01)
 
 
+@pytest.mark.e2e
 def test_a_commit_confirm_measured_again_is_one_point_of_its_history(store_url, tmp_path):
     """Four commits of a real repository, each measured once from its checkout, then ``confirm``'s
     re-measurement of the third recorded as confirm records it: four points, the third of two results."""
@@ -153,6 +157,7 @@ def test_a_store_url_of_no_file_or_other_database_is_refused(url):
         parse_url(url)
 
 
+@pytest.mark.e2e
 def test_a_store_of_a_newer_schema_is_refused_and_left_as_it_is(store_url):
     from sqlalchemy import create_engine, text
 
@@ -239,6 +244,7 @@ CONCURRENT_WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_eight_concurrent_writers_to_a_new_store_lose_nothing(store_url):
     writers, each = 8, 6

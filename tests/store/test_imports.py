@@ -58,7 +58,7 @@ def test_hyperfine_commands_become_sides_named_with_their_parameters():
 
 def test_an_imported_result_is_written_shown_and_diffed_like_any_other(tmp_path):
     out = tmp_path / "imported.json"
-    code, shown, err = invoke("import", "--json", str(out), str(DATA / "go-count2.txt"))
+    code, shown, err = invoke("convert", "--json", str(out), str(DATA / "go-count2.txt"))
     assert code == 0, err
     assert read_result(out).kind == "import"
     code, again, _ = invoke("show", str(out))
@@ -81,7 +81,7 @@ def test_a_file_of_unknown_or_truncated_format_is_refused_naming_it(tmp_path, na
     with pytest.raises(ResultFileError) as error:
         read_import(str(path))
     assert str(error.value).startswith(str(path)) and problem in str(error.value)
-    code, _, err = invoke("import", "--json", str(tmp_path / "out.json"), str(path))
+    code, _, err = invoke("convert", "--json", str(tmp_path / "out.json"), str(path))
     assert code == 4 and problem in err and not (tmp_path / "out.json").exists()
 
 
@@ -103,12 +103,12 @@ def test_a_criterion_directory_with_an_unreadable_file_is_refused_naming_the_fil
         read_import(str(copy))
 
 
-def test_import_prints_a_short_summary_of_what_it_read_and_where_it_wrote_it(tmp_path):
+def test_convert_prints_a_short_summary_of_what_it_read_and_where_it_wrote_it(tmp_path):
     out = tmp_path / "imported.json"
-    code, shown, err = invoke("import", "--json", str(out), str(DATA / "go-count2.txt"))
+    code, shown, err = invoke("convert", "--json", str(out), str(DATA / "go-count2.txt"))
     assert code == 0, err
     assert shown.splitlines() == [
-        f"pairbench import · go test -bench · {DATA / 'go-count2.txt'}",
+        f"pairbench convert · go test -bench · {DATA / 'go-count2.txt'}",
         "4 benchmarks on 1 side (example.com/pairbench/gobench), 8 samples, as go test -bench recorded them "
         "(not interleaved).",
         f"Written to {out}.",
@@ -117,9 +117,19 @@ def test_import_prints_a_short_summary_of_what_it_read_and_where_it_wrote_it(tmp
     assert err == ""
 
 
+def test_the_old_name_import_still_converts_and_says_the_new_name(tmp_path):
+    out, again = tmp_path / "old-name.json", tmp_path / "new-name.json"
+    code, shown, err = invoke("import", "--json", str(out), str(DATA / "go-count2.txt"))
+    assert code == 0 and err == ("note: `pairbench import` is now `pairbench convert`; the old name will go in a "
+                                 "later version\n")
+    assert invoke("convert", "--json", str(again), str(DATA / "go-count2.txt")).out == shown.replace(
+        str(out), str(again))
+    assert "import" not in invoke("--help").out.split("Commands:")[1].split()
+
+
 def test_what_a_tool_never_recorded_is_shown_as_unknown_not_as_a_measured_zero(tmp_path):
     out = tmp_path / "go.json"
-    assert invoke("import", "--json", str(out), str(DATA / "go-count2.txt")).code == 0
+    assert invoke("convert", "--json", str(out), str(DATA / "go-count2.txt")).code == 0
     assert read_result(out).environment["import"]["recorded"] == []
     code, shown, err = invoke("show", str(out))
     assert code == 0, err
@@ -129,7 +139,7 @@ def test_what_a_tool_never_recorded_is_shown_as_unknown_not_as_a_measured_zero(t
 
 def test_hyperfine_mean_cpu_times_are_kept_and_its_unrecorded_memory_is_unknown(tmp_path):
     out = tmp_path / "hf.json"
-    assert invoke("import", "--json", str(out), str(DATA / "hyperfine-1.15.json")).code == 0
+    assert invoke("convert", "--json", str(out), str(DATA / "hyperfine-1.15.json")).code == 0
     run = read_result(out)
     assert run.environment["import"]["recorded"] == ["user_ns", "sys_ns"]
     raw = json.loads((DATA / "hyperfine-1.15.json").read_text())["results"][0]
@@ -141,7 +151,7 @@ def test_hyperfine_mean_cpu_times_are_kept_and_its_unrecorded_memory_is_unknown(
 
 def test_an_import_written_before_it_said_what_was_recorded_shows_none_of_its_zeros(tmp_path):
     out = tmp_path / "hf.json"
-    assert invoke("import", "--json", str(out), str(DATA / "hyperfine-1.15.json")).code == 0
+    assert invoke("convert", "--json", str(out), str(DATA / "hyperfine-1.15.json")).code == 0
     document = json.loads(out.read_text())
     del document["environment"]["import"]["recorded"]
     out.write_text(json.dumps(document))
@@ -156,5 +166,5 @@ def test_an_import_written_before_it_said_what_was_recorded_shows_none_of_its_ze
 def test_diff_of_another_tools_own_file_says_to_import_it_first(tmp_path, name, tool):
     code, _, err = invoke("diff", str(DATA / name), str(DATA / name))
     assert code == 4
-    assert f"this is {tool}'s own result, not a pairbench result: run `pairbench import --json" in err
+    assert f"this is {tool}'s own result, not a pairbench result: run `pairbench convert --json" in err
     assert "unsupported format" not in err

@@ -55,7 +55,9 @@ def test_a_v1_comparison_gives_the_verdicts_and_effects_pairbench_0_1_gave(case)
         assert (new.verdict.verdict, new.verdict.negligible) == (before["verdict"], before["negligible"])
         for key in ("estimate", "low", "high", "confidence"):
             assert getattr(new.effect, key) == pytest.approx(before["effect"][key], rel=1e-12)
-        assert new.pvalue == pytest.approx(before["pvalue"], rel=1e-12)
+        # an anytime p-value depends on the mixture's tuning, whose last digits are the minimiser's
+        # noise (stats._minimize against scipy.optimize: 2e-6 relative in the mixture, 1e-7 in p)
+        assert new.pvalue == pytest.approx(before["pvalue"], rel=1e-6 if "adaptive" in case else 1e-12)
         assert (new.rounds, new.self_check) == (before["rounds"], before["self_check"])
         # the rounds still needed are read from the sample's slope near the median now, not from two
         # neighbouring order statistics (benchmarks/rounds_needed_stability.py): given where 0.1 gave them

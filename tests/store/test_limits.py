@@ -46,7 +46,7 @@ def _hyperfine(tmp_path, commands: int = 2, seconds: float = 0.002) -> Path:
 ])
 def test_an_import_a_result_could_not_hold_is_refused_and_nothing_written(tmp_path, commands, seconds, problem):
     out = tmp_path / "out.json"
-    result = invoke("import", "--json", str(out), str(_hyperfine(tmp_path, commands, seconds)))
+    result = invoke("convert", "--json", str(out), str(_hyperfine(tmp_path, commands, seconds)))
     assert result.code == EXIT_RESULT_FILE and problem in result.err, result.err
     assert "internal error" not in result.err and not out.exists()
 
@@ -56,7 +56,7 @@ def test_commands_that_share_a_name_are_imported_with_names_of_their_own(tmp_pat
     path.write_text(json.dumps({"results": [{"command": c, "mean": 0.002, "times": [0.002] * 3,
                                              "exit_codes": [0] * 3} for c in ("a", "a", "a (2)")]}))
     out = tmp_path / "out.json"
-    result = invoke("import", "--json", str(out), str(path))
+    result = invoke("convert", "--json", str(out), str(path))
     assert result.code == 0, result.err
     assert sorted(s.name for s in read_result(out).sides) == ["a", "a (2)", "a (3)"]
 
@@ -175,6 +175,7 @@ def test_missing_shards_are_named_in_spans_not_one_by_one(tmp_path):
     assert len(result.err) < 300
 
 
+@pytest.mark.slow
 def test_a_go_text_is_imported_in_memory_a_small_multiple_of_its_size(tmp_path):
     lines = ["goos: linux", "goarch: amd64", "pkg: example.com/p", "cpu: Example CPU"]
     rng = np.random.default_rng(1)

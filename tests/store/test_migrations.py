@@ -42,6 +42,7 @@ def _migrated_to(url: str, version: int) -> None:
     engine.dispose()
 
 
+@pytest.mark.e2e
 def test_a_store_migrated_step_by_step_has_the_tables_of_a_new_one(store_url, tmp_path, request):
     _migrated_to(store_url, 1)
     _migrated_to(store_url, schema.CURRENT_VERSION)
@@ -54,6 +55,7 @@ def test_a_store_migrated_step_by_step_has_the_tables_of_a_new_one(store_url, tm
     assert set(_tables(store_url)) == set(schema.metadata.tables)
 
 
+@pytest.mark.e2e
 def test_a_version_1_store_keeps_its_results_and_gains_confirmations(store_url):
     _migrated_to(store_url, 1)
     engine = create_engine(parse_url(store_url).url)
@@ -104,6 +106,7 @@ def _link(before: str, after: str, uid: str, *, kind: str = "predecessor", effec
                 effect, effect - 0.5, effect + 0.5, 1e-6, "2026-02-02T00:00:01+00:00")
 
 
+@pytest.mark.e2e
 def test_a_version_2_store_keeps_its_confirmations_and_gains_links(store_url):
     _migrated_to(store_url, 2)
     machine = machine_of(MACHINE_ENV)

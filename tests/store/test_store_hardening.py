@@ -173,6 +173,7 @@ def _as_unprivileged(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.e2e
 def test_a_store_the_user_may_only_read_can_be_shown(tmp_path):
     directory = tmp_path / "shared"
     directory.mkdir()

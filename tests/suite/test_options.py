@@ -45,7 +45,7 @@ def test_the_sample_time_defaults_to_the_harness_kind():
 
 def test_merge_import_and_diff_say_what_they_need():
     assert invoke("merge", "a.json")[0] == 2
-    code, _, err = invoke("import", "--json", "out.json", "--format", "jmh", "x.json")
+    code, _, err = invoke("convert", "--json", "out.json", "--format", "jmh", "x.json")
     assert code == 2 and "jmh" in err
     code, _, err = invoke("diff", "--alpha", "2", "a.json", "b.json")
     assert code == 2 and "--alpha must lie between" in err

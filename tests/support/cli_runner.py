@@ -41,6 +41,26 @@ class Seams:
     """What ``invoke`` passes to ``cli.main`` unless told otherwise (set by the fixtures)."""
 
     executor = None  # an Executor for every measurement, or None for the real one
+    real_programs = True  # False outside e2e tests (tests/conftest.py): the real executor and workers fail
+
+
+class RealProgramsInATestNotMarkedE2e(AssertionError):
+    """Raised when a test not marked ``e2e`` would run real programs through ``invoke``."""
+
+
+class _Refused:
+    """Stands for the real executor and workers in a test not marked ``e2e``: any use fails it."""
+
+    def __call__(self, *args, **kwargs):
+        raise RealProgramsInATestNotMarkedE2e(
+            "this test runs real programs (pairbench's real executor or workers): mark it "
+            "@pytest.mark.e2e, or give invoke a scripted executor (use_executor) or workers")
+
+    def __getattr__(self, name):
+        self()
+
+
+_refused = _Refused()
 
 
 def invoke(*args: str, executor=None, environment=None, real_environment: bool = False, clock=None,
@@ -53,10 +73,11 @@ def invoke(*args: str, executor=None, environment=None, real_environment: bool =
         environment = dict(FIXED_ENVIRONMENT)
     if executor_factory is None and chosen is not None:
         executor_factory = lambda output: chosen  # noqa: E731
+    real = None if Seams.real_programs else _refused
     code = cli.main(
         list(args), stdout=out, stderr=err, color=False,
-        executor_factory=executor_factory,
+        executor_factory=executor_factory if executor_factory is not None else real,
         environment=(lambda *a, **k: dict(environment)) if environment is not None else None,
-        clock=clock, workers=workers,
+        clock=clock, workers=workers if workers is not None else real,
     )
     return CliResult(code, out.getvalue(), err.getvalue())

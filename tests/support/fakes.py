@@ -314,6 +314,20 @@ class FakeWorkers:
         return ns
 
 
+class ProgramWorkers(FakeWorkers):
+    """:class:`FakeWorkers` whose programs are scripted by ``script_of(command text)`` when first
+    started: for workers whose paths are made while the test runs (a built revision's, which the test
+    maps to its commit)."""
+
+    def __init__(self, script_of: Callable[[str], Mapping[str, Mapping]], **options):
+        super().__init__({}, **options)
+        self.script_of = script_of
+
+    def __call__(self, spec, side: str) -> FakeWorker:
+        self.programs.setdefault(spec.command.text, dict(self.script_of(spec.command.text)))
+        return super().__call__(spec, side)
+
+
 class FakeWorker:
     """One side's scripted worker (see :class:`FakeWorkers`): the interface of ``measure.worker.Worker``."""
 
@@ -385,3 +399,30 @@ def _sleep_seconds(command: Command) -> float | None:
     except ValueError:
         return None
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+class ScriptedCalls:
+    """``sessions.functions.CALLS`` scripted, for ``compare_functions`` and the pytest plugin's
+    fixture: a call of ``function`` lasts ``per_call(function, args)`` seconds (all of it CPU time)
+    times a seeded lognormal noise of ``noise``, on a virtual clock that the sampler reads too; timing
+    a sample costs nothing. No function is called."""
+
+    def __init__(self, per_call: Callable[[Callable, tuple], float], *, noise: float = 0.01, seed: int = 0):
+        self.per_call, self.noise = per_call, noise
+        self.clock = FakeExecutor()
+        self._rng = np.random.default_rng(seed)
+
+    def now_ns(self) -> int:
+        return self.clock.now_ns()
+
+    def info(self) -> ExecutorInfo:
+        return ExecutorInfo("in-process")
+
+    def time(self, function: Callable, iterations: int, args: tuple, kwargs, start_ns: int) -> Execution:
+        ns = max(1, round(iterations * self.per_call(function, args) * 1e9
+                          * float(np.exp(self._rng.normal(0.0, self.noise)))))
+        self.clock.advance(ns)
+        return Execution(wall_ns=ns, user_ns=ns, start_ns=start_ns)
+
+    def fixed_cost(self) -> FixedCost:
+        return FixedCost(0.0, 0.0)

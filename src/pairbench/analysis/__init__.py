@@ -154,14 +154,14 @@ def criteria_of(run: Run) -> Criteria:
 def _comparisons(run: Run) -> tuple[tuple[Comparison, ...], tuple[ComparisonFigure, ...], list[np.ndarray]]:
     """Every comparison (with the family's correction), its chart data, and the values its verdict
     was drawn from."""
-    # imported here: scipy (~0.6 s) is for the commands that analyse (a measuring one loads it before
-    # its first sample, pairbench.preload), not for every command that reads a run
+    if not compares(run):
+        return (), (), []
+    # imported here: the statistics (scipy: ~0.6 s) are for the commands that compare, after their
+    # last sample, not for every command that reads a run
     from pairbench.analysis.comparison import bonferroni, compare
     from pairbench.analysis.pairing import Pairing
     from pairbench.analysis.suite import holm, verdict_values
 
-    if not compares(run):
-        return (), (), []
     criteria = criteria_of(run)
     found, figures, values = [], [], []
     pairs = comparison_pairs(run)

@@ -1,8 +1,7 @@
 """How strict a comparison is: the criteria every verdict is judged by.
 
-Kept apart from :mod:`pairbench.analysis.comparison`, which loads scipy: the
-settings' checks and a session's set-up need the criteria, not the statistics
-(:mod:`pairbench.preload` loads those once, before the first sample).
+Kept apart from :mod:`pairbench.analysis.comparison`, which loads the statistics:
+the settings' checks and a session's set-up need the criteria, not the statistics.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import numpy as np
 
 from pairbench import stats
 from pairbench.settings import ALPHA_RANGE, COUNT_METRIC_CHOICES, DEFAULTS, METRIC_CHOICES, Settings
+from pairbench.stats.sequential import first_bounded_n
 from pairbench.verdict import log_change
 
 T_OPT = DEFAULTS["tuned_rounds"]
@@ -107,8 +107,6 @@ class Criteria:
         A bracket of rounds below it would stop every benchmark undecided."""
         if not self.anytime:
             return 0
-        from pairbench.stats.sequential import first_bounded_n  # scipy.special, not scipy.stats
-
         return first_bounded_n(self.level_alpha, self.t_opt)
 
 ABOVE, BELOW, UNDECIDED = "above", "below", "inconclusive"

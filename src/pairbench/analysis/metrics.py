@@ -45,8 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench import stats
-from pairbench.analysis.comparison import effect_of, verdict_of
 from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.effect import effect_of, verdict_of
 from pairbench.analysis.pairing import common_rounds, per_round
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm

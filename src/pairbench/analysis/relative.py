@@ -49,7 +49,7 @@ def relative_speeds(run: Run, summaries: Sequence[Summary]) -> tuple[Relative, .
     summaries' order; empty for other kinds or fewer than two measured series."""
     if run.kind != "run":
         return ()
-    # imported here: the comparison module loads scipy, which a run measures without (preload)
+    # imported here: the pairing loads the blocks' rule, which a run measures without
     from pairbench.analysis.pairing import paired_values
     measured = [(i, s) for i, s in enumerate(summaries) if s.n and s.median is not None]
     if len(measured) < 2:

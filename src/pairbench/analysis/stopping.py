@@ -3,12 +3,13 @@
 The :class:`StoppingRule` is a sink of the sampler: it reads each finished
 round's samples, keeps each comparison's log-ratios (in one
 ``RunningSequence`` when adaptive, so one more round costs O(n)), and decides
-through the analysis's own :func:`~pairbench.analysis.comparison.verdict_of`,
+through the analysis's own :func:`~pairbench.analysis.effect.verdict_of`,
 so the verdict that stopped a run is the one ``analyse`` reports from the
 stored samples. With ``--runs`` nothing stops early; the progress line asks
-:meth:`StoppingRule.current` for the sign-test interval instead. The statistics
-it uses are loaded before the first sample (``pairbench.preload``), so a look
-costs no import.
+:meth:`StoppingRule.current` for the sign-test interval instead. What it computes
+with (``analysis.effect``) runs on numpy and the standard library and is
+imported with this module, so a look imports nothing, and scipy waits until
+after the last sample.
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.ma  # noqa: F401 - np.median (the metric's choice, a suite's pilot) imports it at its first call
 
 from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
+from pairbench.analysis.effect import anytime_effect, effect_of, exact_record, verdict_of
 from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
 from pairbench.model import FIXED_CPU_METRIC, metric_total
+from pairbench.stats._order import middle
 from pairbench.stats.counts import exact_effect
+from pairbench.stats.sequential import RunningSequence
 from pairbench.verdict import Verdict
 
 Key = tuple[int, int, int]
@@ -65,6 +70,7 @@ class StoppingRule(Sink):
         # None once they varied (``stats.counts``: the exact rule is then out for good)
         self._constant: dict[Key, tuple[float, float, int] | None] = {}
         self.latest: dict[Key, tuple[Verdict, Effect | None]] = {}
+        criteria.first_verdict_round()  # the sequence's tuning and ranks, computed now, not between samples
 
     def on_round(self, end: RoundEnd) -> None:
         if end.warmup:
@@ -111,7 +117,7 @@ class StoppingRule(Sink):
             self._block[key].append(ratio)
             if rounds % self.block_rounds:
                 return
-            ratio, self._block[key] = float(np.median(self._block[key])), []
+            ratio, self._block[key] = middle(np.asarray(self._block[key], dtype=np.float64)), []
         if self.criteria.anytime:
             self._sequence(key).extend([ratio])
         else:
@@ -139,12 +145,10 @@ class StoppingRule(Sink):
         repetitions (every benchmark measured is a time)."""
         values = [float(metric_total(self._metric[key], m.sample.wall_ns, m.sample.user_ns, m.sample.sys_ns,
                                      m.metrics)) / m.sample.iterations for m in taken]
-        return values[0] if len(values) == 1 else float(np.median(values))
+        return values[0] if len(values) == 1 else middle(np.asarray(values, dtype=np.float64))
 
     def _sequence(self, key: Key):
         """The running confidence sequence of comparison ``key``, made at its first value."""
-        from pairbench.stats.sequential import RunningSequence
-
         if key not in self._running:
             self._running[key] = RunningSequence(self.criteria.level_alpha, self.criteria.t_opt)
         return self._running[key]
@@ -193,13 +197,6 @@ class StoppingRule(Sink):
         return [self.latest[key][1] for key in self.keys]
 
     def _verdict(self, key: Key) -> Verdict:
-        from pairbench.analysis.comparison import (  # loaded before the first sample (preload)
-            anytime_effect,
-            effect_of,
-            exact_record,
-            verdict_of,
-        )
-
         exact = self._exact(key) if self.criteria.counts else None
         if exact is not None:
             found = verdict_of(lambda: (exact_record(exact, self.criteria), ()), self.criteria)

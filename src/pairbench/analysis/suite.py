@@ -42,8 +42,9 @@ import numpy as np
 
 from pairbench import stats
 from pairbench.analysis.budget import BudgetNeeded
-from pairbench.analysis.comparison import Criteria, effect_of, verdict_of
+from pairbench.analysis.comparison import Criteria
 from pairbench.analysis.criteria import holm_steps
+from pairbench.analysis.effect import effect_of, verdict_of
 from pairbench.analysis.pairing import Pairing, block_effects, paired_blocks, paired_values
 from pairbench.analysis.records import Comparison
 from pairbench.analysis.validation import VALIDATION_CODES

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import importlib
 import os
 import signal
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 import click
 
-from pairbench import __version__
+from pairbench import __version__, held_signals
 from pairbench.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERNAL,
@@ -160,12 +162,12 @@ COMMANDS = {
               "Compare every benchmark two builds of a suite share, interleaved, benchmark by benchmark."),
     "bisect": ("pairbench.cli.bisect", "Find the commit between GOOD and BAD that made a benchmark slower."),
     "compare": ("pairbench.cli.measuring", "Is CANDIDATE faster or slower than BASELINE, by how much, how sure?"),
+    "convert": ("pairbench.cli.suite", "Read a result another tool saved and write it as a pairbench result."),
     "confirm": ("pairbench.cli.confirm",
                 "Measure two commits again, side by side, to confirm or reject a step between them."),
     "diff": ("pairbench.cli.suite", "Compare two saved results per benchmark, without pairs (two-sample statistics)."),
     "doctor": ("pairbench.cli.doctor", "Check the machine, or validate COMMAND as a benchmark."),
     "history": ("pairbench.cli.history", "Show benchmarks over commits on one machine, with their change points."),
-    "import": ("pairbench.cli.suite", "Read a result another tool saved and write it as a pairbench result."),
     "include-dir": ("pairbench.cli.bench", "Print the directory of pairbench.h, the C/C++ worker header."),
     "merge": ("pairbench.cli.suite", "Join the results of a suite's shards (bench --shard K/N) into one suite result."),
     "record": ("pairbench.cli.record",
@@ -180,13 +182,61 @@ COMMANDS = {
 group imports a command's module only when the command runs or shows its own help, and lists
 them all in ``pairbench --help`` from these summaries (a test checks them against the modules)."""
 
+RENAMED = {"import": ("convert", "pairbench.cli.suite")}
+"""Old spellings of renamed commands, as ``old -> (new, module)``: they still run the command,
+hidden from the help, after a line that gives the new name (``deprecated_alias``)."""
+
+SESSIONS_TAKE_HELD_SIGNALS = frozenset({"run", "compare", "bench"})
+"""The commands whose session delivers the signals held while pairbench started, right after its
+journal exists (``sessions.commands.Session``, ``sessions.bench.BenchSession``), so that an
+interruption during start-up leaves a result and runs --cleanup as one while sampling does."""
+
 _NO_SUCH_COMMAND = getattr(click.exceptions, "NoSuchCommand", ())  # click >= 8.4 suggests names
+
+
+HELP_SECTIONS = {
+    "Sampling": ("warmup", "runs", "min_runs", "max_runs", "max_time", "timeout", "seed", "ignore_failure"),
+    "Around each sample": ("prepare", "setup", "cleanup", "shell", "input", "output", "pass_env"),
+    "Verdicts": ("alpha", "threshold", "fail_on", "fail_on_metric", "metric", "self_check"),
+    "Results": ("json_path", "export_markdown", "export_csv", "export_html", "names", "quiet", "store", "no_store"),
+    "As hyperfine takes them": ("no_shell", "conclude", "parameter_scan", "parameter_step_size",
+                                "parameter_list", "export_json", "time_unit", "sort", "version"),
+}
+"""How the --help of a command that takes the sampling options (``cli.options``: declared once, for
+run, compare, bench, confirm, bisect and record) groups the options it shares with the others, by
+parameter name; its own options come first, under "Options", and those kept for hyperfine's users
+are listed together."""
+
+_SECTION_OF = {name: title for title, names in HELP_SECTIONS.items() for name in names}
+
+
+class SectionedCommand(click.Command):
+    """A command whose --help lists its options under ``HELP_SECTIONS``' headings when it takes the
+    sampling options, and as click does otherwise. Only the help changes."""
+
+    def format_options(self, ctx, formatter) -> None:
+        records = [(param, param.get_help_record(ctx)) for param in self.get_params(ctx)
+                   if isinstance(param, click.Option)]
+        records = [(param, record) for param, record in records if record is not None]
+        if not any(_SECTION_OF.get(param.name) == "Sampling" for param, _ in records):
+            super().format_options(ctx, formatter)
+            return
+        sections: dict[str, list] = {"Options": []}
+        for param, record in records:
+            sections.setdefault(_SECTION_OF.get(param.name, "Options"), []).append(record)
+        for title in ("Options", *HELP_SECTIONS):
+            if sections.get(title):
+                with formatter.section(title):
+                    formatter.write_dl(sections[title])
 
 
 class LazyGroup(click.Group):
     """A click group whose commands are imported on first use, so that ``--version`` and
     ``--help`` load neither numpy nor scipy nor the renderers (each command module registers its
-    command with ``@cli.command`` when imported). ``lazy`` is a table like :data:`COMMANDS`."""
+    command with ``@cli.command`` when imported). ``lazy`` is a table like :data:`COMMANDS`. Its
+    commands group their options in --help (:class:`SectionedCommand`)."""
+
+    command_class = SectionedCommand
 
     def __init__(self, *args, lazy: Mapping[str, tuple[str, str]], **kwargs):
         super().__init__(*args, **kwargs)
@@ -198,13 +248,21 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, cmd_name: str):
         if cmd_name not in self.commands and cmd_name in self.lazy:
             importlib.import_module(self.lazy[cmd_name][0])
+        elif cmd_name not in self.commands and cmd_name in RENAMED:
+            importlib.import_module(RENAMED[cmd_name][1])
         return self.commands.get(cmd_name)
 
     def resolve_command(self, ctx, args):
+        """The command ``args`` name; signals held while pairbench started (``held_signals``) are
+        delivered now unless the command measures, whose session takes them once it can end
+        cleanly."""
         try:
-            return super().resolve_command(ctx, args)
+            name, command, rest = super().resolve_command(ctx, args)
         except _NO_SUCH_COMMAND as exc:  # suggest from every command, not only those loaded
             raise _NO_SUCH_COMMAND(exc.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
+        if name not in SESSIONS_TAKE_HELD_SIGNALS:
+            held_signals.release()
+        return name, command, rest
 
     def format_commands(self, ctx, formatter) -> None:
         """The commands and their short help, as click writes them, from the table's summaries for
@@ -233,6 +291,25 @@ def cli():
     """
 
 
+def deprecated_alias(command: click.Command, old: str) -> None:
+    """Register ``command`` under its old name ``old`` too (``RENAMED``): hidden from the help, it runs
+    the command after saying the new name on standard error."""
+    alias = copy.copy(command)
+    alias.name, alias.hidden = old, True
+    alias.help = f"The old name of `pairbench {command.name}`, which it runs.\n\n{command.help}"
+    run = command.callback
+
+    @functools.wraps(run)
+    def warned(*args, **kwargs):
+        app = click.get_current_context().find_object(App)
+        app.io.err(f"note: `pairbench {old}` is now `pairbench {command.name}`; the old name will go in a "
+                   "later version")
+        return run(*args, **kwargs)
+
+    alias.callback = warned
+    cli.add_command(alias, old)
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -252,7 +329,18 @@ def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: 
 
 
 def _invoke(app: App, argv: Sequence[str] | None) -> int:
-    """Run the command line and return its exit code; every error pairbench expects becomes one."""
+    """Run the command line and return its exit code; every error pairbench expects becomes one.
+    A signal the console script held and no session took (a usage error, ``run --help``)
+    interrupts at the end."""
+    code = _run_command(app, argv)
+    try:
+        held_signals.release()
+    except KeyboardInterrupt as exc:
+        return _interrupted(app.io, exc)
+    return code
+
+
+def _run_command(app: App, argv: Sequence[str] | None) -> int:
     io = app.io
     try:
         # click writes --help, --version and its own errors to sys.stdout/sys.stderr
@@ -327,6 +415,7 @@ def entry_point() -> None:
     try:
         with terminating_signals_interrupt():
             code = main()
+        held_signals.restore()
     except KeyboardInterrupt as exc:  # outside main's own handling: before or after the command
         code = interruption_exit_code(exc)
         with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -343,13 +432,14 @@ def entry_point() -> None:
 def terminating_signals_interrupt():
     """In the block, SIGTERM and SIGHUP raise :class:`~pairbench.errors.Terminated`, which every
     part of pairbench handles like Ctrl-C (main thread only). A signal that was ignored when
-    pairbench started (``nohup``) stays ignored."""
+    pairbench started (``nohup``) stays ignored. While the console script holds them
+    (``held_signals``), releasing them installs these handlers instead."""
 
     def terminate(signum, frame):
         raise Terminated(signum)
 
     previous = {}
-    for signum in TERMINATING_SIGNALS:
+    for signum in () if held_signals.holding() else TERMINATING_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:
             previous[signum] = signal.signal(signum, terminate)
     try:

@@ -9,7 +9,6 @@ import click
 from pairbench.cli.app import EXIT_CODES_HELP, App, cli
 from pairbench.cli.measuring import (
     check_output_paths,
-    load_statistics,
     open_activity_window,
     programs_environment,
     report_outcome,
@@ -130,10 +129,6 @@ def bench(app: App, workers: tuple[str, ...], **options):
 
 def _bench(app: App, settings, target, window) -> int:
     from pairbench.sessions.bench import BenchSession
-    from pairbench.sessions.driver import STATISTICS
-
-    load_statistics(STATISTICS)  # while the activity window passes
-
     session = BenchSession(settings, app.environment(activity_since=window), executor_factory=app.executor_factory,
                            workers=app.workers)
     with Displays(app.io, settings, app.clock) as shown:

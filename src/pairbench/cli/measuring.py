@@ -159,7 +159,6 @@ def measure(app: App, settings: Settings, target, window) -> int:
     from pairbench.sessions.commands import Session
 
     check_output_paths(settings, target)
-    load_statistics()  # while the activity window passes
     session = Session(settings, app.executor_factory, app.environment(activity_since=window))
     with Displays(app.io, settings, app.clock) as shown:
         outcome = session.measure(shown)
@@ -172,15 +171,6 @@ def open_activity_window():
     from pairbench.environment.activity import ActivityWindow
 
     return ActivityWindow.here()
-
-
-def load_statistics(modules: tuple[str, ...] | None = None) -> None:
-    """Load what sampling and the analysis need (``pairbench.preload``) before the first sample, so
-    that no import runs beside one; called before the activity window closes, so that it passes
-    meanwhile."""
-    from pairbench import preload
-
-    preload.load(*(modules,) if modules else ())
 
 
 def report_outcome(app: App, settings: Settings, outcome, target=None, *, provenance=None) -> int:

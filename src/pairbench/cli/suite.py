@@ -1,11 +1,15 @@
-"""``pairbench merge``, ``pairbench import`` and ``pairbench diff``: suites across machines, and the
-results other tools saved."""
+"""``pairbench merge``, ``pairbench convert`` and ``pairbench diff``: suites across machines, and the
+results other tools saved.
+
+``convert`` was called ``import`` until 0.3, a word ``pairbench store import`` (loading results
+into the history store) uses too; the old spelling still runs it, hidden from the help, and says
+the new name."""
 
 from __future__ import annotations
 
 import click
 
-from pairbench.cli.app import EXIT_CODES_HELP, App, cli
+from pairbench.cli.app import EXIT_CODES_HELP, App, cli, deprecated_alias
 from pairbench.cli.measuring import fail_on_gate, fail_on_metric_gate
 from pairbench.cli.options import fail_on_metric_option
 from pairbench.cli.report import check_outputs, write_document
@@ -50,14 +54,14 @@ def merge(app: App, shards: tuple[str, ...], json_path: str, fail_on: str):
     return fail_on_gate(app, analysis.real_comparisons, fail_on)
 
 
-@cli.command("import", epilog=EXIT_CODES_HELP)
+@cli.command("convert", epilog=EXIT_CODES_HELP)
 @click.argument("path", metavar="FILE")
 @click.option("--json", "json_path", required=True, metavar="OUT",
               help="Write the pairbench result document to OUT (- for standard output).")
 @click.option("--format", "fmt", type=click.Choice(IMPORT_FORMATS), default=None,
               help="The format of FILE (default: recognised from its content).")
 @click.pass_obj
-def import_(app: App, path: str, json_path: str, fmt: str | None):
+def convert(app: App, path: str, json_path: str, fmt: str | None):
     """Read a result another tool saved and write it as a pairbench result.
 
     \b
@@ -74,8 +78,8 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
 
     \b
     Examples:
-      hyperfine --export-json base.json './app'; pairbench import --json base.pb.json base.json
-      go test -bench . -count 10 > old.txt; pairbench import --json old.json old.txt
+      hyperfine --export-json base.json './app'; pairbench convert --json base.pb.json base.json
+      go test -bench . -count 10 > old.txt; pairbench convert --json old.json old.txt
       pairbench diff old.json new.json
     """
     from pairbench.analysis import analyse
@@ -90,6 +94,9 @@ def import_(app: App, path: str, json_path: str, fmt: str | None):
     if json_path != "-":
         app.io.out(text.render_import(run, json_path, color=app.io.color))
     return EXIT_OK
+
+
+deprecated_alias(convert, "import")
 
 
 @cli.command(epilog=EXIT_CODES_HELP)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.random  # noqa: F401 - numpy loads it at first use: here, so that no import runs beside a sample
 
 from pairbench.errors import CommandFailed, HelperCommandFailed
 from pairbench.measure.executor import Executor

@@ -235,7 +235,7 @@ def _unit(analysis: Analysis) -> str:
 
 
 def render_import(run: Run, written: str, *, color: bool = False, width: int = 100) -> str:
-    """What ``pairbench import`` read and wrote, in a few lines (the report is ``show``'s)."""
+    """What ``pairbench convert`` read and wrote, in a few lines (the report is ``show``'s)."""
     imported = run.environment.get("import") or {}
     tool = imported.get("tool", "another tool")
     n = len(run.benchmarks)
@@ -243,7 +243,7 @@ def render_import(run: Run, written: str, *, color: bool = False, width: int = 1
     shown = ", ".join(sides[:3]) + (f" and {len(sides) - 3} more" if len(sides) > 3 else "")
     samples = sum(len(samples) for _, _, samples in run.all_series())
     failed = sum(len(samples.failed()) for _, _, samples in run.all_series())
-    lines = [f"[bold]pairbench import[/bold] · {markup(tool)} · {markup(imported.get('source', ''))}",
+    lines = [f"[bold]pairbench convert[/bold] · {markup(tool)} · {markup(imported.get('source', ''))}",
              f"{plural(n, 'benchmark')} on {plural(len(sides), 'side')} ({markup(shown)}), {plural(samples, 'sample')}"
              + (f" ({failed} failed)" if failed else "") + f", as {markup(tool)} recorded them (not interleaved).",
              f"Written to {markup(written)}.",

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pairbench import held_signals
 from pairbench.errors import CommandFailed, NothingToMeasure, UsageError
 from pairbench.harness_registry import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.callgrind import OutputDirectory
@@ -308,6 +309,7 @@ class BenchSession:
                              origin_ns=origin, sample_time_ns=self.sample_time_ns, boundary=self.boundary)
         interrupted = None
         try:
+            held_signals.release()  # one held while pairbench started ends the run here, journal written
             driver.all()
         except KeyboardInterrupt as exc:
             interrupted = exc

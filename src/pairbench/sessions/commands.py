@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 
-from pairbench import preload
+from pairbench import held_signals
 from pairbench.analysis import compares, comparison_pairs, criteria_of
 from pairbench.analysis.criteria import Boundary
 from pairbench.analysis.stopping import StoppingRule
@@ -246,8 +246,8 @@ class Session:
     def measure(self, progress: ProgressFactory | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The
         sampler reports to the journal, the stopping rule and the display ``progress`` makes. What
-        the rule and the analysis import is loaded first: nothing is imported beside a sample."""
-        preload.load()
+        the rule computes with was imported with it (``analysis.stopping``): nothing is imported
+        beside a sample."""
         display = progress(0, "", 1, self.rule) if progress else None
         skeleton = self.skeleton.replace(shell_overhead=self._shell_overhead())
         executor = self._executor()
@@ -300,6 +300,7 @@ class Session:
         """Run --setup, then sample; return the error that ended them early, or the interruption
         (Ctrl-C, or ``Terminated`` for SIGTERM and SIGHUP)."""
         try:
+            held_signals.release()  # one held while pairbench started ends the run here, journal written
             run_helper(executor, self._helpers["--setup"], "--setup", self.settings.sampling.timeout_ns)
             sampler.run()
         except PairbenchError as exc:

@@ -37,9 +37,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from pairbench import preload
 from pairbench.analysis import comparison_pairs, criteria_of
 from pairbench.analysis.criteria import Boundary
+from pairbench.analysis.effect import plan_rounds
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import CommandFailed
 from pairbench.harness_registry import PAIRBENCH
@@ -78,9 +78,6 @@ FAILURE_ADVICE = "The other benchmarks go on; this one keeps the samples taken."
 LISTED_AT_MOST = 20  # names a note lists
 VALIDATION_SHARES = (1, 2, 4, 8)
 """Validation samples are 1/8, 1/4, 1/2 and all of a sample (eighths)."""
-STATISTICS = (*preload.MODULES, "pairbench.analysis.validation", "scipy.stats")
-"""What the analysis imports, validation's fits included: loaded before the first sample
-(``pairbench.preload``), in the main thread, so no job imports (nor waits on another's import)."""
 SLOW_SAMPLE_NS = 100_000_000
 """A sample outside the rounds that costs more than this here (pytest's start-up: about a second) gets
 one validation round instead of the lane's several: 4 points per side fit a line for the setup
@@ -137,7 +134,6 @@ class SuiteDriver:
         Several jobs run in threads, each pinned to its lane's CPU (where its samples run), so one
         job's own work never runs on the CPU of another job's sample; the main thread sleeps until
         they end (no polling)."""
-        preload.load(STATISTICS)
         self.fixed_cost()
         if len(self.lanes) == 1:
             self._work(self.lanes[0])
@@ -310,9 +306,7 @@ class SuiteDriver:
         validation invocations of both sides (``analysis.process_cpu``); None for any other lane."""
         if lane.harness == "pairbench" or lane.repetitions < 2 or not processes:
             return None
-        from pairbench.analysis.process_cpu import (
-            fixed_cpu_ns,  # loaded before the first sample (preload)
-        )
+        from pairbench.analysis.process_cpu import fixed_cpu_ns  # between samples: validation ended
 
         iterations, cpu = zip(*processes, strict=True)
         return fixed_cpu_ns(iterations, cpu)
@@ -342,9 +336,6 @@ class SuiteDriver:
 
         def needed() -> int | None:
             """Further rounds to a verdict (blocks' worth when rounds come in blocks), HOPELESS, or None."""
-            from pairbench.analysis.comparison import (
-                plan_rounds,  # loaded before the first sample (preload)
-            )
             values, criteria = rule.values(), rule.criteria
             if values.size < criteria.first_verdict_round():
                 return None  # too few values (blocks) for an interval: a plan from them would be noise

@@ -19,11 +19,16 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pairbench import preload
 from pairbench.analysis import Analysis, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.executor import Execution, WallClock
-from pairbench.measure.fixed_cost import ProbeTimes, SampleFloor, floor_sample, measure_fixed_cost
+from pairbench.measure.fixed_cost import (
+    FixedCost,
+    ProbeTimes,
+    SampleFloor,
+    floor_sample,
+    measure_fixed_cost,
+)
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import Row
 from pairbench.measure.worker import choose_iterations, quickest_probe
@@ -38,6 +43,28 @@ from pairbench.worker.serve import NO_ARGUMENT, timed_loop
 IN_PROCESS_CLOCK = WallClock("in-process")
 
 
+class InProcessCalls:
+    """How the functions are timed and on which clock: the Python harness's timed loop
+    (:func:`time_calls`) and the wall clock. It is the sampler's executor (``now_ns``, ``info``).
+    :data:`CALLS` is the one used; a test puts a scripted one in its place
+    (``tests/support/fakes.ScriptedCalls``: a time per call on a virtual clock)."""
+
+    def now_ns(self) -> int:
+        return IN_PROCESS_CLOCK.now_ns()
+
+    def info(self):
+        return IN_PROCESS_CLOCK.info()
+
+    def time(self, function: Callable, iterations: int, args: tuple, kwargs: Mapping, start_ns: int) -> Execution:
+        return time_calls(function, iterations, args, kwargs, start_ns)
+
+    def fixed_cost(self) -> FixedCost:
+        return measure_fixed_cost()
+
+
+CALLS = InProcessCalls()
+
+
 @dataclass(frozen=True)
 class FunctionTarget:
     """One function, called ``iterations`` times per sample with fixed arguments, timed around the
@@ -50,8 +77,9 @@ class FunctionTarget:
     kwargs: Mapping = None
 
     def execute(self, executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
-        return (Row(0, time_calls(self.function, self.iterations, self.args, self.kwargs or {},
-                                  executor.now_ns()), self.iterations),)
+        """One sample; ``executor``: the sampler's, an :class:`InProcessCalls`."""
+        return (Row(0, executor.time(self.function, self.iterations, self.args, self.kwargs or {},
+                                     executor.now_ns()), self.iterations),)
 
 
 def time_calls(function: Callable, iterations: int, args: tuple, kwargs: Mapping, start_ns: int) -> Execution:
@@ -85,9 +113,8 @@ def measure_functions(baseline: Callable, candidate: Callable | None = None, arg
     (``max_time``, ``alpha``, ``threshold``, ``sample_time``, ``seed``), defaulting to
     ``USE_DEFAULTS["functions"]`` and ``bench``'s. With no ``candidate``, one function measured
     alone (its summary, no comparison). ``name`` names the benchmark (default: the baseline's name).
-    The statistics load before the first sample: the functions run in this process, where an import
-    between samples would also evict their data from the caches."""
-    preload.load()
+    What the stopping rule computes with is imported with this module: the functions run in this
+    process, where an import between samples would also evict their data from the caches."""
     kwargs = dict(kwargs or {})
     functions = (baseline,) if candidate is None else (baseline, candidate)
     names = _names(*functions)
@@ -109,7 +136,7 @@ def sample_floor(functions: Sequence[Callable], args: tuple, kwargs: Mapping, sa
     """The iteration count of a sample: about ``sample_time_ns`` of the slowest function, raised until
     the fixed cost of timing a sample (measured first, outside any sample) is at most 1% of the
     quickest function's sample (``measure.fixed_cost``)."""
-    fixed = measure_fixed_cost()
+    fixed = CALLS.fixed_cost()
     probes = ProbeTimes()
     chosen = choose_iterations(functools.partial(slowest_probe, functions, args, kwargs, probes=probes),
                                sample_time_ns)
@@ -122,7 +149,7 @@ def slowest_probe(functions: Sequence[Callable], args: tuple, kwargs: Mapping, n
     ``quickest_probe`` of its samples (one another task preempted is taken again); each function's
     kept in ``probes``."""
     def take(function: Callable) -> tuple[float, bool]:
-        execution = time_calls(function, n, args, kwargs, 0)
+        execution = CALLS.time(function, n, args, kwargs, 0)
         return execution.wall_ns, execution.involuntary_cs > 0
 
     times = [quickest_probe(functools.partial(take, f)) for f in functions]
@@ -137,9 +164,10 @@ def _sample(skeleton: Run, settings: Settings, targets: tuple[FunctionTarget, ..
     rule = StoppingRule(criteria_of(skeleton), 0, [1]) if len(targets) > 1 else None
     plan = SamplingPlan(targets=targets, stop=StopRule(None, sampling.min_runs, None, sampling.max_time_ns),
                         warmup_rounds=sampling.warmup, seed=sampling.seed)
-    sampler = Sampler(IN_PROCESS_CLOCK, plan, sinks=[rule] if rule else [], decide=rule.decide if rule else None)
+    calls = CALLS
+    sampler = Sampler(calls, plan, sinks=[rule] if rule else [], decide=rule.decide if rule else None)
     sampler.run()
-    return finished(skeleton, sampler.series(), IN_PROCESS_CLOCK.info(), stopped_because=sampler.stopped_because,
+    return finished(skeleton, sampler.series(), calls.info(), stopped_because=sampler.stopped_because,
                     notes=(*notes, *sampler.notes))
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scipy import stats as _sps
+import numpy as np
+
+from pairbench.stats import _binomial
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,17 @@ class MedianRanks:
     low: int
     high: int
     achieved_confidence: float
+
+
+def middle(values: np.ndarray) -> float:
+    """The median of finite ``values`` as ``np.median`` computes it (the middle one, or the mean of
+    the two middle ones), through ``np.partition``: ``np.median`` imports ``numpy.ma`` at its first
+    call (14 ms), which the stopping rule must not do while sampling, nor need before it."""
+    n = values.size
+    if n % 2:
+        return float(np.partition(values, n // 2)[n // 2])
+    low, high = np.partition(values, (n // 2 - 1, n // 2))[n // 2 - 1 : n // 2 + 1]
+    return float((low + high) / 2.0)
 
 
 def smallest_n_for_median_interval(confidence: float) -> int:
@@ -35,20 +48,14 @@ def median_interval_ranks(n: int, confidence: float) -> MedianRanks | None:
     The interval is [x_(k), x_(n-k+1)] with k the largest integer such that
     P(Binom(n, 1/2) <= k - 1) <= alpha/2; its exact coverage is
     1 - 2 P(Binom(n, 1/2) <= k - 1) >= confidence (Conover, *Practical
-    Nonparametric Statistics*, 3rd ed., section 3.2). O(1) via the binomial quantile.
+    Nonparametric Statistics*, 3rd ed., section 3.2). O(log n) binomial CDFs (``_binomial``).
     """
     alpha = 1.0 - confidence
     if not alpha > 0.0:
-        # Even [x_(1), x_(n)] misses the median with probability 2^(1-n) > 0. Without this, cdf
-        # underflows to 0 beyond n ~ 1075 and the loop below walks up to a wrong interval.
+        # Even [x_(1), x_(n)] misses the median with probability 2^(1-n) > 0: no interval.
         return None
-    # binom.ppf(q) is the smallest j with cdf(j) >= q; step back until cdf(k-1) <= alpha/2.
-    k = int(_sps.binom.ppf(alpha / 2.0, n, 0.5)) + 1
-    while k > 1 and _sps.binom.cdf(k - 1, n, 0.5) > alpha / 2.0:
-        k -= 1
-    while _sps.binom.cdf(k, n, 0.5) <= alpha / 2.0:
-        k += 1
-    if k < 1 or _sps.binom.cdf(k - 1, n, 0.5) > alpha / 2.0 or k > n - k + 1:
+    k = _binomial.largest_rank_within(n, alpha / 2.0)
+    if k < 1 or k > n - k + 1:
         return None
-    achieved = 1.0 - 2.0 * float(_sps.binom.cdf(k - 1, n, 0.5))
+    achieved = 1.0 - 2.0 * _binomial.cdf(k - 1, n)
     return MedianRanks(low=k, high=n - k + 1, achieved_confidence=achieved)

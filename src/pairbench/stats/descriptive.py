@@ -35,13 +35,14 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as _sps
 
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.notes import Note, note
+from pairbench.stats._lazy import scipy_stats as _sps
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
 from pairbench.stats._validation import as_sample, check_confidence, check_count, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
+from pairbench.stats.paired import NORMAL_MAD_SCALE
 
 TUKEY_K = 1.5
 # The lowland detector runs from BenchmarkDotNet's n = 12 on, and a single mode is
@@ -322,11 +323,12 @@ def _spread(arr, q1, q3, mean, sd, warnings) -> dict:
             "is the timer resolution too coarse?",
             n=n, value=float(arr[0]),
         ))
+    mad = float(np.median(np.abs(arr - np.median(arr))))  # scipy.stats.median_abs_deviation's steps
     return {
         "cv": sd / mean if sd is not None and mean != 0.0 else None,
         "iqr": float(q3 - q1),
-        "mad": float(_sps.median_abs_deviation(arr, scale=1.0)),
-        "mad_normal": float(_sps.median_abs_deviation(arr, scale="normal")),
+        "mad": mad,
+        "mad_normal": mad / NORMAL_MAD_SCALE,
     }
 
 

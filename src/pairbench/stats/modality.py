@@ -55,8 +55,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special as _spc
 
+from pairbench.stats._lazy import scipy_special as _spc
 from pairbench.stats._validation import as_sample, check_number
 
 SENSITIVITY = 0.5  # perfolizer's default

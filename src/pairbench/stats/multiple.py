@@ -10,9 +10,9 @@ adjusted p-values in the input order, equal to R's ``p.adjust(p, "holm" | "BH")`
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as _sps
 
 from pairbench.errors import StatisticsError
+from pairbench.stats._lazy import scipy_stats as _sps
 from pairbench.stats._validation import as_sample
 
 

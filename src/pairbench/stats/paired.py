@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats as _sps
 
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
+from pairbench.stats import _binomial
+from pairbench.stats._order import median_interval_ranks, middle, smallest_n_for_median_interval
 from pairbench.stats._validation import (
     as_pairs,
     as_sample,
@@ -32,6 +32,10 @@ from pairbench.stats._validation import (
     check_number,
     level_text,
 )
+
+NORMAL_MAD_SCALE = 0.6744897501960817
+"""The standard normal's 0.75 quantile (``scipy.special.ndtri(0.75)``): raw MAD / this estimates
+the standard deviation of normal data (``scipy.stats.median_abs_deviation(scale="normal")``)."""
 
 # compare calls paired_effect after every round with the same few (n, confidence):
 # the ranks are pure functions of them, so remember them.
@@ -135,7 +139,8 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
     3. interval = [r_(k), r_(n-k+1)], k from ``median_interval_ranks``: the largest
        k with P(Binom(n, 1/2) <= k - 1) <= alpha/2; achieved confidence
        1 - 2 P(Binom(n, 1/2) <= k - 1).
-    4. p-value: ``scipy.stats.binomtest(#slower, #slower + #faster)``, two-sided.
+    4. p-value: the exact two-sided sign test of #slower of #slower + #faster (as
+       ``scipy.stats.binomtest``).
 
     Ties (coarse timers). The interval is closed, and for *any* distribution,
     atoms included, P(r_(k) > m) = P(#{r_i <= m} <= k - 1) <= P(Binom(n, 1/2)
@@ -168,7 +173,7 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
         raise NotEnoughData(f"no {level_text(confidence)} median interval exists for {r.size} pairs")
     ordered = np.partition(r, (ranks.low - 1, ranks.high - 1))
     low, high = float(ordered[ranks.low - 1]), float(ordered[ranks.high - 1])
-    estimate = float(np.median(r))
+    estimate = middle(r)
     n_slower = int(np.count_nonzero(r > 0.0))
     n_faster = int(np.count_nonzero(r < 0.0))
     n_tied = r.size - n_slower - n_faster
@@ -195,9 +200,9 @@ def paired_effect(baseline, candidate, confidence: float = 0.95) -> PairedEffect
 
 def sign_test_pvalue(above: int, below: int) -> float:
     """The two-sided sign test of ``above`` values one way against ``below`` the other (ties left
-    out): ``scipy.stats.binomtest(above, above + below, 1/2)``; 1 when there are none."""
-    total = above + below
-    return float(_sps.binomtest(above, total, 0.5).pvalue) if total else 1.0
+    out): what ``scipy.stats.binomtest(above, above + below, 1/2)`` gives, computed exactly here
+    (``_binomial``: the stopping path runs without scipy); 1 when there are none."""
+    return _binomial.two_sided_pvalue(above, above + below)
 
 
 def require_spread(r: np.ndarray) -> None:
@@ -264,7 +269,7 @@ def outlier_balance(differences, k: float = 3.0) -> OutlierBalance:
     d = as_sample(differences, "differences", min_n=1, what="for an outlier check")
     k = check_number(k, "k", "a positive finite number", lambda v: math.isfinite(v) and v > 0.0)
     center = float(np.median(d))
-    mad = float(_sps.median_abs_deviation(d, scale="normal"))
+    mad = float(np.median(np.abs(d - center))) / NORMAL_MAD_SCALE
     if mad == 0.0:
         warning = note(
             "outlier-check-disabled",

@@ -36,10 +36,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as _sps
 
 from pairbench.errors import StatisticsError
 from pairbench.notes import Note, note
+from pairbench.stats._lazy import scipy_stats as _sps
 from pairbench.stats._validation import as_sample, check_confidence, check_count
 
 DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)

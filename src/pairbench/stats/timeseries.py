@@ -31,11 +31,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.fft as _fft
-from scipy import stats as _sps
 
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.notes import Note, note
+from pairbench.stats._lazy import scipy_fft as _fft
+from pairbench.stats._lazy import scipy_stats as _sps
 from pairbench.stats._validation import as_sample, check_confidence, require_variance
 
 METHODS = ("autoregressive", "batch-means", "truncated-lag", "newey-west", "iid")

@@ -1,4 +1,4 @@
-"""Results other tools saved, read into pairbench runs (``pairbench import``).
+"""Results other tools saved, read into pairbench runs (``pairbench convert``).
 
 ====================  ==============================================================
 ``hyperfine``         ``--export-json`` (each command a side, each run a sample)
@@ -214,7 +214,7 @@ def import_first(path, fmt: str) -> ResultFileError:
     name = Path(path).name
     converted = (name.rsplit(".", 1)[0] if "." in name else name) + ".pb.json"
     return ResultFileError(f"{path}: this is {words(fmt)}'s own result, not a pairbench result: run "
-                           f"`pairbench import --json {shlex.quote(converted)} {shlex.quote(str(path))}` first, "
+                           f"`pairbench convert --json {shlex.quote(converted)} {shlex.quote(str(path))}` first, "
                            f"then give {shlex.quote(converted)}")
 
 

@@ -79,6 +79,7 @@ def test_pairbench_benchmark_is_the_registry_decorator():
         _ = pairbench.no_such_name
 
 
+@pytest.mark.e2e
 def test_importing_pairbench_and_its_decorator_loads_nothing_heavy():
     code = ("import sys, pairbench; assert 'pairbench.worker' not in sys.modules; pairbench.benchmark; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "

@@ -1,0 +1,114 @@
+"""How long ``make test`` takes from a fresh clone, and where the time goes.
+
+Clones REVISION of this repository into a new directory, runs ``make TARGET`` there (``test``: the
+system packages checked, a new virtual environment installed, every test, the unprivileged pass),
+optionally beside ``--busy`` busy loops (``workloads/spin.c --busy``), and prints as Markdown: the
+wall time and the CPU time of the whole, the load average before and after, the pytest result line,
+the time per test directory and mark (summed over the two workers), and the slowest tests. The
+caches outside the clone (``~/.cache/pairbench-tests``: built harness programs, the wheelhouse,
+the built package by source digest; pip's and Go's own) are used as they are: a fresh clone on a
+machine that ran the suite before, as a contributor's second clone or a CI runner with cached
+directories is. Run it under the timing lock, with the load recorded::
+
+    flock /work/timing.lock nice -n 5 .venv/bin/python benchmarks/test_suite.py [--revision HEAD] \\
+        [--target test] [--busy 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from calibration import build_spin
+from perturbation import busy_processes
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "benchmarks" / "out" / "test_suite"
+GOAL_S = 240.0
+
+
+def run_suite(revision: str, target: str, workdir: Path, junit: Path) -> dict:
+    """Clone ``revision`` into ``workdir`` and run ``make target`` there; its figures."""
+    subprocess.run(["git", "clone", "-q", str(REPO), str(workdir)], check=True)
+    subprocess.run(["git", "checkout", "-q", revision], cwd=workdir, check=True)
+    env = {**os.environ, "PYTEST_ADDOPTS": f"--junitxml={junit}"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load_before, started = os.getloadavg(), time.perf_counter()
+    done = subprocess.run(["make", target], cwd=workdir, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    summary = [line for line in done.stdout.splitlines() if " passed" in line or " failed" in line]
+    return {"code": done.returncode, "wall": wall, "cpu": cpu, "load_before": load_before,
+            "load_after": os.getloadavg(), "summary": summary[-1] if summary else "(no pytest summary)",
+            "tail": done.stdout[-4000:] + done.stderr[-2000:]}
+
+
+def per_test(junit: Path) -> list[tuple[str, float, set[str]]]:
+    """(test id, seconds, the test's directory) of every test case in the JUnit file."""
+    rows = []
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        rows.append((name, float(case.get("time") or 0.0), case.get("classname", "").split(".")[1:2]))
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--revision", default="HEAD", help="what to clone and test")
+    parser.add_argument("--target", default="test", help="the make target (test, test-quick)")
+    parser.add_argument("--busy", type=int, default=0, help="busy loops beside the run")
+    parser.add_argument("--slowest", type=int, default=20, help="how many of the slowest tests to list")
+    args = parser.parse_args(argv)
+    spin = build_spin(OUT) if args.busy else None
+    revision = subprocess.run(["git", "rev-parse", "--short", args.revision], cwd=REPO, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs; python {platform.python_version()}")
+    print(f"{time.strftime('%Y-%m-%d %H:%M %Z')}; make {args.target} of {revision} from a fresh clone, "
+          f"{args.busy} busy loop(s) beside")
+    scratch = Path(tempfile.mkdtemp(prefix="pairbench-suite-"))
+    try:
+        junit = scratch / "junit.xml"
+        if spin is not None:
+            with busy_processes(spin, args.busy):
+                found = run_suite(args.revision, args.target, scratch / "clone", junit)
+        else:
+            found = run_suite(args.revision, args.target, scratch / "clone", junit)
+        tests = per_test(junit) if junit.exists() else []
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(f"\n| wall (s) | CPU (s) | load before | load after | make's exit | pytest | goal <= {GOAL_S:.0f} s |")
+    print("|---|---|---|---|---|---|---|")
+    loads = [" ".join(f"{v:.1f}" for v in found[key]) for key in ("load_before", "load_after")]
+    print(f"| {found['wall']:.0f} | {found['cpu']:.0f} | {loads[0]} | {loads[1]} | {found['code']} | "
+          f"{found['summary'].strip('= ')} | {'met' if found['wall'] <= GOAL_S else 'missed'} |")
+    if found["code"] != 0:
+        print("\n```\n" + found["tail"] + "\n```")
+    if tests:
+        by_directory = collections.Counter()
+        for _, seconds, directory in tests:
+            by_directory[directory[0] if directory else "?"] += seconds
+        print(f"\n{len(tests)} test cases, {sum(s for _, s, _ in tests):.0f} s summed over the workers; by directory:\n")
+        print("| directory | seconds |\n|---|---|")
+        for directory, seconds in by_directory.most_common():
+            print(f"| {directory} | {seconds:.0f} |")
+        print(f"\nthe {args.slowest} slowest:\n\n| test | seconds |\n|---|---|")
+        for name, seconds, _ in sorted(tests, key=lambda row: -row[1])[:args.slowest]:
+            print(f"| `{name}` | {seconds:.1f} |")
+        over = sum(1 for _, seconds, _ in tests if seconds > 30)
+        print(f"\ntests over 30 s: {over}")
+    return found["code"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
