@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from pairbench.analysis.bisection import Search
-from pairbench.analysis.comparison import anytime_effect
 from pairbench.analysis.criteria import UNDECIDED, Boundary, Criteria
+from pairbench.analysis.effect import anytime_effect
 from pairbench.errors import StatisticsError
 from pairbench.stats.sequential import RunningSequence, first_bounded_n
 

@@ -4,7 +4,7 @@ simulated on counts that do not vary, that vary a little, and that vary adversar
 Every run drives pairbench's own ``StoppingRule`` (the one ``compare`` and ``bench`` use) with
 synthetic rounds: each round one baseline and one candidate count per operation, drawn from the
 model below, until the rule decides or ``--horizon`` rounds pass; then ``analyse``'s verdict
-function sees the same rounds (``comparison.exact_or_interval``). A verdict is wrong when it
+function sees the same rounds (``effect.exact_or_interval``). A verdict is wrong when it
 says ``slower`` while the median paired ratio is not above 1 (or ``faster`` while not below), or
 ``equivalent`` while the median ratio lies beyond the threshold. The rule's alpha is 0.01 unless
 ``--alpha``; its threshold 1%.
@@ -40,8 +40,8 @@ import time
 import numpy as np
 
 from pairbench import preload
-from pairbench.analysis.comparison import exact_or_interval, verdict_of
 from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.effect import exact_or_interval, verdict_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.sampler import Measured, RoundEnd
 from pairbench.model import Sample

@@ -1,7 +1,7 @@
 """How much the rounds-needed estimate varies between identical trials, and how near it is to the
 rounds the distribution itself needs: the sample's quantiles read at two neighbouring order
 statistics near the median (pairbench before 2026-11-29) against the sparsity over Hall and
-Sheather's bandwidth (``analysis.comparison._NearMedian``).
+Sheather's bandwidth (``analysis.effect._NearMedian``).
 
 Pure and seeded, no timing (run under ``nice -n 10``). Per distribution of the per-round log-ratios
 (normal, sd 0.05; Student t with 3 degrees of freedom, scale 0.03; "loaded": normal sd 0.02 with 30%
@@ -24,7 +24,7 @@ from unittest import mock
 
 import numpy as np
 
-from pairbench.analysis import comparison
+from pairbench.analysis import effect as comparison
 from pairbench.analysis.criteria import Criteria
 
 SIZES = (32, 64, 256)

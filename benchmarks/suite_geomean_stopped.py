@@ -11,7 +11,7 @@ A simulated suite has K benchmarks. Benchmark k's per-round log-ratios are mu_k 
 
 Each benchmark follows ``compare``'s stopping path through the library: a ``RunningSequence`` at
 alpha 0.01 / K, from ``--min-rounds`` (10 as ``compare``, 32 as ``bench``) or its first bounded round,
-stopping at the first decided verdict (``analysis.comparison.verdict_of``), at most ``--max-rounds``.
+stopping at the first decided verdict (``analysis.effect.verdict_of``), at most ``--max-rounds``.
 Then ``analysis.suite.geometric_mean`` of the values the verdicts were drawn from:
 
 * ``all rounds``: every round each benchmark took (pairbench before);
@@ -36,8 +36,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from pairbench.analysis.comparison import anytime_effect, verdict_of
 from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.effect import anytime_effect, verdict_of
 from pairbench.analysis.suite import geometric_mean, unstopped
 from pairbench.stats.sequential import RunningSequence
 

@@ -3,7 +3,7 @@ on the same rounds, once with the sides swapped (every per-round log-ratio negat
 
 Each comparison follows ``compare``'s path through the library: adaptive, a
 ``RunningSequence`` at alpha 0.01 from the first round at which it is bounded, stopping at
-the first decided verdict (``analysis.comparison.verdict_of``) or at ``--max-rounds``; fixed,
+the first decided verdict (``analysis.effect.verdict_of``) or at ``--max-rounds``; fixed,
 the sign-test interval of ``--fixed-rounds`` rounds. A pair of runs mirrors when the verdicts
 are each other's mirror (slower for faster; equivalent and inconclusive the same, negligible
 flags equal). Each pair is also judged by the rule before the window was taken on log-ratios
@@ -28,8 +28,8 @@ import time
 
 import numpy as np
 
-from pairbench.analysis.comparison import anytime_effect, effect_of, verdict_of
 from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.effect import anytime_effect, effect_of, verdict_of
 from pairbench.errors import StatisticsError
 from pairbench.stats.sequential import RunningSequence, first_bounded_n
 from pairbench.verdict import Verdict, decide

@@ -372,7 +372,7 @@ class Run:
     def imported(cls, settings: Settings, sides: tuple[Side, ...], benchmarks: tuple[BenchmarkKey, ...],
                  samples: Mapping[tuple[int, int], Samples], *, tool: str, measured_at: str, source: Mapping,
                  notes: tuple[Note, ...] = ()) -> Run:
-        """A run of samples another tool measured and saved (``pairbench import``): complete, measured
+        """A run of samples another tool measured and saved (``pairbench convert``): complete, measured
         at ``measured_at`` (ISO 8601), with what the file said of it (``source``: its format, the
         tool's words, the file, the tool's metadata, the resource columns it recorded) as
         ``environment["import"]``; ``tool`` names the tool to users."""

@@ -9,8 +9,8 @@ import pytest
 from runs import make_run, series, side
 
 from pairbench.analysis import analyse
-from pairbench.analysis.effect import anytime_effect, verdict_of
 from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.effect import anytime_effect, verdict_of
 from pairbench.analysis.suite import unstopped
 from pairbench.model import BenchmarkKey
 from pairbench.stats.sequential import RunningSequence

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pairbench.analysis.comparison import effect_of, verdict_of
 from pairbench.analysis.criteria import Criteria
+from pairbench.analysis.effect import effect_of, verdict_of
 
 MIRROR = {"slower": "faster", "faster": "slower", "equivalent": "equivalent", "inconclusive": "inconclusive"}
 

@@ -55,6 +55,7 @@ def test_nan_is_refused_naming_the_option(worker_programs, two_results, command,
     assert code == EXIT_USAGE and option in err and err.count("\n") == 1, err
 
 
+@pytest.mark.e2e
 def test_nan_as_a_build_timeout_or_a_store_timeout_is_refused(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)

@@ -102,7 +102,7 @@ def test_an_import_of_a_pytest_benchmark_file_without_benchmarks_is_refused_in_o
     report = tmp_path / "pb.json"
     report.write_text('{"machine_info": {}, "commit_info": {}, "benchmarks": [], "datetime": '
                       '"2026-11-29T00:00:00", "version": "5.3.1"}\n')
-    code, _, err = invoke("import", "--json", str(tmp_path / "out.json"), str(report))
+    code, _, err = invoke("convert", "--json", str(tmp_path / "out.json"), str(report))
     assert code == 4 and err.count("\n") == 1, err
     assert "holds no benchmark results" in err and not (tmp_path / "out.json").exists()
 
@@ -134,6 +134,7 @@ def test_a_password_holding_a_raw_at_sign_is_refused_without_its_tail():
 # ---------------------------------------------------------------------------------------- H7
 
 
+@pytest.mark.e2e
 def test_a_revision_named_by_its_message_is_resolved(tmp_path):
     _repository(tmp_path / "repo")
     first = git(tmp_path / "repo", "rev-parse", "HEAD~1")

@@ -117,6 +117,7 @@ def test_history_of_an_empty_store_says_so(tmp_path):
     assert not (tmp_path / "new.db").exists()  # reading created nothing
 
 
+@pytest.mark.e2e
 def test_history_in_a_new_project_whose_store_does_not_exist_says_no_results_yet(repository):
     (repository / "pairbench.toml").write_text('[store]\nurl = "sqlite:///.pairbench/history.db"\n')
     code, out, err = invoke("history")

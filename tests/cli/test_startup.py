@@ -84,6 +84,7 @@ PAIRBENCH_BEFORE_FIRST_SAMPLE = (
     "pairbench.analysis.derived",  # the result file's records, with the session's ending; written after the last sample
     "pairbench.stats", "pairbench.stats.paired", "pairbench.stats.sequential", "pairbench.stats._binomial",
     "pairbench.stats._minimize", "pairbench.stats._order", "pairbench.stats._rmath", "pairbench.stats._validation",
+    "pairbench.stats.counts",  # the exact rule of a count the same in every round: the stopping rule applies it
     "pairbench.report", "pairbench.report.safe", "pairbench.report.exports",
 )
 NOT_VOCABULARY = ("pairbench.api", "pairbench.pytest_plugin", "pairbench.workloads")

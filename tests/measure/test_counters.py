@@ -100,6 +100,7 @@ def test_a_go_program_is_recognised_by_its_build_information(tmp_path):
 
 
 @pytest.mark.skipif(hardware_counters().usable, reason="this machine has counters: the failure cannot be seen")
+@pytest.mark.e2e
 def test_without_counters_a_c_worker_asked_for_them_ends_saying_why(tmp_path):
     source = tmp_path / "w.c"
     source.write_text('#include "pairbench.h"\nPAIRBENCH(x) { pairbench_keep(1); }\nPAIRBENCH_MAIN()\n')

@@ -149,6 +149,7 @@ def test_a_link_of_a_kind_no_pairbench_writes_is_refused_on_reading(tmp_path):
         store.links(stored.id, [benchmark.id])
 
 
+@pytest.mark.e2e
 def test_a_version_3_store_keeps_its_links_and_series_and_reads_them_as_judged_by_default(store_url):
     """Version 4 adds the threshold and rate of each link and the metric of each series: the rows of
     a version 3 store have none, and are read as wall-time points and links judged by the reader's

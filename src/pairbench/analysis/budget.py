@@ -1,7 +1,7 @@
 """What budget would decide a suite's undecided benchmarks, from what measuring them cost so far, and
 which of them no budget a user would pay decides on this machine at this load.
 
-An inconclusive comparison with a rounds-needed estimate (``comparison.plan_rounds``) would need
+An inconclusive comparison with a rounds-needed estimate (``effect.plan_rounds``) would need
 about that many more rounds, each as long as its rounds took. Past ``AFFORDABLE_FACTOR`` times the
 time its rounds took, and past ``AFFORDABLE_FLOOR_NS`` (``affordable_ns``), it is **out of reach**:
 four doublings of its budget, or ten minutes of one comparison, is the most a user is asked to pay,

@@ -18,7 +18,7 @@ before the names kept ``/op`` (``B``, ``allocs``) read as ``B/op`` and
 * every pair equal (allocs/op is often 0, or the same count, on both sides):
   ``same``, no p-value test needed (p = 1, counted in the family);
 * both sides positive and the log-ratios vary: exactly the time's path,
-  ``comparison.effect_of`` on the per-round log-ratios (the anytime-valid
+  ``effect.effect_of`` on the per-round log-ratios (the anytime-valid
   confidence sequence under adaptive stopping, valid whatever stopped the run;
   the sign-test interval for fixed rounds) and ``verdict.decide`` against
   ``--threshold``; ``higher`` / ``lower`` for slower / faster;

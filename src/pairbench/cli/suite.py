@@ -126,7 +126,7 @@ def diff(app: App, old: str, new: str, alpha: str, threshold: str, fail_on: str,
     \b
     Examples:
       pairbench diff main.json pr.json
-      pairbench import --json old.json old-gbench.json; pairbench diff old.json new.json --fail-on slower
+      pairbench convert --json old.json old-gbench.json; pairbench diff old.json new.json --fail-on slower
       pairbench diff old.json new.json --fail-on-metric allocs/op
     """
     from pairbench.analysis.unpaired import diff_runs

@@ -18,7 +18,7 @@ measured (and said so). Without ``--suite-time`` the suite's budget is
 goes to another too, though every benchmark is measured.
 
 What a benchmark spends (:class:`Spending`): its bracket and its time budget,
-then more where its rounds-needed estimate (``analysis.comparison.plan_rounds``,
+then more where its rounds-needed estimate (``analysis.effect.plan_rounds``,
 ``nearest``: to the verdict its interval, where it lies, reaches first) says the
 verdict is within one more doubling of its rounds and the suite has
 that time to spare beyond what the benchmarks not yet started are due (the
