@@ -4,7 +4,8 @@ worker and a ``bisect`` build; pairbench ending normally, by SIGTERM, by SIGINT 
 (the red-team audit's H2: the keeper scanned ``/proc`` five times and gave up, and the hopper outlived
 pairbench). Each case runs with the containment this machine gives (a cgroup per program where
 pairbench may make one) and, for each entry point, with the scan of descendants that stands in for it
-elsewhere (``PAIRBENCH_CGROUP=none``).
+elsewhere (``PAIRBENCH_CGROUP=none``). With a cgroup, the test gives pairbench a directory of its own
+to make its cells in (``PAIRBENCH_CGROUP``), and once pairbench has ended none may be left there.
 
 Whether a hopper lives is told by a FIFO each of its processes holds open (``tests/support/hoppers.py``:
 a scan of ``/proc`` misses a process that forked and exited while it ran); the tests wait for it with
@@ -14,6 +15,7 @@ the test is over. pairbench runs as a child process, with SIGTERM and SIGINT at 
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -24,7 +26,8 @@ import pytest
 from hoppers import Hopper
 from processes import default_dispositions, wait_until
 
-from pairbench.measure import containment
+from pairbench.measure import containment, native
+from pairbench.measure.spawner import SPAWNER_VARIABLE
 
 pytestmark = pytest.mark.e2e
 
@@ -37,16 +40,45 @@ MODES = {"machine": None, "scan": "none"}
 def hopper(tmp_path):
     """A hopper, told to stop when the test ends, whatever happened."""
     hopper = Hopper(tmp_path / "hop")
-    directory = containment.containment().directory
-    hopper.stale_before = set(_stale_cells(directory)) if directory else set()
     yield hopper
     hopper.stop()
 
 
-def _pairbench(args: list[str], mode: str | None, cwd: Path) -> subprocess.Popen:
+@pytest.fixture
+def cells():
+    """A cgroup directory of this test's own below the machine's, named to pairbench in
+    ``$PAIRBENCH_CGROUP``: every cell in it was made by the pairbench this test started, so a cell
+    another test or another pairbench on the machine leaves is never counted here. None where the
+    machine gives no cgroup."""
+    base = containment.containment().directory
+    if base is None:
+        yield None
+        return
+    directory = Path(base) / f"hopper-tests-{os.getpid()}-{next(_SERIAL)}"  # not a cell's name: no sweep touches it
+    directory.mkdir()
+    try:
+        yield directory
+    finally:
+        whole = containment.Cell(str(directory))
+        whole.end()  # what a failed test left there (a process moving back out of its cell, at most)
+        assert whole.remove(), f"{directory} could not be removed"
+
+
+_SERIAL = itertools.count(1)
+
+
+def _cells_in(directory: Path) -> list[str]:
+    return sorted(entry.name for entry in os.scandir(directory) if entry.is_dir())
+
+
+def _pairbench(args: list[str], mode: str | None, cwd: Path, cells: Path | None, spawner: str = "auto"
+               ) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAIRBENCH_")}
+    env[SPAWNER_VARIABLE] = spawner
     if mode is not None:
         env[containment.CGROUP_VARIABLE] = mode
+    elif cells is not None:
+        env[containment.CGROUP_VARIABLE] = str(cells)
     return subprocess.Popen([sys.executable, "-m", "pairbench", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=default_dispositions)
 
@@ -65,18 +97,11 @@ def _end(process: subprocess.Popen, how: int | None, hopper: Hopper) -> tuple[in
     return process.returncode, err
 
 
-def _nothing_left(hopper: Hopper, mode: str | None) -> None:
+def _nothing_left(hopper: Hopper, mode: str | None, cells: Path | None) -> None:
     assert hopper.started(), "the hopper never ran"
     assert hopper.gone(), "the hopper outlived pairbench"
-    found = containment.containment()
-    if mode is None and found.directory:  # no cell of a process that has ended is left behind
-        left = lambda: set(_stale_cells(found.directory)) - hopper.stale_before  # noqa: E731
-        assert wait_until(lambda: not left(), 10), left()
-
-
-def _stale_cells(directory: str) -> list[str]:
-    return [name for name in os.listdir(directory) if name.startswith(containment.CELL_PREFIX)
-            and not Path(f"/proc/{name.split('-')[1]}").exists()]
+    if mode is None and cells is not None:  # no cell outlives the processes of pairbench's that made it
+        assert wait_until(lambda: not _cells_in(cells), 10), _cells_in(cells)
 
 
 def _cases(scanned: str):
@@ -86,16 +111,31 @@ def _cases(scanned: str):
 
 
 @pytest.mark.parametrize(("ending", "mode"), _cases("normal"))
-def test_a_hopper_a_run_command_starts_is_ended_with_it(hopper, tmp_path, ending, mode):
+def test_a_hopper_a_run_command_starts_is_ended_with_it(hopper, cells, tmp_path, ending, mode):
     command = hopper.command
     how = ENDINGS[ending]
     text = command if how is None else f"{command} && sleep 600"
     shell = [] if how is None else ["-S", "sh"]
     process = _pairbench(["run", "--no-store", "-q", "--runs", "2", "--warmup", "0", *shell, text], MODES[mode],
-                         tmp_path)
+                         tmp_path, cells)
     code, err = _end(process, how, hopper)
     assert code == EXIT_AFTER.get(how, 0), err
-    _nothing_left(hopper, MODES[mode])
+    _nothing_left(hopper, MODES[mode], cells)
+
+
+@pytest.mark.parametrize("spawner", ["native", "python"])
+def test_a_spawner_whose_pairbench_was_killed_removes_its_own_cell(hopper, cells, tmp_path, spawner):
+    """pairbench removes the cell of a spawner that has exited; killed with SIGKILL it cannot, so the
+    spawner, which lives in that cell, moves out of it and removes it before it exits."""
+    if cells is None:
+        pytest.skip(f"this machine gives pairbench no cgroup: {containment.containment().reason}")
+    if spawner == "native" and not os.access(native.program_path(), os.X_OK):
+        pytest.fail(f"the native spawner was not built ({native.program_path()}): run make setup")
+    process = _pairbench(["run", "--no-store", "-q", "--runs", "2", "--warmup", "0", "-S", "sh",
+                          f"{hopper.command} && sleep 600"], None, tmp_path, cells, spawner)
+    code, err = _end(process, signal.SIGKILL, hopper)
+    assert code == -9, err
+    _nothing_left(hopper, None, cells)
 
 
 BENCHMARK = """import subprocess, sys, time, pairbench
@@ -113,15 +153,15 @@ def hops():
 
 
 @pytest.mark.parametrize(("ending", "mode"), _cases("kill-9"))
-def test_a_hopper_a_bench_worker_starts_is_ended_with_it(hopper, tmp_path, ending, mode):
+def test_a_hopper_a_bench_worker_starts_is_ended_with_it(hopper, cells, tmp_path, ending, mode):
     command = hopper.command
     how = ENDINGS[ending]
     (tmp_path / "bench_hop.py").write_text(BENCHMARK.format(command=command, hang=how is not None))
     process = _pairbench(["bench", "bench_hop.py", "--no-store", "-q", "--runs", "6", "--warmup", "0"],
-                         MODES[mode], tmp_path)
+                         MODES[mode], tmp_path, cells)
     code, err = _end(process, how, hopper)
     assert code == EXIT_AFTER.get(how, 0), err
-    _nothing_left(hopper, MODES[mode])
+    _nothing_left(hopper, MODES[mode], cells)
 
 
 def _project(root: Path, build: str) -> tuple[str, str]:
@@ -141,14 +181,15 @@ def _project(root: Path, build: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(("ending", "mode"), _cases("sigterm"))
-def test_a_hopper_a_bisect_build_starts_is_ended_with_it(hopper, tmp_path, ending, mode):
+def test_a_hopper_a_bisect_build_starts_is_ended_with_it(hopper, cells, tmp_path, ending, mode):
     command = hopper.command
     how = ENDINGS[ending]
     good, bad = _project(tmp_path, f"{command}; true" if how is None else f"{command} && sleep 600")
-    process = _pairbench(["bisect", good, bad, "--no-store", "-q", "--max-time", "2s"], MODES[mode], tmp_path)
+    process = _pairbench(["bisect", good, bad, "--no-store", "-q", "--max-time", "2s"], MODES[mode], tmp_path,
+                         cells)
     code, err = _end(process, how, hopper)
     if how is None:
         assert code in (0, 5, 6, 7), err  # whatever the search found, it ended
     else:
         assert code == EXIT_AFTER[how], err
-    _nothing_left(hopper, MODES[mode])
+    _nothing_left(hopper, MODES[mode], cells)

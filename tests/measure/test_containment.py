@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -183,3 +184,36 @@ def test_doctor_says_how_this_machine_contains_what_pairbench_starts():
                               "Containment: partial, a scan")
     scanned = containment_line({"method": "scan", "directory": None, "reason": "no cgroup v2 hierarchy is mounted"})
     assert "(no cgroup v2 hierarchy is mounted)" in scanned and "PAIRBENCH_CGROUP=DIR" in scanned
+
+
+LEAVING_SCRIPT = """import os, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+from pairbench.measure.containment import Cell
+base = sys.argv[2]
+cell = Cell.create(base)
+cell.enter()
+sleeper = subprocess.Popen(["sleep", "600"])  # in the cell, as a command's leftover is
+assert not Cell(os.path.join(base, "no-such-cgroup")).leave(os.path.join(base, "no-such-cgroup"))  # refused
+print(cell.leave(base), os.path.isdir(cell.path), os.path.exists(f"/proc/{sleeper.pid}"))  # reaped by leave
+"""
+
+
+@needs_cgroup
+def test_a_process_leaving_its_cell_ends_what_is_in_it_and_removes_it():
+    done = subprocess.run([sys.executable, "-c", LEAVING_SCRIPT, native.package_root(), MACHINE.directory],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False", "False"]  # it moved out, the cell is gone, the sleeper too
+
+
+def test_a_signal_while_the_python_spawner_ends_an_interrupted_run_is_noted_not_raised(monkeypatch):
+    from pairbench.measure import python_spawner
+
+    state = python_spawner._State
+    for name, value in {"running": True, "exiting": False, "interrupted": False, "cancelled": False}.items():
+        monkeypatch.setattr(state, name, value)
+    with pytest.raises(KeyboardInterrupt):  # the first interrupts the run...
+        python_spawner._on_signal(signal.SIGTERM, None)
+    python_spawner._on_signal(signal.SIGTERM, None)  # ...a second, while that is handled, does not
+    python_spawner._on_signal(signal.SIGINT, None)
+    assert state.exiting and state.interrupted

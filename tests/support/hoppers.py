@@ -6,7 +6,9 @@ A scan of ``/proc`` cannot tell: it lists the pids first and reads each after, s
 hopper that forked and exited in between and reports it gone. Instead each hopper process holds
 the write end of a FIFO (it opens it once; every fork inherits it), and the test holds the read
 end: when the last hopper process dies, the read end reports a hang-up (POLLHUP), which nothing
-else can cause. The hopper ends itself after two minutes, or when its folder holds ``stop``.
+else can cause. The command returns once the hopper runs (its first process waits for that), so
+whatever ends what the command left finds it running. The hopper ends itself after two minutes, or
+when its folder holds ``stop``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from processes import GONE_WITHIN_S
 SOURCE = """import os, sys, time
 folder, new_sessions = sys.argv[1], sys.argv[2] == "sessions"
 t0 = time.time()
-if os.fork():
+if os.fork():  # as a daemon's starter does, exit once the daemon runs (what ends then finds it running)
+    while not os.path.exists(os.path.join(folder, "started")) and time.time() - t0 < 120:
+        time.sleep(0.001)
     sys.exit(0)
 os.setsid()
 for fd in (0, 1, 2):

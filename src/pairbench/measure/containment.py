@@ -18,7 +18,8 @@ Who uses cells: a keeper (``measure.keeper``, ``spawner.c --keep``) starts its p
 left there besides itself after each command, and when something is, moves itself to a new cell and
 ends the old one. So a command is spawned as before (the timed window does not change), and a
 command that left nothing costs what it costs without a cell: one system call says the spawner (a
-subreaper) has no child. A cell is named
+subreaper) has no child. Before it exits, a spawner moves back to the directory and removes its
+cell (``Cell.leave``): its parent would, but not a parent killed with ``kill -9``. A cell is named
 ``pairbench-PID-N`` (PID: the keeper's or spawner's); one left behind by a process killed with
 ``kill -9`` is removed by the next pairbench that finds it empty.
 
@@ -160,6 +161,19 @@ class Cell:
     def enter(self, pid: int = 0) -> None:
         """Move process ``pid`` (0: this one) into the cell; ``OSError`` if that is refused."""
         _write(os.path.join(self.path, "cgroup.procs"), str(pid))
+
+    def leave(self, base: str) -> bool:
+        """This process (in the cell) moves back to ``base``, the directory cells are made in; then
+        what is still in the cell is ended and the cell removed. Whoever started this process removes
+        its cell once it has exited, but one killed with SIGKILL cannot, and the cell would outlive
+        it. False, with nothing done, if the move is refused (``base`` may hold no processes)."""
+        try:
+            _write(os.path.join(base, "cgroup.procs"), "0")
+        except OSError:
+            return False
+        self.end()
+        self.remove()
+        return True
 
     def members(self) -> list[int]:
         """The processes in the cell and the cells below it (empty if it is gone): one read of its

@@ -217,8 +217,8 @@ class PosixExecutor:
     def close(self) -> None:
         """Close /dev/null and the output file, and end what the cell holds besides this process;
         safe to call more than once."""
-        if self.cell is not None and not self._closed and self.cell.others():
-            self._renew_cell()
+        if self.cell is not None and not self._closed:
+            self._leave_cell()
         self._closed = True
         fds, self._fds = self._fds, []
         for fd in fds:
@@ -289,6 +289,13 @@ class PosixExecutor:
     @staticmethod
     def _end_descendants(pgid: int) -> int:
         return leftovers.end_descendants(known_groups=(pgid,))
+
+    def _leave_cell(self) -> None:
+        """Leave the cell, ending what it still holds and removing it (so it does not outlive this
+        process when the parent that would remove it was killed); where that move is refused, end
+        what it holds with a new cell, which the parent removes."""
+        if not _held_off(self.cell.leave, self.cells) and self.cell.others():
+            self._renew_cell()
 
     def _renew_cell(self) -> int | None:
         """Move to a new cell and end the old one with everything in it: how many were still running

@@ -38,15 +38,23 @@ class _State:
     running = False  # inside PosixExecutor.run: a signal interrupts it
     cancelled = False  # SIGINT arrived while idle: the next run is cancelled (until "sync")
     exiting = False  # SIGTERM or SIGHUP arrived: finish the current request, then exit
+    interrupted = False  # an interruption was raised and is being handled: none other until it is
 
 
 def _on_signal(signum, frame) -> None:
-    """SIGINT cancels the current (or next) run; SIGTERM and SIGHUP also make the spawner exit."""
+    """SIGINT cancels the current (or next) run; SIGTERM and SIGHUP also make the spawner exit. A
+    signal arriving while an interruption is handled (the command's group being killed, the cell
+    being renewed or left) is only noted: raised there, it would cut that short (a cell made but never
+    recorded outlives the spawner)."""
     if signum != signal.SIGINT:
         _State.exiting = True
+    if _State.interrupted:
+        return
     if _State.running:
+        _State.interrupted = True
         raise KeyboardInterrupt  # PosixExecutor.run kills and reaps the command's group
     if _State.exiting:
+        _State.interrupted = True
         raise SystemExit(0)
     _State.cancelled = True
 
@@ -130,6 +138,7 @@ def _answer_other(executor: PosixExecutor, request_id: int | None, request: list
 
 def _run(executor: PosixExecutor, request_id: int | None, command: Command, timeout_ns: int | None) -> bytes:
     """Run one command; an interruption (SIGINT, SIGTERM, SIGHUP) becomes the ``int`` reply."""
+    _State.interrupted = False
     try:
         _State.running = True
         try:
@@ -141,6 +150,7 @@ def _run(executor: PosixExecutor, request_id: int | None, command: Command, time
             _State.running = False
     except KeyboardInterrupt:
         _State.running = False
+        _State.interrupted = False  # handled: the next signal interrupts again
         return wire.encode_reply(request_id, "int")
     except PairbenchError as exc:
         return wire.error_reply(exc, request_id)

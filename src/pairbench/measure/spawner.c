@@ -123,6 +123,7 @@ static pid_t self_pid;
 static const char *cgroup_dir; /* --cgroup, while usable */
 static const char *contain_dir; /* --contain: where cells are made */
 static char cell_path[4096];    /* this process's cell ("" when in none) */
+static int in_cell;             /* this process is in cell_path (a spawner's; a keeper's holds its program) */
 static char contain_reason[MESSAGE_MAX];
 static char memory_reason[MESSAGE_MAX];
 static unsigned long long cgroup_serial;
@@ -216,6 +217,16 @@ static int exit_code(int wstatus)
 
 /* -- replies ---------------------------------------------------------------------- */
 
+static void leave_cell(void);
+
+/* Exit the spawner (not a child of it), leaving its cell first. */
+__attribute__((noreturn)) static void exit_spawner(int code)
+{
+    if (getpid() == self_pid)
+        leave_cell();
+    _exit(code);
+}
+
 static void write_all(int fd, const char *data, size_t size)
 {
     while (size) {
@@ -223,7 +234,7 @@ static void write_all(int fd, const char *data, size_t size)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            _exit(0); /* the parent is gone; nothing runs any more */
+            exit_spawner(0); /* the parent is gone; nothing runs any more */
         }
         data += n;
         size -= (size_t)n;
@@ -869,6 +880,7 @@ static int cell_enter(void)
         return -1;
     }
     memcpy(cell_path, path, sizeof cell_path);
+    in_cell = 1;
     return 0;
 }
 
@@ -884,6 +896,28 @@ static int renew_cell(void)
     int left = cgroup_end(old);
     cgroup_remove(old);
     return left;
+}
+
+/* Before exiting: move back to --contain's directory, then end what is still in our cell and remove
+ * it. Our parent removes the cell of a spawner that has exited, but a parent killed with SIGKILL
+ * cannot, and the cell would outlive us. If the move is refused (the directory may hold no
+ * processes), what is left is ended by a new cell as after a command, and the parent removes ours. */
+static void leave_cell(void)
+{
+    char procs[4200], old[sizeof cell_path];
+    if (!in_cell || !cell_path[0])
+        return;
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", contain_dir);
+    if (write_text(procs, "0") != 0) {
+        if (cgroup_members(cell_path, 0))
+            renew_cell();
+        return;
+    }
+    memcpy(old, cell_path, sizeof old);
+    cell_path[0] = '\0';
+    in_cell = 0;
+    cgroup_end(old);
+    cgroup_remove(old);
 }
 
 /* End what the command ``pgid`` (reaped) left: its cgroup ``own`` (or our cell), then any other
@@ -1353,7 +1387,7 @@ static void answer(char *line, size_t size)
     deliver_pending();
     if (got_term) { /* SIGTERM or SIGHUP while idle: exit without running */
         reply_kind(id, "int");
-        _exit(0);
+        exit_spawner(0);
     }
     if (cancelled || got_int) {
         cancelled = 0;
@@ -1665,7 +1699,6 @@ int main(int argc, char **argv)
     char *line;
     while (!got_term && (line = next_line(&size, &consumed)))
         answer(line, size);
-    if (cell_path[0] && cgroup_members(cell_path, 0)) /* nothing, as a rule: each command's were ended */
-        renew_cell();
+    leave_cell();
     return 0;
 }
