@@ -3,7 +3,8 @@ are: F1 in tests/measure/test_posix.py, F10 in test_outputs.py, F11 in test_star
 test_signals.py, F15 and F16 in tests/store/test_journal.py, F17 in tests/doctor/test_privacy.py, F18 in
 test_stored_results.py, F19 in tests/report/test_csv.py, F20 in test_compare_command.py; G7 in
 test_output_guard.py, G16 in tests/adapters/test_gbench_names.py, G17 in test_criterion_suite.py, G20
-in tests/store/test_store_hardening.py).
+in tests/store/test_store_hardening.py; F9, an optional field missing, in tests/fuzz/test_result_fields.py,
+which deletes every field in turn).
 
 - F5: an alpha too small to ever decide is refused, not computed at length (``diff --alpha 1e-300``).
 - F8: NaN is refused by every option that takes a number or a duration, and in the config and a
