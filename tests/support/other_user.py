@@ -113,7 +113,7 @@ def shared_environment(drop: list[str] | None = None, *, with_tests: bool = Fals
                        checkout: Path = REPO) -> SharedEnvironment:
     """A Python with pairbench that the user of ``drop`` can run (see the module docstring)."""
     drop = drop_command() if drop is None else drop
-    root = Path(tempfile.mkdtemp(prefix="pairbench-other-user-", dir=_parent_near(checkout)))
+    root = Path(tempfile.mkdtemp(prefix="pairbench-other-user-", dir=parent_near(checkout)))
     root.chmod(0o755)
     shared = SharedEnvironment(root, checkout, Path(sys.executable))
     try:
@@ -135,7 +135,7 @@ def shared_environment(drop: list[str] | None = None, *, with_tests: bool = Fals
         raise
 
 
-def _parent_near(path: Path) -> str | None:
+def parent_near(path: Path) -> str | None:
     """A directory every user may enter on ``path``'s file system (hard links then work), else the
     default temporary directory."""
     device = path.stat().st_dev
