@@ -3,8 +3,8 @@ looked for) is ended with whatever started it, from every entry point: a ``run``
 worker and a ``bisect`` build; pairbench ending normally, by SIGTERM, by SIGINT and by ``kill -9``
 (the red-team audit's H2: the keeper scanned ``/proc`` five times and gave up, and the hopper outlived
 pairbench). Each case runs with the containment this machine gives (a cgroup per program where
-pairbench may make one) and, for each entry point, with the scan of descendants that stands in for it
-elsewhere (``PAIRBENCH_CGROUP=none``). With a cgroup, the test gives pairbench a directory of its own
+pairbench may make one) and with the scan of descendants that stands in for it elsewhere
+(``PAIRBENCH_CGROUP=none``). With a cgroup, the test gives pairbench a directory of its own
 to make its cells in (``PAIRBENCH_CGROUP``), and once pairbench has ended none may be left there.
 
 Whether a hopper lives is told by a FIFO each of its processes holds open (``tests/support/hoppers.py``:
@@ -104,13 +104,11 @@ def _nothing_left(hopper: Hopper, mode: str | None, cells: Path | None) -> None:
         assert wait_until(lambda: not _cells_in(cells), 10), _cells_in(cells)
 
 
-def _cases(scanned: str):
-    """Every ending with the machine's containment, and ``scanned`` with the scan."""
-    return [*(pytest.param(ending, "machine", id=f"{ending}-machine") for ending in ENDINGS),
-            pytest.param(scanned, "scan", id=f"{scanned}-scan")]
+CASES = [pytest.param(ending, mode, id=f"{ending}-{mode}") for mode in MODES for ending in ENDINGS]
+"""Every ending, with the machine's containment and with the scan."""
 
 
-@pytest.mark.parametrize(("ending", "mode"), _cases("normal"))
+@pytest.mark.parametrize(("ending", "mode"), CASES)
 def test_a_hopper_a_run_command_starts_is_ended_with_it(hopper, cells, tmp_path, ending, mode):
     command = hopper.command
     how = ENDINGS[ending]
@@ -152,7 +150,7 @@ def hops():
 """
 
 
-@pytest.mark.parametrize(("ending", "mode"), _cases("kill-9"))
+@pytest.mark.parametrize(("ending", "mode"), CASES)
 def test_a_hopper_a_bench_worker_starts_is_ended_with_it(hopper, cells, tmp_path, ending, mode):
     command = hopper.command
     how = ENDINGS[ending]
@@ -180,7 +178,7 @@ def _project(root: Path, build: str) -> tuple[str, str]:
     return commits[0], commits[1]
 
 
-@pytest.mark.parametrize(("ending", "mode"), _cases("sigterm"))
+@pytest.mark.parametrize(("ending", "mode"), CASES)
 def test_a_hopper_a_bisect_build_starts_is_ended_with_it(hopper, cells, tmp_path, ending, mode):
     command = hopper.command
     how = ENDINGS[ending]
