@@ -15,6 +15,11 @@ reference in one run, in rotating order so that drift hits all alike:
    (``workloads/spin.c``, fitted to its CPU time) against itself, and ``hyperfine
    -N --runs R`` of the same two commands; per round the ratio of the two wall
    times; at most 1.2 quiet and beside ``--busy-fixed`` busy loop(s).
+5. **exec to the journal**: from the launch of ``run --runs 1 --json r.json`` to the moment its
+   journal (``r.json.partial``) holds its header line, polled every millisecond; no goal of its own
+   (the journal comes before the first sample), the figure a kill during start-up is measured by.
+6. **where the import time goes**: ``-X importtime``'s top entries (cumulative) of ``run --runs 1
+   true``, once per package, for reading, not a goal.
 
 ``--source LABEL=DIR`` (repeatable) measures the pairbench package in DIR (an
 older checkout's ``src`` from ``git archive``, its native spawner copied in)
@@ -83,6 +88,42 @@ def first_sample_s(src: str) -> float:
         with open(stamps) as f:
             first = int(f.readline())
     return (first - found["launched"]) / 1e9
+
+
+def journal_s(src: str) -> float:
+    """From the launch of ``pairbench run --runs 1 --json r.json`` to the moment its journal holds
+    its header line (a complete first line), polled every millisecond."""
+    with tempfile.TemporaryDirectory() as tmp:
+        journal = Path(tmp, "r.json.partial")
+        launched = time.perf_counter()
+        child = subprocess.Popen(_pairbench(src, "run", "--quiet", "--runs", "1", "--json", "r.json", "sleep 0.2"),
+                                 cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        found = None
+        while found is None and child.poll() is None:
+            try:
+                if b"\n" in journal.read_bytes():
+                    found = time.perf_counter() - launched
+            except FileNotFoundError:
+                pass
+            time.sleep(0.001)
+        _, err = child.communicate()
+        if child.returncode != 0 or found is None:
+            sys.exit(f"run --json r.json failed ({child.returncode}) or no journal was seen:\n{err.decode()}")
+    return found
+
+
+def import_times(src: str, top: int) -> list[tuple[float, str]]:
+    """The ``top`` largest cumulative import times (s, module) of ``run --runs 1 true``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = _pairbench(src, "run", "--quiet", "--runs", "1", "true")
+        done = subprocess.run([argv[0], "PYTHONPROFILEIMPORTTIME=1", *argv[1:]], capture_output=True, text=True,
+                              cwd=tmp)
+    rows = []
+    for line in done.stderr.splitlines():
+        parts = line.removeprefix("import time:").split("|")
+        if line.startswith("import time:") and len(parts) == 3 and parts[1].strip().isdigit():
+            rows.append((int(parts[1]) / 1e6, parts[2].rstrip()))
+    return sorted(rows, reverse=True)[:top]
 
 
 def cpu_s(src: str) -> float:
@@ -164,6 +205,27 @@ def cpu_table(sources: dict[str, str], rounds: int) -> bool:
     return met
 
 
+def journal_table(sources: dict[str, str], rounds: int) -> None:
+    figures: dict[str, list[float]] = {label: [] for label in sources}
+    for r in range(rounds):
+        for label in rotated(list(sources), r):
+            figures[label].append(journal_s(sources[label]))
+    print(f"\n5. exec to the journal's header line (`run --runs 1 --json r.json`), {rounds} invocations each:\n")
+    print("| pairbench | median (s) | min (s) | max (s) |")
+    print("|---|---|---|---|")
+    for label, values in figures.items():
+        print(f"| {label} | {statistics.median(values):.3f} | {min(values):.3f} | {max(values):.3f} |")
+
+
+def import_table(sources: dict[str, str], top: int) -> None:
+    for label, src in sources.items():
+        print(f"\n6. `-X importtime` of `run --runs 1 true` ({label}), the {top} largest cumulative, one run:\n")
+        print("| module  | cumulative (s) |")
+        print("|---|---|")
+        for seconds, module in import_times(src, top):
+            print(f"| `{module.strip()}` | {seconds:.3f} |")
+
+
 def fixed_cost_table(hyperfine: str, sources: dict[str, str], rounds: int, runs: int, command: str,
                      spin: Path, busy: int, ms: float) -> bool:
     loads = ("quiet", f"beside {busy} busy loop(s)")
@@ -204,6 +266,7 @@ def main(argv=None) -> int:
     parser.add_argument("--busy-first", type=int, default=2, help="busy loops beside the first-sample study")
     parser.add_argument("--busy-fixed", type=int, default=1, help="busy loops beside the fixed-cost study")
     parser.add_argument("--version-blocks", type=int, default=5, help="hyperfine blocks of --version")
+    parser.add_argument("--imports", type=int, default=12, help="how many -X importtime entries to list")
     args = parser.parse_args(argv)
     sources = dict(item.split("=", 1) for item in args.source) or {"installed": ""}
     for src in [*sources.values(), str(Path(__import__("pairbench").__file__).parent)]:
@@ -223,6 +286,8 @@ def main(argv=None) -> int:
            cpu_table(sources, args.rounds),
            fixed_cost_table(hyperfine, sources, args.rounds, args.runs, command, spin, args.busy_fixed,
                             args.command_ms)]
+    journal_table(sources, args.rounds)
+    import_table(sources, args.imports)
     print(f"\nload average at the end {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0 if all(met) else 1
 

@@ -244,3 +244,31 @@ def test_the_console_script_exits_with_the_clis_code_after_flushing_and_running_
 def test_the_console_script_waits_for_a_thread_still_running():
     done = _console("--with-thread", "--version")
     assert done.returncode == 0 and "thread finished" in done.stdout.splitlines()
+
+
+# After the last sample: a run's summary (its shape, Grubbs' critical value, the autoregressive error
+# of the mean, the interval of the median) needs scipy.special and scipy.fft, not scipy.stats, which
+# costs 0.5-0.8 s more of CPU to import (benchmarks/results/startup.md). A compare still loads it,
+# for the secondary Mann-Whitney and signed-rank p-values (stats/ranks.py).
+AFTER_SAMPLING = f"""
+import io, json, sys
+sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
+""" + """
+from pairbench.cli import main
+from fakes import FakeExecutor
+out = io.StringIO()
+code = main(sys.argv[1:], stdout=out, stderr=io.StringIO(),
+            executor_factory=lambda output: FakeExecutor(lambda command, index, clock_ns: 0.01 + 1e-4 * (index % 7)),
+            environment=lambda *a, **k: {})
+print(json.dumps({"code": code, "out": out.getvalue(), "scipy": sorted(m for m in sys.modules if m.startswith("scipy."))}))
+"""
+
+
+@pytest.mark.e2e
+def test_a_run_concludes_without_importing_scipy_stats(tmp_path):
+    done = subprocess.run([sys.executable, "-c", AFTER_SAMPLING, "run", "--seed", "1", "--runs", "30", "true"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["code"] == 0 and "Tukey fence" in found["out"] and "effective n" in found["out"]
+    assert "scipy.special" in found["scipy"] and "scipy.stats" not in found["scipy"]

@@ -38,7 +38,7 @@ import numpy as np
 
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._lazy import scipy_stats as _sps
+from pairbench.stats._lazy import scipy_special as _spc
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
 from pairbench.stats._validation import as_sample, check_confidence, check_count, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
@@ -225,17 +225,18 @@ def grubbs_critical(n: int, alpha: float = 0.05) -> float:
     """
     n = check_count(n, "n", "an integer >= 3 for Grubbs' test", minimum=3)
     alpha = check_confidence(alpha, "alpha")
-    t = float(_sps.t.isf(alpha / n, n - 2))
+    t = -float(_spc.stdtrit(n - 2, alpha / n))  # scipy.stats.t.isf, as scipy computes it
     return (n - 1) / math.sqrt(n) * math.sqrt(t * t / (n - 2 + t * t))
 
 
 def fence_excess_pvalue(above: int, n: int, rate: float) -> float:
     """P(Binomial(n, rate) >= above): how surprising ``above`` of ``n`` samples beyond a fence are
-    when clean timings put ``rate`` of a sample there (``scipy.stats.binom.sf``); 1.0 for none."""
+    when clean timings put ``rate`` of a sample there (``scipy.special.bdtrc``, what
+    ``scipy.stats.binom.sf`` computes); 1.0 for none."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or not 0 <= above <= n:
         raise StatisticsError(f"`above` must be a count in [0, n] of n >= 1 samples, got {above!r} of {n!r}")
     rate = check_confidence(rate, "rate")
-    return float(_sps.binom.sf(int(above) - 1, int(n), rate)) if above else 1.0
+    return float(_spc.bdtrc(int(above) - 1, int(n), rate)) if above else 1.0
 
 
 def mvalue(x) -> float:
@@ -332,6 +333,20 @@ def _spread(arr, q1, q3, mean, sd, warnings) -> dict:
     }
 
 
+def _skewness(arr: np.ndarray) -> float:
+    """The moment skewness m3 / m2^1.5, NaN where m2 is zero to rounding: ``scipy.stats.skew(arr,
+    bias=True)`` by its own formula, written out because ``scipy.stats`` costs 0.5-0.8 s of CPU to
+    import and every summary of three samples or more needs this (a command's fixed cost,
+    ``benchmarks/results/startup.md``); ``tests/stats/test_descriptive.py`` checks it against scipy."""
+    mean = float(np.mean(arr))
+    deviations = arr - mean
+    m2 = float(np.mean(deviations ** 2))
+    m3 = float(np.mean(deviations ** 3))
+    if m2 <= (np.finfo(np.float64).eps * mean) ** 2:
+        return math.nan
+    return m3 / m2 ** 1.5
+
+
 def _shape(arr, center, sd, lo, hi, warnings) -> dict:
     """Mean-min gap, sigma distances against Grubbs, and skewness.
 
@@ -362,7 +377,7 @@ def _shape(arr, center, sd, lo, hi, warnings) -> dict:
                 f"value {g:.2f} for n = {n}: a tail heavier than normal",
                 side=side, sigma=z, critical=g, n=n,
             ))
-    skew = float(_sps.skew((arr - rough) - correction, bias=True))
+    skew = _skewness((arr - rough) - correction)
     return {
         "mean_min_gap": gap,
         "max_sigma": max_sigma,
