@@ -35,6 +35,8 @@ import re
 import time
 from dataclasses import dataclass
 
+from pairbench.measure.leftovers import reap_exited_children
+
 CGROUP_VARIABLE = "PAIRBENCH_CGROUP"
 """Names the cgroup v2 directory pairbench uses (``none``: use none, contain by the scan)."""
 CELL_PREFIX = "pairbench-"
@@ -200,7 +202,7 @@ class Cell:
             self._frozen_kill()
         deadline = time.monotonic() + END_BOUND_S
         for step in _backoff():
-            _reap_children()
+            reap_exited_children()
             if not self.populated():
                 return 0
             if time.monotonic() >= deadline:
@@ -299,17 +301,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _reap_children() -> None:
-    """Reap our exited children (a subreaper's orphans, killed with the cell)."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
 
 
 def _backoff():
