@@ -9,7 +9,7 @@ import re
 from pairbench.analysis.history import History
 from pairbench.analysis.links import link_histories, link_level
 from pairbench.model import BenchmarkKey
-from pairbench.report.links import render_markdown
+from pairbench.report.links import render_json, render_markdown
 from pairbench.report.trend import render_history_html
 from pairbench.store.links import Link
 
@@ -50,3 +50,12 @@ def test_the_markdown_names_the_step_the_metric_and_the_latest_links_with_the_cu
     assert "Latest links of parse (CPU time):" in text
     assert ("| c070000000..c080000000 | +0.10% \\[-0.10%, +0.30%\\] at 99.9% | 900 |  | "
             "+3.4% \\[+3.2%, +3.6%\\] at 99.9% |") in text
+
+
+def test_the_json_says_how_many_commits_each_link_and_each_benchmark_left_unrecorded():
+    links = [_link(1, 2, 0.1), _link(2, 5, 3.0, decided=True), _link(5, 6, 0.1)]  # 3 and 4 never recorded
+    paired = tuple(link_histories(BenchmarkKey("parse"), links, 1.0))
+    [benchmark] = json.loads(render_json(History("a machine", (), (), paired)))["paired"]
+    assert [link["unrecorded"] for link in benchmark["links"]] == [0, 2, 0]
+    assert benchmark["unrecorded"] == 2 and benchmark["steps"] == 1
+    assert benchmark["links"][1]["decided"] == "slower" and benchmark["links"][1]["bisect"] is not None

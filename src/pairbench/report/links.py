@@ -114,7 +114,7 @@ def link_record(decided) -> dict:
     """The JSON record of one judged link."""
     link = decided.link
     return {"kind": link.kind, "before": link.before, "after": link.after, "commits": link.commits,
-            "metric": link.metric, "rounds": link.rounds, "level": link.level, "threshold_pct": link.threshold,
+            "unrecorded": decided.unrecorded, "metric": link.metric, "rounds": link.rounds, "level": link.level, "threshold_pct": link.threshold,
             "alpha": link.alpha, "change_pct": link.effect,
             "low_pct": link.effect_low, "high_pct": link.effect_high, "pvalue": link.pvalue,
             "decided": decided.direction, "result_uid": link.result_uid,
@@ -123,7 +123,7 @@ def link_record(decided) -> dict:
 
 def paired_records(histories) -> list[dict]:
     return [{"benchmark": h.benchmark.to_dict(), "label": h.benchmark.label, "metric": h.metric,
-             "links": [link_record(d) for d in h.chain], "cumulative": [link_record(d) for d in h.cumulative],
+             "unrecorded": h.unrecorded, "steps": len(h.steps), "links": [link_record(d) for d in h.chain], "cumulative": [link_record(d) for d in h.cumulative],
              "drifts": [{"anchor": d.anchor, "first": d.first, "direction": d.direction,
                          "latest": link_record(next(c for c in h.cumulative if c.link is d.latest))}
                         for d in h.drifts]} for h in histories]
