@@ -77,6 +77,21 @@ def test_compare_is_told_its_interleaving_cancels_shared_noise(machine):
                                    "variants share, but its intervals widen")
 
 
+@pytest.mark.parametrize(("metric", "words"), [("instructions", "instructions"),
+                                               ("cycles-model", "estimated cycles (Callgrind's cache model)")])
+def test_a_busy_machine_is_said_not_to_move_a_counts_verdict(machine, metric, words):
+    [busy] = [n for n in machine_notes(machine("noisy-laptop"), "compare", 2, metric) if n.code == "machine-busy"]
+    assert busy.data["metric"] == metric
+    assert word(busy).endswith(f"the verdicts are on {words}, which load does not move; the times shown "
+                               "beside them will be noisy")
+
+
+@pytest.mark.parametrize("metric", ["wall", "cpu", "auto", None])
+def test_a_busy_machine_is_said_to_make_timings_noisy_whatever_time_is_compared(machine, metric):
+    [busy] = [n for n in machine_notes(machine("noisy-laptop"), "compare", 2, metric) if n.code == "machine-busy"]
+    assert "metric" not in busy.data and "timings will be noisy; compare's interleaved rounds" in word(busy)
+
+
 def test_a_multi_command_run_is_told_its_commands_shared_the_noise(machine):
     notes = machine_notes(machine("noisy-laptop"), "run", 3)
     assert word(notes[0]).endswith("the commands were interleaved, so they shared it alike, but each "

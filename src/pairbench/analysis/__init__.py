@@ -62,7 +62,7 @@ def analyse(run: Run) -> Analysis:
     comparisons, comparison_figures, values = _comparisons(run)
     at_floor = [s.side for s in summaries if s.max_rss_at_floor]
     floor_note = rss_floor_note(list(dict.fromkeys(at_floor)), floor or 0)
-    notes = (*_measuring_notes(run), *machine_notes(run.environment, run.kind, len(run.sides)),
+    notes = (*_measuring_notes(run), *machine_notes(run.environment, run.kind, len(run.sides), run.settings.decision.metric),
              *([floor_note] if floor_note else []))
     suite = _suite_summary(run, comparisons, values, notes) if is_suite(run) else None
     return Analysis(tuple(summaries), comparisons, tuple(notes), tuple(figures), comparison_figures, suite,

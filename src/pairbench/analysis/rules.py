@@ -47,7 +47,7 @@ import numpy as np
 
 from pairbench.environment.checks import evaluate
 from pairbench.environment.findings import Finding
-from pairbench.model import Run
+from pairbench.model import COUNT_METRICS, Run
 from pairbench.notes import Note, Subject
 
 RSS_FLOOR_MARGIN = 1.05
@@ -233,15 +233,16 @@ def self_check_note(verdict: str, candidate: str, baseline: str) -> Note | None:
 # --------------------------------------------------------------------------- the machine
 
 
-def machine_notes(environment: Mapping, kind: str, n_sides: int) -> list[Note]:
+def machine_notes(environment: Mapping, kind: str, n_sides: int, metric: str | None = None) -> list[Note]:
     """Notes on the machine a run or comparison was measured on, from its stored metadata.
 
     ``kind`` ("run" or "compare") and ``n_sides`` say what the noise does to
-    the numbers (interleaved rounds cancel what the sides share). [] when
-    nothing bears on the numbers.
+    the numbers (interleaved rounds cancel what the sides share); ``metric``, when the
+    verdicts are on a count (``--metric instructions``), that load does not move them.
+    [] when nothing bears on the numbers.
     """
     findings = {f.check: f for f in evaluate(environment)}
-    effect = {"kind": kind, "sides": n_sides}
+    effect = {"kind": kind, "sides": n_sides, **({"metric": metric} if metric in COUNT_METRICS else {})}
     notes = [note for check in MOMENT_CHECKS if (note := _moment_note(findings[check], effect))]
     untuned = [_tuning_item(findings[c]) for c in TUNING_CHECKS
                if findings[c].status == "warn" and not _tuned_anyway(findings[c])]

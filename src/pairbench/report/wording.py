@@ -70,7 +70,9 @@ def consequence(kind: str, sides: int) -> str:
 
 
 def _machine(text: Callable[[Mapping], str]) -> Callable[[Mapping, str], str]:
-    return lambda d, unit: f"{text(d)}; {consequence(d.get('kind', 'run'), d.get('sides', 1))}"
+    """A machine note's words and what the condition does to the timings (not to a count's verdict)."""
+    return lambda d, unit: (text(d) if d.get("metric") else
+                            f"{text(d)}; {consequence(d.get('kind', 'run'), d.get('sides', 1))}")
 
 
 def _load(d: Mapping) -> str:
@@ -81,6 +83,9 @@ def _load(d: Mapping) -> str:
         level = f"load average {load:.1f}"
     busiest = d.get("busiest")
     who = f" (busiest: {busiest['name']} {busiest['cpu_percent']:.0f}%)" if busiest else ""
+    if d.get("metric"):  # a count's verdict: load does not move what it counts
+        return (f"{level} on {cpus} CPUs{who}: the verdicts are on {metric_words(d['metric'])}, which load "
+                "does not move; the times shown beside them will be noisy")
     return f"{level} on {cpus} CPUs{who}: timings will be noisy"
 
 
