@@ -41,8 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pairbench.command import STATUS_UNREADABLE, Command
-from pairbench.measure.executor import Executor
-from pairbench.measure.targets import CommandTarget, Row, run_helper
+from pairbench.measure.targets import CommandTarget, CountedCommand, Row
 from pairbench.model import CYCLES_MODEL_METRIC, INSTRUCTIONS_METRIC
 
 EVENTS = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw")
@@ -215,7 +214,7 @@ def count_metrics(counts: Counts) -> dict[str, float]:
 
 
 @dataclass
-class CallgrindCommandTarget:
+class CallgrindCommandTarget(CountedCommand):
     """A whole command counted by Callgrind: the command's process tree runs under it, and after
     it has ended its counts join the sample's row as metrics. ``--prepare`` and ``--conclude`` run
     as they would, not counted."""
@@ -224,33 +223,15 @@ class CallgrindCommandTarget:
     valgrind: str
     directory: OutputDirectory
 
-    @property
-    def name(self) -> str:
-        return self.target.name
-
-    @property
-    def benchmark(self) -> int:
-        return self.target.benchmark
-
     def counted_command(self) -> Command:
         command = self.target.command
         return Command(command.text, (*callgrind_argv(self.valgrind, self.directory.path, region=False),
                                       *command.argv), shell=False)
 
-    def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
-        counted = dataclasses.replace(self.target, command=self.counted_command(), prepare=None, conclude=None)
-        run_helper(executor, self.target.prepare, "--prepare", timeout_ns)
+    def before_counting(self) -> None:
         self.directory.clear()
-        (row,) = counted.execute(executor, timeout_ns=timeout_ns)
-        row = self._counted(row)
-        try:
-            run_helper(executor, self.target.conclude, "--conclude", timeout_ns)
-        except Exception as exc:  # HelperCommandFailed: the counted sample is kept, as CommandTarget keeps it
-            exc.rows = (row,)
-            raise
-        return (row,)
 
-    def _counted(self, row: Row) -> Row:
+    def counted(self, row: Row) -> Row:
         """The row with its counts, read after the command ended; a failed one stays failed (its
         counts, if any, are dropped); unreadable output fails the row, saying why."""
         if row.execution.status != 0:

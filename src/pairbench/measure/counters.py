@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from pairbench.command import STATUS_UNREADABLE, Command
 from pairbench.errors import UsageError
 from pairbench.measure import callgrind
-from pairbench.measure.executor import Executor
-from pairbench.measure.targets import CommandTarget, Row, run_helper
+from pairbench.measure.targets import CommandTarget, CountedCommand, Row
 from pairbench.model import INSTRUCTIONS_METRIC
 
 PMU_NAMES = ("cpu", "cpu_core", "cpu_atom", "armv8_pmuv3", "armv8_pmuv3_0")
@@ -149,21 +148,13 @@ def parse_perf_stat(text: str, source: str) -> int:
 
 
 @dataclass
-class PerfCommandTarget:
+class PerfCommandTarget(CountedCommand):
     """A whole command counted by the processor's counter: ``perf stat -e instructions:u`` runs it
     (children included) and writes the count to a private file read after the sample."""
 
     target: CommandTarget
     perf: str
     directory: callgrind.OutputDirectory
-
-    @property
-    def name(self) -> str:
-        return self.target.name
-
-    @property
-    def benchmark(self) -> int:
-        return self.target.benchmark
 
     def _path(self) -> str:
         return os.path.join(self.directory.path, "perf.csv")
@@ -173,19 +164,7 @@ class PerfCommandTarget:
         return Command(command.text, (self.perf, "stat", "-x,", "--no-big-num", "-e", "instructions:u", "-o",
                                       self._path(), "--", *command.argv), shell=False)
 
-    def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
-        run_helper(executor, self.target.prepare, "--prepare", timeout_ns)
-        counted = dataclasses.replace(self.target, command=self.counted_command(), prepare=None, conclude=None)
-        (row,) = counted.execute(executor, timeout_ns=timeout_ns)
-        row = self._counted(row)
-        try:
-            run_helper(executor, self.target.conclude, "--conclude", timeout_ns)
-        except Exception as exc:  # HelperCommandFailed: the counted sample is kept
-            exc.rows = (row,)
-            raise
-        return (row,)
-
-    def _counted(self, row: Row) -> Row:
+    def counted(self, row: Row) -> Row:
         try:
             text = callgrind.read_head(self._path())
             count = parse_perf_stat(text, "perf stat")

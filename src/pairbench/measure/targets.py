@@ -13,6 +13,7 @@ every command), so each sample gets its own however the round is ordered.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -135,3 +136,43 @@ class StartupProbe:
             self.runnable = False
             return ()
         return (Row(self.benchmark, execution),) if execution.status == 0 else ()
+
+
+class CountedCommand:
+    """A whole command run under a counter (Callgrind, ``perf stat``): ``--prepare`` and
+    ``--conclude`` run as they would, not counted, and the counted sample is kept when
+    ``--conclude`` fails, as ``CommandTarget`` keeps its own. A subclass, a dataclass with the
+    command's ``target``, says what runs (``counted_command``) and reads the counts into the row
+    after the command ended (``counted``); ``before_counting`` readies its output (nothing here)."""
+
+    target: CommandTarget
+
+    @property
+    def name(self) -> str:
+        return self.target.name
+
+    @property
+    def benchmark(self) -> int:
+        return self.target.benchmark
+
+    def counted_command(self) -> Command:
+        raise NotImplementedError
+
+    def counted(self, row: Row) -> Row:
+        raise NotImplementedError
+
+    def before_counting(self) -> None:
+        """Called after ``--prepare``, just before the counted command runs."""
+
+    def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
+        counted = dataclasses.replace(self.target, command=self.counted_command(), prepare=None, conclude=None)
+        run_helper(executor, self.target.prepare, "--prepare", timeout_ns)
+        self.before_counting()
+        (row,) = counted.execute(executor, timeout_ns=timeout_ns)
+        row = self.counted(row)
+        try:
+            run_helper(executor, self.target.conclude, "--conclude", timeout_ns)
+        except HelperCommandFailed as exc:  # the counted sample is kept
+            exc.rows = (row,)
+            raise
+        return (row,)
