@@ -34,7 +34,7 @@ PAIRBENCH_MAIN()
 @pytest.fixture(autouse=True)
 def valgrind():
     if shutil.which("valgrind") is None or not Path("/usr/include/valgrind/callgrind.h").exists():
-        pytest.skip("Valgrind is not installed (scripts/install-test-deps.sh installs it)")
+        pytest.fail("Valgrind is not installed: make test installs it (scripts/install-test-deps.sh)")
 
 
 def pairbench(*args: str, cwd=None, timeout: float = 300) -> subprocess.CompletedProcess:

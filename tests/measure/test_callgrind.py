@@ -133,7 +133,7 @@ def test_the_callgrind_line_fixes_the_cache_and_counts_a_region_or_a_tree():
 def valgrind() -> str:
     found = callgrind.find_valgrind()
     if found is None or not Path("/usr/include/valgrind/callgrind.h").exists():
-        pytest.skip("Valgrind is not installed (scripts/install-test-deps.sh installs it)")
+        pytest.fail("Valgrind is not installed: make test installs it (scripts/install-test-deps.sh)")
     return found
 
 
@@ -156,7 +156,7 @@ PAIRBENCH_MAIN()
 
 
 def compiled(tmp_path: Path, source: str, name: str, *flags: str) -> Path:
-    compiler = shutil.which("cc") or pytest.skip("no C compiler")
+    compiler = shutil.which("cc") or pytest.fail("no C compiler: make test installs one (scripts/install-test-deps.sh)")
     (tmp_path / f"{name}.c").write_text(source)
     subprocess.run([compiler, "-O2", *flags, str(tmp_path / f"{name}.c"), "-o", str(tmp_path / name)],
                    check=True, capture_output=True)
@@ -243,7 +243,7 @@ def test_a_python_workers_loop_is_counted_through_the_counting_library(tmp_path)
     from pairbench.measure import native
 
     if not Path(native.counting_library_path()).exists():
-        pytest.skip("the counting library was not built (no C compiler at install)")
+        pytest.fail("the counting library was not built: make test rebuilds the install where callgrind.h is")
     (tmp_path / "bench_count.py").write_text(
         "import pairbench\n\n@pairbench.benchmark\ndef work():\n    return sum(i * i for i in range(50))\n")
     rows = counted_samples((sys.executable, "-m", "pairbench.worker", str(tmp_path)), 4, 2)
