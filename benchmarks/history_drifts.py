@@ -25,23 +25,18 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import math
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
-from scipy.signal import lfilter
 
 from pairbench.analysis.change_points import detect
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from history_short import cell, noise  # noqa: E402  the same noises (iid, ar5, ar5t3) and step cells
+
 NOISES = ("iid", "ar5", "ar5t3")
-
-
-def noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Noise of marginal SD 1 (the AR(1) kinds stationary: 300 values of burn-in)."""
-    if kind == "iid":
-        return rng.standard_normal(n)
-    e = rng.standard_normal(n + 300) if kind == "ar5" else rng.standard_t(3, n + 300) / math.sqrt(3.0)
-    return math.sqrt(1 - 0.25) * lfilter([1.0], [1.0, -0.5], e)[300:]
 
 
 def drift_cell(kind: str, sds: float, width: int, histories: int, seed: int, **options) -> tuple[float, float]:
@@ -55,23 +50,6 @@ def drift_cell(kind: str, sds: float, width: int, histories: int, seed: int, **o
         one += len(d.breaks) == 1 and not any(d.segmentation.sloped)
         drift += any(d.segmentation.sloped)
     return one / histories, drift / histories
-
-
-def step_cell(kind: str, n: int, histories: int, seed: int, step: bool, **options) -> tuple[float, float]:
-    """Breaks elsewhere per 1,000 commits, and (with a step) the share found within 1 commit."""
-    rng = np.random.default_rng(seed)
-    false = found = 0
-    for _ in range(histories):
-        y = noise(kind, n, rng)
-        k = None
-        if step:
-            k = int(rng.integers(math.ceil(0.2 * n), math.floor(0.8 * n) + 1))
-            y = y + 3.0 * (np.arange(n) >= k)
-        breaks = detect(0.03 * y, **options).breaks
-        near = [b for b in breaks if k is not None and abs(b - k) <= 1]
-        found += bool(near)
-        false += len(breaks) - (1 if near else 0)
-    return 1000.0 * false / (n * histories), found / histories
 
 
 def main(argv=None) -> None:
@@ -105,8 +83,8 @@ def main(argv=None) -> None:
         print(f"| {part} | noise | commits | {head} |\n|---|---|---|---|" + ("---|" if part == "step" else ""))
         for kind in noises:
             for n in (int(v) for v in args.lengths.split(",")):
-                now = step_cell(kind, n, args.histories, args.seed, part == "step")
-                old = step_cell(kind, n, args.histories, args.seed, part == "step", ramp=None)
+                now = cell(kind, n, args.histories, args.seed, part == "step")
+                old = cell(kind, n, args.histories, args.seed, part == "step", ramp=None)
                 cells = (f"{now[1]:.3f} ({old[1]:.3f}) | {now[0]:.2f} ({old[0]:.2f})" if part == "step"
                          else f"{now[0]:.2f} ({old[0]:.2f})")
                 print(f"| {part} | {kind} | {n} | {cells} |", flush=True)
