@@ -247,10 +247,13 @@ def journaled(path: Path) -> dict[tuple[str, int], int]:
     return done
 
 
-def record(root: Path, commit: str, store: Path, args) -> tuple[int, str]:
+def record(root: Path, commit: str, store: Path, args, *, first: bool = False) -> tuple[int, str]:
+    """``pairbench record`` of ``commit``; ``first``: the history's first record, one side with no
+    link, given ``--first-record-time`` (it has no comparison to stop it, so it runs its budget)."""
     from pairbench.cli.app import main
 
-    argv = ["record", commit, "--branch", "main", "--store", f"sqlite:///{store}", "--max-time", args.record_time,
+    budget = args.first_record_time if first and args.first_record_time else args.record_time
+    argv = ["record", commit, "--branch", "main", "--store", f"sqlite:///{store}", "--max-time", budget,
             "--sample-time", args.sample_time, "-q"]
     out, err = io.StringIO(), io.StringIO()
     here = os.getcwd()
@@ -287,7 +290,7 @@ def measure(args) -> None:
                 with Load(cell.load):
                     time.sleep(0.5 if cell.load != "quiet" else 0.0)
                     before, t0 = loadavg(), time.monotonic()
-                    code, tail = record(root, commits[k - 1], store, args)
+                    code, tail = record(root, commits[k - 1], store, args, first=k == 1)
                     seconds = time.monotonic() - t0
                     after = loadavg()
                 entry = {"event": "record", "record_time": args.record_time, "cell": cell.name, "load": cell.load, "scenario": cell.scenario,
@@ -313,6 +316,7 @@ def main(argv=None) -> int:
     m.add_argument("--plan", required=True, help="LOAD:SCENARIO:HISTORIES[:c|py[:FIRST_ROUND]],...")
     m.add_argument("--record-time", default="10s")
     m.add_argument("--sample-time", default="500us")
+    m.add_argument("--first-record-time", help="budget of a history's first record (one side, no link)")
     m.add_argument("--chunk", type=float, default=840.0, help="seconds the lock is held at most")
     m.add_argument("--pause", type=float, default=90.0, help="seconds between chunks")
     m.add_argument("--hours", type=float, default=3.0)
