@@ -13,6 +13,14 @@ estimate of the total rounds over the rounds the distribution needs (the same pl
 draws, where the sample's quantiles are the distribution's).
 
     nice -n 10 .venv/bin/python benchmarks/rounds_needed_stability.py --sets 200 --seed 29
+
+``--ranges``: the advice as it is given now, below 256 rounds with its own 90% interval
+(``analysis.effect.rounds_span``): per distribution and rounds measured (32, 64, 128), the share of
+trials whose interval holds the rounds the distribution needs, the share of sets of ten whose ten
+intervals share a point (the ten pieces of advice agree), the median over sets of the largest
+interval's upper end over the smallest's lower end, and the point estimates' max/min as before.
+
+    nice -n 10 .venv/bin/python benchmarks/rounds_needed_stability.py --ranges --sets 200 --seed 29
 """
 
 from __future__ import annotations
@@ -86,12 +94,52 @@ def row(kind: str, n: int, criteria: Criteria, sets: int, seed: int, truth: int)
     return cells
 
 
+RANGE_SIZES = (32, 64, 128)
+
+
+def range_row(kind: str, n: int, criteria: Criteria, sets: int, seed: int, truth: int) -> list[str]:
+    """Coverage and agreement of the 90% intervals of ten identical trials (``--ranges``)."""
+    covered, agree, points, widths, medians = [], [], [], [], []
+    for s in range(sets):
+        rng = np.random.default_rng([seed, n, s])
+        plans = [comparison.plan_rounds(draw(rng, n, kind), criteria) for _ in range(TRIALS)]
+        plans = [p for p in plans if p.needed is not None and p.span is not None]
+        if len(plans) < TRIALS:
+            continue
+        lows = np.array([n + p.span[0] for p in plans])
+        highs = np.array([n + p.span[1] for p in plans])
+        totals = np.array([n + p.needed for p in plans])
+        covered += list((lows <= truth) & (truth <= highs))
+        agree.append(lows.max() <= highs.min())
+        points.append(totals.max() / totals.min())
+        widths.append(highs.max() / lows.min())
+        medians.append(float(np.median(totals)))
+    return [f"{np.mean(covered):.2f}", f"{np.mean(agree):.2f}", f"{np.median(widths):.1f}x",
+            f"{np.median(points):.1f}x", f"{np.median(medians) / truth:.2f}"]
+
+
+def ranges(criteria: Criteria, sets: int, seed: int) -> None:
+    print(f"the rounds-needed advice with its 90% interval, {TRIALS} identical trials, {sets} sets, seed {seed}")
+    print("| distribution | rounds measured | rounds it needs | interval holds it | ten intervals share a point "
+          "| highest end / lowest end (median) | point estimates max/min (median) | median / needed |")
+    print("|---|---|---|---|---|---|---|---|")
+    for kind in KINDS:
+        truth = needed_by_distribution(kind, criteria, seed)
+        for n in RANGE_SIZES:
+            print(f"| {kind} | {n} | {truth} | " + " | ".join(range_row(kind, n, criteria, sets, seed, truth)) + " |")
+            sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", type=int, default=200)
     parser.add_argument("--seed", type=int, default=29)
+    parser.add_argument("--ranges", action="store_true", help="the advice's 90%% intervals (module docstring)")
     args = parser.parse_args(argv)
     criteria = Criteria(alpha=0.01, threshold=1.0, anytime=True, family=1)
+    if args.ranges:
+        ranges(criteria, args.sets, args.seed)
+        return 0
     print(f"rounds-needed estimate over {TRIALS} identical trials, {args.sets} sets, seed {args.seed}")
     print("| distribution | rounds measured | rounds it needs | neighbours: max/min median | p90 | within 2x "
           "| median / needed | sparsity: max/min median | p90 | within 2x | median / needed |")

@@ -141,7 +141,10 @@ def test_inconclusive_verdict_estimates_the_rounds_still_needed(use_executor, tm
     result = invoke("compare", "--seed", "10", "--runs", "30", "--json", str(out), BASE, CAND)
     comparison = comparisons(out)[0]
     assert comparison["verdict"] == "inconclusive" and comparison["rounds_needed"] > 100
-    assert "more rounds needed to decide (try --runs" in result.out
+    low, high = comparison["rounds_needed_span"]  # from 30 rounds the estimate comes with its interval
+    assert low < comparison["rounds_needed"] < high
+    assert (f"more rounds needed to decide (between {low} and {high} at 90%, estimated from 30 rounds; "
+            f"try --runs {30 + comparison['rounds_needed']})") in result.out
 
 
 def test_json_comparisons_hold_the_documented_fields(use_executor, tmp_path):

@@ -113,6 +113,7 @@ def compare(pairing: Pairing, criteria: Criteria) -> tuple[Comparison, Compariso
         pvalue=effect.pvalue if effect else None, pvalue_unadjusted=effect.pvalue if effect else None,
         adjustment="none", alpha=criteria.alpha, threshold=criteria.threshold, rounds=int(r.size),
         rounds_needed=plan.needed, secondary=secondary, notes=tuple(_merged(notes)), metric=metric,
+        rounds_needed_span=plan.span,
     )
     return comparison, figure
 
@@ -126,7 +127,9 @@ def planned(log_ratios: np.ndarray, decided_on: np.ndarray, criteria: Criteria) 
     plan = plan_rounds(decided_on, criteria)
     if plan.needed is None or not decided_on.size:
         return plan
-    return dataclasses.replace(plan, needed=plan.needed * math.ceil(log_ratios.size / decided_on.size))
+    per_block = math.ceil(log_ratios.size / decided_on.size)
+    span = None if plan.span is None else (plan.span[0] * per_block, plan.span[1] * per_block)
+    return dataclasses.replace(plan, needed=plan.needed * per_block, span=span)
 
 
 def repetitions_note(samples: Samples) -> Note | None:

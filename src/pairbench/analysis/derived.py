@@ -121,6 +121,7 @@ def comparison_record(c: Comparison, stopped_because: str, note: NoteRecord | No
         "threshold": c.threshold,
         "rounds": c.rounds,
         "rounds_needed": c.rounds_needed,
+        "rounds_needed_span": list(c.rounds_needed_span) if c.rounds_needed_span else None,
         "stopped_because": stopped_because,
         "secondary": _secondary(c),
         "notes": [note(n, c.benchmark.unit) for n in c.notes],

@@ -123,6 +123,9 @@ class RoundsPlan:
 
     needed: int | None
     note: Note | None = None
+    span: tuple[int, int] | None = None
+    """While the estimate is known to be unsteady (fewer than ``STEADY_VALUES`` values), the further
+    rounds at the ends of its own interval (``rounds_span``), ``needed`` between them; else None."""
 
 
 def plan_rounds(log_ratios: np.ndarray, criteria: Criteria, *, nearest: bool = False) -> RoundsPlan:
@@ -187,7 +190,36 @@ def plan_rounds(log_ratios: np.ndarray, criteria: Criteria, *, nearest: bool = F
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if mid >= floor and decisive(mid) else (mid, hi)
-    return RoundsPlan(max(hi - int(r.size), 1))
+    return RoundsPlan(max(hi - int(r.size), 1), span=rounds_span(hi, int(r.size)))
+
+
+STEADY_VALUES = 256
+"""From this many values on the rounds-needed estimate is given alone: ten identical trials' estimates
+then lie within about 2 times of each other (``benchmarks/results/rounds_needed_stability.md``); below, it
+comes with its own 90% interval (``rounds_span``)."""
+SPAN_Z = 1.6448536269514722
+"""The standard normal's 0.95 quantile (scipy.stats.norm.ppf(0.95)): ``rounds_span`` is a 90% interval.
+(At 80% ten identical trials' intervals shared a point in only 6-48% of simulated sets.)"""
+
+
+def rounds_span(total: int, n: int) -> tuple[int, int] | None:
+    """The further rounds at the ends of a 90% interval for the rounds-needed estimate ``total`` (all
+    rounds, those measured included) read from ``n`` values, or None from ``STEADY_VALUES`` values on.
+
+    The estimate goes as the square of the sample's sparsity at the median (``_NearMedian``), the
+    spacing of the order statistics across Hall and Sheather's window, which holds k = 2 h n of them.
+    Such a spacing is k exponential gaps (a Beta(k, n - k + 1) of uniform ones), so its logarithm has a
+    standard deviation of about 1 / sqrt(k) and the estimate's about 2 / sqrt(k); the interval is
+    ``total`` times exp(-+ z 2 / sqrt(k)). Its coverage of the rounds the distribution needs, and how
+    often ten identical trials' intervals share a point, are measured by seeded simulation
+    (``benchmarks/rounds_needed_stability.py --ranges``). Hand-written: neither numpy nor scipy has it,
+    and this runs while sampling (the suite's spending), before scipy may load."""
+    if n >= STEADY_VALUES:
+        return None
+    h = min(n ** (-1 / 3) * _HS_FACTOR, 0.49)
+    spread = math.exp(SPAN_Z * 2.0 / math.sqrt(2.0 * h * n))
+    low, high = max(math.floor(total / spread) - n, 1), max(math.ceil(total * spread) - n, 1)
+    return low, high
 
 
 class _TiedQuantile:

@@ -183,6 +183,8 @@ class Comparison:
     secondary: Secondary
     notes: tuple[Note, ...] = ()
     metric: str = "wall"  # what the verdict is on: wall or CPU time of one operation (``model.metric_total``)
+    rounds_needed_span: tuple[int, int] | None = None  # ``rounds_needed``'s own 90% interval while it is
+    # unsteady (``analysis.effect.rounds_span``: fewer than 256 values), else None
 
 
 @dataclass(frozen=True)

@@ -92,12 +92,21 @@ def verdict_sentence(c: Comparison) -> str:
                 f"within ±{c.threshold:g}%, {p}")
     text = f"{cand} vs {base}: inconclusive{_on(c)}, change {format_percent(e.estimate)} {interval}, {p}"
     if within_reach(c):
+        span = span_words(c)
         text += (f"; about {c.rounds_needed} more rounds needed to decide "
-                 f"(try --runs {c.rounds + c.rounds_needed})")
+                 f"({span + '; ' if span else ''}try --runs {c.rounds + c.rounds_needed})")
     elif c.rounds_needed:
         text += (f"; more rounds than any reasonable budget gives would be needed (over {AFFORDABLE_FACTOR} times "
                  f"these, and over {AFFORDABLE_FLOOR_NS / 60e9:g} minutes)")
     return text
+
+
+def span_words(c: Comparison) -> str:
+    """The rounds-needed estimate's own interval in words while it is unsteady (few rounds), else ""."""
+    if c.rounds_needed_span is None:
+        return ""
+    low, high = c.rounds_needed_span
+    return f"between {low} and {high} at 90%, estimated from {c.rounds} rounds"
 
 
 def secondary_lines(c: Comparison) -> list[str]:
@@ -177,7 +186,8 @@ def detail_lines(c: Comparison, stopped_because: str = "") -> list[str]:
     shift = shift_line(c)
     lines += [shift] if shift else []
     if within_reach(c):
-        lines.append(f"About {c.rounds_needed} more rounds needed to decide.")
+        span = span_words(c)
+        lines.append(f"About {c.rounds_needed} more rounds needed to decide{f' ({span})' if span else ''}.")
     if stopped_because:
         lines.append(f"Stopped: {stopped_because}.")
     return lines
