@@ -19,6 +19,10 @@ start). The analysis takes the median of a side's repetitions in a round
 its process's CPU time as the harness's own CPU time (``cpu_ns``): a Go benchmark's CPU time, which
 its runtime's threads do not spoil.
 
+Each invocation runs its program from a fresh copy of the program's file (``measure.placement``), so
+where the file's pages lie in memory is drawn anew for every sample, as address-space randomization
+draws its virtual addresses: two byte-identical files otherwise keep their own pages for the whole run.
+
 The invocation's standard output and error go to a file of the job's executor
 (:class:`OutputFile`), read after each invocation for the report (Go prints
 it) or, when the invocation failed, for the last lines to show.
@@ -49,6 +53,7 @@ from pairbench.measure.harnesses.base import (
     Report,
     tail_text,
 )
+from pairbench.measure.placement import fresh_placement
 from pairbench.measure.targets import Row
 from pairbench.model import CPU_METRIC, FIXED_CPU_METRIC, PRIMARY_METRIC, REPETITION_METRIC
 
@@ -99,16 +104,19 @@ class HarnessTarget:
     def execute(self, executor: Executor, *, timeout_ns: int | None) -> tuple[Row, ...]:
         """One invocation, one row (a row per repetition where it repeats); a failure (exit, signal, timeout, no result, an unreadable report,
         the harness's own error) is the row's status, said in ``detail``."""
-        try:
-            invocation = (self.adapter.repeated(self.program, self.benchmark_name, self.iterations,
-                                                self.repetitions) if self.repetitions > 1 else
-                          self.adapter.invocation(self.program, self.benchmark_name, self.iterations,
-                                                  self.sample_time_ns, self.scratch))
-        except OSError as exc:  # what an earlier invocation left where the report goes cannot be removed
-            return (self._failed(Execution(wall_ns=1, start_ns=executor.now_ns()), STATUS_UNREADABLE,
-                                 f"its report's place could not be cleared: {exc}"),)
-        self.output.clear()
-        execution = executor.run(invocation.command, timeout_ns=timeout_ns)
+        with contextlib.ExitStack() as placed:
+            try:
+                program = placed.enter_context(fresh_placement(self.program, self.scratch))
+                invocation = (self.adapter.repeated(program, self.benchmark_name, self.iterations,
+                                                    self.repetitions) if self.repetitions > 1 else
+                              self.adapter.invocation(program, self.benchmark_name, self.iterations,
+                                                      self.sample_time_ns, self.scratch))
+            except OSError as exc:  # the program's copy, or what an earlier invocation left where the report
+                # goes, could not be made or removed
+                return (self._failed(Execution(wall_ns=1, start_ns=executor.now_ns()), STATUS_UNREADABLE,
+                                     f"its copy or its report's place could not be prepared: {exc}"),)
+            self.output.clear()
+            execution = executor.run(invocation.command, timeout_ns=timeout_ns)
         output = self.output.read()
         if execution.status != 0:
             tail = tail_text(output)
