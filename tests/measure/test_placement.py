@@ -56,6 +56,7 @@ def test_each_invocation_runs_a_new_file_with_the_programs_bytes(tmp_path):
     assert executor.calls[0].text == "true bench"  # the program's own name in what is shown
 
 
+@pytest.mark.e2e
 def test_a_copy_runs_as_the_program_does(tmp_path):
     with fresh_placement(Program((ECHO, "placed"), text="echo"), tmp_path) as program:
         assert program.argv[0] != ECHO and program.argv[1:] == ("placed",) and program.text == "echo"
