@@ -73,3 +73,16 @@ def test_a_script_a_wrapper_or_pytest_benchmarks_python_runs_as_given(tmp_path):
         assert not copied_program(program)
         with fresh_placement(program, tmp_path / "scratch") as placed:
             assert placed is program
+
+
+def test_a_binary_that_finds_its_libraries_beside_itself_runs_as_given(tmp_path):
+    binary = tmp_path / "bench"
+    binary.write_bytes(Path(TRUE).read_bytes() + b"\0RUNPATH=$ORIGIN/../lib\0")
+    binary.chmod(0o755)
+    plain = tmp_path / "plain"
+    shutil.copyfile(TRUE, plain)
+    plain.chmod(0o755)
+    assert not copied_program(Program((str(binary),), text="bench"))  # a copy would lose ../lib
+    assert copied_program(Program((str(plain),), text="plain"))
+    with fresh_placement(Program((str(binary),), text="bench"), tmp_path / "scratch") as placed:
+        assert placed.argv[0] == str(binary)

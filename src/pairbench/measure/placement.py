@@ -16,8 +16,10 @@ virtual addresses.
 
 The copy is made in the side's scratch directory before the invocation and removed after it
 (a file that lives a fraction of a second is normally never written back to the disk). Only an
-ELF executable is copied: a script, a wrapper command such as ``taskset``, and the Python that runs
-pytest-benchmark's tests run as given.
+ELF executable is copied: a script, a wrapper command such as ``taskset``, the Python that runs
+pytest-benchmark's tests, and a binary that finds its libraries or files beside itself (its file
+names ``$ORIGIN``, as an ``RPATH`` of ``$ORIGIN/../lib`` does, which a copy elsewhere would lose)
+run as given.
 """
 
 from __future__ import annotations
@@ -27,24 +29,44 @@ import dataclasses
 import os
 import shutil
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 
 from pairbench.measure.harnesses.base import Program
 
 ELF_MAGIC = b"\x7fELF"
+ORIGIN = b"$ORIGIN"  # the dynamic loader's name for the binary's own directory
 COPY_NAME = "program"
+READ_LIMIT = 1 << 30  # a file larger than this is not searched for ``ORIGIN`` and run as given
 
 
 def copied_program(program: Program) -> bool:
     """Whether ``program`` is run from a fresh copy: a binary's (no listing ``target``: pytest-benchmark's
     tests run by this Python, whose copy would not find its packages) whose first word names an ELF
-    executable file."""
+    executable file that does not name ``$ORIGIN``."""
     path = program.argv[0] if program.argv and not program.target else ""
     try:
+        status = os.stat(path)
         with open(path, "rb") as handle:
-            return handle.read(len(ELF_MAGIC)) == ELF_MAGIC and os.access(path, os.X_OK)
+            is_elf = handle.read(len(ELF_MAGIC)) == ELF_MAGIC and os.access(path, os.X_OK)
     except OSError:
         return False
+    return is_elf and _movable(path, status.st_ino, status.st_size, status.st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _movable(path: str, inode: int, size: int, mtime_ns: int) -> bool:
+    """Whether the binary at ``path`` runs the same from a copy elsewhere: it does not name ``$ORIGIN``
+    (read once per version of the file: ``inode``, ``size`` and ``mtime_ns`` key the cache)."""
+    if size > READ_LIMIT:
+        return False
+    tail = b""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            if ORIGIN in tail + chunk:
+                return False
+            tail = chunk[-len(ORIGIN):]
+    return True
 
 
 @contextlib.contextmanager
