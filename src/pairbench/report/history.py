@@ -155,7 +155,12 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
 
 def _span_text(s: Step, before: str) -> str:
     """Where a step may lie, when more than its own place, after ``before``:
-    ``{before}95% between A..B (3 points)``; else nothing."""
+    ``{before}95% between A..B (3 points)``; else nothing. Of a change that may be spread over
+    commits: ``{before}a step or a drift over A..B (N points), no single commit``."""
+    if s.spread and s.span is not None:
+        return (f"{before}a step or a drift over {commit_name(s.span.before)}..{commit_name(s.span.after)} "
+                f"({s.span.last - s.span.first + 1} points), no single commit: the ramp's Bayes evidence "
+                f"does not tell them apart")
     if s.span is None or s.span.first == s.span.last:
         return ""
     return (f"{before}{format_level(s.span.level)} between {commit_name(s.span.before)}.."
@@ -204,6 +209,9 @@ def _change_point_lines(history: History, numbers: dict) -> list[str]:
                   for before, after in unconfirmed]
         lines += [f"     find its commit among {s.bisect.commits}: {visible(bisect_command(s.bisect))}"
                   for s in cp.steps if s.bisect]
+        lines += [f"     {visible(s.benchmark.label)} may have changed over {s.span.last - s.span.first + 1} points "
+                  f"(a step or a drift): confirm measures the whole change; bisect may find no single commit"
+                  for s in cp.steps if s.spread and s.span is not None]
     return lines
 
 
@@ -291,7 +299,7 @@ def _point_record(p: Point) -> dict:
 def _step_record(s: Step) -> dict:
     return {"benchmark": s.benchmark.label, "index": s.index, "before": s.before, "after": s.after,
             "change_pct": s.change, "low_pct": s.low, "high_pct": s.high, "confidence": s.confidence,
-            "status": s.status, "verdict": s.verdict, "bisect": _bisect_record(s.bisect),
+            "status": s.status, "verdict": s.verdict, "bisect": _bisect_record(s.bisect), "spread": s.spread,
             "span": None if s.span is None else {"first": s.span.first, "last": s.span.last, "before": s.span.before,
                                                  "after": s.span.after, "level": s.span.level}}
 
