@@ -58,7 +58,7 @@ def test_a_clear_step_is_still_one_step_in_most_histories():
     assert one >= 15  # 3-SD steps at 100 commits: one step in about 0.88 of such histories
 
 
-def test_a_rise_is_offered_a_confirm_of_its_ends_and_no_bisect_for_one_commit():
+def test_a_rise_is_offered_confirm_and_bisect_over_its_commits_not_a_search_for_one_commit():
     from pairbench.analysis.history import (
         History,
         Point,
@@ -67,18 +67,22 @@ def test_a_rise_is_offered_a_confirm_of_its_ends_and_no_bisect_for_one_commit():
         with_bisects,
     )
     from pairbench.model import BenchmarkKey
-    from pairbench.report.history import history_document, render_history
+    from pairbench.report.history import history_document, render_history, render_history_markdown
 
     rng = np.random.default_rng(46)
     values = np.exp(np.log(1e6) + 0.03 * rng.standard_normal(120) + 0.06 * RISE_20)
-    points = [Point(f"{k:040x}", f"2026-02-01T00:{k // 60:02d}:{k % 60:02d}+00:00", "main", False, "", 1,
+    points = [Point(f"{k:040x}"[::-1], f"2026-02-01T00:{k // 60:02d}:{k % 60:02d}+00:00", "main", False, "", 1,
                     float(v), None, None, (f"u{k}",)) for k, v in enumerate(values)]
     h = benchmark_history(BenchmarkKey("parse"), points)
-    [step] = h.steps
-    assert step.spread and step.span.first <= 60 <= step.span.last and step.span.last - step.span.first >= 5
-    assert step.between == (points[step.span.first - 1].commit, points[step.span.last].commit)
-    history = with_bisects(History("m", (h,), group_change_points([h])), {step.between: 30})
-    assert history.histories[0].steps[0].bisect is None
-    text = render_history(history)
-    assert "pairbench bisect" not in text and "a step or a drift" in text and "pairbench confirm" in text
+    [step] = h.steps  # when every break was one step: one step at 59, span 55..61, bisect "find its commit"
+    assert step.spread and step.span.first <= 55 and step.span.last >= 64
+    good, bad = points[step.span.first - 1].commit, points[step.span.last].commit
+    assert step.between == (good, bad)
+    history = with_bisects(History("m", (h,), group_change_points([h])), {(good, bad): 16})
+    text, markdown = render_history(history), render_history_markdown(history)
+    assert "find its commit" not in text and "To find the commit of a step" not in markdown
+    assert f"a step or a drift over {good[:10]}..{bad[:10]} (16 points)" in text
+    assert (f"confirm it: pairbench confirm {good[:10]} {bad[:10]}" in text
+            and f"pairbench bisect {good[:10]} {bad[:10]} -k '^parse$' names one commit if one made it, "
+                "else says the change is spread" in text)
     assert history_document(history)["benchmarks"][0]["steps"][0]["spread"] is True

@@ -23,8 +23,8 @@ line to the step), with its 95% interval, shown as a percentage change; the
 size of a drift is its line's rise over its commits, with an interval from the
 slope's standard error under the noise's long-run SD. A step that one step does not explain
 decisively better than a ramp (``change_points.detect``, step 5c) is a change that may be
-**spread** over the points of its span (a step or a drift), offered a ``confirm`` of the span's
-ends and no ``bisect``, which looks for one commit. Pure: no I/O.
+**spread** over the points of its span (a step or a drift): ``confirm`` and ``bisect`` are offered
+over the span, and a bisect there may answer that the change is spread. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -428,14 +428,15 @@ def _status(confirmation, step: Step) -> str:
 def with_bisects(history: History, commits_between: Mapping[tuple[str, str], int]) -> History:
     """``history`` with a :class:`Bisect` on each step that is not rejected and whose span has more
     than one commit: ``commits_between[step.between]``, the commits after its first commit up to
-    its second (1: the step is at the second). None on a change that may be spread over its commits
-    (``Step.spread``): a bisect looks for one commit, and a drift has none."""
+    its second (1: the step is at the second). On a change that may be spread over its commits
+    (``Step.spread``) the bisect is over those commits, and the renderers say that it may answer
+    that the change is spread (a drift has no one commit) rather than name one."""
     from dataclasses import replace
 
     def bisect(step: Step) -> Bisect | None:
         good, bad = step.between
         count = commits_between.get((good, bad)) if good and bad else None
-        if count is None or count < 2 or step.status == "rejected" or step.spread:
+        if count is None or count < 2 or step.status == "rejected":
             return None
         return Bisect(good, bad, bisect_filter(step.benchmark), count)
 

@@ -159,8 +159,8 @@ def _span_text(s: Step, before: str) -> str:
     commits: ``{before}a step or a drift over A..B (N points), no single commit``."""
     if s.spread and s.span is not None:
         return (f"{before}a step or a drift over {commit_name(s.span.before)}..{commit_name(s.span.after)} "
-                f"({s.span.last - s.span.first + 1} points), no single commit: the ramp's Bayes evidence "
-                f"does not tell them apart")
+                f"({s.span.last - s.span.first + 1} points): one step does not beat a ramp by the Bayes "
+                f"evidence, so it may have no single commit")
     if s.span is None or s.span.first == s.span.last:
         return ""
     return (f"{before}{format_level(s.span.level)} between {commit_name(s.span.before)}.."
@@ -208,9 +208,11 @@ def _change_point_lines(history: History, numbers: dict) -> list[str]:
         lines += [f"     confirm it: pairbench confirm {visible(before[:SHORT])} {visible(after[:SHORT])}"
                   for before, after in unconfirmed]
         lines += [f"     find its commit among {s.bisect.commits}: {visible(bisect_command(s.bisect))}"
-                  for s in cp.steps if s.bisect]
+                  for s in cp.steps if s.bisect and not s.spread]
         lines += [f"     {visible(s.benchmark.label)} may have changed over {s.span.last - s.span.first + 1} points "
-                  f"(a step or a drift): confirm measures the whole change; bisect may find no single commit"
+                  f"(a step or a drift): confirm measures the whole change"
+                  + (f"; {visible(bisect_command(s.bisect))} names one commit if one made it, else says the "
+                     f"change is spread" if s.bisect else "")
                   for s in cp.steps if s.spread and s.span is not None]
     return lines
 
@@ -228,10 +230,15 @@ def render_history_markdown(history: History) -> str:
                       f"{escape(step_size(s))} | {escape(step_status(s))} |" for s in cp.steps]
     else:
         lines.append("No change points.")
-    bisects = [s.bisect for cp in history.change_points for s in cp.steps if s.bisect]
+    bisects = [s.bisect for cp in history.change_points for s in cp.steps if s.bisect and not s.spread]
     if bisects:
         lines += ["", "To find the commit of a step with several commits in its range:", "", "```sh",
                   *(visible(bisect_command(b)) for b in bisects), "```"]
+    spread = [s.bisect for cp in history.change_points for s in cp.steps if s.bisect and s.spread]
+    if spread:
+        lines += ["", "A change that may be spread over its commits (a step or a drift): bisect names one commit "
+                  "if one made it, else says the change is spread:", "", "```sh",
+                  *(visible(bisect_command(b)) for b in spread), "```"]
     drifts = [d for h in history.histories for d in h.drifts]
     if drifts:
         lines += ["", *(f"- {escape(d.benchmark.label)}: {escape(drift_line(d))}" for d in drifts)]
