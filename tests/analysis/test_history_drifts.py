@@ -85,4 +85,5 @@ def test_a_rise_is_offered_confirm_and_bisect_over_its_commits_not_a_search_for_
     assert (f"confirm it: pairbench confirm {good[:10]} {bad[:10]}" in text
             and f"pairbench bisect {good[:10]} {bad[:10]} -k '^parse$' names one commit if one made it, "
                 "else says the change is spread" in text)
-    assert history_document(history)["benchmarks"][0]["steps"][0]["spread"] is True
+    [record] = history_document(history)["benchmarks"][0]["steps"]
+    assert record["spread"] is True and record["span"]["level"] is None  # no posterior level: a ramp's commits

@@ -62,10 +62,10 @@ a model of steps, drifts and autocorrelated noise, as follows:
    data do not tell), for which no single commit is looked for. The segmentation is not changed,
    so false steps and where steps are found stay as they were. A rise of 2 SD over 20 commits
    between flat stretches (where the step's misfit of a ramp is a few nats, under AR(1) 0.5 one
-   or two) was reported as exactly one step in 88% (independent) and 70% (AR(1) 0.5) of
-   histories, now in at most 10% of every such cell of 1-4 SD over 20-100 commits; the price is
-   that a true 3-SD step is called spread rather than one step in about a tenth of histories of
-   independent noise and a third under AR(1) 0.5, where the two look alike
+   or two) was reported as exactly one step in 87% (independent) and 66% (AR(1) 0.5) of
+   histories, now in at most 5% of every such cell of 1-4 SD over 20-100 commits; the price is
+   that a true 3-SD step at 100 commits is called spread rather than one step in 11-14% of
+   histories of independent noise and about 40% under AR(1) 0.5, where the two look alike
    (``benchmarks/history_ramps.py``);
 6. each step between two levels gets a **span**: the shortest run of commits that holds
    ``SPAN_LEVEL`` (95%) of the posterior of one step's place between its neighbouring steps,

@@ -111,7 +111,7 @@ class Span:
     last: int
     before: str | None
     after: str | None
-    level: float = SPAN_LEVEL
+    level: float | None = SPAN_LEVEL  # None for a spread change's commits: no posterior level
 
 
 @dataclass(frozen=True)
@@ -340,8 +340,8 @@ class _Segments:
         change, low, high = _size(after, before, self.logs)
         spread = not self.found.one_step(k)
         places = self.found.spread[k] if spread else self.found.spans[k] if self.found.spans else None
-        span = Span(places[0], places[1], points[places[0] - 1].commit, points[places[1]].commit) \
-            if places else None
+        span = Span(places[0], places[1], points[places[0] - 1].commit, points[places[1]].commit,
+                    None if spread else SPAN_LEVEL) if places else None
         return Step(benchmark, index, points[index - 1].commit, points[index].commit, change, low, high,
                     STEP_CONFIDENCE, span=span, spread=spread)
 
