@@ -59,7 +59,8 @@ a model of steps, drifts and autocorrelated noise, as follows:
    once more at every autocorrelation, to say what it is: **one step** only when one step beats
    the ramp decisively (a log Bayes factor above ``ONE_STEP`` for the step), else a change that
    may be **spread** over the commits of its likeliest ramp and its span (a step or a drift: the
-   data do not tell), for which no single commit is looked for. The segmentation is not changed,
+   data do not tell): ``analysis.history`` then offers a bisect of those commits as a search that
+   may answer that the change is spread, not as one for its commit. The segmentation is not changed,
    so false steps and where steps are found stay as they were. A rise of 2 SD over 20 commits
    between flat stretches (where the step's misfit of a ramp is a few nats, under AR(1) 0.5 one
    or two) was reported as exactly one step in 87% (independent) and 66% (AR(1) 0.5) of

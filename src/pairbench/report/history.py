@@ -7,7 +7,8 @@ marked under it, the steps with their commits, sizes and whether ``confirm``
 confirmed them, its drifts, and the latest commits; then the change points,
 each with the ``confirm`` command that would check it and, when several
 commits lie in its span (where it may lie), the ``bisect`` command that would
-find which; Markdown the same for a pull request (a sparkline per benchmark); CSV
+find which (of a change that may be spread over its commits, a step or a drift, worded as a
+search that may answer that it is spread); Markdown the same for a pull request (a sparkline per benchmark); CSV
 one row per point; JSON (format ``pairbench.history/1``) every point, step
 (with its span and ``bisect``), drift and change point with its commits. Names and
 commits come from a database others write: every text goes through
@@ -156,7 +157,8 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
 def _span_text(s: Step, before: str) -> str:
     """Where a step may lie, when more than its own place, after ``before``:
     ``{before}95% between A..B (3 points)``; else nothing. Of a change that may be spread over
-    commits: ``{before}a step or a drift over A..B (N points), no single commit``."""
+    commits: ``{before}a step or a drift over A..B (N points): ...``, why, and that it may have no
+    single commit."""
     if s.spread and s.span is not None:
         return (f"{before}a step or a drift over {commit_name(s.span.before)}..{commit_name(s.span.after)} "
                 f"({s.span.last - s.span.first + 1} points): one step does not beat a ramp by the Bayes "
