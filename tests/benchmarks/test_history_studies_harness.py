@@ -164,3 +164,13 @@ def test_a_tiny_miss_study_runs_end_to_end(capsys):
     assert misses.main(["--scale", "0.02", "--noises", "iid"]) == 0
     out = capsys.readouterr().out
     assert "**step 3 SD iid n=30 cv=3%** (20 histories)" in out and "**null iid n=30 cv=1%**" in out
+
+
+def test_a_tiny_ramp_study_runs_every_part_and_counts_one_step_only_among_single_breaks(capsys):
+    ramps = benchmark_script("history_ramps")
+    cell = ramps.ramp_cell("iid", 2.0, 20, 4, 46)
+    assert 0.0 <= cell["one"] <= cell["before"] <= 1.0 and cell["spread"] > 0.0
+    ramps.main(["--parts", "ramp,step,null", "--noises", "iid", "--sds", "2", "--widths", "20", "--lengths", "50",
+                "--histories", "2"])
+    out = capsys.readouterr().out
+    assert "| iid | 2 SD | 20 commits |" in out and "| step | iid | 50 |" in out and "| null | iid | 50 |" in out

@@ -21,7 +21,10 @@ Hodges-Lehmann shift of the log values after it against those before it (each
 up to the neighbouring step, a drifting segment's values carried along its
 line to the step), with its 95% interval, shown as a percentage change; the
 size of a drift is its line's rise over its commits, with an interval from the
-slope's standard error under the noise's long-run SD. Pure: no I/O.
+slope's standard error under the noise's long-run SD. A step that one step does not explain
+decisively better than a ramp (``change_points.detect``, step 5c) is a change that may be
+**spread** over the points of its span (a step or a drift): ``confirm`` and ``bisect`` are offered
+over the span, and a bisect there may answer that the change is spread. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ class Step:
     verdict: str | None = None  # the confirmation's verdict, when there is one
     bisect: Bisect | None = None  # how to find its commit, when several lie in its span
     span: Span | None = None  # where it may lie; None when that is not known (beside a drift)
+    spread: bool = False  # a change that may be spread over its span's commits (a step or a drift), not one step
 
     @property
     def between(self) -> tuple[str | None, str | None]:
@@ -100,13 +104,14 @@ class Step:
 class Span:
     """Where a step may lie: its first point after the step is one of ``points[first .. last]``,
     with posterior probability ``level``; ``before`` is the commit of the point before ``first``,
-    ``after`` that of ``last``."""
+    ``after`` that of ``last``. Of a change that may be spread (``Step.spread``), the points it may
+    be spread over: its likeliest ramp's, widened to take in the span of one step's place."""
 
     first: int
     last: int
     before: str | None
     after: str | None
-    level: float = SPAN_LEVEL
+    level: float | None = SPAN_LEVEL  # None for a spread change's commits: no posterior level
 
 
 @dataclass(frozen=True)
@@ -333,11 +338,12 @@ class _Segments:
         before = self._carried(start, index, sloped[k], index - 0.5)
         after = self._carried(index, end, sloped[k + 1], index - 0.5)
         change, low, high = _size(after, before, self.logs)
-        places = self.found.spans[k] if self.found.spans else None
-        span = Span(places[0], places[1], points[places[0] - 1].commit, points[places[1]].commit) \
-            if places else None
+        spread = not self.found.one_step(k)
+        places = self.found.spread[k] if spread else self.found.spans[k] if self.found.spans else None
+        span = Span(places[0], places[1], points[places[0] - 1].commit, points[places[1]].commit,
+                    None if spread else SPAN_LEVEL) if places else None
         return Step(benchmark, index, points[index - 1].commit, points[index].commit, change, low, high,
-                    STEP_CONFIDENCE, span=span)
+                    STEP_CONFIDENCE, span=span, spread=spread)
 
     def _carried(self, a: int, b: int, line: bool, to: float) -> np.ndarray:
         """``scale[a:b]``, each value carried along the segment's line to position ``to`` when sloped."""
@@ -422,7 +428,9 @@ def _status(confirmation, step: Step) -> str:
 def with_bisects(history: History, commits_between: Mapping[tuple[str, str], int]) -> History:
     """``history`` with a :class:`Bisect` on each step that is not rejected and whose span has more
     than one commit: ``commits_between[step.between]``, the commits after its first commit up to
-    its second (1: the step is at the second)."""
+    its second (1: the step is at the second). On a change that may be spread over its commits
+    (``Step.spread``) the bisect is over those commits, and the renderers say that it may answer
+    that the change is spread (a drift has no one commit) rather than name one."""
     from dataclasses import replace
 
     def bisect(step: Step) -> Bisect | None:

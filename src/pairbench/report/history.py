@@ -7,7 +7,8 @@ marked under it, the steps with their commits, sizes and whether ``confirm``
 confirmed them, its drifts, and the latest commits; then the change points,
 each with the ``confirm`` command that would check it and, when several
 commits lie in its span (where it may lie), the ``bisect`` command that would
-find which; Markdown the same for a pull request (a sparkline per benchmark); CSV
+find which (of a change that may be spread over its commits, a step or a drift, worded as a
+search that may answer that it is spread); Markdown the same for a pull request (a sparkline per benchmark); CSV
 one row per point; JSON (format ``pairbench.history/1``) every point, step
 (with its span and ``bisect``), drift and change point with its commits. Names and
 commits come from a database others write: every text goes through
@@ -155,7 +156,13 @@ def _benchmark_lines(h: BenchmarkHistory, numbers: dict) -> list[str]:
 
 def _span_text(s: Step, before: str) -> str:
     """Where a step may lie, when more than its own place, after ``before``:
-    ``{before}95% between A..B (3 points)``; else nothing."""
+    ``{before}95% between A..B (3 points)``; else nothing. Of a change that may be spread over
+    commits: ``{before}a step or a drift over A..B (N points): ...``, why, and that it may have no
+    single commit."""
+    if s.spread and s.span is not None:
+        return (f"{before}a step or a drift over {commit_name(s.span.before)}..{commit_name(s.span.after)} "
+                f"({s.span.last - s.span.first + 1} points): one step does not beat a ramp by the Bayes "
+                f"evidence, so it may have no single commit")
     if s.span is None or s.span.first == s.span.last:
         return ""
     return (f"{before}{format_level(s.span.level)} between {commit_name(s.span.before)}.."
@@ -203,7 +210,12 @@ def _change_point_lines(history: History, numbers: dict) -> list[str]:
         lines += [f"     confirm it: pairbench confirm {visible(before[:SHORT])} {visible(after[:SHORT])}"
                   for before, after in unconfirmed]
         lines += [f"     find its commit among {s.bisect.commits}: {visible(bisect_command(s.bisect))}"
-                  for s in cp.steps if s.bisect]
+                  for s in cp.steps if s.bisect and not s.spread]
+        lines += [f"     {visible(s.benchmark.label)} may have changed over {s.span.last - s.span.first + 1} points "
+                  f"(a step or a drift): confirm measures the whole change"
+                  + (f"; {visible(bisect_command(s.bisect))} names one commit if one made it, else says the "
+                     f"change is spread" if s.bisect else "")
+                  for s in cp.steps if s.spread and s.span is not None]
     return lines
 
 
@@ -220,10 +232,15 @@ def render_history_markdown(history: History) -> str:
                       f"{escape(step_size(s))} | {escape(step_status(s))} |" for s in cp.steps]
     else:
         lines.append("No change points.")
-    bisects = [s.bisect for cp in history.change_points for s in cp.steps if s.bisect]
+    bisects = [s.bisect for cp in history.change_points for s in cp.steps if s.bisect and not s.spread]
     if bisects:
         lines += ["", "To find the commit of a step with several commits in its range:", "", "```sh",
                   *(visible(bisect_command(b)) for b in bisects), "```"]
+    spread = [s.bisect for cp in history.change_points for s in cp.steps if s.bisect and s.spread]
+    if spread:
+        lines += ["", "A change that may be spread over its commits (a step or a drift): bisect names one commit "
+                  "if one made it, else says the change is spread:", "", "```sh",
+                  *(visible(bisect_command(b)) for b in spread), "```"]
     drifts = [d for h in history.histories for d in h.drifts]
     if drifts:
         lines += ["", *(f"- {escape(d.benchmark.label)}: {escape(drift_line(d))}" for d in drifts)]
@@ -291,7 +308,7 @@ def _point_record(p: Point) -> dict:
 def _step_record(s: Step) -> dict:
     return {"benchmark": s.benchmark.label, "index": s.index, "before": s.before, "after": s.after,
             "change_pct": s.change, "low_pct": s.low, "high_pct": s.high, "confidence": s.confidence,
-            "status": s.status, "verdict": s.verdict, "bisect": _bisect_record(s.bisect),
+            "status": s.status, "verdict": s.verdict, "bisect": _bisect_record(s.bisect), "spread": s.spread,
             "span": None if s.span is None else {"first": s.span.first, "last": s.span.last, "before": s.span.before,
                                                  "after": s.span.after, "level": s.span.level}}
 
