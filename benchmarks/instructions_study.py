@@ -12,8 +12,11 @@ so a study already loading the machine need not be loaded twice. Every row recor
 loops and phased loops of other processes (``sh -c 'while :; do :; done'``, and a ``sh`` loop
 that runs one under ``timeout`` and sleeps) at its start and end; with ``none``, a trial that
 finds fewer than two other busy loops runs beside the study's own phased+2 load instead, and its
-row says so (a gap of up to two minutes, between another study's records, is waited out). The
-matrix's load ``none`` is the same: no load of the study's own, the other loops recorded.
+row says so. A gap of up to two minutes (between another study's records) is waited out, and up to
+ten while another job holds ``/work/timing.lock`` (read from ``/proc/locks``, never taken): the
+study does not load a machine someone is timing on; after that the trial runs with no load of
+its own, and its row shows the busy loops it found. The matrix's load ``none`` is the same: no
+load of the study's own, the other loops recorded.
 
 Cases:
 
@@ -226,6 +229,19 @@ class Load:
 LOADS = {"quiet": (False, 0), "phased": (True, 0), "phased+2": (True, 2), "none": (False, 0)}
 BUSY_LOOP = "while :; do :; done"
 OTHERS_GAP_S = 120  # how long other busy loops may be missing before the goal cells load the machine themselves
+LOCKED_GAP_S = 600  # ... while another job holds the timing lock (then the trial runs with no load of its own)
+TIMING_LOCK = Path("/work/timing.lock")
+
+
+def timing_lock_held(lock: Path = TIMING_LOCK, locks: Path = Path("/proc/locks")) -> bool:
+    """Whether a process holds a ``flock`` on ``lock``, read from ``locks`` (the lock is not taken)."""
+    try:
+        inode = str(lock.stat().st_ino)
+        lines = locks.read_text().splitlines()
+    except OSError:
+        return False
+    held = (line.split() for line in lines if "->" not in line)  # "->": a process waiting for a lock
+    return any(len(f) > 5 and f[1] == "FLOCK" and f[5].rsplit(":", 1)[-1] == inode for f in held)
 
 
 def others_loops(proc: Path = Path("/proc")) -> dict[str, int]:
@@ -252,13 +268,15 @@ def others_loops(proc: Path = Path("/proc")) -> dict[str, int]:
 
 def measured(case: dict, metric: str, seed: int, scratch: Path, args, load: str) -> dict:
     """One comparison and what ran beside it: with load ``none`` in the goal cells, the study's own
-    phased+2 load when fewer than two other busy loops run (the goals are beside two busy loops)."""
+    phased+2 load when fewer than two other busy loops run (the goals are beside two busy loops),
+    but never while another job holds the timing lock without them: its timing is not loaded."""
     loops_before, waited = others_loops(), 0
-    while load == "none" and args.goals and loops_before["busy"] < 2 and waited < OTHERS_GAP_S:
-        time.sleep(5)  # another study's loops stop between its records and in its pauses
+    while load == "none" and args.goals and loops_before["busy"] < 2 and \
+            waited < (LOCKED_GAP_S if timing_lock_held() else OTHERS_GAP_S):
+        time.sleep(5)  # another study's loops stop between its records, while it builds and in its pauses
         loops_before, waited = others_loops(), waited + 5
     own = None
-    if load == "none" and args.goals and loops_before["busy"] < 2:
+    if load == "none" and args.goals and loops_before["busy"] < 2 and not timing_lock_held():
         own = Load(*LOADS["phased+2"])
         time.sleep(2)
     try:

@@ -53,9 +53,23 @@ class FakeLoad:
         FakeLoad.started.append("stopped")
 
 
-def a_goal_trial(monkeypatch, loops: list[dict]) -> dict:
+def test_a_lock_is_held_when_proc_locks_lists_a_flock_on_its_inode_not_a_waiter_s(tmp_path):
+    lock, locks = tmp_path / "timing.lock", tmp_path / "locks"
+    lock.touch()
+    inode = lock.stat().st_ino
+    locks.write_text(f"1: POSIX  ADVISORY  WRITE 700 fe:00:{inode} 0 EOF\n"
+                     f"2: -> FLOCK  ADVISORY  WRITE 800 fe:00:{inode} 0 EOF\n"
+                     f"3: FLOCK  ADVISORY  WRITE 900 fe:00:{inode + 1} 0 EOF\n")
+    assert not study.timing_lock_held(lock, locks)
+    locks.write_text(locks.read_text() + f"4: FLOCK  ADVISORY  WRITE 18883 fe:00:{inode} 0 EOF\n")
+    assert study.timing_lock_held(lock, locks)
+    assert not study.timing_lock_held(tmp_path / "absent.lock", locks)
+
+
+def a_goal_trial(monkeypatch, loops: list[dict], locked: bool = False) -> dict:
     seen = iter(loops)
     monkeypatch.setattr(study, "others_loops", lambda: next(seen))
+    monkeypatch.setattr(study, "timing_lock_held", lambda: locked)
     monkeypatch.setattr(study, "Load", FakeLoad)
     monkeypatch.setattr(study.time, "sleep", lambda seconds: None)
     monkeypatch.setattr(study, "one", lambda *a: {"metric": "instructions", "verdict": "slower", "rounds": 8})
@@ -84,6 +98,14 @@ def test_with_no_other_busy_loops_the_trial_runs_beside_its_own_phased_load_and_
     assert FakeLoad.started == [(True, 2), "stopped"]
     assert row["load"] == "phased+2" and row["own_load_fallback"]
     assert row["waited_s"] == study.OTHERS_GAP_S
+
+
+def test_while_another_job_times_without_busy_loops_the_trial_adds_no_load_and_records_none(monkeypatch):
+    missing = study.LOCKED_GAP_S // 5 + 2
+    row = a_goal_trial(monkeypatch, [{"busy": 0, "phased": 1}] * missing, locked=True)
+    assert FakeLoad.started == []
+    assert row["load"] == "none" and not row["own_load_fallback"]
+    assert row["waited_s"] == study.LOCKED_GAP_S and row["others_loops_before"]["busy"] == 0
 
 
 def goal_row(case, load, verdict, loops=None, seconds=70.0, rounds=96, loadavg="4.5"):
