@@ -40,14 +40,14 @@ def first_load(r: dict) -> float:
 
 
 def beside(runs: list[dict]) -> str:
-    """Other processes' busy and phased loops at the start and end of the runs (not recorded before
-    the study counted them)."""
-    counted = [loops for r in runs for loops in (r.get("others_loops_before"), r.get("others_loops_after")) if loops]
-    if not counted:
+    """In how many runs other processes ran two busy loops or more and a phased loop at both the
+    start and the end (not recorded before the study counted them)."""
+    recorded = [r for r in runs if r.get("others_loops_before") and r.get("others_loops_after")]
+    if not recorded:
         return "not recorded"
-    busy = sorted({c["busy"] for c in counted})
-    phased = sorted({c["phased"] for c in counted})
-    return f"busy {'/'.join(map(str, busy))}, phased {'/'.join(map(str, phased))}"
+    both = [r for r in recorded if all(loops["busy"] >= 2 and loops["phased"] >= 1
+                                       for loops in (r["others_loops_before"], r["others_loops_after"]))]
+    return f"{len(both)} of {len(recorded)}"
 
 
 def goal_row(label: str, load: str, runs: list[dict]) -> str:
@@ -65,8 +65,8 @@ def goal_row(label: str, load: str, runs: list[dict]) -> str:
 def goals(found: list[dict]) -> str:
     """One row per case and own load (``none``: no load of the study's own), and a total per case
     measured under more than one."""
-    lines = ["| case | own load | trials | verdicts | rounds (max) | seconds (median, max) | load average (1 min) "
-             "| other jobs' loops |",
+    lines = ["| case | own load | trials | verdicts | rounds (max) | seconds (median, max) | load average (1 min, before) "
+             "| beside 2 busy + phased loops of other jobs |",
              "|---|---|---|---|---|---|---|---|"]
     by_case = defaultdict(lambda: defaultdict(list))
     for r in found:
