@@ -69,8 +69,8 @@ def goals(found: list[dict]) -> str:
              "| beside 2 busy + phased loops of other jobs |",
              "|---|---|---|---|---|---|---|---|"]
     by_case = defaultdict(lambda: defaultdict(list))
-    for r in found:
-        by_case[r["case"]][r["load"]].append(r)
+    for r in found:  # a trial that found no other busy loops ran beside the study's own load: apart
+        by_case[r["case"]][r["load"] + (" (no other loops found)" if r.get("own_load_fallback") else "")].append(r)
     for case, by_load in by_case.items():
         for load, runs in by_load.items():
             lines.append(goal_row(case, load, runs))

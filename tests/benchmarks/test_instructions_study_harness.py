@@ -129,6 +129,16 @@ def test_the_goal_table_has_a_row_per_own_load_and_a_total_with_every_trial():
     assert lines[4].endswith("| 6.2-18.1 | 14 of 15 |")
 
 
+def test_a_trial_that_fell_back_on_the_study_s_own_load_is_counted_apart_from_the_first_trials():
+    rows = [goal_row("python A/A", "phased+2", "equivalent") for _ in range(5)]
+    rows += [goal_row("python A/A", "phased+2", "equivalent", {"busy": 0, "phased": 0})]
+    rows[-1]["own_load_fallback"] = True
+    lines = report.goals(rows).splitlines()
+    assert lines[2].startswith("| python A/A | phased+2 | 5 |")
+    assert lines[3].startswith("| python A/A | phased+2 (no other loops found) | 1 |")
+    assert lines[4].startswith("| **python A/A, all** |  | 6 | equivalent 6 |")
+
+
 def test_a_run_that_failed_at_its_first_sample_is_shown_as_failed_not_as_a_verdict():
     failed = {"verdict": "inconclusive", "rounds": 0, "notes": ["failed-rounds"], "elapsed_s": 4.1}
     assert report.shown(failed) == "failed at its first sample, 4 s"
