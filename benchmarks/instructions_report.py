@@ -85,21 +85,29 @@ def direction(r: dict | None) -> int | None:
     return 1 if r["verdict"] == "slower" else -1
 
 
+METRICS = ("instructions", "cpu", "wall")
+
+
 def matrix(found: list[dict]) -> str:
-    cells = {(r["case"], r["load"], r["metric"]): r for r in found}
+    """A row per case and load (and per repetition, where a cell was measured again)."""
+    cells = defaultdict(list)
+    for r in found:
+        cells[(r["case"], r["load"], r["metric"])].append(r)
     cases = list(dict.fromkeys(r["case"] for r in found))
     loads = list(dict.fromkeys(r["load"] for r in found))
     lines = ["| case | load | instructions | CPU time | wall time | directions agree | instr / CPU effect |",
              "|---|---|---|---|---|---|---|"]
     for case in cases:
-        for load in (load for load in loads if any((case, load, m) in cells for m in ("instructions", "cpu", "wall"))):
-            i, c, w = (cells.get((case, load, m)) for m in ("instructions", "cpu", "wall"))
-            di, dc = direction(i), direction(c)
-            agree = "—" if di is None or dc is None else ("yes" if di == dc else "**no**")
-            ratio = "—"
-            if i and c and i.get("estimate") and c.get("estimate"):
-                ratio = f"{i['estimate'] / c['estimate']:.2f}"
-            lines.append(f"| {case} | {load} | {shown(i)} | {shown(c)} | {shown(w)} | {agree} | {ratio} |")
+        for load in loads:
+            runs = [cells.get((case, load, m), []) for m in METRICS]
+            for k in range(max(len(r) for r in runs)):
+                i, c, w = (r[k] if k < len(r) else None for r in runs)
+                di, dc = direction(i), direction(c)
+                agree = "—" if di is None or dc is None else ("yes" if di == dc else "**no**")
+                ratio = "—"
+                if i and c and i.get("estimate") and c.get("estimate"):
+                    ratio = f"{i['estimate'] / c['estimate']:.2f}"
+                lines.append(f"| {case} | {load} | {shown(i)} | {shown(c)} | {shown(w)} | {agree} | {ratio} |")
     return "\n".join(lines)
 
 

@@ -148,3 +148,16 @@ def test_a_run_that_failed_at_its_first_sample_is_shown_as_failed_not_as_a_verdi
 def test_the_data_directory_s_names_are_read_as_the_study_s(tmp_path):
     (tmp_path / "instructions-goals.jsonl").write_text(json.dumps(goal_row("c A/A", "none", "equivalent")) + "\n")
     assert report.rows(report.named(tmp_path, "goals"))[0]["case"] == "c A/A"
+
+
+def test_a_matrix_cell_measured_again_gets_a_row_of_its_own_and_a_load_with_no_runs_none():
+    def run(load, metric, verdict, seed):
+        return {"case": "criterion A/A", "load": load, "metric": metric, "verdict": verdict, "estimate": 0.0,
+                "rounds": 16, "elapsed_s": 100.0, "seed": seed}
+    found = [run("quiet", "cpu", "inconclusive", 1), run("none", "instructions", "equivalent", 2),
+             run("none", "instructions", "equivalent", 3),
+             {**run("none", "cpu", "slower", 4), "case": "gzip A/A"}]
+    lines = report.matrix(found).splitlines()[2:]
+    assert [line.split(" | ")[:3] for line in lines] == [
+        ["| criterion A/A", "quiet", "—"], ["| criterion A/A", "none", "equivalent +0.00%, 16 r, 100 s"],
+        ["| criterion A/A", "none", "equivalent +0.00%, 16 r, 100 s"], ["| gzip A/A", "none", "—"]]
