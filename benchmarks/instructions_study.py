@@ -6,7 +6,17 @@ pair is compared by ``pairbench`` on instructions (Callgrind: this machine has n
 counters), on CPU time and on wall time, each in a run of its own, and the verdict, effect,
 rounds and elapsed time of each are recorded. Goals (``--goals``): the C worker's +0.5% and A/A
 pairs and the Python function's +2% and A/A pairs, each ``--goal-trials`` times on instructions
-beside the phased+2 load.
+beside the phased+2 load (``--goal-load phased+2``), or with no load of the study's own
+(``--goal-load none``) beside another job's busy loops: instruction counts do not depend on load,
+so a study already loading the machine need not be loaded twice. Every row records the busy
+loops and phased loops of other processes (``sh -c 'while :; do :; done'``, and a ``sh`` loop
+that runs one under ``timeout`` and sleeps) at its start and end; with ``none``, a trial that
+finds fewer than two other busy loops runs beside the study's own phased+2 load instead, and its
+row says so. A gap of up to two minutes (between another study's records) is waited out, and up to
+ten while another job holds ``/work/timing.lock`` (read from ``/proc/locks``, never taken): the
+study does not load a machine someone is timing on; after that the trial runs with no load of
+its own, and its row shows the busy loops it found. The matrix's load ``none`` is the same: no
+load of the study's own, the other loops recorded.
 
 Cases:
 
@@ -216,7 +226,70 @@ class Load:
             process.wait(5)
 
 
-LOADS = {"quiet": (False, 0), "phased": (True, 0), "phased+2": (True, 2)}
+LOADS = {"quiet": (False, 0), "phased": (True, 0), "phased+2": (True, 2), "none": (False, 0)}
+BUSY_LOOP = "while :; do :; done"
+OTHERS_GAP_S = 120  # how long other busy loops may be missing before the goal cells load the machine themselves
+LOCKED_GAP_S = 600  # ... while another job holds the timing lock (then the trial runs with no load of its own)
+TIMING_LOCK = Path("/work/timing.lock")
+
+
+def timing_lock_held(lock: Path = TIMING_LOCK, locks: Path = Path("/proc/locks")) -> bool:
+    """Whether a process holds a ``flock`` on ``lock``, read from ``locks`` (the lock is not taken)."""
+    try:
+        inode = str(lock.stat().st_ino)
+        lines = locks.read_text().splitlines()
+    except OSError:
+        return False
+    held = (line.split() for line in lines if "->" not in line)  # "->": a process waiting for a lock
+    return any(len(f) > 5 and f[1] == "FLOCK" and f[5].rsplit(":", 1)[-1] == inode for f in held)
+
+
+def others_loops(proc: Path = Path("/proc")) -> dict[str, int]:
+    """Other processes' busy loops (``sh -c 'while :; do :; done'``, not one a ``timeout`` runs) and
+    phased loops (a shell loop that runs such a loop under ``timeout`` and sleeps), read from ``proc``."""
+    busy = phased = 0
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = [a.decode(errors="replace") for a in (entry / "cmdline").read_bytes().split(b"\0") if a]
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            parent_name = (proc / str(parent) / "comm").read_text().strip()
+        except (OSError, ValueError, IndexError):
+            continue
+        if len(argv) != 3 or Path(argv[0]).name not in ("sh", "bash", "dash") or argv[1] != "-c":
+            continue
+        if argv[2] == BUSY_LOOP and parent_name != "timeout":
+            busy += 1
+        elif BUSY_LOOP in argv[2] and "timeout" in argv[2] and "sleep" in argv[2]:
+            phased += 1
+    return {"busy": busy, "phased": phased}
+
+
+def measured(case: dict, metric: str, seed: int, scratch: Path, args, load: str) -> dict:
+    """One comparison and what ran beside it: with load ``none`` in the goal cells, the study's own
+    phased+2 load when fewer than two other busy loops run (the goals are beside two busy loops),
+    but never while another job holds the timing lock without them: its timing is not loaded."""
+    loops_before, waited = others_loops(), 0
+    while load == "none" and args.goals and loops_before["busy"] < 2 and \
+            waited < (LOCKED_GAP_S if timing_lock_held() else OTHERS_GAP_S):
+        time.sleep(5)  # another study's loops stop between its records, while it builds and in its pauses
+        loops_before, waited = others_loops(), waited + 5
+    own = None
+    if load == "none" and args.goals and loops_before["busy"] < 2 and not timing_lock_held():
+        own = Load(*LOADS["phased+2"])
+        time.sleep(2)
+    try:
+        before = loadavg()
+        row = one(case, metric, seed, scratch, args.timeout, args.alpha)
+        after = loadavg()
+    finally:
+        if own is not None:
+            own.stop()
+    row.update(load="phased+2" if own is not None else load, own_load_fallback=own is not None, waited_s=waited,
+               others_loops_before=loops_before, others_loops_after=others_loops(),
+               loadavg_before=before, loadavg_after=after)
+    return row
 
 
 def loadavg() -> str:
@@ -232,6 +305,8 @@ def main(argv=None) -> int:
     parser.add_argument("--goals", action="store_true", help="the goal cells instead of the matrix")
     parser.add_argument("--goal-trials", type=int, default=20)
     parser.add_argument("--goal-cases", default="c +0.5%,c A/A,python +2%,python A/A")
+    parser.add_argument("--goal-load", choices=("phased+2", "none"), default="phased+2",
+                        help="the goal cells' own load: phased+2, or none beside another job's busy loops")
     parser.add_argument("--seed", type=int, default=4100)
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--alpha", default=None, help="pairbench's --alpha (default: its own, 0.01)")
@@ -244,22 +319,20 @@ def main(argv=None) -> int:
         chosen = args.goal_cases if args.goals else args.cases
         if chosen:
             cases = {name: cases[name] for name in chosen.split(",")}
-        loads = ["phased+2"] if args.goals else args.loads.split(",")
+        loads = [args.goal_load] if args.goals else args.loads.split(",")
         metrics = ["instructions"] if args.goals else args.metrics.split(",")
         trials = args.goal_trials if args.goals else 1
         seed = args.seed
         for load in loads:
             background = Load(*LOADS[load])
-            time.sleep(2)
+            time.sleep(2 if background.processes else 0)
             try:
                 for name, case in cases.items():
                     for trial in range(trials):
                         for metric in metrics:
                             seed += 1
-                            before = loadavg()
-                            row = one(case, metric, seed, Path(work), args.timeout, args.alpha)
-                            row.update(case=name, load=load, trial=trial, seed=seed, loadavg_before=before,
-                                       loadavg_after=loadavg(), truth=case["truth"],
+                            row = measured(case, metric, seed, Path(work), args, load)
+                            row.update(case=name, trial=trial, seed=seed, truth=case["truth"],
                                        time=time.strftime("%Y-%m-%dT%H:%M:%S"))
                             with open(results, "a") as f:
                                 f.write(json.dumps(row) + "\n")
