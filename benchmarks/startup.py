@@ -29,6 +29,9 @@ the timing lock, with the load recorded::
 
     flock /work/timing.lock nice -n 0 .venv/bin/python benchmarks/startup.py \\
         --source before=/tmp/before/src --source after=src [--rounds 10]
+
+``--study first-sample`` (repeatable: ``version``, ``first-sample``, ``cpu``,
+``fixed-cost``, ``journal``, ``imports``) measures only those goals.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ FIRST_SAMPLE_GOAL_S = 0.2  # quiet
 LOADED_FIRST_SAMPLE_GOAL = 2.0  # beside busy loops / quiet
 CPU_GOAL_S = 0.35  # run --runs 1 true
 FIXED_COST_GOAL = 1.2  # compare / hyperfine -N
+STUDIES = ("version", "first-sample", "cpu", "fixed-cost", "journal", "imports")  # as numbered above
 
 
 def cpu_of_children() -> float:
@@ -267,13 +271,16 @@ def main(argv=None) -> int:
     parser.add_argument("--busy-fixed", type=int, default=1, help="busy loops beside the fixed-cost study")
     parser.add_argument("--version-blocks", type=int, default=5, help="hyperfine blocks of --version")
     parser.add_argument("--imports", type=int, default=12, help="how many -X importtime entries to list")
+    parser.add_argument("--study", action="append", choices=STUDIES, default=[],
+                        help="measure only this study (repeatable; default: all of them)")
     args = parser.parse_args(argv)
+    studies = args.study or list(STUDIES)
     sources = dict(item.split("=", 1) for item in args.source) or {"installed": ""}
     for src in [*sources.values(), str(Path(__import__("pairbench").__file__).parent)]:
         compile_package(src)
     hyperfine = ensure_hyperfine()
     spin = build_spin(OUT)
-    steps = fit_steps(spin, args.command_ms)
+    steps = fit_steps(spin, args.command_ms) if "fixed-cost" in studies else 0
     command = f"{spin} {steps}"
     version = subprocess.run([hyperfine, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"machine: {machine()}")
@@ -281,13 +288,20 @@ def main(argv=None) -> int:
           f"load average at start {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     for label, src in sources.items():
         print(f"pairbench {label}: {src or 'installed in ' + sys.prefix}")
-    met = [version_table(hyperfine, sources, args.version_blocks, 20),
-           first_sample_table(sources, args.rounds, spin, args.busy_first),
-           cpu_table(sources, args.rounds),
-           fixed_cost_table(hyperfine, sources, args.rounds, args.runs, command, spin, args.busy_fixed,
-                            args.command_ms)]
-    journal_table(sources, args.rounds)
-    import_table(sources, args.imports)
+    met = []
+    if "version" in studies:
+        met.append(version_table(hyperfine, sources, args.version_blocks, 20))
+    if "first-sample" in studies:
+        met.append(first_sample_table(sources, args.rounds, spin, args.busy_first))
+    if "cpu" in studies:
+        met.append(cpu_table(sources, args.rounds))
+    if "fixed-cost" in studies:
+        met.append(fixed_cost_table(hyperfine, sources, args.rounds, args.runs, command, spin, args.busy_fixed,
+                                    args.command_ms))
+    if "journal" in studies:
+        journal_table(sources, args.rounds)
+    if "imports" in studies:
+        import_table(sources, args.imports)
     print(f"\nload average at the end {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0 if all(met) else 1
 

@@ -23,14 +23,16 @@ import dataclasses
 import datetime as _dt
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pairbench.command import STATUS_TIMEOUT, Command, ExecutorInfo, describe_status
 from pairbench.harness_registry import PAIRBENCH
 from pairbench.limits import MAX_SAMPLE_VALUE  # one limit, for every writer and reader of a result
 from pairbench.notes import Note
 from pairbench.settings import Settings
+
+if TYPE_CHECKING:  # numpy loads with the first Samples built, after a run's last sample
+    import numpy as np
 
 __all__ = [
     "COMMAND_BENCHMARK", "CPU_METRIC", "FIXED_CPU_METRIC", "MAX_SAMPLE_VALUE", "METRICS", "PRIMARY_METRIC",
@@ -208,6 +210,8 @@ def append_metrics(columns: dict[str, list[float]], rows_before: int, metrics: M
 
 
 def _int_columns(rows: list[Sample]) -> dict[str, np.ndarray]:
+    import numpy as np
+
     return {name: np.fromiter((getattr(r, name) for r in rows), dtype=np.int64, count=len(rows))
             for name in SAMPLE_COLUMNS}
 
@@ -229,10 +233,14 @@ class Samples:
 
     @classmethod
     def empty(cls) -> Samples:
+        import numpy as np
+
         return cls({name: np.zeros(0, dtype=np.int64) for name in SAMPLE_COLUMNS})
 
     @classmethod
     def from_rows(cls, rows: Iterable[Sample], metrics: Mapping[str, Iterable[float]] | None = None) -> Samples:
+        import numpy as np
+
         rows = list(rows)
         floats = {name: np.fromiter(values, dtype=np.float64, count=len(rows))
                   for name, values in (metrics or {}).items()}
@@ -254,6 +262,8 @@ class Samples:
 
     def in_order(self) -> Samples:
         """These samples in execution order (``seq``)."""
+        import numpy as np
+
         return self.select(np.argsort(self["seq"], kind="stable"))
 
     def measured(self) -> Samples:
@@ -267,6 +277,8 @@ class Samples:
     def totals(self) -> np.ndarray:
         """The measured quantity of each sample over all its iterations (float64): the
         ``value`` metric when there is one, else ``wall_ns``."""
+        import numpy as np
+
         if PRIMARY_METRIC in self.metrics:
             return np.asarray(self.metrics[PRIMARY_METRIC], dtype=np.float64)
         return self.columns["wall_ns"].astype(np.float64)
@@ -277,6 +289,8 @@ class Samples:
 
     def metric_values(self, metric: str) -> np.ndarray:
         """Each sample's value for one operation by ``metric`` (``metric_total``), float64."""
+        import numpy as np
+
         total = metric_total(metric, self.columns["wall_ns"], self.columns["user_ns"], self.columns["sys_ns"],
                              self.metrics)
         return np.asarray(total, dtype=np.float64) / self.columns["iterations"]
@@ -284,6 +298,8 @@ class Samples:
     def invocations(self) -> int:
         """How many executions these samples came from: one each, but one per invocation whose
         repetitions they are (``REPETITION_METRIC``: each invocation's first repetition among them)."""
+        import numpy as np
+
         if REPETITION_METRIC not in self.metrics or not len(self):
             return len(self)
         numbers = self.metrics[REPETITION_METRIC]
@@ -291,10 +307,14 @@ class Samples:
 
     def has_cpu_time(self) -> bool:
         """Whether these samples recorded any CPU time (an imported result may not have)."""
+        import numpy as np
+
         return CPU_METRIC in self.metrics or bool(np.any(self.columns["user_ns"] + self.columns["sys_ns"] > 0))
 
     def per_operation(self, column: str) -> np.ndarray:
         """``column`` of each sample divided by its iterations (float64)."""
+        import numpy as np
+
         return self[column].astype(np.float64) / self.columns["iterations"]
 
 
@@ -429,6 +449,8 @@ def json_safe(value):
     Derived records pass through this before they are written, because result
     and report documents never hold NaN or infinity.
     """
+    import numpy as np
+
     if isinstance(value, float):
         return value if np.isfinite(value) else None
     if isinstance(value, np.floating):

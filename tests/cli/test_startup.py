@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 
 import pairbench
 import pairbench.cli
@@ -59,47 +60,69 @@ def test_a_commands_help_loads_no_numpy_scipy_rich_or_renderer(command):
     assert loaded["code"] == 0 and loaded["heavy"] == []
 
 
-# Before the first sample a measuring command loads what that sample and the stopping rule need and
-# nothing else: numpy and click of the libraries, and of pairbench the command line, the session,
-# the measuring, the journal and the stopping path (the sign test and the confidence sequence on
-# numpy and math). scipy, SQLAlchemy, rich, plotly, jinja2 and the renderers load after the last
-# sample, when the command needs them. A module here that is not listed fails the test: move what
-# loads it after the sampling, or list it with the reason the first sample needs it.
-LIBRARIES_BEFORE_FIRST_SAMPLE = {"click", "numpy"}
-PAIRBENCH_BEFORE_FIRST_SAMPLE = (
-    "pairbench.cli", "pairbench.cli.app", "pairbench.cli.measuring", "pairbench.cli.bench",
-    "pairbench.cli.options", "pairbench.cli.progress", "pairbench.cli.report",
-    "pairbench.sessions", "pairbench.sessions.commands", "pairbench.sessions.result", "pairbench.sessions.record",
-    "pairbench.sessions.bench", "pairbench.sessions.driver", "pairbench.sessions.lanes", "pairbench.sessions.sizing",
-    "pairbench.sessions.functions",
-    "pairbench.measure", "pairbench.measure.*", "pairbench.environment", "pairbench.environment.*",
-    "pairbench.worker", "pairbench.worker.*",
-    "pairbench.store", "pairbench.store.journal", "pairbench.store.document", "pairbench.store.resultfile",
-    "pairbench.store.files", "pairbench.store.checks", "pairbench.store.legacy", "pairbench.store.project",
-    "pairbench.store.database",  # the store's URL and the SQLite file's checks; not SQLAlchemy
-    "pairbench.store.shards",  # which of a suite's benchmarks a bench --shard measures
+# Before the first sample a measuring command loads what that sample needs and nothing else: click,
+# and of pairbench the command line, the session, the measuring (with the real executor and its
+# spawner, which the scripted executor replaces here), the machine's metadata and the journal. A run
+# loads no numpy: its one target has one order, and its samples become numpy columns after the last
+# one. A comparison loads numpy too, for the seeded generator of its rounds' orders (numpy's: a seed
+# draws the orders it always did), and the stopping path (the sign test and the confidence sequence on
+# numpy and math), before the first sample so that nothing is imported beside one; bench also its
+# harnesses, workers and lanes. scipy, SQLAlchemy, rich, plotly, jinja2, the analysis, the machine's
+# checks and the renderers load after the last sample, when the command needs them. A module loaded and
+# not listed fails the test: move what loads it after the sampling, or list it with the reason the
+# first sample needs it.
+LIBRARIES_BEFORE_FIRST_SAMPLE = {"run": {"click"}, "compare": {"click", "numpy"}, "bench": {"click", "numpy"}}
+MEASURING = (
+    "pairbench.cli", "pairbench.cli.app", "pairbench.cli.measuring", "pairbench.cli.options",
+    "pairbench.cli.progress", "pairbench.cli.report",
+    "pairbench.sessions", "pairbench.sessions.commands", "pairbench.sessions.result",
+    "pairbench.sessions.activity",  # reads the machine's activity between the samples, once its window has passed
+    "pairbench.sessions.record",  # which store a result goes to (target_of), with no store: nothing of it loaded
+    "pairbench.measure", "pairbench.measure.callgrind", "pairbench.measure.child_environment",
+    "pairbench.measure.commandline", "pairbench.measure.counters", "pairbench.measure.drain",
+    "pairbench.measure.executor", "pairbench.measure.prctl", "pairbench.measure.sampler", "pairbench.measure.targets",
+    "pairbench.measure.spawner", "pairbench.measure.native", "pairbench.measure.wire", "pairbench.measure.posix",
+    "pairbench.measure.containment", "pairbench.measure.leftovers",  # the real executor and its spawner
+    "pairbench.environment", "pairbench.environment._read", "pairbench.environment.activity",
+    "pairbench.environment.cgroup", "pairbench.environment.stored",
+    "pairbench.store", "pairbench.store.journal", "pairbench.store.document", "pairbench.store.files",
+    "pairbench.store.checks", "pairbench.store.legacy",  # the journal's reader, beside its writer; no numpy until read
+    "pairbench.store.project", "pairbench.store.database",  # the store's URL and the project config; not SQLAlchemy
+    "pairbench.report", "pairbench.report.safe", "pairbench.report.exports",
+)
+COMPARING = (
+    *MEASURING,
     "pairbench.analysis", "pairbench.analysis.criteria", "pairbench.analysis.stopping", "pairbench.analysis.effect",
     "pairbench.analysis.records", "pairbench.analysis.rules", "pairbench.analysis.summary",
-    "pairbench.analysis.budget", "pairbench.analysis.relative",
-    "pairbench.analysis.derived",  # the result file's records, with the session's ending; written after the last sample
+    "pairbench.analysis.budget", "pairbench.analysis.relative", "pairbench.environment.findings",
     "pairbench.stats", "pairbench.stats.paired", "pairbench.stats.sequential", "pairbench.stats._binomial",
     "pairbench.stats._minimize", "pairbench.stats._order", "pairbench.stats._rmath", "pairbench.stats._validation",
     "pairbench.stats.counts",  # the exact rule of a count the same in every round: the stopping rule applies it
-    "pairbench.report", "pairbench.report.safe", "pairbench.report.exports",
 )
+PAIRBENCH_BEFORE_FIRST_SAMPLE = {
+    "run": MEASURING,
+    "compare": COMPARING,
+    "bench": (*COMPARING, "pairbench.cli.bench", "pairbench.sessions.bench", "pairbench.sessions.driver",
+              "pairbench.sessions.lanes", "pairbench.sessions.sizing", "pairbench.measure.children",
+              "pairbench.measure.fixed_cost", "pairbench.measure.harnesses", "pairbench.measure.harnesses.*",
+              "pairbench.measure.revisions", "pairbench.measure.worker", "pairbench.worker",
+              "pairbench.worker.discovery", "pairbench.worker.protocol", "pairbench.worker.registry",
+              "pairbench.store.shards"),  # which of a suite's benchmarks a bench --shard measures
+}
 NOT_VOCABULARY = ("pairbench.api", "pairbench.pytest_plugin", "pairbench.workloads")
 """Modules directly in the package (the vocabulary, allowed) that are entry points of their own."""
 
 
-def _unlisted(modules: list[str]) -> list[str]:
-    """The modules of ``modules`` loaded before the first sample that the lists above do not allow."""
+def _unlisted(modules: list[str], command: str) -> list[str]:
+    """The modules of ``modules`` loaded before ``command``'s first sample that the lists above do not
+    allow it."""
     standard = sys.stdlib_module_names | {"__main__", "_distutils_hack", "fakes", "cython_runtime"}
     libraries = {m.split(".")[0] for m in modules if not m.startswith("_cython_")} - standard - {"pairbench"}
     ours = [m for m in modules if m.split(".")[0] == "pairbench"]
     vocabulary = [m for m in ours if m.count(".") <= 1 and m not in NOT_VOCABULARY]
     unlisted = [m for m in ours if m not in vocabulary
-                and not any(fnmatch.fnmatchcase(m, pattern) for pattern in PAIRBENCH_BEFORE_FIRST_SAMPLE)]
-    return sorted(libraries - LIBRARIES_BEFORE_FIRST_SAMPLE) + unlisted
+                and not any(fnmatch.fnmatchcase(m, pattern) for pattern in PAIRBENCH_BEFORE_FIRST_SAMPLE[command])]
+    return sorted(libraries - LIBRARIES_BEFORE_FIRST_SAMPLE[command]) + unlisted
 
 
 # run, compare or bench through main with a scripted executor (or workers) that notes, at each sample
@@ -123,9 +146,9 @@ class NotingWorkers(FakeWorkers):
         note()
         return super().take(benchmark, iterations)
 script = {"parse": {"per_iteration_ns": 120.0}, "sort": {"per_iteration_ns": 800.0}}
+workers = NotingWorkers({"./bench-old": script, "./bench-new": script}, seed=1) if sys.argv[1] == "bench" else None
 code = main(sys.argv[1:], stdout=io.StringIO(), stderr=io.StringIO(),
-            executor_factory=lambda output: FakeExecutor(duration), environment=lambda *a, **k: {},
-            workers=NotingWorkers({"./bench-old": script, "./bench-new": script}, seed=1))
+            executor_factory=lambda output: FakeExecutor(duration), environment=lambda *a, **k: {}, workers=workers)
 print(json.dumps({"code": code, "seen": seen}))
 """
 
@@ -147,7 +170,7 @@ def test_only_what_the_first_sample_needs_loads_before_it_and_nothing_runs_besid
     assert found["code"] == 0 and len(seen) >= 12
     assert all(s["threads"] == ["MainThread"] for s in seen)  # no thread of ours beside any sample
     first = seen[0]["modules"]
-    assert _unlisted(first) == []
+    assert _unlisted(first, argv[0]) == []
     assert all(s["modules"] == first for s in seen)  # and nothing imported while sampling
 
 
@@ -155,9 +178,18 @@ def test_the_list_of_what_loads_before_the_first_sample_leaves_out_the_heavy_lib
     loaded = ["scipy", "scipy.stats", "sqlalchemy", "rich", "plotly", "jinja2", "pairbench.report.text",
               "pairbench.report.jsonfile", "pairbench.analysis.comparison", "pairbench.stats.descriptive",
               "pairbench.store.history", "pairbench.api", "numpy", "click", "json", "pairbench.settings"]
-    assert _unlisted(loaded) == ["jinja2", "plotly", "rich", "scipy", "sqlalchemy", "pairbench.report.text",
-                                 "pairbench.report.jsonfile", "pairbench.analysis.comparison",
-                                 "pairbench.stats.descriptive", "pairbench.store.history", "pairbench.api"]
+    heavy = ["jinja2", "plotly", "rich", "scipy", "sqlalchemy", "pairbench.report.text", "pairbench.report.jsonfile",
+             "pairbench.analysis.comparison", "pairbench.stats.descriptive", "pairbench.store.history",
+             "pairbench.api"]
+    assert _unlisted(loaded, "compare") == heavy
+    assert _unlisted(loaded, "run") == ["jinja2", "numpy", *heavy[1:]]
+
+
+def test_a_run_is_not_allowed_the_stopping_path_or_the_machines_checks_before_its_first_sample():
+    loaded = ["pairbench.analysis.stopping", "pairbench.stats.sequential", "pairbench.environment.checks",
+              "pairbench.sessions.commands"]
+    assert _unlisted(loaded, "run") == loaded[:3]
+    assert _unlisted(loaded, "compare") == ["pairbench.environment.checks"]
 
 
 def _load_every_command() -> None:
@@ -272,3 +304,52 @@ def test_a_run_concludes_without_importing_scipy_stats(tmp_path):
     found = json.loads(done.stdout)
     assert found["code"] == 0 and "Tukey fence" in found["out"] and "effective n" in found["out"]
     assert "scipy.special" in found["scipy"] and "scipy.stats" not in found["scipy"]
+
+
+class _ActivityWindow:
+    """The machine's activity window, its time moved by the samples taken (``sessions.activity``)."""
+
+    def __init__(self, events: list):
+        self.events, self.elapsed = events, 0.0
+
+    def elapsed_s(self) -> float:
+        return self.elapsed
+
+    def finish(self, window_s: float, **_) -> dict:
+        self.events.append("activity read")
+        return {"window_s": window_s, "cpu": {"busy_cpus": 0.5}}
+
+
+def _run_with_activity_window(monkeypatch, tmp_path, environment: dict, runs: int) -> tuple[list, dict]:
+    monkeypatch.setattr("pairbench.environment.ACTIVITY_WINDOW_S", 0.1)
+    events: list = []
+    window = _ActivityWindow(events)
+    monkeypatch.setattr("pairbench.cli.measuring.open_activity_window", lambda: window)
+
+    def duration(command, index, clock_ns):
+        events.append("sample")
+        window.elapsed += 0.04
+        return 0.04
+
+    result = invoke("run", "--runs", str(runs), "--json", str(tmp_path / "r.json"), "true",
+                    executor=FakeExecutor(duration), environment=environment)
+    assert result.code == 0, result.err
+    return events, json.loads((tmp_path / "r.json").read_text())["environment"]
+
+
+def test_the_machines_activity_is_read_between_samples_once_its_window_has_passed(monkeypatch, tmp_path):
+    events, stored = _run_with_activity_window(monkeypatch, tmp_path, {"host": "h", "activity": None}, runs=5)
+    assert events == ["sample", "sample", "sample", "activity read", "sample", "sample"]
+    assert stored["activity"] == {"window_s": 0.1, "cpu": {"busy_cpus": 0.5}}
+
+
+def test_a_run_shorter_than_the_activity_window_reads_it_after_its_last_sample(monkeypatch, tmp_path):
+    events, stored = _run_with_activity_window(monkeypatch, tmp_path, {"host": "h", "activity": None}, runs=1)
+    assert events == ["sample", "activity read"]
+    assert stored["activity"]["window_s"] == pytest.approx(0.04)  # what passed of it, not waited for
+
+
+def test_machine_metadata_that_holds_its_activity_is_not_read_again(monkeypatch, tmp_path):
+    given = {"host": "h", "activity": {"window_s": 0.1, "cpu": None}}
+    events, stored = _run_with_activity_window(monkeypatch, tmp_path, given, runs=5)
+    assert "activity read" not in events and stored["activity"] == given["activity"]

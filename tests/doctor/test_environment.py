@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from machines import machine_tree
 
-from pairbench.environment import activity, collect_environment, parse_cpu_list
+from pairbench.environment import ActivityWindow, activity, collect_environment, parse_cpu_list
 from pairbench.environment.checks import evaluate
 
 
@@ -126,6 +126,26 @@ def test_our_own_cpu_time_in_the_window_is_not_counted_as_the_machine_being_busy
     _proc_stat(tmp_path, busy_ticks=100, idle_ticks=100, pid_ticks=50)
     theirs = activity(tmp_path, 0.1, sleep=later, exclude=set())
     assert theirs["cpu"]["busy_cpus"] == 1.2 and theirs["busiest_processes"][0]["name"] == "pairbench"
+
+
+def _process(root: Path, pid: int, parent: int, ticks: int, reaped: int = 0) -> None:
+    (root / f"proc/{pid}").mkdir(parents=True, exist_ok=True)
+    (root / f"proc/{pid}/stat").write_text(f"{pid} (spawner) S {parent} 1 1 0 -1 0 0 0 0 0 {ticks} 0 {reaped} 0\n")
+
+
+def test_the_samples_our_spawner_ran_in_the_window_are_not_counted_as_the_machine_being_busy(tmp_path):
+    # 2 CPUs, 20 ticks in the window: 14 busy, of which 2 were pairbench's own, and 10 its spawner's
+    # (started in the window: 1 of its own, 9 of the commands it ran and waited for, cutime)
+    _proc_stat(tmp_path, busy_ticks=100, idle_ticks=100, pid_ticks=50)
+    window = ActivityWindow(tmp_path, exclude={4242})
+
+    def later(_s):
+        _proc_stat(tmp_path, busy_ticks=114, idle_ticks=106, pid_ticks=52)
+        _process(tmp_path, 4343, parent=4242, ticks=1, reaped=9)
+
+    ours = window.finish(0.1, sleep=later)
+    assert ours["cpu"]["busy_cpus"] == 0.2  # the 2 ticks of others: 2 / 20 * 2
+    assert ours["busiest_processes"] == []  # the spawner is not one of the machine's busy processes
 
 
 def test_cgroup_v1_quota_is_read_from_the_cpu_hierarchy(tmp_path):

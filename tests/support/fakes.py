@@ -19,14 +19,15 @@ import numbers
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pairbench.command import STATUS_TIMEOUT, Command
 from pairbench.errors import CommandNotFound, MeasurementError
 from pairbench.measure.executor import Execution, ExecutorInfo
-from pairbench.measure.fixed_cost import FixedCost
-from pairbench.worker.protocol import ErrorReply
+
+if TYPE_CHECKING:  # loaded where used: importing the fakes loads nothing a command does not (test_startup)
+    from pairbench.measure.fixed_cost import FixedCost
+    from pairbench.worker.protocol import ErrorReply
 
 _UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _EXECUTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Execution)) - {"start_ns"}
@@ -293,7 +294,7 @@ class FakeWorkers:
         self.clock = FakeExecutor(start_ns=start_ns)
         self.noise, self.gap_ns = noise, gap_ns
         self.started: list[str] = []  # the sides whose worker was started, in order (each block's too)
-        self._rng = np.random.default_rng(seed)
+        self._rng = _generator(seed)
 
     def __call__(self, spec, side: str) -> FakeWorker:
         if spec.command.text not in self.programs:
@@ -304,12 +305,14 @@ class FakeWorkers:
         return ExecutorInfo("worker")
 
     def fixed_cost(self) -> FixedCost:
+        from pairbench.measure.fixed_cost import FixedCost
+
         return FixedCost(self.sample_cost_ns, self.sample_cost_ns)
 
     def take(self, benchmark: Mapping, iterations: int) -> int:
         """The nanoseconds of one scripted sample; the clock moves past it."""
         ideal = benchmark.get("fixed_ns", 0) + iterations * benchmark["per_iteration_ns"]
-        ns = max(1, round(ideal * float(np.exp(self._rng.normal(0.0, self.noise)))))
+        ns = max(1, round(ideal * float(_exp(self._rng.normal(0.0, self.noise)))))
         self.clock.advance(ns + self.gap_ns)
         return ns
 
@@ -356,6 +359,8 @@ class FakeWorker:
         self.start()
         benchmark = self.benchmark_script[name]
         if benchmark.get("error"):
+            from pairbench.worker.protocol import ErrorReply
+
             return ErrorReply(benchmark["error"])
         ns = self.workers.take(benchmark, iterations)
         self.kept_bytes += iterations * benchmark.get("kept_bytes", 0)
@@ -410,7 +415,7 @@ class ScriptedCalls:
     def __init__(self, per_call: Callable[[Callable, tuple], float], *, noise: float = 0.01, seed: int = 0):
         self.per_call, self.noise = per_call, noise
         self.clock = FakeExecutor()
-        self._rng = np.random.default_rng(seed)
+        self._rng = _generator(seed)
 
     def now_ns(self) -> int:
         return self.clock.now_ns()
@@ -420,9 +425,25 @@ class ScriptedCalls:
 
     def time(self, function: Callable, iterations: int, args: tuple, kwargs, start_ns: int) -> Execution:
         ns = max(1, round(iterations * self.per_call(function, args) * 1e9
-                          * float(np.exp(self._rng.normal(0.0, self.noise)))))
+                          * float(_exp(self._rng.normal(0.0, self.noise)))))
         self.clock.advance(ns)
         return Execution(wall_ns=ns, user_ns=ns, start_ns=start_ns)
 
     def fixed_cost(self) -> FixedCost:
+        from pairbench.measure.fixed_cost import FixedCost
+
         return FixedCost(0.0, 0.0)
+
+
+def _generator(seed: int):
+    """numpy's seeded generator, numpy imported here: importing the fakes loads nothing a command does
+    not (``tests/cli/test_startup.py`` counts what a command loads before its first sample)."""
+    import numpy as np
+
+    return np.random.default_rng(seed)
+
+
+def _exp(x):
+    import numpy as np
+
+    return np.exp(x)

@@ -45,7 +45,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pairbench.environment.checks import evaluate
 from pairbench.environment.findings import Finding
 from pairbench.model import COUNT_METRICS, Run
 from pairbench.notes import Note, Subject
@@ -241,6 +240,9 @@ def machine_notes(environment: Mapping, kind: str, n_sides: int, metric: str | N
     verdicts are on a count (``--metric instructions``), that load does not move them.
     [] when nothing bears on the numbers.
     """
+    # imported here: after the last sample, not with the stopping rule before the first
+    from pairbench.environment.checks import evaluate
+
     findings = {f.check: f for f in evaluate(environment)}
     effect = {"kind": kind, "sides": n_sides, **({"metric": metric} if metric in COUNT_METRICS else {})}
     notes = [note for check in MOMENT_CHECKS if (note := _moment_note(findings[check], effect))]

@@ -159,7 +159,9 @@ def measure(app: App, settings: Settings, target, window) -> int:
     from pairbench.sessions.commands import Session
 
     check_output_paths(settings, target)
-    session = Session(settings, app.executor_factory, app.environment(activity_since=window))
+    # the activity window is read between the samples once it has passed, not waited for before them
+    environment = app.environment(activity_since=window, activity_later=True)
+    session = Session(settings, app.executor_factory, environment, activity=window)
     with Displays(app.io, settings, app.clock) as shown:
         outcome = session.measure(shown)
     return report_outcome(app, settings, outcome, target)

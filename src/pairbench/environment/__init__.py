@@ -401,7 +401,7 @@ def _on_battery(mains: list[bool], batteries: list[dict]) -> bool:
 def collect_environment(root: str | os.PathLike = "/", *,
                         activity_window_s: float | None = None,
                         sleep: Callable[[float], None] = time.sleep, live: bool = False,
-                        activity_since: ActivityWindow | None = None) -> dict:
+                        activity_since: ActivityWindow | None = None, activity_later: bool = False) -> dict:
     """Metadata describing this machine now, as a JSON-ready dict.
 
     Takes about ``activity_window_s`` (the "right now" snapshots; None means
@@ -412,6 +412,10 @@ def collect_environment(root: str | os.PathLike = "/", *,
     PIDs and command lines (see ``activity``). ``activity_since``: a window on
     ``root`` opened earlier (a measuring command opens it before it loads its
     code, so the window has passed by the time it is read), else one opened now.
+    ``activity_later`` (with ``activity_since``): the window is not read here,
+    and ``activity`` is None: the measuring command reads it between its samples,
+    once it has passed, so that no wait for it comes before the first sample
+    (``sessions.activity``).
     """
     from pairbench import __version__
 
@@ -458,7 +462,8 @@ def collect_environment(root: str | os.PathLike = "/", *,
         "pairbench": __version__,
         "libraries": library_versions(),
     }
-    found["activity"] = window.finish(activity_window_s, sleep=sleep, live=live)
+    if not (activity_later and activity_since is not None):
+        found["activity"] = window.finish(activity_window_s, sleep=sleep, live=live)
     return found
 
 

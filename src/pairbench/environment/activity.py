@@ -88,22 +88,27 @@ def _parent_pid(root: Path, pid: str) -> int | None:
 
 
 def _own_ticks(root: Path, pids: set[int]) -> int:
-    """User + system clock ticks of the processes ``pids`` (all their threads); 0 for one unread."""
+    """User + system clock ticks of the processes ``pids`` (all their threads) and of the children
+    they have waited for (``cutime``, ``cstime``); 0 for one unread."""
     total = 0
     for pid in pids:
         text = read_text(root, f"proc/{pid}/stat") or ""
         fields = text[text.rfind(")") + 2:].split() if ")" in text else []
         try:
-            total += int(fields[11]) + int(fields[12])
-        except (IndexError, ValueError):
+            total += sum(int(value) for value in fields[11:15]) if len(fields) >= 13 else 0
+        except ValueError:
             continue
     return total
 
 
 def _snapshot(root: Path, exclude: set[int], cgroup: str | None) -> dict:
-    """One reading of every counter ``activity`` differences."""
-    return {"cpu": _cpu_times(root), "processes": _process_ticks(root, exclude),
-            "excluded_ticks": _own_ticks(root, exclude),
+    """One reading of every counter ``activity`` differences. The children of the processes in
+    ``exclude`` (pairbench's spawner, which runs the commands and waits for them) are left out as
+    those are: a window read after samples were taken does not count them as the machine's load."""
+    processes = _process_ticks(root, exclude)
+    children = {pid for pid, (_, _, parent) in processes.items() if parent in exclude}
+    return {"cpu": _cpu_times(root), "processes": {pid: p for pid, p in processes.items() if pid not in children},
+            "excluded_ticks": _own_ticks(root, exclude | children),
             "swap": _swap_pages(root), "throttle": throttle_counts(root, cgroup)}
 
 
@@ -113,15 +118,17 @@ def activity(root: Path, window_s: float = ACTIVITY_WINDOW_S, *,
     """What the machine is doing right now: two snapshots ``window_s`` apart.
 
     CPU use comes from /proc/stat jiffies (``busy_cpus``: CPUs' worth of time
-    spent running tasks other than the processes in ``exclude``, i.e. neither
-    idle, iowait, stolen by the hypervisor nor ours: pairbench reads the
-    machine while it loads its own code;
+    spent running tasks other than the processes in ``exclude``, their children
+    and what those waited for, i.e. neither idle, iowait, stolen by the
+    hypervisor nor ours: pairbench reads the machine while it loads its own
+    code, and a measuring command until its first samples are taken (the
+    spawner and the commands it ran are its children);
     ``steal_percent`` and ``iowait_percent`` of all CPU time);
     per-process CPU from /proc/[pid]/stat user + system ticks, as a percentage
     of one CPU over the same window; swapping from /proc/vmstat pswpin/pswpout;
     quota throttling from our cgroup's cpu.stat (``cgroup_nr_periods`` quota
     periods passed, ``cgroup_nr_throttled`` of them throttled, in the window).
-    Processes in ``exclude`` (by default this process) are left out;
+    Processes in ``exclude`` (by default this process) and their children are left out;
     ``ancestor_pids`` lists our parent processes. Each busy process is its name
     and CPU share; with ``live`` (the doctor's view of this machine now) also its
     PID, parent PID and command line. Anything unreadable, or a window in which
@@ -146,6 +153,10 @@ class ActivityWindow:
         self.cgroup = (cpu_cgroup(root) or (None,))[0]
         self.started = time.monotonic()
         self.before = _snapshot(root, self.exclude, self.cgroup)
+
+    def elapsed_s(self) -> float:
+        """Seconds since the first snapshot."""
+        return time.monotonic() - self.started
 
     def finish(self, window_s: float = ACTIVITY_WINDOW_S, *, sleep: Callable[[float], None] = time.sleep,
                live: bool = False) -> dict:

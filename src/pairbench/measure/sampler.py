@@ -28,9 +28,7 @@ import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
-import numpy.random  # noqa: F401 - numpy loads it at first use: here, so that no import runs beside a sample
+from typing import TYPE_CHECKING
 
 from pairbench.errors import CommandFailed, HelperCommandFailed
 from pairbench.measure.executor import Executor
@@ -46,6 +44,9 @@ from pairbench.model import (
 from pairbench.notes import Note
 from pairbench.settings import DEFAULTS
 from pairbench.units import format_duration
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,19 @@ class LockedSink(Sink):
             self.sink.on_round(end)
 
 
+def round_orders(plan: SamplingPlan) -> np.random.Generator | None:
+    """The seeded generator of the rounds' random orders; None for a plan of one target, whose
+    rounds have one order: numpy need not load before its first sample, and a seed draws the same
+    orders as it did when one was made (a permutation of one draws nothing). A plan of no target
+    (its rounds' plan comes later, after samples taken outside them) loads numpy.random now."""
+    if len(plan.targets) == 1:
+        return None
+    import numpy as np
+    import numpy.random  # noqa: F401 - numpy loads it at first use: here, so that no import runs beside a sample
+
+    return np.random.default_rng(plan.seed)
+
+
 # Consulted after each measured round once min_runs are done: a reason to stop, or None.
 DecisionRule = Callable[[], "str | None"]
 
@@ -177,7 +191,7 @@ class Sampler:
         self.notes: list[Note] = []
         self._sinks = tuple(sinks)
         self._decide = decide
-        self._rng = np.random.default_rng(plan.seed)
+        self._rng = round_orders(plan)
         self._seq = 0
         self._numbering = numbering  # the seq of each sample, shared by samplers running at once
         self._t0 = 0
@@ -227,7 +241,7 @@ class Sampler:
         cases ``rows`` holds everything measured so far.
         """
         if plan is not None:
-            self.plan, self._rng = plan, np.random.default_rng(plan.seed)
+            self.plan, self._rng = plan, round_orders(plan)
         self._decide = decide or self._decide
         self._sinks = (*self._sinks, *sinks)
         self._t0 = self.executor.now_ns()
@@ -256,7 +270,7 @@ class Sampler:
 
     def _run_round(self, *, round_id: int, warmup: bool) -> None:
         taken: list[Measured] = []
-        for slot, t in enumerate(self._rng.permutation(len(self.plan.targets))):
+        for slot, t in enumerate(self._order()):
             target, side = self.plan.targets[t], self.plan.side_of(int(t))
             try:
                 rows = target.execute(self.executor, timeout_ns=self.plan.timeout_ns)
@@ -276,6 +290,10 @@ class Sampler:
         end = RoundEnd(round_id, warmup, tuple(taken), self.rounds, self._seq, self.elapsed_ns())
         for sink in self._sinks:
             sink.on_round(end)
+
+    def _order(self):
+        """The order of a round's targets: a fresh seeded permutation (one target: itself)."""
+        return (0,) if self._rng is None else self._rng.permutation(len(self.plan.targets))
 
     def _record(self, side: int, name: str, row: Row, round_id: int, slot: int, warmup: bool,
                 cost_ns: int = 0) -> Measured:

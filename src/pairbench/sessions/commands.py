@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pairbench import held_signals
-from pairbench.analysis import compares, comparison_pairs, criteria_of
-from pairbench.analysis.criteria import Boundary
-from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import PairbenchError
 from pairbench.measure.commandline import (
     DEFAULT_SHELL,
@@ -39,10 +37,12 @@ from pairbench.model import (
     ANCHOR_LABEL,
     BenchmarkKey,
     Command,
+    Run,
     ShellOverhead,
     Side,
 )
 from pairbench.notes import Note
+from pairbench.sessions.activity import ActivityReading, activity_pending
 from pairbench.sessions.result import (
     Outcome,
     ProgressFactory,
@@ -54,6 +54,11 @@ from pairbench.sessions.result import (
     new_run,
 )
 from pairbench.settings import COUNT_METRIC_CHOICES, Settings
+
+if TYPE_CHECKING:
+    from pairbench.analysis.criteria import Boundary
+    from pairbench.analysis.stopping import StoppingRule
+    from pairbench.environment.activity import ActivityWindow
 
 ExecutorFactory = Callable[[OutputPolicy], Executor]
 SELF_CHECK = "self-check"
@@ -183,9 +188,11 @@ class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
     def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping, *,
-                 boundary: Boundary | None = None, anchored: bool = False):
+                 boundary: Boundary | None = None, anchored: bool = False, activity: ActivityWindow | None = None):
         """``boundary``: what ``bisect`` decides the comparison against, instead of its verdict;
-        ``anchored``: the last command is an anchor (``sides_of``)."""
+        ``anchored``: the last command is an anchor (``sides_of``); ``activity``: the machine's
+        activity window, read between the samples once it has passed when ``environment`` leaves it
+        to be read (``sessions.activity``)."""
         self.settings = settings
         self.boundary = boundary
         self.sides, self._naming_notes = sides_of(settings, anchored)
@@ -203,6 +210,7 @@ class Session:
                 refuse_go(target.command.argv[0] if not target.command.shell else target.command.text)
         self._executor_factory = executor_factory
         self._environment = dict(environment)
+        self._activity = ActivityReading(activity) if activity and activity_pending(environment) else None
         self.skeleton = new_run(settings.kind, settings, self.sides, self.benchmarks, self._environment,
                                 notes=self._naming_notes)
         self.rule = self._stopping_rule()
@@ -237,6 +245,14 @@ class Session:
             raise
 
     def _stopping_rule(self) -> StoppingRule | None:
+        """The rule that decides a comparison as its rounds arrive, imported with what it computes
+        with (numpy, the sign test, the confidence sequence) before the first sample, so that no
+        import runs beside a sample; a ``run`` compares nothing and loads none of it."""
+        if self.settings.kind == "run":
+            return None
+        from pairbench.analysis import compares, comparison_pairs, criteria_of
+        from pairbench.analysis.stopping import StoppingRule
+
         if not compares(self.skeleton):
             return None
         return StoppingRule(criteria_of(self.skeleton), pairs=comparison_pairs(self.skeleton),
@@ -256,7 +272,7 @@ class Session:
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
             raise
-        sinks = [sink for sink in (journal, self.rule, display) if sink]
+        sinks = [sink for sink in (journal, self.rule, display, self._activity) if sink]
         targets, directories = (counted_targets(self.targets, self.counter) if self.counter
                                 else (self.targets, []))
         sampler = Sampler(executor, self._plan(targets), sinks=sinks,
@@ -268,11 +284,23 @@ class Session:
             for directory in directories:
                 directory.remove()
         interruption, error = interruption or cleanup_interruption, error or cleanup_error
+        skeleton, interruption = self._with_activity(skeleton, interruption)
         run = finished(skeleton, sampler.series(), executor.info(), error=error, interruption=interruption,
                        stopped_because=sampler.stopped_because or early_stop_reason(interruption, error),
                        notes=(*sampler.notes, *([cleanup_note] if cleanup_note else []),
                               *([Note("counted-by", self.counter.to_note_data())] if self.counter else [])))
         return conclude(run, journal, error=error, interruption=interruption)
+
+    def _with_activity(self, skeleton: Run, interruption: KeyboardInterrupt | None
+                       ) -> tuple[Run, KeyboardInterrupt | None]:
+        """``skeleton`` with the machine's activity, when it was left to be read after sampling
+        began; a Ctrl-C meanwhile leaves it unread and interrupts the run, losing nothing."""
+        if self._activity is None:
+            return skeleton, interruption
+        try:
+            return skeleton.replace(environment=self._activity.finish(skeleton.environment)), interruption
+        except KeyboardInterrupt as exc:
+            return skeleton, interruption or exc
 
     def _plan(self, targets) -> SamplingPlan:
         sampling = self.settings.sampling

@@ -19,6 +19,8 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy.random  # noqa: F401 - the sampler's round orders: loaded before the first call is timed
+
 from pairbench.analysis import Analysis, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.measure.executor import Execution, WallClock

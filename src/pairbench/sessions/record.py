@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pairbench.environment.fingerprint import Machine, machine_of
 from pairbench.errors import StoreError
-from pairbench.model import Run
 from pairbench.outputs import private_directory
-from pairbench.sessions.result import save
 from pairbench.store.database import StoreUrl, parse_url
 from pairbench.store.project import Project
 
-if TYPE_CHECKING:  # history and store commands need no analysis of a run
+if TYPE_CHECKING:  # history and store commands need no analysis of a run; a measuring command
+    # resolves its store (target_of) before its first sample, which needs none of these either
     from pairbench.analysis import Analysis
+    from pairbench.environment.fingerprint import Machine
+    from pairbench.model import Run
     from pairbench.store.history import Provenance, SeriesSummary, Store
 
 PRIVATE_DIR = ".pairbench"
@@ -99,6 +99,8 @@ def provenance_here(source: str = "measured", directory: str | None = None) -> P
 
 
 def machine_for(run: Run, target: StoreTarget) -> Machine:
+    from pairbench.environment.fingerprint import machine_of
+
     return machine_of(run.environment, target.machine_name)
 
 
@@ -161,6 +163,8 @@ def keep_unstored(run: Run, analysis: Analysis | None, target: StoreTarget, uid:
     """Write the result document to ``.pairbench/unstored/`` in the project (made through no
     symbolic link: ``outputs.private_directory``); its path, or None when that cannot be written
     either."""
+    from pairbench.sessions.result import save
+
     stamp = "".join(c for c in run.started_at if c.isdigit())[:14] or "result"
     try:
         path = private_directory(target.project.root, UNSTORED_DIR) / f"{stamp}-{uid[:12]}.json"

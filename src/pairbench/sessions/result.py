@@ -19,10 +19,9 @@ import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pairbench import __version__
-from pairbench.analysis import Analysis, analyse
-from pairbench.analysis.derived import derived_records
 from pairbench.errors import PairbenchError, ResultFileError, Terminated, interruption_name
 from pairbench.measure.executor import ExecutorInfo
 from pairbench.measure.sampler import Sink
@@ -30,7 +29,9 @@ from pairbench.model import BenchmarkKey, Run, Samples, Side, utc_now
 from pairbench.notes import Note
 from pairbench.settings import Settings
 from pairbench.store.journal import Journal, journal_path
-from pairbench.store.resultfile import run_to_document, write_result
+
+if TYPE_CHECKING:  # the analysis and the result file's writer load after the last sample
+    from pairbench.analysis import Analysis
 
 ProgressFactory = Callable[[int, str, int, object], "Sink | None"]
 """The progress display of a session, one per benchmark measured: ``(benchmark index, its label
@@ -88,14 +89,28 @@ def conclude(run: Run, journal: RunJournal | None, *,
                    getattr(interruption, "signum", signal.SIGINT))
 
 
+def analyse(run: Run) -> Analysis:
+    """``analysis.analyse(run)``. The analysis (numpy, the statistics) is imported here, after the
+    last sample: nothing a session's first sample does not need loads before it."""
+    from pairbench.analysis import analyse as analysed
+
+    return analysed(run)
+
+
 def save(run: Run, analysis: Analysis | None, path: str | os.PathLike) -> None:
     """Write ``run`` to ``path`` atomically, with its analysis as records for other tools (when
     there is one)."""
+    from pairbench.analysis.derived import derived_records
+    from pairbench.store.resultfile import write_result
+
     write_result(run, path, derived_records(run, analysis) if analysis is not None else None)
 
 
 def result_document(run: Run, analysis: Analysis | None) -> dict:
     """The result document :func:`save` writes, as JSON-ready data (for standard output)."""
+    from pairbench.analysis.derived import derived_records
+    from pairbench.store.resultfile import run_to_document
+
     return run_to_document(run, derived_records(run, analysis) if analysis is not None else None)
 
 

@@ -9,8 +9,7 @@ metric columns (finite floats), and the metadata analysis relies on
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pairbench.command import ExecutorInfo
 from pairbench.environment.activity import without_process_details
@@ -20,6 +19,9 @@ from pairbench.harness_registry import PAIRBENCH
 from pairbench.limits import MAX_SAMPLE_VALUE, MAX_SHARDS
 from pairbench.model import SAMPLE_COLUMNS, Sample, Samples, ShellOverhead, SuiteInfo
 from pairbench.notes import CODES, Note, Subject
+
+if TYPE_CHECKING:  # numpy loads when columns are read or checked: a journal's writer needs none of it
+    import numpy as np
 
 MAX_SAMPLES_PER_SERIES = 50_000_000
 BOUND_TEXT = "the limit of 2**53 - 1 (as nanoseconds, ~104 days)"
@@ -84,6 +86,8 @@ def check_samples(columns: Mapping[str, np.ndarray], metrics: Mapping[str, np.nd
     """A series' integer ``columns`` and float ``metrics`` as a result may hold them (the readers'
     rule, and what a writer checks before writing): equal lengths, at most ``MAX_SAMPLES_PER_SERIES``,
     finite metrics, and sample values within :func:`check_sample_values`."""
+    import numpy as np
+
     lengths = {len(a) for a in (*columns.values(), *metrics.values())}
     if len(lengths) > 1:
         raise ResultFileError(f"{source}: {where} columns have different lengths {sorted(lengths)}")
@@ -104,6 +108,8 @@ def _bounded_list(raw, source: str, where: str) -> list:
 
 def _integer_column(raw: list, source: str, where: str) -> np.ndarray:
     """``raw`` as int64; numpy would read ``true`` as 1, so booleans are refused first. O(n)."""
+    import numpy as np
+
     if not raw:
         return np.zeros(0, dtype=np.int64)
     try:
@@ -120,6 +126,8 @@ def _integer_column(raw: list, source: str, where: str) -> np.ndarray:
 
 def _float_column(raw: list, source: str, where: str) -> np.ndarray:
     """``raw`` as float64: numbers only (no bools); :func:`check_samples` checks they are finite."""
+    import numpy as np
+
     if any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in raw):
         raise ResultFileError(f"{source}: {where} must be a list of numbers")
     try:
@@ -141,6 +149,8 @@ def sample_row(values: list, where: str) -> Sample:
 def check_sample_values(arrays: Mapping[str, np.ndarray], source: str, where: str) -> None:
     """Durations positive, counts non-negative, iterations at least 1, warmup 0 or 1, every value
     within ±(2**53 - 1)."""
+    import numpy as np
+
     for name, col in arrays.items():
         if col.size and (col.max() > MAX_SAMPLE_VALUE or col.min() < -MAX_SAMPLE_VALUE):
             index = int(np.argmax(np.abs(col.astype(np.float64))))

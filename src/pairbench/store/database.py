@@ -29,14 +29,19 @@ import contextlib
 import functools
 import os
 import re
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from pairbench.errors import StoreError
 from pairbench.outputs import check_target
+
+if TYPE_CHECKING:
+    # sqlite3 loads with a store's engine: a measuring command resolves its store before its first
+    # sample, and without a store needs none of it
+    import sqlite3
 
 DEFAULT_PATH = ".pairbench/history.db"
 DEFAULT_BUSY_TIMEOUT_S = 30.0
@@ -168,6 +173,8 @@ def _redacted(text: str) -> str:
 def create_engine(store: StoreUrl, *, read_only: bool = False):
     """A SQLAlchemy engine for ``store``, set up as the module docstring says (no connection yet);
     ``read_only``: one that neither changes nor locks the database (nor creates a SQLite file)."""
+    import sqlite3
+
     import sqlalchemy
 
     if store.dialect == "postgresql":
@@ -201,6 +208,8 @@ def _connect_read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
     where that is missing and cannot be made (a store another user owns, in a directory we cannot
     write), no writer can be at work on it (a writer keeps both files), and the file is read as
     immutable: SQLite then takes no lock at all."""
+    import sqlite3
+
     connection = sqlite3.connect(_file_uri(path, "mode=ro"), uri=True, timeout=timeout_s)
     try:
         connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
