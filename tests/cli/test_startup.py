@@ -105,6 +105,7 @@ PAIRBENCH_BEFORE_FIRST_SAMPLE = {
     "bench": (*COMPARING, "pairbench.cli.bench", "pairbench.sessions.bench", "pairbench.sessions.driver",
               "pairbench.sessions.lanes", "pairbench.sessions.sizing", "pairbench.measure.children",
               "pairbench.measure.fixed_cost", "pairbench.measure.harnesses", "pairbench.measure.harnesses.*",
+              "pairbench.measure.placement",  # a harness binary's fresh copy per invocation
               "pairbench.measure.revisions", "pairbench.measure.worker", "pairbench.worker",
               "pairbench.worker.discovery", "pairbench.worker.protocol", "pairbench.worker.registry",
               "pairbench.store.shards"),  # which of a suite's benchmarks a bench --shard measures
