@@ -233,11 +233,7 @@ def _ramps(x: np.ndarray, segmentation, threshold: float):
     breaks: list[int] = []
     sloped: list[bool] = [segmentation.sloped[0]]
     for k, q in enumerate(segmentation.breaks):
-        a, b = max(edges[k], q - RAMP_REACH), min(edges[k + 2], q + RAMP_REACH)
-        found = None
-        if not (segmentation.sloped[k] or segmentation.sloped[k + 1]) and b - a >= RAMP_CONTEXT \
-                and np.ptp(x[a:b]) > 0.0:
-            found = stats.ramp_evidence(x[a:b], MIN_SEGMENT, RAMP_WIDTH)
+        a, found = _ramp_around(x, segmentation, edges, k)
         if found is not None and found.against_step > min(threshold, _vague(x, edges, k))\
                 and (not breaks or a + found.start > breaks[-1]):
             breaks += [a + found.start, a + found.end]
@@ -248,6 +244,18 @@ def _ramps(x: np.ndarray, segmentation, threshold: float):
     return stats.Segmentation(tuple(breaks), tuple(sloped)) if len(breaks) > len(segmentation.breaks) else segmentation
 
 
+def _ramp_around(x: np.ndarray, segmentation, edges: list[int], k: int):
+    """The k-th break's neighbourhood's first index and the Bayes evidence of a ramp against one step
+    in it (``stats.ramp_evidence``), between its neighbouring breaks (``edges``: 0, the breaks, the
+    length) and ``RAMP_REACH`` each side at most; None for the evidence beside a drift, in fewer than
+    ``RAMP_CONTEXT`` commits, or on values all the same."""
+    q = segmentation.breaks[k]
+    a, b = max(edges[k], q - RAMP_REACH), min(edges[k + 2], q + RAMP_REACH)
+    if segmentation.sloped[k] or segmentation.sloped[k + 1] or b - a < RAMP_CONTEXT or not np.ptp(x[a:b]) > 0.0:
+        return a, None
+    return a, stats.ramp_evidence(x[a:b], MIN_SEGMENT, RAMP_WIDTH)
+
+
 def _spread_of(x: np.ndarray, segmentation, spans, threshold: float = ONE_STEP) -> tuple[tuple[int, int] | None, ...]:
     """Each break's commits when it may be a change spread over them (module docstring, step 5c):
     the likeliest ramp's first and last commits, widened to take in the break's span, where one step
@@ -256,11 +264,7 @@ def _spread_of(x: np.ndarray, segmentation, spans, threshold: float = ONE_STEP) 
     edges = [0, *segmentation.breaks, x.size]
     spread: list[tuple[int, int] | None] = []
     for k, q in enumerate(segmentation.breaks):
-        a, b = max(edges[k], q - RAMP_REACH), min(edges[k + 2], q + RAMP_REACH)
-        found = None
-        if not (segmentation.sloped[k] or segmentation.sloped[k + 1]) and b - a >= RAMP_CONTEXT \
-                and np.ptp(x[a:b]) > 0.0:
-            found = stats.ramp_evidence(x[a:b], MIN_SEGMENT, RAMP_WIDTH)
+        a, found = _ramp_around(x, segmentation, edges, k)
         if found is None or -found.against_step > threshold:
             spread.append(None)
             continue
