@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import math
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,7 @@ import numpy as np
 from pairbench.analysis.change_points import detect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from history_short import noise  # noqa: E402  the same noises (iid, ar5, ar5t3)
+from history_short import drawn, noise  # noqa: E402  the same noises (iid, ar5, ar5t3) and step histories
 
 CHECKED = 10  # histories of each cell whose breaks are checked against the detection without the question
 
@@ -71,11 +70,7 @@ def step_cell(kind: str, n: int, histories: int, seed: int, step: bool) -> dict[
     rng = np.random.default_rng(seed)
     false = found = one = 0
     for h in range(histories):
-        y = noise(kind, n, rng)
-        k = None
-        if step:
-            k = int(rng.integers(math.ceil(0.2 * n), math.floor(0.8 * n) + 1))
-            y = y + 3.0 * (np.arange(n) >= k)
+        y, k = drawn(kind, n, rng, step)
         d = _detected(0.03 * y, h < CHECKED)
         near = [i for i, b in enumerate(d.breaks) if k is not None and abs(b - k) <= 1]
         found += bool(near)

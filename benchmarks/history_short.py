@@ -35,16 +35,22 @@ def noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
     return math.sqrt(1 - phi * phi) * lfilter([1.0], [1.0, -phi], e)[300:]
 
 
+def drawn(kind: str, n: int, rng: np.random.Generator, step: bool) -> tuple[np.ndarray, int | None]:
+    """One history of ``n`` commits of ``kind`` noise in units of its SD and, with ``step``, a 3-SD
+    step at a commit drawn from the middle 60% (returned; None without a step)."""
+    y = noise(kind, n, rng)
+    if not step:
+        return y, None
+    k = int(rng.integers(math.ceil(0.2 * n), math.floor(0.8 * n) + 1))
+    return y + 3.0 * (np.arange(n) >= k), k
+
+
 def cell(kind: str, n: int, histories: int, seed: int, step: bool, **options) -> tuple[float, float]:
     """Breaks elsewhere per 1,000 commits, and (with a step) the share found within 1 commit."""
     rng = np.random.default_rng(seed)
     false = found = 0
     for _ in range(histories):
-        y = noise(kind, n, rng)
-        k = None
-        if step:
-            k = int(rng.integers(math.ceil(0.2 * n), math.floor(0.8 * n) + 1))
-            y = y + 3.0 * (np.arange(n) >= k)
+        y, k = drawn(kind, n, rng, step)
         breaks = detect(0.03 * y, **options).breaks
         near = [b for b in breaks if k is not None and abs(b - k) <= 1]
         found += bool(near)
