@@ -23,12 +23,18 @@ def test_a_rise_over_50_commits_between_flat_stretches_is_seldom_one_step():
         assert start < 75 < end
 
 
-def test_a_step_stays_a_step_on_its_commit():
+def clear_steps(histories: int = 20):
+    """Histories of 100 commits, independent noise of SD 3% and a 3-SD step at a commit of 20-80
+    (seed 41): each step's commit and what ``detect`` found."""
     rng = np.random.default_rng(41)
-    near = 0
-    for _ in range(20):
+    for _ in range(histories):
         k = int(rng.integers(20, 81))
-        d = detect(0.03 * rng.standard_normal(100) + 0.09 * (np.arange(100) >= k))
+        yield k, detect(0.03 * rng.standard_normal(100) + 0.09 * (np.arange(100) >= k))
+
+
+def test_a_step_stays_a_step_on_its_commit():
+    near = 0
+    for k, d in clear_steps():
         assert not any(d.segmentation.sloped)
         near += any(abs(b - k) <= 1 for b in d.breaks)
     assert near >= 18  # 19 of 20 here, with or without the ramp's question
@@ -49,11 +55,8 @@ def test_a_rise_over_20_commits_between_flat_stretches_is_seldom_called_exactly_
 
 
 def test_a_clear_step_is_still_one_step_in_most_histories():
-    rng = np.random.default_rng(41)
     one = 0
-    for _ in range(20):
-        k = int(rng.integers(20, 81))
-        d = detect(0.03 * rng.standard_normal(100) + 0.09 * (np.arange(100) >= k))
+    for k, d in clear_steps():
         one += any(abs(b - k) <= 1 and d.one_step(i) for i, b in enumerate(d.breaks))
     assert one >= 15  # 3-SD steps at 100 commits: one step in about 0.88 of such histories
 
