@@ -173,13 +173,22 @@ def version_table(hyperfine: str, sources: dict[str, str], blocks: int, runs: in
     return met
 
 
+def alternated(sources: dict[str, str], rounds: int, measure) -> dict[str, list[float]]:
+    """``measure(directory)`` of each source, ``rounds`` times, the order rotated each round so that
+    drift hits every source alike; the figures by source label."""
+    figures: dict[str, list[float]] = {label: [] for label in sources}
+    for r in range(rounds):
+        for label in rotated(list(sources), r):
+            figures[label].append(measure(sources[label]))
+    return figures
+
+
 def first_sample_table(sources: dict[str, str], rounds: int, spin: Path, busy: int) -> bool:
     figures: dict[tuple[str, str], list[float]] = {}
     for load in ("quiet", f"beside {busy} busy loops"):
         with busy_processes(spin, busy if load != "quiet" else 0):
-            for r in range(rounds):
-                for label in rotated(list(sources), r):
-                    figures.setdefault((label, load), []).append(first_sample_s(sources[label]))
+            for label, values in alternated(sources, rounds, first_sample_s).items():
+                figures[(label, load)] = values
     print(f"\n2. exec to first sample (`run --runs 1` of `date +%s%N`, {rounds} invocations each), medians:\n")
     print(f"| pairbench | quiet (s) | beside {busy} busy loops (s) | loaded / quiet | goal <= {FIRST_SAMPLE_GOAL_S:g} s "
           f"quiet, <= {LOADED_FIRST_SAMPLE_GOAL:g}x loaded |")
@@ -194,10 +203,7 @@ def first_sample_table(sources: dict[str, str], rounds: int, spin: Path, busy: i
 
 
 def cpu_table(sources: dict[str, str], rounds: int) -> bool:
-    figures: dict[str, list[float]] = {label: [] for label in sources}
-    for r in range(rounds):
-        for label in rotated(list(sources), r):
-            figures[label].append(cpu_s(sources[label]))
+    figures = alternated(sources, rounds, cpu_s)
     print(f"\n3. CPU time (user + system, with its children) of `run --runs 1 true`, {rounds} invocations each:\n")
     print(f"| pairbench | median (s) | min (s) | goal <= {CPU_GOAL_S:g} s |")
     print("|---|---|---|---|")
@@ -210,10 +216,7 @@ def cpu_table(sources: dict[str, str], rounds: int) -> bool:
 
 
 def journal_table(sources: dict[str, str], rounds: int) -> None:
-    figures: dict[str, list[float]] = {label: [] for label in sources}
-    for r in range(rounds):
-        for label in rotated(list(sources), r):
-            figures[label].append(journal_s(sources[label]))
+    figures = alternated(sources, rounds, journal_s)
     print(f"\n5. exec to the journal's header line (`run --runs 1 --json r.json`), {rounds} invocations each:\n")
     print("| pairbench | median (s) | min (s) | max (s) |")
     print("|---|---|---|---|")
