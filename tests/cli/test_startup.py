@@ -279,10 +279,11 @@ def test_the_console_script_waits_for_a_thread_still_running():
     assert done.returncode == 0 and "thread finished" in done.stdout.splitlines()
 
 
-# After the last sample: a run's summary (its shape, Grubbs' critical value, the autoregressive error
-# of the mean, the interval of the median) needs scipy.special and scipy.fft, not scipy.stats, which
-# costs 0.5-0.8 s more of CPU to import (benchmarks/results/startup.md). A compare still loads it,
-# for the secondary Mann-Whitney and signed-rank p-values (stats/ranks.py).
+# After the last sample: a run's or a compare's summary and verdict (the shape, Grubbs' critical
+# value, the autoregressive error of the mean, the shift function, the Mann-Whitney and signed-rank
+# p-values) need scipy.special and scipy.fft, not scipy.stats, which costs 0.5-0.8 s more of CPU to
+# import (benchmarks/results/startup.md). Statistics other commands or options use (the bootstrap,
+# Theil-Sen) may still load it.
 AFTER_SAMPLING = f"""
 import io, json, sys
 sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
@@ -298,9 +299,13 @@ print(json.dumps({"code": code, "out": out.getvalue(), "scipy": sorted(m for m i
 
 
 @pytest.mark.e2e
-def test_a_run_concludes_without_importing_scipy_stats(tmp_path):
-    done = subprocess.run([sys.executable, "-c", AFTER_SAMPLING, "run", "--seed", "1", "--runs", "30", "true"],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+@pytest.mark.parametrize("argv", [["run", "--seed", "1", "--runs", "30", "true"],
+                                  ["compare", "--seed", "1", "--runs", "30", "true", "true -a"],
+                                  ["compare", "--seed", "1", "--max-runs", "60", "true", "true -a"]],
+                         ids=["run", "compare --runs", "compare adaptive"])
+def test_a_run_or_compare_concludes_without_importing_scipy_stats(argv, tmp_path):
+    done = subprocess.run([sys.executable, "-c", AFTER_SAMPLING, *argv], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert found["code"] == 0 and "Tukey fence" in found["out"] and "effective n" in found["out"]

@@ -452,3 +452,45 @@ def test_warnings_are_returned_as_data_and_never_emitted(recwarn):
 def test_invalid_input_is_rejected_naming_the_parameter(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# ---------------------------------------------------------------------------------------
+# The p-values against scipy.stats, computed at test time (pairbench computes them as R does,
+# without importing scipy.stats)
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(4))
+def test_rank_sum_and_signed_rank_p_values_agree_with_scipy_on_both_routes(seed):
+    import warnings
+
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(seed)
+    routes = set()
+    for _ in range(60):
+        n, m = (int(v) for v in rng.integers(2, 70, size=2))
+        x, y = rng.normal(size=n) + rng.normal() * 0.5, rng.normal(size=m)
+        if rng.random() < 0.5:  # a coarse timer: ties, the normal route
+            x, y = np.round(x, 1), np.round(y, 1)
+        mw = mann_whitney(x, y)
+        ref = sps.mannwhitneyu(x, y, use_continuity=True, alternative="two-sided",
+                               method="exact" if mw.method == "exact" else "asymptotic")
+        assert float(ref.statistic) == mw.W and mw.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+        d = np.round(x[:min(n, m)] - y[:min(n, m)], 1 if rng.random() < 0.5 else 12)
+        if not np.any(d):
+            continue
+        sr = signed_rank(d)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy warns about small n and zeros; R does not
+            ref = sps.wilcoxon(d[d != 0], zero_method="wilcox", correction=True,
+                               method="exact" if sr.method == "exact" else "asymptotic")
+        assert sr.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+        routes |= {("rank sum", mw.method), ("signed rank", sr.method)}
+    assert routes == {(test, method) for test in ("rank sum", "signed rank") for method in ("exact", "normal")}
+
+
+def test_a_small_exact_upper_tail_p_value_is_rs_lower_tail_false_sum():
+    # R 4.2.2: 2 * pwilcox(753, 32, 26, lower.tail = FALSE) = 7.3288183512481624e-09, as
+    # wilcox.test computes it for W = 754; 1 - pwilcox(753, 32, 26) would give 7.32881844e-09
+    from pairbench.stats._rmath import pwilcox
+
+    assert 2 * pwilcox(753, 32, 26, lower_tail=False) == pytest.approx(7.3288183512481624e-09, rel=1e-14)

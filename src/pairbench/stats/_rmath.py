@@ -55,26 +55,27 @@ def signrank_counts(n: int) -> tuple[int, ...]:
     return tuple(int(v) for v in poly)
 
 
-def cdf_sum(counts, scale: float, q: float, top: int, *, divide: bool) -> float:
-    """R's p-function loop: P(stat <= q), summing the shorter tail in R's order."""
+def cdf_sum(counts, scale: float, q: float, top: int, *, divide: bool, lower_tail: bool = True) -> float:
+    """R's p-function loop: P(stat <= q) (P(stat > q) with ``lower_tail=False``), summing the
+    shorter tail in R's order and returning as R's ``R_DT_val`` does."""
     q = math.floor(q + 1e-7)
     if q < 0:
-        return 0.0
+        return 0.0 if lower_tail else 1.0
     if q >= top:
-        return 1.0
+        return 1.0 if lower_tail else 0.0
 
     def term(i):
         return counts[i] / scale if divide else counts[i] * scale
 
+    p = 0.0
     if q <= top / 2:
-        p = 0.0
         for i in range(int(q) + 1):
             p += term(i)
-        return p
-    p = 0.0
-    for i in range(int(top - q)):
-        p += term(i)
-    return 0.5 - p + 0.5
+    else:
+        for i in range(int(top - q)):
+            p += term(i)
+        lower_tail = not lower_tail
+    return p if lower_tail else 0.5 - p + 0.5
 
 
 def quantile_sum(counts, scale: float, x: float, top: int, *, divide: bool) -> int:
@@ -99,17 +100,18 @@ def quantile_sum(counts, scale: float, x: float, top: int, *, divide: bool) -> i
         q += 1
 
 
-def pwilcox(q: float, m: int, n: int) -> float:
-    return cdf_sum(wilcox_counts(m, n), float(math.comb(m + n, n)), q, m * n, divide=True)
+def pwilcox(q: float, m: int, n: int, lower_tail: bool = True) -> float:
+    return cdf_sum(wilcox_counts(m, n), float(math.comb(m + n, n)), q, m * n, divide=True,
+                   lower_tail=lower_tail)
 
 
 def qwilcox(p: float, m: int, n: int) -> int:
     return quantile_sum(wilcox_counts(m, n), float(math.comb(m + n, n)), p, m * n, divide=True)
 
 
-def psignrank(q: float, n: int) -> float:
+def psignrank(q: float, n: int, lower_tail: bool = True) -> float:
     f = math.exp(-n * math.log(2.0))  # R: exp(-n * M_LN2)
-    return cdf_sum(signrank_counts(n), f, q, n * (n + 1) // 2, divide=False)
+    return cdf_sum(signrank_counts(n), f, q, n * (n + 1) // 2, divide=False, lower_tail=lower_tail)
 
 
 def qsignrank(p: float, n: int) -> int:

@@ -1,12 +1,12 @@
 """Rank tests and Hodges-Lehmann intervals, computed as R 4.2.2's ``wilcox.test`` does.
 
 * ``mann_whitney(x, y)``: Wilcoxon rank-sum / Mann-Whitney U test (Mann & Whitney,
-  Ann. Math. Statist. 18:50, 1947), p-value from ``scipy.stats.mannwhitneyu``.
+  Ann. Math. Statist. 18:50, 1947), p-value as R's (``_rank_sum_pvalue``).
 * ``hodges_lehmann(x, y)``: the shift estimate median{x_i - y_j} (Hodges & Lehmann,
   Ann. Math. Statist. 34:598, 1963) with R's ``wilcox.test(x, y, conf.int=TRUE)``
   interval.
 * ``signed_rank(x, y=None)``: Wilcoxon signed-rank test with the pseudomedian
-  (median of Walsh averages) and R's interval; p-value from ``scipy.stats.wilcoxon``.
+  (median of Walsh averages) and R's interval; p-value as R's (``_signed_rank_pvalue``).
 
 R's rules, from ``stats:::wilcox.test.default`` (R 4.2.2, the version installed here):
 
@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings as _pywarnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +67,7 @@ from pairbench.stats._rmath import (
 )
 from pairbench.stats._select import pairwise_differences, walsh_sums
 from pairbench.stats._validation import as_pairs, as_sample, check_confidence
+from pairbench.stats.skewed import midranks
 
 _TOL_ROOT = 1e-4  # R's wilcox.test(tol.root = 1e-4)
 _EXACT_LIMIT = 50  # R: exact when n < 50 (and m < 50)
@@ -132,7 +132,7 @@ class SignedRank:
 def mann_whitney(x, y) -> MannWhitney:
     """Two-sided Wilcoxon rank-sum test of x against y, equal to R's ``wilcox.test(x, y)``.
 
-    Exact p-value (scipy ``method='exact'``) when n, m < 50 and no ties, else the
+    Exact p-value (R's pwilcox) when n, m < 50 and no ties, else the
     normal approximation with tie and continuity correction (``'asymptotic'``).
     """
     x, y = as_sample(x, "x"), as_sample(y, "y")
@@ -141,19 +141,9 @@ def mann_whitney(x, y) -> MannWhitney:
         return MannWhitney(n * m / 2.0, 1.0, "normal", (_no_variance_two(n, m),))
     tied = _has_ties(np.concatenate([x, y]))
     exact = n < _EXACT_LIMIT and m < _EXACT_LIMIT and not tied
-    from scipy import stats as _sps  # here, not at import: hodges_lehmann never needs it
-
-    res = _sps.mannwhitneyu(
-        x,
-        y,
-        use_continuity=True,
-        alternative="two-sided",
-        method="exact" if exact else "asymptotic",
-    )
+    statistic, pvalue = _rank_sum_pvalue(x, y, exact)
     notes = (_ties_note("mann-whitney"),) if tied and n < _EXACT_LIMIT and m < _EXACT_LIMIT else ()
-    return MannWhitney(
-        float(res.statistic), float(res.pvalue), "exact" if exact else "normal", notes
-    )
+    return MannWhitney(statistic, pvalue, "exact" if exact else "normal", notes)
 
 
 def hodges_lehmann(x, y, confidence: float = 0.95) -> HodgesLehmann:
@@ -231,24 +221,49 @@ def signed_rank(x, y=None, confidence: float = 0.95) -> SignedRank:
 
 def _rank_abs(d: np.ndarray) -> np.ndarray:
     """Midranks of |d| (R's ``rank(abs(x))``)."""
-    from scipy import stats as _sps  # here, not at import: hodges_lehmann never needs scipy
+    return midranks(np.abs(d))
 
-    return _sps.rankdata(np.abs(d))
+
+# The two p-values follow R 4.2.2's ``stats:::wilcox.test.default`` line by line, on the exact
+# distributions of ``_rmath`` (R's pwilcox and psignrank) or the normal approximation with R's tie
+# and continuity corrections. Written here rather than called from ``scipy.stats.mannwhitneyu`` and
+# ``wilcoxon`` (the same numbers): importing ``scipy.stats`` costs 0.5-0.8 s of CPU, most of a
+# compare's fixed cost after its last sample (benchmarks/results/startup.md).
+# ``tests/stats/test_ranks.py`` checks both against R's values and against scipy.
+
+
+def _ties_of(values: np.ndarray) -> float:
+    """sum(t^3 - t) over the sizes t of the groups of equal values (R's NTIES)."""
+    return _tie_sum(np.unique(values, return_counts=True)[1])
+
+
+def _normal_two_sided(z: float, sigma: float) -> float:
+    """R's two-sided p-value of a centred statistic ``z`` with continuity correction."""
+    z = (z - math.copysign(0.5, z) if z else 0.0) / sigma
+    return min(1.0, math.erfc(abs(z) / math.sqrt(2.0)))
+
+
+def _rank_sum_pvalue(x: np.ndarray, y: np.ndarray, exact: bool) -> tuple[float, float]:
+    """R's W (U of x) and its two-sided p-value."""
+    n, m = x.size, y.size
+    pooled = np.concatenate([x, y])
+    w = float(midranks(pooled)[:n].sum() - n * (n + 1) / 2.0)
+    if exact:
+        p = pwilcox(w - 1, n, m, lower_tail=False) if w > n * m / 2.0 else pwilcox(w, n, m)
+        return w, min(2.0 * p, 1.0)
+    sigma = math.sqrt(n * m / 12.0 * ((n + m + 1) - _ties_of(pooled) / ((n + m) * (n + m - 1))))
+    return w, _normal_two_sided(w - n * m / 2.0, sigma)
 
 
 def _signed_rank_pvalue(nonzero: np.ndarray, exact: bool) -> float:
-    """Two-sided p-value by scipy with R's choices: zeros dropped, continuity correction."""
-    from scipy import stats as _sps
-
-    with _pywarnings.catch_warnings():  # scipy warns about small n; R does not
-        _pywarnings.simplefilter("ignore")
-        res = _sps.wilcoxon(
-            nonzero,
-            zero_method="wilcox",
-            correction=True,
-            method="exact" if exact else "asymptotic",
-        )
-    return float(res.pvalue)
+    """R's two-sided p-value of the signed-rank statistic: zeros dropped, continuity correction."""
+    n = nonzero.size
+    v = float(_rank_abs(nonzero)[nonzero > 0].sum())
+    if exact:
+        p = psignrank(v - 1, n, lower_tail=False) if v > n * (n + 1) / 4.0 else psignrank(v, n)
+        return min(2.0 * p, 1.0)
+    sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - _ties_of(np.abs(nonzero)) / 48.0)
+    return _normal_two_sided(v - n * (n + 1) / 4.0, sigma)
 
 
 # ---------------------------------------------------------------------------------------
