@@ -455,15 +455,91 @@ def test_invalid_input_is_rejected_naming_the_parameter(call, error, message):
 
 
 # ---------------------------------------------------------------------------------------
-# The p-values against scipy.stats, computed at test time (pairbench computes them as R does,
-# without importing scipy.stats)
+# The p-values against scipy.stats, computed at test time: pairbench computes them as R's
+# wilcox.test does without importing scipy.stats (ranks.py says why), and scipy computes the same
+# test its own way, on the route (exact or normal) our rule chose. pairbench only asks for the
+# two-sided alternative, so that is the one compared.
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("seed", range(4))
-def test_rank_sum_and_signed_rank_p_values_agree_with_scipy_on_both_routes(seed):
+SCIPY_RTOL = 1e-11  # same formulas, different order of operations (and erfc against norm.sf)
+
+
+def _scipy_rank_sum_p(x, y, method: str) -> tuple[float, float]:
+    from scipy import stats as sps
+
+    res = sps.mannwhitneyu(x, y, use_continuity=True, alternative="two-sided",
+                           method="exact" if method == "exact" else "asymptotic")
+    return float(res.statistic), float(res.pvalue)
+
+
+def _scipy_signed_rank_p(d, method: str) -> float:
     import warnings
 
     from scipy import stats as sps
 
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns about small n and zeros; R does not
+        return float(sps.wilcoxon(d, zero_method="wilcox", correction=True, alternative="two-sided",
+                                  method="exact" if method == "exact" else "asymptotic").pvalue)
+
+
+def _draw(rng, n: int, kind: str) -> np.ndarray:
+    """``n`` timings: distinct ("continuous") or on a coarse timer's ticks ("ties")."""
+    values = rng.lognormal(0.0, 0.3, n)
+    return np.round(values, 1) if kind == "ties" else values
+
+
+RANK_SUM_SIZES = [(1, 1), (1, 6), (2, 3), (5, 5), (12, 7), (30, 30), (49, 49), (49, 50), (50, 49), (80, 120),
+                  (1500, 1000)]
+
+
+@pytest.mark.parametrize("n, m", RANK_SUM_SIZES)
+@pytest.mark.parametrize("kind", ["continuous", "ties"])
+@pytest.mark.parametrize("shift", [0.0, 0.2, 1.0])
+def test_rank_sum_p_value_equals_scipy_on_the_route_the_rule_chooses(n, m, kind, shift):
+    rng = np.random.default_rng([n, m, int(10 * shift), kind == "ties"])
+    x, y = _draw(rng, n, kind) * math.exp(shift), _draw(rng, m, kind)
+    tied = len(np.unique(np.concatenate([x, y]))) < n + m
+    res = mann_whitney(x, y)
+    if len(np.unique(np.concatenate([x, y]))) == 1:
+        assert (res.pvalue, res.method) == (1.0, "normal")  # no variance: p = 1 (R: NaN)
+        return
+    assert res.method == ("exact" if n < 50 and m < 50 and not tied else "normal")
+    # the output says when ties forced the normal route; at n or m >= 50 it is the rule (docs)
+    assert [w.code for w in res.warnings] == (["rank-ties"] if tied and n < 50 and m < 50 else [])
+    statistic, pvalue = _scipy_rank_sum_p(x, y, res.method)
+    assert statistic == res.W
+    assert res.pvalue == pytest.approx(pvalue, rel=SCIPY_RTOL, abs=1e-300)
+
+
+SIGNED_RANK_SIZES = [1, 2, 5, 10, 30, 49, 50, 100, 2000]
+
+
+@pytest.mark.parametrize("n", SIGNED_RANK_SIZES)
+@pytest.mark.parametrize("kind", ["continuous", "ties", "zeros"])
+@pytest.mark.parametrize("shift", [0.0, 0.1, 0.5])
+def test_signed_rank_p_value_equals_scipy_on_the_route_the_rule_chooses(n, kind, shift):
+    rng = np.random.default_rng([n, int(10 * shift), ("continuous", "ties", "zeros").index(kind)])
+    d = rng.normal(shift, 1.0, n)
+    if kind == "ties":
+        d = np.round(d, 1)
+    if kind == "zeros":  # a third of the pairs took the same time: dropped, as R and scipy's "wilcox" do
+        d[rng.random(n) < 1 / 3] = 0.0
+    nonzero = d[d != 0]
+    if nonzero.size == 0:
+        assert signed_rank(d).pvalue == 1.0  # no variance: p = 1 (R: NaN)
+        return
+    res = signed_rank(d)
+    tied = len(np.unique(np.abs(nonzero))) < nonzero.size
+    assert res.zeros == d.size - nonzero.size
+    assert res.method == ("exact" if nonzero.size < 50 and not tied and res.zeros == 0 else "normal")
+    route_notes = {w.code for w in res.warnings} & {"rank-ties", "zero-differences"}
+    assert route_notes == ({"rank-ties"} if tied and nonzero.size < 50 else set()) | (
+        {"zero-differences"} if res.zeros else set())
+    assert res.pvalue == pytest.approx(_scipy_signed_rank_p(d, res.method), rel=SCIPY_RTOL, abs=1e-300)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rank_sum_and_signed_rank_p_values_agree_with_scipy_on_random_samples(seed):
     rng = np.random.default_rng(seed)
     routes = set()
     for _ in range(60):
@@ -472,20 +548,34 @@ def test_rank_sum_and_signed_rank_p_values_agree_with_scipy_on_both_routes(seed)
         if rng.random() < 0.5:  # a coarse timer: ties, the normal route
             x, y = np.round(x, 1), np.round(y, 1)
         mw = mann_whitney(x, y)
-        ref = sps.mannwhitneyu(x, y, use_continuity=True, alternative="two-sided",
-                               method="exact" if mw.method == "exact" else "asymptotic")
-        assert float(ref.statistic) == mw.W and mw.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+        statistic, pvalue = _scipy_rank_sum_p(x, y, mw.method)
+        assert statistic == mw.W and mw.pvalue == pytest.approx(pvalue, rel=SCIPY_RTOL)
         d = np.round(x[:min(n, m)] - y[:min(n, m)], 1 if rng.random() < 0.5 else 12)
         if not np.any(d):
             continue
         sr = signed_rank(d)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # scipy warns about small n and zeros; R does not
-            ref = sps.wilcoxon(d[d != 0], zero_method="wilcox", correction=True,
-                               method="exact" if sr.method == "exact" else "asymptotic")
-        assert sr.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+        assert sr.pvalue == pytest.approx(_scipy_signed_rank_p(d, sr.method), rel=SCIPY_RTOL)
         routes |= {("rank sum", mw.method), ("signed rank", sr.method)}
     assert routes == {(test, method) for test in ("rank sum", "signed rank") for method in ("exact", "normal")}
+
+
+def test_the_continuity_correction_moves_the_statistic_half_a_step_toward_its_mean():
+    # Normal route by hand (R's wilcox.test, correct = TRUE): x = 1..60 against y = 31.5..90.5,
+    # no ties; U = #{x_i > y_j}, z = (U - nm/2 + 1/2) / sqrt(nm(n+m+1)/12) below the mean
+    x, y = np.arange(1.0, 61.0), np.arange(31.5, 91.5)
+    u = float(sum(int(np.sum(xi > y)) for xi in x))
+    z = (u - 60 * 60 / 2 + 0.5) / math.sqrt(60 * 60 * 121 / 12)
+    res = mann_whitney(x, y)
+    assert (res.W, res.method) == (u, "normal")
+    assert res.pvalue == pytest.approx(math.erfc(-z / math.sqrt(2.0)), rel=1e-13)
+    # signed rank, d = -2.5, -1.5, -0.5, 1..57 (60 values, no ties in |d|): V = sum of the ranks of d > 0
+    d = np.concatenate([[-2.5, -1.5, -0.5], np.arange(1.0, 58.0)])
+    ranks = np.argsort(np.argsort(np.abs(d), kind="stable")) + 1.0
+    v, n = float(ranks[d > 0].sum()), d.size
+    z = (v - n * (n + 1) / 4 - 0.5) / math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+    res = signed_rank(d)
+    assert (res.V, res.method) == (v, "normal")
+    assert res.pvalue == pytest.approx(math.erfc(z / math.sqrt(2.0)), rel=1e-13)
 
 
 def test_a_small_exact_upper_tail_p_value_is_rs_lower_tail_false_sum():

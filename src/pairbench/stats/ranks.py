@@ -8,7 +8,7 @@
 * ``signed_rank(x, y=None)``: Wilcoxon signed-rank test with the pseudomedian
   (median of Walsh averages) and R's interval; p-value as R's (``_signed_rank_pvalue``).
 
-R's rules, from ``stats:::wilcox.test.default`` (R 4.2.2, the version installed here):
+R's rules, from ``stats:::wilcox.test.default`` (R 4.2.2, which wrote the reference values):
 
 * Exact route when both samples have fewer than 50 values (signed rank: fewer than
   50 non-zero differences) and there are no ties (and no zero differences). The
@@ -132,8 +132,9 @@ class SignedRank:
 def mann_whitney(x, y) -> MannWhitney:
     """Two-sided Wilcoxon rank-sum test of x against y, equal to R's ``wilcox.test(x, y)``.
 
-    Exact p-value (R's pwilcox) when n, m < 50 and no ties, else the
-    normal approximation with tie and continuity correction (``'asymptotic'``).
+    ``method`` says the route: "exact" (R's exact null distribution) when n, m < 50 and no
+    value is tied, else "normal" (the normal approximation with tie and continuity correction),
+    with a "rank-ties" note when ties forced it below 50.
     """
     x, y = as_sample(x, "x"), as_sample(y, "y")
     n, m = x.size, y.size
@@ -187,7 +188,10 @@ def signed_rank(x, y=None, confidence: float = 0.95) -> SignedRank:
 
     Equal to R's ``wilcox.test(x, y, paired=TRUE, conf.int=TRUE)`` (or
     ``wilcox.test(x, conf.int=TRUE)``) except that ``estimate`` is the exact
-    pseudomedian. Zero differences are dropped like R.
+    pseudomedian. Zero differences are dropped like R. ``method`` says the route: "exact" (R's
+    exact null distribution) when fewer than 50 differences are non-zero, no |difference| is tied
+    and none is zero, else "normal" (tie and continuity corrected), with a "rank-ties" note when
+    ties forced it below 50 and a "zero-differences" note when zeros were dropped.
     """
     if y is None:
         d = as_sample(x, "x")
@@ -208,7 +212,7 @@ def signed_rank(x, y=None, confidence: float = 0.95) -> SignedRank:
     v_stat = float(_rank_abs(nonzero)[nonzero > 0].sum())
     tied = _has_ties(np.abs(nonzero))
     exact = n < _EXACT_LIMIT and not tied and zeros == 0
-    pvalue = _signed_rank_pvalue(nonzero, exact)
+    pvalue = _signed_rank_pvalue(nonzero, v_stat, exact)
     walsh = walsh_sums(nonzero)
     if exact:
         est, low, high, achieved, notes = _signed_rank_exact_interval(walsh, n, level)
@@ -224,12 +228,20 @@ def _rank_abs(d: np.ndarray) -> np.ndarray:
     return midranks(np.abs(d))
 
 
-# The two p-values follow R 4.2.2's ``stats:::wilcox.test.default`` line by line, on the exact
-# distributions of ``_rmath`` (R's pwilcox and psignrank) or the normal approximation with R's tie
-# and continuity corrections. Written here rather than called from ``scipy.stats.mannwhitneyu`` and
-# ``wilcoxon`` (the same numbers): importing ``scipy.stats`` costs 0.5-0.8 s of CPU, most of a
-# compare's fixed cost after its last sample (benchmarks/results/startup.md).
-# ``tests/stats/test_ranks.py`` checks both against R's values and against scipy.
+# The two p-values are hand-written, not called from ``scipy.stats.mannwhitneyu`` and ``wilcoxon``
+# (which give the same numbers: tests/stats/test_ranks.py compares them at test time): a compare
+# shows them beside its verdict, computed after its last sample, and importing ``scipy.stats`` there
+# cost 0.5-0.8 s of CPU, most of its fixed cost against the goal of a ``compare --runs 30`` within
+# 1.2 times ``hyperfine -N --runs 30`` (benchmarks/results/startup.md). They follow R 4.2.2's
+# ``stats:::wilcox.test.default`` line by line:
+# * the statistics: W = the sum of x's midranks in the pooled sample - n(n + 1)/2 (Mann & Whitney's
+#   U of x); V = the sum of the midranks of |d| over d > 0, zero differences dropped (Wilcoxon 1945);
+# * the exact route: two-sided p = min(1, 2 P(W <= w)) below the null mean and
+#   min(1, 2 P(W >= w)) = 2 pwilcox(w - 1, lower.tail = FALSE) above it (psignrank likewise), on the
+#   exact null counts of ``_rmath`` (R's nmath/wilcox.c and signrank.c, summed in R's order);
+# * the normal route: z = (s - E[s] - sign(s - E[s]) / 2) / sigma (the continuity correction), sigma
+#   with R's tie correction sum(t^3 - t) over the tie groups (NTIES), p = min(1, 2 Phi(-|z|)) by
+#   math.erfc (R: 2 min(pnorm(z), pnorm(z, lower.tail = FALSE))).
 
 
 def _ties_of(values: np.ndarray) -> float:
@@ -255,10 +267,9 @@ def _rank_sum_pvalue(x: np.ndarray, y: np.ndarray, exact: bool) -> tuple[float, 
     return w, _normal_two_sided(w - n * m / 2.0, sigma)
 
 
-def _signed_rank_pvalue(nonzero: np.ndarray, exact: bool) -> float:
-    """R's two-sided p-value of the signed-rank statistic: zeros dropped, continuity correction."""
+def _signed_rank_pvalue(nonzero: np.ndarray, v: float, exact: bool) -> float:
+    """R's two-sided p-value of V = ``v`` over the non-zero differences, continuity corrected."""
     n = nonzero.size
-    v = float(_rank_abs(nonzero)[nonzero > 0].sum())
     if exact:
         p = psignrank(v - 1, n, lower_tail=False) if v > n * (n + 1) / 4.0 else psignrank(v, n)
         return min(2.0 * p, 1.0)
