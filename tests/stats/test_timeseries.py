@@ -344,3 +344,30 @@ def test_autoregressive_interval_at_n_100_and_phi_09_covers_or_is_not_given():
         hits += e.low <= 0.0 <= e.high
     assert 0.2 * REPS < given < 0.8 * REPS  # both branches are common here
     assert sps.binomtest(hits, given, 0.90, alternative="less").pvalue >= 1e-3, hits / given
+
+
+def test_fft_lengths_are_the_ones_scipy_calls_fast():
+    from scipy import fft as scipy_fft
+
+    from pairbench.stats.timeseries import _five_smooth_at_least
+
+    for target in [*range(1, 2000), 12_345, 99_999, 2**20 + 1, 3 * 10**6]:
+        assert _five_smooth_at_least(target) == scipy_fft.next_fast_len(target, real=True), target
+
+
+@pytest.mark.parametrize("n", [2, 5, 30, 31, 777, 10_007])
+def test_autocovariance_by_numpy_fft_equals_scipy_fft_bit_for_bit(n):
+    # numpy's FFT replaced scipy.fft (an import after a run's last sample); both are pocketfft
+    from scipy import fft as scipy_fft
+
+    from pairbench.stats.timeseries import _autocovariance
+
+    d = np.random.default_rng(n).lognormal(0.0, 1.0, n)
+    d -= d.mean()
+    size = scipy_fft.next_fast_len(2 * n - 1, real=True)
+    spectrum = scipy_fft.rfft(d, size)
+    power = spectrum.real**2
+    power += spectrum.imag**2
+    expected = scipy_fft.irfft(power, size)[:n] / n
+    expected[0] = float(np.dot(d, d)) / n
+    np.testing.assert_array_equal(_autocovariance(d, n - 1), expected)

@@ -26,4 +26,3 @@ class LazyModule:
 
 scipy_stats = LazyModule("scipy.stats")
 scipy_special = LazyModule("scipy.special")
-scipy_fft = LazyModule("scipy.fft")
