@@ -520,13 +520,28 @@ class SpawnerExecutor:
         import subprocess
 
         try:
-            status = self._proc.wait(timeout=timeout_s)
+            status = self._proc.wait(timeout=_exit_wait_s(self._pidfd, timeout_s))
         except subprocess.TimeoutExpired:
             self._proc.kill()
             status = self._proc.wait()
         if self._contained.directory:  # its cell (and, had it been killed mid-command, what it held)
             containment.end_cells_of(self._contained.directory, self._proc.pid)
         return status
+
+
+def _exit_wait_s(pidfd: int | None, timeout_s: float) -> float:
+    """Wait on ``pidfd`` until its process exits, at most ``timeout_s``; how long ``Popen.wait``
+    should then wait: 0 once it has exited, or ``timeout_s`` without a pidfd. ``Popen.wait`` alone
+    looks every 0.5 to 50 ms (doubling), so it would see an exit several ms after a compare's last
+    sample; a pidfd is readable the moment it happens."""
+    if pidfd is None:
+        return timeout_s
+    import select
+
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    poller.poll(round(timeout_s * 1000))
+    return 0.0
 
 
 def _pidfd_of(pid: int) -> int | None:
