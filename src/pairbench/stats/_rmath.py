@@ -5,7 +5,9 @@ distributions and their p/q loops (nmath/wilcox.c, nmath/signrank.c, including
 R's 10-eps fuzz), R's ``qnorm`` (Wichura's AS 241, operation for operation) and
 R's root finder ``R_zeroin2`` (on a step function the point Brent's method
 returns depends on the exact sequence of trial points, so scipy's ``brentq``
-lands elsewhere). Used by ``pairbench.stats.ranks`` only.
+lands elsewhere). Used by ``pairbench.stats.ranks`` only, for its intervals and, through
+``pwilcox`` and ``psignrank``, for the exact p-values it computes without importing
+``scipy.stats`` (see the comment above ``ranks._rank_sum_pvalue``).
 """
 
 from __future__ import annotations
