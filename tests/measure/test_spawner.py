@@ -496,6 +496,7 @@ def test_no_command_of_a_run_setup_prepare_cleanup_or_benchmark_sees_the_spawner
                                    "benchmark: []", "cleanup: []"])
 
 
+@pytest.mark.e2e
 def test_the_wait_for_the_spawners_exit_reads_its_pidfd_and_never_reaps_a_live_process():
     # _stop_spawner waits on the pidfd (readable at the exit), then lets Popen.wait reap at once
     exited = subprocess.Popen(["true"], preexec_fn=default_dispositions)
