@@ -135,8 +135,8 @@ def one_side(kind: str, options: dict) -> tuple[dict, str]:
     budget a paired record is given to reach a verdict (compare's 60 s for a command) on values the
     next record measures again, as its predecessor, in the same rounds as its successor. Unless
     --runs or --max-time is given, it stops as a one-side measurement of the same target stops by
-    default: a command as `pairbench run` does (run's --max-time, 3 s: the point it stores is then
-    as good as `run --store` gives, no worse); a bench target as a one-side `pairbench bench`
+    default: a command as `pairbench run` does (run's --max-time, 3 s: what pairbench gives any lone
+    measurement of a command, enough to show the build runs and what it costs); a bench target as a one-side `pairbench bench`
     does (bench's --max-time per benchmark, 5 s or the harness's own, which a paired record's default
     already is: a suite has a stopping rule per benchmark only when paired). Only the time budget
     changes: --min-runs stays the recipe's (10 for times; 2 for counts, which need no more)."""
