@@ -3,8 +3,8 @@
 The search itself (which commits, the build cache, skips, budgets, the answer) is tested with the
 builds real and the measuring scripted: the workers (``BuiltWorkers``) and commands
 (``built_executor``) of each built commit take a fixed time per iteration on a virtual clock, so
-nothing load could flip is left to chance. A few tests (``slow``) measure real C programs, Python
-benchmarks and a command end to end, with a step (three times the work) no load can hide; what
+nothing load could flip is left to chance. A few tests (``slow``) measure a real C worker and a command
+end to end, with a step (three times the work) no load can hide; what
 load could flip there (the effects' sizes, how many rounds) is never asserted exactly."""
 
 from __future__ import annotations
@@ -341,15 +341,19 @@ def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatc
     assert code == 2 and "--harness is for a [confirm] bench target" in err
 
 
-@pytest.mark.slow
 def test_bisect_finds_the_commit_of_python_benchmark_files(tmp_path, monkeypatch):
+    """Each commit's Python files are served by a worker of that commit's tree (scripted here, by the
+    tree its command names: the real C worker's and command's searches above measure for real)."""
     config = '[confirm]\nbuild = "true"\nbench = "benchmarks"\n'
     commits = _repository(tmp_path, config, "benchmarks/bench_work.py", PYTHON, 5, 3)
     monkeypatch.chdir(tmp_path)
+    workers = ProgramWorkers(lambda text: {"work": {"per_iteration_ns": 2000.0 * (3.0 if _commit_of(text, commits) >= 3
+                                                                                   else 1.0)}}, seed=1)
     code, out, err = invoke("bisect", commits[0], commits[-1], "--max-time", "20s", "--seed", "5", "-q",
-                            "--json", "-")
+                            "--json", "-", workers=workers)
     assert code == 0, err
     assert json.loads(out)["answer"]["commit"] == commits[3]
+    assert any("benchmarks" in text for text in workers.programs)  # the Python files' workers were asked
 
 
 @pytest.mark.parametrize(("good", "bad", "says"), [
