@@ -49,6 +49,10 @@ def work():
 # 20 s per comparison at most (most decide in 1-3 s): on a loaded machine fewer worker processes are
 # rotated in a second, and an interval at alpha 0.002 needs 13 blocks of them (8 s once gave 12)
 FAST = ("--max-time", "20s", "--sample-time", "200us", "--seed", "11", "-q")
+# for the scripted workers: a comparison decides after as many blocks of fresh workers as a real one, and
+# a block is about 64 ms of samples, so 200 us samples made it 160 rounds (2,080 a comparison, each
+# sample journaled: most of these tests' CPU time) where 4 ms samples make it 8
+SCRIPTED = ("--max-time", "20s", "--sample-time", "4ms", "--seed", "11", "-q")
 
 
 def _repository(root: Path, config: str, path: str, text: str, commits: int, step: int, *,
@@ -174,8 +178,8 @@ def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_co
 def test_a_second_search_finds_every_build_in_the_cache(worker_repo):
     root, commits = worker_repo
     workers = BuiltWorkers(commits, 6)
-    assert invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", *FAST, workers=workers).code == 0
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--json", "-", *FAST,
+    assert invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", *SCRIPTED, workers=workers).code == 0
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--json", "-", *SCRIPTED,
                             workers=workers)
     assert code == 0, err
     doc = json.loads(out)
@@ -188,7 +192,7 @@ def test_a_second_search_finds_every_build_in_the_cache(worker_repo):
 def test_a_budget_too_small_to_finish_names_no_commit_and_returns_the_range(worker_repo):
     _, commits = worker_repo
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--budget", "1s",
-                            "--json", "-", *FAST, workers=BuiltWorkers(commits, 6))
+                            "--json", "-", *SCRIPTED, workers=BuiltWorkers(commits, 6))
     assert code == 5, err
     doc = json.loads(out)
     assert doc["answer"]["kind"] == "inconclusive" and doc["answer"]["commit"] is None
@@ -198,7 +202,7 @@ def test_a_budget_too_small_to_finish_names_no_commit_and_returns_the_range(work
 
 def test_two_commits_with_nothing_between_them_that_matters_are_no_slowdown(worker_repo):
     _, commits = worker_repo
-    code, out, err = invoke("bisect", commits[0], commits[3], "-k", "^same$", "--no-store", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[3], "-k", "^same$", "--no-store", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6))
     assert code == 7, err
     assert "No slowdown: BAD is not slower than GOOD by the threshold" in out
@@ -207,7 +211,7 @@ def test_two_commits_with_nothing_between_them_that_matters_are_no_slowdown(work
 def test_a_middle_commit_that_does_not_build_is_skipped(tmp_path, monkeypatch):
     commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, broken=4)
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6))
     assert code == 0, err
     doc = json.loads(out)
@@ -220,7 +224,7 @@ def test_a_middle_commit_without_the_benchmark_is_skipped_like_one_that_does_not
     (``git bisect skip``), so the search goes on around it."""
     commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, without=(4, "PAIRBENCH(work)"))
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6, without=(4, "work")))
     assert code == 0, err
     doc = json.loads(out)
@@ -244,7 +248,7 @@ def test_a_middle_commit_without_one_of_two_stepped_benchmarks_is_skipped(tmp_pa
                          "{loops}u; i++) s += i ^ s; pairbench_keep(s); }}\nPAIRBENCH(same)")
     commits = _repository(tmp_path, _worker_config(), "bench.c", two, 9, 6, without=(4, "PAIRBENCH(more)"))
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^(work|more)$", "--json", "-", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^(work|more)$", "--json", "-", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6, more=True, without=(4, "more")))
     assert code == 0, out + err
     doc = json.loads(out)
@@ -270,7 +274,7 @@ def test_good_that_does_not_build_fails_before_anything_is_measured(tmp_path, mo
 
 def test_a_filter_that_matches_no_benchmark_is_a_usage_error(worker_repo):
     _, commits = worker_repo
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^nothing$", "--no-store", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^nothing$", "--no-store", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6))
     assert code == 2 and "-k '^nothing$' matches none of the 2 benchmarks" in err
     assert "Traceback" not in err and "Found" not in out
