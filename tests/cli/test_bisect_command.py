@@ -47,8 +47,10 @@ def work():
     return s
 """
 # 20 s per comparison at most (most decide in 1-3 s): on a loaded machine fewer worker processes are
-# rotated in a second, and an interval at alpha 0.002 needs 13 blocks of them (8 s once gave 12)
-FAST = ("--max-time", "20s", "--sample-time", "200us", "--seed", "11", "-q")
+# rotated in a second, and an interval at alpha 0.002 needs 13 blocks of them (8 s once gave 12). A block
+# is about 64 ms of samples whatever their length: 1 ms samples make it 32 rounds (200 us made it 160,
+# each journaled and analysed: 4 of the real worker search's 11 s of CPU)
+FAST = ("--max-time", "20s", "--sample-time", "1ms", "--seed", "11", "-q")
 # for the scripted workers: a comparison decides after as many blocks of fresh workers as a real one, and
 # a block is about 64 ms of samples, so 200 us samples made it 160 rounds (2,080 a comparison, each
 # sample journaled: most of these tests' CPU time) where 4 ms samples make it 8
