@@ -74,15 +74,26 @@ def gbench(tmp_path_factory) -> Pair:
     return Pair(build("base"), build("slower", "-DWORK=16000", "-DCRASH"), build("same"))
 
 
+def _gbench_names_built(tmp_path_factory, *defines: str) -> str:
+    compiler = _require("g++")
+    target = tmp_path_factory.mktemp("gbench-names") / "names"
+    _run([compiler, "-O1", "-std=c++17", *defines, str(PROGRAMS / "gbench_names.cc"), "-o", str(target),
+          "-lbenchmark", "-lpthread"])
+    return str(target)
+
+
 @pytest.fixture(scope="session")
 def gbench_names(tmp_path_factory) -> str:
     """``programs/gbench_names.cc`` built with Debian's libbenchmark: benchmarks with the names a filter
     must quote."""
-    compiler = _require("g++")
-    target = tmp_path_factory.mktemp("gbench-names") / "names"
-    _run([compiler, "-O1", "-std=c++17", str(PROGRAMS / "gbench_names.cc"), "-o", str(target), "-lbenchmark",
-          "-lpthread"])
-    return str(target)
+    return _gbench_names_built(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def gbench_lenient(tmp_path_factory) -> str:
+    """The same program with a ``main`` that never calls ``ReportUnrecognizedArguments``: an option
+    the library does not know is warned about, and the program exits 0."""
+    return _gbench_names_built(tmp_path_factory, "-DIGNORES_UNKNOWN_FLAGS")
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,8 @@ import subprocess
 import pytest
 from cli_runner import invoke
 
-from pairbench.measure.harnesses.gbench import filter_for
+from pairbench.measure.harnesses.base import Program
+from pairbench.measure.harnesses.gbench import Gbench, filter_for
 
 pytestmark = pytest.mark.e2e
 
@@ -38,3 +39,13 @@ def test_benchmarks_named_with_brackets_and_braces_are_measured(gbench_names, tm
     document = json.loads(result.read_text())
     labels = {document["benchmarks"][s["benchmark"]]["name"] for s in document["series"]}
     assert labels == {"BM_y[2]", "BM_z{3}"}
+
+
+def test_a_library_that_only_warns_of_an_iteration_count_is_given_sample_times(gbench_lenient, gbench_names,
+                                                                            tmp_path):
+    # libbenchmark 1.7 cannot run "--benchmark_min_time=8x"; a main without ReportUnrecognizedArguments
+    # exits 0 after its warning, and counts passed to it would be ignored (every sample 0.5 s)
+    lenient = Gbench().discover(Program((gbench_lenient,), text="lenient"), tmp_path, 60)
+    strict = Gbench().discover(Program((gbench_names,), text="strict"), tmp_path, 60)
+    assert len(lenient.names) == 24
+    assert not lenient.explicit_iterations and not strict.explicit_iterations

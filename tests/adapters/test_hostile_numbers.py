@@ -27,7 +27,7 @@ GOOD = {"gbench": {"good_a", "good_b"}, "go": {"BenchmarkGoodA", "BenchmarkGoodB
 
 def bench_fake(tmp_path: Path, kind: str, mode: str, *options: str):
     result = tmp_path / "r.json"
-    outcome = invoke("bench", "--harness", kind, f"{sys.executable} {FAKE} {kind} {mode}", "--runs", "8",
+    outcome = invoke("bench", "--harness", kind, f"{sys.executable} {FAKE} {kind} {mode}", "--runs", "3",
                      "--seed", "1", "--sample-time", "2ms", "-q", "--no-store", "--json", str(result), *options)
     return outcome, result
 
@@ -57,7 +57,7 @@ def test_a_report_no_harness_writes_fails_only_its_benchmark_and_the_others_are_
     assert "internal error" not in err and said in err
     assert "'bad'" in err or "'BenchmarkBad'" in err
     document = json.loads(result.read_text())
-    measured = {document["benchmarks"][s["benchmark"]]["name"] for s in document["series"] if rounds_measured(s) == 8}
+    measured = {document["benchmarks"][s["benchmark"]]["name"] for s in document["series"] if rounds_measured(s) == 3}
     assert measured == GOOD[kind]
     assert invoke("show", str(result)).code == 0
 

@@ -302,8 +302,8 @@ def test_drifts_in_short_histories_stay_drifts_as_the_evidence_alone_left_them()
     """Seeded, 100 histories of 30 commits rising 5% and 10% under AR(1) noise of phi 0.5, SD 1%: the
     condition that a step outlast its jump, and the threshold it allows, report no more of them as
     one step than the evidence against a level and a line alone did at a threshold 0.25 higher (5.5
-    in long histories; 3.75 in 30 commits, whose own threshold is 3.5: 7 and 1 of 100 either way,
-    11 and 1 with the long histories' settings)."""
+    in long histories; 4.0 in 30 commits, whose own threshold is 3.75: 7 and 1 of 100 either way,
+    as at 3.75 against 3.5; 11 and 1 with the long histories' settings)."""
     alone = SHORT_EVIDENCE + 0.25
     for rise in (0.05, 0.10):
         rng = np.random.default_rng(13)

@@ -27,21 +27,6 @@ def worker(*args: str) -> str:
     return " ".join([sys.executable, str(WORKER), *args])
 
 
-@pytest.mark.slow
-def test_a_benchmark_eight_times_slower_is_found_slower_and_fails_the_gate(tmp_path):
-    result = tmp_path / "r.json"
-    code, out, err = invoke("bench", *FAST, "--max-time", "10s", "-k", "spin", "--fail-on", "slower", "--json",
-                            str(result), worker(), worker("--slow", "spin[n=200]=8"))
-    assert code == 1, err
-    assert "spin[n=200]" in out and "slower" in out
-    document = json.loads(result.read_text())
-    assert document["kind"] == "bench"
-    verdicts = {(c["benchmark"]["name"], c["benchmark"]["params"].get("n")): c["verdict"]
-                for c in document["comparisons"]}
-    assert verdicts[("spin", "200")] == "slower"
-    assert verdicts[("spin", "2000")] != "slower"
-
-
 def test_samples_carry_the_chosen_power_of_two_iterations_and_their_block(tmp_path):
     result = tmp_path / "r.json"
     code, _, err = invoke("bench", *FAST, "-k", "^add$", "--runs", "70", "--sample-time", "1ms", "--json",
@@ -177,12 +162,14 @@ def test_a_hanging_worker_is_killed_after_the_timeout_and_the_others_go_on():
 
 
 def test_the_workers_process_groups_are_gone_afterwards(tmp_path):
-    before = _worker_processes()
-    invoke("bench", *FAST, "--runs", "12", "--timeout", "1s", worker(), worker("--misbehave", "add=hang"))
-    assert _worker_processes() == before
+    # the workers carry this test's directory as an argument (the worker ignores it): a hanging worker
+    # another test (another xdist worker's, another session's) runs at the same time is not counted
+    mark = str(tmp_path)
+    invoke("bench", *FAST, "--runs", "12", "--timeout", "1s", worker(mark), worker("--misbehave", "add=hang", mark))
+    assert _worker_processes(mark) == set()
 
 
-def _worker_processes() -> set[int]:
+def _worker_processes(mark: str) -> set[int]:
     found = set()
     for pid in os.listdir("/proc"):
         if pid.isdigit():
@@ -190,7 +177,7 @@ def _worker_processes() -> set[int]:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
             except OSError:
                 continue
-            if b"protocol_worker.py" in cmdline and b"--misbehave" in cmdline:
+            if b"protocol_worker.py" in cmdline and mark.encode() in cmdline.split(b"\0"):
                 found.add(int(pid))
     return found
 

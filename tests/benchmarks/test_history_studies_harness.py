@@ -174,3 +174,17 @@ def test_a_tiny_ramp_study_runs_every_part_and_counts_one_step_only_among_single
                 "--histories", "2"])
     out = capsys.readouterr().out
     assert "| iid | 2 SD | 20 commits |" in out and "| step | iid | 50 |" in out and "| null | iid | 50 |" in out
+
+
+def test_the_short_history_study_gives_its_null_rate_an_interval_from_the_histories_counts():
+    short = benchmark_script("history_short")
+    # 2 breaks in 4 histories of 10 commits: 50 per 1,000; the counts' SD 0.577, so 1.96 x 1000 x 0.577 / 2 / 10
+    said = short.interval(np.array([0, 1, 0, 1]), 10)
+    assert said == "2 in 40 commits: 50.000 per 1,000 (95% -6.580-106.580)"
+
+
+def test_the_short_history_study_runs_a_threshold_again_only_where_the_defaults_found_a_break():
+    short = benchmark_script("history_short")
+    false = short.null_by_threshold("ar5t3", 30, 60, np.random.default_rng(3), (short.SHORT_EVIDENCE, 9.0))
+    assert (false[:, 1] == false[:, 0]).all()  # the default threshold again: the same breaks
+    assert (false[:, 2] <= false[:, 0]).all() and (false[false[:, 0] == 0, 1:] == 0).all()

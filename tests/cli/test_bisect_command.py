@@ -3,8 +3,8 @@
 The search itself (which commits, the build cache, skips, budgets, the answer) is tested with the
 builds real and the measuring scripted: the workers (``BuiltWorkers``) and commands
 (``built_executor``) of each built commit take a fixed time per iteration on a virtual clock, so
-nothing load could flip is left to chance. A few tests (``slow``) measure real C programs, Python
-benchmarks and a command end to end, with a step (three times the work) no load can hide; what
+nothing load could flip is left to chance. A few tests (``slow``) measure a real C worker and a command
+end to end, with a step (three times the work) no load can hide; what
 load could flip there (the effects' sizes, how many rounds) is never asserted exactly."""
 
 from __future__ import annotations
@@ -47,8 +47,14 @@ def work():
     return s
 """
 # 20 s per comparison at most (most decide in 1-3 s): on a loaded machine fewer worker processes are
-# rotated in a second, and an interval at alpha 0.002 needs 13 blocks of them (8 s once gave 12)
-FAST = ("--max-time", "20s", "--sample-time", "200us", "--seed", "11", "-q")
+# rotated in a second, and an interval at alpha 0.002 needs 13 blocks of them (8 s once gave 12). A block
+# is about 64 ms of samples whatever their length: 1 ms samples make it 32 rounds (200 us made it 160,
+# each journaled and analysed: 4 of the real worker search's 11 s of CPU)
+FAST = ("--max-time", "20s", "--sample-time", "1ms", "--seed", "11", "-q")
+# for the scripted workers: a comparison decides after as many blocks of fresh workers as a real one, and
+# a block is about 64 ms of samples, so 200 us samples made it 160 rounds (2,080 a comparison, each
+# sample journaled: most of these tests' CPU time) where 4 ms samples make it 8
+SCRIPTED = ("--max-time", "20s", "--sample-time", "4ms", "--seed", "11", "-q")
 
 
 def _repository(root: Path, config: str, path: str, text: str, commits: int, step: int, *,
@@ -174,8 +180,8 @@ def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_co
 def test_a_second_search_finds_every_build_in_the_cache(worker_repo):
     root, commits = worker_repo
     workers = BuiltWorkers(commits, 6)
-    assert invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", *FAST, workers=workers).code == 0
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--json", "-", *FAST,
+    assert invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", *SCRIPTED, workers=workers).code == 0
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--json", "-", *SCRIPTED,
                             workers=workers)
     assert code == 0, err
     doc = json.loads(out)
@@ -188,7 +194,7 @@ def test_a_second_search_finds_every_build_in_the_cache(worker_repo):
 def test_a_budget_too_small_to_finish_names_no_commit_and_returns_the_range(worker_repo):
     _, commits = worker_repo
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--no-store", "--budget", "1s",
-                            "--json", "-", *FAST, workers=BuiltWorkers(commits, 6))
+                            "--json", "-", *SCRIPTED, workers=BuiltWorkers(commits, 6))
     assert code == 5, err
     doc = json.loads(out)
     assert doc["answer"]["kind"] == "inconclusive" and doc["answer"]["commit"] is None
@@ -198,7 +204,7 @@ def test_a_budget_too_small_to_finish_names_no_commit_and_returns_the_range(work
 
 def test_two_commits_with_nothing_between_them_that_matters_are_no_slowdown(worker_repo):
     _, commits = worker_repo
-    code, out, err = invoke("bisect", commits[0], commits[3], "-k", "^same$", "--no-store", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[3], "-k", "^same$", "--no-store", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6))
     assert code == 7, err
     assert "No slowdown: BAD is not slower than GOOD by the threshold" in out
@@ -207,7 +213,7 @@ def test_two_commits_with_nothing_between_them_that_matters_are_no_slowdown(work
 def test_a_middle_commit_that_does_not_build_is_skipped(tmp_path, monkeypatch):
     commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, broken=4)
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6))
     assert code == 0, err
     doc = json.loads(out)
@@ -220,7 +226,7 @@ def test_a_middle_commit_without_the_benchmark_is_skipped_like_one_that_does_not
     (``git bisect skip``), so the search goes on around it."""
     commits = _repository(tmp_path, _worker_config(), "bench.c", WORKER, 9, 6, without=(4, "PAIRBENCH(work)"))
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "-", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6, without=(4, "work")))
     assert code == 0, err
     doc = json.loads(out)
@@ -244,7 +250,7 @@ def test_a_middle_commit_without_one_of_two_stepped_benchmarks_is_skipped(tmp_pa
                          "{loops}u; i++) s += i ^ s; pairbench_keep(s); }}\nPAIRBENCH(same)")
     commits = _repository(tmp_path, _worker_config(), "bench.c", two, 9, 6, without=(4, "PAIRBENCH(more)"))
     monkeypatch.chdir(tmp_path)
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^(work|more)$", "--json", "-", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^(work|more)$", "--json", "-", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6, more=True, without=(4, "more")))
     assert code == 0, out + err
     doc = json.loads(out)
@@ -270,7 +276,7 @@ def test_good_that_does_not_build_fails_before_anything_is_measured(tmp_path, mo
 
 def test_a_filter_that_matches_no_benchmark_is_a_usage_error(worker_repo):
     _, commits = worker_repo
-    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^nothing$", "--no-store", *FAST,
+    code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^nothing$", "--no-store", *SCRIPTED,
                             workers=BuiltWorkers(commits, 6))
     assert code == 2 and "-k '^nothing$' matches none of the 2 benchmarks" in err
     assert "Traceback" not in err and "Found" not in out
@@ -341,15 +347,19 @@ def test_a_filter_that_does_not_name_the_command_is_refused(tmp_path, monkeypatc
     assert code == 2 and "--harness is for a [confirm] bench target" in err
 
 
-@pytest.mark.slow
 def test_bisect_finds_the_commit_of_python_benchmark_files(tmp_path, monkeypatch):
+    """Each commit's Python files are served by a worker of that commit's tree (scripted here, by the
+    tree its command names: the real C worker's and command's searches above measure for real)."""
     config = '[confirm]\nbuild = "true"\nbench = "benchmarks"\n'
     commits = _repository(tmp_path, config, "benchmarks/bench_work.py", PYTHON, 5, 3)
     monkeypatch.chdir(tmp_path)
+    workers = ProgramWorkers(lambda text: {"work": {"per_iteration_ns": 2000.0 * (3.0 if _commit_of(text, commits) >= 3
+                                                                                   else 1.0)}}, seed=1)
     code, out, err = invoke("bisect", commits[0], commits[-1], "--max-time", "20s", "--seed", "5", "-q",
-                            "--json", "-")
+                            "--json", "-", workers=workers)
     assert code == 0, err
     assert json.loads(out)["answer"]["commit"] == commits[3]
+    assert any("benchmarks" in text for text in workers.programs)  # the Python files' workers were asked
 
 
 @pytest.mark.parametrize(("good", "bad", "says"), [

@@ -11,6 +11,7 @@ the statistics' part, tested on the pure functions (``tests/analysis/test_links.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -18,7 +19,11 @@ from pathlib import Path
 import pytest
 from cli_runner import invoke
 
-from pairbench.store.history import Store
+from pairbench.cli.record import one_side
+from pairbench.settings import default
+from pairbench.store.history import Store, result_uid
+from pairbench.store.resultfile import read_result
+from pairbench.units import parse_duration_ns
 
 pytestmark = pytest.mark.e2e
 
@@ -102,3 +107,59 @@ def test_record_keeps_links_in_postgresql(tmp_path, monkeypatch, postgres_url):
     monkeypatch.chdir(tmp_path)
     commits = _repository(tmp_path, postgres_url)
     _check_paired_history(commits, postgres_url)
+
+
+def _first_record(tmp_path: Path, branch: str, *given: str) -> tuple[str, dict, list[int]]:
+    """A first record of branch ``branch`` of a one-commit repository: what it said, its result
+    document, and the rounds of each side the store holds for it."""
+    if not (tmp_path / ".git").exists():
+        _repository(tmp_path, "sqlite:///history.db", commits=1)
+    document = tmp_path / f"{branch}.json"
+    code, _, err = invoke("record", "--branch", branch, "--seed", "7", "-q", "--json", str(document), *given)
+    assert code == 0, err[-600:]
+    with Store.open(str(tmp_path / "history.db"), read_only=True) as store:
+        [machine] = store.machines()
+        assert store.link_benchmarks(machine.id) == []  # one side: nothing to link
+        assert store.last_recorded(machine.id, branch) == _git(tmp_path, "rev-parse", "HEAD")  # the next's predecessor
+        stored = store.link_samples(result_uid(read_result(document)))
+    return err, json.loads(document.read_text()), [len(series.measured()) for _, _, _, series in stored]
+
+
+def test_first_record_of_a_command_stops_at_the_one_side_budget_of_run(tmp_path, monkeypatch):
+    """A [confirm] command is measured like compare, whose 60 s budget a lone side would spend whole:
+    a first record stops at `pairbench run`'s budget instead, and says so."""
+    monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    err, document, rounds = _first_record(tmp_path, "main")
+    budget = default("max_time", "run")
+    assert "First record of branch main" in err and "measured alone (one side" in err
+    assert f"the one-side budget of `pairbench run`, --max-time {budget}" in err
+    assert "the next record measures it again as its predecessor and links to it" in err
+    sampling = document["settings"]["sampling"]
+    assert sampling["max_time_ns"] == parse_duration_ns(budget) < parse_duration_ns(default("max_time", "compare"))
+    assert sampling["runs"] is None
+    assert document["stopped_because"].startswith("reached the time budget (--max-time 3")
+    assert len(rounds) == 1 and rounds[0] >= sampling["min_runs"]
+
+
+def test_first_record_obeys_a_given_max_time_or_runs(tmp_path, monkeypatch):
+    monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    err, document, _ = _first_record(tmp_path, "timed", "--max-time", "1500ms")
+    assert "with --max-time 1500ms as given" in err
+    assert document["settings"]["sampling"]["max_time_ns"] == 1_500_000_000
+    assert document["stopped_because"] == "reached the time budget (--max-time 1.50 s)"
+
+    err, document, rounds = _first_record(tmp_path, "counted", "--runs", str(ROUNDS))
+    assert f"with --runs {ROUNDS} as given" in err
+    assert document["stopped_because"] == f"completed the requested {ROUNDS} rounds"
+    assert rounds == [ROUNDS]
+
+
+def test_first_record_of_a_bench_target_keeps_the_one_side_budget_of_bench():
+    """A one-side `pairbench bench` spends bench's budget per benchmark, which is a record's default
+    already: nothing changes but what it says."""
+    options = {"runs": None, "max_time": None, "metric": None}
+    kept, said = one_side("bench", options)
+    assert kept == options
+    assert f"--max-time {default('max_time', 'bench')} per benchmark" in said

@@ -180,10 +180,10 @@ def test_a_go_text_is_imported_in_memory_a_small_multiple_of_its_size(tmp_path):
     lines = ["goos: linux", "goarch: amd64", "pkg: example.com/p", "cpu: Example CPU"]
     rng = np.random.default_rng(1)
     lines += [f"BenchmarkParse/size={k % 7}-2 \t {1000 + k % 97}\t {rng.uniform(10, 2000):.1f} ns/op\t"
-              f"{k % 999} B/op\t{k % 9} allocs/op" for k in range(30_000)]
+              f"{k % 999} B/op\t{k % 9} allocs/op" for k in range(10_000)]
     path = tmp_path / "go.txt"
     path.write_text("\n".join(lines) + "\nPASS\n")
-    size = path.stat().st_size
+    size = path.stat().st_size  # the peak is 3.3 bytes a byte at 10,000 lines as at 30,000 (under tracemalloc, 3 s)
     tracemalloc.start()
     try:
         run = read_import(str(path))
@@ -191,7 +191,7 @@ def test_a_go_text_is_imported_in_memory_a_small_multiple_of_its_size(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert sum(len(s) for s in run.samples.values()) == 30_000 and len(run.benchmarks) == 7
+    assert sum(len(s) for s in run.samples.values()) == 10_000 and len(run.benchmarks) == 7
     assert peak < 6 * size, f"{peak / size:.1f} bytes of memory a byte of input"  # 18x before: objects per line
     assert read_result(tmp_path / "go.json").benchmarks == run.benchmarks
 

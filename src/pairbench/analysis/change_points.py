@@ -128,7 +128,7 @@ SKEWED = 3.5  # a history's noise is skewed beyond this quantile skewness times 
 SPAN_LEVEL = 0.95  # the posterior mass a step's span holds
 ROUNDS = 8  # at most this many rounds of segmentation and noise
 SHORT, SHORTEST = 100, 30  # histories below SHORT commits get SHORT_SMALL and SHORT_EVIDENCE, fully at SHORTEST
-SHORT_SMALL, SHORT_EVIDENCE = 70.0, 3.5
+SHORT_SMALL, SHORT_EVIDENCE = 70.0, 3.75
 BY_LENGTH = "by length"  # the default of ``small`` and ``evidence``: ``short_history`` of the defaults
 
 
@@ -191,10 +191,12 @@ def short_history(n: int, long: float, short: float) -> float:
     ``SHORTEST`` and below, linear between. A history of 30 commits estimates its noise from 30 values:
     PELT, whose penalty is on that noise's long-run scale, needs a higher penalty there to keep
     false steps under 1 per 1,000 commits under heavy-tailed AR(1) noise; the Bayes evidence, which
-    sums the autocorrelation over its prior instead, can then split a stretch at a lower threshold
-    (at 30 commits under AR(1) phi 0.5: a 3-SD step within 1 commit in 0.70 of histories rather than
-    0.56, false steps 0.54 per 1,000 commits under normal innovations (0.75 before) and 1.04 under
-    t3 (0.96); under AR(1) phi 0.8, 1.96: past the goal of 1, ``benchmarks/history_short.py``)."""
+    sums the autocorrelation over its prior instead, can then split a stretch at a lower threshold.
+    At 30 commits under AR(1) phi 0.5 (``benchmarks/history_short.py``): a 3-SD step within 1 commit
+    in 0.655 of histories (0.56 with the long histories' settings; the goal 0.65), false steps 0.45
+    per 1,000 commits under normal innovations and 0.90 under t3 (2.1 million commits; at the
+    evidence threshold 3.5 they were 1.06, past the goal of 1, and 3.6 did not bring them clearly
+    below it); under AR(1) phi 0.8, 1.58: past the goal."""
     share = min(max((SHORT - n) / (SHORT - SHORTEST), 0.0), 1.0)
     return long + share * (short - long)
 

@@ -16,6 +16,7 @@ from pairbench.cli.measuring import (
 from pairbench.cli.options import environment_options, metric_option, sampling_options
 from pairbench.errors import StoreError
 from pairbench.report.safe import visible
+from pairbench.settings import default
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -48,7 +49,9 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
     every few records the window's anchor is a third side in the same rounds,
     for the cumulative change since it. Each benchmark's comparison is kept in the store
     as a link: both commits, the effect with its interval and test, the metric,
-    the rounds and the raw samples. A first record measures one side. Each
+    the rounds and the raw samples. A first record measures one side, with
+    the budget of `pairbench run` (or of a one-side bench) unless --runs or
+    --max-time is given: the next record measures it again. Each
     link is tested at 1/1,000 split over the suite's benchmarks, so a history
     shows at most 1 false step per 1,000 commits of the whole suite in
     expectation; `pairbench history` shows the steps, drifts and unrecorded
@@ -82,8 +85,6 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
     if metric is None and session.chain_metric is not None:
         options["metric"] = session.chain_metric  # the branch's links stay one chain on one metric
     if sides is None:
-        app.io.err(f"First record of branch {visible(session.branch or '(none)')}: {session.commit.short} "
-                   "measured alone; the next record links to it")
         return _single(app, session, target, options, pass_env)
     anchor = f" and anchor {sides.revisions[2].commit[:10]}" if sides.anchored else \
         " (also the anchor)" if "anchor" in sides.kinds[0] else ""
@@ -111,14 +112,42 @@ def _side_names(session, revisions) -> tuple[str, ...]:
 
 
 def _single(app: App, session, target, options: dict, pass_env) -> int:
+    """A first record: the commit measured alone, with the one-side budget (:func:`one_side`)."""
     from pairbench.sessions.confirm import bench_settings
 
+    options, budget = one_side(session.recipe.kind, options)
+    app.io.err(f"First record of branch {visible(session.branch or '(none)')}: {session.commit.short} measured "
+               f"alone (one side, no comparison to stop it) with {budget}; the next record measures it again "
+               "as its predecessor and links to it")
     settings = session.recipe.settings(("REV",), dict(options))
     check_output_paths(settings, target)
     with programs_environment(pass_env, isolated=True, store=target), session.built(session.commit) as built:
         settings = bench_settings(settings, (session.target(built[0]),), _side_names(session, built), None)
         outcome = _measured(app, settings)
     return report_outcome(app, settings, outcome, target, provenance=session.provenance())
+
+
+def one_side(kind: str, options: dict) -> tuple[dict, str]:
+    """A first record's options (``kind``: its recipe's, "compare" for a command, "bench" for a bench
+    target), and its budget as said.
+
+    A first record measures one side, which no comparison can stop, so it would spend the whole
+    budget a paired record is given to reach a verdict (compare's 60 s for a command) on values the
+    next record measures again, as its predecessor, in the same rounds as its successor. Unless
+    --runs or --max-time is given, it stops as a one-side measurement of the same target stops by
+    default: a command as `pairbench run` does (run's --max-time, 3 s: what pairbench gives any lone
+    measurement of a command, enough to show the build runs and what it costs); a bench target as a one-side `pairbench bench`
+    does (bench's --max-time per benchmark, 5 s or the harness's own, which a paired record's default
+    already is: a suite has a stopping rule per benchmark only when paired). Only the time budget
+    changes: --min-runs stays the recipe's (10 for times; 2 for counts, which need no more)."""
+    for given in ("runs", "max_time"):
+        if options.get(given) is not None:
+            return options, f"--{given.replace('_', '-')} {visible(str(options[given]))} as given"
+    if kind == "bench":
+        return options, (f"the one-side budget of `pairbench bench`, --max-time {default('max_time', 'bench')} "
+                         "per benchmark (or its harness's own)")
+    budget = default("max_time", "run", metric=options.get("metric"))
+    return {**options, "max_time": budget}, f"the one-side budget of `pairbench run`, --max-time {budget}"
 
 
 def _measured(app: App, settings, *, anchored: bool = False):

@@ -104,12 +104,18 @@ class Gbench:
         return found[0]
 
 
+REFUSED_DOUBLE = b"is expected to be a double"
+"""What 1.7 prints of ``--benchmark_min_time=1x``, whether or not the program then exits."""
+
+
 def _takes_iteration_counts(program: Program, timeout_s: float | None) -> bool:
-    """Whether the library takes ``--benchmark_min_time=Nx`` (Google Benchmark 1.8 and later): 1.7
-    refuses the value and exits 1."""
+    """Whether the library takes ``--benchmark_min_time=Nx`` (Google Benchmark 1.8 and later). 1.7
+    refuses the value: ``BENCHMARK_MAIN()`` then exits 1, but a program of its own ``main`` that does
+    not call ``ReportUnrecognizedArguments`` only warns and exits 0, and would run every sample
+    for the library's default 0.5 s whatever count it is given; so its warning is read too."""
     probe = capture(program.command("--benchmark_list_tests=true", "--benchmark_min_time=1x"),
                     timeout_s=timeout_s)
-    return probe.status == 0
+    return probe.status == 0 and REFUSED_DOUBLE not in probe.output
 
 
 @dataclass(frozen=True)
