@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
+import machines
 import pytest
 from machines import machine_tree
 
@@ -324,3 +326,17 @@ def test_a_library_version_is_read_from_its_dist_info_directory_name(tmp_path, m
     monkeypatch.setattr("sys.path", [str(tmp_path / "missing"), str(tmp_path)])
     assert _dist_info_version("some-lib") == "3.1.4"
     assert _dist_info_version("absent") is None
+
+
+def test_a_fixture_machine_read_slowly_keeps_its_window_and_text(tmp_path, monkeypatch):
+    # on a loaded machine the tree is read past 1.5 windows; its text must not say "in the last 221 ms"
+    quick = machines.machine_environment("noisy-laptop", tmp_path)["activity"]
+    tree = machines.machine_tree
+
+    def slowly_read(name, path):
+        root, sleep = tree(name, path)
+        return root, lambda seconds: (time.sleep(0.2), sleep(seconds))
+
+    monkeypatch.setattr(machines, "machine_tree", slowly_read)
+    slow = machines.machine_environment("noisy-laptop", tmp_path)["activity"]
+    assert slow == quick and slow["window_s"] == machines.WINDOW_S

@@ -10,11 +10,17 @@ The doctor's checks and the analysis's machine notes are tested on them.
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import tempfile
+import time
 from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
 
 from pairbench.environment import collect_environment
+
+ACTIVITY = importlib.import_module("pairbench.environment.activity")  # the package exports its function
 
 FIXTURES = Path(__file__).parents[1] / "doctor" / "fixtures"
 MACHINES = ("tuned-server", "noisy-laptop", "container", "vm")
@@ -35,14 +41,36 @@ def machine_tree(name: str, tmp_path: Path) -> tuple[Path, callable]:
     return root, sleep
 
 
+class WindowClock:
+    """The activity window's clock for a fixture: time passes only in its ``sleep``. A window read
+    more slowly than 1.5 times its length is reported as long as it really was ("in the last
+    221 ms"), so on a loaded machine reading the tree would change the fixtures' text."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def passing(self, sleep):
+        def slept(seconds: float) -> None:
+            sleep(seconds)
+            self.now += seconds
+
+        return slept
+
+
 def machine_environment(name: str, tmp_path: Path) -> dict:
     """``collect_environment`` of fixture ``name``, with the measured timer fixed at 30 ns.
 
     The timer's step is measured on the machine running the tests, not read
     from the tree, so it is replaced to keep the clock check exact. The
-    activity window is the fixtures' own, whatever the test suite's default.
+    activity window is the fixtures' own, whatever the test suite's default,
+    and as long however slowly the tree is read (``WindowClock``).
     """
     root, sleep = machine_tree(name, tmp_path)
-    environment = collect_environment(root, sleep=sleep, activity_window_s=WINDOW_S)
+    clock = WindowClock()
+    with mock.patch.object(ACTIVITY, "time", SimpleNamespace(monotonic=clock.monotonic, sleep=time.sleep)):
+        environment = collect_environment(root, sleep=clock.passing(sleep), activity_window_s=WINDOW_S)
     environment["timer"] = dict(FIXED_TIMER)
     return environment
