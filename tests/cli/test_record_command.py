@@ -122,6 +122,7 @@ def _first_record(tmp_path: Path, branch: str, *given: str) -> tuple[str, dict, 
         assert store.link_benchmarks(machine.id) == []  # one side: nothing to link
         assert store.last_recorded(machine.id, branch) == _git(tmp_path, "rev-parse", "HEAD")  # the next's predecessor
         stored = store.link_samples(result_uid(read_result(document)))
+    assert [role for _, _, role, _ in stored] == [""]  # a lone side, as run's: the unpaired history's point
     return err, json.loads(document.read_text()), [len(series.measured()) for _, _, _, series in stored]
 
 
@@ -140,6 +141,8 @@ def test_first_record_of_a_command_stops_at_the_one_side_budget_of_run(tmp_path,
     assert sampling["runs"] is None
     assert document["stopped_because"].startswith("reached the time budget (--max-time 3")
     assert len(rounds) == 1 and rounds[0] >= sampling["min_runs"]
+    code, out, _ = invoke("history", "work")  # before any link, the commit's point in the unpaired history
+    assert code == 0 and _git(tmp_path, "rev-parse", "--short=10", "HEAD") in out, out
 
 
 def test_first_record_obeys_a_given_max_time_or_runs(tmp_path, monkeypatch):

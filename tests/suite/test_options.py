@@ -57,3 +57,14 @@ def test_bench_help_gives_the_budgets_of_pytest_benchmark_go_and_criterion_besid
     assert default("max_time", "bench", "pytest-benchmark") == "60s"
     assert default("max_time", "bench", "gbench") == default("max_time", "bench") == "5s"
     assert default("max_time", "compare", "pytest-benchmark") == "60s" == default("max_time", "compare")
+
+
+@pytest.mark.parametrize(("command", "first"), [("confirm", ""), ("record", "; a branch's first record's 3s")])
+def test_recipe_commands_help_gives_a_commands_paired_budget_beside_a_bench_targets(command, first):
+    """confirm and record measure a bench target as bench does and a [confirm] command as compare
+    does; a first record (one side) stops at run's budget."""
+    code, out, _ = invoke(command, "--help")
+    shown = " ".join(out.split()).replace("- ", "-")  # wrapped at a hyphen
+    assert code == 0 and ("[default: a bench target's 5s per benchmark; 20s for go; 16s for criterion; "
+                          f"60s for pytest-benchmark; a [confirm] command's 60s{first}]") in shown
+    assert default("max_time", "run") == "3s"

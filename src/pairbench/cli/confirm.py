@@ -16,6 +16,7 @@ from pairbench.cli.options import (
     BENCH_SAMPLING,
     decision_options,
     environment_options,
+    recipe_max_time_shown,
     sampling_options,
 )
 from pairbench.cli.progress import Displays
@@ -32,7 +33,7 @@ CONFIRM_SAMPLING = tuple(option for option in BENCH_SAMPLING if option != "names
               help="The history store to read the steps from and record the confirmations in (default: as "
                    "for history).")
 @lambda f: bench_options(f, against=False)
-@sampling_options("bench", keep=CONFIRM_SAMPLING)
+@sampling_options("bench", keep=CONFIRM_SAMPLING, max_time_shown=recipe_max_time_shown())
 @lambda f: decision_options(f, self_check=False)
 @export_options
 @environment_options

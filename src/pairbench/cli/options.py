@@ -17,9 +17,21 @@ from pairbench.verdict import FAIL_ON_CHOICES
 def _shown(option: str, kind: str) -> str:
     """``kind``'s default of ``option`` as help shows it, with bench's own for some harnesses."""
     value = default(option, kind)
+    return "" if value is None else f"  [default: {value}{_harnesses_own(option, kind)}]"
+
+
+def _harnesses_own(option: str, kind: str) -> str:
     own = harness_defaults(option) if kind == "bench" else {}
-    others = "".join(f"; {v} for {h}" for h, v in own.items())
-    return "" if value is None else f"  [default: {value}{others}]"
+    return "".join(f"; {v} for {h}" for h, v in own.items())
+
+
+def recipe_max_time_shown(first: str = "") -> str:
+    """The --max-time default of a command measuring the project's recipe (``confirm``, ``record``),
+    which is a bench target's as ``bench``'s and a [confirm] command's as ``compare``'s; ``first``:
+    what a one-side measurement gets instead, said after them."""
+    return (f"  [default: a bench target's {default('max_time', 'bench')} per benchmark"
+            f"{_harnesses_own('max_time', 'bench')}; a [confirm] command's {default('max_time', 'compare')}"
+            f"{first}]")
 
 
 BENCH_SAMPLING = ("warmup", "runs", "min_runs", "max_runs", "max_time", "timeout", "output", "seed",
@@ -27,11 +39,12 @@ BENCH_SAMPLING = ("warmup", "runs", "min_runs", "max_runs", "max_time", "timeout
 """The sampling options ``bench`` takes (workers have no shell, helpers, input or parameters)."""
 
 
-def sampling_options(kind: str, *, keep: tuple[str, ...] | None = None):
+def sampling_options(kind: str, *, keep: tuple[str, ...] | None = None, max_time_shown: str | None = None):
     """Options shared by ``run`` and ``compare`` (their defaults are ``kind``'s); only those named
-    in ``keep`` when given (``bench``)."""
+    in ``keep`` when given (``bench``); ``max_time_shown``: --max-time's default as help says it,
+    when it is not ``kind``'s."""
 
-    return lambda f: applied(_sampling_declarations(kind), f, keep)
+    return lambda f: applied(_sampling_declarations(kind, max_time_shown), f, keep)
 
 
 def applied(options: list, f, keep: tuple[str, ...] | None = None):
@@ -49,7 +62,7 @@ def _key(decorator) -> str:
     return probe.__click_params__[-1].name
 
 
-def _sampling_declarations(kind: str) -> list:
+def _sampling_declarations(kind: str, max_time_shown: str | None = None) -> list:
     """Every sampling option, as click decorators, with ``kind``'s defaults in the help."""
     return [
         click.option("--warmup", "-w", metavar="N", help="Warmup rounds, run and stored but not analysed."
@@ -59,7 +72,7 @@ def _sampling_declarations(kind: str) -> list:
                      + _shown("min_runs", kind)),
         click.option("--max-runs", "-M", metavar="N", help="Stop after this many rounds at most."),
         click.option("--max-time", metavar="DURATION", help="Time budget for sampling (e.g. 30s, 2m)."
-                     + _shown("max_time", kind)),
+                     + (max_time_shown if max_time_shown is not None else _shown("max_time", kind))),
         click.option("--prepare", "-p", metavar="CMD", multiple=True,
                      help="Command run through sh -c before every sample, untimed; once for every "
                           "command, or once per command in their order."),

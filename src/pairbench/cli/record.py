@@ -13,7 +13,12 @@ from pairbench.cli.measuring import (
     report_outcome,
     store_target,
 )
-from pairbench.cli.options import environment_options, metric_option, sampling_options
+from pairbench.cli.options import (
+    environment_options,
+    metric_option,
+    recipe_max_time_shown,
+    sampling_options,
+)
 from pairbench.errors import StoreError
 from pairbench.report.safe import visible
 from pairbench.settings import default
@@ -34,7 +39,7 @@ from pairbench.settings import default
 @click.option("--branch", metavar="NAME", help="The branch the record belongs to (default: the checkout's).")
 @metric_option("What a link compares, one operation's", default="the metric of the branch's latest links, else auto")
 @lambda f: bench_options(f, against=False)
-@sampling_options("bench", keep=CONFIRM_SAMPLING)
+@sampling_options("bench", keep=CONFIRM_SAMPLING, max_time_shown=recipe_max_time_shown(f"; a branch's first record's {default('max_time', 'run')}"))
 @environment_options
 @click.pass_obj
 def record(app: App, revision: str, store: str | None, against: str | None, anchor: str | None,

@@ -69,7 +69,8 @@ def sides_of(settings: Settings, anchored: bool = False) -> tuple[tuple[Side, ..
 
     ``run``: one side per command. ``compare``: the baseline, the candidates,
     and with ``--self-check`` a copy of the baseline named "NAME (copy)"; ``anchored``: the last
-    command is an anchor (``record``: a second baseline the candidate is compared with too).
+    command is an anchor (``record``: a second baseline the candidate is compared with too); one
+    command alone (a branch's first record) is a lone side, as ``run``'s, which history shows.
     Without ``--name`` a side is named by its command text, a repeat getting a
     " (2)" suffix (with a note): reports tell sides apart by name. With
     parameters (``-P``/``-L``) a side's command is its template (``sleep {t}``):
@@ -80,7 +81,7 @@ def sides_of(settings: Settings, anchored: bool = False) -> tuple[tuple[Side, ..
     commands = list(settings.commands)
     names = list(settings.names or settings.commands)
     labels = [""] * len(commands)
-    if settings.kind == "compare":
+    if settings.kind == "compare" and len(commands) > 1:  # one command (a first record): a lone side
         labels = ["baseline"] + ["candidate"] * (len(commands) - 1)
         if anchored:
             labels[-1] = ANCHOR_LABEL
