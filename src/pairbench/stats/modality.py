@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pairbench.stats._lazy import scipy_special as _spc
+from pairbench.stats import _special
 from pairbench.stats._validation import as_sample, check_number
 
 SENSITIVITY = 0.5  # perfolizer's default
@@ -145,19 +145,27 @@ def hd_quantiles(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
     n = values.size
     probs = np.asarray(probs, dtype=np.float64)
     out = np.where(probs < 1.0, values[0], values[-1])  # p = 0 -> min, p = 1 -> max
-    inner = np.flatnonzero((probs > 0.0) & (probs < 1.0)) if n > 1 else ()
+    inner = np.flatnonzero((probs > 0.0) & (probs < 1.0)) if n > 1 else np.zeros(0, dtype=np.intp)
     a, b = probs * (n + 1), (1.0 - probs) * (n + 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        first = np.floor(_spc.betaincinv(a, b, _WEIGHT_EPS) * n)  # the Beta CDF's support
-        last = np.ceil((1.0 - _spc.betaincinv(b, a, _WEIGHT_EPS)) * n)
-    for j in inner:
-        lo, hi = max(int(first[j]), 0), min(int(last[j]), n)
-        cdf = _spc.betainc(a[j], b[j], np.arange(lo, hi + 1) / n)
+        first = np.floor(_special.betaincinv(a[inner], b[inner], _WEIGHT_EPS) * n)  # the CDF's support
+        last = np.ceil((1.0 - _special.betaincinv(b[inner], a[inner], _WEIGHT_EPS)) * n)
+    spans = [(max(int(lo), 0), min(int(hi), n)) for lo, hi in zip(first, last, strict=True)]
+    if not spans:
+        return out
+    # every quantile's CDF points in one call: the incomplete beta function runs all elements at once
+    sizes = np.array([hi - lo + 1 for lo, hi in spans])
+    cdf = _special.betainc(np.repeat(a[inner], sizes), np.repeat(b[inner], sizes),
+                           np.concatenate([np.arange(lo, hi + 1) / n for lo, hi in spans]))
+    start = 0
+    for j, (lo, hi) in zip(inner, spans, strict=True):
+        points = cdf[start:start + hi - lo + 1]
+        start += hi - lo + 1
         if lo == 0:
-            cdf[0] = 0.0
+            points[0] = 0.0
         if hi == n:
-            cdf[-1] = 1.0
-        weights = np.diff(cdf)
+            points[-1] = 1.0
+        weights = np.diff(points)
         out[j] = float(np.dot(weights, values[lo:hi])) / float(weights.sum())
     return out
 
