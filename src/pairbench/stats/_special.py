@@ -45,6 +45,8 @@ _CF_EPS = 1e-15  # a continued fraction has converged when a step changes it by 
 _LOGIT_RANGE = (-745.0, 37.0)  # the logits of the smallest positive double and of 1 - 2^-53
 _NEWTON_STEPS = 200  # bisection alone narrows the logit range below 1e-14 in 56 steps
 _lgamma = np.frompyfunc(math.lgamma, 1, 1)
+_S0, _S1, _S2, _S3, _S4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188  # Stirling's series
+_SCALAR_MAX = 16  # up to this many elements the kernels run on Python floats, one at a time
 
 
 def ndtri(p: float) -> float:
@@ -145,7 +147,10 @@ def _betainc_tails(a, b, x, y):
     lower[valid & (x <= 0)], upper[valid & (x <= 0)] = 0.0, 1.0
     lower[valid & (y <= 0)], upper[valid & (y <= 0)] = 1.0, 0.0
     inner = np.flatnonzero(valid & (x > 0) & (y > 0))
-    if inner.size:
+    if 0 < inner.size <= _SCALAR_MAX:  # a few: plain floats cost a tenth of numpy's per-call overhead
+        for i in inner:
+            lower[i], upper[i], _ = _scalar_tails(float(a[i]), float(b[i]), float(x[i]), float(y[i]))
+    elif inner.size:
         ai, bi, xi, yi = a[inner], b[inner], x[inner], y[inner]
         front = np.exp(_log_beta_front(ai, bi, xi, yi))
         direct = xi < (ai + 1.0) / (ai + bi + 2.0)  # below the mean: the fraction for I_x(a, b)
@@ -206,7 +211,12 @@ def _betaincinv_pair(a, b, y):
     x[valid & (y == 0)], x_complement[valid & (y == 0)] = 0.0, 1.0
     x[valid & (y == 1)], x_complement[valid & (y == 1)] = 1.0, 0.0
     inner = np.flatnonzero(valid & (y > 0) & (y < 1))
-    if inner.size:
+    if 0 < inner.size <= _SCALAR_MAX:
+        starts = _invbetai_guess(a[inner], b[inner], y[inner])
+        u = np.array([_scalar_solve_logit(float(a[i]), float(b[i]), float(y[i]), float(start))
+                      for i, start in zip(inner, starts, strict=True)])
+        x[inner], x_complement[inner] = _expit(u), _expit(-u)
+    elif inner.size:
         u = _solve_logit(a[inner], b[inner], y[inner])
         x[inner], x_complement[inner] = _expit(u), _expit(-u)
     return x, x_complement
@@ -290,12 +300,11 @@ def _stirlerr(z):
     if np.any(large):
         zl = z[large]
         zz = zl * zl
-        s0, s1, s2, s3, s4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188
         out[large] = np.where(
-            zl > 500, (s0 - s1 / zz) / zl, np.where(
-                zl > 80, (s0 - (s1 - s2 / zz) / zz) / zl, np.where(
-                    zl > 35, (s0 - (s1 - (s2 - s3 / zz) / zz) / zz) / zl,
-                    (s0 - (s1 - (s2 - (s3 - s4 / zz) / zz) / zz) / zz) / zl)))
+            zl > 500, (_S0 - _S1 / zz) / zl, np.where(
+                zl > 80, (_S0 - (_S1 - _S2 / zz) / zz) / zl, np.where(
+                    zl > 35, (_S0 - (_S1 - (_S2 - _S3 / zz) / zz) / zz) / zl,
+                    (_S0 - (_S1 - (_S2 - (_S3 - _S4 / zz) / zz) / zz) / zz) / zl)))
     return out
 
 
@@ -330,6 +339,101 @@ def _poisson_terms(ks, h: float) -> np.ndarray:
     k = ks[~zero]
     out[~zero] = np.exp(-_stirlerr(k) - _bd0(k, np.full_like(k, h))) / np.sqrt(2.0 * math.pi * k)
     return out
+
+
+# ------------------------------------------------------------------ the same, on Python floats
+
+
+def _scalar_tails(a: float, b: float, x: float, y: float) -> tuple[float, float, float]:
+    """``_betainc_tails`` for one point (0 < x < 1), with the log of the prefactor it used."""
+    n = a + b
+    log_front = (0.5 * math.log(a * b / n) - _LN_SQRT_2PI + _scalar_stirlerr(n) - _scalar_stirlerr(a)
+                 - _scalar_stirlerr(b) - _scalar_bd0(a, n * x) - _scalar_bd0(b, n * y))
+    direct = x < (a + 1.0) / (a + b + 2.0)
+    p, q, z = (a, b, x) if direct else (b, a, y)
+    near = math.exp(log_front) * _scalar_betacf(p, q, z) / p
+    return (near, 1.0 - near, log_front) if direct else (1.0 - near, near, log_front)
+
+
+def _scalar_betacf(a: float, b: float, x: float) -> float:
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) >= _TINY else _TINY)
+    h = d
+    steps = 100 + int(20.0 * math.sqrt(max(a, b)))
+    for m in range(1, steps + 1):
+        for aa in (m * (b - m) * x / ((qam + 2 * m) * (a + 2 * m)),
+                   -(a + m) * (qab + m) * x / ((a + 2 * m) * (qap + 2 * m))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) >= _TINY else _TINY)
+            c = 1.0 + aa / c
+            c = c if abs(c) >= _TINY else _TINY
+            h *= d * c
+        if abs(d * c - 1.0) <= _CF_EPS:
+            return h
+    raise ArithmeticError(f"the incomplete beta function's continued fraction did not converge in {steps} steps")
+
+
+def _scalar_solve_logit(a: float, b: float, y: float, u: float) -> float:
+    """``_solve_logit`` for one root, from the start ``u``."""
+    lower_tail = y <= 0.5
+    log_target = math.log(y if lower_tail else 1.0 - y)
+    sign = 1.0 if lower_tail else -1.0
+    lo, hi = _LOGIT_RANGE
+    u = min(max(u, lo), hi)
+    for _ in range(_NEWTON_STEPS):
+        below, above, log_front = _scalar_tails(a, b, _scalar_expit(u), _scalar_expit(-u))
+        tail = below if lower_tail else above
+        if tail <= 0.0:
+            g, step = -sign * math.inf, math.nan
+        else:
+            g = sign * (math.log(tail) - log_target)
+            ratio = math.log(tail) - log_front  # ln(tail / front): the step is g tail / front
+            step = g * math.exp(ratio) if ratio < 700.0 else math.nan
+        if g == 0.0:
+            return u
+        lo, hi = (u, hi) if g < 0 else (lo, u)
+        proposal = u - step
+        if not (math.isfinite(proposal) and lo < proposal < hi):
+            proposal = (lo + hi) / 2.0
+        if abs(proposal - u) <= 1e-15 * max(1.0, abs(u)) or hi - lo <= 1e-15 * max(1.0, abs(u)):
+            return proposal
+        u = proposal
+    raise ArithmeticError(f"the inverse incomplete beta function did not converge in {_NEWTON_STEPS} steps")
+
+
+def _scalar_expit(u: float) -> float:
+    e = math.exp(-abs(u))
+    return 1.0 / (1.0 + e) if u >= 0 else e / (1.0 + e)
+
+
+def _scalar_stirlerr(z: float) -> float:
+    if z <= 15.0:
+        return math.lgamma(z + 1.0) - (z + 0.5) * math.log(z) + z - _LN_SQRT_2PI
+    zz = z * z
+    if z > 500:
+        return (_S0 - _S1 / zz) / z
+    if z > 80:
+        return (_S0 - (_S1 - _S2 / zz) / zz) / z
+    if z > 35:
+        return (_S0 - (_S1 - (_S2 - _S3 / zz) / zz) / zz) / z
+    return (_S0 - (_S1 - (_S2 - (_S3 - _S4 / zz) / zz) / zz) / zz) / z
+
+
+def _scalar_bd0(x: float, m: float) -> float:
+    if m <= 0.0:
+        return math.inf
+    if abs(x - m) < 0.1 * (x + m):
+        v = (x - m) / (x + m)
+        s, ej, v2 = (x - m) * v, 2.0 * x * v, v * v
+        for j in range(1, 1000):
+            ej *= v2
+            s_next = s + ej / (2 * j + 1)
+            if s_next == s:
+                return s
+            s = s_next
+        return s
+    return x * math.log(x / m) + m - x
 
 
 # ------------------------------------------------------------------ the binomial distribution
