@@ -19,6 +19,8 @@ running ``from numpy import *``, which loads ``numpy.f2py``, ``numpy.testing``, 
   keep their relative precision; started from Numerical Recipes' ``invbetai`` guess;
 * Student's t quantile (``stdtrit``) from that inverse: t^2 = df (1 - x) / x for
   x = I^{-1}_{2q}(df / 2, 1 / 2), q the smaller tail; closed forms at df = 1 and 2;
+* a Beta distribution's mass over narrow cells (``beta_masses``, for the Harrell-Davis weights of
+  large samples): 8-point Gauss-Legendre on the density, in the same Loader form;
 * the binomial CDF and survival function (``bdtr``, ``bdtrc``) as incomplete beta functions, and
   Cornish-Fisher's start for the binomial quantile (R's ``qbinom`` starts there too);
 * the chi-square survival function at whole degrees of freedom (``chdtrc``): the Poisson sum
@@ -46,6 +48,12 @@ _LOGIT_RANGE = (-745.0, 37.0)  # the logits of the smallest positive double and 
 _NEWTON_STEPS = 200  # bisection alone narrows the logit range below 1e-14 in 56 steps
 _lgamma = np.frompyfunc(math.lgamma, 1, 1)
 _S0, _S1, _S2, _S3, _S4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188  # Stirling's series
+_GL_NODES = np.array([-0.9602898564975362316835609, -0.7966664774136267395915539, -0.5255324099163289858177390,
+                      -0.1834346424956498049394761, 0.1834346424956498049394761, 0.5255324099163289858177390,
+                      0.7966664774136267395915539, 0.9602898564975362316835609])  # Gauss-Legendre, 8 points
+_GL_WEIGHTS = np.array([0.1012285362903762591525314, 0.2223810344533744705443560, 0.3137066458778872873379622,
+                        0.3626837833783619829651504, 0.3626837833783619829651504, 0.3137066458778872873379622,
+                        0.2223810344533744705443560, 0.1012285362903762591525314])
 _SCALAR_MAX = 16  # up to this many elements the kernels run on Python floats, one at a time
 
 
@@ -138,6 +146,23 @@ def chdtrc(df: int, x: float) -> float:
 # ------------------------------------------------------------------ the incomplete beta function
 
 
+def beta_masses(a, b, low, high):
+    """P(low < X < high) for X ~ Beta(a, b), broadcast: 8-point Gauss-Legendre on the density (Loader's
+    form, as ``betainc``'s prefactor), for cells at most a fifth of the distribution's SD wide with
+    a, b >= 20 (no singular end), where it gives differences of ``betainc`` to about 1e-13 without
+    their cancellation, at a tenth of the cost."""
+    a, b, low, high = (v.ravel() for v in np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.float64) for v in (a, b, low, high))))
+    n = a + b
+    constant = 0.5 * np.log(a * b / n) - _LN_SQRT_2PI + _stirlerr(n) - _stirlerr(a) - _stirlerr(b)
+    middle, half = (low + high) / 2.0, (high - low) / 2.0
+    t = middle[:, None] + half[:, None] * _GL_NODES[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_density = (constant[:, None] - _bd0_inside_exp(a[:, None], n[:, None] * t)
+                       - _bd0_inside_exp(b[:, None], n[:, None] * (1.0 - t)) - np.log(t) - np.log1p(-t))
+    return half * (np.exp(log_density) @ _GL_WEIGHTS)
+
+
 def _betainc_tails(a, b, x, y):
     """(I_x(a, b), 1 - I_x(a, b)) over 1-d arrays, y = 1 - x given with its own precision: the tail
     the continued fraction gives directly keeps its relative precision, the other is 1 minus it."""
@@ -171,28 +196,34 @@ def _log_beta_front(a, b, x, y):
 
 def _betacf(a, b, x):
     """The continued fraction of I_x(a, b) (Numerical Recipes 6.4, ``betacf``) by the modified Lentz
-    method, all elements together until each has converged; it needs O(sqrt(max(a, b))) terms."""
+    method, all elements together, each leaving the working set at its first converged step (it
+    needs O(sqrt(max(a, b))) terms near the mean, far fewer in the tails)."""
+    out = np.empty_like(x)
+    where = np.arange(x.size)
     qab, qap, qam = a + b, a + 1.0, a - 1.0
     c = np.ones_like(x)
-    d = _nonzero(1.0 - qab * x / qap)
-    d = 1.0 / d
+    d = 1.0 / _nonzero(1.0 - qab * x / qap)
     h = d.copy()
     steps = 100 + int(20.0 * math.sqrt(float(np.max(np.maximum(a, b)))))
-    done = np.zeros(x.shape, dtype=bool)  # each element stops at its own first converged step
     for m in range(1, steps + 1):
         m2 = 2.0 * m
         aa = m * (b - m) * x / ((qam + m2) * (a + m2))  # the even step
         d = 1.0 / _nonzero(1.0 + aa * d)
         c = _nonzero(1.0 + aa / c)
-        factor = d * c
+        h *= d * c
         aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))  # the odd step
         d = 1.0 / _nonzero(1.0 + aa * d)
         c = _nonzero(1.0 + aa / c)
         delta = d * c
-        h = np.where(done, h, h * factor * delta)
-        done |= np.abs(delta - 1.0) <= _CF_EPS
-        if done.all():
-            return h
+        h *= delta
+        converged = np.abs(delta - 1.0) <= _CF_EPS
+        if converged.any():
+            out[where[converged]] = h[converged]
+            left = ~converged
+            if not left.any():
+                return out
+            where, a, b, x, qab, qap, qam, c, d, h = (
+                v[left] for v in (where, a, b, x, qab, qap, qam, c, d, h))
     raise ArithmeticError(f"the incomplete beta function's continued fraction did not converge in {steps} steps")
 
 
@@ -262,7 +293,7 @@ def _invbetai_guess(a, b, y):
         pp = np.where(y < 0.5, y, 1.0 - y)
         t = np.sqrt(-2.0 * np.log(pp))
         z = (2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t
-        z = np.where(y < 0.5, z, -z)
+        z = np.where(y < 0.5, -z, z)  # as in invbetai: positive in the lower tail
         al = (z * z - 3.0) / 6.0
         h = 2.0 / (1.0 / (2.0 * a - 1.0) + 1.0 / (2.0 * b - 1.0))
         w = z * np.sqrt(al + h) / h - (1.0 / (2.0 * b - 1.0) - 1.0 / (2.0 * a - 1.0)) * (al + 5.0 / 6.0 - 2.0 / (3.0 * h))
@@ -328,6 +359,12 @@ def _bd0(x, m):
             s = s_next
         out[near] = s
     return out
+
+
+def _bd0_inside_exp(x, m):
+    """bd0 without its series, x log1p((x - m) / m) - (x - m): its absolute error, about eps x |x - m| / m,
+    is all that matters inside exp(), and it needs no loop."""
+    return x * np.log1p((x - m) / m) - (x - m)
 
 
 def _poisson_terms(ks, h: float) -> np.ndarray:
