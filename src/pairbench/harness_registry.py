@@ -37,6 +37,7 @@ class Harness:
 
 
 PAIRBENCH = "pairbench"
+GO = "go"  # named here too for the metric tables, which test for Go's older results without the harness layer
 PYTEST_FIXTURE = r"def\s+test\w*\s*\([^)]*\bbenchmark\b"  # a test that takes pytest-benchmark's fixture
 
 REGISTRY: dict[str, Harness] = {h.name: h for h in (
@@ -51,7 +52,7 @@ REGISTRY: dict[str, Harness] = {h.name: h for h in (
     # costs about 0.3 s and a criterion invocation about 0.1 s, so 5 s stopped most at the 32 rounds of
     # --min-runs, short of the rounds a verdict of equivalence within +-1% needs (RESULTS.md, "Budgets
     # that follow the peers'"); a benchmark still stops once decided
-    Harness("go", "go test -bench", "move preparation before the b.N loop and call b.ResetTimer() after it",
+    Harness(GO, "go test -bench", "move preparation before the b.N loop and call b.ResetTimer() after it",
             "keep the result alive (runtime.KeepAlive, or assign it to a package-level variable)",
             (b"test.benchtime",), imports=True, max_time="20s", collector="Go"),
     Harness("criterion", "criterion",

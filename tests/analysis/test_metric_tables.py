@@ -160,3 +160,10 @@ def test_criterion_s_samples_a_run_is_a_harness_setting_and_gets_no_table():
     imported = criterion.replace(suite=None, environment={"import": {"format": "criterion", "tool": "criterion"}})
     assert [unit for _, unit in metric_units(imported)] == ["widgets"]
     assert "samples" in [column for column, _ in metric_units(run)]  # another harness's counter of that name stays
+
+
+def test_the_go_harness_name_the_metric_tables_test_for_is_the_go_harness_s():
+    from pairbench.analysis import metrics
+    from pairbench.measure.harnesses.gotest import NAME
+
+    assert metrics.GO == NAME

@@ -50,8 +50,7 @@ from pairbench.analysis.effect import effect_of, verdict_of
 from pairbench.analysis.pairing import common_rounds, per_round
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
-from pairbench.harness_registry import REGISTRY
-from pairbench.measure.harnesses.gotest import NAME as GO
+from pairbench.harness_registry import GO, REGISTRY
 from pairbench.model import (
     CPU_METRIC,
     CYCLES_MODEL_METRIC,

@@ -1,10 +1,10 @@
 """scipy's modules, imported at their first use.
 
-Importing ``scipy.stats`` costs 0.5-0.8 s of CPU (``scipy.special`` 0.2 s). A
-statistic that needs scipy reaches it through these stand-ins, so that it is
-imported only when such a statistic is first computed: after the last sample
-of a measuring command (``tests/cli/test_startup.py``), and never for a summary
-that refuses before it needs scipy (one sample).
+Importing ``scipy.stats`` costs 0.5-0.8 s of CPU. A statistic that needs scipy
+reaches it through this stand-in, so that it is imported only when such a
+statistic is first computed, after the last sample of a measuring command. A
+run's or compare's own summary needs none of scipy (``stats/_special.py`` has
+its special functions; ``tests/cli/test_startup.py``).
 """
 
 from __future__ import annotations
@@ -25,4 +25,3 @@ class LazyModule:
 
 
 scipy_stats = LazyModule("scipy.stats")
-scipy_special = LazyModule("scipy.special")

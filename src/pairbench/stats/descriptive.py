@@ -38,7 +38,7 @@ import numpy as np
 
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._lazy import scipy_special as _spc
+from pairbench.stats import _special
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
 from pairbench.stats._validation import as_sample, check_confidence, check_count, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
@@ -225,18 +225,18 @@ def grubbs_critical(n: int, alpha: float = 0.05) -> float:
     """
     n = check_count(n, "n", "an integer >= 3 for Grubbs' test", minimum=3)
     alpha = check_confidence(alpha, "alpha")
-    t = -float(_spc.stdtrit(n - 2, alpha / n))  # scipy.stats.t.isf, as scipy computes it
+    t = -float(_special.stdtrit(n - 2, alpha / n))  # scipy.stats.t.isf(alpha / n, n - 2)
     return (n - 1) / math.sqrt(n) * math.sqrt(t * t / (n - 2 + t * t))
 
 
 def fence_excess_pvalue(above: int, n: int, rate: float) -> float:
     """P(Binomial(n, rate) >= above): how surprising ``above`` of ``n`` samples beyond a fence are
-    when clean timings put ``rate`` of a sample there (``scipy.special.bdtrc``, what
-    ``scipy.stats.binom.sf`` computes); 1.0 for none."""
+    when clean timings put ``rate`` of a sample there (``scipy.stats.binom.sf``, computed
+    by ``_special.bdtrc``); 1.0 for none."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or not 0 <= above <= n:
         raise StatisticsError(f"`above` must be a count in [0, n] of n >= 1 samples, got {above!r} of {n!r}")
     rate = check_confidence(rate, "rate")
-    return float(_spc.bdtrc(int(above) - 1, int(n), rate)) if above else 1.0
+    return float(_special.bdtrc(int(above) - 1, int(n), rate)) if above else 1.0
 
 
 def mvalue(x) -> float:

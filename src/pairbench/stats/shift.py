@@ -39,7 +39,7 @@ import numpy as np
 
 from pairbench.errors import StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._lazy import scipy_special as _spc
+from pairbench.stats import _special
 from pairbench.stats._validation import as_sample, check_confidence, check_count
 
 DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -107,7 +107,7 @@ def quantile_ranks(n: int, p: float, confidence: float = 0.95) -> QuantileRanks:
 
     l = qbinom(a/2, n, p) and u = qbinom(1 - a/2, n, p) + 1 with a = 1 -
     confidence, computed like R's ``qbinom`` (smallest k with pbinom(k) >=
-    target, with R's 64-epsilon fuzz). O(1) via scipy's binomial quantile.
+    target, with R's 64-epsilon fuzz), from Cornish-Fisher's start as R's is.
     """
     n, p = check_count(n, "n"), check_confidence(p, "p")
     low, high, achieved = _ranks(n, np.array([p]), check_confidence(confidence))
@@ -185,20 +185,18 @@ def _ranks(n: int, ps: np.ndarray, confidence: float) -> tuple[np.ndarray, np.nd
     a = 1.0 - confidence
     low = _qbinom(a / 2.0, n, ps)
     high = _qbinom(1.0 - a / 2.0, n, ps) + 1
-    below = np.where(low >= 1, _spc.bdtr(low - 1, n, ps), 0.0)
-    upto = np.where(high <= n, _spc.bdtr(high - 1, n, ps), 1.0)
+    below = np.where(low >= 1, _special.bdtr(low - 1, n, ps), 0.0)
+    upto = np.where(high <= n, _special.bdtr(high - 1, n, ps), 1.0)
     return low, high, upto - below
 
 
 def _qbinom(target: float, n: int, ps: np.ndarray) -> np.ndarray:
     """Smallest k in 0..n with pbinom(k, n, p) >= target, per p (R's qbinom, with its fuzz)."""
     goal = target * _FUZZ
-    # a start from the continuous inverse of the CDF (what scipy.stats.binom.ppf starts from);
-    # scipy.special, not scipy.stats: the latter costs 0.5-0.8 s of CPU to import
-    k = np.clip(np.ceil(np.nan_to_num(_spc.bdtrik(target, n, ps), nan=0.0)), 0, n).astype(np.int64)
-    while True:  # the inverse and R's fuzz may disagree by a step or two; settle it exactly
-        down = (k > 0) & (_spc.bdtr(k - 1, n, ps) >= goal)
-        up = (k < n) & (_spc.bdtr(k, n, ps) < goal)
+    k = _special.binomial_quantile_start(target, n, ps)
+    while True:  # the start is a few steps off at most; settle it exactly, a step at a time
+        down = (k > 0) & (_special.bdtr(k - 1, n, ps) >= goal)
+        up = (k < n) & (_special.bdtr(k, n, ps) < goal)
         if not (down.any() or up.any()):
             return k
         k = k - down + up

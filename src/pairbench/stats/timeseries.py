@@ -34,7 +34,7 @@ import numpy as np
 
 from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.notes import Note, note
-from pairbench.stats._lazy import scipy_special as _spc
+from pairbench.stats import _special
 from pairbench.stats._validation import as_sample, check_confidence, require_variance
 
 METHODS = ("autoregressive", "batch-means", "truncated-lag", "newey-west", "iid")
@@ -158,7 +158,7 @@ def autocorrelation(x, max_lag: int | None = None, confidence: float = 0.95) -> 
     lag = _check_lag(max_lag, arr.size, "max_lag", default=default, minimum=1)
     require_variance(arr, "x")
     r = _acf(arr, lag)
-    z = float(_spc.ndtri(0.5 + conf / 2))
+    z = float(_special.ndtri(0.5 + conf / 2))
     cum = np.concatenate(([0.0], np.cumsum(r[:-1] ** 2)))
     bartlett = z * np.sqrt((1.0 + 2.0 * cum) / arr.size)
     return Correlogram(
@@ -189,7 +189,7 @@ def ljung_box(x, lags: int | None = None) -> LjungBox:
     r = _acf(arr, h)
     k = np.arange(1, h + 1)
     q = float(n * (n + 2) * np.sum(r**2 / (n - k)))
-    return LjungBox(statistic=q, pvalue=float(_spc.chdtrc(h, q)), lags=h, df=h, n=n)
+    return LjungBox(statistic=q, pvalue=float(_special.chdtrc(h, q)), lags=h, df=h, n=n)
 
 
 def mean_error(x, confidence: float = 0.95, method: str = DEFAULT_METHOD) -> MeanError:
@@ -251,9 +251,9 @@ def _mean_error(mean: float, var: float, n: int, conf: float, est: _Variance) ->
     """Assemble the record: interval, effective sample size and warnings."""
     se = math.sqrt(est.var_mean)
     if est.df is None:
-        q = float(_spc.ndtri(0.5 + conf / 2))
+        q = float(_special.ndtri(0.5 + conf / 2))
     else:
-        q = float(_spc.stdtrit(est.df, 0.5 + conf / 2))
+        q = float(_special.stdtrit(est.df, 0.5 + conf / 2))
     warnings = list(est.warnings)
     n_eff = var / est.var_mean if est.var_mean > 0 else None
     if n_eff is not None and abs(n_eff - n) <= 1e-9 * n:
@@ -344,7 +344,7 @@ def _effective_size_checked(d: np.ndarray, var: float, est: _Variance) -> _Varia
         return est
     g = _autocovariance(d, 1)
     lag1 = float(g[1] / g[0])
-    band = float(_spc.ndtri(0.975)) / math.sqrt(n)
+    band = float(_special.ndtri(0.975)) / math.sqrt(n)
     if lag1 < -band:
         alternating = note(
             "negatively-autocorrelated",
