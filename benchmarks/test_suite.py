@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import collections
+import glob
+import json
 import os
 import platform
 import resource
@@ -37,21 +39,77 @@ OUT = REPO / "benchmarks" / "out" / "test_suite"
 GOAL_S = 240.0
 
 
-def run_suite(revision: str, target: str, workdir: Path, junit: Path) -> dict:
-    """Clone ``revision`` into ``workdir`` and run ``make target`` there; its figures."""
+def run_suite(revision: str, target: str, workdir: Path, junit: Path, timeline: Path) -> dict:
+    """Clone ``revision`` into ``workdir`` and run ``make target`` there; its figures, and when each
+    line of make's output (stdout and stderr together) appeared."""
     subprocess.run(["git", "clone", "-q", str(REPO), str(workdir)], check=True)
     subprocess.run(["git", "checkout", "-q", revision], cwd=workdir, check=True)
-    env = {**os.environ, "PYTEST_ADDOPTS": f"--junitxml={junit}"}
+    env = {**os.environ, "PYTEST_ADDOPTS": f"--junitxml={junit}", "PAIRBENCH_TEST_TIMELINE": str(timeline),
+           "PYTHONUNBUFFERED": "1"}  # each line of output timed as it appears
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    load_before, started = os.getloadavg(), time.perf_counter()
-    done = subprocess.run(["make", target], cwd=workdir, env=env, capture_output=True, text=True)
+    load_before, started, wall_started = os.getloadavg(), time.perf_counter(), time.time()
+    lines: list[tuple[float, str]] = []
+    with subprocess.Popen(["make", target], cwd=workdir, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as make:
+        for line in make.stdout:
+            lines.append((time.perf_counter() - started, line.rstrip("\n")))
+        code = make.wait()
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    summary = [line for line in done.stdout.splitlines() if " passed" in line or " failed" in line]
-    return {"code": done.returncode, "wall": wall, "cpu": cpu, "load_before": load_before,
+    output = "\n".join(text for _, text in lines)
+    summary = [text for _, text in lines if " passed" in text or " failed" in text]
+    return {"code": code, "wall": wall, "cpu": cpu, "load_before": load_before,
             "load_after": os.getloadavg(), "summary": summary[-1] if summary else "(no pytest summary)",
-            "tail": done.stdout[-4000:] + done.stderr[-2000:]}
+            "tail": output[-6000:], "lines": lines, "started": wall_started}
+
+
+# the first line of each phase of ``make test`` in make's output, in order
+PHASE_MARKS = (
+    ("system packages (install-test-deps.sh)", lambda text: text.startswith("scripts/install-test-deps.sh")),
+    ("setup (venv, install, native spawner)", lambda text: "-m pip install" in text),
+    ("pytest", lambda text: "-m pytest -n" in text),
+    ("unprivileged pass (test-unprivileged.sh)", lambda text: text.startswith("scripts/test-unprivileged.sh")),
+)
+
+
+def phases(lines: list[tuple[float, str]], wall: float, workers: list[dict]) -> list[tuple[str, float]]:
+    """(phase, seconds) from the times make's output lines appeared, pytest's split where the
+    workers' first test started and their last ended; a phase whose mark never appeared is left
+    out, its time counted in the phase before."""
+    starts, at = [], 0
+    for name, is_mark in PHASE_MARKS:
+        for index in range(at, len(lines)):
+            if is_mark(lines[index][1]):
+                starts.append((name, lines[index][0]))
+                at = index + 1
+                break
+    names = [name for name, _ in starts]
+    if workers and "pytest" in names:
+        where = names.index("pytest") + 1
+        first, last = min(w["first"] for w in workers), max(w["last"] for w in workers)
+        starts[where - 1] = ("pytest: start-up and collection", starts[where - 1][1])
+        starts[where:where] = [("pytest: the tests (first start to last end)", first),
+                               ("pytest: the last test's end to pytest's exit", last)]
+    ends = [start for _, start in starts[1:]] + [wall]
+    return ([("clone checked, make starting", starts[0][1])] if starts else []) + [
+        (name, end - start) for (name, start), end in zip(starts, ends, strict=True)]
+
+
+def worker_balance(timeline: Path, run_started: float) -> list[dict]:
+    """Per xdist worker: tests run, seconds in tests, when its first test started and its last ended
+    (seconds from the start of make), from the files ``tests/support/timeline.py`` wrote."""
+    workers = []
+    for name in sorted(glob.glob(f"{timeline}.gw*.jsonl")):
+        with open(name) as rows:
+            tests = [json.loads(row) for row in rows]
+        if tests:
+            workers.append({"worker": tests[0]["worker"], "tests": len(tests),
+                            "busy": sum(t["end"] - t["start"] for t in tests),
+                            "first": min(t["start"] for t in tests) - run_started,
+                            "last": max(t["end"] for t in tests) - run_started,
+                            "last_test": max(tests, key=lambda t: t["end"])})
+    return workers
 
 
 def per_test(junit: Path) -> list[tuple[str, float, set[str]]]:
@@ -78,13 +136,14 @@ def main(argv=None) -> int:
           f"{args.busy} busy loop(s) beside")
     scratch = Path(tempfile.mkdtemp(prefix="pairbench-suite-"))
     try:
-        junit = scratch / "junit.xml"
+        junit, timeline = scratch / "junit.xml", scratch / "timeline"
         if spin is not None:
             with busy_processes(spin, args.busy):
-                found = run_suite(args.revision, args.target, scratch / "clone", junit)
+                found = run_suite(args.revision, args.target, scratch / "clone", junit, timeline)
         else:
-            found = run_suite(args.revision, args.target, scratch / "clone", junit)
+            found = run_suite(args.revision, args.target, scratch / "clone", junit, timeline)
         tests = per_test(junit) if junit.exists() else []
+        workers = worker_balance(timeline, found["started"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"\n| wall (s) | CPU (s) | load before | load after | make's exit | pytest | goal <= {GOAL_S:.0f} s |")
@@ -94,6 +153,20 @@ def main(argv=None) -> int:
           f"{found['summary'].strip('= ')} | {'met' if found['wall'] <= GOAL_S else 'missed'} |")
     if found["code"] != 0:
         print("\n```\n" + found["tail"] + "\n```")
+    print("\nwhere the wall time went (from when each phase's first line of output appeared):\n")
+    print("| phase | wall (s) |\n|---|---|")
+    for name, seconds in phases(found["lines"], found["wall"], workers):
+        print(f"| {name} | {seconds:.1f} |")
+    if workers:
+        print("\nthe xdist workers (seconds from the start of make):\n")
+        print("| worker | tests | in tests (s) | first test started | last test ended | its last test |")
+        print("|---|---|---|---|---|---|")
+        for worker in workers:
+            last = worker["last_test"]
+            print(f"| {worker['worker']} | {worker['tests']} | {worker['busy']:.0f} | {worker['first']:.1f} | "
+                  f"{worker['last']:.1f} | `{last['id']}` ({last['end'] - last['start']:.1f} s) |")
+        ends = [worker["last"] for worker in workers]
+        print(f"\nidle tail: the first worker to finish waited {max(ends) - min(ends):.1f} s for the other")
     if tests:
         by_directory = collections.Counter()
         for _, seconds, directory in tests:
