@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -39,6 +40,43 @@ OUT = REPO / "benchmarks" / "out" / "test_suite"
 GOAL_S = 240.0
 
 
+def _cpu_jiffies() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine so far (/proc/stat; idle and iowait are not busy)."""
+    with open("/proc/stat") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    return sum(fields) - fields[3] - fields[4], sum(fields)
+
+
+class MachineBusy:
+    """The machine's busy and total jiffies every half second while make runs, so that each phase
+    shows how much of the two CPUs was in use: a phase far below 100% left a CPU idle."""
+
+    def __init__(self, started: float):
+        self.started, self.samples, self._stop = started, [], threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append((time.perf_counter() - self.started, *_cpu_jiffies()))
+            self._stop.wait(0.5)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.samples.append((time.perf_counter() - self.started, *_cpu_jiffies()))
+
+    def busy(self, start: float, end: float) -> float | None:
+        """The share of the machine's CPU time in use between ``start`` and ``end`` (seconds from the start)."""
+        inside = [s for s in self.samples if start <= s[0] <= end]
+        if len(inside) < 2 or inside[-1][2] == inside[0][2]:
+            return None
+        return (inside[-1][1] - inside[0][1]) / (inside[-1][2] - inside[0][2])
+
+
 def run_suite(revision: str, target: str, workdir: Path, junit: Path, timeline: Path) -> dict:
     """Clone ``revision`` into ``workdir`` and run ``make target`` there; its figures, and when each
     line of make's output (stdout and stderr together) appeared."""
@@ -49,8 +87,9 @@ def run_suite(revision: str, target: str, workdir: Path, junit: Path, timeline: 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load_before, started, wall_started = os.getloadavg(), time.perf_counter(), time.time()
     lines: list[tuple[float, str]] = []
-    with subprocess.Popen(["make", target], cwd=workdir, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True) as make:
+    with MachineBusy(started) as machine, subprocess.Popen(["make", target], cwd=workdir, env=env,
+                                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                                          text=True) as make:
         for line in make.stdout:
             lines.append((time.perf_counter() - started, line.rstrip("\n")))
         code = make.wait()
@@ -61,20 +100,22 @@ def run_suite(revision: str, target: str, workdir: Path, junit: Path, timeline: 
     summary = [text for _, text in lines if " passed" in text or " failed" in text]
     return {"code": code, "wall": wall, "cpu": cpu, "load_before": load_before,
             "load_after": os.getloadavg(), "summary": summary[-1] if summary else "(no pytest summary)",
-            "tail": output[-6000:], "lines": lines, "started": wall_started}
+            "tail": output[-6000:], "lines": lines, "started": wall_started, "machine": machine}
 
 
 # the first line of each phase of ``make test`` in make's output, in order
 PHASE_MARKS = (
-    ("system packages (install-test-deps.sh)", lambda text: text.startswith("scripts/install-test-deps.sh")),
-    ("setup (venv, install, native spawner)", lambda text: "-m pip install" in text),
+    ("install-test-deps.sh, then python -m venv", lambda text: text.startswith("scripts/install-test-deps.sh")),
+    ("setup: pip upgrading itself", lambda text: "-m pip install" in text),
+    ("setup: pip install -e (dependencies, native spawner, bytecode)", lambda text: "pip install" in text
+     and " -e " in text),
     ("pytest", lambda text: "-m pytest -n" in text),
     ("unprivileged pass (test-unprivileged.sh)", lambda text: text.startswith("scripts/test-unprivileged.sh")),
 )
 
 
-def phases(lines: list[tuple[float, str]], wall: float, workers: list[dict]) -> list[tuple[str, float]]:
-    """(phase, seconds) from the times make's output lines appeared, pytest's split where the
+def phases(lines: list[tuple[float, str]], wall: float, workers: list[dict]) -> list[tuple[str, float, float]]:
+    """(phase, start, end; seconds from the start of make) from the times make's output lines appeared, pytest's split where the
     workers' first test started and their last ended; a phase whose mark never appeared is left
     out, its time counted in the phase before."""
     starts, at = [], 0
@@ -92,8 +133,8 @@ def phases(lines: list[tuple[float, str]], wall: float, workers: list[dict]) -> 
         starts[where:where] = [("pytest: the tests (first start to last end)", first),
                                ("pytest: the last test's end to pytest's exit", last)]
     ends = [start for _, start in starts[1:]] + [wall]
-    return ([("clone checked, make starting", starts[0][1])] if starts else []) + [
-        (name, end - start) for (name, start), end in zip(starts, ends, strict=True)]
+    return ([("clone checked, make starting", 0.0, starts[0][1])] if starts else []) + [
+        (name, start, end) for (name, start), end in zip(starts, ends, strict=True)]
 
 
 def worker_balance(timeline: Path, run_started: float) -> list[dict]:
@@ -144,6 +185,10 @@ def main(argv=None) -> int:
             found = run_suite(args.revision, args.target, scratch / "clone", junit, timeline)
         tests = per_test(junit) if junit.exists() else []
         workers = worker_balance(timeline, found["started"])
+        OUT.mkdir(parents=True, exist_ok=True)  # the raw files, for a closer look afterwards
+        for kept in [junit, *scratch.glob("timeline.*.jsonl")]:
+            if kept.exists():
+                shutil.copy2(kept, OUT / f"{revision}.{kept.name}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"\n| wall (s) | CPU (s) | load before | load after | make's exit | pytest | goal <= {GOAL_S:.0f} s |")
@@ -154,9 +199,10 @@ def main(argv=None) -> int:
     if found["code"] != 0:
         print("\n```\n" + found["tail"] + "\n```")
     print("\nwhere the wall time went (from when each phase's first line of output appeared):\n")
-    print("| phase | wall (s) |\n|---|---|")
-    for name, seconds in phases(found["lines"], found["wall"], workers):
-        print(f"| {name} | {seconds:.1f} |")
+    print("| phase | wall (s) | the machine's CPUs in use |\n|---|---|---|")
+    for name, start, end in phases(found["lines"], found["wall"], workers):
+        busy = found["machine"].busy(start, end)
+        print(f"| {name} | {end - start:.1f} | {'' if busy is None else f'{100 * busy:.0f}%'} |")
     if workers:
         print("\nthe xdist workers (seconds from the start of make):\n")
         print("| worker | tests | in tests (s) | first test started | last test ended | its last test |")
