@@ -147,6 +147,7 @@ def worker_balance(timeline: Path, run_started: float) -> list[dict]:
         if tests:
             workers.append({"worker": tests[0]["worker"], "tests": len(tests),
                             "busy": sum(t["end"] - t["start"] for t in tests),
+                            "cpu": sum(t.get("cpu", 0.0) for t in tests),
                             "first": min(t["start"] for t in tests) - run_started,
                             "last": max(t["end"] for t in tests) - run_started,
                             "last_test": max(tests, key=lambda t: t["end"])})
@@ -205,11 +206,11 @@ def main(argv=None) -> int:
         print(f"| {name} | {end - start:.1f} | {'' if busy is None else f'{100 * busy:.0f}%'} |")
     if workers:
         print("\nthe xdist workers (seconds from the start of make):\n")
-        print("| worker | tests | in tests (s) | first test started | last test ended | its last test |")
-        print("|---|---|---|---|---|---|")
+        print("| worker | tests | in tests (s) | their CPU (s) | first test started | last test ended | its last test |")
+        print("|---|---|---|---|---|---|---|")
         for worker in workers:
             last = worker["last_test"]
-            print(f"| {worker['worker']} | {worker['tests']} | {worker['busy']:.0f} | {worker['first']:.1f} | "
+            print(f"| {worker['worker']} | {worker['tests']} | {worker['busy']:.0f} | {worker['cpu']:.0f} | {worker['first']:.1f} | "
                   f"{worker['last']:.1f} | `{last['id']}` ({last['end'] - last['start']:.1f} s) |")
         ends = [worker["last"] for worker in workers]
         print(f"\nidle tail: the first worker to finish waited {max(ends) - min(ends):.1f} s for the other")
