@@ -190,6 +190,7 @@ def main(argv=None) -> int:
         for kept in [junit, *scratch.glob("timeline.*.jsonl")]:
             if kept.exists():
                 shutil.copy2(kept, OUT / f"{revision}.{kept.name}")
+        (OUT / f"{revision}.make.log").write_text("".join(f"{at:8.2f} {text}\n" for at, text in found["lines"]))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"\n| wall (s) | CPU (s) | load before | load after | make's exit | pytest | goal <= {GOAL_S:.0f} s |")
