@@ -4,7 +4,10 @@ Clones REVISION of this repository into a new directory, runs ``make TARGET`` th
 system packages checked, a new virtual environment installed, every test, the unprivileged pass),
 optionally beside ``--busy`` busy loops (``workloads/spin.c --busy``), and prints as Markdown: the
 wall time and the CPU time of the whole, the load average before and after, the pytest result line,
-the time per test directory and mark (summed over the two workers), and the slowest tests. The
+each phase's wall time and the share of the machine's CPUs in use during it (from when each phase's
+first line of output appeared), each xdist worker's tests, their CPU time and how long the first
+worker to finish waited for the other (``tests/support/timeline.py``), the time per test directory
+(summed over the workers), and the slowest tests; the raw files stay in ``benchmarks/out``. The
 caches outside the clone (``~/.cache/pairbench-tests``: built harness programs, the wheelhouse,
 the built package by source digest; pip's and Go's own) are used as they are: a fresh clone on a
 machine that ran the suite before, as a contributor's second clone or a CI runner with cached
