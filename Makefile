@@ -12,9 +12,14 @@ COUNTING := src/pairbench/worker/pairbench-counting.so
 
 setup: $(STAMP)
 
+# The environment is made without pip and given the newest pip by $(PYTHON)'s own (pip 22.3 and
+# later install into another environment): one pip install, where ensurepip's then an upgrade were
+# two (3-4 s); without a pip that can, ensurepip and the upgrade.
 $(STAMP): pyproject.toml setup.py src/pairbench/measure/spawner.c src/pairbench/worker/counting.c
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet --upgrade pip 2>/dev/null \
+		|| { $(BIN)/python -m ensurepip --upgrade --default-pip >/dev/null \
+			&& $(BIN)/python -m pip install --quiet --upgrade pip; }
 	$(BIN)/python -m pip install --quiet -e '.[dev,postgresql]'
 	@touch $(STAMP)
 

@@ -6,7 +6,7 @@ import pytest
 from cli_runner import Seams
 from fakes import FakeExecutor
 
-pytest_plugins = ["pytester"]  # the pytest plugin's tests run pytest in-process
+pytest_plugins = ["pytester", "timeline"]  # pytester: the pytest plugin's tests run pytest in-process; timeline: benchmarks/test_suite.py
 
 
 @pytest.fixture

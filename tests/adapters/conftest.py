@@ -41,7 +41,7 @@ class Pair:
 
     baseline: str
     candidate: str
-    same: str  # a second build of the baseline: an A/A candidate
+    same: str  # the baseline under another name: an A/A candidate
 
 
 def _require(tool: str) -> str:
@@ -49,6 +49,14 @@ def _require(tool: str) -> str:
     if path is None:
         pytest.fail(f"{tool} is not installed; run {INSTALL}")
     return path
+
+
+def _copy(program: str, target: Path) -> str:
+    """An A/A candidate: the baseline's program under another name. The same source built with the
+    same flags again gives these compilers' same bytes, so a copy is that second build, without
+    its compile."""
+    shutil.copy2(program, target)
+    return str(target)
 
 
 def _run(argv: list[str], cwd: Path | None = None, env: dict | None = None, timeout: int = 600) -> None:
@@ -71,7 +79,8 @@ def gbench(tmp_path_factory) -> Pair:
         _run([compiler, "-O2", "-std=c++17", *defines, str(source), "-o", str(target), "-lbenchmark", "-lpthread"])
         return str(target)
 
-    return Pair(build("base"), build("slower", "-DWORK=16000", "-DCRASH"), build("same"))
+    base = build("base")
+    return Pair(base, build("slower", "-DWORK=16000", "-DCRASH"), _copy(base, out / "same"))
 
 
 def _gbench_names_built(tmp_path_factory, *defines: str) -> str:
@@ -109,7 +118,8 @@ def gotest(tmp_path_factory) -> Pair:
         return str(target)
 
     slower = f"-X {GO_PACKAGE}.work=16000 -X {GO_PACKAGE}.crash=yes -X {GO_PACKAGE}.grow=yes"
-    return Pair(build("base"), build("slower", slower), build("same"))
+    base = build("base")
+    return Pair(base, build("slower", slower), _copy(base, out / "same.test"))
 
 
 def criterion_cache() -> Path:

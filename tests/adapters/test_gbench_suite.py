@@ -22,6 +22,8 @@ pytestmark = pytest.mark.e2e
 # samples of 10 ms, which a preemption stretches less in proportion; budgets a loaded machine needs (a
 # verdict stops sampling long before on a quiet one)
 QUICK = ("--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s")
+# as in test_go_suite: the verdict tests may stop from 12 rounds on, not bench's 32
+DECIDING = ("--min-runs", "12")
 
 
 def _verdicts(document: dict) -> dict[str, str]:
@@ -31,7 +33,7 @@ def _verdicts(document: dict) -> dict[str, str]:
 @pytest.mark.slow
 def test_a_google_benchmark_suite_is_compared_benchmark_by_benchmark_and_summarized(gbench, tmp_path):
     result = tmp_path / "r.json"
-    code, out, err = invoke("bench", *QUICK, "-k", "work|same|counters", "--json", str(result),
+    code, out, err = invoke("bench", *QUICK, *DECIDING, "-k", "work|same|counters", "--json", str(result),
                             "--fail-on", "slower", gbench.baseline, gbench.candidate)
     assert code == 1, err
     document = json.loads(result.read_text())
@@ -114,7 +116,7 @@ def test_shards_measured_apart_merge_into_one_suite_with_holm_across_all(gbench,
     shards = []
     for k in (1, 2):
         path = tmp_path / f"shard-{k}.json"
-        code, _, err = invoke("bench", *QUICK, "-k", "work|same|counters", "--shard", f"{k}/2", "--json",
+        code, _, err = invoke("bench", *QUICK, *DECIDING, "-k", "work|same|counters", "--shard", f"{k}/2", "--json",
                               str(path), gbench.baseline, gbench.candidate)
         assert code == 0, err
         shards.append(json.loads(path.read_text()))

@@ -16,6 +16,9 @@ pytestmark = pytest.mark.e2e
 # samples of 10 ms, which a preemption stretches less in proportion; budgets a loaded machine needs (a
 # verdict stops sampling long before on a quiet one)
 QUICK = ("--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s")
+# the suite's verdict tests: the sequential rule may stop from 12 rounds on, not bench's default 32 (eight
+# times the work is decided by then, and the equal benchmarks, whose verdicts they leave open, stop sooner)
+DECIDING = ("--min-runs", "12")
 
 
 def test_every_benchmark_and_sub_benchmark_is_listed_by_running_each_once(gotest, tmp_path):
@@ -28,7 +31,7 @@ def test_every_benchmark_and_sub_benchmark_is_listed_by_running_each_once(gotest
 @pytest.mark.slow
 def test_a_go_suite_is_compared_with_equal_power_of_two_iterations_on_both_sides(gotest, tmp_path):
     result = tmp_path / "r.json"
-    code, out, err = invoke("bench", *QUICK, "-k", "Work|Same|n=100", "--json", str(result),
+    code, out, err = invoke("bench", *QUICK, *DECIDING, "-k", "Work|Same|n=100", "--json", str(result),
                             gotest.baseline, gotest.candidate)
     assert code == 0, err
     document = json.loads(result.read_text())

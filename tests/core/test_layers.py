@@ -15,6 +15,7 @@ loader imports) is an import too: every string that names a module of the packag
 """
 
 import ast
+import functools
 import re
 import sys
 from pathlib import Path
@@ -47,10 +48,17 @@ def _modules():
         yield path, rel.parts[0] if len(rel.parts) > 1 or rel.parts[0] != "__init__" else "__init__"
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The syntax tree of ``path``, parsed once for the session: every module is read by several
+    tests here (the trees are only walked, never changed)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path, source: str | None = None, *, by_name: bool = True):
     """The absolute names of the modules ``path`` imports (relative imports resolved), and with
     ``by_name`` those its strings name (``"pairbench.report.text"``, ``"pairbench.api:compare"``)."""
-    tree = ast.parse(source if source is not None else path.read_text(encoding="utf-8"))
+    tree = ast.parse(source) if source is not None else _tree(path)
     if by_name and str(path.relative_to(SRC)) not in NOT_IMPORTED_NAMES:
         yield from _named(tree)
     for node in ast.walk(tree):
@@ -234,7 +242,7 @@ def test_relative_imports_are_resolved_to_the_modules_they_name(source, imported
 @pytest.mark.parametrize(("path", "top"), list(_modules()), ids=lambda v: str(v).split("pairbench/")[-1])
 def test_only_the_lazy_loaders_import_modules_by_name(path, top):
     """Anything else imports with ``import``, which every test here reads."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
         (isinstance(n.func, ast.Attribute) and n.func.attr == "import_module")
         or (isinstance(n.func, ast.Name) and n.func.id in ("import_module", "__import__")))]
@@ -244,7 +252,7 @@ def test_only_the_lazy_loaders_import_modules_by_name(path, top):
 def test_every_module_a_string_names_exists():
     """A lazy table naming a module that was moved or renamed fails here, not on first use."""
     for path, _ in _modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             text = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
             if MODULE_NAME.fullmatch(text) and not text.startswith("pairbench.toml"):
                 module, _, attribute = text.partition(":")
