@@ -34,8 +34,11 @@ demo: setup
 # (installed before one was there, it is built now). Bytecode (of pairbench, of the tests'
 # rewritten asserts, of every pairbench a test starts) is kept in one cache for the run and the
 # next, even where PYTHONDONTWRITEBYTECODE=1 would have every process compile every module.
+# Three workers on two CPUs: a test waiting on its children (a server, a build, a sample's sleep)
+# leaves its CPU to another worker's test; work stealing hands the last tests to whichever worker
+# is idle (load scheduling left one worker a minute of tests alone; benchmarks/results/test_suite.md).
 PYCACHE := $(CURDIR)/.pycache
-PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) $(BIN)/python -m pytest -n 2 -q
+PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) $(BIN)/python -m pytest -n 3 --dist worksteal -q
 test:
 	scripts/install-test-deps.sh
 	@test -x $(HELPER) || rm -f $(STAMP)
