@@ -39,18 +39,23 @@ demo: setup
 # is idle (load scheduling left one worker a minute of tests alone; benchmarks/results/test_suite.md).
 PYCACHE := $(CURDIR)/.pycache
 PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) $(BIN)/python -m pytest -n 3 --dist worksteal -q
+# With a prefix Python reads bytecode only under it: pip's, and pairbench's compiled once, go there
+# before the workers start, which would otherwise each compile them (scripts/seed_pycache.py).
+SEED := $(BIN)/python scripts/seed_pycache.py $(PYCACHE) src
 test:
 	scripts/install-test-deps.sh
 	@test -x $(HELPER) || rm -f $(STAMP)
 	@test ! -f /usr/include/valgrind/callgrind.h || grep -q pairbench-callgrind-requests $(COUNTING) 2>/dev/null \
 		|| rm -f $(STAMP)
 	@$(MAKE) --no-print-directory setup
+	$(SEED)
 	$(PYTEST) --durations=15
 	scripts/test-unprivileged.sh $(BIN)/python
 
 # The inner loop: every test but those that start real programs or take long (e2e, slow,
 # browser); make test still runs them all.
 test-quick: setup
+	$(SEED)
 	$(PYTEST) -m "not e2e and not slow and not browser" --durations=5
 
 # The documentation site (MkDocs with Material, installed by setup's dev extra) into site/;
