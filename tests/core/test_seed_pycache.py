@@ -10,6 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.e2e  # real interpreters import with the prefix
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "seed_pycache.py"
 
 
