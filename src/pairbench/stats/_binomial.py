@@ -126,9 +126,13 @@ def _pmf(k: int, n: int) -> float:
     """P(X = k) for X ~ Binomial(n, 1/2): R's dbinom_raw (Loader 2000) at p = q = 1/2."""
     if k == 0 or k == n:
         return math.ldexp(1.0, -n)  # 2^-n, 0 once that underflows
-    lc = _stirlerr(n) - _stirlerr(k) - _stirlerr(n - k) - _bd0(k, n / 2.0) - _bd0(n - k, n / 2.0)
+    lc = _stirlerr(n) - _stirlerr(k) - _stirlerr(n - k) - bd0(k, n / 2.0) - bd0(n - k, n / 2.0)
     lf = 2.0 * _LN_SQRT_2PI + math.log(k) + math.log1p(-k / n)
     return math.exp(lc - 0.5 * lf)
+
+
+STIRLING_SERIES = (1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188)
+"""The coefficients of Stirling's error's asymptotic series (R's stirlerr)."""
 
 
 def _stirlerr(n: int) -> float:
@@ -136,18 +140,25 @@ def _stirlerr(n: int) -> float:
     through the factorial up to 15, the asymptotic series beyond (Loader 2000, section 2)."""
     if n <= 15:
         return math.log(math.factorial(n)) - (n + 0.5) * math.log(n) + n - _LN_SQRT_2PI
-    s0, s1, s2, s3, s4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188
-    nn = float(n) * n
-    if n > 500:
-        return (s0 - s1 / nn) / n
-    if n > 80:
-        return (s0 - (s1 - s2 / nn) / nn) / n
-    if n > 35:
-        return (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n
-    return (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
+    return stirling_series(n)
 
 
-def _bd0(x: float, np_: float) -> float:
+def stirling_series(z: float) -> float:
+    """Stirling's error at z > 15 by its asymptotic series, as many terms as z needs (R's stirlerr;
+    ``stats._special`` uses it for real z)."""
+    s0, s1, s2, s3, s4 = STIRLING_SERIES
+    z = float(z)
+    zz = z * z
+    if z > 500:
+        return (s0 - s1 / zz) / z
+    if z > 80:
+        return (s0 - (s1 - s2 / zz) / zz) / z
+    if z > 35:
+        return (s0 - (s1 - (s2 - s3 / zz) / zz) / zz) / z
+    return (s0 - (s1 - (s2 - (s3 - s4 / zz) / zz) / zz) / zz) / z
+
+
+def bd0(x: float, np_: float) -> float:
     """x ln(x / np) + np - x without cancellation (R's bd0, Loader 2000, section 3): a series in
     v = (x - np) / (x + np) when x is near np."""
     if abs(x - np_) < 0.1 * (x + np_):

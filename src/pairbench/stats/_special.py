@@ -41,13 +41,15 @@ import statistics
 
 import numpy as np
 
+from pairbench.stats._binomial import STIRLING_SERIES, bd0, stirling_series
+
 _LN_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _TINY = 1e-300  # the modified Lentz method's stand-in for a zero denominator
 _CF_EPS = 1e-15  # a continued fraction has converged when a step changes it by less than this
 _LOGIT_RANGE = (-745.0, 37.0)  # the logits of the smallest positive double and of 1 - 2^-53
 _NEWTON_STEPS = 200  # bisection alone narrows the logit range below 1e-14 in 56 steps
 _lgamma = np.frompyfunc(math.lgamma, 1, 1)
-_S0, _S1, _S2, _S3, _S4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188  # Stirling's series
+_S0, _S1, _S2, _S3, _S4 = STIRLING_SERIES
 _GL_NODES = np.array([-0.9602898564975362316835609, -0.7966664774136267395915539, -0.5255324099163289858177390,
                       -0.1834346424956498049394761, 0.1834346424956498049394761, 0.5255324099163289858177390,
                       0.7966664774136267395915539, 0.9602898564975362316835609])  # Gauss-Legendre, 8 points
@@ -447,30 +449,11 @@ def _scalar_expit(u: float) -> float:
 def _scalar_stirlerr(z: float) -> float:
     if z <= 15.0:
         return math.lgamma(z + 1.0) - (z + 0.5) * math.log(z) + z - _LN_SQRT_2PI
-    zz = z * z
-    if z > 500:
-        return (_S0 - _S1 / zz) / z
-    if z > 80:
-        return (_S0 - (_S1 - _S2 / zz) / zz) / z
-    if z > 35:
-        return (_S0 - (_S1 - (_S2 - _S3 / zz) / zz) / zz) / z
-    return (_S0 - (_S1 - (_S2 - (_S3 - _S4 / zz) / zz) / zz) / zz) / z
+    return stirling_series(z)
 
 
 def _scalar_bd0(x: float, m: float) -> float:
-    if m <= 0.0:
-        return math.inf
-    if abs(x - m) < 0.1 * (x + m):
-        v = (x - m) / (x + m)
-        s, ej, v2 = (x - m) * v, 2.0 * x * v, v * v
-        for j in range(1, 1000):
-            ej *= v2
-            s_next = s + ej / (2 * j + 1)
-            if s_next == s:
-                return s
-            s = s_next
-        return s
-    return x * math.log(x / m) + m - x
+    return math.inf if m <= 0.0 else bd0(x, m)
 
 
 # ------------------------------------------------------------------ the binomial distribution
