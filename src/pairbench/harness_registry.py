@@ -37,7 +37,7 @@ class Harness:
 
 
 PAIRBENCH = "pairbench"
-GO = "go"  # named here too for the metric tables, which test for Go's older results without the harness layer
+GO = "go"  # the Go harness's name (its module's NAME), here for the metric tables, which must not load that layer
 PYTEST_FIXTURE = r"def\s+test\w*\s*\([^)]*\bbenchmark\b"  # a test that takes pytest-benchmark's fixture
 
 REGISTRY: dict[str, Harness] = {h.name: h for h in (

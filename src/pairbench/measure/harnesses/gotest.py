@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pairbench.harness_registry import GO as NAME
 from pairbench.measure.harnesses.base import (
     LISTING_TIMEOUT_S,
     Discovery,
@@ -56,7 +57,6 @@ from pairbench.measure.harnesses.base import (
     total_ns,
 )
 
-NAME = "go"
 _RE2_SPECIAL = re.compile(r"([\\.+*?()|\[\]{}^$])")
 _LINE = re.compile(r"^(Benchmark\S*)\s+(\d+)\s+(\S.*)$")
 _CONFIG = re.compile(r"^([a-z][^\s:]*):\s?(.*)$")
