@@ -40,3 +40,14 @@ def test_a_quarter_of_the_samples_unswitched_is_enough_to_read_the_time_off_the_
 def test_a_short_run_needs_the_minimum_count_of_unswitched_samples_too():
     assert cpu_use([11e6] * 4, [1.2e6] * 4, [0] * 4).kind == "unknown"  # 4 of 4: too few to read
     assert cpu_use([11e6] * 5, [1.2e6] * 5, [0] * 5).kind == "off-cpu"
+
+
+def test_a_sleep_interrupted_as_often_as_it_gives_up_the_cpu_waits_but_a_shell_around_a_spin_does_not():
+    # measured beside busy loops and test workers: a 10 ms nanosleep, 2 voluntary switches a sample (its
+    # start, its sleep) against 2 involuntary ones; sh -c around a CPU-bound program, 4 against 10
+    sleep = cpu_use([12e6] * 20, [1.2e6] * 20, [2] * 20, [2] * 20)
+    assert (sleep.kind, chosen_metric(sleep)) == ("waits", "wall")
+    shell = cpu_use([20e6] * 20, [5e6] * 20, [10] * 20, [4] * 20)
+    assert (shell.kind, chosen_metric(shell)) == ("unknown", "cpu")
+    spin = cpu_use([20e6] * 20, [5e6] * 20, [1] * 20, [1] * 20)  # its start is its only voluntary switch
+    assert chosen_metric(spin) == "cpu"

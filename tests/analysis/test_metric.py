@@ -17,6 +17,7 @@ from pairbench.measure.sampler import Measured, RoundEnd
 from pairbench.model import BenchmarkKey, Sample, Samples
 from pairbench.parsers import settings_from_stored
 from pairbench.report.sentences import verdict_label, verdict_sentence
+from pairbench.report.wording import word
 
 ROUNDS = 60
 RNG = np.random.default_rng(24)
@@ -185,3 +186,32 @@ def test_a_result_without_cpu_time_is_decided_on_wall_time_by_auto_without_a_not
     walls = 10_000_000 + np.arange(ROUNDS) * 1000
     found = compared(series(walls, start_seq=0, stride=2), series(walls * 1.1, start_seq=1, stride=2))
     assert found.metric == "wall" and found.verdict.verdict == "slower" and "metric-chosen" not in codes(found)
+
+
+def test_a_cpu_time_choice_is_checked_again_and_a_benchmark_seen_waiting_moves_to_wall_time_from_round_one():
+    # a 10 ms sleep, then 12 ms, on equal CPU time: each sample gives up the CPU twice (its start, its
+    # sleep); other tasks interrupt each of the first 10 rounds four times (the choice cannot tell it
+    # waits: CPU time), then once (at 40 rounds the waiting shows: wall time, its sequence from round 1)
+    base, cand = loaded_pair(1.0, switches=0, off_cpu=10_000_000.0)
+    cand = Samples({**cand.columns, "wall_ns": cand["wall_ns"] + 2_000_000})
+    switches = np.where(np.arange(ROUNDS) < 10, 4, 1)
+    base, cand = (Samples({**s.columns, "involuntary_cs": switches, "voluntary_cs": np.full(ROUNDS, 2)})
+                  for s in (base, cand))
+    found = compared(base, cand)
+    assert (found.metric, found.verdict.verdict) == ("wall", "slower")
+    chosen = next(n for n in found.notes if n.code == "metric-chosen")
+    assert (chosen.data["rounds"], chosen.data["first_rounds"], chosen.data["kind"]) == (40, 10, "waits")
+    assert "from its first 40 rounds (its first 10 had looked CPU-bound)" in word(chosen)
+    rule = StoppingRule(Criteria(alpha=0.01, metric="auto"), 0, [1])
+    for r, rows in enumerate(zip(base.rows(), cand.rows(), strict=True)):
+        rule.on_round(RoundEnd(r, False, tuple(Measured(k, 0, row) for k, row in enumerate(rows)), r + 1, 0, 0))
+        assert rule.metric() == (None if r < 9 else "cpu" if r < 39 else "wall")
+    assert np.allclose(rule.values(), np.log(cand["wall_ns"] / base["wall_ns"]))  # wall time from the first round
+
+
+def test_a_cpu_bound_benchmark_keeps_cpu_time_at_every_check():
+    base, cand = loaded_pair(1.02)  # interrupted every sample, one voluntary switch (its start) each
+    base, cand = (Samples({**s.columns, "voluntary_cs": np.full(ROUNDS, 1)}) for s in (base, cand))
+    found = compared(base, cand)
+    assert (found.metric, found.verdict.verdict) == ("cpu", "slower")
+    assert next(n for n in found.notes if n.code == "metric-chosen").data["rounds"] == 10

@@ -50,7 +50,7 @@ from pairbench.analysis.pairing import (
     usable_rounds,
 )
 from pairbench.analysis.records import Comparison, ComparisonFigure, Effect
-from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_use
+from pairbench.analysis.rules import CHOICE_ROUNDS, CpuUse, chosen_metric, cpu_use, is_recheck
 from pairbench.analysis.secondary import figure_of, secondary_statistics
 from pairbench.errors import StatisticsError
 from pairbench.model import COUNT_METRICS, FIXED_CPU_METRIC, REPETITION_METRIC, Samples
@@ -65,14 +65,21 @@ def metric_of(pairing: Pairing, criteria: Criteria) -> tuple[str, CpuUse | None]
     """What a comparison decides on, and (for ``--metric auto``) the ``cpu_use`` it was chosen by: the
     criteria's metric for a time, else its value (bytes, allocations: there is no CPU time of a
     count); auto chooses by ``rules.chosen_metric`` from the first ``CHOICE_ROUNDS`` rounds both sides
-    measured, as the stopping rule does."""
+    measured, and a choice of CPU time is checked again at each ``rules.is_recheck``, as the stopping
+    rule does (the ``CpuUse`` then is of the rounds that chose wall time)."""
     if pairing.benchmark.unit != "ns":
         return "wall", None
     if criteria.metric != "auto":
         return criteria.metric, None
     b, c, b_index, c_index = usable_rounds(pairing.base, pairing.cand)
     use = cpu_use_of((b, b_index[:CHOICE_ROUNDS]), (c, c_index[:CHOICE_ROUNDS]))
-    return chosen_metric(use), use
+    metric = chosen_metric(use)
+    for rounds in range(2 * CHOICE_ROUNDS, int(b_index.size) + 1, CHOICE_ROUNDS):
+        if metric == "cpu" and is_recheck(rounds):
+            later = cpu_use_of((b, b_index[:rounds]), (c, c_index[:rounds]))
+            if chosen_metric(later) == "wall":
+                return "wall", later
+    return metric, use
 
 
 # --------------------------------------------------------------------------- one comparison
@@ -176,7 +183,8 @@ def metric_notes(pairing: Pairing, metric: str, effect: Effect | None, criteria:
            if use is not None else {"kind": "unknown"})
     notes = []
     if criteria.metric == "auto" and chosen_by is not None:  # (no CPU time recorded: wall, said by nothing)
-        notes.append(Note("metric-chosen", {"metric": metric, "rounds": min(CHOICE_ROUNDS, int(b_index.size)),
+        rechecked = {"first_rounds": CHOICE_ROUNDS} if chosen_by.n // 2 > CHOICE_ROUNDS else {}
+        notes.append(Note("metric-chosen", {"metric": metric, "rounds": chosen_by.n // 2, **rechecked,
                                             "kind": chosen_by.kind, "off_cpu_share": chosen_by.off_cpu_share,
                                             "cpu_over_wall": chosen_by.cpu_over_wall}))
     if metric == "cpu" and how["kind"] in ("off-cpu", "threads", "waits"):

@@ -23,7 +23,7 @@ import numpy.ma  # noqa: F401 - np.median (the metric's choice, a suite's pilot)
 from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
 from pairbench.analysis.effect import anytime_effect, effect_of, exact_record, verdict_of
 from pairbench.analysis.records import Effect
-from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use
+from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use, is_recheck
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
 from pairbench.model import FIXED_CPU_METRIC, metric_total
 from pairbench.stats._order import middle
@@ -33,6 +33,17 @@ from pairbench.verdict import Verdict
 
 Key = tuple[int, int, int]
 """A comparison the rule follows: (benchmark, its baseline side, its candidate side)."""
+
+
+def _cpu_use_of(rounds: list[tuple[int, list[Measured], list[Measured]]]):
+    """``rules.cpu_use`` of rounds as the rule keeps them, as ``comparison.cpu_use_of`` reads the
+    stored samples: each side's first sample of a round (repetitions share one process)."""
+    firsts = [side[0] for _, base, cand in rounds for side in (base, cand)]
+    samples = [m.sample for m in firsts]
+    runtime_switches = any(FIXED_CPU_METRIC in m.metrics for m in firsts)
+    return cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
+                   [s.involuntary_cs for s in samples],
+                   None if runtime_switches else [s.voluntary_cs for s in samples])
 
 
 class StoppingRule(Sink):
@@ -66,6 +77,8 @@ class StoppingRule(Sink):
         fixed = None if criteria.metric == "auto" else criteria.metric
         self._metric: dict[Key, str | None] = {key: fixed for key in self.keys}
         self._early: dict[Key, list[tuple[int, list[Measured], list[Measured]]]] = {key: [] for key in self.keys}
+        # ... and every round of those it chose CPU time for, kept to check the choice again (rules.is_recheck)
+        self._kept: dict[Key, list[tuple[int, list[Measured], list[Measured]]]] = {}
         # a count's values while they have been one per side in every round: (baseline, candidate, rounds), or
         # None once they varied (``stats.counts``: the exact rule is then out for good)
         self._constant: dict[Key, tuple[float, float, int] | None] = {}
@@ -90,19 +103,34 @@ class StoppingRule(Sink):
                     self._choose(key)
                 continue
             self._add(key, end.rounds, base, cand)
+            if key in self._kept:
+                self._recheck(key, (end.rounds, base, cand))
 
     def _choose(self, key: Key) -> None:
         """``--metric auto``: the metric of ``key``, from its first rounds (as ``comparison.metric_of``),
         and their values, now that they can be computed."""
         early = self._early.pop(key)
-        firsts = [side[0] for _, base, cand in early for side in (base, cand)]  # repetitions share one
-        samples = [m.sample for m in firsts]
-        runtime_switches = any(FIXED_CPU_METRIC in m.metrics for m in firsts)  # as comparison.cpu_use_of
-        use = cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
-                      [s.involuntary_cs for s in samples],
-                      None if runtime_switches else [s.voluntary_cs for s in samples])
-        self._metric[key] = chosen_metric(use)
+        self._metric[key] = chosen_metric(_cpu_use_of(early))
+        if self._metric[key] == "cpu":
+            self._kept[key] = list(early)
         for rounds, base, cand in early:
+            self._add(key, rounds, base, cand)
+
+    def _recheck(self, key: Key, measured: tuple[int, list[Measured], list[Measured]]) -> None:
+        """Keep a round of a comparison on CPU time; at a ``rules.is_recheck``, choose again from every
+        round so far (as ``comparison.metric_of``), and on wall time follow its values from the first
+        round: its confidence sequence is then the one it would have been all along."""
+        kept = self._kept[key]
+        kept.append(measured)
+        if not is_recheck(len(kept)) or chosen_metric(_cpu_use_of(kept)) == "cpu":
+            return
+        del self._kept[key]
+        self._metric[key] = "wall"
+        self._running.pop(key, None)
+        self._ratios[key], self._block[key] = [], []
+        self._constant.pop(key, None)
+        self.latest.pop(key, None)
+        for rounds, base, cand in kept:
             self._add(key, rounds, base, cand)
 
     def _add(self, key: Key, rounds: int, base: list[Measured], cand: list[Measured]) -> None:

@@ -342,7 +342,9 @@ CHOSEN_WHY = {
 def _chosen(d: Mapping, unit: str) -> str:
     why = CHOSEN_WHY[d["kind"]].format(share=format_percent(100 * (d.get("off_cpu_share") or 0), signed=False),
                                        ratio=d.get("cpu_over_wall") or 0)
-    return f"the verdict is on {metric_words(d['metric'])} (--metric auto), from its first {d['rounds']} rounds: {why}"
+    rechecked = f" (its first {d['first_rounds']} had looked CPU-bound)" if d.get("first_rounds") else ""
+    return (f"the verdict is on {metric_words(d['metric'])} (--metric auto), from its first {d['rounds']} "
+            f"rounds{rechecked}: {why}")
 
 
 def _cleanup(d: Mapping, unit: str) -> str:
