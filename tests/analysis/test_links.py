@@ -51,6 +51,24 @@ def test_a_change_within_the_threshold_or_above_the_level_is_no_step():
     assert history.steps == ()
 
 
+def test_a_change_decided_with_a_negligible_estimate_is_no_step_however_far_its_interval_reaches():
+    # two commits of the same Python function: a link stopped at 19 blocks of rounds (measured)
+    small = chain_of({5: decided(-0.39)})
+    [history] = link_histories(KEY, [_interval(x, -4.05, -0.01) if x.after == commit(5) else x for x in small],
+                               threshold=1.0)
+    assert history.steps == ()
+    large = chain_of({5: decided(-2.0)})
+    [history] = link_histories(KEY, [_interval(x, -4.05, -0.01) if x.after == commit(5) else x for x in large],
+                               threshold=1.0)
+    assert [d.direction for d in history.steps] == ["faster"]  # its estimate beyond -1%: a step
+
+
+def _interval(found: Link, low: float, high: float) -> Link:
+    from dataclasses import replace
+
+    return replace(found, effect_low=low, effect_high=high)
+
+
 def test_a_step_over_a_span_of_unrecorded_commits_leads_to_bisect():
     links = [link(1, 2), link(2, 6, **decided(-5.0)), link(6, 7)]
     [history] = link_histories(KEY, links, threshold=1.0)
@@ -157,3 +175,20 @@ def test_the_stopping_rule_follows_the_anchors_comparison_too():
     run = _record_run({"commit": 0.0, "anchor": 0.0})
     rule = StoppingRule(criteria_of(run), pairs=comparison_pairs(run))
     assert rule.keys == [(0, 0, 1), (0, 2, 1)]
+
+
+def test_a_record_s_rounds_go_on_until_a_change_s_size_is_known_within_a_factor_of_two():
+    from pairbench.analysis.criteria import SizedChange
+    from pairbench.analysis.records import Effect
+    from pairbench.verdict import decide
+
+    def settles(estimate: float, low: float, high: float, threshold: float = 1.0) -> bool:
+        effect = Effect(estimate, low, high, 0.999, "anytime", 1e-4, "anytime-valid", 100)
+        return SizedChange().settles(decide(low, high, threshold), effect)
+
+    assert not settles(-0.39, -4.05, -0.01)  # a change, of any size from nothing to 4%
+    assert settles(2.0, 1.2, 2.9) and settles(-2.0, -2.9, -1.2)  # known within a factor of two
+    assert not settles(1.7, 0.1, 3.9)
+    assert settles(0.3, 0.1, 0.5)  # negligible: within +-1%, whatever its size
+    assert settles(0.1, -0.5, 0.6)  # equivalent
+    assert not settles(0.5, -0.5, 3.0)  # inconclusive

@@ -7,6 +7,8 @@ independent per-run noise. Seeds are fixed, so every figure here reproduces.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from fakes import FakeExecutor
@@ -175,3 +177,24 @@ def test_a_round_with_a_time_of_zero_gives_no_ratio_and_the_rule_goes_on():
 
 def _measured(side: int, value_ns: float) -> Measured:
     return Measured(side, 0, Sample(wall_ns=int(value_ns), start_ns=0), {PRIMARY_METRIC: value_ns})
+
+
+def test_a_record_s_change_runs_on_until_its_size_is_known_within_a_factor_of_two():
+    from pairbench.analysis.criteria import SizedChange
+
+    longer = 0
+    for seed in range(6):
+        _, _, rounds = run_trial(1.03, seed, alpha=0.01)
+        executor = FakeExecutor(drifting_machine(1.03, seed))
+        rule = StoppingRule(Criteria(alpha=0.01, threshold=1.0, anytime=True, family=1), 0, [1],
+                            boundary=SizedChange())
+        plan = SamplingPlan(targets=(CommandTarget(A, "a"), CommandTarget(B, "b")),
+                            stop=StopRule(min_runs=10, max_runs=400), seed=seed)
+        sampler = Sampler(executor, plan, sinks=[rule], decide=rule.decide)
+        sampler.run()
+        sized, effect = rule.latest[(0, 0, 1)]
+        assert sampler.rounds >= rounds and sized.verdict == "slower"
+        assert sampler.stopped_because == "the verdict was decided (slower)"
+        assert math.log1p(effect.low / 100) > math.log1p(effect.estimate / 100) / 2
+        longer += sampler.rounds > rounds
+    assert longer >= 1  # where the verdict alone stopped with its size unknown

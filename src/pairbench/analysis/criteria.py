@@ -141,6 +141,35 @@ class Boundary:
         return BELOW if high < at else UNDECIDED
 
 
+@dataclass(frozen=True)
+class SizedChange:
+    """What a link of ``pairbench record`` waits for besides its verdict: a change it decides (slower
+    or faster, not negligible) stops its rounds only once the change's size is known within a factor
+    of ``1 / share``: the interval's end nearest zero lies beyond ``share`` times the estimate (the
+    rule of a bisect step's boundary, on log-ratios). A history names a step from one link, so an
+    interval that excludes zero but reaches from a negligible change to a large one says too little:
+    a Python function's link of two commits of the same code stopped at 19 blocks of rounds with
+    -0.39% [-4.05%, -0.01%], which more rounds would have told from a step. Equivalent and negligible
+    verdicts stop as they are."""
+
+    share: float = 0.5
+
+    def __post_init__(self):
+        if not 0.0 < self.share < 1.0:
+            raise ValueError(f"a share in (0, 1) is needed, got {self.share!r}")
+
+    def settles(self, verdict, effect) -> bool:
+        """Whether ``verdict`` (a ``verdict.Verdict``) on ``effect`` may stop the rounds."""
+        if not verdict.decided:
+            return False
+        if verdict.verdict not in ("slower", "faster") or verdict.negligible:
+            return True
+        estimate = log_change(effect.estimate)
+        if verdict.verdict == "slower":
+            return log_change(effect.low) > self.share * estimate
+        return log_change(effect.high) < self.share * estimate
+
+
 def holm_steps(pvalues: Sequence[float], m: int, alpha: float) -> list[tuple[float, float]]:
     """Each of ``pvalues``' Holm-adjusted p-value in a family of ``m`` (the members not given count
     with p = 1), with the level of its step of Holm's procedure: alpha / (m - its rank)."""

@@ -20,8 +20,13 @@ real ones happen. The record chooses ``level`` before it measures and stores it 
 the history judges each link at its own level.
 
 **A step** is a predecessor link whose interval at its level lies on one side of zero and not
-wholly within +-its threshold (``verdict.decide``: slower or faster, not negligible; each link
-keeps the threshold and the rate it was recorded with, and is judged by them). A step whose
+wholly within +-its threshold (``verdict.decide``: slower or faster, not negligible), and whose
+estimate lies beyond the threshold (each link keeps the threshold and the rate it was recorded
+with, and is judged by them). A record's rounds do not stop on such a change until its size is
+known within a factor of two (``analysis.criteria.SizedChange``): two commits of the same Python
+function differ by a few tenths of a percent (where the interpreter lays them out; measured in
+``benchmarks/results/paired_history.md``), which a link of few blocks of rounds could otherwise
+decide with an interval reaching past the threshold. A step whose
 link spans several commits (CI skipped some) names the span and the ``bisect`` that finds its commit.
 
 **Drift.** Small changes that no single link decides add up; chaining links would widen the
@@ -40,7 +45,7 @@ from dataclasses import dataclass
 
 from pairbench.analysis.history import Bisect, bisect_filter
 from pairbench.model import BenchmarkKey
-from pairbench.verdict import decide
+from pairbench.verdict import decide, within
 
 STEP_RATE = 1e-3
 """False steps allowed per commit of the whole suite (in expectation): 1 per 1,000 commits."""
@@ -108,12 +113,15 @@ class LinkHistory:
 
 def judged(link, threshold: float) -> str | None:
     """"slower" or "faster" when ``link`` decides a change at its own level beyond its own threshold
-    (the one the record judged it by; ``threshold`` percent for a link stored without one), else None."""
-    if link.effect_low is None or link.effect_high is None or link.pvalue > link.level:
+    (the one the record judged it by; ``threshold`` percent for a link stored without one), else None:
+    its interval excludes zero and reaches beyond the threshold, and its estimate lies beyond it too
+    (a link whose estimate is a negligible change is not named a step on the strength of its
+    interval's far end)."""
+    if link.effect is None or link.effect_low is None or link.effect_high is None or link.pvalue > link.level:
         return None
-    own = link.threshold
-    verdict = decide(link.effect_low, link.effect_high, threshold if own is None else own)
-    if verdict.verdict in ("slower", "faster") and not verdict.negligible:
+    own = threshold if link.threshold is None else link.threshold
+    verdict = decide(link.effect_low, link.effect_high, own)
+    if verdict.verdict in ("slower", "faster") and not verdict.negligible and not within(link.effect, own):
         return verdict.verdict
     return None
 

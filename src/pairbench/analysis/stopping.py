@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.ma  # noqa: F401 - np.median (the metric's choice, a suite's pilot) imports it at its first call
 
-from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria
+from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria, SizedChange
 from pairbench.analysis.effect import anytime_effect, effect_of, exact_record, verdict_of
 from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use, is_recheck
@@ -52,15 +52,16 @@ class StoppingRule(Sink):
     def __init__(self, criteria: Criteria, baseline: int = 0, candidates: Sequence[int] = (),
                  benchmarks: int = 1, *, pairs: Sequence[tuple[int, int]] | None = None,
                  benchmark_ids: Sequence[int] | None = None,
-                 block_rounds: int | None = None, boundary: Boundary | None = None):
+                 block_rounds: int | None = None, boundary: Boundary | SizedChange | None = None):
         """Follows every candidate against ``baseline`` (or each (baseline, candidate) side of
         ``pairs``: ``analysis.comparison_pairs``, a record's anchor among them) on benchmarks
         ``0 .. benchmarks - 1``, or on ``benchmark_ids`` only (bench measures its benchmarks one
         at a time, a rule each); every comparison is decided at the criteria's level. With ``block_rounds``
         (bench's blocks of fresh worker processes) each block of that many rounds is one value,
         its median log-ratio, as ``analysis.pairing.block_effects`` makes it, and the rule
-        decides only when a block has just ended. With ``boundary`` (``bisect``) a comparison is
-        decided once its interval lies wholly above or below the boundary, not by its verdict."""
+        decides only when a block has just ended. With a ``Boundary`` (``bisect``) a comparison is
+        decided once its interval lies wholly above or below the boundary, not by its verdict; with a
+        ``SizedChange`` (``record``) a verdict of change stops the rounds once its size is known."""
         self.criteria = criteria
         self.boundary = boundary
         self.block_rounds = block_rounds
@@ -187,13 +188,18 @@ class StoppingRule(Sink):
         if self.block_rounds is not None and not self._block_ended:
             return None
         verdicts = [self._verdict(key) for key in self.keys]
-        if self.boundary is not None:
+        if isinstance(self.boundary, Boundary):
             return self._settled()
-        if all(v.decided for v in verdicts):
+        if all(v.decided for v in verdicts) and self._sized():
             if len(verdicts) == 1:
                 return f"the verdict was decided ({verdicts[0].verdict})"
             return "every comparison reached a verdict"
         return None
+
+    def _sized(self) -> bool:
+        """Whether every comparison's verdict may stop the rounds: always, unless a ``SizedChange``
+        (``record``) asks a change's size to be known first."""
+        return self.boundary is None or all(self.boundary.settles(*self.latest[key]) for key in self.keys)
 
     def _settled(self) -> str | None:
         """The reason to stop once every comparison lies on one side of the boundary, else None."""

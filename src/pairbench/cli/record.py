@@ -158,11 +158,12 @@ def one_side(kind: str, options: dict) -> tuple[dict, str]:
 def _measured(app: App, settings, *, anchored: bool = False):
     """The builds ``settings`` names (a record's two or three, or one), measured with the progress
     display; ``anchored``: the third is the anchor, compared with the commit in the same rounds."""
+    from pairbench.analysis.criteria import SizedChange
     from pairbench.cli.progress import Displays
     from pairbench.sessions.confirm import measure_builds
 
-    with Displays(app.io, settings, app.clock) as shown:
-        return measure_builds(settings, seams(app, shown), anchored=anchored)
+    with Displays(app.io, settings, app.clock) as shown:  # a step's link stops once its size is known
+        return measure_builds(settings, seams(app, shown), SizedChange(), anchored=anchored)
 
 
 def _links(app: App, target, session, sides, outcome, machine) -> int | None:

@@ -56,7 +56,7 @@ from pairbench.sessions.result import (
 from pairbench.settings import COUNT_METRIC_CHOICES, Settings
 
 if TYPE_CHECKING:
-    from pairbench.analysis.criteria import Boundary
+    from pairbench.analysis.criteria import Boundary, SizedChange
     from pairbench.analysis.stopping import StoppingRule
     from pairbench.environment.activity import ActivityWindow
 
@@ -189,8 +189,10 @@ class Session:
     """One ``run`` or ``compare``: built from settings (commands checked), then :meth:`measure`."""
 
     def __init__(self, settings: Settings, executor_factory: ExecutorFactory, environment: Mapping, *,
-                 boundary: Boundary | None = None, anchored: bool = False, activity: ActivityWindow | None = None):
-        """``boundary``: what ``bisect`` decides the comparison against, instead of its verdict;
+                 boundary: Boundary | SizedChange | None = None, anchored: bool = False,
+                 activity: ActivityWindow | None = None):
+        """``boundary``: what ``bisect`` decides the comparison against, instead of its verdict (or
+        ``record``'s ``SizedChange``: what a verdict of change waits for);
         ``anchored``: the last command is an anchor (``sides_of``); ``activity``: the machine's
         activity window, read between the samples once it has passed when ``environment`` leaves it
         to be read (``sessions.activity``)."""

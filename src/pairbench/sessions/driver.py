@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from pairbench.analysis import comparison_pairs, criteria_of
-from pairbench.analysis.criteria import Boundary
+from pairbench.analysis.criteria import Boundary, SizedChange
 from pairbench.analysis.effect import plan_rounds
 from pairbench.analysis.stopping import StoppingRule
 from pairbench.errors import CommandFailed
@@ -83,8 +83,9 @@ SLOW_SAMPLE_NS = 100_000_000
 one validation round instead of the lane's several: 4 points per side fit a line for the setup
 overhead, though too few for the elided-body rank test, which then says it cannot tell."""
 
-Boundaries = Boundary | Mapping[str, Boundary] | None
-"""What ``bisect`` decides a suite's comparisons against: one boundary for all, or one per benchmark label."""
+Boundaries = Boundary | Mapping[str, Boundary] | SizedChange | None
+"""What ``bisect`` decides a suite's comparisons against: one boundary for all, or one per benchmark label;
+or what a ``record`` link waits for besides its verdict (``analysis.criteria.SizedChange``)."""
 
 
 class _Stopped(Exception):
