@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.ma  # noqa: F401 - np.median (the metric's choice, a suite's pilot) imports it at its first call
@@ -25,7 +26,7 @@ from pairbench.analysis.effect import anytime_effect, effect_of, exact_record, v
 from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use, is_recheck
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
-from pairbench.model import FIXED_CPU_METRIC, metric_total
+from pairbench.model import FIXED_CPU_METRIC, Sample, metric_total
 from pairbench.stats._order import middle
 from pairbench.stats.counts import exact_effect
 from pairbench.stats.sequential import RunningSequence
@@ -35,15 +36,40 @@ Key = tuple[int, int, int]
 """A comparison the rule follows: (benchmark, its baseline side, its candidate side)."""
 
 
-def _cpu_use_of(rounds: list[tuple[int, list[Measured], list[Measured]]]):
-    """``rules.cpu_use`` of rounds as the rule keeps them, as ``comparison.cpu_use_of`` reads the
-    stored samples: each side's first sample of a round (repetitions share one process)."""
-    firsts = [side[0] for _, base, cand in rounds for side in (base, cand)]
-    samples = [m.sample for m in firsts]
-    runtime_switches = any(FIXED_CPU_METRIC in m.metrics for m in firsts)
+@dataclass(frozen=True)
+class KeptRound:
+    """What a comparison on CPU time keeps of a round to choose again (``rules.is_recheck``): the
+    round, each side's value on wall time, and each side's first sample (repetitions share one
+    process) with whether its CPU time was its process's own (``FIXED_CPU_METRIC``)."""
+
+    rounds: int
+    wall: tuple[float, float]
+    firsts: tuple[Sample, Sample]
+    own_cpu: bool
+
+
+def _cpu_use_of(kept: Sequence[KeptRound]):
+    """``rules.cpu_use`` of the rounds kept, as ``comparison.cpu_use_of`` reads the stored samples:
+    without voluntary switches where CPU time is the process's own."""
+    samples = [s for r in kept for s in r.firsts]
+    runtime_switches = any(r.own_cpu for r in kept)
     return cpu_use([s.wall_ns for s in samples], [s.user_ns + s.sys_ns for s in samples],
                    [s.involuntary_cs for s in samples],
                    None if runtime_switches else [s.voluntary_cs for s in samples])
+
+
+def _value(metric: str, taken: list[Measured]) -> float:
+    """One operation's value of a side's sample in a round by ``metric``, as
+    ``pairing.round_values`` gives it for stored samples: the median of an invocation's
+    repetitions (every benchmark measured is a time)."""
+    values = [float(metric_total(metric, m.sample.wall_ns, m.sample.user_ns, m.sample.sys_ns,
+                                 m.metrics)) / m.sample.iterations for m in taken]
+    return values[0] if len(values) == 1 else middle(np.asarray(values, dtype=np.float64))
+
+
+def _kept_round(rounds: int, base: list[Measured], cand: list[Measured]) -> KeptRound:
+    return KeptRound(rounds, (_value("wall", base), _value("wall", cand)), (base[0].sample, cand[0].sample),
+                     any(FIXED_CPU_METRIC in m.metrics for m in (base[0], cand[0])))
 
 
 class StoppingRule(Sink):
@@ -79,7 +105,7 @@ class StoppingRule(Sink):
         self._metric: dict[Key, str | None] = {key: fixed for key in self.keys}
         self._early: dict[Key, list[tuple[int, list[Measured], list[Measured]]]] = {key: [] for key in self.keys}
         # ... and every round of those it chose CPU time for, kept to check the choice again (rules.is_recheck)
-        self._kept: dict[Key, list[tuple[int, list[Measured], list[Measured]]]] = {}
+        self._kept: dict[Key, list[KeptRound]] = {}
         # a count's values while they have been one per side in every round: (baseline, candidate, rounds), or
         # None once they varied (``stats.counts``: the exact rule is then out for good)
         self._constant: dict[Key, tuple[float, float, int] | None] = {}
@@ -105,19 +131,20 @@ class StoppingRule(Sink):
                 continue
             self._add(key, end.rounds, base, cand)
             if key in self._kept:
-                self._recheck(key, (end.rounds, base, cand))
+                self._recheck(key, _kept_round(end.rounds, base, cand))
 
     def _choose(self, key: Key) -> None:
         """``--metric auto``: the metric of ``key``, from its first rounds (as ``comparison.metric_of``),
         and their values, now that they can be computed."""
         early = self._early.pop(key)
-        self._metric[key] = chosen_metric(_cpu_use_of(early))
+        kept = [_kept_round(*r) for r in early]
+        self._metric[key] = chosen_metric(_cpu_use_of(kept))
         if self._metric[key] == "cpu":
-            self._kept[key] = list(early)
+            self._kept[key] = kept
         for rounds, base, cand in early:
             self._add(key, rounds, base, cand)
 
-    def _recheck(self, key: Key, measured: tuple[int, list[Measured], list[Measured]]) -> None:
+    def _recheck(self, key: Key, measured: KeptRound) -> None:
         """Keep a round of a comparison on CPU time; at a ``rules.is_recheck``, choose again from every
         round so far (as ``comparison.metric_of``), and on wall time follow its values from the first
         round: its confidence sequence is then the one it would have been all along."""
@@ -131,12 +158,16 @@ class StoppingRule(Sink):
         self._ratios[key], self._block[key] = [], []
         self._constant.pop(key, None)
         self.latest.pop(key, None)
-        for rounds, base, cand in kept:
-            self._add(key, rounds, base, cand)
+        for r in kept:
+            self._add_values(key, r.rounds, *r.wall)
 
     def _add(self, key: Key, rounds: int, base: list[Measured], cand: list[Measured]) -> None:
         """The log-ratio of round ``rounds`` (one of a block's when rounds come in blocks), kept."""
-        b, c = self._value(key, base), self._value(key, cand)
+        metric = self._metric[key]
+        self._add_values(key, rounds, _value(metric, base), _value(metric, cand))
+
+    def _add_values(self, key: Key, rounds: int, b: float, c: float) -> None:
+        """``_add`` of the round's two values."""
         if not (b > 0 and c > 0):  # a time of 0 (a timer that did not advance) has no ratio: as the analysis
             return
         if self.criteria.counts:
@@ -167,14 +198,6 @@ class StoppingRule(Sink):
             return None
         b, c, rounds = kept
         return exact_effect(np.full(rounds, b), np.full(rounds, c), self.criteria.level)
-
-    def _value(self, key: Key, taken: list[Measured]) -> float:
-        """One operation's value of a side's sample in a round by the comparison's metric, as
-        ``pairing.round_values`` gives it for stored samples: the median of an invocation's
-        repetitions (every benchmark measured is a time)."""
-        values = [float(metric_total(self._metric[key], m.sample.wall_ns, m.sample.user_ns, m.sample.sys_ns,
-                                     m.metrics)) / m.sample.iterations for m in taken]
-        return values[0] if len(values) == 1 else middle(np.asarray(values, dtype=np.float64))
 
     def _sequence(self, key: Key):
         """The running confidence sequence of comparison ``key``, made at its first value."""
