@@ -56,7 +56,9 @@ def record(app: App, revision: str, store: str | None, against: str | None, anch
     as a link: both commits, the effect with its interval and test, the metric,
     the rounds and the raw samples. A first record measures one side, with
     the budget of `pairbench run` (or of a one-side bench) unless --runs or
-    --max-time is given: the next record measures it again. Each
+    --max-time is given: the next record measures it again. A link that
+    finds a change goes on until the change's size is known within a factor
+    of two (or --max-time). Each
     link is tested at 1/1,000 split over the suite's benchmarks, so a history
     shows at most 1 false step per 1,000 commits of the whole suite in
     expectation; `pairbench history` shows the steps, drifts and unrecorded
