@@ -148,9 +148,9 @@ class SizedChange:
     of ``1 / share``: the interval's end nearest zero lies beyond ``share`` times the estimate (the
     rule of a bisect step's boundary, on log-ratios). A history names a step from one link, so an
     interval that excludes zero but reaches from a negligible change to a large one says too little:
-    a Python function's link of two commits of the same code stopped at 19 blocks of rounds with
-    -0.39% [-4.05%, -0.01%], which more rounds would have told from a step. Equivalent and negligible
-    verdicts stop as they are."""
+    a Python function's link of two commits of the same code, one side of which something of the
+    machine hit for a while, stopped at 19 blocks of rounds with -0.39% [-4.05%, -0.01%], which more
+    rounds would have told from a step. Equivalent and negligible verdicts stop as they are."""
 
     share: float = 0.5
 

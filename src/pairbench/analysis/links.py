@@ -23,10 +23,11 @@ the history judges each link at its own level.
 wholly within +-its threshold (``verdict.decide``: slower or faster, not negligible), and whose
 estimate lies beyond the threshold (each link keeps the threshold and the rate it was recorded
 with, and is judged by them). A record's rounds do not stop on such a change until its size is
-known within a factor of two (``analysis.criteria.SizedChange``): two commits of the same Python
-function differ by a few tenths of a percent (where the interpreter lays them out; measured in
-``benchmarks/results/paired_history.md``), which a link of few blocks of rounds could otherwise
-decide with an interval reaching past the threshold. A step whose
+known within a factor of two (``analysis.criteria.SizedChange``): when something of the machine
+hit one side of a record for a while, a link of two commits of the same Python function stopped
+after a few blocks of rounds with -0.39% [-4.05%, -0.01%], a change of no size that matters by its
+estimate but named a step by its interval's far end (measured again, the two commits did not differ:
+``benchmarks/results/paired_history.md`` §3f). A step whose
 link spans several commits (CI skipped some) names the span and the ``bisect`` that finds its commit.
 
 **Drift.** Small changes that no single link decides add up; chaining links would widen the
