@@ -74,8 +74,10 @@ def metric_of(pairing: Pairing, criteria: Criteria) -> tuple[str, CpuUse | None]
     b, c, b_index, c_index = usable_rounds(pairing.base, pairing.cand)
     use = cpu_use_of((b, b_index[:CHOICE_ROUNDS]), (c, c_index[:CHOICE_ROUNDS]))
     metric = chosen_metric(use)
+    if metric != "cpu":  # only a choice of CPU time is checked again
+        return metric, use
     for rounds in range(2 * CHOICE_ROUNDS, int(b_index.size) + 1, CHOICE_ROUNDS):
-        if metric == "cpu" and is_recheck(rounds):
+        if is_recheck(rounds):
             later = cpu_use_of((b, b_index[:rounds]), (c, c_index[:rounds]))
             if chosen_metric(later) == "wall":
                 return "wall", later

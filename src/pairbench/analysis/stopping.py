@@ -38,14 +38,20 @@ Key = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class KeptRound:
-    """What a comparison on CPU time keeps of a round to choose again (``rules.is_recheck``): the
-    round, each side's value on wall time, and each side's first sample (repetitions share one
-    process) with whether its CPU time was its process's own (``FIXED_CPU_METRIC``)."""
+    """What a comparison under ``--metric auto`` keeps of a round while its metric is still to be
+    chosen (its first ``CHOICE_ROUNDS`` rounds) or may be chosen again (on CPU time:
+    ``rules.is_recheck``): the round, each side's value on wall and on CPU time, and each side's
+    first sample (repetitions share one process) with whether its CPU time was its process's own
+    (``FIXED_CPU_METRIC``)."""
 
     rounds: int
     wall: tuple[float, float]
+    cpu: tuple[float, float]
     firsts: tuple[Sample, Sample]
     own_cpu: bool
+
+    def values(self, metric: str) -> tuple[float, float]:
+        return self.wall if metric == "wall" else self.cpu
 
 
 def _cpu_use_of(kept: Sequence[KeptRound]):
@@ -68,8 +74,8 @@ def _value(metric: str, taken: list[Measured]) -> float:
 
 
 def _kept_round(rounds: int, base: list[Measured], cand: list[Measured]) -> KeptRound:
-    return KeptRound(rounds, (_value("wall", base), _value("wall", cand)), (base[0].sample, cand[0].sample),
-                     any(FIXED_CPU_METRIC in m.metrics for m in (base[0], cand[0])))
+    return KeptRound(rounds, (_value("wall", base), _value("wall", cand)), (_value("cpu", base), _value("cpu", cand)),
+                     (base[0].sample, cand[0].sample), any(FIXED_CPU_METRIC in m.metrics for m in (base[0], cand[0])))
 
 
 class StoppingRule(Sink):
@@ -100,12 +106,11 @@ class StoppingRule(Sink):
         self._running: dict = {}
         self._ratios: dict[Key, list[float]] = {key: [] for key in self.keys}
         self._block: dict[Key, list[float]] = {key: [] for key in self.keys}
-        # --metric auto: a comparison's metric is chosen from its first CHOICE_ROUNDS rounds (kept in _early)
+        # --metric auto: a comparison's rounds are kept to choose its metric from the first CHOICE_ROUNDS, and
+        # while that is CPU time to choose again at each rules.is_recheck (``_keep``)
         fixed = None if criteria.metric == "auto" else criteria.metric
         self._metric: dict[Key, str | None] = {key: fixed for key in self.keys}
-        self._early: dict[Key, list[tuple[int, list[Measured], list[Measured]]]] = {key: [] for key in self.keys}
-        # ... and every round of those it chose CPU time for, kept to check the choice again (rules.is_recheck)
-        self._kept: dict[Key, list[KeptRound]] = {}
+        self._kept: dict[Key, list[KeptRound]] = {key: [] for key in self.keys} if fixed is None else {}
         # a count's values while they have been one per side in every round: (baseline, candidate, rounds), or
         # None once they varied (``stats.counts``: the exact rule is then out for good)
         self._constant: dict[Key, tuple[float, float, int] | None] = {}
@@ -124,42 +129,38 @@ class StoppingRule(Sink):
             base, cand = taken.get((key[0], key[1])), taken.get((key[0], key[2]))
             if base is None or cand is None:
                 continue
-            if self._metric.get(key) is None:
-                self._early[key].append((end.rounds, base, cand))
-                if len(self._early[key]) == CHOICE_ROUNDS:
-                    self._choose(key)
-                continue
-            self._add(key, end.rounds, base, cand)
             if key in self._kept:
-                self._recheck(key, _kept_round(end.rounds, base, cand))
+                self._keep(key, _kept_round(end.rounds, base, cand))
+            else:
+                self._add(key, end.rounds, base, cand)
 
-    def _choose(self, key: Key) -> None:
-        """``--metric auto``: the metric of ``key``, from its first rounds (as ``comparison.metric_of``),
-        and their values, now that they can be computed."""
-        early = self._early.pop(key)
-        kept = [_kept_round(*r) for r in early]
-        self._metric[key] = chosen_metric(_cpu_use_of(kept))
-        if self._metric[key] == "cpu":
-            self._kept[key] = kept
-        for rounds, base, cand in early:
-            self._add(key, rounds, base, cand)
-
-    def _recheck(self, key: Key, measured: KeptRound) -> None:
-        """Keep a round of a comparison on CPU time; at a ``rules.is_recheck``, choose again from every
-        round so far (as ``comparison.metric_of``), and on wall time follow its values from the first
-        round: its confidence sequence is then the one it would have been all along."""
+    def _keep(self, key: Key, kept_round: KeptRound) -> None:
+        """``--metric auto``: keep a round of ``key`` and follow it on the metric chosen; choose the
+        metric from the first ``CHOICE_ROUNDS`` rounds, and while it is CPU time again at each
+        ``rules.is_recheck``, from every round so far (as ``comparison.metric_of``). A metric newly
+        chosen is followed from the first round: its confidence sequence is the one it would have
+        been all along."""
         kept = self._kept[key]
-        kept.append(measured)
-        if not is_recheck(len(kept)) or chosen_metric(_cpu_use_of(kept)) == "cpu":
+        kept.append(kept_round)
+        if self._metric[key] is not None:
+            self._add_values(key, kept_round.rounds, *kept_round.values(self._metric[key]))
+        if len(kept) != CHOICE_ROUNDS and not is_recheck(len(kept)):
             return
-        del self._kept[key]
-        self._metric[key] = "wall"
+        metric = chosen_metric(_cpu_use_of(kept))
+        if metric != self._metric[key]:
+            self._follow(key, metric, kept)
+        if metric != "cpu":  # only a choice of CPU time is checked again
+            del self._kept[key]
+
+    def _follow(self, key: Key, metric: str, kept: list[KeptRound]) -> None:
+        """Follow ``key`` on ``metric`` from the first of the rounds ``kept``, as if from the start."""
+        self._metric[key] = metric
         self._running.pop(key, None)
         self._ratios[key], self._block[key] = [], []
         self._constant.pop(key, None)
         self.latest.pop(key, None)
         for r in kept:
-            self._add_values(key, r.rounds, *r.wall)
+            self._add_values(key, r.rounds, *r.values(metric))
 
     def _add(self, key: Key, rounds: int, base: list[Measured], cand: list[Measured]) -> None:
         """The log-ratio of round ``rounds`` (one of a block's when rounds come in blocks), kept."""
