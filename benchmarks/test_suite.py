@@ -217,7 +217,7 @@ def main(argv=None) -> int:
             print(f"| {worker['worker']} | {worker['tests']} | {worker['busy']:.0f} | {worker['cpu']:.0f} | {worker['first']:.1f} | "
                   f"{worker['last']:.1f} | `{last['id']}` ({last['end'] - last['start']:.1f} s) |")
         ends = [worker["last"] for worker in workers]
-        print(f"\nidle tail: the first worker to finish waited {max(ends) - min(ends):.1f} s for the other")
+        print(f"\nidle tail: the first worker to finish waited {max(ends) - min(ends):.1f} s for the last")
     if tests:
         by_directory = collections.Counter()
         for _, seconds, directory in tests:
