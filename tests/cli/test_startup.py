@@ -132,14 +132,15 @@ def _unlisted(modules: list[str], command: str) -> list[str]:
 # loaded before it, nothing is imported while sampling, and no thread of pairbench's is alive beside
 # any sample.
 WHILE_SAMPLING = f"""
-import io, json, sys, threading
+import io, json, os, sys, threading
 sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
 """ + """
 from pairbench.cli import main
 from fakes import FakeExecutor, FakeWorkers
 seen = []
 def note():
-    seen.append({"threads": [t.name for t in threading.enumerate()], "modules": sorted(sys.modules)})
+    seen.append({"threads": [t.name for t in threading.enumerate()], "modules": sorted(sys.modules),
+                 "tasks": len(os.listdir("/proc/self/task"))})
 def duration(command, index, clock_ns):
     note()
     return 0.01
@@ -171,6 +172,7 @@ def test_only_what_the_first_sample_needs_loads_before_it_and_nothing_runs_besid
     seen = found["seen"]
     assert found["code"] == 0 and len(seen) >= 12
     assert all(s["threads"] == ["MainThread"] for s in seen)  # no thread of ours beside any sample
+    assert all(s["tasks"] == 1 for s in seen)  # nor one of a library's (numpy's OpenBLAS: pairbench.blas_threads)
     first = seen[0]["modules"]
     assert _unlisted(first, argv[0]) == []
     assert all(s["modules"] == first for s in seen)  # and nothing imported while sampling

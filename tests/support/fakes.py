@@ -294,7 +294,15 @@ class FakeWorkers:
         self.clock = FakeExecutor(start_ns=start_ns)
         self.noise, self.gap_ns = noise, gap_ns
         self.started: list[str] = []  # the sides whose worker was started, in order (each block's too)
-        self._rng = _generator(seed)
+        self._seed, self._noise_stream = seed, None
+
+    @property
+    def _rng(self):
+        """The noise's stream, made at the first sample: numpy loads in the command, as it would
+        without the fakes (``tests/cli/test_startup.py`` counts the threads beside the samples)."""
+        if self._noise_stream is None:
+            self._noise_stream = _generator(self._seed)
+        return self._noise_stream
 
     def __call__(self, spec, side: str) -> FakeWorker:
         if spec.command.text not in self.programs:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import click
 
 from pairbench import __version__, held_signals
+from pairbench.blas_threads import numpy_loads_without_thread_pool
 from pairbench.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERNAL,
@@ -325,7 +326,8 @@ def main(argv: Sequence[str] | None = None, *, stdout=None, stderr=None, color: 
     io = Io(stdout, stderr, color)
     seams = {"executor_factory": executor_factory, "environment": environment, "clock": clock, "workers": workers}
     app = App(io, **{name: seam for name, seam in seams.items() if seam is not None})
-    return _with_output_failure(io, _invoke(app, argv))
+    with numpy_loads_without_thread_pool():
+        return _with_output_failure(io, _invoke(app, argv))
 
 
 def _invoke(app: App, argv: Sequence[str] | None) -> int:
