@@ -129,15 +129,22 @@ def _unlisted(modules: list[str], command: str) -> list[str]:
 
 # run, compare or bench through main with a scripted executor (or workers) that notes, at each sample
 # (warm-up included), the threads alive and the modules loaded: only what the first sample needs is
-# loaded before it, nothing is imported while sampling, and no thread of pairbench's is alive beside
-# any sample.
+# loaded before it, nothing is imported while the measured samples run, and no thread of pairbench's
+# is alive beside them; beside compare's warm-up round only the thread loading what follows the last
+# sample, which then leaves nothing of pairbench's to load.
 WHILE_SAMPLING = f"""
 import io, json, os, sys, threading
 sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
 """ + """
 from pairbench.cli import main
+from pairbench.measure.sampler import Sampler
 from fakes import FakeExecutor, FakeWorkers
-seen = []
+seen, before = [], []
+warm_up = Sampler._warm_up
+def noting_warm_up(self):
+    before.append(sorted(sys.modules))  # what loaded before the first sample, warm-up or measured
+    warm_up(self)
+Sampler._warm_up = noting_warm_up
 def note():
     seen.append({"threads": [t.name for t in threading.enumerate()], "modules": sorted(sys.modules),
                  "tasks": len(os.listdir("/proc/self/task"))})
@@ -152,7 +159,7 @@ script = {"parse": {"per_iteration_ns": 120.0}, "sort": {"per_iteration_ns": 800
 workers = NotingWorkers({"./bench-old": script, "./bench-new": script}, seed=1) if sys.argv[1] == "bench" else None
 code = main(sys.argv[1:], stdout=io.StringIO(), stderr=io.StringIO(),
             executor_factory=lambda output: FakeExecutor(duration), environment=lambda *a, **k: {}, workers=workers)
-print(json.dumps({"code": code, "seen": seen}))
+print(json.dumps({"code": code, "seen": seen, "before": before, "at_exit": sorted(sys.modules)}))
 """
 
 
@@ -171,11 +178,16 @@ def test_only_what_the_first_sample_needs_loads_before_it_and_nothing_runs_besid
     found = json.loads(done.stdout)
     seen = found["seen"]
     assert found["code"] == 0 and len(seen) >= 12
-    assert all(s["threads"] == ["MainThread"] for s in seen)  # no thread of ours beside any sample
-    assert all(s["tasks"] == 1 for s in seen)  # nor one of a library's (numpy's OpenBLAS: pairbench.blas_threads)
-    first = seen[0]["modules"]
-    assert _unlisted(first, argv[0]) == []
-    assert all(s["modules"] == first for s in seen)  # and nothing imported while sampling
+    assert _unlisted(found["before"][0] if found["before"] else seen[0]["modules"], argv[0]) == []
+    warmup = 2 if argv[0] == "compare" else 0  # compare's default: one warm-up round of its two sides
+    assert all(set(s["threads"]) <= {"MainThread", "pairbench-beside-warmup"} for s in seen[:warmup])
+    measured = seen[warmup:]
+    assert all(s["threads"] == ["MainThread"] for s in measured)  # no thread of ours beside a measured sample
+    assert [s["tasks"] for s in measured] == [1] * len(measured)  # nor one of a library's (numpy's OpenBLAS: blas_threads)
+    first = measured[0]["modules"]
+    assert all(s["modules"] == first for s in measured)  # and nothing imported while sampling
+    if warmup:
+        assert [m for m in found["at_exit"] if m.startswith("pairbench.") and m not in first] == []
 
 
 def test_the_list_of_what_loads_before_the_first_sample_leaves_out_the_heavy_libraries_and_renderers():

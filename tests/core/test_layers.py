@@ -30,7 +30,7 @@ LAYERS = ("cli", "sessions", "report", "analysis", "store", "measure", "environm
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parsers", "parameters", "model", "verdict", "harness_registry",
               "held_signals", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
-            | {"pytest_plugin": "cli", "api": "cli"})
+            | {"pytest_plugin": "cli", "api": "cli", "blas_threads": "cli"})
 MODULE_NAME = re.compile(r"pairbench(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?")
 NOT_IMPORTED_NAMES = {"__init__.py": "PEP 562: the package's public names, loaded on first use",
                       "harness_registry.py": "the modules a worker process runs (python -m), never imported here"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 
 import click
@@ -163,8 +164,37 @@ def measure(app: App, settings: Settings, target, window) -> int:
     environment = app.environment(activity_since=window, activity_later=True)
     session = Session(settings, app.executor_factory, environment, activity=window)
     with Displays(app.io, settings, app.clock) as shown:
-        outcome = session.measure(shown)
+        outcome = session.measure(shown, beside_warmup=functools.partial(load_what_follows_the_samples, settings))
     return report_outcome(app, settings, outcome, target)
+
+
+def load_what_follows_the_samples(settings: Settings) -> None:
+    """Import what analysing the run of ``settings`` and printing its report will, after the last
+    sample: called beside the warmup rounds instead (whose samples are never analysed), so that the
+    report does not wait for it. tests/cli/test_startup.py checks that no module of pairbench's is
+    left to load after the last sample."""
+    import numpy.fft  # noqa: F401 - the modality's density
+    import rich.table  # noqa: F401
+
+    import pairbench.analysis.comparison  # noqa: F401
+    import pairbench.analysis.doctor  # noqa: F401
+    import pairbench.analysis.secondary  # noqa: F401
+    import pairbench.analysis.suite  # noqa: F401
+    import pairbench.analysis.validation  # noqa: F401
+    import pairbench.environment.checks  # noqa: F401
+    import pairbench.report.text  # noqa: F401
+    import pairbench.stats._select  # noqa: F401
+    import pairbench.stats._special  # noqa: F401
+    import pairbench.stats.descriptive  # noqa: F401
+    import pairbench.stats.modality  # noqa: F401
+    import pairbench.stats.ranks  # noqa: F401
+    import pairbench.stats.shift  # noqa: F401
+    import pairbench.stats.skewed  # noqa: F401
+    import pairbench.stats.timeseries  # noqa: F401
+
+    if settings.outputs.json_path:
+        import pairbench.report.jsonfile  # noqa: F401
+        import pairbench.store.resultfile  # noqa: F401
 
 
 def open_activity_window():

@@ -24,8 +24,11 @@ or Ctrl-C part-way loses nothing: its owner builds the run from
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -154,6 +157,31 @@ class LockedSink(Sink):
             self.sink.on_round(end)
 
 
+def _started(work: Callable[[], object] | None) -> threading.Thread | None:
+    """``work`` running in a daemon thread (an interruption need not wait for it); what it raises is
+    dropped: it only loads ahead what the main thread would load anyway, and meets the same error then."""
+    if work is None:
+        return None
+
+    def quietly() -> None:
+        with contextlib.suppress(Exception):
+            work()
+
+    thread = threading.Thread(target=quietly, name="pairbench-beside-warmup", daemon=True)
+    thread.start()
+    return thread
+
+
+def _ended(thread: threading.Thread, limit_s: float = 0.1) -> None:
+    """Wait for ``thread`` to end, and on Linux for the kernel's thread too: ``join`` returns once the
+    thread's last Python step is done, and its teardown (a few microseconds) then often still runs,
+    beside what comes next (the first measured sample). Waits at most ``limit_s`` for the teardown."""
+    thread.join()
+    task, deadline = f"/proc/self/task/{thread.native_id}", time.monotonic() + limit_s
+    while os.path.exists(task) and time.monotonic() < deadline:
+        time.sleep(0.0001)
+
+
 def round_orders(plan: SamplingPlan) -> np.random.Generator | None:
     """The seeded generator of the rounds' random orders; None for a plan of one target, whose
     rounds have one order: numpy need not load before its first sample, and a seed draws the same
@@ -176,13 +204,16 @@ class Sampler:
 
     ``rows[(benchmark, side)]`` and ``metrics[(benchmark, side)]`` hold the
     samples taken, in order (:meth:`series` hands them over); ``notes`` what was
-    noticed (processes left running).
+    noticed (processes left running). ``beside_warmup``: work that may run in a
+    thread beside the warmup rounds, whose samples are never analysed (loading
+    what comes after the last sample); it ends before the first measured round.
     """
 
     def __init__(self, executor: Executor, plan: SamplingPlan, *, sinks: Sequence[Sink] = (),
                  decide: DecisionRule | None = None, origin_ns: int | None = None,
-                 numbering: Callable[[], int] | None = None):
+                 numbering: Callable[[], int] | None = None, beside_warmup: Callable[[], object] | None = None):
         self.executor = executor
+        self._beside_warmup = beside_warmup
         self.plan = plan
         self.rows: dict[tuple[int, int], list[Sample]] = {}
         self.metrics: dict[tuple[int, int], dict[str, list[float]]] = {}
@@ -256,13 +287,17 @@ class Sampler:
                 return reason
 
     def _warm_up(self) -> None:
-        """Run the warmup rounds, as many as the adaptive time budget leaves time for."""
+        """Run the warmup rounds, as many as the adaptive time budget leaves time for, with the work
+        given to run beside them; it has ended when they have."""
         asked = self.plan.warmup_rounds
+        beside = _started(self._beside_warmup) if asked else None
         for done in range(asked):
             if self._out_of_time():
                 self.notes.append(Note("warmup-cut-short", {"done": done, "asked": asked}))
-                return
+                break
             self._run_round(round_id=-1, warmup=True)
+        if beside is not None:
+            _ended(beside)
 
     def _out_of_time(self) -> bool:
         stop = self.plan.stop

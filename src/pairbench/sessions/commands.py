@@ -262,11 +262,13 @@ class Session:
                             benchmarks=len(self.benchmarks),
                             boundary=self.boundary)
 
-    def measure(self, progress: ProgressFactory | None = None) -> Outcome:
+    def measure(self, progress: ProgressFactory | None = None, *,
+                beside_warmup: Callable[[], object] | None = None) -> Outcome:
         """Measure to completion, failure or Ctrl-C; analyse; write the result (``--json``). The
         sampler reports to the journal, the stopping rule and the display ``progress`` makes. What
         the rule computes with was imported with it (``analysis.stopping``): nothing is imported
-        beside a sample."""
+        beside a measured sample; ``beside_warmup`` may load what follows the last one beside the
+        warmup rounds (``Sampler``)."""
         display = progress(0, "", 1, self.rule) if progress else None
         skeleton = self.skeleton.replace(shell_overhead=self._shell_overhead())
         executor = self._executor()
@@ -278,7 +280,7 @@ class Session:
         sinks = [sink for sink in (journal, self.rule, display, self._activity) if sink]
         targets, directories = (counted_targets(self.targets, self.counter) if self.counter
                                 else (self.targets, []))
-        sampler = Sampler(executor, self._plan(targets), sinks=sinks,
+        sampler = Sampler(executor, self._plan(targets), sinks=sinks, beside_warmup=beside_warmup,
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
             error, interruption = self._sample(executor, sampler)
