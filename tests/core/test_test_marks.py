@@ -12,6 +12,7 @@ executor it gets outside an ``e2e`` test fails the test (``tests/conftest.py``).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,7 @@ def _imported(tree: ast.Module, known: dict[str, set[str]]) -> set[str]:
     return found
 
 
+@functools.cache
 def _support() -> tuple[dict[str, set[str]], set[str]]:
     """The helpers of each tests/support module that start processes, and the fixtures of the
     conftest.py files that do."""
@@ -118,8 +120,6 @@ def _support() -> tuple[dict[str, set[str]], set[str]]:
             fixtures |= _starters(tree, _imported(tree, known), fixtures) & declared
     return known, fixtures
 
-
-SUPPORT, FIXTURES = _support()
 
 
 def _marks(decorators: list[ast.expr]) -> set[str]:
@@ -146,7 +146,8 @@ def unmarked_starters(source: str) -> list[str]:
     tree = ast.parse(source)
     if _module_marks(tree) & KINDS:
         return []
-    starting = _starters(tree, _imported(tree, SUPPORT), FIXTURES)
+    support, fixtures = _support()  # read at the first test, not while every worker collects
+    starting = _starters(tree, _imported(tree, support), fixtures)
     missing = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not _marks(node.decorator_list) & KINDS:
