@@ -24,6 +24,7 @@ import numpy as np
 from pairbench.analysis.records import Comparison
 from pairbench.model import Run
 from pairbench.notes import Note
+from pairbench.stats._order import middle  # np.median's, without loading numpy.ma while sampling
 
 AFFORDABLE_FACTOR = 16
 """More sampling is advised up to this many times the time a comparison's rounds took (four doublings)
@@ -93,7 +94,7 @@ def budget_needed(run: Run, comparisons: Sequence[Comparison], not_measured: int
     spans = [span_ns(run, b) for b in range(len(run.benchmarks))]
     measured = [s for s in spans if s > 0]
     if not_measured and measured:
-        more += not_measured * float(np.median(measured))
+        more += not_measured * middle(np.asarray(measured, dtype=np.float64))
     jobs = run.settings.workers.jobs if run.settings.workers else 1
     spreads = tuple(spread for c in beyond for spread in [_spread(c)] if spread is not None)
     return BudgetNeeded(len(decidable), len(undecidable), not_measured, int(more / jobs), int(sum(measured) / jobs),

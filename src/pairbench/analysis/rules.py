@@ -48,6 +48,7 @@ import numpy as np
 from pairbench.environment.findings import Finding
 from pairbench.model import COUNT_METRICS, Run
 from pairbench.notes import Note, Subject
+from pairbench.stats._order import middle  # np.median's, without loading numpy.ma while sampling
 
 RSS_FLOOR_MARGIN = 1.05
 SWITCH_RATE_WARN = 10.0
@@ -186,9 +187,9 @@ def cpu_use(wall_ns, cpu_ns, involuntary, voluntary=None) -> CpuUse | None:
     quiet = switches == 0  # with one switch, the sample may have waited a whole time slice
     off = wall[quiet] - cpu[quiet]
     enough = quiet.sum() >= max(MIN_UNSWITCHED, MIN_UNSWITCHED_SHARE * wall.size)
-    return CpuUse(float(np.median(off / wall[quiet])) if enough else None,
-                  float(np.median(off)) if enough else None,
-                  float(np.median(cpu / wall)), int(quiet.sum()), int(wall.size),
+    return CpuUse(middle(off / wall[quiet]) if enough else None,
+                  middle(off) if enough else None,
+                  middle(cpu / wall), int(quiet.sum()), int(wall.size),
                   voluntary is not None and _gives_up_the_cpu(np.asarray(voluntary), switches))
 
 
@@ -200,7 +201,7 @@ def _gives_up_the_cpu(voluntary: np.ndarray, involuntary: np.ndarray) -> bool:
     program 4 against 10 (the shell's wait for its child is not waiting of the tree). A tie counts as
     waiting: the same nanosleep beside three test workers gave 2 against 2, and wall time, never wrong
     about how long a benchmark takes, is the safe side of a doubt."""
-    given_up, taken = float(np.median(voluntary)), float(np.median(involuntary))
+    given_up, taken = middle(voluntary), middle(involuntary)
     return given_up >= 2 and given_up >= taken
 
 

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.ma  # noqa: F401 - np.median (the metric's choice, a suite's pilot) imports it at its first call
 
 from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria, SizedChange
 from pairbench.analysis.effect import anytime_effect, effect_of, exact_record, verdict_of

@@ -36,6 +36,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import numpy.ma  # noqa: F401 - np.median (a suite's costs, between samples) imports it at its first call
 
 from pairbench.analysis import comparison_pairs, criteria_of
 from pairbench.analysis.criteria import Boundary, SizedChange
