@@ -17,8 +17,10 @@ pytestmark = pytest.mark.e2e
 # verdict stops sampling long before on a quiet one)
 QUICK = ("--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s")
 # the suite's verdict tests: the sequential rule may stop from 12 rounds on, not bench's default 32 (eight
-# times the work is decided by then, and the equal benchmarks, whose verdicts they leave open, stop sooner)
-DECIDING = ("--min-runs", "12")
+# times the work is decided by then), and stops at 24 the equal benchmarks, whose verdicts are not asserted
+# (equivalent took them 37 rounds, 10 s each); a round's process repeats a benchmark twice, a warmup and one
+# kept, not 8 times (the repetitions test checks more)
+DECIDING = ("--min-runs", "12", "--max-runs", "24", "--repetitions", "2")
 
 
 def test_every_benchmark_and_sub_benchmark_is_listed_by_running_each_once(gotest, tmp_path):
@@ -76,8 +78,8 @@ def test_short_lived_garbage_growing_go_s_heap_is_not_called_memory_kept(gotest,
 @pytest.mark.slow
 def test_a_benchmark_that_panics_on_one_side_is_named_and_the_others_are_measured(gotest, tmp_path):
     result = tmp_path / "r.json"
-    code, _, err = invoke("bench", *QUICK, "--runs", "6", "-k", "Panic|Same", "--json", str(result), gotest.baseline,
-                          gotest.candidate)  # 6 rounds: what is checked is that BenchmarkSame is measured
+    code, _, err = invoke("bench", *QUICK, "--runs", "6", "--repetitions", "2", "-k", "Panic|Same", "--json",
+                          str(result), gotest.baseline, gotest.candidate)  # 6 rounds: BenchmarkSame is measured
     assert code == 3
     assert "BenchmarkPanic" in err and "exit code 2" in err and "the fixture is broken" in err
     document = json.loads(result.read_text())
