@@ -22,8 +22,9 @@ pytestmark = pytest.mark.e2e
 # samples of 10 ms, which a preemption stretches less in proportion; budgets a loaded machine needs (a
 # verdict stops sampling long before on a quiet one)
 QUICK = ("--seed", "5", "-q", "--sample-time", "10ms", "--max-time", "10s")
-# as in test_go_suite: the verdict tests may stop from 12 rounds on, not bench's 32
-DECIDING = ("--min-runs", "12")
+# as in test_go_suite: the verdict tests may stop from 12 rounds on, not bench's 32, and stop at 24 the equal
+# benchmarks, whose verdicts are not asserted
+DECIDING = ("--min-runs", "12", "--max-runs", "24")
 
 
 def _verdicts(document: dict) -> dict[str, str]:
