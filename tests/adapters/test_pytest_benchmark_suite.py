@@ -64,7 +64,7 @@ def test_only_tests_that_take_the_benchmark_fixture_are_listed(pybench_files, tm
     assert found.names == ("test_chain.py::test_work", "test_chain.py::test_same")
 
 
-def test_a_test_under_a_directory_named_like_an_option_is_listed_and_run(tmp_path):
+def test_a_test_under_a_directory_named_like_an_option_is_listed_and_run(tmp_path, lean_pytest):
     """A node id that starts with ``-`` (a directory ``-x``) is given as ``./-x/...``: as it is, pytest
     reads it as its option ``-x``."""
     import subprocess
@@ -96,7 +96,7 @@ def test_fresh_setup(benchmark):
 '''
 
 
-def test_pedantic_calls_are_served_and_a_setup_prepares_every_call_afresh(tmp_path):
+def test_pedantic_calls_are_served_and_a_setup_prepares_every_call_afresh(tmp_path, lean_pytest):
     (tmp_path / "mylib.py").write_text("def chain(n):\n    x = 1\n    for _ in range(n):\n        x = x * 3 % 1000003\n"
                                        "    return x\n")
     (tmp_path / "test_ped.py").write_text(PEDANTIC)
@@ -110,7 +110,7 @@ def test_pedantic_calls_are_served_and_a_setup_prepares_every_call_afresh(tmp_pa
     assert all(max(s["samples"]["iterations"]) > 1 for s in fresh)  # many calls a sample, each prepared afresh
 
 
-def test_against_a_revision_each_worker_imports_its_own_tree(pybench_files, tmp_path):
+def test_against_a_revision_each_worker_imports_its_own_tree(pybench_files, lean_pytest, tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
     test = repo / "test_chain.py"
@@ -121,7 +121,7 @@ def test_against_a_revision_each_worker_imports_its_own_tree(pybench_files, tmp_
     test.write_text(Path(pybench_files.candidate).read_text())
     result = tmp_path / "r.json"
     code, _, err = invoke("bench", "--seed", "5", "-q", "--runs", "24", "-k", "work", "--against", "HEAD",
-                          "--json", str(result), str(test))
+                          "--pass-env", lean_pytest, "--json", str(result), str(test))
     assert code == 0, err
     base, cand = (s["median"] for s in json.loads(result.read_text())["summaries"])
     assert cand > 1.5 * base
