@@ -228,19 +228,39 @@ def test_a_write_killed_mid_transaction_leaves_nothing_of_its_result(store_url):
         assert machine.results == 1 and len(store.series(machine.id, store.benchmarks(machine.id)[0])) == 1
 
 
-CONCURRENT_WRITER = textwrap.dedent("""
-    import sys
+CONCURRENT_WRITERS = textwrap.dedent("""
+    import os, sys, traceback
     sys.path.insert(0, sys.argv[2])
     from history_runs import MACHINE_ENV, result
     from pairbench.environment.fingerprint import machine_of
     from pairbench.store.history import Provenance, Store
 
-    writer, count = int(sys.argv[3]), int(sys.argv[4])
-    with Store.open(sys.argv[1]) as store:
-        for k in range(count):
-            # every writer makes the shared benchmark and one of its own: both race on creation
-            run = result({"shared": 1e6, f"own-{writer}": 2e6}, 1000 * writer + k, seed=writer)
-            store.add(run, {}, machine_of(MACHINE_ENV), Provenance(f"{writer:020x}{k:020x}"))
+    def write(writer, count):
+        with Store.open(sys.argv[1]) as store:
+            for k in range(count):
+                # every writer makes the shared benchmark and one of its own: both race on creation
+                run = result({"shared": 1e6, f"own-{writer}": 2e6}, 1000 * writer + k, seed=writer)
+                store.add(run, {}, machine_of(MACHINE_ENV), Provenance(f"{writer:020x}{k:020x}"))
+
+    # the writers are processes forked once the modules are loaded (nothing of the store is open yet):
+    # each opens its own connection, and all start at once, where eight interpreters importing
+    # SQLAlchemy and numpy cost 3.4 s of CPU and started the race over 0.4 s
+    writers, count = int(sys.argv[3]), int(sys.argv[4])
+    children = []
+    for w in range(writers):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                write(w, count)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            sys.stderr.flush()
+            os._exit(code)
+        children.append(pid)
+    failed = [w for w, pid in enumerate(children) if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0]
+    sys.exit(f"writers {failed} failed" if failed else 0)
 """)
 
 
@@ -248,10 +268,9 @@ CONCURRENT_WRITER = textwrap.dedent("""
 @pytest.mark.e2e
 def test_eight_concurrent_writers_to_a_new_store_lose_nothing(store_url):
     writers, each = 8, 6
-    processes = [subprocess.Popen([sys.executable, "-c", CONCURRENT_WRITER, store_url, str(SUPPORT), str(w),
-                                   str(each)], stderr=subprocess.PIPE) for w in range(writers)]
-    errors = [p.communicate(timeout=180)[1].decode() for p in processes]
-    assert [p.returncode for p in processes] == [0] * writers, errors
+    done = subprocess.run([sys.executable, "-c", CONCURRENT_WRITERS, store_url, str(SUPPORT), str(writers), str(each)],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
     with Store.open(store_url) as store:
         [machine] = store.machines()
         benchmarks = {b.key.label: b for b in store.benchmarks(machine.id)}
