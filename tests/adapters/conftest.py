@@ -1,12 +1,13 @@
-"""Real harness programs for the adapter tests, each built once per test session.
+"""Real harness programs for the adapter tests, each built once into the test cache
+(``~/.cache/pairbench-tests``, or ``$PAIRBENCH_TEST_CACHE``) under the digest of its sources, flags and
+compiler, so the test workers of a session (and later sessions) share one build:
 
 * Google Benchmark (Debian's ``libbenchmark-dev``): ``programs/gbench_suite.cc``, as the baseline and
   as a candidate whose ``BM_work`` does eight times as much and whose ``BM_crash`` aborts;
 * Go (``go test -c``): ``programs/gobench``, likewise (``-ldflags -X``), its candidate's
   ``BenchmarkAlloc`` allocating 16 bytes more an iteration (one more allocation);
-* criterion.rs: ``programs/critbench``, built once into a cache that outlives the session
-  (``~/.cache/pairbench-tests``, or ``$PAIRBENCH_TEST_CACHE``): criterion and its crates take about a
-  minute to compile here; later sessions link nothing. Its candidate is a copy named ``*slow*``;
+* criterion.rs: ``programs/critbench``: criterion and its crates take about a minute to compile here;
+  later sessions link nothing. Its candidate is a copy named ``*slow*``;
 * pytest-benchmark (the dev extra): test files written per test.
 
 ``scripts/install-test-deps.sh`` installs the compilers and libraries; a missing one fails these
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tools import test_cache
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 INSTALL = "scripts/install-test-deps.sh"
@@ -66,60 +68,98 @@ def _run(argv: list[str], cwd: Path | None = None, env: dict | None = None, time
         pytest.fail(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
 
 
+def _built_once(kind: str, inputs: list[str | bytes], build) -> Path:
+    """The folder where ``build(folder)`` put its programs, once: kept in the test cache under the digest
+    of everything the build reads (``inputs``: sources, flags, the compiler's version), so the test
+    workers of a session, and later sessions, build them once (a lock keeps two from building at once)."""
+    digest = hashlib.sha256(b"\0".join(i.encode() if isinstance(i, str) else i for i in inputs)).hexdigest()[:16]
+    folder = test_cache() / f"{kind}-{digest}"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".{kind}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "done").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (folder / "done").touch()
+    return folder
+
+
+def _output(argv: list[str]) -> str:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False).stdout
+
+
+def _gbench_built(kind: str, source: Path, builds: dict[str, tuple[str, ...]]) -> Path:
+    """``source`` built with Debian's libbenchmark once per set of ``builds`` (name: compiler flags)."""
+    compiler = _require("g++")
+    header = Path("/usr/include/benchmark/benchmark.h")
+    if not header.exists():
+        pytest.fail(f"Google Benchmark (libbenchmark-dev) is not installed; run {INSTALL}")
+    library = Path(_output([compiler, "-print-file-name=libbenchmark.so"]).strip()).resolve()
+    linked = f"{library} {library.stat().st_size} {library.stat().st_mtime_ns}" if library.exists() else "static"
+
+    def build(folder: Path) -> None:
+        for name, flags in builds.items():
+            _run([compiler, *flags, str(source), "-o", str(folder / name), "-lbenchmark", "-lpthread"])
+
+    return _built_once(kind, [_output([compiler, "--version"]), source.read_bytes(), header.read_bytes(), linked,
+                              repr(sorted(builds.items()))], build)
+
+
+def _copies(folder: Path, out: Path, *names: str) -> list[str]:
+    """The programs ``names`` of a cached build, copied for this session (a test may run or rename them)."""
+    for name in names:
+        shutil.copy2(folder / name, out / name)
+    return [str(out / name) for name in names]
+
+
 @pytest.fixture(scope="session")
 def gbench(tmp_path_factory) -> Pair:
-    compiler = _require("g++")
-    if not Path("/usr/include/benchmark/benchmark.h").exists():
-        pytest.fail(f"Google Benchmark (libbenchmark-dev) is not installed; run {INSTALL}")
+    folder = _gbench_built("gbench", PROGRAMS / "gbench_suite.cc", {
+        "base": ("-O2", "-std=c++17"), "slower": ("-O2", "-std=c++17", "-DWORK=16000", "-DCRASH")})
     out = tmp_path_factory.mktemp("gbench")
-    source = PROGRAMS / "gbench_suite.cc"
-
-    def build(name: str, *defines: str) -> str:
-        target = out / name
-        _run([compiler, "-O2", "-std=c++17", *defines, str(source), "-o", str(target), "-lbenchmark", "-lpthread"])
-        return str(target)
-
-    base = build("base")
-    return Pair(base, build("slower", "-DWORK=16000", "-DCRASH"), _copy(base, out / "same"))
-
-
-def _gbench_names_built(tmp_path_factory, *defines: str) -> str:
-    compiler = _require("g++")
-    target = tmp_path_factory.mktemp("gbench-names") / "names"
-    _run([compiler, "-O1", "-std=c++17", *defines, str(PROGRAMS / "gbench_names.cc"), "-o", str(target),
-          "-lbenchmark", "-lpthread"])
-    return str(target)
+    base, slower = _copies(folder, out, "base", "slower")
+    return Pair(base, slower, _copy(base, out / "same"))
 
 
 @pytest.fixture(scope="session")
 def gbench_names(tmp_path_factory) -> str:
     """``programs/gbench_names.cc`` built with Debian's libbenchmark: benchmarks with the names a filter
     must quote."""
-    return _gbench_names_built(tmp_path_factory)
+    return _copies(_gbench_names_built(), tmp_path_factory.mktemp("gbench-names"), "names")[0]
 
 
 @pytest.fixture(scope="session")
 def gbench_lenient(tmp_path_factory) -> str:
     """The same program with a ``main`` that never calls ``ReportUnrecognizedArguments``: an option
     the library does not know is warned about, and the program exits 0."""
-    return _gbench_names_built(tmp_path_factory, "-DIGNORES_UNKNOWN_FLAGS")
+    return _copies(_gbench_names_built(), tmp_path_factory.mktemp("gbench-names"), "lenient")[0]
+
+
+def _gbench_names_built() -> Path:
+    return _gbench_built("gbench-names", PROGRAMS / "gbench_names.cc", {
+        "names": ("-O1", "-std=c++17"), "lenient": ("-O1", "-std=c++17", "-DIGNORES_UNKNOWN_FLAGS")})
 
 
 @pytest.fixture(scope="session")
 def gotest(tmp_path_factory) -> Pair:
     go = _require("go")
-    out = tmp_path_factory.mktemp("gotest")
     env = {"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "GO111MODULE": "on"}
-
-    def build(name: str, flags: str = "") -> str:
-        target = out / f"{name}.test"
-        _run([go, "test", "-c", "-o", str(target), *(["-ldflags", flags] if flags else []), "."],
-             cwd=PROGRAMS / "gobench", env=env)
-        return str(target)
-
+    package = PROGRAMS / "gobench"
     slower = f"-X {GO_PACKAGE}.work=16000 -X {GO_PACKAGE}.crash=yes -X {GO_PACKAGE}.grow=yes"
-    base = build("base")
-    return Pair(base, build("slower", slower), _copy(base, out / "same.test"))
+    builds = {"base.test": "", "slower.test": slower}
+
+    def build(folder: Path) -> None:
+        for name, flags in builds.items():
+            _run([go, "test", "-c", "-o", str(folder / name), *(["-ldflags", flags] if flags else []), "."],
+                 cwd=package, env=env)
+
+    sources = [p.name.encode() + b"\0" + p.read_bytes() for p in sorted(package.rglob("*")) if p.is_file()]
+    folder = _built_once("gotest", [_output([go, "version"]), *sources, repr(sorted(builds.items())), repr(env)],
+                         build)
+    out = tmp_path_factory.mktemp("gotest")
+    base, candidate = _copies(folder, out, "base.test", "slower.test")
+    return Pair(base, candidate, _copy(base, out / "same.test"))
 
 
 def criterion_cache() -> Path:
