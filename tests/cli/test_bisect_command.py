@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,17 +87,28 @@ def _command_repository(root: Path, monkeypatch, commits: int, step: int) -> lis
 
 
 def _worker_config(store: bool = False) -> str:
+    """Builds at -O0: half the compiler's time of -O1, and the real worker's step is in its loop
+    counts (three times the iterations), not in what the optimiser makes of them."""
     from pairbench import __file__ as package
 
     header = Path(package).parent / "worker" / "include"
     stored = '[store]\nurl = "sqlite:///history.db"\n\n' if store else ""
-    return f'{stored}[confirm]\nbuild = "cc -O1 -I{header} bench.c -o bench"\nbench = "bench"\n'
+    return f'{stored}[confirm]\nbuild = "cc -O0 -I{header} bench.c -o bench"\nbench = "bench"\n'
+
+
+@pytest.fixture(scope="module")
+def worker_template(tmp_path_factory) -> tuple[Path, list[str]]:
+    """The repository ``worker_repo`` copies, committed once for the module (never built in)."""
+    root = tmp_path_factory.mktemp("worker-template")
+    return root, _repository(root, _worker_config(store=True), "bench.c", WORKER, 9, 6)
 
 
 @pytest.fixture
-def worker_repo(tmp_path, monkeypatch):
-    """Nine commits of a C worker, ``work`` three times slower from commit 6, a history store."""
-    commits = _repository(tmp_path, _worker_config(store=True), "bench.c", WORKER, 9, 6)
+def worker_repo(worker_template, tmp_path, monkeypatch):
+    """Nine commits of a C worker, ``work`` three times slower from commit 6, a history store: a
+    copy of the module's template, whose build cache and history are this test's own."""
+    template, commits = worker_template
+    shutil.copytree(template, tmp_path, dirs_exist_ok=True, symlinks=True)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     return tmp_path, commits
