@@ -170,25 +170,29 @@ class BuiltExecutor(FakeExecutor):
 
 
 @pytest.mark.slow
-def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_comparison(worker_repo):
-    root, commits = worker_repo
+def test_bisect_names_the_commit_that_made_the_worker_slower_and_stores_every_comparison(tmp_path, monkeypatch):
+    """Five commits (four to search: a comparison and a build fewer than the scripted tests' nine),
+    ``work`` three times slower from commit 3, measured for real."""
+    root, commits = tmp_path, _repository(tmp_path, _worker_config(store=True), "bench.c", WORKER, 5, 3)
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     code, out, err = invoke("bisect", commits[0], commits[-1], "-k", "^work$", "--json", "bisect.json", *FAST)
     assert code == 0, err
     doc = _document(root / "bisect.json")
-    assert doc["answer"]["kind"] == "found" and doc["answer"]["commit"] == commits[6]
-    assert doc["answer"]["subject"] == "change 6"
-    assert len(doc["comparisons"]) <= doc["most_comparisons"] == 5  # ceil(log2 8) + 2
-    assert doc["level"] == pytest.approx(0.01 / 5)
+    assert doc["answer"]["kind"] == "found" and doc["answer"]["commit"] == commits[3]
+    assert doc["answer"]["subject"] == "change 3"
+    assert len(doc["comparisons"]) <= doc["most_comparisons"] == 4  # ceil(log2 4) + 2
+    assert doc["level"] == pytest.approx(0.01 / 4)
     ends = doc["comparisons"][-1]
-    assert (ends["base"], ends["candidate"]) == (commits[5], commits[6])
-    assert ends["benchmarks"][0]["side"] == "above" and ends["benchmarks"][0]["confidence"] == pytest.approx(0.998)
-    assert f"Found: commit {commits[6][:10]} (change 6)." in out and "at least a quarter of the" in out
+    assert (ends["base"], ends["candidate"]) == (commits[2], commits[3])
+    assert ends["benchmarks"][0]["side"] == "above" and ends["benchmarks"][0]["confidence"] == pytest.approx(0.9975)
+    assert f"Found: commit {commits[3][:10]} (change 3)." in out and "at least a quarter of the" in out
     with Store.open(str(root / "history.db")) as store:
         machine = store.machines()[0]
         confirmed = store.confirmations(machine.id, [b.id for b in store.benchmarks(machine.id)])
     pairs = {(c.before, c.after) for c in confirmed}
     assert len(confirmed) == len(doc["comparisons"])
-    assert (commits[5], commits[6]) in pairs and (commits[0], commits[8]) in pairs
+    assert (commits[2], commits[3]) in pairs and (commits[0], commits[4]) in pairs
 
 
 def test_a_second_search_finds_every_build_in_the_cache(worker_repo):
