@@ -190,18 +190,28 @@ def test_noise_alone_makes_at_most_one_false_step_per_thousand_commits(n, phi, h
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("phi", "at_least"), [(0.0, 90), (0.5, 80)])
-def test_a_step_of_three_noise_sds_is_found_within_one_commit(phi, at_least):
+def test_a_step_of_three_noise_sds_is_found_within_one_commit_and_its_span_holds_it(phi, at_least):
     """Seeded, 100 histories of 100 commits, a step of 3 noise SDs at a uniform place in [20, 80],
     found within one commit (the full study has the rates: about 95% with independent noise, 90%
-    with AR(1) 0.5, where even the maximum-likelihood place knowing phi is within one commit in 94%)."""
+    with AR(1) 0.5, where even the maximum-likelihood place knowing phi is within one commit in 94%).
+    Of the histories with a step found within 10 commits of it, its span (the run of commits that
+    holds 95% of the posterior of its place) holds it in nineteen of twenty or more
+    (benchmarks/history_spans.py: 0.99 on 400 histories of AR(1) 0.5). When written: found 98, near
+    100, held 99 with independent noise; 91, 95 and 95 with AR(1) 0.5. The spans were checked on
+    histories of their own of the same model, each detected again."""
     rng = np.random.default_rng(7 + int(10 * phi))
-    found = 0
+    found = near = held = 0
     for _ in range(100):
         at = int(rng.integers(20, 81))
         y = _ar1(rng, 100, phi, 0.01)
         y[at:] += 0.03
-        found += any(abs(b - at) <= 1 for b in detect(y).breaks)
+        detected = detect(y)
+        found += any(abs(b - at) <= 1 for b in detected.breaks)
+        close = [s for q, s in zip(detected.breaks, detected.spans, strict=True) if abs(q - at) <= 10]
+        near += bool(close)
+        held += any(s is not None and s[0] <= at <= s[1] for s in close)
     assert found >= at_least
+    assert near >= 85 and held >= 0.95 * near
 
 
 @pytest.mark.parametrize("seed", [0, 4, 25, 38, 144])
@@ -323,24 +333,6 @@ def test_a_step_placed_off_its_commit_has_a_span_that_holds_its_commit(seed):
     found = detect(y)
     [(place, (first, last))] = [(q, s) for q, s in zip(found.breaks, found.spans, strict=True) if abs(q - 50) <= 10]
     assert abs(place - 50) >= 2 and first <= 50 <= last and first <= place <= last
-
-
-@pytest.mark.slow
-def test_spans_hold_the_steps_found_near_them_in_nineteen_of_twenty_histories():
-    """Seeded, 100 histories of 100 commits under AR(1) noise of phi 0.5, SD 1%, a step of 3 SDs at a
-    uniform place in [20, 80]: of the histories with a step found within 10 commits of it (90 here),
-    its span holds it in 88 (benchmarks/history_spans.py: 0.99 on 400 histories)."""
-    rng = np.random.default_rng(17)
-    near = held = 0
-    for _ in range(100):
-        at = int(rng.integers(20, 81))
-        y = _ar1(rng, 100, 0.5, 0.01)
-        y[at:] += 0.03
-        found = detect(y)
-        close = [s for q, s in zip(found.breaks, found.spans, strict=True) if abs(q - at) <= 10]
-        near += bool(close)
-        held += any(s is not None and s[0] <= at <= s[1] for s in close)
-    assert near >= 85 and held >= 0.95 * near
 
 
 def test_a_clear_step_has_a_span_of_its_own_commit_and_a_step_beside_a_drift_none():

@@ -107,8 +107,8 @@ def test_the_small_history_tests_find_a_clean_step_at_its_place_and_run_end_to_e
     assert (int(t2_at[0]), int(gls_at[0]), int(estimated_at[0])) == (11, 11, 11)
     assert t2[0] > 20 and gls[0] > t2[0] and estimated[0] > 50
     assert small.threshold(np.arange(101.0)) == pytest.approx(97.0)
-    assert small.main(["--histories", "40"]) == 0
-    assert "| AR(1) phi 0.5 | 40 |" in capsys.readouterr().out
+    assert small.main(["--histories", "10"]) == 0  # every part, on the fewest histories a threshold is read from
+    assert "| AR(1) phi 0.5 | 10 |" in capsys.readouterr().out
 
 
 evidence = benchmark_script("history_step_evidence")

@@ -24,8 +24,11 @@ PAIRBENCH_MAIN()
 FAST = ("--max-time", "3s", "--sample-time", "200us", "--seed", "7", "-q")
 # A step to confirm gets 20 s at most (it decides in 1-3 s): its verdict needs about a dozen blocks of
 # fresh workers, and beside two busy loops and the rest of `make test` 3 s once ended inconclusive,
-# as the bisect tests' comparisons once did at 8 s
-DECIDING = ("--max-time", "20s", *FAST[2:])
+# as the bisect tests' comparisons once did at 8 s. A block is about 64 ms of samples whatever their
+# length: 1 ms samples make it 32 rounds, where 200 us made it 160, each journaled and analysed
+DECIDING = ("--max-time", "20s", "--sample-time", "1ms", *FAST[4:])
+# scripted workers decide after as many blocks as real ones: 4 ms samples make a block 8 rounds
+SCRIPTED = ("--max-time", "3s", "--sample-time", "4ms", *FAST[4:])
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -97,7 +100,7 @@ def test_confirm_of_an_equal_pair_rejects(project):
     _, commits = project
     workers = ProgramWorkers(lambda text: {"work": {"per_iteration_ns": 2000.0}, "same": {"per_iteration_ns": 500.0}},
                              seed=1)
-    code, _, err = invoke("confirm", commits[0][:10], commits[1][:10], "-k", "^same$", *FAST, workers=workers)
+    code, _, err = invoke("confirm", commits[0][:10], commits[1][:10], "-k", "^same$", *SCRIPTED, workers=workers)
     assert code == 0, err
     assert "same: rejected (equivalent)" in err, err
 

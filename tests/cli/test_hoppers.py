@@ -183,8 +183,8 @@ def test_a_hopper_a_bisect_build_starts_is_ended_with_it(hopper, cells, tmp_path
     command = hopper.command
     how = ENDINGS[ending]
     good, bad = _project(tmp_path, f"{command}; true" if how is None else f"{command} && sleep 600")
-    process = _pairbench(["bisect", good, bad, "--no-store", "-q", "--max-time", "2s"], MODES[mode], tmp_path,
-                         cells)
+    process = _pairbench(["bisect", good, bad, "--no-store", "-q", "--runs", "6", "--warmup", "0"], MODES[mode],
+                         tmp_path, cells)
     code, err = _end(process, how, hopper)
     if how is None:
         assert code in (0, 5, 6, 7), err  # whatever the search found, it ended

@@ -7,7 +7,9 @@ Cheap by design: a ``[confirm] command`` recipe of a C program that does nothing
 cannot flip: which links exist, their commits, metric, rounds, level and threshold, that the anchor
 was a third side in the same rounds (one result holding the three sides, each with every round),
 that the raw samples read back, and that history names each link. Whether a link decides a change is
-the statistics' part, tested on the pure functions (``tests/analysis/test_links.py``)."""
+the statistics' part, tested on the pure functions (``tests/analysis/test_links.py``). The tests of a
+first record's time budget build for real and measure with the scripted executor, whose virtual
+clock spends the budget without the seconds it names."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import invoke
+from fakes import FakeExecutor
 
 from pairbench.cli.record import one_side
 from pairbench.settings import default
@@ -109,13 +112,14 @@ def test_record_keeps_links_in_postgresql(tmp_path, monkeypatch, postgres_url):
     _check_paired_history(commits, postgres_url)
 
 
-def _first_record(tmp_path: Path, branch: str, *given: str) -> tuple[str, dict, list[int]]:
+def _first_record(tmp_path: Path, branch: str, *given: str, executor=None) -> tuple[str, dict, list[int]]:
     """A first record of branch ``branch`` of a one-commit repository: what it said, its result
     document, and the rounds of each side the store holds for it."""
     if not (tmp_path / ".git").exists():
         _repository(tmp_path, "sqlite:///history.db", commits=1)
     document = tmp_path / f"{branch}.json"
-    code, _, err = invoke("record", "--branch", branch, "--seed", "7", "-q", "--json", str(document), *given)
+    code, _, err = invoke("record", "--branch", branch, "--seed", "7", "-q", "--json", str(document), *given,
+                          executor=executor)
     assert code == 0, err[-600:]
     with Store.open(str(tmp_path / "history.db"), read_only=True) as store:
         [machine] = store.machines()
@@ -131,7 +135,7 @@ def test_first_record_of_a_command_stops_at_the_one_side_budget_of_run(tmp_path,
     a first record stops at `pairbench run`'s budget instead, and says so."""
     monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     monkeypatch.chdir(tmp_path)
-    err, document, rounds = _first_record(tmp_path, "main")
+    err, document, rounds = _first_record(tmp_path, "main", executor=FakeExecutor(default=0.05))
     budget = default("max_time", "run")
     assert "First record of branch main" in err and "measured alone (one side" in err
     assert f"the one-side budget of `pairbench run`, --max-time {budget}" in err
@@ -148,7 +152,7 @@ def test_first_record_of_a_command_stops_at_the_one_side_budget_of_run(tmp_path,
 def test_first_record_obeys_a_given_max_time_or_runs(tmp_path, monkeypatch):
     monkeypatch.delenv("PAIRBENCH_STORE", raising=False)
     monkeypatch.chdir(tmp_path)
-    err, document, _ = _first_record(tmp_path, "timed", "--max-time", "1500ms")
+    err, document, _ = _first_record(tmp_path, "timed", "--max-time", "1500ms", executor=FakeExecutor(default=0.05))
     assert "with --max-time 1500ms as given" in err
     assert document["settings"]["sampling"]["max_time_ns"] == 1_500_000_000
     assert document["stopped_because"] == "reached the time budget (--max-time 1.50 s)"

@@ -165,7 +165,7 @@ def test_the_action_benches_a_suite_with_the_history_of_what_changed_and_reads_n
         installed, project, runner_temp, tmp_path):
     store = f"sqlite:///{tmp_path / 'history.db'}"
     _store_main(project, store, tmp_path)
-    inputs = {"suite": "bench", "build": BUILD, "options": "--warmup 2 --min-runs 8 --max-time 4s --seed 1",
+    inputs = {"suite": "bench", "build": BUILD, "options": "--warmup 2 --min-runs 8 --max-time 4s --seed 1 --alpha 0.05",
               "fail-on": "never"}
     with FakeGitHubServer(TOKEN) as (url, github):
         _, steps = _run_action(installed, project, runner_temp, url, inputs, {"PAIRBENCH_STORE": store})
@@ -194,8 +194,8 @@ def _store_main(project: dict, store: str, scratch: Path) -> None:
     pairbench = [sys.executable, "-m", "pairbench"]
     include = subprocess.run([*pairbench, "include-dir"], capture_output=True, text=True, check=True).stdout.strip()
     subprocess.run(["cc", "-O2", "-DWORK=200000", f"-I{include}", "-o", "bench", "bench.c"], cwd=main, check=True)
-    done = subprocess.run([*pairbench, "bench", "./bench", "--store", store, "--max-time", "1s", "--warmup", "1",
-                           "--min-runs", "4", "-q"], cwd=main, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run([*pairbench, "bench", "./bench", "--store", store, "--runs", "4", "--warmup", "1", "-q"],
+                          cwd=main, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
 
 

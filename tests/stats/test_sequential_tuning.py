@@ -73,15 +73,31 @@ def _ranks_by_scipy(t: np.ndarray, alpha: float, a: float) -> np.ndarray:
     return np.array(out)
 
 
+FEW = np.arange(1, 400)
+MANY = np.random.default_rng(11).integers(400, 20_000, 40)
+
+
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_the_mixture_is_tuned_where_scipy_tunes_it_and_gives_the_same_ranks(alpha):
-    t = np.array([*range(1, 400), *np.random.default_rng(11).integers(400, 20_000, 40).tolist()])
+    """The ranks of up to 399 rounds through ``upper_ranks`` (its table), those of up to 20,000
+    through the bisection that fills the table (element by element, so the table holds what it
+    gives for each round alone: the test below), which spares a table of 32,768 rounds per
+    mixture (most of this test's time when each was built here)."""
     for t_opt in TUNINGS:
         a = sequential._best_a(alpha, t_opt)
         expected = _best_a_by_scipy(alpha, t_opt)
         assert a == pytest.approx(expected, rel=1e-5), t_opt
-        ranks = sequential.upper_ranks(t, alpha, t_opt, "beta-binomial")
-        assert np.array_equal(ranks, _ranks_by_scipy(t, alpha, expected)), t_opt
+        ranks = sequential.upper_ranks(FEW, alpha, t_opt, "beta-binomial")
+        assert np.array_equal(ranks, _ranks_by_scipy(FEW, alpha, expected)), t_opt
+        ranks = sequential._beta_binomial_ranks(MANY, alpha, a)
+        assert np.array_equal(ranks, _ranks_by_scipy(MANY, alpha, expected)), t_opt
+
+
+def test_the_table_of_ranks_holds_what_the_bisection_gives_for_each_round_alone():
+    alpha, t_opt = 0.01, 200
+    t = np.array([*MANY, 1, 63, 64, 65, 399, 4097, 20_000])
+    expected = sequential._beta_binomial_ranks(t, alpha, sequential._best_a(alpha, t_opt))
+    assert np.array_equal(sequential.upper_ranks(t, alpha, t_opt, "beta-binomial"), expected)
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
