@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
+import pytest
 from fakes import FakeExecutor
 
 from pairbench.command import Command
+from pairbench.errors import CommandFailed
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
 from pairbench.measure.targets import CommandTarget
 
@@ -70,3 +73,17 @@ def test_what_the_work_raises_is_dropped_and_the_rounds_go_on():
 
     seen = _sampled(1, failing)
     assert len(seen) == 8 and all(s["threads"] == ["MainThread"] for s in seen[2:])
+
+
+def test_a_warmup_sample_that_fails_ends_the_rounds_only_once_the_work_has_ended():
+    # what follows a failure (--cleanup, the analysis) must not import beside the loading thread
+    done = []
+
+    def slow():
+        time.sleep(0.05)
+        done.append(True)
+
+    executor = FakeExecutor({"a": {"duration": 0.01, "status": 1}, "b": 0.01})
+    with pytest.raises(CommandFailed):
+        Sampler(executor, _plan(1), beside_warmup=slow).run()
+    assert done == [True] and "pairbench-beside-warmup" not in {t.name for t in threading.enumerate()}

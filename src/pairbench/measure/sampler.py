@@ -158,8 +158,8 @@ class LockedSink(Sink):
 
 
 def _started(work: Callable[[], object] | None) -> threading.Thread | None:
-    """``work`` running in a daemon thread (an interruption need not wait for it); what it raises is
-    dropped: it only loads ahead what the main thread would load anyway, and meets the same error then."""
+    """``work`` running in a daemon thread (an exit never waits for it); what it raises is dropped: it
+    only loads ahead what the main thread would load anyway, and meets the same error then."""
     if work is None:
         return None
 
@@ -291,13 +291,15 @@ class Sampler:
         given to run beside them; it has ended when they have."""
         asked = self.plan.warmup_rounds
         beside = _started(self._beside_warmup) if asked else None
-        for done in range(asked):
-            if self._out_of_time():
-                self.notes.append(Note("warmup-cut-short", {"done": done, "asked": asked}))
-                break
-            self._run_round(round_id=-1, warmup=True)
-        if beside is not None:
-            _ended(beside)
+        try:
+            for done in range(asked):
+                if self._out_of_time():
+                    self.notes.append(Note("warmup-cut-short", {"done": done, "asked": asked}))
+                    return
+                self._run_round(round_id=-1, warmup=True)
+        finally:  # a failure too: what follows (--cleanup, the analysis) never imports beside it
+            if beside is not None:
+                _ended(beside)
 
     def _out_of_time(self) -> bool:
         stop = self.plan.stop
