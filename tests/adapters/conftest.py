@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from tools import test_cache
+from tools import test_cache, without_hypothesis
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 INSTALL = "scripts/install-test-deps.sh"
@@ -228,18 +228,12 @@ def test_plain():
 '''
 
 
-WITHOUT_HYPOTHESIS = "-p no:hypothesispytest"
-"""pytest's option leaving out hypothesis's plugin, which the dev extra installs and which is not under
-test here: a third of the CPU time of each pytest start (0.13 of 0.39 s), and the pytest-benchmark
-tests start pytest 10 to 40 times each."""
-
-
 @pytest.fixture
 def lean_pytest(monkeypatch) -> str:
-    """Every pytest the test starts runs without hypothesis's plugin (``PYTEST_ADDOPTS``, which
-    pytest reads besides its configuration files); the variable's name, for ``--pass-env``."""
-    given = os.environ.get("PYTEST_ADDOPTS")
-    monkeypatch.setenv("PYTEST_ADDOPTS", f"{given} {WITHOUT_HYPOTHESIS}" if given else WITHOUT_HYPOTHESIS)
+    """Every pytest the test starts runs without hypothesis's plugin (``tools.without_hypothesis``,
+    through ``PYTEST_ADDOPTS``, which pytest reads besides its configuration files); the variable's
+    name, for ``--pass-env``."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", without_hypothesis(os.environ.get("PYTEST_ADDOPTS")))
     return "PYTEST_ADDOPTS"
 
 

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 from fakes import ScriptedCalls
+from tools import without_hypothesis
 
 from pairbench.sessions import functions
 
@@ -35,9 +36,9 @@ def repository(tmp_path):
     return tmp_path
 
 
-# hypothesis's plugin (the dev extra's, not under test) left out of the real pytest runs: a third of the CPU
-# time of a pytest start, and --pairbench-against starts two pytest workers a block, about 22 in all
-LEAN = {"PYTEST_ADDOPTS": " ".join(filter(None, (os.environ.get("PYTEST_ADDOPTS"), "-p no:hypothesispytest")))}
+# the real pytest runs without hypothesis's plugin: --pairbench-against starts two pytest workers a block,
+# about 22 in all
+LEAN = {"PYTEST_ADDOPTS": without_hypothesis(os.environ.get("PYTEST_ADDOPTS"))}
 
 
 def _pytest(repository, *args, timeout=240):
