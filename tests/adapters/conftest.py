@@ -162,29 +162,17 @@ def gotest(tmp_path_factory) -> Pair:
     return Pair(base, candidate, _copy(base, out / "same.test"))
 
 
-def criterion_cache() -> Path:
-    root = Path(os.environ.get("PAIRBENCH_TEST_CACHE") or Path.home() / ".cache" / "pairbench-tests")
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sorted((PROGRAMS / "critbench").rglob("*"))
-                                     if p.is_file())).hexdigest()[:16]
-    return root / f"critbench-{digest}"
-
-
 def build_criterion() -> Path:
-    """The criterion bench binary, built once into the cache (a lock keeps test workers from
-    building it twice at once)."""
+    """The criterion bench binary, built once into the test cache (``_built_once``; cargo's target
+    directory is kept beside it)."""
     cargo = _require("cargo")
-    cache = criterion_cache()
-    cache.mkdir(parents=True, exist_ok=True)
-    built = cache / "chains"
-    with open(cache / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if built.exists():
-            return built
-        crate = cache / "crate"
-        shutil.rmtree(crate, ignore_errors=True)
+    crate_files = [p for p in sorted((PROGRAMS / "critbench").rglob("*")) if p.is_file()]
+
+    def build(folder: Path) -> None:
+        crate = folder / "crate"
         shutil.copytree(PROGRAMS / "critbench", crate)
         done = subprocess.run([cargo, "bench", "--no-run", "--message-format=json"], cwd=crate,
-                              env={**os.environ, "CARGO_TARGET_DIR": str(cache / "target")},
+                              env={**os.environ, "CARGO_TARGET_DIR": str(folder / "target")},
                               capture_output=True, text=True, timeout=1200, check=False)
         if done.returncode != 0:
             pytest.fail(f"building the criterion bench failed (crates from crates.io are needed; run {INSTALL}):\n"
@@ -192,8 +180,10 @@ def build_criterion() -> Path:
         executables = [json.loads(line).get("executable") for line in done.stdout.splitlines()
                        if line.startswith("{") and '"executable"' in line]
         chains = [e for e in executables if e and Path(e).name.startswith("chains-")]
-        shutil.copy2(chains[0], built)
-    return built
+        shutil.copy2(chains[0], folder / "chains")
+
+    sources = [p.relative_to(PROGRAMS).as_posix().encode() + b"\0" + p.read_bytes() for p in crate_files]
+    return _built_once("critbench", [_output([cargo, "--version"]), *sources], build) / "chains"
 
 
 @pytest.fixture(scope="session")
