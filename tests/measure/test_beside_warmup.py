@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 
 import pytest
 from fakes import FakeExecutor
@@ -76,14 +75,14 @@ def test_what_the_work_raises_is_dropped_and_the_rounds_go_on():
 
 
 def test_a_warmup_sample_that_fails_ends_the_rounds_only_once_the_work_has_ended():
-    # what follows a failure (--cleanup, the analysis) must not import beside the loading thread
-    done = []
+    # what follows a failure (--cleanup, the analysis) must not import beside the loading thread: the
+    # work is still running when the failing sample is taken, and has ended when the failure is raised
+    beside = Beside()
 
-    def slow():
-        time.sleep(0.05)
-        done.append(True)
+    def duration(command, index, clock_ns):
+        beside.sample_started.set()
+        return {"duration": 0.01, "status": 1}
 
-    executor = FakeExecutor({"a": {"duration": 0.01, "status": 1}, "b": 0.01})
     with pytest.raises(CommandFailed):
-        Sampler(executor, _plan(1), beside_warmup=slow).run()
-    assert done == [True] and "pairbench-beside-warmup" not in {t.name for t in threading.enumerate()}
+        Sampler(FakeExecutor(duration), _plan(1), beside_warmup=beside).run()
+    assert beside.ran and "pairbench-beside-warmup" not in {t.name for t in threading.enumerate()}
