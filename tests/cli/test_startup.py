@@ -347,7 +347,8 @@ class _ActivityWindow:
         return {"window_s": window_s, "cpu": {"busy_cpus": 0.5}}
 
 
-def _run_with_activity_window(monkeypatch, tmp_path, environment: dict, runs: int) -> tuple[list, dict]:
+def _run_with_activity_window(monkeypatch, tmp_path, environment: dict, runs: int, *options: str
+                              ) -> tuple[list, dict]:
     monkeypatch.setattr("pairbench.environment.ACTIVITY_WINDOW_S", 0.1)
     events: list = []
     window = _ActivityWindow(events)
@@ -358,7 +359,7 @@ def _run_with_activity_window(monkeypatch, tmp_path, environment: dict, runs: in
         window.elapsed += 0.04
         return 0.04
 
-    result = invoke("run", "--runs", str(runs), "--json", str(tmp_path / "r.json"), "true",
+    result = invoke("run", "--runs", str(runs), *options, "--json", str(tmp_path / "r.json"), "true",
                     executor=FakeExecutor(duration), environment=environment)
     assert result.code == 0, result.err
     return events, json.loads((tmp_path / "r.json").read_text())["environment"]
@@ -368,6 +369,13 @@ def test_the_machines_activity_is_read_between_samples_once_its_window_has_passe
     events, stored = _run_with_activity_window(monkeypatch, tmp_path, {"host": "h", "activity": None}, runs=5)
     assert events == ["sample", "sample", "sample", "activity read", "sample", "sample"]
     assert stored["activity"] == {"window_s": 0.1, "cpu": {"busy_cpus": 0.5}}
+
+
+def test_the_machines_activity_is_not_read_between_warmup_samples(monkeypatch, tmp_path):
+    # beside them, the report's modules load: a reading there waits for that thread at every read
+    events, _ = _run_with_activity_window(monkeypatch, tmp_path, {"host": "h", "activity": None}, 2,
+                                          "--warmup", "4")
+    assert events == ["sample"] * 5 + ["activity read", "sample"]
 
 
 def test_a_run_shorter_than_the_activity_window_reads_it_after_its_last_sample(monkeypatch, tmp_path):
