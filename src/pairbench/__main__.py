@@ -24,6 +24,7 @@ def entry_point() -> None:
     """Load the CLI and run it; Ctrl-C while loading exits 130, a failure to load exits 70, each
     with one line."""
     try:
+        _hold_collector()
         _hold_signals()
         _give_closed_standard_streams_devnull()
         run = _load_cli()
@@ -60,6 +61,12 @@ def _exit_now(code) -> None:
         with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, or None (``>&-``)
             stream.flush()
     os._exit(code or 0)
+
+
+def _hold_collector() -> None:
+    from pairbench import collector
+
+    collector.hold()
 
 
 def _hold_signals() -> None:

@@ -136,6 +136,9 @@ WHILE_SAMPLING = f"""
 import io, json, os, sys, threading
 sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
 """ + """
+import gc
+from pairbench import collector
+collector.hold()  # as the console script does
 from pairbench.cli import main
 from pairbench.measure.sampler import Sampler
 from fakes import FakeExecutor, FakeWorkers
@@ -147,7 +150,7 @@ def noting_warm_up(self):
 Sampler._warm_up = noting_warm_up
 def note():
     seen.append({"threads": [t.name for t in threading.enumerate()], "modules": sorted(sys.modules),
-                 "tasks": len(os.listdir("/proc/self/task"))})
+                 "tasks": len(os.listdir("/proc/self/task")), "collector": [gc.isenabled(), gc.get_freeze_count() > 0]})
 def duration(command, index, clock_ns):
     note()
     return 0.01
@@ -181,7 +184,9 @@ def test_only_what_the_first_sample_needs_loads_before_it_and_nothing_runs_besid
     assert _unlisted(found["before"][0] if found["before"] else seen[0]["modules"], argv[0]) == []
     warmup = 2 if argv[0] == "compare" else 0  # compare's default: one warm-up round of its two sides
     assert all(set(s["threads"]) <= {"MainThread", "pairbench-beside-warmup"} for s in seen[:warmup])
+    assert all(s["collector"] == [False, False] for s in seen[:warmup])  # held while the report's modules load
     measured = seen[warmup:]
+    assert all(s["collector"] == [True, True] for s in measured)  # released, with what loaded frozen
     assert all(s["threads"] == ["MainThread"] for s in measured)  # no thread of ours beside a measured sample
     assert [s["tasks"] for s in measured] == [1] * len(measured)  # nor one of a library's (numpy's OpenBLAS: blas_threads)
     first = measured[0]["modules"]
@@ -267,6 +272,10 @@ CONSOLE = """
 import atexit, sys, threading, time
 sys.argv = ["pairbench", *sys.argv[1:]]
 atexit.register(lambda: print("atexit handler ran", flush=True))
+if "--note-collector" in sys.argv:
+    import gc
+    sys.argv.remove("--note-collector")
+    atexit.register(lambda: print(f"collector enabled: {gc.isenabled()}", flush=True))
 if "--with-thread" in sys.argv:
     sys.argv.remove("--with-thread")
     threading.Thread(target=lambda: (time.sleep(0.2), print("thread finished", flush=True))).start()
@@ -286,6 +295,13 @@ def test_the_console_script_exits_with_the_clis_code_after_flushing_and_running_
     done = _console("compar")
     assert done.returncode == 2 and "No such command 'compar'" in done.stderr
     assert done.stdout == "atexit handler ran\n"
+
+
+@pytest.mark.e2e
+def test_the_console_script_holds_the_collector_until_a_command_starts(tmp_path):
+    assert "collector enabled: False" in _console("--note-collector", "--version").stdout  # no command ran
+    missing = str(tmp_path / "missing.json")
+    assert "collector enabled: True" in _console("--note-collector", "show", missing).stdout
 
 
 @pytest.mark.e2e

@@ -28,7 +28,7 @@ TEST_SUPPORT = SRC.parents[1] / "tests" / "support"
 LAYERS = ("cli", "sessions", "report", "analysis", "store", "measure", "environment", "stats",
           "worker", "vocabulary")
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parsers", "parameters", "model", "verdict", "harness_registry",
-              "held_signals", "outputs", "limits", "__init__"}
+              "held_signals", "collector", "outputs", "limits", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli", "api": "cli", "blas_threads": "cli"})
 MODULE_NAME = re.compile(r"pairbench(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?")

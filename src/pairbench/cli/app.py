@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import click
 
-from pairbench import __version__, held_signals
+from pairbench import __version__, collector, held_signals
 from pairbench.blas_threads import numpy_loads_without_thread_pool
 from pairbench.errors import (
     EXIT_BROKEN_PIPE,
@@ -263,6 +263,7 @@ class LazyGroup(click.Group):
             raise _NO_SUCH_COMMAND(exc.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
         if name not in SESSIONS_TAKE_HELD_SIGNALS:
             held_signals.release()
+            collector.release()  # a session's sampler releases it before its first measured round
         return name, command, rest
 
     def format_commands(self, ctx, formatter) -> None:

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pairbench import collector
 from pairbench.errors import CommandFailed, HelperCommandFailed
 from pairbench.measure.executor import Executor
 from pairbench.measure.targets import Row, Target
@@ -300,6 +301,7 @@ class Sampler:
         finally:  # a failure too: what follows (--cleanup, the analysis) never imports beside it
             if beside is not None:
                 _ended(beside)
+            collector.release()  # held while pairbench started (collector): it has loaded now
 
     def _out_of_time(self) -> bool:
         stop = self.plan.stop

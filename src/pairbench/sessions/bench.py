@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pairbench import held_signals
+from pairbench import collector, held_signals
 from pairbench.errors import CommandFailed, NothingToMeasure, UsageError
 from pairbench.harness_registry import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.callgrind import OutputDirectory
@@ -310,6 +310,7 @@ class BenchSession:
         interrupted = None
         try:
             held_signals.release()  # one held while pairbench started ends the run here, journal written
+            collector.release()
             driver.all()
         except KeyboardInterrupt as exc:
             interrupted = exc
