@@ -12,6 +12,7 @@ import pytest
 from machines import machine_tree
 
 from pairbench.environment import ActivityWindow, activity, collect_environment, parse_cpu_list
+from pairbench.environment._read import READ_CHUNK, read_text
 from pairbench.environment.checks import evaluate
 
 
@@ -340,3 +341,19 @@ def test_a_fixture_machine_read_slowly_keeps_its_window_and_text(tmp_path, monke
     monkeypatch.setattr(machines, "machine_tree", slowly_read)
     slow = machines.machine_environment("noisy-laptop", tmp_path)["activity"]
     assert slow == quick and slow["window_s"] == machines.WINDOW_S
+
+
+# ``read_text`` reads through os.read (a third of a text file object's cost): as Path.read_text reads
+def test_a_file_is_read_as_path_read_text_reads_it_stripped(tmp_path):
+    (tmp_path / "proc").mkdir()
+    content = b"  cpu 1 2\r\nline\rlast \xff\n" + b"x" * (2 * READ_CHUNK + 5) + b"\n\n"
+    (tmp_path / "proc" / "stat").write_bytes(content)
+    expected = (tmp_path / "proc" / "stat").read_text(encoding="utf-8", errors="replace").strip()
+    assert read_text(tmp_path, "/proc/stat") == read_text(tmp_path, "proc/stat") == expected
+    assert expected.startswith("cpu 1 2\nline\nlast \ufffd\n")
+
+
+def test_a_file_that_cannot_be_opened_or_read_is_none(tmp_path):
+    (tmp_path / "directory").mkdir()
+    assert read_text(tmp_path, "missing") is None
+    assert read_text(tmp_path, "directory") is None  # opened, but read() fails: EISDIR

@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
+READ_CHUNK = 65_536  # bytes read at a time; a /proc or /sys file is read whole, as the kernel gives it
 MAX_CPUS = 65_536  # a CPU list wider than this is malformed (Linux supports up to 8192)
 
 
 def read_text(root: Path, relative: str) -> str | None:
-    """The stripped content of ``root/relative``, or None when it cannot be read."""
+    """The stripped content of ``root/relative`` (UTF-8, newlines read as ``Path.read_text`` reads
+    them), or None when it cannot be read. Through ``os.read``, not a text file object: a compare
+    reads some 250 files of /proc before its first sample, each a third as costly this way."""
     try:
-        return (root / relative.lstrip("/")).read_text(encoding="utf-8", errors="replace").strip()
+        fd = os.open(os.path.join(root, relative.lstrip("/")), os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    chunks = []
+    try:
+        while chunk := os.read(fd, READ_CHUNK):
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    text = b"".join(chunks).decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
 
 
 def read_int(root: Path, relative: str) -> int | None:
