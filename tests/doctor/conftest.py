@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from machines import FIXED_TIMER, WINDOW_S, machine_environment, machine_tree
-
-from pairbench.environment import collect_environment
+from machines import machine_environment
 
 
 @pytest.fixture
@@ -15,10 +13,6 @@ def machine(tmp_path):
     processes with their PIDs and command lines)."""
 
     def collect(name: str, live: bool = False) -> dict:
-        if not live:
-            return machine_environment(name, tmp_path)
-        root, sleep = machine_tree(name, tmp_path)
-        environment = collect_environment(root, sleep=sleep, activity_window_s=WINDOW_S, live=True)
-        return {**environment, "timer": dict(FIXED_TIMER)}
+        return machine_environment(name, tmp_path, live=live)
 
     return collect

@@ -8,11 +8,10 @@ import json
 
 import pytest
 from cli_runner import invoke
-from machines import FIXED_TIMER, WINDOW_S, machine_tree
+from machines import WINDOW_S, machine_environment
 from runs import make_run, series, side
 
 from pairbench import cli
-from pairbench.environment import collect_environment
 from pairbench.store.resultfile import read_result, write_result
 
 SECRET = "cc1plus -quiet big.cpp"  # a command line of an unrelated process on the noisy laptop
@@ -22,10 +21,8 @@ SECRET = "cc1plus -quiet big.cpp"  # a command line of an unrelated process on t
 def laptop(tmp_path):
     """``laptop(**options)``: the noisy laptop's metadata as ``collect_environment(**options)`` reads it."""
 
-    def collect(activity_window_s=WINDOW_S, **options):
-        root, sleep = machine_tree("noisy-laptop", tmp_path)
-        environment = collect_environment(root, sleep=sleep, activity_window_s=WINDOW_S, **options)
-        return {**environment, "timer": dict(FIXED_TIMER), "host": "laptop"}
+    def collect(activity_window_s=WINDOW_S, **options):  # the fixture's window, whatever is asked
+        return {**machine_environment("noisy-laptop", tmp_path, **options), "host": "laptop"}
 
     return collect
 

@@ -60,8 +60,10 @@ class WindowClock:
         return slept
 
 
-def machine_environment(name: str, tmp_path: Path) -> dict:
-    """``collect_environment`` of fixture ``name``, with the measured timer fixed at 30 ns.
+def machine_environment(name: str, tmp_path: Path, **options) -> dict:
+    """``collect_environment(**options)`` of fixture ``name`` (``live=True``: as the doctor reads a
+    machine now, busy processes with their PIDs and command lines), with the measured timer fixed
+    at 30 ns.
 
     The timer's step is measured on the machine running the tests, not read
     from the tree, so it is replaced to keep the clock check exact. The
@@ -71,6 +73,7 @@ def machine_environment(name: str, tmp_path: Path) -> dict:
     root, sleep = machine_tree(name, tmp_path)
     clock = WindowClock()
     with mock.patch.object(ACTIVITY, "time", SimpleNamespace(monotonic=clock.monotonic, sleep=time.sleep)):
-        environment = collect_environment(root, sleep=clock.passing(sleep), activity_window_s=WINDOW_S)
+        environment = collect_environment(root, sleep=clock.passing(sleep), activity_window_s=WINDOW_S,
+                                          **options)
     environment["timer"] = dict(FIXED_TIMER)
     return environment
