@@ -142,15 +142,19 @@ collector.hold()  # as the console script does
 from pairbench.cli import main
 from pairbench.measure.sampler import Sampler
 from fakes import FakeExecutor, FakeWorkers
-seen, before = [], []
+seen, before, loaded = [], [], set()
 warm_up = Sampler._warm_up
 def noting_warm_up(self):
     before.append(sorted(sys.modules))  # what loaded before the first sample, warm-up or measured
     warm_up(self)
 Sampler._warm_up = noting_warm_up
-def note():
-    seen.append({"threads": [t.name for t in threading.enumerate()], "modules": sorted(sys.modules),
-                 "tasks": len(os.listdir("/proc/self/task")), "collector": [gc.isenabled(), gc.get_freeze_count() > 0]})
+def note():  # the modules loaded at the first sample, then those loaded since the one before
+    modules = set(sys.modules)
+    seen.append({"threads": [t.name for t in threading.enumerate()], "new_modules": sorted(modules - loaded),
+                 "tasks": len(os.listdir("/proc/self/task")), "collector": gc.isenabled()})
+    loaded.update(modules)
+    if len(seen) == 1 or seen[-1]["collector"] != seen[-2]["collector"]:  # counting is slow: at each change
+        seen[-1]["frozen"] = gc.get_freeze_count() > 0
 def duration(command, index, clock_ns):
     note()
     return 0.01
@@ -181,16 +185,16 @@ def test_only_what_the_first_sample_needs_loads_before_it_and_nothing_runs_besid
     found = json.loads(done.stdout)
     seen = found["seen"]
     assert found["code"] == 0 and len(seen) >= 12
-    assert _unlisted(found["before"][0] if found["before"] else seen[0]["modules"], argv[0]) == []
+    assert _unlisted(found["before"][0] if found["before"] else seen[0]["new_modules"], argv[0]) == []
     warmup = 2 if argv[0] == "compare" else 0  # compare's default: one warm-up round of its two sides
     assert all(set(s["threads"]) <= {"MainThread", "pairbench-beside-warmup"} for s in seen[:warmup])
-    assert all(s["collector"] == [False, False] for s in seen[:warmup])  # held while the report's modules load
+    assert all(s["collector"] is False for s in seen[:warmup])  # held while the report's modules load
     measured = seen[warmup:]
-    assert all(s["collector"] == [True, True] for s in measured)  # released, with what loaded frozen
+    assert all(s["collector"] is True for s in measured) and measured[0]["frozen"]  # released, what loaded frozen
     assert all(s["threads"] == ["MainThread"] for s in measured)  # no thread of ours beside a measured sample
     assert [s["tasks"] for s in measured] == [1] * len(measured)  # nor one of a library's (numpy's OpenBLAS: blas_threads)
-    first = measured[0]["modules"]
-    assert all(s["modules"] == first for s in measured)  # and nothing imported while sampling
+    assert all(s["new_modules"] == [] for s in measured[1:])  # and nothing imported while sampling
+    first = {m for s in seen[:warmup + 1] for m in s["new_modules"]}  # loaded at the first measured sample
     if warmup:
         assert [m for m in found["at_exit"] if m.startswith("pairbench.") and m not in first] == []
 
