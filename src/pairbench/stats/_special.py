@@ -155,14 +155,25 @@ def beta_masses(a, b, low, high):
     their cancellation, at a tenth of the cost."""
     a, b, low, high = (v.ravel() for v in np.broadcast_arrays(
         *(np.asarray(v, dtype=np.float64) for v in (a, b, low, high))))
+    every = np.arange(a.size)
+    return beta_cell_masses(a, b, low, high, every, every)
+
+
+def beta_cell_masses(a, b, low, high, rows, cells):
+    """``beta_masses`` for the pairs i of a grid: P(low[cells[i]] < X < high[cells[i]]) for X ~
+    Beta(a[rows[i]], b[rows[i]]), 1-d arrays. What depends on the distribution alone (its constant)
+    is computed once per row, what depends on the cell alone (the nodes' logarithms) once per cell:
+    the same numbers as ``beta_masses`` pair by pair, for a fraction of its logarithms."""
     n = a + b
-    constant = 0.5 * np.log(a * b / n) - _LN_SQRT_2PI + _stirlerr(n) - _stirlerr(a) - _stirlerr(b)
+    constant = (0.5 * np.log(a * b / n) - _LN_SQRT_2PI + _stirlerr(n) - _stirlerr(a) - _stirlerr(b))[rows]
     middle, half = (low + high) / 2.0, (high - low) / 2.0
-    t = middle[:, None] + half[:, None] * _GL_NODES[None, :]
+    nodes = middle[:, None] + half[:, None] * _GL_NODES[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_density = (constant[:, None] - _bd0_inside_exp(a[:, None], n[:, None] * t)
-                       - _bd0_inside_exp(b[:, None], n[:, None] * (1.0 - t)) - np.log(t) - np.log1p(-t))
-    return half * (np.exp(log_density) @ _GL_WEIGHTS)
+        log_t, log_rest = np.log(nodes), np.log1p(-nodes)
+        t, a, b, n = nodes[cells], a[rows][:, None], b[rows][:, None], n[rows][:, None]
+        log_density = (constant[:, None] - _bd0_inside_exp(a, n * t) - _bd0_inside_exp(b, n * (1.0 - t))
+                       - log_t[cells] - log_rest[cells])
+    return half[cells] * (np.exp(log_density) @ _GL_WEIGHTS)
 
 
 def _betainc_tails(a, b, x, y):
@@ -322,23 +333,35 @@ def _expit(u):
 
 def _stirlerr(z):
     """ln Gamma(z + 1) - ln(sqrt(2 pi z) (z / e)^z) for z > 0 (R's ``stirlerr``): through
-    ``math.lgamma`` up to 15, its asymptotic series beyond (Loader 2000, section 2)."""
+    ``math.lgamma`` up to 15 (once per distinct value: the callers' arrays repeat a few), its
+    asymptotic series beyond (Loader 2000, section 2)."""
     z = np.asarray(z, dtype=np.float64)
     out = np.empty_like(z)
     small = z <= 15.0
     if np.any(small):
         zs = z[small]
-        out[small] = _lgamma(zs + 1.0).astype(np.float64) - (zs + 0.5) * np.log(zs) + zs - _LN_SQRT_2PI
-    large = ~small
-    if np.any(large):
-        zl = z[large]
-        zz = zl * zl
-        out[large] = np.where(
-            zl > 500, (_S0 - _S1 / zz) / zl, np.where(
-                zl > 80, (_S0 - (_S1 - _S2 / zz) / zz) / zl, np.where(
-                    zl > 35, (_S0 - (_S1 - (_S2 - _S3 / zz) / zz) / zz) / zl,
-                    (_S0 - (_S1 - (_S2 - (_S3 - _S4 / zz) / zz) / zz) / zz) / zl)))
+        distinct, where = np.unique(zs, return_inverse=True)
+        out[small] = _lgamma(distinct + 1.0).astype(np.float64)[where] - (zs + 0.5) * np.log(zs) + zs - _LN_SQRT_2PI
+    rest = ~small
+    for terms, above in enumerate((500.0, 80.0, 35.0, None)):  # the last: 15 < z <= 35 (and NaN)
+        part = rest if above is None else rest & (z > above)
+        rest = rest & ~part
+        if np.any(part):
+            zl = z[part]
+            zz = zl * zl
+            out[part] = _stirling_terms(zl, zz, terms)
     return out
+
+
+def _stirling_terms(zl, zz, terms: int):
+    """Stirling's error's series with 2 + ``terms`` of its coefficients, as R's ``stirlerr`` nests it."""
+    if terms == 0:
+        return (_S0 - _S1 / zz) / zl
+    if terms == 1:
+        return (_S0 - (_S1 - _S2 / zz) / zz) / zl
+    if terms == 2:
+        return (_S0 - (_S1 - (_S2 - _S3 / zz) / zz) / zz) / zl
+    return (_S0 - (_S1 - (_S2 - (_S3 - _S4 / zz) / zz) / zz) / zz) / zl
 
 
 def _bd0(x, m):
