@@ -20,7 +20,6 @@ stopping path needs is this one, at p = 1/2:
 
 from __future__ import annotations
 
-import bisect
 import functools
 import math
 import statistics
@@ -28,7 +27,8 @@ import statistics
 import numpy as np
 
 EXACT_N = 1000
-"""Up to this n the CDF is computed exactly in integers (1 ms at most per n, cached)."""
+"""Up to this n the CDF is computed exactly in integers (1 ms at most per n, cached). Below 1022:
+``_exact_rank`` scales by 2^-n, exact only while 2^-n is a normal float."""
 
 _LN_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _CHUNK = 4096  # terms of the tail summed per numpy step
@@ -65,12 +65,12 @@ def largest_rank_within(n: int, tail: float) -> int:
     """The largest k in 0..(n + 1) // 2 with P(X <= k - 1) <= ``tail`` (0 when even P(X <= 0)
     exceeds it): the rank of the sign-test interval's lower end.
 
-    Up to ``EXACT_N`` a bisection over the exact CDFs; beyond, from the normal approximation's
+    Up to ``EXACT_N`` the exact CDFs summed up to the answer (``_exact_rank``); beyond, from the normal approximation's
     rank, one tail sum and then a step at a time (each step one ratio), since that rank is off by a
     few at most once n is that large."""
     n = int(n)
     if n <= EXACT_N:
-        return min(bisect.bisect_right(_exact_cdfs(n), tail), (n + 1) // 2)
+        return _exact_rank(n, tail, (n + 1) // 2)
     if not tail > 0.0:
         return 0
     z = statistics.NormalDist().inv_cdf(min(tail, 0.5))
@@ -96,9 +96,25 @@ def _exact_cdfs(n: int) -> tuple[float, ...]:
     total, term, out = 0, 1, []
     for j in range(n):
         total += term
-        out.append(total / (1 << n))  # int / int: correctly rounded
+        out.append(math.ldexp(float(total), -n))  # see _exact_rank
         term = term * (n - j) // (j + 1)
     return tuple(out)
+
+
+def _exact_rank(n: int, tail: float, cap: int) -> int:
+    """``min(bisect_right(_exact_cdfs(n), tail), cap)`` (n <= ``EXACT_N``), summing the CDF only up
+    to the first value above ``tail`` or to ``cap``: under half of it for a sign-test interval.
+
+    Each value is the sum over 2^n rounded once: ``float(total)`` rounds the integer correctly and
+    scaling by 2^-n is exact while the result is a normal float, which 2^-1000 and above are; the
+    same float as the integer division ``total / 2**n``, at half its cost."""
+    total, term = 0, 1
+    for j in range(min(n, cap)):
+        total += term
+        if tail < math.ldexp(float(total), -n):
+            return j
+        term = term * (n - j) // (j + 1)
+    return min(n, cap)
 
 
 def _tail_sum(k: int, n: int) -> float:
