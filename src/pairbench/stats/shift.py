@@ -32,6 +32,7 @@ unbounded and given as None.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -162,7 +163,7 @@ def shift_function(baseline, candidate, confidence: float = 0.95,
 def _intervals(sorted_arr: np.ndarray, ps: tuple[float, ...], confidence: float,
                ) -> tuple[QuantileInterval, ...]:
     n = sorted_arr.size
-    low, high, achieved = _ranks(n, np.asarray(ps), confidence)
+    low, high, achieved = _shared_ranks(n, tuple(ps), confidence)
     estimates = np.quantile(sorted_arr, ps)
     return tuple(
         QuantileInterval(
@@ -178,6 +179,15 @@ def _intervals(sorted_arr: np.ndarray, ps: tuple[float, ...], confidence: float,
         )
         for i, p in enumerate(ps)
     )
+
+
+@functools.lru_cache(maxsize=16)
+def _shared_ranks(n: int, ps: tuple[float, ...], confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_ranks``, computed once for the samples of one size (a shift function's two sides, mostly)."""
+    ranks = _ranks(n, np.asarray(ps), confidence)
+    for r in ranks:
+        r.flags.writeable = False
+    return ranks
 
 
 def _ranks(n: int, ps: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
