@@ -126,7 +126,8 @@ def _tail_sum(k: int, n: int) -> float:
         m = min(_CHUNK, j)
         js = np.arange(j, j - m, -1, dtype=np.float64)
         run = term * np.concatenate(([1.0], np.cumprod(js / (n - js + 1.0))))  # P(X = j) .. P(X = j - m)
-        total += math.fsum(run.tolist())  # Python floats: 4x faster to iterate than numpy's scalars
+        kept = np.count_nonzero(run)  # the terms fall: those that underflowed to 0 are the last
+        total += math.fsum(run[:kept].tolist())  # Python floats: 4x faster to iterate than numpy's
         j -= m
         if j == 0:
             break
