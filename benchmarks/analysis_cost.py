@@ -11,7 +11,8 @@ timings, paired (each round's shared factor moves both sides), the candidate 0.5
 and of 200 rounds, of a 20 ms command and of a 0.7 ms one whose CPU times tie (``COMMANDS_NS``).
 
 A process (one per tree, size and round) builds the run, times its first ``analyse`` call
-(``first``: the analysis' lazy imports included, which a command may have paid while sampling),
+(``first``: the analysis' lazy imports included, from bytecode that ``compileall`` writes first,
+which a command may have paid while sampling),
 then ``--repeats`` more, each after clearing
 every ``functools`` cache in ``pairbench`` so that none carries a table over from the call before
 (``steady``: the median). CPU time is ``time.process_time``. Prints one Markdown row per tree and
@@ -87,6 +88,8 @@ def worker(n: int, command: str, repeats: int) -> dict:
 def measure(sources: list[tuple[str, str]], cases: list[tuple[str, int]], rounds: int, repeats: int) -> dict:
     """{label: {case: {"first": [ms per process], "steady": [ms per process]}}}, trees alternating."""
     found = {label: {case: {"first": [], "steady": []} for case in cases} for label, _ in sources}
+    for _, tree in sources:  # bytecode as an installed package has it, also under PYTHONDONTWRITEBYTECODE
+        subprocess.run([sys.executable, "-m", "compileall", "-q", tree], check=True, capture_output=True)
     for _ in range(rounds):
         for command, n in cases:
             for label, tree in sources:
