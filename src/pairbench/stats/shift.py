@@ -193,22 +193,25 @@ def _shared_ranks(n: int, ps: tuple[float, ...], confidence: float) -> tuple[np.
 def _ranks(n: int, ps: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised ranks (low, high) and exact coverage for quantiles ``ps`` of n values."""
     a = 1.0 - confidence
-    low = _qbinom(a / 2.0, n, ps)
-    high = _qbinom(1.0 - a / 2.0, n, ps) + 1
-    below = np.where(low >= 1, _special.bdtr(low - 1, n, ps), 0.0)
-    upto = np.where(high <= n, _special.bdtr(high - 1, n, ps), 1.0)
+    low, before_low, _ = _qbinom(a / 2.0, n, ps)
+    high, _, at_high = _qbinom(1.0 - a / 2.0, n, ps)
+    high = high + 1
+    below = np.where(low >= 1, before_low, 0.0)  # pbinom(low - 1), as _qbinom settled it
+    upto = np.where(high <= n, at_high, 1.0)  # pbinom(high - 1)
     return low, high, upto - below
 
 
-def _qbinom(target: float, n: int, ps: np.ndarray) -> np.ndarray:
-    """Smallest k in 0..n with pbinom(k, n, p) >= target, per p (R's qbinom, with its fuzz)."""
+def _qbinom(target: float, n: int, ps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Smallest k in 0..n with pbinom(k, n, p) >= target, per p (R's qbinom, with its fuzz), with
+    the pbinom(k - 1) and pbinom(k) that settled it (the coverage needs them again)."""
     goal = target * _FUZZ
     k = _special.binomial_quantile_start(target, n, ps)
     while True:  # the start is a few steps off at most; settle it exactly, a step at a time
-        down = (k > 0) & (_special.bdtr(k - 1, n, ps) >= goal)
-        up = (k < n) & (_special.bdtr(k, n, ps) < goal)
+        before, at = _special.bdtr(k - 1, n, ps), _special.bdtr(k, n, ps)
+        down = (k > 0) & (before >= goal)
+        up = (k < n) & (at < goal)
         if not (down.any() or up.any()):
-            return k
+            return k, before, at
         k = k - down + up
 
 
