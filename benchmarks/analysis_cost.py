@@ -1,7 +1,7 @@
 """CPU time of one ``analysis.analyse`` call on a compare's samples, for two source trees side by side.
 
     .venv/bin/python benchmarks/analysis_cost.py --source before=DIR --source after=DIR
-        [--sizes 30 200] [--rounds 6] [--repeats 40]
+        [--sizes 30 200] [--commands 20ms 0.7ms] [--rounds 6] [--repeats 40]
 
 ``DIR`` is a tree's ``src`` folder (``git -C /work/main archive main src | tar -x -C /tmp/x``
 gives ``/tmp/x/src``). Each measurement runs in its own process with ``PYTHONPATH=DIR``, the
@@ -11,12 +11,12 @@ timings, paired (each round's shared factor moves both sides), the candidate 0.5
 and of 200 rounds, of a 20 ms command and of a 0.7 ms one whose CPU times tie (``COMMANDS_NS``).
 
 A process (one per tree, size and round) builds the run, times its first ``analyse`` call
-(``first``: the analysis' lazy imports included, from bytecode that ``compileall`` writes first,
-which a command may have paid while sampling),
-then ``--repeats`` more, each after clearing
-every ``functools`` cache in ``pairbench`` so that none carries a table over from the call before
-(``steady``: the median). CPU time is ``time.process_time``. Prints one Markdown row per tree and
-size: the medians over the rounds' processes, and after/before ratios. Time it under
+(``first``: the analysis' lazy imports included, from the bytecode ``compileall`` writes first;
+a command may have paid them while sampling), then ``--repeats`` more, each after clearing every
+``functools`` cache in ``pairbench`` so that none carries a table over from the call before
+(``steady``: the median), and the terminal report of the result (``render``: the median of as
+many renders after a first). CPU time is ``time.process_time``. Prints one Markdown row per
+tree and case: the medians over the rounds' processes, and after/before ratios. Time it under
 ``flock /work/timing.lock``: its figures depend on the machine's load.
 """
 
@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 SEED = 2026
+KINDS = ("first", "steady", "render")
 COMMANDS_NS = {"20ms": 20e6, "0.7ms": 0.7e6}
 """The commands' typical times: a 20 ms command (the start-up goal's), and a 0.7 ms one whose CPU
 times, in rusage's whole microseconds, tie (the rank statistics then take their tie routes)."""
@@ -82,12 +83,26 @@ def worker(n: int, command: str, repeats: int) -> dict:
         analyse(run)
         steady.append(time.process_time() - start)
     return {"pairbench": os.path.dirname(pairbench.__file__), "first": 1e3 * first,
-            "steady": 1e3 * statistics.median(steady)}
+            "steady": 1e3 * statistics.median(steady), "render": render_cost(run, analyse(run), repeats)}
+
+
+def render_cost(run, analysis, repeats: int) -> float:
+    """The median ms of CPU of the terminal report of ``run`` (after a first, discarded render)."""
+    from pairbench.report import text
+
+    render = text.renderer(run, analysis)
+    render(run, analysis, color=False)
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        render(run, analysis, color=False)
+        times.append(time.process_time() - start)
+    return 1e3 * statistics.median(times)
 
 
 def measure(sources: list[tuple[str, str]], cases: list[tuple[str, int]], rounds: int, repeats: int) -> dict:
     """{label: {case: {"first": [ms per process], "steady": [ms per process]}}}, trees alternating."""
-    found = {label: {case: {"first": [], "steady": []} for case in cases} for label, _ in sources}
+    found = {label: {case: {kind: [] for kind in KINDS} for case in cases} for label, _ in sources}
     for _, tree in sources:  # bytecode as an installed package has it, also under PYTHONDONTWRITEBYTECODE
         subprocess.run([sys.executable, "-m", "compileall", "-q", tree], check=True, capture_output=True)
     for _ in range(rounds):
@@ -100,22 +115,23 @@ def measure(sources: list[tuple[str, str]], cases: list[tuple[str, int]], rounds
                 got = json.loads(done.stdout)
                 if os.path.realpath(got["pairbench"]) != os.path.realpath(os.path.join(tree, "pairbench")):
                     raise SystemExit(f"{label}: imported pairbench from {got['pairbench']}, not from {tree}")
-                for kind in ("first", "steady"):
+                for kind in KINDS:
                     found[label][command, n][kind].append(got[kind])
     return found
 
 
 def table(found: dict, cases: list[tuple[str, int]]) -> str:
     labels = list(found)
-    rows = ["| tree | command | rounds | first call (ms CPU) | steady call (ms CPU) |", "|---|---|---|---|---|"]
+    rows = ["| tree | command | rounds | first call (ms CPU) | steady call (ms CPU) | text report (ms CPU) |",
+            "|---|---|---|---|---|---|"]
     for case in cases:
-        medians = {label: [statistics.median(found[label][case][k]) for k in ("first", "steady")]
-                   for label in labels}
+        medians = {label: [statistics.median(found[label][case][k]) for k in KINDS] for label in labels}
         for label in labels:
-            rows.append(f"| {label} | {case[0]} | {case[1]} | {medians[label][0]:.1f} | {medians[label][1]:.1f} |")
+            rows.append(f"| {label} | {case[0]} | {case[1]} | " + " | ".join(f"{v:.1f}" for v in medians[label]) + " |")
         if len(labels) == 2:
-            (f0, s0), (f1, s1) = medians.values()
-            rows.append(f"| {labels[1]} / {labels[0]} | {case[0]} | {case[1]} | {f1 / f0:.2f} | {s1 / s0:.2f} |")
+            ratios = (b / a for a, b in zip(*medians.values(), strict=True))
+            rows.append(f"| {labels[1]} / {labels[0]} | {case[0]} | {case[1]} | "
+                        + " | ".join(f"{r:.2f}" for r in ratios) + " |")
     return "\n".join(rows)
 
 
