@@ -448,15 +448,22 @@ def _scalar_betacf(a: float, b: float, x: float) -> float:
     d = 1.0 / (d if abs(d) >= _TINY else _TINY)
     h = d
     steps = 100 + int(20.0 * math.sqrt(max(a, b)))
-    for m in range(1, steps + 1):
-        for aa in (m * (b - m) * x / ((qam + 2 * m) * (a + 2 * m)),
-                   -(a + m) * (qab + m) * x / ((a + 2 * m) * (qap + 2 * m))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) >= _TINY else _TINY)
-            c = 1.0 + aa / c
-            c = c if abs(c) >= _TINY else _TINY
-            h *= d * c
-        if abs(d * c - 1.0) <= _CF_EPS:
+    for m in range(1, steps + 1):  # the even and the odd step, written out (no tuple per step)
+        m2 = 2 * m
+        even = m * (b - m) * x / ((qam + m2) * (a + m2))
+        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + even * d
+        d = 1.0 / (d if abs(d) >= _TINY else _TINY)
+        c = 1.0 + even / c
+        c = c if abs(c) >= _TINY else _TINY
+        h *= d * c
+        d = 1.0 + odd * d
+        d = 1.0 / (d if abs(d) >= _TINY else _TINY)
+        c = 1.0 + odd / c
+        c = c if abs(c) >= _TINY else _TINY
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) <= _CF_EPS:
             return h
     raise ArithmeticError(f"the incomplete beta function's continued fraction did not converge in {steps} steps")
 
