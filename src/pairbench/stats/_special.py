@@ -56,7 +56,7 @@ _GL_NODES = np.array([-0.9602898564975362316835609, -0.7966664774136267395915539
 _GL_WEIGHTS = np.array([0.1012285362903762591525314, 0.2223810344533744705443560, 0.3137066458778872873379622,
                         0.3626837833783619829651504, 0.3626837833783619829651504, 0.3137066458778872873379622,
                         0.2223810344533744705443560, 0.1012285362903762591525314])
-_SCALAR_MAX = 16  # up to this many elements the kernels run on Python floats, one at a time
+SCALAR_MAX = 16  # up to this many elements the kernels run on Python floats, one at a time
 
 
 def ndtri(p: float) -> float:
@@ -192,7 +192,7 @@ def _betainc_tails(a, b, x, y):
     lower[valid & (x <= 0)], upper[valid & (x <= 0)] = 0.0, 1.0
     lower[valid & (y <= 0)], upper[valid & (y <= 0)] = 1.0, 0.0
     inner = np.flatnonzero(valid & (x > 0) & (y > 0))
-    if 0 < inner.size <= _SCALAR_MAX:  # a few: plain floats cost a tenth of numpy's per-call overhead
+    if 0 < inner.size <= SCALAR_MAX:  # a few: plain floats cost a tenth of numpy's per-call overhead
         for i in inner:
             lower[i], upper[i], _ = _scalar_tails(float(a[i]), float(b[i]), float(x[i]), float(y[i]))
     elif inner.size:
@@ -271,7 +271,7 @@ def _betaincinv_pair(a, b, y):
     x[valid & (y == 0)], x_complement[valid & (y == 0)] = 0.0, 1.0
     x[valid & (y == 1)], x_complement[valid & (y == 1)] = 1.0, 0.0
     inner = np.flatnonzero(valid & (y > 0) & (y < 1))
-    if 0 < inner.size <= _SCALAR_MAX:
+    if 0 < inner.size <= SCALAR_MAX:
         starts = _invbetai_guess(a[inner], b[inner], y[inner])
         u = np.array([_scalar_solve_logit(float(a[i]), float(b[i]), float(y[i]), float(start))
                       for i, start in zip(inner, starts, strict=True)])

@@ -211,13 +211,22 @@ def _settled_qbinom(target: float, n: int, ps: np.ndarray) -> tuple[np.ndarray, 
     again)."""
     goal = target * _FUZZ
     k = _special.binomial_quantile_start(target, n, ps)
+    before, at = _special.bdtr(k - 1, n, ps), _special.bdtr(k, n, ps)
     while True:  # the start is a few steps off at most; settle it exactly, a step at a time
-        before, at = _special.bdtr(k - 1, n, ps), _special.bdtr(k, n, ps)
         down = (k > 0) & (before >= goal)
         up = (k < n) & (at < goal)
-        if not (down.any() or up.any()):
+        moved = down | up
+        if not moved.any():
             return k, before, at
         k = k - down + up
+        if ps.size > _special.SCALAR_MAX:  # numpy's route, whose rounding depends on the batch
+            before, at = _special.bdtr(k - 1, n, ps), _special.bdtr(k, n, ps)
+            continue
+        # each p alone (``bdtr``'s scalar route): a step down makes the old pbinom(k - 1) the new
+        # pbinom(k), a step up the old pbinom(k) the new pbinom(k - 1); one new CDF per p moved
+        before, at = np.where(up, at, before), np.where(down, before, at)
+        fresh = _special.bdtr(np.where(down, k - 1, k)[moved], n, ps[moved])
+        before[down], at[up] = fresh[down[moved]], fresh[up[moved]]
 
 
 def _minus(a: float | None, b: float | None) -> float | None:
