@@ -104,3 +104,15 @@ def test_the_rough_tail_sum_steps_to_the_exact_sums_rank_even_at_the_cdfs_own_va
             assert _binomial.largest_rank_within(n, float(tail)) == _rank_by_exact_sums(n, float(tail)), (n, tail)
     rough, exact = _binomial._rough_tail_sum(4_995_000, 10_000_000), _binomial._tail_sum(4_995_000, 10_000_000)
     assert abs(rough - exact) <= 4e-12 * exact
+
+
+def test_from_a_hundred_to_a_thousand_the_rough_sums_rank_is_the_exact_cdfs():
+    for n in range(_binomial.ROUGH_FROM, _binomial.EXACT_N + 1, 3):
+        k = _binomial._exact_rank(n, 0.005, (n + 1) // 2)
+        tails = [1e-12, 0.0005, 0.005, 0.025, 0.4999, 0.5, 0.7]
+        for j in (k - 2, k - 1, k):  # a tail equal to a CDF value, and its neighbours
+            exact = _binomial.cdf(j, n)
+            tails += [exact, np.nextafter(exact, 0.0), np.nextafter(exact, 1.0)]
+        for tail in tails:
+            expected = _binomial._exact_rank(n, float(tail), (n + 1) // 2)
+            assert _binomial.largest_rank_within(n, float(tail)) == expected, (n, tail)

@@ -65,13 +65,14 @@ def largest_rank_within(n: int, tail: float) -> int:
     """The largest k in 0..(n + 1) // 2 with P(X <= k - 1) <= ``tail`` (0 when even P(X <= 0)
     exceeds it): the rank of the sign-test interval's lower end.
 
-    Up to ``EXACT_N`` the exact CDFs summed up to the answer (``_exact_rank``); beyond, from the
-    normal approximation's rank, one tail sum and then a step at a time (each step one ratio),
-    since that rank is off by a few at most once n is that large. The tail sum is first the
-    rough one (``_rough_tail_sum``): when no comparison with ``tail`` falls within its error,
-    the exactly rounded sum would step to the same rank, and is not computed."""
+    From the normal approximation's rank, one tail sum and then a step at a time (each step one
+    ratio), since that rank is off by a few at most once n is large. The tail sum is the rough
+    one (``_rough_tail_sum``): when no comparison with ``tail`` falls within its error, the exact
+    CDF (``_exact_rank``'s up to ``EXACT_N``, the exactly rounded tail sum beyond) lies on the same
+    side of ``tail`` at each step, and is not computed; when one does, it decides. Below
+    ``ROUGH_FROM`` the exact CDF alone."""
     n = int(n)
-    if n <= EXACT_N:
+    if n < ROUGH_FROM or (n <= EXACT_N and not tail > 0.0):
         return _exact_rank(n, tail, (n + 1) // 2)
     if not tail > 0.0:
         return 0
@@ -82,7 +83,15 @@ def largest_rank_within(n: int, tail: float) -> int:
             return _step_to_rank(k, n, tail, _rough_tail_sum(k - 1, n), _ROUGH_MARGIN * tail)
         except _TooClose:
             pass
+    if n <= EXACT_N:  # the exact CDFs' rank, which the rough sum's agrees with when it decides
+        return _exact_rank(n, tail, (n + 1) // 2)
     return _step_to_rank(k, n, tail, cdf(k - 1, n), 0.0)
+
+
+ROUGH_FROM = 100
+"""From this n on the rank is first found from the rough tail sum (below, the exact CDF's integers
+cost as little): where no comparison is too close to call, the exact CDFs, rounded once (up to
+``EXACT_N``) or summed exactly rounded (beyond), lie on the same side of the tail."""
 
 
 _ROUGH_MARGIN = 1e-9
