@@ -10,12 +10,13 @@ load. The inputs are fixed and seeded: a two-command compare (``synthetic_result
 timings, paired (each round's shared factor moves both sides), the candidate 0.5% slower, of 30
 and of 200 rounds, of a 20 ms command and of a 0.7 ms one whose CPU times tie (``COMMANDS_NS``).
 
-A process (one per tree, size and round) builds the run, times its first ``analyse`` call
-(``first``: the analysis' lazy imports included, from the bytecode ``compileall`` writes first;
-a command may have paid them while sampling), then ``--repeats`` more, each after clearing every
+A process (one per tree, size and round) builds the run, loads what a measuring command loads
+beside its warm-up rounds (``cli.measuring.load_what_follows_the_samples``, from the bytecode
+``compileall`` writes first), times its first ``analyse`` call (``first``: what a compare pays
+after its last sample), then ``--repeats`` more, each after clearing every
 ``functools`` cache in ``pairbench`` so that none carries a table over from the call before
-(``steady``: the median), and the terminal report of the result (``render``: the median of as
-many renders after a first). CPU time is ``time.process_time``. Prints one Markdown row per
+(``steady``: the median), and the terminal report of the result (its first render, and the
+median of as many more). CPU time is ``time.process_time``. Prints one Markdown row per
 tree and case: the medians over the rounds' processes, and after/before ratios. Time it under
 ``flock /work/timing.lock``: its figures depend on the machine's load.
 """
@@ -33,7 +34,7 @@ import time
 import numpy as np
 
 SEED = 2026
-KINDS = ("first", "steady", "render")
+KINDS = ("first", "steady", "render_first", "render")
 COMMANDS_NS = {"20ms": 20e6, "0.7ms": 0.7e6}
 """The commands' typical times: a 20 ms command (the start-up goal's), and a 0.7 ms one whose CPU
 times, in rusage's whole microseconds, tie (the rank statistics then take their tie routes)."""
@@ -73,6 +74,7 @@ def worker(n: int, command: str, repeats: int) -> dict:
     from pairbench.analysis import analyse
 
     run = synthetic_run(n, command)
+    preload(run)
     start = time.process_time()
     analyse(run)
     first = time.process_time() - start
@@ -82,22 +84,33 @@ def worker(n: int, command: str, repeats: int) -> dict:
         start = time.process_time()
         analyse(run)
         steady.append(time.process_time() - start)
+    render_first, render = render_cost(run, analyse(run), repeats)
     return {"pairbench": os.path.dirname(pairbench.__file__), "first": 1e3 * first,
-            "steady": 1e3 * statistics.median(steady), "render": render_cost(run, analyse(run), repeats)}
+            "steady": 1e3 * statistics.median(steady), "render_first": render_first, "render": render}
 
 
-def render_cost(run, analysis, repeats: int) -> float:
-    """The median ms of CPU of the terminal report of ``run`` (after a first, discarded render)."""
+def preload(run) -> None:
+    """Load what a measuring command loads beside its warm-up rounds (``cli.measuring``), so that the
+    first call costs what it costs after a compare's last sample."""
+    from pairbench.cli.measuring import load_what_follows_the_samples
+
+    load_what_follows_the_samples(run.settings)
+
+
+def render_cost(run, analysis, repeats: int) -> tuple[float, float]:
+    """ms of CPU of the terminal report of ``run``: its first render, and the median of as many more."""
     from pairbench.report import text
 
+    start = time.process_time()
     render = text.renderer(run, analysis)
     render(run, analysis, color=False)
+    first = time.process_time() - start
     times = []
     for _ in range(repeats):
         start = time.process_time()
         render(run, analysis, color=False)
         times.append(time.process_time() - start)
-    return 1e3 * statistics.median(times)
+    return 1e3 * first, 1e3 * statistics.median(times)
 
 
 def measure(sources: list[tuple[str, str]], cases: list[tuple[str, int]], rounds: int, repeats: int) -> dict:
@@ -122,8 +135,8 @@ def measure(sources: list[tuple[str, str]], cases: list[tuple[str, int]], rounds
 
 def table(found: dict, cases: list[tuple[str, int]]) -> str:
     labels = list(found)
-    rows = ["| tree | command | rounds | first call (ms CPU) | steady call (ms CPU) | text report (ms CPU) |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| tree | command | rounds | first call (ms CPU) | steady call (ms CPU) | first report (ms CPU) "
+            "| steady report (ms CPU) |", "|---|---|---|---|---|---|---|"]
     for case in cases:
         medians = {label: [statistics.median(found[label][case][k]) for k in KINDS] for label in labels}
         for label in labels:

@@ -10,11 +10,17 @@ the :class:`~pairbench.analysis.Analysis`; nothing is computed here.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import shlex
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
+
+with contextlib.suppress(ImportError):  # rich's own module, loaded at a table's first cell otherwise:
+    # the tables' consoles replace emoji codes (rich's default), and its 2.4 ms then came after a
+    # compare's last sample; a measuring command loads this module beside its warm-up rounds
+    import rich._emoji_codes  # noqa: F401
 
 from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.harness_registry import PAIRBENCH, WORKER_HARNESSES, words
