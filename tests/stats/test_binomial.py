@@ -81,3 +81,38 @@ def test_the_median_intervals_ranks_and_coverage_are_scipys(confidence):
         assert (found.low, found.high) == (k, n - k + 1), n
         coverage = 1.0 - 2.0 * float(sps.binom.cdf(k - 1, n, 0.5))
         assert found.achieved_confidence == pytest.approx(coverage, rel=1e-12), n
+
+
+def _rank_by_exact_sums(n: int, tail: float) -> int:
+    """``largest_rank_within`` from the exactly rounded tail sum alone (what it was before the rough
+    sum came first)."""
+    z = __import__("statistics").NormalDist().inv_cdf(min(tail, 0.5))
+    k = min(max(int(n / 2.0 + z * n**0.5 / 2.0), 1), (n + 1) // 2)
+    return _binomial._step_to_rank(k, n, tail, _binomial.cdf(k - 1, n), 0.0)
+
+
+def test_the_rough_tail_sum_steps_to_the_exact_sums_rank_even_at_the_cdfs_own_values():
+    rng = np.random.default_rng(40)
+    ns = [1001, 1227, 4889, 9772, 78_131, 1_250_006, 10_000_000, *rng.integers(1001, 10_000_000, 60).tolist()]
+    for n in ns:
+        tails = [0.5e-9, 0.0005, 0.005, 0.025, 0.05]
+        k = _binomial.largest_rank_within(n, 0.005)
+        for j in (k - 2, k - 1, k):  # a tail equal to a CDF value, and its neighbours: too close to call
+            exact = _binomial.cdf(j, n)
+            tails += [exact, np.nextafter(exact, 0.0), np.nextafter(exact, 1.0), exact * (1 + 1e-12)]
+        for tail in tails:
+            assert _binomial.largest_rank_within(n, float(tail)) == _rank_by_exact_sums(n, float(tail)), (n, tail)
+    rough, exact = _binomial._rough_tail_sum(4_995_000, 10_000_000), _binomial._tail_sum(4_995_000, 10_000_000)
+    assert abs(rough - exact) <= 4e-12 * exact
+
+
+def test_from_a_hundred_to_a_thousand_the_rough_sums_rank_is_the_exact_cdfs():
+    for n in range(_binomial.ROUGH_FROM, _binomial.EXACT_N + 1, 3):
+        k = _binomial._exact_rank(n, 0.005, (n + 1) // 2)
+        tails = [1e-12, 0.0005, 0.005, 0.025, 0.4999, 0.5, 0.7]
+        for j in (k - 2, k - 1, k):  # a tail equal to a CDF value, and its neighbours
+            exact = _binomial.cdf(j, n)
+            tails += [exact, np.nextafter(exact, 0.0), np.nextafter(exact, 1.0)]
+        for tail in tails:
+            expected = _binomial._exact_rank(n, float(tail), (n + 1) // 2)
+            assert _binomial.largest_rank_within(n, float(tail)) == expected, (n, tail)

@@ -584,3 +584,51 @@ def test_a_small_exact_upper_tail_p_value_is_rs_lower_tail_false_sum():
     from pairbench.stats._rmath import pwilcox
 
     assert 2 * pwilcox(753, 32, 26, lower_tail=False) == pytest.approx(7.3288183512481624e-09, rel=1e-14)
+
+
+def _mann_whitney_counts_by_recurrence(m: int, n: int) -> list[int]:
+    """f(m, n, u) = f(m - 1, n, u - n) + f(m, n - 1, u) (Mann & Whitney 1947), in Python integers."""
+    table = {(0, j): [1] for j in range(n + 1)} | {(i, 0): [1] for i in range(m + 1)}
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            counts = [0] * (i * j + 1)
+            for u, c in enumerate(table[i - 1, j]):
+                counts[u + j] += c
+            for u, c in enumerate(table[i, j - 1]):
+                counts[u] += c
+            table[i, j] = counts
+    return table[m, n]
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (3, 7), (12, 5), (30, 30), (31, 32), (33, 33), (20, 45)])
+def test_the_mann_whitney_null_counts_are_the_recurrences_on_both_sides_of_int64(m, n):
+    from math import comb
+
+    from pairbench.stats._rmath import wilcox_counts
+
+    wilcox_counts.cache_clear()
+    counts = wilcox_counts(m, n)
+    assert list(counts) == _mann_whitney_counts_by_recurrence(m, n)
+    assert sum(counts) == comb(m + n, n) and all(type(c) is int for c in counts)
+
+
+def _shifts(values: np.ndarray, others: np.ndarray) -> list[float]:
+    """Shifts at every value and difference, between neighbours, and beyond the ends."""
+    points = np.unique(np.concatenate([values, (values[:, None] + values[None, :]).ravel() / 2.0,
+                                       (values[:, None] - others[None, :]).ravel()]))
+    between = (points[1:] + points[:-1]) / 2.0
+    return [*points.tolist(), *between.tolist(), float(points[0] - 1.0), float(points[-1] + 1.0), 0.0, -0.0]
+
+
+@pytest.mark.parametrize("seed, scale", [(1, 1.0), (2, 1000.0), (3, 0.1), (4, 3.0)])
+def test_the_rank_statistics_python_route_gives_numpys_numbers_at_every_shift(seed, scale):
+    from pairbench.stats.ranks import _RankSumZ, _SignedRankZ
+
+    rng = np.random.default_rng(seed)
+    x = np.sort(np.rint(rng.normal(0.0, 4.0, 25)) * scale)  # rounded: many ties, at every shift
+    y = np.sort(np.rint(rng.normal(1.0, 4.0, 20)) * scale)
+    for small, large in ((_SignedRankZ(x, small=True), _SignedRankZ(x, small=False)),
+                         (_RankSumZ(x, y, small=True), _RankSumZ(x, y, small=False))):
+        for d in _shifts(x, y):
+            got, expected = small(d), large(d)
+            assert got == expected or (math.isnan(got) and math.isnan(expected)), d

@@ -100,3 +100,16 @@ def test_shift_function_rejects_empty_and_bad_quantiles():
         shift_function([1.0, 2.0], [])
     with pytest.raises(StatisticsError, match="`quantiles` must be numbers in"):
         shift_function([1.0, 2.0], [1.0, 2.0], quantiles=(0.5, 1.0))
+
+
+@pytest.mark.parametrize("n", [1, 7, 30, 31, 200, 1000])
+def test_the_ranks_coverage_is_the_binomial_cdf_at_the_ranks_it_settled_on(n):
+    from pairbench.stats import _special
+    from pairbench.stats.shift import _ranks
+
+    ps = np.array([0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99])
+    for confidence in (0.9, 0.99, 1 - 0.01 / 18):
+        low, high, achieved = _ranks(n, ps, confidence)
+        below = np.where(low >= 1, [_special.bdtr(k - 1, n, p) for k, p in zip(low, ps, strict=True)], 0.0)
+        upto = np.where(high <= n, [_special.bdtr(k - 1, n, p) for k, p in zip(high, ps, strict=True)], 1.0)
+        assert np.array_equal(achieved, upto - below)  # the same numbers, each p on its own

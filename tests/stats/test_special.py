@@ -245,3 +245,37 @@ def test_harrell_davis_quantiles_agree_with_scipys_hdquantiles(n):
     probs = np.linspace(0.05, 0.95, 19)
     expected = np.asarray(mstats.hdquantiles(values, prob=probs))
     assert np.all(_relative(hd_quantiles(values, probs), expected) <= 1e-10)
+
+
+def test_beta_cell_masses_of_a_grid_are_beta_masses_pair_by_pair():
+    rng = np.random.default_rng(7)
+    a, b = rng.uniform(20.0, 400.0, 5), rng.uniform(20.0, 400.0, 5)
+    edges = np.arange(301) / 300
+    rows, cells = np.repeat(np.arange(5), 300), np.tile(np.arange(300), 5)
+    grid = _special.beta_cell_masses(a, b, edges[:-1], edges[1:], rows, cells)
+    one_by_one = _special.beta_masses(a[rows], b[rows], edges[cells], edges[cells + 1])
+    assert np.array_equal(grid, one_by_one)  # the same numbers, not merely close
+    differences = np.diff(sc.betainc(a[:, None], b[:, None], edges[None, :]), axis=1).ravel()
+    held = differences > 1e-4
+    assert np.all(_relative(grid[held], differences[held]) <= 3e-11)
+
+
+@pytest.mark.parametrize("n", [30, 200, 6000])
+def test_samples_of_one_size_share_harrell_davis_weights_without_changing_quantiles(n):
+    from scipy.stats import mstats
+
+    from pairbench.stats import modality
+
+    rng = np.random.default_rng(n)
+    first, second = (np.sort(rng.lognormal(0.0, 0.3, n)) for _ in range(2))
+    probs = np.arange(101) / 100
+    modality._weight_table.cache_clear()
+    alone = hd_quantiles(second, probs)
+    hd_quantiles(first, probs)
+    after_first = hd_quantiles(second, probs)
+    assert modality._weight_table.cache_info().hits >= 1
+    assert np.array_equal(after_first, alone)
+    inner = probs[1:-1]
+    expected = np.asarray(mstats.hdquantiles(second, prob=inner))
+    assert np.all(_relative(after_first[1:-1], expected) <= 1e-10)
+    assert all(not w.flags.writeable for *_, w, _ in modality._weight_table(n, tuple(probs.tolist())))

@@ -10,11 +10,17 @@ the :class:`~pairbench.analysis.Analysis`; nothing is computed here.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import shlex
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
+
+with contextlib.suppress(ImportError):  # rich's own module, loaded at a table's first cell otherwise:
+    # the tables' consoles replace emoji codes (rich's default), and its 2.4 ms then came after a
+    # compare's last sample; a measuring command loads this module beside its warm-up rounds
+    import rich._emoji_codes  # noqa: F401
 
 from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.harness_registry import PAIRBENCH, WORKER_HARNESSES, words
@@ -55,12 +61,16 @@ from pairbench.units import (
     value_formatter,
 )
 
+_HEIGHT = 25
+"""The height the report's consoles are given (rich's own when no terminal answers): lines and tables
+ignore it, and a console that knows its size asks no terminal for it before every line it prints."""
+
 
 def render_markup(lines: Iterable[str], *, color: bool, width: int = 100) -> str:
     """Render rich-markup ``lines`` to text, with ANSI styles only when ``color``."""
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-                      width=width, highlight=False, soft_wrap=True, emoji=False)
+                      width=width, height=_HEIGHT, highlight=False, soft_wrap=True, emoji=False)
     for line in lines:
         console.print(visible(line))  # idempotent: a second guard for what markup() already showed
     return buffer.getvalue()
@@ -73,11 +83,11 @@ def table_text(table, *, color: bool, width: int) -> str:
     the caller, in the middle, with the full text elsewhere in the report."""
     for column in table.columns:
         column.no_wrap = True
-    probe = Console(file=io.StringIO(), width=10_000, highlight=False)
+    probe = Console(file=io.StringIO(), width=10_000, height=_HEIGHT, highlight=False)
     needed = probe.measure(table).maximum
     buffer = io.StringIO()
     Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-            width=max(width, needed), highlight=False).print(table)
+            width=max(width, needed), height=_HEIGHT, highlight=False).print(table)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())  # no padding past a row's end
 
 

@@ -33,7 +33,10 @@ def wilcox_counts(m: int, n: int) -> tuple[int, ...]:
     (Andrews, *The Theory of Partitions*, 1976, ch. 3), the generating function of
     the Mann-Whitney null distribution.
     """
-    poly = np.zeros(m * n + m + n + 1, dtype=object)
+    # int64 while twice the largest count fits (every coefficient along the way is at most one
+    # count, times 2 just after a multiplication), Python integers beyond
+    exact = np.int64 if math.comb(m + n, n) < 2**61 else object
+    poly = np.zeros(m * n + m + n + 1 + m, dtype=exact)  # + m: room to cut it into rows of i
     poly[:] = 0
     poly[0] = 1
     deg = 0
@@ -41,10 +44,10 @@ def wilcox_counts(m: int, n: int) -> tuple[int, ...]:
         s = n + i
         poly[s : deg + s + 1] = poly[s : deg + s + 1] - poly[: deg + 1].copy()  # * (1 - q^s)
         deg += s
-        for r in range(i):  # / (1 - q^i): running sums along stride i
-            poly[r : deg + 1 : i] = np.cumsum(poly[r : deg + 1 : i])
+        rows = poly[: -(-(deg + 1) // i) * i].reshape(-1, i)  # / (1 - q^i): running sums along
+        np.cumsum(rows, axis=0, out=rows)  # stride i, each column of the rows (zeros past deg)
         deg -= i
-    return tuple(int(v) for v in poly[: m * n + 1])
+    return tuple(poly[: m * n + 1].tolist())
 
 
 @functools.lru_cache(maxsize=64)

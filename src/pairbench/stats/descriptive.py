@@ -31,6 +31,7 @@ Conventions: quantiles are numpy's default "linear" method, which is R's
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -223,8 +224,12 @@ def grubbs_critical(n: int, alpha: float = 0.05) -> float:
     P(max z > G) <= alpha. alpha = 0.05 gives 2.18 at n = 10, 2.75 at 30,
     3.21 at 100, 3.88 at 1000, 4.42 at 10000.
     """
-    n = check_count(n, "n", "an integer >= 3 for Grubbs' test", minimum=3)
-    alpha = check_confidence(alpha, "alpha")
+    return _grubbs_critical(check_count(n, "n", "an integer >= 3 for Grubbs' test", minimum=3),
+                            check_confidence(alpha, "alpha"))
+
+
+@functools.lru_cache(maxsize=16)  # pure; a compare's sides mostly have the same n
+def _grubbs_critical(n: int, alpha: float) -> float:
     t = -float(_special.stdtrit(n - 2, alpha / n))  # scipy.stats.t.isf(alpha / n, n - 2)
     return (n - 1) / math.sqrt(n) * math.sqrt(t * t / (n - 2 + t * t))
 

@@ -52,6 +52,7 @@ Where this port departs from perfolizer, and why:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,15 +145,29 @@ def hd_quantiles(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
     function; Q_0 = min and Q_1 = max. Only the order statistics where the
     Beta(a, b) CDF moves by more than 1e-15 are summed: O(sqrt(n)) per
     quantile instead of O(n) (all of them while n times the quantiles is
-    small). Agrees with ``scipy.stats.mstats.hdquantiles``.
+    small). The weights depend on n and ``probs`` alone, so samples of one size
+    (a compare's sides) share them (``_weight_table``). Agrees with
+    ``scipy.stats.mstats.hdquantiles``.
     """
     n = values.size
     probs = np.asarray(probs, dtype=np.float64)
     out = np.where(probs < 1.0, values[0], values[-1])  # p = 0 -> min, p = 1 -> max
-    inner = np.flatnonzero((probs > 0.0) & (probs < 1.0)) if n > 1 else np.zeros(0, dtype=np.intp)
-    a, b = probs * (n + 1), (1.0 - probs) * (n + 1)
+    if n > 1:
+        for j, lo, hi, w, total in _weight_table(n, tuple(probs.tolist())):
+            out[j] = float(np.dot(w, values[lo:hi])) / total
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _weight_table(n: int, probs: tuple[float, ...]) -> tuple[tuple[int, int, int, np.ndarray, float], ...]:
+    """The Harrell-Davis weights of n order statistics at each p of ``probs`` in (0, 1): (its index in
+    ``probs``, the span lo:hi of order statistics it weighs, their weights (read-only), the weights'
+    sum). Pure; cached because a run's series mostly have the same n."""
+    p = np.array(probs, dtype=np.float64)
+    inner = np.flatnonzero((p > 0.0) & (p < 1.0))
     if not inner.size:
-        return out
+        return ()
+    a, b = p * (n + 1), (1.0 - p) * (n + 1)
     if n * inner.size <= _WHOLE_GRID:  # every weight: cheaper than finding where they are negligible
         spans = [(0, n)] * inner.size
     else:
@@ -160,9 +175,9 @@ def hd_quantiles(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
         spans = [(max(int(lo), 0), min(int(hi), n))
                  for lo, hi in zip(np.floor(low * n), np.ceil(high * n), strict=True)]
     weights = _hd_weights(a[inner], b[inner], spans, n)
-    for j, (lo, hi), w in zip(inner, spans, weights, strict=True):
-        out[j] = float(np.dot(w, values[lo:hi])) / float(w.sum())
-    return out
+    for w in weights:
+        w.flags.writeable = False
+    return tuple((int(j), lo, hi, w, float(w.sum())) for j, (lo, hi), w in zip(inner, spans, weights, strict=True))
 
 
 def _hd_weights(a: np.ndarray, b: np.ndarray, spans: list[tuple[int, int]], n: int) -> list[np.ndarray]:
@@ -172,26 +187,25 @@ def _hd_weights(a: np.ndarray, b: np.ndarray, spans: list[tuple[int, int]], n: i
     the same weights to 1e-13, a tenth of the cost)."""
     smooth = (a >= _SMOOTH) & (b >= _SMOOTH) & (np.sqrt(a * b / (a + b)) >= 5.0)
     sizes = np.array([hi - lo for lo, hi in spans])
-    edges = [np.arange(lo, hi + 1) / n for lo, hi in spans]
+    grid = np.arange(n + 1) / n  # the edges i / n, each the same float in every span
     weights: list[np.ndarray] = [np.empty(0)] * len(spans)
     picked = np.flatnonzero(smooth)
     if picked.size:
-        masses = _special.beta_masses(np.repeat(a[picked], sizes[picked]), np.repeat(b[picked], sizes[picked]),
-                                      np.concatenate([edges[i][:-1] for i in picked]),
-                                      np.concatenate([edges[i][1:] for i in picked]))
+        cells = np.concatenate([np.arange(*spans[i]) for i in picked])
+        masses = _special.beta_cell_masses(a[picked], b[picked], grid[:-1], grid[1:],
+                                           np.repeat(np.arange(picked.size), sizes[picked]), cells)
         for i, part in zip(picked, np.split(masses, np.cumsum(sizes[picked])[:-1]), strict=True):
             weights[i] = part
     picked = np.flatnonzero(~smooth)
     if picked.size:
+        ends = np.cumsum(sizes[picked] + 1)  # where each span's points end in the concatenation
         cdf = _special.betainc(np.repeat(a[picked], sizes[picked] + 1), np.repeat(b[picked], sizes[picked] + 1),
-                               np.concatenate([edges[i] for i in picked]))
-        for i, points in zip(picked, np.split(cdf, np.cumsum(sizes[picked] + 1)[:-1]), strict=True):
-            lo, hi = spans[i]
-            if lo == 0:
-                points[0] = 0.0
-            if hi == n:
-                points[-1] = 1.0
-            weights[i] = np.diff(points)
+                               np.concatenate([grid[spans[i][0]:spans[i][1] + 1] for i in picked]))
+        cdf[(ends - sizes[picked] - 1)[[spans[i][0] == 0 for i in picked]]] = 0.0
+        cdf[(ends - 1)[[spans[i][1] == n for i in picked]]] = 1.0
+        steps = cdf[1:] - cdf[:-1]
+        for i, end in zip(picked, ends, strict=True):
+            weights[i] = steps[end - sizes[i] - 1:end - 1].copy()
     return weights
 
 

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench.notes import Note, note
+from pairbench.stats import _rank_steps
 from pairbench.stats._rmath import (
     finite_for_zeroin,
     psignrank,
@@ -392,8 +393,11 @@ def _tally(sorted_values: np.ndarray):
 
 def _tie_sum(groups: np.ndarray) -> float:
     """sum(t^3 - t) over tie-group sizes t, correctly rounded like R's long-double ``sum``."""
-    t = groups[groups > 1].astype(np.float64)
-    return math.fsum(t**3 - t)
+    t = groups[groups > 1]
+    if not t.size:  # no ties (most shifts): what fsum of nothing gives
+        return 0.0
+    t = t.astype(np.float64)
+    return math.fsum((t**3 - t).tolist())
 
 
 def _match(keys: np.ndarray, values: np.ndarray):
@@ -412,21 +416,26 @@ class _RankSumZ:
     two-sided). One evaluation is O((u + v) log v) for u, v distinct values.
     """
 
-    def __init__(self, xs: np.ndarray, ys: np.ndarray):
+    def __init__(self, xs: np.ndarray, ys: np.ndarray, *, small: bool | None = None):
         self.xv, self.xc = _tally(xs)
         self.yv, self.yc = _tally(ys)
         self.ycum = np.concatenate(([0], np.cumsum(self.yc)))
         self.nx, self.ny = float(xs.size), float(ys.size)
+        self.small = _rank_steps.small(self.xv.size + self.yv.size, xs.size + ys.size) if small is None else small
+        self.lists = (self.xv.tolist(), self.xc.tolist(), self.yv.tolist(), self.yc.tolist())
 
     def __call__(self, d: float) -> float:
-        xv, xc = _tally_counts(self.xv - d, self.xc)
-        pos, hit, at = _match(xv, self.yv)
-        cy = np.where(hit, self.yc[at], 0)
-        twice_u = int(np.dot(xc, 2 * self.ycum[pos] + cy))
+        if self.small:  # the same numbers on Python floats (``_rank_steps``)
+            twice_u, ties = _rank_steps.rank_sum_parts(*self.lists, d)
+        else:
+            xv, xc = _tally_counts(self.xv - d, self.xc)
+            pos, hit, at = _match(xv, self.yv)
+            cy = np.where(hit, self.yc[at], 0)
+            twice_u = int(np.dot(xc, 2 * self.ycum[pos] + cy))
+            lone_y = np.ones(self.yv.size, dtype=bool)
+            lone_y[at[hit]] = False
+            ties = _tie_sum(np.concatenate((xc + cy, self.yc[lone_y])))
         dz = twice_u / 2 - self.nx * self.ny / 2
-        lone_y = np.ones(self.yv.size, dtype=bool)
-        lone_y[at[hit]] = False
-        ties = _tie_sum(np.concatenate((xc + cy, self.yc[lone_y])))
         nx, ny = self.nx, self.ny
         sigma = math.sqrt((nx * ny / 12) * ((nx + ny + 1) - ties / ((nx + ny) * (nx + ny - 1))))
         return _z_ratio(dz, sigma)
@@ -438,10 +447,22 @@ class _SignedRankZ:
     Zeros of x - d dropped, ties and continuity corrected, as in wilcox.test.default.
     """
 
-    def __init__(self, xs: np.ndarray):
+    def __init__(self, xs: np.ndarray, *, small: bool | None = None):
         self.xv, self.xc = _tally(xs)
+        self.small = _rank_steps.small(self.xv.size, xs.size) if small is None else small
+        self.lists = (self.xv.tolist(), self.xc.tolist())
 
     def __call__(self, d: float) -> float:
+        if self.small:  # the same numbers on Python floats (``_rank_steps``)
+            twice_v, nonzero, ties = _rank_steps.signed_rank_parts(*self.lists, d)
+            nx = float(nonzero)
+        else:
+            twice_v, nx, ties = self._parts(d)
+        zd = twice_v / 2 - nx * (nx + 1) / 4
+        sigma = math.sqrt(max(nx * (nx + 1) * (2 * nx + 1) / 24 - ties / 48, 0.0))
+        return _z_ratio(zd, sigma)
+
+    def _parts(self, d: float) -> tuple[int, float, float]:
         xv, xc = _tally_counts(self.xv - d, self.xc)
         keep = xv != 0
         xv, xc = xv[keep], xc[keep]
@@ -453,12 +474,10 @@ class _SignedRankZ:
         below = (np.cumsum(pc) - pc) + np.concatenate(([0], np.cumsum(nc)))[pos]
         nx = float(xc.sum())
         twice_v = int(np.dot(pc, 2 * below + pc + cn + 1))  # twice the sum of midranks
-        zd = twice_v / 2 - nx * (nx + 1) / 4
         lone_n = np.ones(nv.size, dtype=bool)
         lone_n[at[hit]] = False
         ties = _tie_sum(np.concatenate((pc + cn, nc[lone_n])))
-        sigma = math.sqrt(max(nx * (nx + 1) * (2 * nx + 1) / 24 - ties / 48, 0.0))
-        return _z_ratio(zd, sigma)
+        return twice_v, nx, ties
 
 
 def _tally_counts(values: np.ndarray, counts: np.ndarray):

@@ -32,6 +32,7 @@ unbounded and given as None.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -162,7 +163,7 @@ def shift_function(baseline, candidate, confidence: float = 0.95,
 def _intervals(sorted_arr: np.ndarray, ps: tuple[float, ...], confidence: float,
                ) -> tuple[QuantileInterval, ...]:
     n = sorted_arr.size
-    low, high, achieved = _ranks(n, np.asarray(ps), confidence)
+    low, high, achieved = _shared_ranks(n, tuple(ps), confidence)
     estimates = np.quantile(sorted_arr, ps)
     return tuple(
         QuantileInterval(
@@ -180,26 +181,52 @@ def _intervals(sorted_arr: np.ndarray, ps: tuple[float, ...], confidence: float,
     )
 
 
+@functools.lru_cache(maxsize=16)
+def _shared_ranks(n: int, ps: tuple[float, ...], confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_ranks``, computed once for the samples of one size (a shift function's two sides, mostly)."""
+    ranks = _ranks(n, np.asarray(ps), confidence)
+    for r in ranks:
+        r.flags.writeable = False
+    return ranks
+
+
 def _ranks(n: int, ps: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised ranks (low, high) and exact coverage for quantiles ``ps`` of n values."""
     a = 1.0 - confidence
-    low = _qbinom(a / 2.0, n, ps)
-    high = _qbinom(1.0 - a / 2.0, n, ps) + 1
-    below = np.where(low >= 1, _special.bdtr(low - 1, n, ps), 0.0)
-    upto = np.where(high <= n, _special.bdtr(high - 1, n, ps), 1.0)
+    low, before_low, _ = _settled_qbinom(a / 2.0, n, ps)
+    high, _, at_high = _settled_qbinom(1.0 - a / 2.0, n, ps)
+    high = high + 1
+    below = np.where(low >= 1, before_low, 0.0)  # pbinom(low - 1), as _qbinom settled it
+    upto = np.where(high <= n, at_high, 1.0)  # pbinom(high - 1)
     return low, high, upto - below
 
 
 def _qbinom(target: float, n: int, ps: np.ndarray) -> np.ndarray:
     """Smallest k in 0..n with pbinom(k, n, p) >= target, per p (R's qbinom, with its fuzz)."""
+    return _settled_qbinom(target, n, ps)[0]
+
+
+def _settled_qbinom(target: float, n: int, ps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_qbinom``'s k with the pbinom(k - 1) and pbinom(k) that settled it (the coverage needs them
+    again)."""
     goal = target * _FUZZ
     k = _special.binomial_quantile_start(target, n, ps)
+    before, at = _special.bdtr(k - 1, n, ps), _special.bdtr(k, n, ps)
     while True:  # the start is a few steps off at most; settle it exactly, a step at a time
-        down = (k > 0) & (_special.bdtr(k - 1, n, ps) >= goal)
-        up = (k < n) & (_special.bdtr(k, n, ps) < goal)
-        if not (down.any() or up.any()):
-            return k
+        down = (k > 0) & (before >= goal)
+        up = (k < n) & (at < goal)
+        moved = down | up
+        if not moved.any():
+            return k, before, at
         k = k - down + up
+        if ps.size > _special.SCALAR_MAX:  # numpy's route, whose rounding depends on the batch
+            before, at = _special.bdtr(k - 1, n, ps), _special.bdtr(k, n, ps)
+            continue
+        # each p alone (``bdtr``'s scalar route): a step down makes the old pbinom(k - 1) the new
+        # pbinom(k), a step up the old pbinom(k) the new pbinom(k - 1); one new CDF per p moved
+        before, at = np.where(up, at, before), np.where(down, before, at)
+        fresh = _special.bdtr(np.where(down, k - 1, k)[moved], n, ps[moved])
+        before[down], at[up] = fresh[down[moved]], fresh[up[moved]]
 
 
 def _minus(a: float | None, b: float | None) -> float | None:
