@@ -56,3 +56,12 @@ def test_the_spread_line_calls_the_mean_min_gap_a_share_of_the_mean(single_run, 
     assert "above min" not in text
     # (mean - min) / mean, the figure stats.describe reports, not (mean - min) / min
     assert summary.mean_min_gap == pytest.approx((summary.mean - summary.min) / summary.mean)
+
+
+@pytest.mark.parametrize("name", ["echo :x: done", ":thumbs_up:", "a :smile: b"])
+def test_a_name_with_an_emoji_code_is_printed_as_its_text_not_an_emoji(compare_run, compare_analysis, name):
+    for color in (False, True):
+        text = ANSI.sub("", render_compare(compare_run, _renamed(compare_analysis, candidate=name, baseline=name),
+                                           color=color))
+        assert f"vs {name}" in text and text.count(name) >= 2
+        assert not {"❌", "👍", "😄"} & set(text)

@@ -10,17 +10,11 @@ the :class:`~pairbench.analysis.Analysis`; nothing is computed here.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import shlex
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
-
-with contextlib.suppress(ImportError):  # rich's own module, loaded at a table's first cell otherwise:
-    # the tables' consoles replace emoji codes (rich's default), and its 2.4 ms then came after a
-    # compare's last sample; a measuring command loads this module beside its warm-up rounds
-    import rich._emoji_codes  # noqa: F401
 
 from pairbench.analysis import Analysis, Comparison, Summary
 from pairbench.harness_registry import PAIRBENCH, WORKER_HARNESSES, words
@@ -80,14 +74,15 @@ def table_text(table, *, color: bool, width: int) -> str:
     """A rich table as text, every cell on one line: the table grows past ``width`` rather than
     break a benchmark's or a side's name inside its cell (a file or a pager keeps it readable;
     a terminal folds the long line whole). Cells longer than a table should hold are shortened by
-    the caller, in the middle, with the full text elsewhere in the report."""
+    the caller, in the middle, with the full text elsewhere in the report. Emoji codes are text
+    (a command ``echo :x:`` is not shown as a cross), as in the report's lines."""
     for column in table.columns:
         column.no_wrap = True
-    probe = Console(file=io.StringIO(), width=10_000, height=_HEIGHT, highlight=False)
+    probe = Console(file=io.StringIO(), width=10_000, height=_HEIGHT, highlight=False, emoji=False)
     needed = probe.measure(table).maximum
     buffer = io.StringIO()
     Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-            width=max(width, needed), height=_HEIGHT, highlight=False).print(table)
+            width=max(width, needed), height=_HEIGHT, highlight=False, emoji=False).print(table)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())  # no padding past a row's end
 
 
