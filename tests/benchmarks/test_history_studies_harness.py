@@ -20,12 +20,12 @@ FEW_HISTORIES = 4
 
 @pytest.fixture
 def few_histories(monkeypatch):
-    """The steps and spans studies on at most 4 histories a cell instead of their floor of 20: a tiny
+    """The steps, spans and miss studies on at most 4 histories a cell instead of their floor of 20: a tiny
     run asserts no figure, only that every cell is drawn, detected, scored and printed (the figures
     are the studies' own, run by hand). The scripts' own ``count_for`` still decides each count."""
     counted = steps.count_for
     few = lambda cell, scale: min(FEW_HISTORIES, counted(cell, scale))  # noqa: E731
-    monkeypatch.setattr(steps, "count_for", few)
+    monkeypatch.setattr(steps, "count_for", few)  # history_short_misses reads it as study.count_for
     monkeypatch.setattr(spans, "count_for", few)  # imported by name from history_steps
 
 
@@ -173,10 +173,10 @@ def test_a_miss_is_put_down_to_the_stage_that_lost_it():
     assert misses.cause({**seen, "pelt": Segmentation((5,), (False, False)), "breaks": (5,)}, 15) == "other"
 
 
-def test_a_tiny_miss_study_runs_end_to_end(capsys):
+def test_a_tiny_miss_study_runs_end_to_end(capsys, few_histories):
     assert misses.main(["--scale", "0.02", "--noises", "iid"]) == 0
     out = capsys.readouterr().out
-    assert "**step 3 SD iid n=30 cv=3%** (20 histories)" in out and "**null iid n=30 cv=1%**" in out
+    assert f"**step 3 SD iid n=30 cv=3%** ({FEW_HISTORIES} histories)" in out and "**null iid n=30 cv=1%**" in out
 
 
 def test_a_tiny_ramp_study_runs_every_part_and_counts_one_step_only_among_single_breaks(capsys):
