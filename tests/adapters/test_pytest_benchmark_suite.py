@@ -44,7 +44,7 @@ def test_pytest_benchmark_tests_are_served_by_a_worker_per_side_and_block(pybenc
 def test_with_processes_each_sample_is_one_pytest_run_of_one_test(pybench_files, tmp_path):
     result = tmp_path / "r.json"
     code, out, err = invoke("bench", "--harness", "pytest-benchmark-processes", "--seed", "5", "-q", "--runs", "3",
-                            "--sample-time", "20ms", "-k", "work", "--json", str(result), pybench_files.baseline,
+                            "--sample-time", "5ms", "-k", "work", "--json", str(result), pybench_files.baseline,
                             pybench_files.candidate)
     assert code == 0, err
     document = json.loads(result.read_text())

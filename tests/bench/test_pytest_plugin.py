@@ -39,11 +39,14 @@ def repository(tmp_path):
 # the real pytest runs without hypothesis's plugin: --pairbench-against starts two pytest workers a block,
 # about 22 in all
 LEAN = {"PYTEST_ADDOPTS": without_hypothesis(os.environ.get("PYTEST_ADDOPTS"))}
+# and, for the ~22 workers of --pairbench-against, without pytest-benchmark's and xdist's plugins, which they
+# do not use (a sixth of a pytest start's CPU); the other real pytests here, and pytester's, load them beside ours
+LEANER = {"PYTEST_ADDOPTS": f"{LEAN['PYTEST_ADDOPTS']} -p no:benchmark -p no:xdist -p no:xdist.looponfail"}
 
 
-def _pytest(repository, *args, timeout=240):
+def _pytest(repository, *args, timeout=240, lean=LEAN):
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_perf.py", *args],
-                          cwd=repository, capture_output=True, text=True, timeout=timeout, env={**os.environ, **LEAN})
+                          cwd=repository, capture_output=True, text=True, timeout=timeout, env={**os.environ, **lean})
 
 
 @pytest.fixture
@@ -115,7 +118,7 @@ def test_against_a_revision_the_slower_working_tree_is_found_on_cpu_time_and_fai
     slower on CPU time whatever else runs beside; wall time is what load stretches)."""
     result = tmp_path_factory.mktemp("out") / "r.json"
     done = _pytest(repository, "--pairbench-against", "HEAD", "--pairbench-metric", "cpu", "--pairbench-fail-on",
-                   "slower", "--pairbench-json", str(result), "--pairbench-pass-env", "PYTEST_ADDOPTS")
+                   "slower", "--pairbench-json", str(result), "--pairbench-pass-env", "PYTEST_ADDOPTS", lean=LEANER)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "working tree is" in done.stdout and "slower than HEAD" in done.stdout
     assert "on CPU time" in done.stdout
