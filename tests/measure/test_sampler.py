@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 from fakes import FakeExecutor
 
@@ -41,6 +42,18 @@ def test_every_round_runs_each_side_once_in_a_seeded_random_order():
     again = FakeExecutor(default=0.01)
     Sampler(again, plan(A, B, C, runs=6)).run()
     assert again.texts == executor.texts
+
+
+@pytest.mark.parametrize("sides", [2, 3, 7])
+def test_a_seed_draws_the_rounds_orders_numpys_permutation_draws(sides):
+    # the orders are shuffled in a list (cheaper between samples): a seed's orders are those
+    # Generator.permutation draws from the same seed, as stored results were measured in
+    commands = [Command(f"c{i}", (f"c{i}",)) for i in range(sides)]
+    executor = FakeExecutor(default=0.01)
+    Sampler(executor, plan(*commands, runs=40, warmup=2, seed=11)).run()
+    rng = np.random.default_rng(11)
+    expected = [f"c{i}" for _ in range(42) for i in rng.permutation(sides)]
+    assert executor.texts == expected
 
 
 def test_samples_carry_their_round_slot_order_and_warmup_flag():

@@ -330,9 +330,14 @@ class Sampler:
         for sink in self._sinks:
             sink.on_round(end)
 
-    def _order(self):
-        """The order of a round's targets: a fresh seeded permutation (one target: itself)."""
-        return (0,) if self._rng is None else self._rng.permutation(len(self.plan.targets))
+    def _order(self) -> list[int]:
+        """The order of a round's targets: a fresh seeded permutation (one target: itself), shuffled in
+        a list: the draws of ``Generator.permutation`` (tests/measure/test_sampler.py holds them), at
+        half its cost between two samples (24 us instead of 44, cache-cold after a sample)."""
+        order = list(range(len(self.plan.targets)))
+        if self._rng is not None:
+            self._rng.shuffle(order)
+        return order
 
     def _record(self, side: int, name: str, row: Row, round_id: int, slot: int, warmup: bool,
                 cost_ns: int = 0) -> Measured:
