@@ -79,8 +79,8 @@ MEASURING = (
     "pairbench.sessions", "pairbench.sessions.commands", "pairbench.sessions.result",
     "pairbench.sessions.activity",  # reads the machine's activity between the samples, once its window has passed
     "pairbench.sessions.record",  # which store a result goes to (target_of), with no store: nothing of it loaded
-    "pairbench.measure", "pairbench.measure.callgrind", "pairbench.measure.child_environment",
-    "pairbench.measure.commandline", "pairbench.measure.counters", "pairbench.measure.drain",
+    "pairbench.measure", "pairbench.measure.child_environment",
+    "pairbench.measure.commandline", "pairbench.measure.drain",
     "pairbench.measure.executor", "pairbench.measure.prctl", "pairbench.measure.sampler", "pairbench.measure.targets",
     "pairbench.measure.spawner", "pairbench.measure.native", "pairbench.measure.wire", "pairbench.measure.posix",
     "pairbench.measure.containment", "pairbench.measure.leftovers",  # the real executor and its spawner
@@ -104,6 +104,7 @@ PAIRBENCH_BEFORE_FIRST_SAMPLE = {
     "run": MEASURING,
     "compare": COMPARING,
     "bench": (*COMPARING, "pairbench.cli.bench", "pairbench.sessions.bench", "pairbench.sessions.driver",
+              "pairbench.measure.counters", "pairbench.measure.callgrind",  # a count metric's, asked or not
               "pairbench.sessions.lanes", "pairbench.sessions.sizing", "pairbench.measure.children",
               "pairbench.measure.fixed_cost", "pairbench.measure.harnesses", "pairbench.measure.harnesses.*",
               "pairbench.measure.placement",  # a harness binary's fresh copy per invocation

@@ -28,7 +28,6 @@ from pairbench.measure.commandline import (
     substitute,
     with_input,
 )
-from pairbench.measure.counters import choose_counter, counted_targets, refuse_go
 from pairbench.measure.drain import DrainedPipe, PipedExecutor
 from pairbench.measure.executor import Executor, OutputPolicy
 from pairbench.measure.sampler import Sampler, SamplingPlan, StopRule
@@ -206,17 +205,36 @@ class Session:
         self._helpers = {"--setup": _helper(sampling.setup, combinations, helper_shell),
                          "--cleanup": _helper(sampling.cleanup, combinations, helper_shell)}
         self.targets = self._targets(helper_shell)  # every command checked before anything runs
-        self.counter = (choose_counter(settings.decision.metric) if settings.decision.metric in COUNT_METRIC_CHOICES
-                        else None)
-        if self.counter is not None and self.counter.kind == "callgrind":
-            for target in self.targets:
-                refuse_go(target.command.argv[0] if not target.command.shell else target.command.text)
+        self.counter = self._counter()
         self._executor_factory = executor_factory
         self._environment = dict(environment)
         self._activity = ActivityReading(activity) if activity and activity_pending(environment) else None
         self.skeleton = new_run(settings.kind, settings, self.sides, self.benchmarks, self._environment,
                                 notes=self._naming_notes)
         self.rule = self._stopping_rule()
+
+    def _counter(self):
+        """What counts a count metric's instructions (``measure.counters``, loaded only then: its
+        modules are not what a timed sample needs), None for a time; a Go program is refused
+        under Callgrind."""
+        if self.settings.decision.metric not in COUNT_METRIC_CHOICES:
+            return None
+        from pairbench.measure.counters import choose_counter, refuse_go
+
+        counter = choose_counter(self.settings.decision.metric)
+        if counter.kind == "callgrind":
+            for target in self.targets:
+                refuse_go(target.command.argv[0] if not target.command.shell else target.command.text)
+        return counter
+
+    def _counted_targets(self) -> tuple[tuple, list]:
+        """The targets as sampled: counted by the count metric's counter, with the private
+        directories that receive the counts (removed when the run ends); for a time, the commands."""
+        if self.counter is None:
+            return self.targets, []
+        from pairbench.measure.counters import counted_targets
+
+        return counted_targets(self.targets, self.counter)
 
     def _targets(self, helper_shell: Shell) -> tuple[CommandTarget, ...]:
         """One target per side and benchmark, side-major (target t is of side t // benchmarks):
@@ -278,8 +296,7 @@ class Session:
             executor.close()
             raise
         sinks = [sink for sink in (journal, self.rule, display, self._activity) if sink]
-        targets, directories = (counted_targets(self.targets, self.counter) if self.counter
-                                else (self.targets, []))
+        targets, directories = self._counted_targets()
         sampler = Sampler(executor, self._plan(targets), sinks=sinks, beside_warmup=beside_warmup,
                           decide=self.rule.decide if self.rule and self.settings.sampling.adaptive else None)
         try:
