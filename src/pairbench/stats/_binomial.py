@@ -156,23 +156,13 @@ def _exact_rank(n: int, tail: float, cap: int) -> int:
 
 
 def _tail_sum(k: int, n: int) -> float:
-    """P(X <= k) for k < n / 2 (n > EXACT_N): P(X = k), then each smaller term from the one above
-    it (t_{j-1} = t_j j / (n - j + 1)), a chunk at a time, until what is left cannot change the sum
-    (the ratios fall as j does, so the rest is below t r / (1 - r) for the last ratio r)."""
-    total, term, j = 0.0, _pmf(k, n), k  # term: P(X = j), not yet added
-    while term > 0.0:
-        m = min(_CHUNK, j)
-        js = np.arange(j, j - m, -1, dtype=np.float64)
-        run = term * np.concatenate(([1.0], np.cumprod(js / (n - js + 1.0))))  # P(X = j) .. P(X = j - m)
+    """P(X <= k) for k < n / 2 (n > EXACT_N): its terms (``_tail_runs``) summed exactly rounded,
+    until what is left cannot change the sum."""
+    total = 0.0
+    for run, rest in _tail_runs(k, n):
         kept = np.count_nonzero(run)  # the terms fall: those that underflowed to 0 are the last
         total += math.fsum(run[:kept].tolist())  # Python floats: 4x faster to iterate than numpy's
-        j -= m
-        if j == 0:
-            break
-        r = j / (n - j + 1.0)
-        term = float(run[-1]) * r  # P(X = j - 1)
-        j -= 1
-        if term / (1.0 - r) <= total * 2.0**-60:
+        if rest <= total * 2.0**-60:
             break
     return total
 
@@ -180,23 +170,33 @@ def _tail_sum(k: int, n: int) -> float:
 def _rough_tail_sum(k: int, n: int) -> float:
     """``_tail_sum(k, n)`` within 4e-12 of it, at a fraction of its cost: the same terms, chunk by
     chunk, summed by numpy instead of ``math.fsum`` (error below 2e-12 for 3 chunks of 4096), and
-    stopped once what is left is below 2^-40 of the sum instead of 2^-60 (what is left is at most
-    t r / (1 - r), as in ``_tail_sum``)."""
-    total, term, j = 0.0, _pmf(k, n), k
+    stopped once what is left is below 2^-40 of the sum instead of 2^-60."""
+    total = 0.0
+    for run, rest in _tail_runs(k, n):
+        total += float(run.sum())
+        if rest <= total * 2.0**-40:
+            break
+    return total
+
+
+def _tail_runs(k: int, n: int):
+    """The terms of P(X <= k), k < n / 2, a chunk at a time: P(X = k), then each smaller term from the
+    one above it (t_{j-1} = t_j j / (n - j + 1)); with each chunk a bound on the sum of all the terms
+    after it (0 when none is left; the ratios fall as j does, so the rest is below t r / (1 - r) for
+    the next term t and its ratio r)."""
+    term, j = _pmf(k, n), k  # term: P(X = j), not yet given
     while term > 0.0:
         m = min(_CHUNK, j)
         js = np.arange(j, j - m, -1, dtype=np.float64)
-        run = term * np.concatenate(([1.0], np.cumprod(js / (n - js + 1.0))))
-        total += float(run.sum())
+        run = term * np.concatenate(([1.0], np.cumprod(js / (n - js + 1.0))))  # P(X = j) .. P(X = j - m)
         j -= m
         if j == 0:
-            break
+            yield run, 0.0
+            return
         r = j / (n - j + 1.0)
-        term = float(run[-1]) * r
+        term = float(run[-1]) * r  # P(X = j - 1)
         j -= 1
-        if term / (1.0 - r) <= total * 2.0**-40:
-            break
-    return total
+        yield run, term / (1.0 - r)
 
 
 def _pmf(k: int, n: int) -> float:
