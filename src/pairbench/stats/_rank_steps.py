@@ -41,7 +41,7 @@ def shifted(values: list[float], counts: list[int], d: float) -> tuple[list[floa
 
 
 def tie_sum(groups: list[int]) -> float:
-    """sum(t^3 - t) over groups t > 1, as ``ranks._tie_sum`` sums it."""
+    """sum(t^3 - t) over groups t > 1 (integers), correctly rounded: ``math.fsum`` of exact terms."""
     return math.fsum([float(t) ** 3 - t for t in groups if t > 1])
 
 

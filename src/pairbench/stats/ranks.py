@@ -392,12 +392,9 @@ def _tally(sorted_values: np.ndarray):
 
 
 def _tie_sum(groups: np.ndarray) -> float:
-    """sum(t^3 - t) over tie-group sizes t, correctly rounded like R's long-double ``sum``."""
-    t = groups[groups > 1]
-    if not t.size:  # no ties (most shifts): what fsum of nothing gives
-        return 0.0
-    t = t.astype(np.float64)
-    return math.fsum((t**3 - t).tolist())
+    """sum(t^3 - t) over tie-group sizes t, correctly rounded like R's long-double ``sum``
+    (``_rank_steps.tie_sum``, on the groups of ties alone: most shifts have none)."""
+    return _rank_steps.tie_sum(groups[groups > 1].tolist())
 
 
 def _match(keys: np.ndarray, values: np.ndarray):
