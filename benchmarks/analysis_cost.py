@@ -115,9 +115,12 @@ def render_cost(run, analysis, repeats: int) -> tuple[float, float]:
 
 def measure(sources: list[tuple[str, str]], cases: list[tuple[str, int]], rounds: int, repeats: int) -> dict:
     """{label: {case: {"first": [ms per process], "steady": [ms per process]}}}, trees alternating."""
+    # imported here: overhead imports pairbench, which the workers must not have loaded before they time
+    from overhead import compile_package
+
     found = {label: {case: {kind: [] for kind in KINDS} for case in cases} for label, _ in sources}
     for _, tree in sources:  # bytecode as an installed package has it, also under PYTHONDONTWRITEBYTECODE
-        subprocess.run([sys.executable, "-m", "compileall", "-q", tree], check=True, capture_output=True)
+        compile_package(tree)
     for _ in range(rounds):
         for command, n in cases:
             for label, tree in sources:
