@@ -10,6 +10,8 @@ it alone.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import signal
 import sys
@@ -297,26 +299,42 @@ def test_command_gets_default_signal_dispositions_and_an_empty_mask(make, tmp_pa
     assert int(masks["SigBlk:"], 16) == 0
 
 
+@contextlib.contextmanager
+def _ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt in the block, as in pairbench, and no garbage collection runs
+    there: a KeyboardInterrupt raised inside a weakref callback that a collection runs (an earlier
+    test's SQLAlchemy objects, once) is unraisable, and Python drops it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("timeout_ns", [None, 10_000_000_000], ids=["no-timeout", "timeout"])
 def test_ctrl_c_during_a_run_kills_the_command_group_and_propagates(
     make_waiting, tmp_path, timeout_ns
 ):
     pidfile = tmp_path / "pid"
     main = threading.main_thread().ident
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupt = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
-    try:
-        with make_waiting(kill_grace_s=0.5) as ex:
-            t0 = time.monotonic()
-            interrupt.start()
-            with pytest.raises(KeyboardInterrupt):
-                ex.run(sh(f"echo $$ > {pidfile}; exec sleep 30"), timeout_ns=timeout_ns)
-            elapsed = time.monotonic() - t0
-            assert is_gone(read_pid(pidfile))
-            assert ex.run(parse_command("true")).status == 0  # still usable
-    finally:
-        interrupt.cancel()
-        signal.signal(signal.SIGINT, previous)
+    with _ctrl_c_raises():
+        try:
+            with make_waiting(kill_grace_s=0.5) as ex:
+                t0 = time.monotonic()
+                interrupt.start()
+                with pytest.raises(KeyboardInterrupt):
+                    ex.run(sh(f"echo $$ > {pidfile}; exec sleep 30"), timeout_ns=timeout_ns)
+                elapsed = time.monotonic() - t0
+                assert is_gone(read_pid(pidfile))
+                assert ex.run(parse_command("true")).status == 0  # still usable
+        finally:  # before SIGINT is pytest's again
+            interrupt.cancel()
     assert elapsed < 15  # not the 30 s sleep
 
 
@@ -354,12 +372,8 @@ def test_ctrl_c_arriving_while_the_command_is_being_spawned_still_kills_it(monke
         return pid
 
     monkeypatch.setattr(os, "posix_spawn", spawn_then_ctrl_c)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        with PosixExecutor(kill_grace_s=0.5) as ex, pytest.raises(KeyboardInterrupt):
-            ex.run(Command("sleep", argv))
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    with _ctrl_c_raises(), PosixExecutor(kill_grace_s=0.5) as ex, pytest.raises(KeyboardInterrupt):
+        ex.run(Command("sleep", argv))
     time.sleep(0.3)  # a just-spawned process may not show its argv in /proc yet
     assert live_processes_with_argv(argv) == []
 
