@@ -8,8 +8,8 @@ runs it, see ``measure/spawner.py``) and a Python worker can import it without l
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass
 
+from pairbench.frozen import frozen
 from pairbench.notes import Note
 
 STATUS_TIMEOUT = -1000
@@ -46,7 +46,7 @@ def describe_status(status: int) -> str:
     return f"exit code {status}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Command:
     """What to execute: argv without a shell, or a string for ``sh -c`` when ``shell``."""
 
@@ -58,7 +58,7 @@ class Command:
         return {"text": self.text, "argv": list(self.argv), "shell": self.shell}
 
 
-@dataclass(frozen=True)
+@frozen
 class Execution:
     """What one execution cost: a command's, as an executor measured it, or a worker's sample, as the
     worker measured it around its loop (``worker.protocol.parse_reply``).
@@ -89,7 +89,7 @@ class Execution:
     instructions: int | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class ExecutorInfo:
     """What an executor can report, recorded with every run.
 

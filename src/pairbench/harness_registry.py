@@ -12,10 +12,10 @@ adapter"). Standard library only: data, nothing imported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pairbench.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Harness:
     """A harness: its name (as options take it), how its users know it, how to advise them, how
     pairbench recognises and runs its programs, and what its runtime does to a measurement."""

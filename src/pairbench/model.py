@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pairbench.command import STATUS_TIMEOUT, Command, ExecutorInfo, describe_status
+from pairbench.frozen import frozen
 from pairbench.harness_registry import PAIRBENCH
 from pairbench.limits import MAX_SAMPLE_VALUE  # one limit, for every writer and reader of a result
 from pairbench.notes import Note
@@ -131,7 +132,7 @@ COMMAND_BENCHMARK = BenchmarkKey("command")
 """The one benchmark of a whole-command run: the command's wall time."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Side:
     """What runs the benchmarks: a named command, with its role in a comparison (``label``)."""
 
@@ -144,7 +145,7 @@ class Side:
             raise ValueError(f"a side's label must be one of {SIDE_LABELS}, got {self.label!r}")
 
 
-@dataclass(frozen=True)
+@frozen
 class Sample:
     """One timed execution: a row of :class:`Samples` (its metrics apart)."""
 
@@ -216,7 +217,7 @@ def _int_columns(rows: list[Sample]) -> dict[str, np.ndarray]:
             for name in SAMPLE_COLUMNS}
 
 
-@dataclass(frozen=True)
+@frozen
 class Samples:
     """The samples of one series as columns: int64 ``columns``, float64 ``metrics``, equal lengths."""
 
@@ -318,7 +319,7 @@ class Samples:
         return self[column].astype(np.float64) / self.columns["iterations"]
 
 
-@dataclass(frozen=True)
+@frozen
 class ShellOverhead:
     """The start-up of the shell the commands ran through (``--shell``): in every sample, not the
     command's own."""
@@ -329,7 +330,7 @@ class ShellOverhead:
     shell: str = "sh"  # results of pairbench 0.2 ran sh and did not say so
 
 
-@dataclass(frozen=True)
+@frozen
 class SuiteInfo:
     """The suite a ``bench`` run belongs to: how many benchmarks it compares (the family its error
     rate is split over), a digest of their names, the harness, the shard [K, N] this run measured;
@@ -350,7 +351,7 @@ class SuiteInfo:
         return record
 
 
-@dataclass(frozen=True)
+@frozen
 class Run:
     """One invocation of pairbench: what was measured, where, how, and how it ended.
 

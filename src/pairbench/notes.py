@@ -16,7 +16,9 @@ refused, so a renderer can word every note it is given. Standard library only:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from pairbench.frozen import frozen
 
 # code -> what it means (for contributors; the words users read are in report.wording)
 CODES: dict[str, str] = {
@@ -140,7 +142,7 @@ CODES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Subject:
     """What a note is about: the run (all empty), a side's series, or a comparison.
 
@@ -166,7 +168,7 @@ class Subject:
 RUN = Subject()
 
 
-@dataclass(frozen=True)
+@frozen
 class Note:
     """One caveat: its code, the figures behind it, what it is about, and a statistic's own words.
 

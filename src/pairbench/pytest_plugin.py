@@ -32,9 +32,10 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from dataclasses import dataclass
 
 import pytest
+
+from pairbench.frozen import frozen
 
 _REGISTERED: dict[str, functools.partial] = {}  # register mode: benchmark name -> the call
 _NAMED_KEY = pytest.StashKey[dict]()  # benchmark name -> the node id it names, this session
@@ -169,7 +170,7 @@ def pytest_sessionfinish(session, exitstatus):
         _fail_session(session, failing)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Failing:
     """Why pairbench fails the session: ``why`` in words, and what the session's last line counts
     (``count`` of ``counted``: "1 slower (--pairbench-fail-on)")."""

@@ -15,8 +15,9 @@ through the same parsers. ``outputs`` (where this invocation writes) is not stor
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 
+from pairbench.frozen import frozen
 from pairbench.harness_registry import REGISTRY, WORKER_HARNESSES
 from pairbench.harness_registry import harness as harness_entry
 
@@ -87,7 +88,7 @@ def harness_defaults(option: str) -> dict[str, object]:
     return {h.name: h.max_time for h in REGISTRY.values() if option == "max_time" and h.max_time}
 
 
-@dataclass(frozen=True)
+@frozen
 class Sampling:
     """How samples are taken: rounds, budgets, helper commands, failures, order."""
 
@@ -126,7 +127,7 @@ class Sampling:
         return texts[0] if len(texts) == 1 else texts[command]
 
 
-@dataclass(frozen=True)
+@frozen
 class Decision:
     """How a comparison decides: its error rate, the smallest change that matters, the CI gate."""
 
@@ -146,7 +147,7 @@ HARNESS_SAMPLE_TIME_NS = 10_000_000
 10 ms keeps the start-up from dominating a round while rounds stay many."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Workers:
     """How ``bench`` drives a suite: which benchmarks, how long a sample lasts, the git revision
     Python benchmarks are compared against, the harness, the jobs, the shard and the suite's budget."""
@@ -172,7 +173,7 @@ class Workers:
         return WORKER_SAMPLE_TIME_NS if harness in WORKER_HARNESSES else HARNESS_SAMPLE_TIME_NS
 
 
-@dataclass(frozen=True)
+@frozen
 class Outputs:
     """Where this invocation writes (not stored in the result)."""
 
@@ -194,7 +195,7 @@ class Outputs:
             (fmt for fmt, path in self.exported if path == STDOUT), None)
 
 
-@dataclass(frozen=True)
+@frozen
 class Settings:
     """Every option of one ``run`` or ``compare``; ``names`` are the sides' names, one per command."""
 
@@ -238,7 +239,7 @@ DOCTOR_FAIL_ON_CHOICES = ("never", "warn", "fail")
 PLAN_OPTIONS = ("runs", "iterations", "warmup", "shell", "no_shell", "name", "seed", "timeout")
 
 
-@dataclass(frozen=True)
+@frozen
 class ValidationPlan:
     """How ``pairbench doctor COMMAND`` validates one benchmark command.
 

@@ -28,8 +28,8 @@ rounds-needed plan, the boundaries of ``bisect``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+from pairbench.frozen import frozen
 from pairbench.notes import Note
 
 VERDICTS = ("faster", "slower", "equivalent", "inconclusive")
@@ -40,7 +40,7 @@ MOVED_REASON = ("the change itself moved during the run: no single change fits e
                 "(the running interval is empty), so the interval of the last round is shown")
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     """The decision for one comparison, with the rule that gave it in words.
 

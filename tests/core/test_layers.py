@@ -7,8 +7,9 @@ measurement from settings to result file), ``report`` (renderers), ``analysis`` 
 executors, the sampler), ``environment`` (reading and judging the machine),
 ``stats`` (pure statistics), ``worker`` (what runs inside a benchmark process:
 the Python worker and the wire codec), and the vocabulary (model, settings,
-notes, verdict, units, command, errors). ``stats`` takes from the vocabulary only ``errors`` and
-``notes``, so it can be used as a library on its own, with numpy and scipy.
+notes, verdict, units, command, errors, and ``frozen``, how records are made). ``stats`` takes from
+the vocabulary only ``errors``, ``notes`` and ``frozen``, so it can be used as a library on its own,
+with numpy and scipy.
 
 A module imported by its name (``importlib.import_module("pairbench.x")``, or a table of names a
 loader imports) is an import too: every string that names a module of the package counts as one.
@@ -28,7 +29,7 @@ TEST_SUPPORT = SRC.parents[1] / "tests" / "support"
 LAYERS = ("cli", "sessions", "report", "analysis", "store", "measure", "environment", "stats",
           "worker", "vocabulary")
 VOCABULARY = {"errors", "units", "command", "notes", "settings", "parsers", "parameters", "model", "verdict", "harness_registry",
-              "held_signals", "collector", "outputs", "limits", "__init__"}
+              "held_signals", "collector", "outputs", "limits", "frozen", "__init__"}
 LAYER_OF = ({name: "vocabulary" for name in VOCABULARY} | {layer: layer for layer in LAYERS[:-1]}
             | {"pytest_plugin": "cli", "api": "cli", "blas_threads": "cli"})
 MODULE_NAME = re.compile(r"pairbench(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?")
@@ -38,7 +39,7 @@ IMPORTS_BY_NAME = {"__init__.py", "stats/__init__.py", "cli/app.py", "stats/_laz
 """The lazy loaders: the only modules that call ``importlib.import_module`` (the package's public
 names, the statistics' submodules, the commands, scipy's modules at the first statistic that needs
 them)."""
-STATS_MAY_USE = {"errors", "notes"}
+STATS_MAY_USE = {"errors", "notes", "frozen"}
 THIRD_PARTY_FOR_STATS = {"numpy", "scipy"}
 
 

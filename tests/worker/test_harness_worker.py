@@ -323,7 +323,7 @@ def test_the_worker_loads_no_numpy_scipy_click_or_other_pairbench_module(start, 
     assert not [m for m in modules if m.split(".")[0] in ("numpy", "scipy", "click", "rich", "jinja2")]
     assert {m for m in modules if m.startswith("pairbench.")} == {
         "pairbench.command", "pairbench.notes", "pairbench.worker.protocol", "pairbench.limits", "pairbench.worker",
-        "pairbench.worker.discovery",
+        "pairbench.worker.discovery", "pairbench.frozen",
         "pairbench.worker.registry", "pairbench.worker.serve"}
 
 

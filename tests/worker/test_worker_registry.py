@@ -85,7 +85,8 @@ def test_importing_pairbench_and_its_decorator_loads_nothing_heavy():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('numpy', 'scipy', 'click', 'rich', 'jinja2') or m.startswith('pairbench.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert eval(out) == ["pairbench.command", "pairbench.limits", "pairbench.notes", "pairbench.worker",
+    assert eval(out) == ["pairbench.command", "pairbench.frozen", "pairbench.limits", "pairbench.notes",
+                         "pairbench.worker",
                          "pairbench.worker.discovery", "pairbench.worker.protocol",
                          "pairbench.worker.registry"]  # limits: the protocol's
 

@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 
 from pairbench.analysis.criteria import ABOVE, BELOW, UNDECIDED, Boundary
 from pairbench.analysis.records import Effect
+from pairbench.frozen import frozen
 from pairbench.verdict import log_change
 
 KINDS = ("found", "spread", "inconclusive", "no-slowdown")
@@ -97,7 +98,7 @@ def most_comparisons(n: int) -> int:
     return 1 if n == 1 else math.ceil(math.log2(n)) + 2
 
 
-@dataclass(frozen=True)
+@frozen
 class Pair:
     """Two commits to compare (indices into the search's commits), and why."""
 
@@ -106,7 +107,7 @@ class Pair:
     purpose: str  # "step", "middle" or "ends"
 
 
-@dataclass(frozen=True)
+@frozen
 class Trial:
     """One comparison the search made: the pair, each benchmark's effect (percent, candidate against
     base) and where it lies against that benchmark's boundary, and what the search read from it."""
@@ -119,7 +120,7 @@ class Trial:
     outcome: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Answer:
     """What the search found: ``kind`` (``KINDS``), the commit named (``found``), the range of
     commits ``first .. last`` (indices) the slowdown lies in, the benchmarks that say so, and

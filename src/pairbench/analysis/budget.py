@@ -17,11 +17,11 @@ included). The time is sampling time, shared over the jobs. Pure.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench.analysis.records import Comparison
+from pairbench.frozen import frozen
 from pairbench.model import Run
 from pairbench.notes import Note
 from pairbench.stats._order import middle  # np.median's, without loading numpy.ma while sampling
@@ -35,7 +35,7 @@ OUT_OF_REACH = "budget-out-of-reach"
 NO_ESTIMATE = "no-rounds-estimate"
 
 
-@dataclass(frozen=True)
+@frozen
 class Spread:
     """How much one comparison's sides varied from round to round, in the time its verdict is on: each
     side's coefficient of variation (SD over mean, %), baseline then candidate."""
@@ -45,7 +45,7 @@ class Spread:
     sides: tuple[tuple[str, float], ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class BudgetNeeded:
     """Sampling time that would decide what a suite left undecided: ``more_ns`` for the
     ``decidable`` inconclusive comparisons and the ``not_measured`` benchmarks, over the jobs;

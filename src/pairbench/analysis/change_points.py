@@ -98,11 +98,11 @@ figures are in ``benchmarks/RESULTS.md``). Pure: no I/O.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench import stats
+from pairbench.frozen import frozen
 
 PENALTY_FACTOR = 3.0  # per step, times ln(n); see penalty()
 SMALL_HISTORY = 20.0  # the penalty's extra for short histories, whose noise is known less well
@@ -132,7 +132,7 @@ SHORT_SMALL, SHORT_EVIDENCE = 70.0, 3.75
 BY_LENGTH = "by length"  # the default of ``small`` and ``evidence``: ``short_history`` of the defaults
 
 
-@dataclass(frozen=True)
+@frozen
 class Detection:
     """What :func:`detect` found in a series: its segmentation (breaks, and which segments are
     lines) and the noise about it (None when the series is too short to segment)."""

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from pairbench import stats
+from pairbench.frozen import frozen
 from pairbench.settings import ALPHA_RANGE, COUNT_METRIC_CHOICES, DEFAULTS, METRIC_CHOICES, Settings
 from pairbench.stats.sequential import first_bounded_n
 from pairbench.verdict import log_change
@@ -34,7 +35,7 @@ def tuning_rounds(alpha: float, tuned: int = T_OPT) -> int:
     return max(tuned, math.ceil(2.0 * math.log2(1.0 / alpha)))
 
 
-@dataclass(frozen=True)
+@frozen
 class Criteria:
     """How strict a comparison is: error rate, smallest change that matters, interval kind, family."""
 
@@ -112,7 +113,7 @@ class Criteria:
 ABOVE, BELOW, UNDECIDED = "above", "below", "inconclusive"
 
 
-@dataclass(frozen=True)
+@frozen
 class Boundary:
     """What a comparison of ``pairbench bisect`` decides instead of a verdict: whether the change
     lies above or below ``at`` percent (``analysis.bisection``). With ``share`` > 0, lying above
@@ -141,7 +142,7 @@ class Boundary:
         return BELOW if high < at else UNDECIDED
 
 
-@dataclass(frozen=True)
+@frozen
 class SizedChange:
     """What a link of ``pairbench record`` waits for besides its verdict: a change it decides (slower
     or faster, not negligible) stops its rounds only once the change's size is known within a factor

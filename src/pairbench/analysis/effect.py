@@ -21,7 +21,6 @@ import dataclasses
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
@@ -30,6 +29,7 @@ from pairbench.analysis.criteria import Criteria
 from pairbench.analysis.records import Effect
 from pairbench.analysis.summary import refusal_note
 from pairbench.errors import NotEnoughData, StatisticsError
+from pairbench.frozen import frozen
 from pairbench.notes import Note
 from pairbench.stats import _binomial
 from pairbench.stats._order import smallest_n_for_median_interval
@@ -116,7 +116,7 @@ def verdict_of(effect: Callable[[], tuple[Effect, tuple[Note, ...]]], criteria: 
     return decide(found.low, found.high, criteria.threshold), found, notes
 
 
-@dataclass(frozen=True)
+@frozen
 class RoundsPlan:
     """How many further rounds should decide an inconclusive comparison; when none is given
     (``needed`` None) for a reason the user should hear, the ``note`` that says it."""

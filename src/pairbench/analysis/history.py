@@ -34,13 +34,13 @@ import math
 import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench import stats
 from pairbench.analysis.change_points import SPAN_LEVEL, Detection, detect
 from pairbench.errors import StatisticsError
+from pairbench.frozen import frozen
 from pairbench.model import BenchmarkKey
 
 STEP_CONFIDENCE = 0.95
@@ -49,7 +49,7 @@ STATUSES = ("confirmed", "rejected", "unconfirmed")
 LARGEST_LOG = math.log(np.finfo(np.float64).max)  # a ratio beyond e^709.78 is no float
 
 
-@dataclass(frozen=True)
+@frozen
 class Point:
     """One commit of a history (or one result of no known commit, or a dirty tree's results)."""
 
@@ -68,7 +68,7 @@ class Point:
     spread: float | None = None  # the SD of its results' log medians, with 2 or more positive ones
 
 
-@dataclass(frozen=True)
+@frozen
 class Step:
     """A change point of one benchmark: between ``points[index - 1]`` and ``points[index]``.
 
@@ -100,7 +100,7 @@ class Step:
         return self.before, self.after
 
 
-@dataclass(frozen=True)
+@frozen
 class Span:
     """Where a step may lie: its first point after the step is one of ``points[first .. last]``,
     with posterior probability ``level``; ``before`` is the commit of the point before ``first``,
@@ -114,7 +114,7 @@ class Span:
     level: float | None = SPAN_LEVEL  # None for a spread change's commits: no posterior level
 
 
-@dataclass(frozen=True)
+@frozen
 class Bisect:
     """What settles a step whose two points have several commits between them:
     ``pairbench bisect good bad -k filter``, over the ``commits`` commits after ``good`` up to
@@ -126,7 +126,7 @@ class Bisect:
     commits: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Drift:
     """A slow change of one benchmark: its values follow a line over ``points[start:end]`` (the
     commits ``first`` .. ``last``) instead of a level. ``change`` is the line's rise over them in
@@ -143,7 +143,7 @@ class Drift:
     confidence: float = STEP_CONFIDENCE
 
 
-@dataclass(frozen=True)
+@frozen
 class Found:
     """A commit a paired comparison found changed against the commit just before it in the history:
     the commit ``pairbench bisect`` names (its last comparison), or a ``confirm`` of one commit, whether
@@ -159,7 +159,7 @@ class Found:
     high: float | None
 
 
-@dataclass(frozen=True)
+@frozen
 class BenchmarkHistory:
     """One benchmark's points, steps and drifts on one machine."""
 
@@ -194,7 +194,7 @@ class BenchmarkHistory:
                 for start, end in zip(bounds[:-1], bounds[1:], strict=True) if end > start]
 
 
-@dataclass(frozen=True)
+@frozen
 class ChangePoint:
     """A step in one or more benchmarks between the same two commits."""
 
@@ -207,7 +207,7 @@ class ChangePoint:
         return tuple(step.benchmark for step in self.steps)
 
 
-@dataclass(frozen=True)
+@frozen
 class History:
     """Every benchmark asked for, on one machine, and their change points grouped by commits."""
 

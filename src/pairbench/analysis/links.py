@@ -42,9 +42,9 @@ latest anchor link as its cumulative change. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from pairbench.analysis.history import Bisect, bisect_filter
+from pairbench.frozen import frozen
 from pairbench.model import BenchmarkKey
 from pairbench.verdict import decide, within
 
@@ -65,7 +65,7 @@ def link_level(family: int, rate: float = STEP_RATE) -> float:
     return rate / family
 
 
-@dataclass(frozen=True)
+@frozen
 class Decided:
     """A link judged: its row (``store.links.Link``), whether it decides a change at its level
     (``direction`` "slower" or "faster", else None), and what its span of commits leaves to bisect."""
@@ -81,7 +81,7 @@ class Decided:
         return commits - 1 if commits else 0
 
 
-@dataclass(frozen=True)
+@frozen
 class Drift:
     """A change since ``anchor`` that no step explains: first decided at commit ``first``; the
     window's latest anchor link (``latest``) gives the cumulative change with its interval."""
@@ -92,7 +92,7 @@ class Drift:
     direction: str
 
 
-@dataclass(frozen=True)
+@frozen
 class LinkHistory:
     """One benchmark's paired history on one metric: its predecessor links (``chain``, in commit
     order, each judged), the anchor links (``cumulative``), its steps and its drifts."""
@@ -182,7 +182,7 @@ def _drifts(chain: Sequence[Decided], cumulative: Sequence[Decided]) -> tuple[Dr
     return tuple(drifts)
 
 
-@dataclass(frozen=True)
+@frozen
 class Plan:
     """What the next record measures: the commit against ``predecessor`` (None: a first record, one
     side), and against ``anchor`` when ``measure_anchor`` (when the anchor is the predecessor, one
@@ -213,7 +213,7 @@ def plan_record(chain: Sequence[str], anchors: Sequence[str], *, against: str | 
     return Plan(predecessor, current, measure)
 
 
-@dataclass(frozen=True)
+@frozen
 class Measured:
     """One comparison of a record's run, judged at the link level: ``benchmark``, the sides compared
     (``before`` the predecessor or the anchor, ``after`` the commit recorded), and the comparison

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,6 +49,7 @@ from pairbench.analysis.effect import effect_of, verdict_of
 from pairbench.analysis.pairing import common_rounds, per_round
 from pairbench.analysis.records import Comparison, Secondary
 from pairbench.analysis.suite import CORRECTION, holm
+from pairbench.frozen import frozen
 from pairbench.harness_registry import GO, REGISTRY
 from pairbench.model import (
     CPU_METRIC,
@@ -80,7 +80,7 @@ RATIO_SPREAD = 1e-12
 WORDS = {"slower": "higher", "faster": "lower", "equivalent": "equivalent", "inconclusive": "inconclusive"}
 
 
-@dataclass(frozen=True)
+@frozen
 class MetricComparison:
     """One benchmark's metric, a candidate against the baseline: the time's ``Comparison`` record (its
     ``benchmark.unit`` is the metric's unit, its verdict slower/faster for higher/lower) and what a
@@ -105,7 +105,7 @@ class MetricComparison:
         return self.comparison.verdict.negligible
 
 
-@dataclass(frozen=True)
+@frozen
 class MetricTable:
     """Every comparison of one unit, with the family Holm's procedure held it over."""
 
@@ -180,7 +180,7 @@ def _has(run: Run, b: int, base: int, c: int, column: str) -> bool:
     return column in run.series(b, base).metrics and column in run.series(b, c).metrics
 
 
-@dataclass(frozen=True)
+@frozen
 class _Pending:
     """A comparison before its family's correction: the pairs, their log-ratios (empty off the ratio
     path), and the criteria are applied by ``_judged``."""

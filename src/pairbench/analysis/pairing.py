@@ -11,18 +11,17 @@ fresh worker processes they ran in. Pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from pairbench.analysis.blocks import block_medians, rounds_by_block
+from pairbench.frozen import frozen
 from pairbench.model import REPETITION_METRIC, BenchmarkKey, Samples
 
 BLOCK_METRIC = "block"
 """The metric of a sample that names the block of fresh worker processes it was taken in."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Pairing:
     """The two series a comparison pairs, by side name, on one benchmark."""
 

@@ -11,18 +11,17 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from pairbench import stats
 from pairbench.analysis.records import CONFIDENCE
 from pairbench.analysis.rules import chosen_metric, cpu_use
 from pairbench.errors import StatisticsError
+from pairbench.frozen import frozen
 from pairbench.model import Run, Samples
 
 
-@dataclass(frozen=True)
+@frozen
 class StoredPoint:
     """A series as the history keeps it: ``metric``, and one operation's median on it with its
     interval (None where there is no successful sample, or too few for an interval)."""

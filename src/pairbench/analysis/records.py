@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
+from pairbench.frozen import frozen
 from pairbench.model import BenchmarkKey
 from pairbench.notes import Note
 from pairbench.verdict import Verdict
@@ -21,7 +22,7 @@ from pairbench.verdict import Verdict
 CONFIDENCE = 0.95  # of a series' median and mean intervals
 
 
-@dataclass(frozen=True)
+@frozen
 class Summary:
     """What can be said of one series (a benchmark on one side): location with its uncertainty,
     shape, serial dependence and resource usage.
@@ -80,7 +81,7 @@ class Summary:
         return self.benchmark.unit
 
 
-@dataclass(frozen=True)
+@frozen
 class Effect:
     """The paired effect in percent with the interval the verdict rests on."""
 
@@ -95,7 +96,7 @@ class Effect:
     moved: bool = False  # the running interval became empty: no single change fits every round
 
 
-@dataclass(frozen=True)
+@frozen
 class MinMean:
     """The report table of paired benchmarking: the minimum and mean of each side over the
     paired rounds, and the mean paired difference (absolute, in the unit, and in percent)."""
@@ -109,14 +110,14 @@ class MinMean:
     paired_difference_pct: float
 
 
-@dataclass(frozen=True)
+@frozen
 class PairCounts:
     candidate_faster: int
     candidate_slower: int
     tied: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Shift:
     """The Hodges-Lehmann shift candidate - baseline, in the unit, with its interval."""
 
@@ -126,7 +127,7 @@ class Shift:
     confidence: float
 
 
-@dataclass(frozen=True)
+@frozen
 class Lag1:
     """Lag-1 autocorrelation of the pair differences against the white-noise band."""
 
@@ -135,7 +136,7 @@ class Lag1:
     significant: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class OutlierCounts:
     """Outliers of the pair differences above (slow) and below (fast) the median; nothing removed."""
 
@@ -145,7 +146,7 @@ class OutlierCounts:
     enabled: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class Secondary:
     """The numbers shown beside a verdict and never used to reach it (None: not computable)."""
 
@@ -158,7 +159,7 @@ class Secondary:
     outlier_balance: OutlierCounts | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Comparison:
     """One candidate side against the baseline on one benchmark: the verdict and what it rests on.
 
@@ -187,7 +188,7 @@ class Comparison:
     # unsteady (``analysis.effect.rounds_span``: fewer than 256 values), else None
 
 
-@dataclass(frozen=True)
+@frozen
 class SeriesFigure:
     """A series' samples for charts: measured samples in execution order, and its correlogram."""
 
@@ -209,7 +210,7 @@ class SeriesFigure:
         return self.values if metric == "wall" else self.by_metric[metric]
 
 
-@dataclass(frozen=True)
+@frozen
 class ComparisonFigure:
     """A comparison's data for charts: the pairs in round order, their correlogram, the shift function."""
 
@@ -220,7 +221,7 @@ class ComparisonFigure:
     shift: object | None = None  # stats.ShiftFunction at the comparison's confidence
 
 
-@dataclass(frozen=True)
+@frozen
 class Analysis:
     """Everything computed from a run's samples: every renderer's one source.
 

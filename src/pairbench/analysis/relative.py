@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench.analysis.records import CONFIDENCE, Summary
 from pairbench.errors import StatisticsError
+from pairbench.frozen import frozen
 from pairbench.model import BenchmarkKey, Run
 
 
-@dataclass(frozen=True)
+@frozen
 class Relative:
     """``times``: how many times as long one operation of ``(benchmark, side)`` took as the reference
     ``(reference_benchmark, reference_side)``, the fastest series of the run (the median of the

@@ -41,11 +41,11 @@ the doctor's finding always agree. Pure functions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench.environment.findings import Finding
+from pairbench.frozen import frozen
 from pairbench.model import COUNT_METRICS, Run
 from pairbench.notes import Note, Subject
 from pairbench.stats._order import middle  # np.median's, without loading numpy.ma while sampling
@@ -147,7 +147,7 @@ def switches_note(switches: Sequence[int], wall_ns: Sequence[float]) -> Note | N
 # --------------------------------------------------------------------------- CPU-bound or not
 
 
-@dataclass(frozen=True)
+@frozen
 class CpuUse:
     """How a series spends its wall time: ``off_cpu_share``/``off_cpu_ns``, the median share and time
     off the CPU in the samples no other task interrupted (None when too few were not: fewer than

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,6 +23,7 @@ from pairbench.analysis.criteria import ABOVE, UNDECIDED, Boundary, Criteria, Si
 from pairbench.analysis.effect import anytime_effect, effect_of, exact_record, verdict_of
 from pairbench.analysis.records import Effect
 from pairbench.analysis.rules import CHOICE_ROUNDS, chosen_metric, cpu_use, is_recheck
+from pairbench.frozen import frozen
 from pairbench.measure.sampler import Measured, RoundEnd, Sink
 from pairbench.model import FIXED_CPU_METRIC, Sample, metric_total
 from pairbench.stats._order import middle
@@ -35,7 +35,7 @@ Key = tuple[int, int, int]
 """A comparison the rule follows: (benchmark, its baseline side, its candidate side)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class KeptRound:
     """What a comparison under ``--metric auto`` keeps of a round while its metric is still to be
     chosen (its first ``CHOICE_ROUNDS`` rounds) or may be chosen again (on CPU time:

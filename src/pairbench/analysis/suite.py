@@ -36,7 +36,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -49,6 +48,7 @@ from pairbench.analysis.pairing import Pairing, block_effects, paired_blocks, pa
 from pairbench.analysis.records import Comparison
 from pairbench.analysis.validation import VALIDATION_CODES
 from pairbench.errors import StatisticsError
+from pairbench.frozen import frozen
 from pairbench.notes import Note
 from pairbench.stats.paired import log_ratios
 
@@ -110,7 +110,7 @@ def _at_holm_step(c: Comparison, criteria: Criteria, values: np.ndarray) -> Comp
 # --------------------------------------------------------------------------- the summary
 
 
-@dataclass(frozen=True)
+@frozen
 class GeometricMean:
     """The suite's geometric-mean change in percent: exp of the mean over benchmarks of each
     benchmark's mean log-ratio (the geometric mean of its per-round ratios, or of its blocks'),
@@ -126,7 +126,7 @@ class GeometricMean:
     method: str = "studentized bootstrap, each benchmark's rounds resampled"
 
 
-@dataclass(frozen=True)
+@frozen
 class Listed:
     """Names of benchmarks found on one side only (at most 20 shown), and how many there are."""
 
@@ -134,7 +134,7 @@ class Listed:
     names: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class SuiteSummary:
     """A suite at a glance: the comparisons in reading order, the overall change, what changed in
     the suite itself, and the validation findings (notes about benchmarks and sides)."""

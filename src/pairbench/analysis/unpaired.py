@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,6 +40,7 @@ from pairbench.analysis.criteria import holm_steps
 from pairbench.analysis.metrics import metric_units, unit_values, unit_verdict, worse_verdict
 from pairbench.analysis.summary import kept
 from pairbench.errors import StatisticsError
+from pairbench.frozen import frozen
 from pairbench.model import BenchmarkKey, Run, Samples
 from pairbench.notes import Note
 from pairbench.verdict import Verdict, decide, refuse, within
@@ -48,7 +48,7 @@ from pairbench.verdict import Verdict, decide, refuse, within
 MIN_SAMPLES = 4  # per side: fewer gives no rank-sum interval at any useful level
 
 
-@dataclass(frozen=True)
+@frozen
 class Difference:
     """One benchmark of one side in both results: the unpaired change and its verdict."""
 
@@ -70,7 +70,7 @@ class Difference:
     method: str = "interval"  # a unit's: "equal" (the same in every sample), "test" (zeros: no ratio)
 
 
-@dataclass(frozen=True)
+@frozen
 class UnitDiff:
     """One harness unit both results hold: its differences, one Holm family, and which way is worse."""
 
@@ -85,7 +85,7 @@ class UnitDiff:
                 for d in self.differences]
 
 
-@dataclass(frozen=True)
+@frozen
 class Diff:
     """Every benchmark both results hold, those only one holds, and the notes (the caveat first)."""
 

@@ -48,11 +48,12 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 
 import numpy as np
 
 from pairbench.analysis.rules import at_rss_floor, executor_rss_floor_kib, timer_step
+from pairbench.frozen import frozen
 from pairbench.harness_registry import PAIRBENCH
 from pairbench.harness_registry import harness as harness_entry
 from pairbench.model import RESIDENT_METRIC, VALIDATION_METRIC, Run, Sample, Samples
@@ -74,7 +75,7 @@ VALIDATION_CODES = frozenset({"benchmark-duration", "benchmark-setup-overhead", 
                               "benchmark-too-long"})
 
 
-@dataclass(frozen=True)
+@frozen
 class Judged:
     """What one validation rule says: ``ok``, ``unknown``, ``warn`` or ``fail``, and the figures
     behind it (JSON-ready; what the words of the finding or note are made from)."""
@@ -333,7 +334,7 @@ def validation_notes(run: Run) -> list[Note]:
     return notes
 
 
-@dataclass(frozen=True)
+@frozen
 class _Taken:
     """A validation sample as validation judges it: its time the one the side's own timer measured
     (a harness's ``value``), its share of a full sample, and a worker's resident memory after it."""

@@ -12,7 +12,6 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import click
 
@@ -31,6 +30,7 @@ from pairbench.errors import (
     interruption_exit_code,
     interruption_name,
 )
+from pairbench.frozen import frozen
 from pairbench.measure.executor import Executor, OutputPolicy
 from pairbench.report.safe import visible
 
@@ -141,7 +141,7 @@ def default_environment(root: str = "/", **options) -> dict:
     return collect_environment(root, **options)
 
 
-@dataclass(frozen=True)
+@frozen
 class App:
     """What every command works with: where output goes, and the seams a test replaces.
 

@@ -17,8 +17,9 @@ A report's status is its worst finding's. Nothing here words or prints.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from pairbench.frozen import frozen
 from pairbench.notes import Note
 
 STATUSES = ("ok", "unknown", "warn", "fail")  # good to bad
@@ -26,7 +27,7 @@ _RANK = {status: rank for rank, status in enumerate(STATUSES)}
 PREFIX = "doctor-"
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     """The outcome of one check: a note of code ``doctor-CHECK`` whose data holds its ``status`` and
     the figures it was judged from (JSON-ready)."""
@@ -67,7 +68,7 @@ def at_least(status: str, threshold: str) -> bool:
     return _RANK[status] >= _RANK[threshold]
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     """The doctor's answer: findings, their overall status, and details for ``--json``.
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from pairbench.environment.stored import is_int
+from pairbench.frozen import frozen
 
 MAX_MACHINE_NAME = 100
 
 
-@dataclass(frozen=True)
+@frozen
 class Machine:
     """A machine as the store knows it: ``fingerprint`` (its identity), a ``label`` for people and
     the ``details`` it was computed from."""

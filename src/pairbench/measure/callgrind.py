@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pairbench.command import STATUS_UNREADABLE, Command
+from pairbench.frozen import frozen
 from pairbench.measure.targets import CommandTarget, CountedCommand, Row
 from pairbench.model import CYCLES_MODEL_METRIC, INSTRUCTIONS_METRIC
 
@@ -70,7 +71,7 @@ class CallgrindError(Exception):
     """Callgrind's output could not be read, or held no counts where some were expected."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Counts:
     """What Callgrind counted over a sample: ``events`` by name (``EVENTS``; ``Ir`` alone without
     the cache simulation)."""

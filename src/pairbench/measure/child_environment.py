@@ -35,8 +35,8 @@ import contextlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 
+from pairbench.frozen import frozen
 from pairbench.measure.prctl import PR_SET_DUMPABLE, prctl
 
 STORE_VARIABLE = "PAIRBENCH_STORE"
@@ -53,7 +53,7 @@ def is_credential(name: str) -> bool:
     return name == STORE_VARIABLE or _LIBPQ.fullmatch(name) is not None
 
 
-@dataclass(frozen=True)
+@frozen
 class Policy:
     """What the programs of one command get: ``isolated`` (only ``BASE`` and the passed variables: code
     of another commit), and the variables ``passed`` through by name (``--pass-env``)."""

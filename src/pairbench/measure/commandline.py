@@ -28,15 +28,15 @@ import shlex
 import shutil
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from pairbench.command import Command
 from pairbench.errors import MeasurementError, ProgramNotFound, UsageError
+from pairbench.frozen import frozen
 
 SHELL = "/bin/sh"
 
 
-@dataclass(frozen=True)
+@frozen
 class Shell:
     """A shell that runs command strings: ``argv`` comes before ``-c TEXT`` (``/bin/bash --norc``);
     ``name`` is how the user gave it (``bash --norc``)."""
@@ -234,7 +234,7 @@ def _find_on_path_unexecutable(name: str) -> str:
     return ""
 
 
-@dataclass(frozen=True)
+@frozen
 class ShellStartup:
     """How long the shell takes to start and exit doing nothing (``sh -c ''``), in ns.
 

@@ -33,8 +33,8 @@ import errno
 import os
 import re
 import time
-from dataclasses import dataclass
 
+from pairbench.frozen import frozen
 from pairbench.measure.leftovers import reap_exited_children
 
 CGROUP_VARIABLE = "PAIRBENCH_CGROUP"
@@ -46,7 +46,7 @@ _CELL = re.compile(r"pairbench-(\d+)-\d+")
 _POLL_S = (0.0005, 0.001, 0.002, 0.005, 0.01)
 
 
-@dataclass(frozen=True)
+@frozen
 class Containment:
     """How this machine contains what pairbench starts: ``"cgroup"`` (cells below ``directory``) or
     ``"scan"`` (the descendants' scan; ``reason`` says why not a cgroup)."""

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from pairbench.command import STATUS_UNREADABLE, Command
 from pairbench.errors import UsageError
+from pairbench.frozen import frozen
 from pairbench.measure import callgrind
 from pairbench.measure.targets import CommandTarget, CountedCommand, Row
 from pairbench.model import INSTRUCTIONS_METRIC
@@ -40,7 +41,7 @@ class CountingUnavailable(UsageError):
     """What the metric needs is not on this machine; the message says what to install."""
 
 
-@dataclass(frozen=True)
+@frozen
 class HardwareCounters:
     """Whether this machine's processor counters can count a user's instructions, and why not."""
 
@@ -69,7 +70,7 @@ def hardware_counters(root: str = "/") -> HardwareCounters:
     return HardwareCounters(True)
 
 
-@dataclass(frozen=True)
+@frozen
 class Counter:
     """How a run counts: ``hardware`` or ``callgrind``, with the program it runs (``perf`` or
     ``valgrind``) and what that says it is."""

@@ -10,15 +10,15 @@ clock, so sampling plans, stopping rules and the CLI can be tested exactly.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Protocol
 
 from pairbench.command import Command, Execution, ExecutorInfo
+from pairbench.frozen import frozen
 
 __all__ = ["Execution", "Executor", "ExecutorInfo", "OutputPolicy", "WallClock"]
 
 
-@dataclass(frozen=True)
+@frozen
 class OutputPolicy:
     """Where a command's stdout and stderr go: ``null`` (default), ``inherit`` or a file path."""
 
@@ -32,7 +32,7 @@ class OutputPolicy:
         return cls("file", text)
 
 
-@dataclass(frozen=True)
+@frozen
 class WallClock:
     """The sampler's executor when the targets time themselves (workers, in-process functions):
     only its clock is used; ``kind`` names what measured, in the run's environment, and

@@ -34,6 +34,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from pairbench.frozen import frozen
 from pairbench.notes import Note, Subject
 from pairbench.worker.protocol import MAX_ITERATIONS
 
@@ -43,7 +44,7 @@ EMPTY_SAMPLES = 31
 """Empty samples timed to measure the fixed cost (their median: a preempted one does not move it)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class FixedCost:
     """A sample's fixed cost on each clock (nanoseconds): ``ns`` is the larger, what the floor keeps
     small (a verdict may be on either clock; the CPU clock's own read is the larger on a guest);
@@ -124,7 +125,7 @@ class ProbeTimes:
         return max(probe - wall_fixed_ns, probe / 2) * iterations / largest
 
 
-@dataclass(frozen=True)
+@frozen
 class SampleFloor:
     """What the floor did to a comparison's iteration count: ``chosen`` from --sample-time, raised to
     ``iterations`` (equal when not raised)."""

@@ -20,9 +20,9 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from pairbench.errors import UsageError
+from pairbench.frozen import frozen
 from pairbench.measure import child_environment
 
 _GIT_TIMEOUT_S = 120
@@ -43,7 +43,7 @@ def toplevel(path: str) -> str | None:
     return done.stdout.strip() or None
 
 
-@dataclass(frozen=True)
+@frozen
 class TreeState:
     """A working tree's commit (full hash), its committer time (ISO 8601, UTC), the branch checked
     out (None when detached) and whether tracked files differ from the commit (``dirty``)."""

@@ -30,11 +30,12 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from pairbench import collector
 from pairbench.errors import CommandFailed, HelperCommandFailed
+from pairbench.frozen import frozen
 from pairbench.measure.executor import Executor
 from pairbench.measure.targets import Row, Target
 from pairbench.model import (
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-@dataclass(frozen=True)
+@frozen
 class StopRule:
     """When sampling ends: a fixed number of rounds, or adaptive between min and max (validated
     by ``settings``)."""
@@ -68,7 +69,7 @@ class StopRule:
         return self.runs is None
 
 
-@dataclass(frozen=True)
+@frozen
 class SamplingPlan:
     """Everything the sampler's rounds need, fixed before the first sample: the targets a round
     runs, each once, and the side each measures (``sides[t]``; none given: target t is side t).
@@ -93,7 +94,7 @@ class SamplingPlan:
         return self.sides[target] if self.sides else target
 
 
-@dataclass(frozen=True)
+@frozen
 class Measured:
     """One sample as it arrived: of benchmark ``benchmark`` on side ``side``; ``detail`` says why a
     failed one failed when its status does not, ``cost_ns`` what taking it took here (a process's
@@ -117,7 +118,7 @@ class Measured:
         return self.total / self.sample.iterations
 
 
-@dataclass(frozen=True)
+@frozen
 class RoundEnd:
     """A finished round: its samples, and where sampling stands.
 

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from pairbench.command import STATUS_TIMEOUT, Command, describe_status
 from pairbench.errors import CommandNotFound, HelperCommandFailed, ProgramNotFound
+from pairbench.frozen import frozen
 from pairbench.measure.commandline import Shell, parse_command
 from pairbench.measure.executor import Execution, Executor
 from pairbench.units import format_duration
 
 
-@dataclass(frozen=True)
+@frozen
 class Row:
     """One benchmark's measurement from one execution of a target.
 
@@ -58,7 +59,7 @@ class Target(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@frozen
 class CommandTarget:
     """A whole command: one execution, one row, for benchmark ``benchmark``; with its
     ``prepare`` run before it and its ``conclude`` after it, untimed."""

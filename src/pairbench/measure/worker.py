@@ -30,7 +30,6 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from pairbench.command import (
     STATUS_BENCHMARK_ERROR,
@@ -41,6 +40,7 @@ from pairbench.command import (
     describe_status,
 )
 from pairbench.errors import CommandNotFound
+from pairbench.frozen import frozen
 from pairbench.measure import callgrind, child_environment, children
 from pairbench.measure.executor import Execution, Executor, OutputPolicy
 from pairbench.measure.sampler import RoundEnd, Sink
@@ -72,7 +72,7 @@ NO_DUMP = ("Callgrind received no counts from the worker: build a C or C++ worke
            "library pairbench's install builds there")
 
 
-@dataclass(frozen=True)
+@frozen
 class Counting:
     """How a worker's loop is counted: ``callgrind`` (the worker runs under Callgrind, its dumps go to
     ``directory``) or ``instructions`` (a hardware counter inside the worker)."""
@@ -82,7 +82,7 @@ class Counting:
     directory: callgrind.OutputDirectory | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkerSpec:
     """How to start one side's worker: its command (argv, no shell), working directory, where its
     standard output goes, and the timeout of each request (None: ``STARTUP_TIMEOUT_NS`` for start-up
@@ -414,7 +414,7 @@ PRIMING_SAMPLES = 2
 paired: a new process's first samples pay for page faults and cold caches."""
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkerTarget:
     """Benchmark ``name`` (index ``benchmark`` of the run) on one side's worker: one execution is
     one sample of ``iterations`` iterations. ``timeout_ns`` is the worker's own (its spec's). With a

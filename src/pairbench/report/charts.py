@@ -26,11 +26,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench.analysis.records import Comparison, ComparisonFigure, SeriesFigure, Summary
+from pairbench.frozen import frozen
 from pairbench.model import TIME_METRICS
 from pairbench.report.clipping import (
     at_edge,
@@ -54,7 +54,7 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e3
 GREY = "#7f7f7f"
 
 
-@dataclass(frozen=True)
+@frozen
 class Chart:
     """One figure of the report: where it goes, its title, the plotly spec and a note below it."""
 
@@ -64,7 +64,7 @@ class Chart:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Axis:
     """How one benchmark's values are drawn: durations (ns) scaled to ms as "wall time (ms)";
     any other unit as it is ("value per operation (B)")."""
@@ -110,7 +110,7 @@ def evenly_spaced(n: int, most: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, min(n, most)).round().astype(int))
 
 
-@dataclass(frozen=True)
+@frozen
 class Series:
     """One series as drawn: its name on the page, its colour, its summary and its figure data."""
 

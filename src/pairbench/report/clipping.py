@@ -13,9 +13,10 @@ Only how to draw is chosen here: every statistic, the verdict's among them, uses
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
+
+from pairbench.frozen import frozen
 
 FAR_OUT = 3.0
 """An axis reaches this many interquartile ranges beyond the quartiles (Tukey's far-out fences)."""
@@ -23,7 +24,7 @@ MARGIN = 0.04
 """Space left at each end of a clipped axis, as a share of its span, so an edge mark is not cut."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Bulk:
     """The span ``low``..``high`` an axis shows (its ``range``, with a margin); ``clipped`` whether some
     value lies beyond it."""

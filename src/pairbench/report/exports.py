@@ -13,17 +13,17 @@ the CLI's one thin writer (``cli.report.write_files``) writes them atomically.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pairbench.errors import UsageError
+from pairbench.frozen import frozen
 
 if TYPE_CHECKING:  # not at run time: the CLI reads the formats below for its options and --help,
     from pairbench.analysis import Analysis  # which must not wait for numpy and scipy
     from pairbench.model import Run
 
-@dataclass(frozen=True)
+@frozen
 class Format:
     """An output format: its name, the file suffixes that name it, what its ``--export-WORD`` option of
     the measuring commands says (None: it has none), the WORD of that option when it is not the name,

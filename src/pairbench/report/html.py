@@ -25,10 +25,11 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pairbench.analysis import Analysis, Comparison
 from pairbench.analysis.records import ComparisonFigure
+from pairbench.frozen import frozen
 from pairbench.model import Run
 from pairbench.report import charts as ch
 from pairbench.report import tables
@@ -61,7 +62,7 @@ DRAW_CHARTS_JS = """\
 """
 
 
-@dataclass(frozen=True)
+@frozen
 class Section:
     """A part of the page: a heading, an optional command line, text lines and charts."""
 
@@ -73,7 +74,7 @@ class Section:
     verdict: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Page:
     """Everything the template shows, as plain (unescaped) text and chart specs."""
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from pairbench.analysis import Analysis, Comparison, Summary
+from pairbench.frozen import frozen
 from pairbench.model import Run
 from pairbench.report.metric_names import common_metric, metric_label, metric_words
 from pairbench.report.sentences import (
@@ -37,7 +37,7 @@ from pairbench.units import (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Table:
     """A header and rows of plain-text cells (every row as long as the header)."""
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
 from pairbench.analysis.history import LARGEST_LOG, BenchmarkHistory, History
+from pairbench.frozen import frozen
 from pairbench.report import charts as ch
 from pairbench.report import html
 from pairbench.report.history import commit_name, render_history, step_range, step_size, step_status
@@ -39,7 +40,7 @@ NOISE_BAND_SD = 2.0  # the shaded band: each segment's level times exp(±2 noise
 FOUND_COLOR = "#9467bd"  # a commit a paired comparison found changed
 
 
-@dataclass(frozen=True)
+@frozen
 class HistoryPage:
     """What the history template shows: a title, the change points' lines, a chart per benchmark."""
 

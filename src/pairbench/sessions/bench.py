@@ -34,11 +34,11 @@ import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench import collector, held_signals
 from pairbench.errors import CommandFailed, NothingToMeasure, UsageError
+from pairbench.frozen import frozen
 from pairbench.harness_registry import HARNESS_CHOICES, PAIRBENCH, harness, words
 from pairbench.measure.callgrind import OutputDirectory
 from pairbench.measure.commandline import parse_command
@@ -95,7 +95,7 @@ def python_worker(path: str, root: str, harness_name: str = PAIRBENCH) -> Comman
     return Command(f"{words} {path}", (sys.executable, "-m", module, "--root", root, path))
 
 
-@dataclass(frozen=True)
+@frozen
 class _Plan:
     """The sides (for the run), what runs each (worker specs or harness programs), and the notes of
     naming them."""

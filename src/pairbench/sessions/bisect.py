@@ -34,6 +34,7 @@ from pairbench.errors import (
     Terminated,
     UsageError,
 )
+from pairbench.frozen import frozen
 from pairbench.measure.revisions import (
     commit_subject,
     commit_time,
@@ -65,7 +66,7 @@ MIN_COMPARISON_NS = 2 * 10**9
 Measure = Callable[[Settings, "Boundary | Mapping[str, Boundary]", Pair], Outcome]
 
 
-@dataclass(frozen=True)
+@frozen
 class Done:
     """A comparison made: the search's trial, where its result was written, how long it took
     (building included), and what the store said when it failed."""

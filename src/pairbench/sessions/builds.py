@@ -31,10 +31,10 @@ import re
 import shlex
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.errors import MeasurementError, UsageError
+from pairbench.frozen import frozen
 from pairbench.measure import children
 from pairbench.measure.harnesses.detect import is_python_target
 from pairbench.measure.revisions import add_worktree, common_git_dir, remove_worktree, tree_of
@@ -50,7 +50,7 @@ DEFAULT_KEEP = 16
 _STAMP = "built"
 
 
-@dataclass(frozen=True)
+@frozen
 class Recipe:
     """How a revision is built and what is measured in it (the ``[confirm]`` section)."""
 
@@ -111,7 +111,7 @@ def recipe_of(project: Project, command: str = "confirm") -> Recipe:
     return Recipe(section["build"], section.get("bench"), section.get("command"), section.get("name"))
 
 
-@dataclass(frozen=True)
+@frozen
 class Revision:
     """A revision as given (``name``), the commit it names, and its tree once checked out (the
     project's directory in the worktree)."""

@@ -20,11 +20,11 @@ import contextlib
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.analysis import Analysis
 from pairbench.errors import MeasurementError, UsageError
+from pairbench.frozen import frozen
 from pairbench.measure.revisions import checkout, resolve, toplevel
 from pairbench.model import BenchmarkKey, utc_now
 from pairbench.outputs import open_private, private_directory
@@ -39,7 +39,7 @@ from pairbench.store.project import Project
 LOG_DIR = ".pairbench/confirm"
 
 
-@dataclass(frozen=True)
+@frozen
 class Seams:
     """What measures two builds, as the command line's ``App`` gives it: the executors of commands, the
     machine's metadata (read at each measurement), ``bench``'s workers, and the progress display."""

@@ -17,12 +17,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy.random  # noqa: F401 - the sampler's round orders: loaded before the first call is timed
 
 from pairbench.analysis import Analysis, analyse, criteria_of
 from pairbench.analysis.stopping import StoppingRule
+from pairbench.frozen import frozen
 from pairbench.measure.executor import Execution, WallClock
 from pairbench.measure.fixed_cost import (
     FixedCost,
@@ -67,7 +67,7 @@ class InProcessCalls:
 CALLS = InProcessCalls()
 
 
-@dataclass(frozen=True)
+@frozen
 class FunctionTarget:
     """One function, called ``iterations`` times per sample with fixed arguments, timed around the
     loop only, with garbage collection collected before and off during the loop."""

@@ -28,10 +28,10 @@ import dataclasses
 import os
 import resource
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from pairbench.frozen import frozen
 from pairbench.harness_registry import PAIRBENCH
 from pairbench.measure.executor import Executor, ExecutorInfo, WallClock
 from pairbench.measure.fixed_cost import FixedCost, measure_fixed_cost
@@ -178,7 +178,7 @@ class WorkerLane:
                 counting.directory.remove()
 
 
-@dataclass(frozen=True)
+@frozen
 class HarnessSide:
     """One side's harness program and the directory its invocations write their reports in."""
 

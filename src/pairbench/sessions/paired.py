@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 
 from pairbench.analysis.links import Plan, plan_record
 from pairbench.errors import UsageError
+from pairbench.frozen import frozen
 from pairbench.measure.revisions import commit_time, commits_between, resolve, toplevel, tree_state
 from pairbench.model import BenchmarkKey, utc_now
 from pairbench.sessions.builds import SHORT, BuildCache, Revision, recipe_of, target_in
@@ -29,7 +29,7 @@ from pairbench.store.project import Project
 RECORD_SOURCE = "record"
 
 
-@dataclass(frozen=True)
+@frozen
 class Sides:
     """What one record measures in the same interleaved rounds: the predecessor (the baseline), the
     commit recorded (the candidate) and, when the record measures it and it is another commit, the

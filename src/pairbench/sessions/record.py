@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pairbench.errors import StoreError
+from pairbench.frozen import frozen
 from pairbench.outputs import private_directory
 from pairbench.store.database import StoreUrl, parse_url
 from pairbench.store.project import Project
@@ -36,7 +36,7 @@ PRIVATE_DIR = ".pairbench"
 UNSTORED_DIR = f"{PRIVATE_DIR}/unstored"
 
 
-@dataclass(frozen=True)
+@frozen
 class StoreTarget:
     """Where results go: the store's URL, the machine's given name (None: its fingerprint) and the
     project (its root keeps the results a failed store could not take)."""
@@ -46,7 +46,7 @@ class StoreTarget:
     project: Project
 
 
-@dataclass(frozen=True)
+@frozen
 class Recorded:
     """What became of a result sent to the store: its uid and whether it was new, or the error and
     where the result is kept instead (``kept_in`` None: nowhere but on screen)."""

@@ -18,11 +18,11 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pairbench import __version__
 from pairbench.errors import PairbenchError, ResultFileError, Terminated, interruption_name
+from pairbench.frozen import frozen
 from pairbench.measure.executor import ExecutorInfo
 from pairbench.measure.sampler import Sink
 from pairbench.model import BenchmarkKey, Run, Samples, Side, utc_now
@@ -38,7 +38,7 @@ ProgressFactory = Callable[[int, str, int, object], "Sink | None"]
 ("" for a command's), how many, its stopping rule or None) -> the sink it shows, or None``."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Outcome:
     """How a session ended: the run (always), its analysis (None only if analysing failed), the
     error or interruption that ended it early (``signum``: the signal that interrupted, SIGINT for

@@ -1,8 +1,8 @@
 """pairbench.stats: the statistics every verdict rests on.
 
 Pure functions: numpy arrays in, frozen result records out; no I/O, no printing.
-This package imports only numpy, scipy and ``pairbench.errors`` so it can be used
-as a library on its own::
+This package imports only numpy, scipy, ``pairbench.errors`` and ``pairbench.frozen``, so it
+can be used as a library on its own::
 
     from pairbench import stats
     hl = stats.hodges_lehmann(x, y)          # HodgesLehmann(estimate, low, high, confidence)

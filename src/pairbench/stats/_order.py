@@ -6,14 +6,13 @@ log-ratios): one rule, one place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from pairbench.frozen import frozen
 from pairbench.stats import _binomial
 
 
-@dataclass(frozen=True)
+@frozen
 class MedianRanks:
     """1-based ranks ``low``, ``high`` of the interval [x_(low), x_(high)] and its exact coverage."""
 

@@ -25,17 +25,17 @@ which change few differences, do not inflate it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench.errors import StatisticsError
+from pairbench.frozen import frozen
 
 MAD_TO_SD = 1.482602218505602  # 1 / Phi^-1(3/4): the MAD of a normal sample, as its SD
 PHI_MAX = 0.95  # the largest lag-1 autocorrelation the noise model takes (a long-run SD 6.2 times the SD)
 
 
-@dataclass(frozen=True)
+@frozen
 class Segmentation:
     """An optimal segmentation: the index at which each segment after the first starts (ascending),
     and for each segment (one more than the breaks) whether it is fitted with a slope."""
@@ -217,7 +217,7 @@ def noise_scale(y) -> float:
 # --------------------------------------------------------------------------- the noise about a fit
 
 
-@dataclass(frozen=True)
+@frozen
 class SerialNoise:
     """The noise about a segmentation's fit, as a stationary AR(1) process: its SD, its lag-1
     autocorrelation ``phi`` (0 <= phi <= ``PHI_MAX``), and its long-run SD,

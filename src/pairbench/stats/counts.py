@@ -24,9 +24,10 @@ Pure: numpy arrays in, a frozen record out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
+
+from pairbench.frozen import frozen
 
 MIN_EXACT_ROUNDS = 2
 
@@ -39,7 +40,7 @@ def exact_rounds(alpha: float) -> int:
     return max(MIN_EXACT_ROUNDS, math.ceil(math.log2(1.0 / alpha) - 1e-12))
 
 
-@dataclass(frozen=True)
+@frozen
 class ExactEffect:
     """The effect of counts identical in every round: the candidate's count over the baseline's, as a
     percent change (exact), over ``rounds`` rounds; wrong with probability below ``alpha``."""

@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench.errors import NotEnoughData, StatisticsError
+from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats import _special
 from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
@@ -59,7 +59,7 @@ MODALITY_SENSITIVITY = 0.6
 MODALITY_LABELS = {1: "unimodal", 2: "bimodal"}  # 3 or more: "multimodal"
 
 
-@dataclass(frozen=True)
+@frozen
 class Description:
     """The summary of one sample: location, spread, shape diagnostics and warnings.
 
@@ -107,7 +107,7 @@ class Description:
     quantile_method: str = "linear (R type 7)"
 
 
-@dataclass(frozen=True)
+@frozen
 class MedianCI:
     """The sample median with its distribution-free confidence interval.
 

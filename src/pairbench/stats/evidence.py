@@ -56,11 +56,11 @@ Pure: arrays in, numbers out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from pairbench.frozen import frozen
 from pairbench.stats._validation import as_sample, check_confidence, check_count, require_variance
 from pairbench.stats.changepoint import relative_likelihood, whitened
 
@@ -68,7 +68,7 @@ PHIS = np.round(np.arange(0.0, 0.951, 0.025), 3)  # the prior's grid of phi (cha
 RAMP_PHIS = np.array([0.0, 0.2, 0.4, 0.6, 0.75, 0.9])  # ramp_evidence's coarser grid
 
 
-@dataclass(frozen=True)
+@frozen
 class StepEvidence:
     """Log marginal likelihoods of a stretch under a level, a line and one step (module
     docstring), and the step's log posterior over its ``places`` (up to a constant)."""
@@ -90,7 +90,7 @@ class StepEvidence:
         return self.step - self.line
 
 
-@dataclass(frozen=True)
+@frozen
 class LastingEvidence:
     """The log marginal likelihoods of a level and of one step, each with the innovation at the
     (uniform) place q left free (module docstring)."""
@@ -196,7 +196,7 @@ def _closed_form(m: int, k: int, phi: float, log_det, rss):
             + gammaln((m - k) / 2.0) - 0.5 * (m - k) * math.log(math.pi) - math.log(2.0))
 
 
-@dataclass(frozen=True)
+@frozen
 class RampEvidence:
     """The log marginal likelihoods of a stretch under one ramp and one step (module docstring), and
     the likeliest ramp: its first commit off the old level (``start``) and its first at the new one

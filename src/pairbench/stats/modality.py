@@ -53,10 +53,10 @@ Where this port departs from perfolizer, and why:
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 import numpy as np
 
+from pairbench.frozen import frozen
 from pairbench.stats import _special
 from pairbench.stats._validation import as_sample, check_number
 
@@ -70,7 +70,7 @@ _SMOOTH = 20.0  # from these Beta shapes on, weights are cell masses by quadratu
 _ZERO_WIDTH = 1e-9  # relative to the range: perfolizer's 1e-9, made unit-free
 
 
-@dataclass(frozen=True)
+@frozen
 class LowlandModes:
     """The modes the lowland detector found in one sample.
 

@@ -16,12 +16,12 @@ counts and tests, and never removes anything.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
+from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats import _binomial
 from pairbench.stats._order import median_interval_ranks, middle, smallest_n_for_median_interval
@@ -42,7 +42,7 @@ the standard deviation of normal data (``scipy.stats.median_abs_deviation(scale=
 _interval_ranks = lru_cache(maxsize=1024)(median_interval_ranks)
 
 
-@dataclass(frozen=True)
+@frozen
 class PairedEffect:
     """The median per-pair log-ratio ln(candidate / baseline) with its sign-test interval.
 
@@ -75,7 +75,7 @@ class PairedEffect:
     warnings: tuple[Note, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class OutlierBalance:
     """How many outliers lie above and below the median, and whether that is lopsided.
 

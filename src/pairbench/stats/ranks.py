@@ -51,10 +51,10 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 
 import numpy as np
 
+from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats import _rank_steps
 from pairbench.stats._rmath import (
@@ -75,7 +75,7 @@ _EXACT_LIMIT = 50  # R: exact when n < 50 (and m < 50)
 _DBL_EPS = sys.float_info.epsilon
 
 
-@dataclass(frozen=True)
+@frozen
 class MannWhitney:
     """A Wilcoxon rank-sum (Mann-Whitney) test of x against y, two-sided.
 
@@ -89,7 +89,7 @@ class MannWhitney:
     warnings: tuple[Note, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class HodgesLehmann:
     """The Hodges-Lehmann shift of x relative to y, median{x_i - y_j}, with R's interval.
 
@@ -106,7 +106,7 @@ class HodgesLehmann:
     warnings: tuple[Note, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class SignedRank:
     """A Wilcoxon signed-rank test of d = x - y (or x) about 0, with the pseudomedian.
 

@@ -16,16 +16,15 @@ Methods*, 1970). ``tests/reference/regression.R`` checks them against R's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from pairbench.frozen import frozen
 from pairbench.stats._validation import as_pairs
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
 
-@dataclass(frozen=True)
+@frozen
 class LineFit:
     """y = intercept + slope x by ordinary least squares, with standard errors and the half-widths of
     95% intervals (t quantile, n - 2 degrees of freedom); ``pvalue`` tests slope = 0 against
@@ -43,7 +42,7 @@ class LineFit:
     alternative: str
 
 
-@dataclass(frozen=True)
+@frozen
 class TrendFit:
     """Theil-Sen's slope with its 95% interval, and Kendall's tau with the one-sided p-value that
     y grows with x."""

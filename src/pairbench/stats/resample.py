@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import math
 import warnings as _warnings
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as _sps
 
 from pairbench.errors import NoVariance, StatisticsError
+from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats._validation import as_sample, check_confidence, check_count
 
@@ -45,7 +45,7 @@ _EXTREMES = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
+@frozen
 class BootstrapCI:
     """A bootstrap confidence interval [low, high] for a statistic of one or more samples.
 

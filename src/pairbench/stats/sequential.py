@@ -67,12 +67,13 @@ c_n plus O(n) for two order statistics (np.partition).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
 
 from pairbench.errors import StatisticsError
+from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats._minimize import fminbound
 from pairbench.stats._order import middle
@@ -86,7 +87,7 @@ METHODS = ("beta-binomial", "normal-mixture")
 _LOG_SLACK = 1e-9
 
 
-@dataclass(frozen=True)
+@frozen
 class ConfidenceSequence:
     """The anytime-valid interval [low, high] for the median of ``n`` paired log-ratios.
 

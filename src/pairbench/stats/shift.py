@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench.errors import StatisticsError
+from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats import _special
 from pairbench.stats._validation import as_sample, check_confidence, check_count
@@ -47,7 +47,7 @@ DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 _FUZZ = 1.0 - 64 * np.finfo(float).eps  # R's qbinom fuzz: p * (1 - 64 eps) guards rounding
 
 
-@dataclass(frozen=True)
+@frozen
 class QuantileRanks:
     """1-based order-statistic ranks of a quantile interval and its exact coverage.
 
@@ -61,7 +61,7 @@ class QuantileRanks:
     achieved_confidence: float
 
 
-@dataclass(frozen=True)
+@frozen
 class QuantileInterval:
     """A sample quantile with its distribution-free interval; None marks an unbounded end."""
 
@@ -76,7 +76,7 @@ class QuantileInterval:
     high_rank: int
 
 
-@dataclass(frozen=True)
+@frozen
 class ShiftFunction:
     """Candidate-minus-baseline quantile differences with simultaneous intervals.
 

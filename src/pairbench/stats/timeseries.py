@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench.errors import NotEnoughData, StatisticsError
+from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats import _special
 from pairbench.stats._validation import as_sample, check_confidence, require_variance
@@ -71,7 +72,7 @@ class Correlogram:
         return float(self.acf[0])
 
 
-@dataclass(frozen=True)
+@frozen
 class LjungBox:
     """The Ljung-Box portmanteau test of "no autocorrelation at lags 1..``lags``".
 
@@ -88,7 +89,7 @@ class LjungBox:
     n: int
 
 
-@dataclass(frozen=True)
+@frozen
 class MeanError:
     """The mean of a series with an autocorrelation-aware standard error and interval.
 
@@ -120,7 +121,7 @@ class MeanError:
     se_iid: float
 
 
-@dataclass(frozen=True)
+@frozen
 class _Variance:
     """One estimator's variance of the mean and how to turn it into an interval."""
 

@@ -30,12 +30,13 @@ import functools
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from pairbench.errors import StoreError
+from pairbench.frozen import frozen
 from pairbench.outputs import check_target
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ CONNECT_TIMEOUT_S = 10
 POSTGRESQL_EXTRA = "pip install 'psycopg[binary]>=3.1' (pairbench's extra postgresql) into pairbench's environment"
 
 
-@dataclass(frozen=True)
+@frozen
 class StoreUrl:
     """A store's address: ``dialect`` ("sqlite" or "postgresql"), the SQLAlchemy URL (absolute
     path for SQLite), how to show it (without a password), and the ``secrets`` it holds (its

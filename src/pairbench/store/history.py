@@ -25,12 +25,12 @@ import json
 import os
 import zlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from pairbench.environment.fingerprint import Machine
 from pairbench.errors import StoreError
+from pairbench.frozen import frozen
 from pairbench.model import METRICS, SAMPLE_COLUMNS, BenchmarkKey, Run, Samples, utc_now
 from pairbench.parsers import LEGACY_METRIC
 from pairbench.store import codec, schema
@@ -57,7 +57,7 @@ from pairbench.store.rows import (  # noqa: F401  (storable and StoredBenchmark 
 HISTORY_ROLES = ("", "candidate")
 
 
-@dataclass(frozen=True)
+@frozen
 class SeriesSummary:
     """What the analysis said of one series, kept for queries: counts, the median with its
     interval and the mean, per operation in the benchmark's unit (None where undefined)."""
@@ -71,7 +71,7 @@ class SeriesSummary:
     metric: str | None = None  # what the median is of (``model.METRICS``); None: wall time
 
 
-@dataclass(frozen=True)
+@frozen
 class Provenance:
     """Where a result came from: the commit measured (None when unknown), its committer time, the
     branch, whether the tree was dirty, and ``source`` ("measured" or the file imported)."""
@@ -83,7 +83,7 @@ class Provenance:
     source: str = "measured"
 
 
-@dataclass(frozen=True)
+@frozen
 class StoredMachine:
     id: int
     fingerprint: str
@@ -91,7 +91,7 @@ class StoredMachine:
     results: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Series:
     """One benchmark's history on one machine, in commit order (the commit's time, then the
     result's start): one point per result, as columns."""
@@ -125,7 +125,7 @@ class Series:
         return len(self.result_uid)
 
 
-@dataclass(frozen=True)
+@frozen
 class Confirmation:
     """What ``confirm`` found of the step from ``before`` to ``after`` for one benchmark."""
 

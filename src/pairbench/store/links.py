@@ -11,10 +11,10 @@ reads and writes them (kept here so each module owns one thing).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from pairbench.environment.fingerprint import Machine
 from pairbench.errors import StoreError
+from pairbench.frozen import frozen
 from pairbench.model import METRICS, BenchmarkKey
 from pairbench.store import rows as values
 from pairbench.store import schema
@@ -25,7 +25,7 @@ LINK_METRICS = METRICS  # the one list of what a comparison decides on
 RECORD_SOURCE = "record"  # the source of a result ``pairbench record`` stored
 
 
-@dataclass(frozen=True)
+@frozen
 class Link:
     """What ``record`` measured of commit ``after`` against ``before`` (its predecessor, or the
     window's anchor: ``kind``) for one benchmark, in interleaved rounds: the paired effect in

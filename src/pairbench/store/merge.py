@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pairbench.errors import UsageError
+from pairbench.frozen import frozen
 from pairbench.model import Run, Samples
 
 UNCHECKED_SETTINGS = ("shard", "balance")  # bench options that may differ between shards
 
 
-@dataclass(frozen=True)
+@frozen
 class Shard:
     """One shard's run and the file it came from."""
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.errors import ResultFileError, UsageError
+from pairbench.frozen import frozen
 from pairbench.store.database import DEFAULT_PATH
 from pairbench.store.files import read_text_file
 from pairbench.units import parse_duration_ns
@@ -46,7 +46,7 @@ _KEYS = {"store": {"url": str, "machine": str},
          "confirm": {"build": str, "bench": str, "command": str, "name": str, "build_timeout": str}}
 
 
-@dataclass(frozen=True)
+@frozen
 class Project:
     """The project: its ``root``, the config ``file`` read (None without one) and its settings."""
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 
+from pairbench.frozen import frozen
 from pairbench.model import BenchmarkKey
 
 
-@dataclass(frozen=True)
+@frozen
 class StoredBenchmark:
     """A benchmark the store knows: its row's id and its key."""
 

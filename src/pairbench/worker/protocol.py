@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 
 from pairbench.command import Execution
+from pairbench.frozen import frozen
 from pairbench.limits import MAX_SAMPLE_VALUE
 
 VERSION = 1
@@ -47,7 +47,7 @@ class ProtocolError(Exception):
     """A line that is not what the protocol allows here; the message says what was wrong."""
 
 
-@dataclass(frozen=True)
+@frozen
 class ErrorReply:
     """An ``error`` reply: the benchmark failed; ``message`` is the worker's text."""
 

@@ -23,8 +23,8 @@ import itertools
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 
+from pairbench.frozen import frozen
 from pairbench.worker.protocol import MAX_BENCHMARKS, ProtocolError, check_name
 
 _PARAM_VALUE = re.compile(r"[^\s\x00-\x1f\x7f\[\],=]+")
@@ -35,7 +35,7 @@ class HarnessError(Exception):
     """A benchmark that cannot be declared, collected or named; the message says which and why."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Declaration:
     """One ``@pairbench.benchmark`` use, before naming and parameter expansion.
 
@@ -69,7 +69,7 @@ class Declaration:
             other.file, other.line, _qualname(other.function), other.name) and self.module != other.module
 
 
-@dataclass(frozen=True)
+@frozen
 class Benchmark:
     """A benchmark a worker serves: its protocol name, body, setup, teardown and parameters.
 

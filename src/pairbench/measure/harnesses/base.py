@@ -23,10 +23,11 @@ import stat
 import subprocess
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from pairbench.command import Command, describe_status
+from pairbench.frozen import frozen
 from pairbench.harness_registry import words
 from pairbench.measure import children
 from pairbench.model import MAX_SAMPLE_VALUE, PRIMARY_METRIC
@@ -65,7 +66,7 @@ def own_metric(name: str, taken: Mapping[str, float]) -> str:
     return f"{name} (reported)" if name == PRIMARY_METRIC or name in taken else name
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     """One benchmark's result in one invocation, as the harness reported it.
 
@@ -84,7 +85,7 @@ class Report:
     error: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Program:
     """One side's harness program: the argv that starts it (before the harness's own options), the
     directory it runs in, variables added to its environment (through ``env``), how to name it, and
@@ -113,7 +114,7 @@ def _env_program() -> str:
     return shutil.which("env") or "/usr/bin/env"
 
 
-@dataclass(frozen=True)
+@frozen
 class Discovery:
     """What a harness program offers: its benchmarks' names (in its order) and whether an
     invocation can be given an exact iteration count (else the harness chooses it from a time)."""
@@ -122,7 +123,7 @@ class Discovery:
     explicit_iterations: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class Invocation:
     """One run of one benchmark: the command, the file the harness writes its report to (None: the
     report is in its standard output), and what it was asked for: ``repetitions`` of the benchmark in
@@ -135,7 +136,7 @@ class Invocation:
     repetitions: int = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class Captured:
     """A listing run's exit status and (bounded) output, standard output and error together."""
 

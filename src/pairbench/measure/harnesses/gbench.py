@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from pairbench.frozen import frozen
 from pairbench.measure.harnesses.base import (
     Discovery,
     DiscoveryError,
@@ -118,7 +118,7 @@ def _takes_iteration_counts(program: Program, timeout_s: float | None) -> bool:
     return probe.status == 0 and REFUSED_DOUBLE not in probe.output
 
 
-@dataclass(frozen=True)
+@frozen
 class GbenchReport:
     """A Google Benchmark JSON document: its ``context`` (machine, library) and its results."""
 

@@ -34,9 +34,10 @@ import os
 import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from pairbench.frozen import frozen
 from pairbench.harness_registry import GO as NAME
 from pairbench.measure.harnesses.base import (
     LISTING_TIMEOUT_S,
@@ -173,7 +174,7 @@ class GoTest:
         return found
 
 
-@dataclass(frozen=True)
+@frozen
 class GoReport:
     """Go benchmark text: its configuration lines (``goos``, ``pkg``, ``cpu``...) and its results, each
     with the configuration in force at its line (``configs``, one per result)."""

@@ -12,15 +12,15 @@ command's runs only, not each run's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from pairbench.frozen import frozen
 from pairbench.measure.harnesses.base import FormatError, finite_number
 from pairbench.model import MAX_SAMPLE_VALUE
 
 NAME = "hyperfine"
 
 
-@dataclass(frozen=True)
+@frozen
 class HyperfineResult:
     """One command's runs: wall times (ns, at least 1), exit codes, peak memory (KiB; None when
     hyperfine did not record it), the runs hyperfine wrote as 0 s, and the mean user and system CPU

@@ -27,9 +27,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from pairbench.frozen import frozen
 from pairbench.measure.harnesses.base import (
     Discovery,
     DiscoveryError,
@@ -108,7 +108,7 @@ def _positional(node: str) -> str:
     return f"./{node}" if node.startswith("-") else node
 
 
-@dataclass(frozen=True)
+@frozen
 class PytestReport:
     """A pytest-benchmark JSON document: its machine and commit information, and its results with
     each one's per-round times (seconds per iteration) where the file holds them."""

@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from pairbench.command import (
@@ -42,6 +41,7 @@ from pairbench.command import (
     STATUS_UNREADABLE,
     describe_status,
 )
+from pairbench.frozen import frozen
 from pairbench.harness_registry import words
 from pairbench.measure.executor import Execution, Executor
 from pairbench.measure.harnesses import Adapter
@@ -78,7 +78,7 @@ class OutputFile:
             return b""
 
 
-@dataclass(frozen=True)
+@frozen
 class HarnessTarget:
     """Benchmark ``benchmark_name`` (index ``benchmark`` of the run) of one side's harness program,
     at ``iterations`` (None: the harness chooses from ``sample_time_ns``)."""
