@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
+from processes import is_gone
 from spawners import require_native
 
 from pairbench.errors import UsageError
-from pairbench.measure import native
+from pairbench.measure import containment, native
 from pairbench.measure.commandline import parse_command
 from pairbench.measure.spawner import SpawnerExecutor, chosen_spawner
 
@@ -158,6 +160,63 @@ def test_a_native_spawner_asked_for_that_cannot_start_falls_back_in_process(monk
         assert ex.run(TRUE).status == 0
     assert [note.code for note in ex.info().notes] == ["executor-fallback"]
     assert "spawner" not in ex.info().to_dict()
+
+
+# -- its ready, read at first use ----------------------------------------------------------------
+
+
+def _held_program(tmp_path: Path) -> tuple[str, Path]:
+    """The native spawner behind a gate: it starts only once the file ``go`` exists."""
+    go, program = tmp_path / "go", tmp_path / "pairbench-spawner"
+    program.write_text(f"#!/bin/sh\nwhile [ ! -e '{go}' ]; do sleep 0.01; done\n"
+                       f"exec '{native.program_path()}' \"$@\"\n")
+    program.chmod(0o755)
+    return str(program), go
+
+
+@pytest.mark.e2e
+def test_the_native_spawner_starts_while_pairbench_goes_on_and_answers_at_first_use(built, monkeypatch, tmp_path):
+    # made before it answered: a constructor that waited would wait out STARTUP_TIMEOUT_S for the
+    # gate and then fall back to the Python spawner
+    program, go = _held_program(tmp_path)
+    monkeypatch.setattr(native, "program_path", lambda: program)
+    with SpawnerExecutor(spawner="native") as ex:
+        go.touch()
+        assert ex.run(TRUE).status == 0
+        assert ex.spawner == "native" and ex.notes == ()
+
+
+@pytest.mark.e2e
+def test_a_ctrl_c_while_waiting_for_its_ready_leaves_the_next_use_waiting_again(built, monkeypatch, tmp_path):
+    program, go = _held_program(tmp_path)
+    monkeypatch.setattr(native, "program_path", lambda: program)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with SpawnerExecutor(spawner="native") as ex:
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            with pytest.raises(KeyboardInterrupt):
+                ex.run(TRUE)  # waits at the gate until the alarm
+            go.touch()
+            assert ex.run(TRUE).status == 0
+            assert ex.spawner == "native" and ex.notes == ()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.e2e
+def test_closed_before_its_first_use_the_spawner_exits_and_leaves_no_cell(built):
+    ex = SpawnerExecutor(spawner="native")
+    pid = ex.spawner_pid
+    ex.close()
+    assert is_gone(pid)
+    directory = containment.containment().directory
+    if directory:
+        assert not [cell for cell in os.listdir(directory) if cell.startswith(f"pairbench-{pid}-")]
 
 
 # -- its side of the protocol -------------------------------------------------------------------

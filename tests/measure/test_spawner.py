@@ -503,12 +503,12 @@ def test_the_wait_for_the_spawners_exit_reads_its_pidfd_and_never_reaps_a_live_p
     lingering = subprocess.Popen(["sleep", "30"], preexec_fn=default_dispositions)
     fds = [os.pidfd_open(exited.pid), os.pidfd_open(lingering.pid)]
     try:
-        assert spawner._exit_wait_s(fds[0], 30.0) == 0.0
+        assert wire.exit_wait_s(fds[0], 30.0) == 0.0
         assert exited.wait(timeout=0) == 0
-        assert spawner._exit_wait_s(fds[1], 0.05) == 0.0  # gave up: Popen.wait(0) then times out
+        assert wire.exit_wait_s(fds[1], 0.05) == 0.0  # gave up: Popen.wait(0) then times out
         with pytest.raises(subprocess.TimeoutExpired):
             lingering.wait(timeout=0)
-        assert spawner._exit_wait_s(None, 2.5) == 2.5  # no pidfd: Popen.wait waits itself
+        assert wire.exit_wait_s(None, 2.5) == 2.5  # no pidfd: Popen.wait waits itself
     finally:
         lingering.kill()
         lingering.wait()

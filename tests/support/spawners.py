@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 
 import pytest
@@ -25,7 +24,15 @@ def require_native() -> None:
 
 
 def spawner_executor(kind: str):
-    """``SpawnerExecutor`` with the spawner ``kind`` ("native" or "python")."""
+    """A factory of ``SpawnerExecutor``s with the spawner ``kind`` ("native" or "python"), each one
+    answered (its ``ready`` read, as after a first use), so that a test can reach the running
+    spawner it started."""
     if kind == "native":
         require_native()
-    return functools.partial(SpawnerExecutor, spawner=kind)
+
+    def make(*args, **options) -> SpawnerExecutor:
+        executor = SpawnerExecutor(*args, spawner=kind, **options)
+        assert executor.spawner == kind  # read once it has answered
+        return executor
+
+    return make

@@ -36,8 +36,11 @@ its channel is no longer trusted. At start the parent sends the Python spawner i
 environment (as bytes), the output policy and the grace period; the native one
 gets the grace period as an option and inherits the environment and, as its
 standard streams, the commands' (opened here). Either answers ``[0, "ready",
-floor_kib, peak_memory, reason]`` or an error (an unwritable output file is a
-``UsageError``, as in process).
+floor_kib, peak_memory, reason, containment, why]`` or an error (an unwritable output file is a
+``UsageError``, as in process). The Python spawner's answer is awaited as it starts; the native
+one's at its first use (a run, the floor, ``info`` or an attribute its answer sets), so that it
+starts, and moves into its cell (a cgroup migration, 10-15 ms of waiting), while pairbench
+prepares its first sample. A native spawner that fails to answer is replaced then, as at the start.
 
 Peak memory: where the machine delegates a cgroup v2 subtree with the memory
 controller to pairbench (``environment.cgroup.delegated_memory_cgroup``; or
@@ -134,6 +137,17 @@ serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
 """
 
 
+def _once_ready(name: str, doc: str) -> property:
+    """An attribute the spawner's ``ready`` sets: reading it waits for that answer."""
+
+    def get(self):
+        if self._unanswered is not None:
+            self._answered()
+        return getattr(self, name)
+
+    return property(get, doc=doc)
+
+
 def chosen_spawner(asked: str | None = None) -> str:
     """``"native"``, ``"python"`` or ``"auto"``: ``asked``, else ``$PAIRBENCH_SPAWNER``, else auto."""
     value = asked if asked is not None else os.environ.get(SPAWNER_VARIABLE, "")
@@ -177,12 +191,13 @@ class SpawnerExecutor:
         wanted = chosen_spawner(spawner)
         self.output = output
         self.kill_grace_s = float(kill_grace_s)
-        self.notes: tuple[Note, ...] = ()
-        self.spawner: str | None = None
-        self.peak_memory = "rusage"
-        self.peak_memory_reason = ""
-        self.containment = "group"
-        self.containment_reason = ""
+        self._notes: tuple[Note, ...] = ()
+        self._spawner: str | None = None
+        self._peak_memory = "rusage"
+        self._peak_memory_reason = ""
+        self._containment = "group"
+        self._containment_reason = ""
+        self._unanswered: tuple[str, bool] | None = None  # the native spawner's (wanted, lifeline)
         self._contained = containment.containment()
         self.spawner_pid: int | None = None
         self._inner: PosixExecutor | None = None
@@ -196,10 +211,14 @@ class SpawnerExecutor:
         try:
             self._start(wanted, _lifeline)
         except wire.SpawnerGone as why:
-            self._inner = PosixExecutor(output, kill_grace_s)
-            self._floor_kib = self._inner.rss_floor_kib()
-            self.notes = (Note("executor-fallback", {"reason": str(why), "floor_kib": self._floor_kib},
-                               message=f"the small spawner process could not be started ({why})"),)
+            self._run_in_process(why)
+
+    spawner = _once_ready("_spawner", "Which spawner runs the commands: native, python, or None in process.")
+    notes = _once_ready("_notes", "For the user: the fallback in use, if any.")
+    peak_memory = _once_ready("_peak_memory", "How max RSS is measured: rusage or cgroup.")
+    peak_memory_reason = _once_ready("_peak_memory_reason", "Why not the cgroup, where one was found.")
+    containment = _once_ready("_containment", "How what a command leaves is ended: cgroup, scan or group.")
+    containment_reason = _once_ready("_containment_reason", "Why not a cgroup.")
 
     # -- protocol -----------------------------------------------------------------
 
@@ -210,6 +229,8 @@ class SpawnerExecutor:
         ``UsageError``), and ``MeasurementError`` if the spawner has died or
         sent a reply that does not answer this request.
         """
+        if self._unanswered is not None:
+            self._answered()
         if self._inner is not None:
             return self._inner.run(command, timeout_ns=timeout_ns)
         if self._closed:
@@ -237,6 +258,8 @@ class SpawnerExecutor:
         As for ``PosixExecutor.rss_floor_kib``, but of the spawner, which is
         what the commands start from (in the fallback: of this process).
         """
+        if self._unanswered is not None:
+            self._answered()
         if self._inner is not None:
             return self._inner.rss_floor_kib()
         if not self._closed:
@@ -248,9 +271,11 @@ class SpawnerExecutor:
     def info(self) -> ExecutorInfo:
         """The spawner's size is the RSS floor (pairbench's own in the fallback, said in ``notes``;
         none with the cgroup's ``memory.peak``); which spawner, and how peak memory was measured."""
+        if self._unanswered is not None:
+            self._answered()
         if self._inner is not None:
             inner = self._inner.info()
-            self.containment, self.containment_reason = inner.containment, inner.containment_reason
+            self._containment, self._containment_reason = inner.containment, inner.containment_reason
         return ExecutorInfo(type(self).__name__, self.rss_floor_kib() or None, self.notes,
                             spawner=self.spawner, peak_memory=self.peak_memory,
                             peak_memory_reason=self.peak_memory_reason, containment=self.containment,
@@ -267,7 +292,7 @@ class SpawnerExecutor:
             return
         if self._closed:
             return
-        self._closed = True
+        self._closed, self._unanswered = True, None  # unanswered: it reads the end of file once ready
         os.close(self._request_fd)
         self._stop_spawner(timeout_s=self.kill_grace_s + 2.0)
         self._close_pipes()
@@ -366,8 +391,9 @@ class SpawnerExecutor:
     # -- starting and stopping ----------------------------------------------------
 
     def _start(self, wanted: str, lifeline: bool) -> None:
-        """Start the spawner ``wanted`` asks for (auto: native where built, else Python) and wait for
-        it to be ready; ``wire.SpawnerGone`` says why not."""
+        """Start the spawner ``wanted`` asks for (auto: native where built, else Python); the Python
+        one is waited for, the native one answers at first use (``_answered``). ``wire.SpawnerGone``
+        says why none started."""
         if wanted != "python":
             program = native.program_path()
             if not os.access(program, os.X_OK):
@@ -378,19 +404,53 @@ class SpawnerExecutor:
                         f"{SPAWNER_VARIABLE}=python")
             else:
                 try:
-                    return self._launch("native", lifeline)
+                    self._launch("native", lifeline)
+                    self._unanswered = (wanted, lifeline)
+                    return None
                 except wire.SpawnerGone as why:
                     if wanted == "native":
                         raise
-                    native_failure = str(why)
-                floor = self._launch("python", lifeline)
-                self.notes = (Note("spawner-fallback", {"reason": native_failure, "floor_kib": floor},
-                                   message=f"the native spawner could not be started ({native_failure})"),)
-                return None
-        return self._launch("python", lifeline)
+                    return self._fall_back_from_native(str(why), lifeline)
+        self._launch("python", lifeline)
+        return None
+
+    def _answered(self) -> None:
+        """Wait for the native spawner's ``ready``. Its start left that to the first use: the
+        spawner moves into its cell meanwhile (a cgroup migration, 10-15 ms of waiting), while
+        pairbench prepares its first sample. One that fails is replaced as at the start."""
+        (wanted, lifeline), self._unanswered = self._unanswered, None
+        try:
+            self._await_ready()
+            self._spawner = "native"
+            return
+        except wire.SpawnerGone as why:
+            self._stop_after_failed_start()
+            failure = why
+        except BaseException:  # an interrupted wait (Ctrl-C): the spawner still starts, and the next use waits
+            self._unanswered = (wanted, lifeline)
+            raise
+        try:
+            if wanted == "native":
+                raise failure
+            self._fall_back_from_native(str(failure), lifeline)
+        except wire.SpawnerGone as why:
+            self._run_in_process(why)
+
+    def _fall_back_from_native(self, native_failure: str, lifeline: bool) -> None:
+        """Start the Python spawner instead of the native one, and say why in ``notes``."""
+        floor = self._launch("python", lifeline)
+        self._notes = (Note("spawner-fallback", {"reason": native_failure, "floor_kib": floor},
+                            message=f"the native spawner could not be started ({native_failure})"),)
+
+    def _run_in_process(self, why: wire.SpawnerGone) -> None:
+        """Run the commands in this process (``PosixExecutor``), and say why in ``notes``."""
+        self._inner = PosixExecutor(self.output, self.kill_grace_s)
+        self._floor_kib = self._inner.rss_floor_kib()
+        self._notes = (Note("executor-fallback", {"reason": str(why), "floor_kib": self._floor_kib},
+                            message=f"the small spawner process could not be started ({why})"),)
 
     def _launch(self, kind: str, lifeline: bool) -> int:
-        """Start the ``kind`` spawner and wait for its ``ready``; its RSS floor (KiB)."""
+        """Start the ``kind`` spawner, and wait for the Python one's ``ready``; its RSS floor (KiB)."""
         import subprocess  # here, not at the top: the spawner process does not need it
 
         if kind == "python":
@@ -420,16 +480,16 @@ class SpawnerExecutor:
             for fd in (request_r, reply_w, *opened):
                 os.close(fd)
         self.spawner_pid = self._proc.pid
-        self._pidfd = _pidfd_of(self._proc.pid)
+        self._pidfd = wire.pidfd_of(self._proc.pid)
         self._replies = wire.LineReader(reply_r, pidfd=self._pidfd, alive=self._alive)
-        try:
-            if kind == "python":
+        if kind == "python":
+            try:
                 self._send_hello(lifeline)
-            self._await_ready()
-        except BaseException:
-            self._stop_after_failed_start()
-            raise
-        self.spawner = kind
+                self._await_ready()
+            except BaseException:
+                self._stop_after_failed_start()
+                raise
+            self._spawner = kind
         return self._floor_kib
 
     def _python_command(self) -> list[str]:
@@ -468,7 +528,7 @@ class SpawnerExecutor:
 
         from pairbench.environment.cgroup import delegated_memory_cgroup
 
-        directory, self.peak_memory_reason = delegated_memory_cgroup(Path("/"), os.environ.get(CGROUP_VARIABLE))
+        directory, self._peak_memory_reason = delegated_memory_cgroup(Path("/"), os.environ.get(CGROUP_VARIABLE))
         return directory
 
     def _stop_after_failed_start(self) -> None:
@@ -509,47 +569,24 @@ class SpawnerExecutor:
             raise wire.SpawnerGone(f"unexpected answer {line[:200]!r}") from None
         if reply[1] == "err":
             raise wire.reply_error(reply)
-        self._floor_kib, self.peak_memory = reply[2], reply[3]
+        self._floor_kib, self._peak_memory = reply[2], reply[3]
         if reply[4]:
-            self.peak_memory_reason = reply[4]
-        self.containment = reply[5]
-        self.containment_reason = reply[6] or self._contained.reason
+            self._peak_memory_reason = reply[4]
+        self._containment = reply[5]
+        self._containment_reason = reply[6] or self._contained.reason
 
     def _stop_spawner(self, timeout_s: float):
         """Wait up to ``timeout_s`` for the spawner to exit, then SIGKILL it; its exit status."""
         import subprocess
 
         try:
-            status = self._proc.wait(timeout=_exit_wait_s(self._pidfd, timeout_s))
+            status = self._proc.wait(timeout=wire.exit_wait_s(self._pidfd, timeout_s))
         except subprocess.TimeoutExpired:
             self._proc.kill()
             status = self._proc.wait()
         if self._contained.directory:  # its cell (and, had it been killed mid-command, what it held)
             containment.end_cells_of(self._contained.directory, self._proc.pid)
         return status
-
-
-def _exit_wait_s(pidfd: int | None, timeout_s: float) -> float:
-    """Wait on ``pidfd`` until its process exits, at most ``timeout_s``; how long ``Popen.wait``
-    should then wait: 0 once it has exited, or ``timeout_s`` without a pidfd. ``Popen.wait`` alone
-    looks every 0.5 to 50 ms (doubling), so it would see an exit several ms after a compare's last
-    sample; a pidfd is readable the moment it happens."""
-    if pidfd is None:
-        return timeout_s
-    import select
-
-    poller = select.poll()
-    poller.register(pidfd, select.POLLIN)
-    poller.poll(round(timeout_s * 1000))
-    return 0.0
-
-
-def _pidfd_of(pid: int) -> int | None:
-    """A pidfd of ``pid`` (readable once it exits), or None where the kernel has none."""
-    try:
-        return os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return None
 
 
 def default_executor(output: OutputPolicy) -> Executor:

@@ -5,7 +5,8 @@ the check that a reply answers the request it is read for (its id, kind and the
 types of its fields: anything else is a :class:`BadReply`), and the two pipe
 primitives, :func:`write_all` and :class:`LineReader`, which never block on a
 pipe once the process at its other end has exited, even if another process
-holds the pipe open. See ``measure.spawner`` for the protocol itself. Like the
+holds the pipe open, and the pidfd they watch that process with (:func:`pidfd_of`,
+:func:`exit_wait_s`). See ``measure.spawner`` for the protocol itself. Like the
 executor, this module imports nothing beyond the standard library and
 pairbench's vocabulary.
 """
@@ -192,6 +193,27 @@ class LineReader:
                 return bool(select.select([self.fd], [], [], 0)[0])
             if deadline is not None and time.monotonic() >= deadline:
                 return False
+
+
+def exit_wait_s(pidfd: int | None, timeout_s: float) -> float:
+    """Wait on ``pidfd`` until its process exits, at most ``timeout_s``; how long ``Popen.wait``
+    should then wait: 0 once it has exited, or ``timeout_s`` without a pidfd. ``Popen.wait`` alone
+    looks every 0.5 to 50 ms (doubling), so it would see an exit several ms after a compare's last
+    sample; a pidfd is readable the moment it happens."""
+    if pidfd is None:
+        return timeout_s
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    poller.poll(round(timeout_s * 1000))
+    return 0.0
+
+
+def pidfd_of(pid: int) -> int | None:
+    """A pidfd of ``pid`` (readable once it exits), or None where the kernel has none."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def split_request(line: bytes) -> tuple[int | None, bytes]:
