@@ -211,7 +211,7 @@ class Session:
         self._activity = ActivityReading(activity) if activity and activity_pending(environment) else None
         self.skeleton = new_run(settings.kind, settings, self.sides, self.benchmarks, self._environment,
                                 notes=self._naming_notes)
-        self.rule = self._stopping_rule()
+        self.rule: StoppingRule | None = None  # made by measure, as the spawner starts
 
     def _counter(self):
         """What counts a count metric's instructions (``measure.counters``, loaded only then: its
@@ -287,10 +287,11 @@ class Session:
         the rule computes with was imported with it (``analysis.stopping``): nothing is imported
         beside a measured sample; ``beside_warmup`` may load what follows the last one beside the
         warmup rounds (``Sampler``)."""
-        display = progress(0, "", 1, self.rule) if progress else None
         skeleton = self.skeleton.replace(shell_overhead=self._shell_overhead())
-        executor = self._executor()
+        executor = self._executor()  # the spawner starts while the rule loads what it computes with
         try:
+            self.rule = self._stopping_rule()
+            display = progress(0, "", 1, self.rule) if progress else None
             journal = journal_for(self.settings.outputs.json_path, skeleton)
         except BaseException:  # refused (an unfinished run's journal is there) or unwritable: nothing ran
             executor.close()
