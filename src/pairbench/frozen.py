@@ -13,14 +13,27 @@ compares the fields that have ``compare=True`` with an instance of the very same
 the hash is that of those fields' values (or of the fields ``field(hash=...)`` names), unless the
 class defines its own. ``dataclasses.fields``, ``replace`` and ``asdict`` see a frozen dataclass.
 
+The frozen ``__setattr__`` and ``__delattr__`` are called only when something tries to change a
+record, which raises. On Python 3.10 to 3.12 ``@frozen`` has them compiled at that first call
+rather than with the class (``_compiled_when_called``): the same functions, made by
+``dataclasses`` from the same text, so a record costs one ``exec`` (its ``__init__``) instead of
+three, 0.16 ms instead of 0.29. This reaches into ``dataclasses._create_fn``, which those versions
+have and 3.13 replaced (it compiles a class's methods in one go), so it is done only where that
+function is found with the signature it has there, only for the thread making a record, and is
+undone as the record is made; elsewhere ``@frozen`` lets ``dataclasses`` compile them as usual.
+
 Standard library only: the spawners and keepers import records made with it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import inspect
 import operator
 import reprlib
+import sys
+import threading
 from collections.abc import Callable
 
 __all__ = ["frozen"]
@@ -33,7 +46,8 @@ def frozen(cls: type) -> type:
     own_hash = own.get("__hash__", dataclasses.MISSING)
     # as dataclasses decides: a class that defines __eq__ gets __hash__ = None, which is not its own
     keeps_hash = not (own_hash is dataclasses.MISSING or (own_hash is None and "__eq__" in own))
-    cls = dataclasses.dataclass(cls, frozen=True, eq=False, repr=False)
+    with _compiled_when_called():
+        cls = dataclasses.dataclass(cls, frozen=True, eq=False, repr=False)
     fields = dataclasses.fields(cls)
     cls.__record_layout__ = _Layout(
         shown=tuple(f.name for f in fields if f.repr),
@@ -85,3 +99,52 @@ def _eq(self, other) -> bool:
 
 def _hash(self) -> int:
     return hash(self.__class__.__record_layout__.hashed(self))
+
+
+_DEFERRED = ("__setattr__", "__delattr__")
+_CREATE_FN_PARAMETERS = ["name", "args", "body", "globals", "locals", "return_type"]
+_create_fn = getattr(dataclasses, "_create_fn", None)
+if (sys.version_info >= (3, 13) or _create_fn is None
+        or list(inspect.signature(_create_fn).parameters) != _CREATE_FN_PARAMETERS):
+    _create_fn = None  # another dataclasses than the one this was written for: compile as usual
+_swap = threading.Lock()
+_making = threading.local()
+
+
+@contextlib.contextmanager
+def _compiled_when_called():
+    """While a record is made in this thread, ``dataclasses`` makes its ``__setattr__`` and
+    ``__delattr__`` as stand-ins that have the real ones compiled at their first call."""
+    if _create_fn is None:
+        yield
+        return
+    with _swap:
+        previous, dataclasses._create_fn, _making.active = dataclasses._create_fn, _create_or_defer, True
+        try:
+            yield
+        finally:
+            dataclasses._create_fn, _making.active = previous, False
+
+
+def _create_or_defer(name, args, body, **options):
+    """``dataclasses._create_fn``, deferred for the frozen methods of a record made in this thread
+    (another thread's dataclasses, made meanwhile, get theirs compiled at once)."""
+    if name not in _DEFERRED or not getattr(_making, "active", False):
+        return _create_fn(name, args, body, **options)
+    made: list[Callable] = []
+
+    def compiled() -> Callable:
+        if not made:
+            made.append(_create_fn(name, args, body, **options))
+        return made[0]
+
+    if name == "__setattr__":
+        def __setattr__(self, attribute, value):
+            return compiled()(self, attribute, value)
+
+        return __setattr__
+
+    def __delattr__(self, attribute):
+        return compiled()(self, attribute)
+
+    return __delattr__
