@@ -21,6 +21,7 @@ from pairbench.analysis.rules import RESOURCES, at_rss_floor, switches_note
 from pairbench.errors import StatisticsError
 from pairbench.model import BenchmarkKey, Samples, Side
 from pairbench.notes import Note
+from pairbench.stats._order import middle
 
 
 def refusal_note(exc: StatisticsError) -> Note:
@@ -131,7 +132,7 @@ def _resource_usage(measured: Samples, recorded: frozenset[str]) -> dict:
     usage = {
         "user_ns": float(np.mean(measured.per_operation("user_ns"))),
         "sys_ns": float(np.mean(measured.per_operation("sys_ns"))),
-        "max_rss_kib": float(np.median(measured["max_rss_kib"])),
+        "max_rss_kib": middle(measured["max_rss_kib"]),
         "cs_per_s": float(switches / wall_s) if wall_s > 0 else None,
         "involuntary_cs_per_s": float(measured["involuntary_cs"].sum() / wall_s) if wall_s > 0 else None,
     }

@@ -174,7 +174,6 @@ def load_what_follows_the_samples(settings: Settings) -> None:
     report does not wait for it. tests/cli/test_startup.py checks that no module of pairbench's is
     left to load after the last sample."""
     import numpy.fft  # noqa: F401 - the modality's density
-    import numpy.ma  # noqa: F401 - np.median loads it at its first call
     import rich.table  # noqa: F401
 
     import pairbench.analysis.comparison  # noqa: F401

@@ -40,7 +40,12 @@ from pairbench.errors import NotEnoughData, StatisticsError
 from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats import _special
-from pairbench.stats._order import median_interval_ranks, smallest_n_for_median_interval
+from pairbench.stats._order import (
+    median_interval_ranks,
+    middle,
+    quantiles,
+    smallest_n_for_median_interval,
+)
 from pairbench.stats._validation import as_sample, check_confidence, check_count, level_text
 from pairbench.stats.modality import _lowland_modes_sorted
 from pairbench.stats.paired import NORMAL_MAD_SCALE
@@ -139,7 +144,7 @@ def describe(x) -> Description:
     arr = as_sample(x, "x", min_n=1, what="to describe")
     n = arr.size
     warnings: list[Note] = []
-    q1, median, q3 = (float(v) for v in np.quantile(arr, [0.25, 0.5, 0.75]))
+    q1, median, q3 = (float(v) for v in quantiles(arr, [0.25, 0.5, 0.75]))
     lo, hi = float(arr.min()), float(arr.max())
     rough, correction, sd = _mean_sd(arr)
     mean = rough + correction
@@ -272,7 +277,7 @@ def mvalue(x) -> float:
 
 def _mvalue_sorted(arr: np.ndarray) -> float:
     """``mvalue`` of an already validated, sorted array."""
-    q1, q3 = np.quantile(arr, [0.25, 0.75])
+    q1, q3 = quantiles(arr, [0.25, 0.75])
     iqr = q3 - q1
     kept = arr[(arr >= q1 - TUKEY_K * iqr) & (arr <= q3 + TUKEY_K * iqr)]
     n = kept.size
@@ -329,7 +334,7 @@ def _spread(arr, q1, q3, mean, sd, warnings) -> dict:
             "is the timer resolution too coarse?",
             n=n, value=float(arr[0]),
         ))
-    mad = float(np.median(np.abs(arr - np.median(arr))))  # scipy.stats.median_abs_deviation's steps
+    mad = middle(np.abs(arr - middle(arr)))  # scipy.stats.median_abs_deviation's steps
     return {
         "cv": sd / mean if sd is not None and mean != 0.0 else None,
         "iqr": float(q3 - q1),

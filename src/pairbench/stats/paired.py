@@ -24,7 +24,12 @@ from pairbench.errors import NotEnoughData, NoVariance, StatisticsError
 from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats import _binomial
-from pairbench.stats._order import median_interval_ranks, middle, smallest_n_for_median_interval
+from pairbench.stats._order import (
+    distinct_count,
+    median_interval_ranks,
+    middle,
+    smallest_n_for_median_interval,
+)
 from pairbench.stats._validation import (
     as_pairs,
     as_sample,
@@ -242,7 +247,7 @@ def _effect_warnings(
             " p-value leaves them out, the interval counts them conservatively",
             tied=n_tied, n=int(r.size),
         ))
-    distinct = np.unique(r).size
+    distinct = distinct_count(r)
     if distinct < 0.5 * r.size:
         out.append(note(
             "coarse-ratios",
@@ -268,8 +273,8 @@ def outlier_balance(differences, k: float = 3.0) -> OutlierBalance:
     """
     d = as_sample(differences, "differences", min_n=1, what="for an outlier check")
     k = check_number(k, "k", "a positive finite number", lambda v: math.isfinite(v) and v > 0.0)
-    center = float(np.median(d))
-    mad = float(np.median(np.abs(d - center))) / NORMAL_MAD_SCALE
+    center = middle(d)
+    mad = middle(np.abs(d - center)) / NORMAL_MAD_SCALE
     if mad == 0.0:
         warning = note(
             "outlier-check-disabled",

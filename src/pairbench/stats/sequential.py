@@ -76,7 +76,7 @@ from pairbench.errors import StatisticsError
 from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats._minimize import fminbound
-from pairbench.stats._order import middle
+from pairbench.stats._order import distinct, middle
 from pairbench.stats._rmath import zeroin
 from pairbench.stats._validation import as_sample, check_confidence, check_count
 
@@ -242,7 +242,7 @@ def running_bounds(
     if not bounded.any():
         return -math.inf, math.inf
     high_rank, low_rank = c[bounded], (t + 1 - c)[bounded]
-    grid = np.unique(x)
+    grid = distinct(x)
 
     def counts(u: float) -> np.ndarray:
         return np.cumsum(x <= u)[bounded]

@@ -41,6 +41,7 @@ from pairbench.errors import StatisticsError
 from pairbench.frozen import frozen
 from pairbench.notes import Note, note
 from pairbench.stats import _special
+from pairbench.stats._order import quantiles
 from pairbench.stats._validation import as_sample, check_confidence, check_count
 
 DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -164,7 +165,7 @@ def _intervals(sorted_arr: np.ndarray, ps: tuple[float, ...], confidence: float,
                ) -> tuple[QuantileInterval, ...]:
     n = sorted_arr.size
     low, high, achieved = _shared_ranks(n, tuple(ps), confidence)
-    estimates = np.quantile(sorted_arr, ps)
+    estimates = quantiles(sorted_arr, ps)
     return tuple(
         QuantileInterval(
             p=p,
