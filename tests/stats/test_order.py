@@ -48,6 +48,7 @@ def test_the_median_and_the_distinct_values_are_numpys():
     assert distinct_count(np.array([])) == 0 and distinct(np.array([7.0])).tolist() == [7.0]
 
 
+@pytest.mark.e2e
 def test_none_of_them_imports_numpy_ma():
     code = ("import sys, numpy as np\n"
             "from pairbench.stats._order import distinct, distinct_count, middle, quantiles\n"
