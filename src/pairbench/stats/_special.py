@@ -171,8 +171,8 @@ def beta_cell_masses(a, b, low, high, rows, cells):
     with np.errstate(divide="ignore", invalid="ignore"):
         log_t, log_rest = np.log(nodes), np.log1p(-nodes)
         t, a, b, n = nodes[cells], a[rows][:, None], b[rows][:, None], n[rows][:, None]
-        # constant - bd0(a, n t) - bd0(b, n (1 - t)) - ln t - ln(1 - t), in place: the same operations
-        # in the same order as _bd0_inside_exp's, on a fifth of the memory
+        # constant - bd0(a, n t) - bd0(b, n (1 - t)) - ln t - ln(1 - t), in place, on a fifth of the
+        # memory of building each term as a new array
         log_density = _bd0_inside_exp_into(a, np.multiply(n, t), np.empty_like(t))
         np.subtract(constant[:, None], log_density, out=log_density)
         np.subtract(1.0, t, out=t)
@@ -402,14 +402,10 @@ def _bd0(x, m):
     return out
 
 
-def _bd0_inside_exp(x, m):
-    """bd0 without its series, x log1p((x - m) / m) - (x - m): its absolute error, about eps x |x - m| / m,
-    is all that matters inside exp(), and it needs no loop."""
-    return x * np.log1p((x - m) / m) - (x - m)
-
-
 def _bd0_inside_exp_into(x, m, out):
-    """``_bd0_inside_exp(x, m)`` computed in ``m`` and ``out`` (both overwritten; returns ``out``)."""
+    """bd0 without its series, x log1p((x - m) / m) - (x - m): its absolute error, about eps x |x - m| / m,
+    is all that matters inside exp(), and it needs no loop. Computed in ``m`` and ``out`` (both
+    overwritten; returns ``out``)."""
     np.subtract(x, m, out=out)  # x - m
     np.divide(out, m, out=m)  # (x - m) / m
     np.log1p(m, out=m)

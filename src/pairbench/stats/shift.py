@@ -194,22 +194,17 @@ def _shared_ranks(n: int, ps: tuple[float, ...], confidence: float) -> tuple[np.
 def _ranks(n: int, ps: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorised ranks (low, high) and exact coverage for quantiles ``ps`` of n values."""
     a = 1.0 - confidence
-    low, before_low, _ = _settled_qbinom(a / 2.0, n, ps)
-    high, _, at_high = _settled_qbinom(1.0 - a / 2.0, n, ps)
+    low, before_low, _ = _qbinom(a / 2.0, n, ps)
+    high, _, at_high = _qbinom(1.0 - a / 2.0, n, ps)
     high = high + 1
     below = np.where(low >= 1, before_low, 0.0)  # pbinom(low - 1), as _qbinom settled it
     upto = np.where(high <= n, at_high, 1.0)  # pbinom(high - 1)
     return low, high, upto - below
 
 
-def _qbinom(target: float, n: int, ps: np.ndarray) -> np.ndarray:
-    """Smallest k in 0..n with pbinom(k, n, p) >= target, per p (R's qbinom, with its fuzz)."""
-    return _settled_qbinom(target, n, ps)[0]
-
-
-def _settled_qbinom(target: float, n: int, ps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``_qbinom``'s k with the pbinom(k - 1) and pbinom(k) that settled it (the coverage needs them
-    again)."""
+def _qbinom(target: float, n: int, ps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Smallest k in 0..n with pbinom(k, n, p) >= target, per p (R's qbinom, with its fuzz), with the
+    pbinom(k - 1) and pbinom(k) that settled it (the coverage needs them again)."""
     goal = target * _FUZZ
     k = _special.binomial_quantile_start(target, n, ps)
     before, at = _special.bdtr(k - 1, n, ps), _special.bdtr(k, n, ps)
