@@ -60,11 +60,17 @@ _HEIGHT = 25
 ignore it, and a console that knows its size asks no terminal for it before every line it prints."""
 
 
+def _console(file, *, color: bool, width: int, **options) -> Console:
+    """A console as all of the report's are: ``width`` wide, ANSI styles only when ``color``, no
+    highlighting, emoji codes as text, and a height, so it asks no terminal (``_HEIGHT``)."""
+    return Console(file=file, force_terminal=color, color_system="standard" if color else None, width=width,
+                   height=_HEIGHT, highlight=False, emoji=False, **options)
+
+
 def render_markup(lines: Iterable[str], *, color: bool, width: int = 100) -> str:
     """Render rich-markup ``lines`` to text, with ANSI styles only when ``color``."""
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-                      width=width, height=_HEIGHT, highlight=False, soft_wrap=True, emoji=False)
+    console = _console(buffer, color=color, width=width, soft_wrap=True)
     for line in lines:
         console.print(visible(line))  # idempotent: a second guard for what markup() already showed
     return buffer.getvalue()
@@ -78,11 +84,9 @@ def table_text(table, *, color: bool, width: int) -> str:
     (a command ``echo :x:`` is not shown as a cross), as in the report's lines."""
     for column in table.columns:
         column.no_wrap = True
-    probe = Console(file=io.StringIO(), width=10_000, height=_HEIGHT, highlight=False, emoji=False)
-    needed = probe.measure(table).maximum
+    needed = _console(io.StringIO(), color=False, width=10_000).measure(table).maximum
     buffer = io.StringIO()
-    Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-            width=max(width, needed), height=_HEIGHT, highlight=False, emoji=False).print(table)
+    _console(buffer, color=color, width=max(width, needed)).print(table)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())  # no padding past a row's end
 
 
